@@ -1,0 +1,167 @@
+"""Height-blended terrain materials: the node-tree twin of ``core.colormap``.
+
+The tree reads the ``height`` attribute and computes, per layer, exactly what
+``core.colormap.layer_weights`` computes:
+
+* presence ``p = min(clamp((h - min) / (opt - min)), clamp((h - max) / (opt - max)))``
+  (two clamped Map Range nodes and a Minimum);
+* distance to the layer's range ``d = max(min - h, 0) + max(h - max, 0)`` and
+  the no-hole fallback ``FALLBACK_WEIGHT * exp(-(d - d_min) / FALLBACK_SCALE)``;
+* raw weight ``W = p + fallback``.
+
+Colours are then mixed in sequence with Mix nodes (RGBA): step ``k`` blends
+the running colour toward layer ``k`` by ``W_k / (W_0 + ... + W_k)``, which
+equals ``sum_i W_i * colour_i / sum_i W_i``, the normalised blend. The result
+is multiplied by the ``Lightmap`` colour attribute and fed to a Principled
+BSDF (lit) or an Emission shader (unlit).
+"""
+
+import bpy
+
+from ..core.colormap import FALLBACK_SCALE, FALLBACK_WEIGHT, Layer
+from .mesh import HEIGHT_ATTRIBUTE, LIGHTMAP_ATTRIBUTE
+
+_COLUMN = 220.0  # horizontal spacing of node columns in the editor
+_ROW = 180.0
+
+
+class _TreeBuilder:
+    """Small helper that adds nodes and links them by socket identifier."""
+
+    def __init__(self, tree: bpy.types.NodeTree) -> None:
+        self.tree = tree
+
+    def node(self, kind: str, x: float, y: float, **attrs) -> bpy.types.Node:
+        node = self.tree.nodes.new(kind)
+        node.location = (x * _COLUMN, -y * _ROW)
+        for key, value in attrs.items():
+            setattr(node, key, value)
+        return node
+
+    @staticmethod
+    def socket(sockets, identifier: str) -> bpy.types.NodeSocket:
+        for s in sockets:
+            if s.identifier == identifier:
+                return s
+        raise KeyError(f"no socket with identifier {identifier!r}")
+
+    def link(self, src: bpy.types.Node, out_id: str, dst: bpy.types.Node, in_id: str) -> None:
+        self.tree.links.new(self.socket(src.outputs, out_id), self.socket(dst.inputs, in_id))
+
+    def math(self, op: str, a, b, x: float, y: float, label: str = "") -> bpy.types.Node:
+        """A Math node; ``a``/``b`` are nodes (their first output is used) or constants."""
+        node = self.node("ShaderNodeMath", x, y, operation=op, label=label)
+        for value, identifier in ((a, "Value"), (b, "Value_001")):
+            if isinstance(value, bpy.types.Node):
+                self.tree.links.new(value.outputs[0], self.socket(node.inputs, identifier))
+            else:
+                self.socket(node.inputs, identifier).default_value = value
+        return node
+
+    def map_range(self, h: bpy.types.Node, from_min: float, from_max: float, x: float, y: float, label: str):
+        node = self.node("ShaderNodeMapRange", x, y, data_type='FLOAT', interpolation_type='LINEAR',
+                         clamp=True, label=label)
+        self.link(h, "Fac", node, "Value")
+        for identifier, value in (("From Min", from_min), ("From Max", from_max), ("To Min", 0.0), ("To Max", 1.0)):
+            self.socket(node.inputs, identifier).default_value = value
+        return node
+
+
+def build_material(
+    name: str,
+    layers: tuple[Layer, ...],
+    use_lightmap: bool = True,
+    shading: str = 'LIT',
+) -> bpy.types.Material:
+    """Create a new material whose colour is the height blend of ``layers``.
+
+    Parameters
+    ----------
+    name : str
+        Material name (Blender may add a numeric suffix).
+    layers : tuple of core.colormap.Layer
+        Validated layers (linear RGB colours).
+    use_lightmap : bool
+        Multiply the colour by the ``Lightmap`` colour attribute.
+    shading : {'LIT', 'UNLIT'}
+        Principled BSDF, or Emission (colour x lightmap, unaffected by lights).
+    """
+    if shading not in {'LIT', 'UNLIT'}:
+        raise ValueError(f"shading must be 'LIT' or 'UNLIT', got {shading!r}")
+    mat = bpy.data.materials.new(name)
+    if bpy.app.version < (5, 0, 0):
+        mat.use_nodes = True
+    tree = mat.node_tree
+    tree.nodes.clear()
+    b = _TreeBuilder(tree)
+
+    h = b.node("ShaderNodeAttribute", 0, 0, attribute_type='GEOMETRY', attribute_name=HEIGHT_ATTRIBUTE,
+               label="Height")
+    neg_inv_scale = -1.0 / FALLBACK_SCALE
+
+    presences, distances = [], []
+    for i, lay in enumerate(layers):
+        y = i * 3
+        rising = b.map_range(h, lay.minimum, lay.optimal, 1, y, f"{lay.name} rising")
+        falling = b.map_range(h, lay.maximum, lay.optimal, 1, y + 1, f"{lay.name} falling")
+        presences.append(b.math('MINIMUM', rising, falling, 2, y, f"{lay.name} presence"))
+        below = b.math('MAXIMUM', b.math('SUBTRACT', lay.minimum, h, 2, y + 1), 0.0, 3, y + 1)
+        above = b.math('MAXIMUM', b.math('SUBTRACT', h, lay.maximum, 2, y + 2), 0.0, 3, y + 2)
+        distances.append(b.math('ADD', below, above, 4, y + 1, f"{lay.name} distance"))
+    nearest = distances[0]
+    for i, d in enumerate(distances[1:], start=1):
+        nearest = b.math('MINIMUM', nearest, d, 5, i * 3 + 1, "nearest distance")
+
+    weights = []
+    for i, (lay, p, d) in enumerate(zip(layers, presences, distances, strict=True)):
+        y = i * 3
+        scaled = b.math('MULTIPLY', b.math('SUBTRACT', d, nearest, 6, y + 1), neg_inv_scale, 7, y + 1)
+        fallback = b.math('EXPONENT', scaled, 0.0, 8, y + 1, f"{lay.name} fallback")
+        weight = b.node("ShaderNodeMath", 9, y, operation='MULTIPLY_ADD', label=f"{lay.name} weight")
+        b.tree.links.new(fallback.outputs[0], weight.inputs[0])
+        weight.inputs[1].default_value = FALLBACK_WEIGHT
+        b.tree.links.new(p.outputs[0], weight.inputs[2])
+        weights.append(weight)
+
+    color = None
+    total = weights[0]
+    for i, (lay, w) in enumerate(zip(layers, weights, strict=True)):
+        rgba = (*lay.color, 1.0)
+        if color is None:
+            color = b.node("ShaderNodeRGB", 10, 0, label=lay.name)
+            color.outputs[0].default_value = rgba
+            continue
+        y = i * 3
+        total = b.math('ADD', total, w, 10, y, "weight sum")
+        factor = b.math('DIVIDE', w, total, 11, y, f"{lay.name} share")
+        mix = b.node("ShaderNodeMix", 12, y, data_type='RGBA', blend_type='MIX', clamp_factor=True,
+                     label=f"blend {lay.name}")
+        b.link(factor, "Value", mix, "Factor_Float")
+        b.link(color, "Result_Color" if color.bl_idname == "ShaderNodeMix" else "Color", mix, "A_Color")
+        b.socket(mix.inputs, "B_Color").default_value = rgba
+        color = mix
+    color_out = "Result_Color" if color.bl_idname == "ShaderNodeMix" else "Color"
+
+    x_out = 13
+    if use_lightmap:
+        lightmap = b.node("ShaderNodeVertexColor", x_out, 2, layer_name=LIGHTMAP_ATTRIBUTE, label="Lightmap")
+        lit = b.node("ShaderNodeMix", x_out + 1, 0, data_type='RGBA', blend_type='MULTIPLY', label="x lightmap")
+        b.socket(lit.inputs, "Factor_Float").default_value = 1.0
+        b.link(color, color_out, lit, "A_Color")
+        b.link(lightmap, "Color", lit, "B_Color")
+        color, color_out = lit, "Result_Color"
+        x_out += 2
+
+    if shading == 'LIT':
+        shader = b.node("ShaderNodeBsdfPrincipled", x_out, 0)
+        b.link(color, color_out, shader, "Base Color")
+        b.socket(shader.inputs, "Roughness").default_value = 0.9
+        shader_out = "BSDF"
+    else:
+        shader = b.node("ShaderNodeEmission", x_out, 0)
+        b.link(color, color_out, shader, "Color")
+        b.socket(shader.inputs, "Strength").default_value = 1.0
+        shader_out = "Emission"
+    output = b.node("ShaderNodeOutputMaterial", x_out + 1, 0)
+    b.link(shader, shader_out, output, "Surface")
+    return mat

@@ -1,0 +1,33 @@
+"""The Terrain tab in the 3D View's sidebar."""
+
+import bpy
+
+from .operators import OROGEN_OT_terrain_add
+from .properties import draw_settings, setting_names
+
+
+class VIEW3D_PT_orogen_terrain(bpy.types.Panel):
+    bl_space_type = 'VIEW_3D'
+    bl_region_type = 'UI'
+    bl_category = "Terrain"
+    bl_label = "Terrain"
+
+    def draw(self, context):
+        settings = context.scene.orogen
+        draw_settings(self.layout, settings)
+        op = self.layout.operator(OROGEN_OT_terrain_add.bl_idname, text="Generate", icon='RNDCURVE')
+        for name in setting_names():
+            setattr(op, name, getattr(settings, name))
+
+
+classes = (VIEW3D_PT_orogen_terrain,)
+
+
+def register() -> None:
+    for cls in classes:
+        bpy.utils.register_class(cls)
+
+
+def unregister() -> None:
+    for cls in reversed(classes):
+        bpy.utils.unregister_class(cls)

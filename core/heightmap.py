@@ -1,0 +1,215 @@
+"""Heightmap conventions and the operations every generator shares.
+
+Conventions (written down once, used everywhere in Orogen):
+
+* A heightmap is a ``float32`` array of shape ``(rows, cols)`` = ``(y, x)``.
+* Row 0 is the **north** edge of the terrain (+Y in Blender); column 0 is the
+  **west** edge (-X). An image written from the array has row 0 as its top row.
+* Values are normalised to ``[0, 1]`` unless a function says otherwise.
+* Horizontal distances inside ``core`` are in cells unless a parameter says
+  metres (``cell_size``).
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = [
+    "MAX_CELLS",
+    "check_shape",
+    "check_number",
+    "check_count",
+    "as_heightmap",
+    "normalize",
+    "flatten",
+]
+
+#: Largest heightmap accepted (cells): 8193 x 8193, about 256 MiB as float32.
+MAX_CELLS = 8193 * 8193
+
+
+def check_number(
+    value: object,
+    name: str,
+    low: float | None = None,
+    high: float | None = None,
+    *,
+    low_open: bool = False,
+    high_open: bool = False,
+) -> float:
+    """Validate a finite real number inside an interval and return it as ``float``.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not a real number (``bool`` is refused).
+    ValueError
+        If it is NaN/Inf or outside the interval; the message names ``name``
+        and the valid range.
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
+    v = float(value)
+    lo_br, hi_br = ("(" if low_open else "["), (")" if high_open else "]")
+    rng = f"{lo_br}{'-inf' if low is None else low}, {'inf' if high is None else high}{hi_br}"
+    if not np.isfinite(v):
+        raise ValueError(f"{name} must be finite and in {rng}, got {v}")
+    if low is not None and (v < low or (low_open and v == low)):
+        raise ValueError(f"{name} must be in {rng}, got {v}")
+    if high is not None and (v > high or (high_open and v == high)):
+        raise ValueError(f"{name} must be in {rng}, got {v}")
+    return v
+
+
+def check_count(value: object, name: str, low: int = 0, high: int | None = None) -> int:
+    """Validate an integer count in ``[low, high]`` and return it as ``int``.
+
+    Raises ``TypeError`` for non-integers (``bool`` and floats included) and
+    ``ValueError`` outside the range, naming ``name`` and the range.
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
+    v = int(value)
+    if v < low or (high is not None and v > high):
+        raise ValueError(f"{name} must be in [{low}, {'inf' if high is None else high}], got {v}")
+    return v
+
+
+def check_shape(shape: object, name: str = "shape", min_side: int = 1) -> tuple[int, int]:
+    """Validate a heightmap shape ``(rows, cols)``.
+
+    Each side must be an integer ``>= min_side`` and ``rows * cols`` at most
+    :data:`MAX_CELLS`, so an absurd request fails before any allocation.
+
+    Raises
+    ------
+    TypeError
+        If ``shape`` is not a pair of integers.
+    ValueError
+        If a side is too small or the map too large.
+    """
+    if not isinstance(shape, (tuple, list)) or len(shape) != 2:
+        raise TypeError(f"{name} must be a (rows, cols) pair of integers, got {shape!r}")
+    rows = check_count(shape[0], f"{name}[0] (rows)", low=min_side)
+    cols = check_count(shape[1], f"{name}[1] (cols)", low=min_side)
+    if rows * cols > MAX_CELLS:
+        raise ValueError(
+            f"{name} {rows}x{cols} has {rows * cols} cells; at most {MAX_CELLS} (8193x8193) are allowed"
+        )
+    return rows, cols
+
+
+def as_heightmap(
+    heightmap: npt.ArrayLike, name: str = "heightmap", dtype: type[np.floating[Any]] = np.float32
+) -> npt.NDArray[Any]:
+    """Validate a 2-D finite real array and return it as ``dtype`` (no copy if already so).
+
+    ``dtype`` is ``float32`` (the heightmap type) unless a caller needs
+    ``float64`` intermediates.
+
+    Raises
+    ------
+    TypeError
+        If the array is not real-valued numbers.
+    ValueError
+        If it is not 2-D, is empty, or holds NaN/Inf.
+    """
+    arr = np.asarray(heightmap)
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must hold real numbers, got dtype {arr.dtype}")
+    if arr.ndim != 2 or arr.size == 0:
+        raise ValueError(f"{name} must be a non-empty 2-D (rows, cols) array, got shape {arr.shape}")
+    out = arr.astype(dtype, copy=False)
+    if not np.isfinite(out).all():
+        raise ValueError(f"{name} contains NaN or Inf")
+    return out
+
+
+def normalize(
+    heightmap: npt.ArrayLike,
+    value_range: tuple[float, float] | None = None,
+) -> npt.NDArray[np.float32]:
+    """Scale a heightmap linearly to ``[0, 1]``.
+
+    Parameters
+    ----------
+    heightmap : array_like, shape (rows, cols)
+        Finite real values.
+    value_range : (float, float), optional
+        The ``(low, high)`` that map to 0 and 1. Defaults to the map's own
+        minimum and maximum; pass a world's range to normalise a window of it
+        consistently with the whole.
+
+    Returns
+    -------
+    ndarray of float32, shape (rows, cols)
+        ``(h - low) / (high - low)``; the minimum maps to exactly 0 and the
+        maximum to exactly 1. A constant map (``high == low``) gives zeros,
+        without NaN or a warning.
+
+    Raises
+    ------
+    ValueError
+        For NaN/Inf input or a ``value_range`` with ``high < low``.
+    """
+    h: npt.NDArray[np.float64] = as_heightmap(heightmap, dtype=np.float64)
+    if value_range is None:
+        low, high = float(h.min()), float(h.max())
+    else:
+        low = check_number(value_range[0], "value_range[0]")
+        high = check_number(value_range[1], "value_range[1]")
+        if high < low:
+            raise ValueError(f"value_range must have low <= high, got {value_range}")
+    if high == low:
+        return np.zeros(h.shape, dtype=np.float32)
+    return ((h - low) / (high - low)).astype(np.float32)
+
+
+def flatten(heightmap: npt.ArrayLike, exponent: float) -> npt.NDArray[np.float32]:
+    """Raise a normalised heightmap to a power: broad lowlands, sharper peaks.
+
+    From the circle-hill terrain tutorial's "flattening" step: with heights in
+    ``[0, 1]``, ``h ** exponent`` lowers the low values while keeping peaks at
+    1 (exponent 1 = no change; below 1 it lifts lowlands instead).
+
+    Parameters
+    ----------
+    heightmap : array_like, shape (rows, cols)
+        Heights, nominally in ``[0, 1]``; values slightly outside (rounding) are
+        clipped to ``[0, 1]`` first, so the result is always finite.
+    exponent : float
+        In ``(0, 64]``. Whole exponents are computed by exact repeated
+        multiplication; others with ``float64`` ``pow`` rounded to ``float32``.
+
+    Returns
+    -------
+    ndarray of float32, shape (rows, cols)
+        In ``[0, 1]``, monotonic non-decreasing in the input.
+
+    Raises
+    ------
+    ValueError
+        For NaN/Inf input or an exponent outside ``(0, 64]``.
+    """
+    e = check_number(exponent, "exponent", 0.0, 64.0, low_open=True)
+    h: npt.NDArray[np.float64] = np.clip(as_heightmap(heightmap, dtype=np.float64), 0.0, 1.0)
+    if e.is_integer():
+        return _int_power(h, int(e)).astype(np.float32)
+    return np.power(h, e).astype(np.float32)
+
+
+def _int_power(base: npt.NDArray[np.float64], n: int) -> npt.NDArray[np.float64]:
+    """``base ** n`` for whole ``n >= 1`` by binary exponentiation (fixed order, exact IEEE steps)."""
+    result = np.ones_like(base)
+    square = base.copy()
+    while n:
+        if n & 1:
+            result *= square
+        n >>= 1
+        if n:
+            square *= square
+    return result
