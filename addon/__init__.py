@@ -1,6 +1,6 @@
 """Orogen's Blender layer: settings, operators, panel, mesh and material builders."""
 
-from . import operators, panel, properties
+from . import operators, panel, properties, render  # noqa: F401  (render: helpers for scripts)
 
 _modules = (properties, operators, panel)
 

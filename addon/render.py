@@ -28,7 +28,7 @@ def _look_at(obj: bpy.types.Object, direction: Vector) -> None:
     obj.rotation_euler = direction.to_track_quat('-Z', 'Y').to_euler()
 
 
-def add_sun(scene: bpy.types.Scene, azimuth: float, altitude: float, strength: float = 3.0) -> bpy.types.Object:
+def add_sun(scene: bpy.types.Scene, azimuth: float, altitude: float, strength: float = 4.0) -> bpy.types.Object:
     """Add a Sun light shining from ``azimuth``/``altitude`` (radians); returns the light object."""
     data = bpy.data.lights.new("Sun", 'SUN')
     data.energy = strength
@@ -67,13 +67,41 @@ def add_camera(
         cam.rotation_euler = (0.0, 0.0, 0.0)
     elif view == 'OBLIQUE':
         data.lens = 35.0
-        offset = Vector((0.55, -1.05, 0.75)) * extent
-        cam.location = centre + offset
-        _look_at(cam, (centre - Vector((0, 0, (hi.z - lo.z) * 0.2))) - cam.location)
+        data.sensor_fit = 'AUTO'
+        # Frame the ground corners and the top of the centre: bounding-box top corners are rarely terrain.
+        ground = [Vector((x, y, lo.z)) for x in (lo.x, hi.x) for y in (lo.y, hi.y)]
+        target = Vector((centre.x, centre.y, lo.z))
+        _frame_oblique(cam, [*ground, Vector((centre.x, centre.y, hi.z))], target,
+                       Vector((0.55, -1.0, 0.75)).normalized(), aspect)
     else:
         raise ValueError(f"view must be 'OBLIQUE' or 'TOP', got {view!r}")
     scene.camera = cam
     return cam
+
+
+def _frame_oblique(cam: bpy.types.Object, corners: list[Vector], centre: Vector, direction: Vector,
+                   aspect: float, margin: float = 0.92) -> None:
+    """Aim a perspective camera at ``centre`` from along ``direction`` so every corner is in frame.
+
+    The distance grows in 2 % steps until all corners project inside ``margin``
+    of the frame's half-size (a handful of vector operations, no scene update).
+    """
+    half = cam.data.sensor_width / 2 / cam.data.lens  # tan of the half field of view, on the wider side
+    tan_x, tan_y = (half, half / aspect) if aspect >= 1 else (half * aspect, half)
+    distance = 0.25 * max((c - centre).length for c in corners)
+    for _ in range(200):
+        cam.location = centre + direction * distance
+        _look_at(cam, centre - cam.location)
+        to_cam = cam.rotation_euler.to_matrix().transposed()
+        fits = True
+        for c in corners:
+            p = to_cam @ (c - cam.location)
+            if p.z >= 0 or abs(p.x / -p.z) > margin * tan_x or abs(p.y / -p.z) > margin * tan_y:
+                fits = False
+                break
+        if fits:
+            return
+        distance *= 1.02
 
 
 def set_world(scene: bpy.types.Scene, color=(0.45, 0.6, 0.8), strength: float = 0.6) -> None:

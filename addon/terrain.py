@@ -24,6 +24,15 @@ class TerrainArrays:
     height: float
 
 
+def azimuth_degrees(radians: float) -> float:
+    """An angle property (radians, stored as float32) in degrees, rounded to 1e-4 degree.
+
+    The rounding removes float32 residue, so 90 degrees typed in the UI is
+    exactly 90 for ``core`` (an exact east light, no diagonal blend).
+    """
+    return round(math.degrees(radians), 4)
+
+
 def compute_terrain(settings) -> TerrainArrays:
     """Run the generators for ``settings`` (operator or scene settings).
 
@@ -45,7 +54,7 @@ def compute_terrain(settings) -> TerrainArrays:
     if settings.use_lightmap:
         lightmap = slope_lightmap(
             heightmap * np.float32(settings.height),
-            azimuth=math.degrees(settings.light_azimuth),
+            azimuth=azimuth_degrees(settings.light_azimuth),
             softness=settings.light_softness,
             min_brightness=settings.min_brightness,
             max_brightness=settings.max_brightness,

@@ -24,6 +24,7 @@ def load_orogen():
     """Return Orogen's package: the enabled extension, or this source tree registered now."""
     for name, module in sys.modules.items():
         if name.endswith(".orogen") and name.startswith("bl_ext.") and hasattr(bpy.ops.orogen, "terrain_add"):
+            importlib.import_module(name + ".addon")
             return module
     spec = importlib.util.spec_from_file_location("orogen", ROOT / "__init__.py",
                                                   submodule_search_locations=[str(ROOT)])
@@ -31,6 +32,7 @@ def load_orogen():
     sys.modules["orogen"] = module
     spec.loader.exec_module(module)
     module.register()
+    importlib.import_module("orogen.addon")
     return module
 
 
@@ -62,7 +64,7 @@ def main(argv=None):
     args = parse_args(argv)
     bpy.ops.wm.read_homefile(use_empty=True)
     orogen = load_orogen()
-    render = importlib.import_module(orogen.__name__ + ".addon.render")
+    render = orogen.addon.render
     scene = bpy.context.scene
     result = bpy.ops.orogen.terrain_add(
         size=args.size, seed=args.seed, hill_count=args.hills,

@@ -1,0 +1,62 @@
+"""Real Blender for the tests: the built extension installed as a user would.
+
+Blender's user folders point at a fresh temporary directory *before* ``bpy``
+is imported, so the tests never read or write the developer's own Blender
+settings. The extension zip is built with Blender's own builder and installed
+with ``extensions.package_install_files`` (Install from Disk), then enabled.
+"""
+
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+USER_DIR = tempfile.mkdtemp(prefix="orogen-blender-user-")
+os.environ["BLENDER_USER_RESOURCES"] = USER_DIR
+
+try:
+    import bpy
+except ImportError:
+    if os.environ.get("OROGEN_REQUIRE_BLENDER") == "1":
+        raise
+    pytest.skip("the bpy module is not installed (run scripts/test.sh)", allow_module_level=True)
+
+MODULE = "bl_ext.user_default.orogen"
+
+
+@pytest.fixture(scope="session")
+def extension_zip(tmp_path_factory):
+    out = tmp_path_factory.mktemp("dist")
+    subprocess.run([sys.executable, str(ROOT / "scripts" / "build_extension.py"), "--output-dir", str(out)],
+                   check=True, capture_output=True)
+    (zip_path,) = out.glob("orogen-*.zip")
+    return zip_path
+
+
+@pytest.fixture(scope="session")
+def orogen(extension_zip):
+    """The installed and enabled extension's package."""
+    assert Path(bpy.utils.user_resource('EXTENSIONS')).is_relative_to(USER_DIR)
+    bpy.ops.extensions.package_install_files(
+        filepath=str(extension_zip), repo='user_default', enable_on_install=True
+    )
+    assert MODULE in bpy.context.preferences.addons, "the extension did not install and enable"
+    yield sys.modules[MODULE]
+
+
+@pytest.fixture(scope="session")
+def user_dir():
+    """The temporary folder that holds Blender's user config and extensions for this run."""
+    return USER_DIR
+
+
+@pytest.fixture
+def scene(orogen):
+    """An empty scene (the extension stays enabled)."""
+    bpy.ops.wm.read_homefile(use_empty=True)
+    assert MODULE in bpy.context.preferences.addons
+    return bpy.context.scene

@@ -1,0 +1,147 @@
+"""Add > Mesh > Terrain, driven as a user or a script would."""
+
+import math
+
+import bpy
+import numpy as np
+import pytest
+
+
+def add(**kwargs):
+    result = bpy.ops.orogen.terrain_add(**kwargs)
+    return result, bpy.context.active_object
+
+
+def vertices(obj):
+    co = np.empty(len(obj.data.vertices) * 3, dtype=np.float32)
+    obj.data.vertices.foreach_get("co", co)
+    return co.reshape(-1, 3)
+
+
+def point_attribute(obj, name, prop, width):
+    attr = obj.data.attributes[name]
+    assert attr.domain == 'POINT'
+    values = np.empty(len(attr.data) * width, dtype=np.float32)
+    attr.data.foreach_get(prop, values)
+    return values.reshape(len(attr.data), width)
+
+
+@pytest.mark.parametrize(("size", "height"), [(2, 5.0), (33, 12.5), (64, 30.0)])
+def test_grid_has_size_squared_vertices_and_z_range_equal_to_height(scene, size, height):
+    result, obj = add(size=size, seed=3, hill_count=40, radius_min=2, radius_max=12, height=height, width=50)
+    assert result == {'FINISHED'}
+    mesh = obj.data
+    assert len(mesh.vertices) == size * size
+    assert len(mesh.polygons) == (size - 1) ** 2
+    co = vertices(obj)
+    assert co[:, 2].min() == 0.0
+    assert co[:, 2].max() == pytest.approx(height, rel=1e-6)
+    assert co[:, 0].min() == pytest.approx(-25.0) and co[:, 0].max() == pytest.approx(25.0)
+    assert np.isfinite(co).all()
+
+
+def test_mesh_matches_the_core_heightmap_north_up(scene, orogen):
+    core = orogen.core
+    _, obj = add(size=40, seed=11, hill_count=30, radius_min=3, radius_max=9, height=10.0, width=39.0)
+    expected = core.circle_hills((40, 40), seed=11, count=30, radius_min=3, radius_max=9, flattening=1.5)
+    co = vertices(obj).reshape(40, 40, 3)
+    assert np.array_equal(co[..., 2], expected * np.float32(10.0))
+    assert (co[0, :, 1] > co[-1, :, 1]).all()  # row 0 is north (+Y)
+    assert (co[:, 0, 0] < co[:, -1, 0]).all()  # column 0 is west (-X)
+    height = point_attribute(obj, "height", "value", 1).reshape(40, 40)
+    assert np.array_equal(height, expected)
+
+
+def test_attributes_uv_and_smooth_shading(scene):
+    _, obj = add(size=24, seed=1, hill_count=20, radius_min=2, radius_max=6)
+    mesh = obj.data
+    height = point_attribute(obj, "height", "value", 1)
+    assert height.shape == (24 * 24, 1) and height.min() == 0.0 and height.max() == 1.0
+    light_attr = mesh.color_attributes["Lightmap"]
+    assert light_attr.data_type == 'FLOAT_COLOR' and light_attr.domain == 'POINT'
+    light = point_attribute(obj, "Lightmap", "color", 4)
+    assert light.shape == (24 * 24, 4)
+    assert light[:, :3].min() >= 0.25 - 1e-6 and light[:, :3].max() <= 1.0
+    assert (light[:, 0] == light[:, 1]).all() and (light[:, 3] == 1.0).all()
+    assert light[:, 0].min() < light[:, 0].max()  # not a constant bake
+    uv = np.empty(len(mesh.loops) * 2, dtype=np.float32)
+    mesh.uv_layers["UVMap"].data.foreach_get("uv", uv)
+    assert uv.min() == 0.0 and uv.max() == 1.0
+    assert all(p.use_smooth for p in mesh.polygons)
+    normals = np.empty(len(mesh.polygons) * 3, dtype=np.float32)
+    mesh.polygons.foreach_get("normal", normals)
+    assert (normals.reshape(-1, 3)[:, 2] > 0).all()  # faces wound to point up
+    assert mesh.validate(verbose=False) is False  # nothing to fix
+
+
+def test_lightmap_matches_core_in_linear_values(scene, orogen):
+    core = orogen.core
+    _, obj = add(size=32, seed=5, hill_count=25, radius_min=2, radius_max=8, width=31.0, height=6.0,
+                 light_azimuth=math.radians(90.0), light_softness=0.75, min_brightness=0.125)
+    h = core.circle_hills((32, 32), seed=5, count=25, radius_min=2, radius_max=8, flattening=1.5)
+    expected = core.slope_lightmap(h * np.float32(6.0), azimuth=90.0, softness=0.75, min_brightness=0.125,
+                                   cell_size=1.0)
+    light = point_attribute(obj, "Lightmap", "color", 4)[:, 0].reshape(32, 32)
+    assert np.array_equal(light, expected)
+
+
+def test_material_links_are_valid_and_read_the_attributes(scene):
+    _, obj = add(size=16, seed=2)
+    mat = obj.active_material
+    assert mat is not None
+    tree = mat.node_tree
+    assert tree.links and all(link.is_valid for link in tree.links)
+    attrs = [n for n in tree.nodes if n.bl_idname == "ShaderNodeAttribute"]
+    assert [n.attribute_name for n in attrs] == ["height"]
+    assert [n.layer_name for n in tree.nodes if n.bl_idname == "ShaderNodeVertexColor"] == ["Lightmap"]
+    mixes = [n for n in tree.nodes if n.bl_idname == "ShaderNodeMix"]
+    assert mixes and all(n.data_type == 'RGBA' for n in mixes)
+    output = next(n for n in tree.nodes if n.bl_idname == "ShaderNodeOutputMaterial")
+    assert output.inputs["Surface"].links[0].from_node.bl_idname == "ShaderNodeBsdfPrincipled"
+
+
+def test_unlit_shading_uses_emission_and_toggles_work(scene):
+    _, obj = add(size=8, shading='UNLIT')
+    output = next(n for n in obj.active_material.node_tree.nodes if n.bl_idname == "ShaderNodeOutputMaterial")
+    assert output.inputs["Surface"].links[0].from_node.bl_idname == "ShaderNodeEmission"
+    _, bare = add(size=8, use_lightmap=False, use_material=False)
+    assert "Lightmap" not in bare.data.color_attributes
+    assert len(bare.data.materials) == 0
+
+
+def test_same_seed_gives_identical_vertices(scene):
+    _, a = add(size=48, seed=99, hill_count=60, island=True)
+    _, b = add(size=48, seed=99, hill_count=60, island=True)
+    _, c = add(size=48, seed=100, hill_count=60, island=True)
+    assert np.array_equal(vertices(a), vertices(b))
+    assert not np.array_equal(vertices(a), vertices(c))
+
+
+def test_bad_radius_range_is_reported_and_leaves_the_scene_as_it_was(scene):
+    add(size=8)
+    before = (len(bpy.data.objects), len(bpy.data.meshes), len(bpy.data.materials))
+    with pytest.raises(RuntimeError, match="Radius Min .* must not exceed Radius Max"):
+        bpy.ops.orogen.terrain_add(radius_min=30.0, radius_max=5.0)
+    with pytest.raises(RuntimeError, match="Min Brightness"):
+        bpy.ops.orogen.terrain_add(min_brightness=0.9, max_brightness=0.2)
+    assert (len(bpy.data.objects), len(bpy.data.meshes), len(bpy.data.materials)) == before
+
+
+def test_out_of_bounds_values_are_clamped_by_the_properties(scene):
+    result, obj = add(size=1, hill_count=-5)
+    assert result == {'FINISHED'}
+    assert len(obj.data.vertices) == 4  # size clamped to its minimum, 2
+
+
+def test_panel_settings_drive_the_generate_button(scene, orogen):
+    settings = scene.orogen
+    settings.size, settings.seed, settings.height = 20, 42, 7.0
+    panel_module = orogen.addon.panel
+    names = orogen.addon.properties.setting_names()
+    assert {"size", "seed", "hill_count", "height", "width", "light_azimuth"} <= set(names)
+    assert panel_module.VIEW3D_PT_orogen_terrain.bl_category == "Terrain"
+    # What the Generate button does: run the operator with the scene's settings.
+    bpy.ops.orogen.terrain_add(**{n: getattr(settings, n) for n in names})
+    obj = bpy.context.active_object
+    assert len(obj.data.vertices) == 400
+    assert vertices(obj)[:, 2].max() == pytest.approx(7.0)
