@@ -24,8 +24,9 @@ import numpy.typing as npt
 
 from .heightmap import check_count, check_number, check_shape, flatten, normalize
 from .rng import check_seed, uniform
+from .window import Window, check_window
 
-__all__ = ["MAX_HILLS", "HillSet", "hill_parameters", "add_hill", "raw_hills", "circle_hills"]
+__all__ = ["MAX_HILLS", "HillSet", "hill_parameters", "add_hill", "raw_hills", "circle_hills", "hills_raw"]
 
 #: Upper bound on the number of hills per call.
 MAX_HILLS = 1_000_000
@@ -105,46 +106,90 @@ def hill_parameters(
     return HillSet(rows=r, cols=c, radii=radii)
 
 
-def add_hill(heightmap: npt.NDArray[np.float64], row: float, col: float, radius: float) -> None:
-    """Add one paraboloid hill ``r**2 - d**2`` (negative part ignored) in place.
+def add_hill(
+    heightmap: npt.NDArray[np.float64],
+    row: float,
+    col: float,
+    radius: float,
+    origin: tuple[int, int] = (0, 0),
+    height: float | None = None,
+) -> None:
+    """Add one paraboloid hill (negative part ignored) in place.
 
-    Only the cells within ``radius`` of ``(row, col)`` are touched. The height
-    at the centre is ``radius**2`` (in squared cells), so the profile does not
-    depend on the map's size.
+    The profile is ``r**2 - d**2`` (squared cells; the centre is ``r**2``, so
+    it does not depend on the map's size) or, with ``height``, that profile
+    scaled to peak at ``height``: ``height * (1 - d**2 / r**2)`` (a negative
+    ``height`` digs a pit). Only the cells within ``radius`` of the centre are
+    touched.
 
     Parameters
     ----------
     heightmap : ndarray of float64, shape (rows, cols)
         Modified in place.
     row, col : float
-        Centre in continuous cell coordinates (may lie outside the map).
+        Centre in continuous world cell coordinates (may lie outside the map).
     radius : float
         Base radius in cells, > 0.
+    origin : (int, int)
+        World coordinates of ``heightmap[0, 0]`` (a window of a larger world).
+    height : float, optional
+        Peak height; ``None`` for the unscaled ``r**2 - d**2``.
     """
     n_rows, n_cols = heightmap.shape
-    r0 = max(int(math.ceil(row - radius)), 0)
-    r1 = min(int(math.floor(row + radius)), n_rows - 1)
-    c0 = max(int(math.ceil(col - radius)), 0)
-    c1 = min(int(math.floor(col + radius)), n_cols - 1)
+    o_row, o_col = origin
+    r0 = max(int(math.ceil(row - radius)), o_row)
+    r1 = min(int(math.floor(row + radius)), o_row + n_rows - 1)
+    c0 = max(int(math.ceil(col - radius)), o_col)
+    c1 = min(int(math.floor(col + radius)), o_col + n_cols - 1)
     if r0 > r1 or c0 > c1:
         return
     dr = np.arange(r0, r1 + 1, dtype=np.float64) - row
     dc = np.arange(c0, c1 + 1, dtype=np.float64) - col
-    z = radius * radius - (dr[:, None] * dr[:, None] + dc[None, :] * dc[None, :])
-    heightmap[r0 : r1 + 1, c0 : c1 + 1] += np.maximum(z, 0.0)
+    z = np.maximum(radius * radius - (dr[:, None] * dr[:, None] + dc[None, :] * dc[None, :]), 0.0)
+    if height is not None:
+        z *= height / (radius * radius)
+    heightmap[r0 - o_row : r1 - o_row + 1, c0 - o_col : c1 - o_col + 1] += z
 
 
-def raw_hills(shape: tuple[int, int], hills: HillSet) -> npt.NDArray[np.float64]:
+def raw_hills(
+    shape: tuple[int, int],
+    hills: HillSet,
+    window: Window | None = None,
+    heights: npt.NDArray[np.float64] | None = None,
+) -> npt.NDArray[np.float64]:
     """Sum the hills of a :class:`HillSet` on a zero map, unnormalised.
 
-    Returns ``float64`` of ``shape``, in squared cells (a lone hill of radius
-    ``r`` peaks at ``r**2``). Hills are added in index order, so the sum is
-    bit-identical for the same hills.
+    Parameters
+    ----------
+    shape : (int, int)
+        The world's shape.
+    hills : HillSet
+        Centres and radii in world cells.
+    window : Window, optional
+        The part of the world to compute (default: all of it).
+    heights : ndarray of float64, shape (count,), optional
+        Peak height of each hill (see :func:`add_hill`); default unscaled.
+
+    Returns
+    -------
+    ndarray of float64, shape ``window.shape``
+        In squared cells when unscaled (a lone hill of radius ``r`` peaks at
+        ``r**2``). Hills are added in index order, so every cell's value is
+        bit-identical in any window.
     """
-    rows, cols = check_shape(shape)
-    out = np.zeros((rows, cols), dtype=np.float64)
-    for row, col, radius in zip(hills.rows.tolist(), hills.cols.tolist(), hills.radii.tolist(), strict=True):
-        add_hill(out, row, col, radius)
+    win = check_window(shape, window)
+    out = np.zeros(win.shape, dtype=np.float64)
+    # Only the hills whose base reaches the window.
+    near = (
+        (hills.rows + hills.radii > win.row - 1)
+        & (hills.rows - hills.radii < win.row + win.rows)
+        & (hills.cols + hills.radii > win.col - 1)
+        & (hills.cols - hills.radii < win.col + win.cols)
+    )
+    origin = (win.row, win.col)
+    for i in np.flatnonzero(near).tolist():
+        h = None if heights is None else float(heights[i])
+        add_hill(out, float(hills.rows[i]), float(hills.cols[i]), float(hills.radii[i]), origin, h)
     return out
 
 
@@ -187,3 +232,21 @@ def circle_hills(
     check_number(flattening, "flattening", 0.0, 64.0, low_open=True)
     hills = hill_parameters(shape, seed, count, radius_min, radius_max, island)
     return flatten(normalize(raw_hills(shape, hills)), flattening)
+
+
+def hills_raw(
+    world_shape: tuple[int, int],
+    seed: int = 0,
+    count: int = 200,
+    radius_min: float = 4.0,
+    radius_max: float = 20.0,
+    island: bool = False,
+    window: Window | None = None,
+) -> npt.NDArray[np.float64]:
+    """Unnormalised circle hills on a window of a world (see :func:`circle_hills`).
+
+    Returns ``float64`` of ``window.shape`` in squared cells; hills are placed
+    over the whole world, so tiles of it join seamlessly.
+    """
+    hills = hill_parameters(world_shape, seed, count, radius_min, radius_max, island)
+    return raw_hills(world_shape, hills, window)
