@@ -138,5 +138,7 @@ def fault_formation(
         minlength=win.rows * width,
     )
     # bincount sums float64 integers below 2**53 exactly; back to int64 for an exact cumulative sum.
-    heights = np.cumsum(np.rint(diff).astype(np.int64).reshape(win.rows, width)[:, :-1], axis=1)
-    return heights.astype(np.float64) * quantum
+    heights = np.rint(diff).astype(np.int64).reshape(win.rows, width)[:, :-1]
+    np.cumsum(heights, axis=1, out=heights)
+    out: npt.NDArray[np.float64] = heights * quantum
+    return out

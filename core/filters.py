@@ -63,9 +63,10 @@ def box_blur(heightmap: npt.ArrayLike, passes: int = 1) -> npt.NDArray[np.float3
 
 def _neighbour_sum(h: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     """Sum over the 3 x 3 neighbourhood that exists (zero outside), rows then columns, fixed order."""
-    p = np.pad(h, 1)
+    p: npt.NDArray[np.float64] = np.pad(h, 1)
     vertical = p[:-2] + p[1:-1] + p[2:]
-    return vertical[:, :-2] + vertical[:, 1:-1] + vertical[:, 2:]
+    total: npt.NDArray[np.float64] = vertical[:, :-2] + vertical[:, 1:-1] + vertical[:, 2:]
+    return total
 
 
 def erosion_margin(k: float, passes: int, tolerance: float = WINDOW_TOLERANCE) -> int:

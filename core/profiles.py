@@ -67,8 +67,10 @@ def slope_walk(
     -------
     ndarray of float32, shape (columns,)
         Heights in ``[min_height, max_height]``. When the walk reaches a bound
-        the height is clamped to it and the slope points back into the range,
-        so no two consecutive columns lie on the same bound (no plateaus).
+        the height is clamped to it and the slope points back into the range
+        (at least ``max_slope / 1024`` steep, and steep enough to change the
+        float32 height), so no two consecutive columns lie on the same bound
+        (no plateaus).
 
     Raises
     ------
@@ -84,6 +86,8 @@ def slope_walk(
     steps = ((uniform(seed, "walk/change", index) * 2.0 - 1.0) * change).tolist()
     height = lo + float(uniform(seed, "walk/start", 0)[0]) * (hi - lo)
     slope = (float(uniform(seed, "walk/slope", 0)[0]) * 2.0 - 1.0) * s_max
+    # After a turn the slope is at least this steep, so the next column leaves the bound even in float32.
+    turn = max(s_max / 1024.0, 4.0 * float(np.spacing(np.float32(max(abs(lo), abs(hi))))))
     out = np.empty(n, dtype=np.float64)
     # Sequential by nature (each column depends on the last): a loop over one dimension.
     for i, step in enumerate(steps):
@@ -91,9 +95,9 @@ def slope_walk(
         height += slope
         slope = min(max(slope + step, -s_max), s_max)
         if height >= hi:
-            height, slope = hi, -abs(slope) or -s_max
+            height, slope = hi, -max(abs(slope), turn)
         elif height <= lo:
-            height, slope = lo, abs(slope) or s_max
+            height, slope = lo, max(abs(slope), turn)
     return out.astype(np.float32)
 
 
@@ -127,9 +131,10 @@ def sectioned_profile(
     The profile is split into ``sections`` equal runs of columns with one
     random point in each. Section ``i`` owns the columns from its point to
     the next section's point (:func:`section_columns`; the first and last
-    sections also reach the profile's ends, held at their point's height). Between the two points ``sub_points - 1`` points are
-    interpolated and offset by up to ``shift`` (a fraction: of the spacing
-    across, of the height range up and down); then ``smoothing_steps``
+    sections also reach the profile's ends, held at their point's height).
+    Between the two points ``sub_points - 1`` points are interpolated and
+    offset by up to ``shift`` (a fraction: of the spacing across, of the
+    height range up and down); then ``smoothing_steps``
     random steps each pull one inner point toward its neighbours. All of
     section ``i``'s random values come from ``sub_seed(seed, "profile/section",
     i)``, so the section can be generated alone (``section=i``).

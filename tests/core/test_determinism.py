@@ -18,6 +18,8 @@ import hashlib, json, random
 import numpy as np
 random.seed(12345); np.random.seed(54321); np.random.default_rng(1).random(10); random.random()
 import core
+from core import diamond_square, faults, noise, profiles
+from core.recipe import Recipe
 
 def digest(a):
     a = np.ascontiguousarray(a)
@@ -30,6 +32,14 @@ print(json.dumps({
     "island": digest(island),
     "lightmap": digest(core.slope_lightmap(hills * 30, azimuth=315, softness=0.8, cell_size=0.5)),
     "colormap": digest(core.colormap(hills)),
+    "faults": digest(faults.fault_formation((77, 65), 3, 150, 1.0, 0.1)),
+    "diamond_square": digest(diamond_square.diamond_square((100, 60), 4, 0.9)),
+    "noise": digest(noise.noise_hills_pits((70, 90), 5)),
+    "recipe": digest(Recipe("faults", 6, (64, 80), {"faults": 90},
+                            (("erosion", {"k": 0.6, "passes": 2}), ("box_blur", {"passes": 2}),
+                             ("terrace", {"levels": 5}), ("sea_level", {"level": 0.1}))).evaluate()),
+    "slope_walk": digest(profiles.slope_walk(500, 9, 0, 80, 2.0, 0.7)),
+    "sectioned": digest(profiles.sectioned_profile(600, 10, 12, 5, 0.3, 300, 0, 50)),
 }))
 """
 
@@ -38,6 +48,12 @@ GOLDEN = {
     "island": "float32(64, 64):7f9dd77c4a3e1c7224d2cfe2",
     "lightmap": "float32(97, 131):265cb55577bfdb59b2ca0439",
     "colormap": "float32(97, 131, 3):958c4e8740d27d5c6b414802",
+    "faults": "float64(77, 65):b26e1880fdaf97f19afa6427",
+    "diamond_square": "float64(100, 60):3f3a451052200fa440bcce09",
+    "noise": "float64(70, 90):045ac5020f8501007f02ac68",
+    "recipe": "float32(64, 80):de2cf13f11257bb76c418a71",
+    "slope_walk": "float32(500,):ab8fcdaa49ab9bd87f5cccec",
+    "sectioned": "float32(600,):45220e7d376b879ef9fe0aea",
 }
 
 

@@ -1,0 +1,90 @@
+import json
+
+import numpy as np
+import pytest
+
+import core
+from core.recipe import FILTERS, GENERATORS, Recipe
+from core.window import Window
+
+STACK = (("box_blur", {"passes": 2}), ("terrace", {"levels": 6, "smoothness": 0.8}))
+
+
+def test_hills_recipe_equals_circle_hills():
+    params = {"count": 40, "radius_min": 3, "radius_max": 9}
+    r = Recipe("hills", 11, (64, 48), params, (("flatten", {"exponent": 1.5}),))
+    assert np.array_equal(r.evaluate(), core.circle_hills((64, 48), 11, 40, 3, 9, flattening=1.5))
+
+
+def test_json_round_trip():
+    r = Recipe("noise", 3, (30, 40), {"hill_radius": (2, 5), "pits": 4}, STACK)
+    text = r.to_json()
+    assert json.loads(text)["filters"][0] == {"type": "box_blur", "passes": 2}
+    back = Recipe.from_json(text)
+    assert back == r
+    assert np.array_equal(back.evaluate(), r.evaluate())
+
+
+@pytest.mark.parametrize("generator", sorted(GENERATORS))
+def test_every_generator_spans_0_to_1_with_the_exact_shape(generator):
+    for shape in [(100, 60), (2, 2), (4097, 1)]:
+        h = Recipe(generator, 1, shape, {}, STACK).evaluate()
+        assert h.shape == shape and h.dtype == np.float32
+        assert np.isfinite(h).all() and h.min() == 0.0 and h.max() in (0.0, 1.0)
+
+
+@pytest.mark.parametrize("generator", sorted(GENERATORS))
+def test_windows_are_bit_identical_to_the_whole(generator):
+    r = Recipe(generator, 5, (150, 110), {}, STACK)
+    whole, ranges = r.evaluate(), r.world_ranges()
+    rng = np.random.default_rng(1)
+    for _ in range(12):
+        row, col = int(rng.integers(0, 150)), int(rng.integers(0, 110))
+        win = Window(row, col, int(rng.integers(1, 151 - row)), int(rng.integers(1, 111 - col)))
+        assert np.array_equal(r.evaluate(win, ranges), whole[row : row + win.rows, col : col + win.cols])
+    # The raw generator on its own, too.
+    raw = GENERATORS[generator].function((150, 110), 5)
+    part = GENERATORS[generator].function((150, 110), 5, window=Window(40, 30, 50, 60))
+    assert np.array_equal(part, raw[40:90, 30:90])
+
+
+@pytest.mark.parametrize("generator", sorted(GENERATORS))
+def test_windows_with_the_erosion_filter_match_within_1e_6(generator):
+    r = Recipe(generator, 2, (160, 120), {}, (("erosion", {"k": 0.7, "passes": 2}), ("box_blur", {"passes": 1})))
+    whole, ranges = r.evaluate(), r.world_ranges()
+    for win in (Window(10, 20, 70, 50), Window(100, 0, 60, 120), Window(0, 60, 1, 60)):
+        part = r.evaluate(win, ranges)
+        assert np.abs(part - whole[win.row : win.row + win.rows, win.col : win.col + win.cols]).max() <= 1e-6
+
+
+def test_a_window_needs_the_world_ranges():
+    with pytest.raises(ValueError, match="ranges are required"):
+        Recipe("hills", 0, (20, 20)).evaluate(Window(0, 0, 5, 5))
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"generator": "perlin"}, ValueError, "generator must be one of"),
+        ({"params": {"bogus": 1}}, ValueError, r"unknown parameters \['bogus'\]"),
+        ({"filters": (("blur", {}),)}, ValueError, "filters\\[0\\] must be one of"),
+        ({"filters": (("erosion", {"kk": 1}),)}, ValueError, "unknown parameters"),
+        ({"seed": -1}, ValueError, "seed must be in"),
+        ({"shape": (0, 5)}, ValueError, "rows"),
+        ({"shape": (100000, 100000)}, ValueError, "at most"),
+    ],
+)
+def test_bad_recipes(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        Recipe(**kwargs)
+
+
+def test_bad_parameter_values_fail_when_evaluated_with_named_errors():
+    with pytest.raises(ValueError, match="roughness"):
+        Recipe("diamond_square", params={"roughness": 0}).evaluate()
+    with pytest.raises(ValueError, match="count"):
+        Recipe("hills", params={"count": -3}).evaluate()
+
+
+def test_filters_registry_names():
+    assert set(FILTERS) == {"flatten", "box_blur", "erosion", "terrace", "sea_level"}
