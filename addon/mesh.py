@@ -77,3 +77,64 @@ def build_grid_mesh(
     mesh.update(calc_edges=True)
     mesh.shade_smooth()
     return mesh
+
+
+def build_profile_mesh(
+    name: str,
+    profile: npt.NDArray[np.float32],
+    length: float,
+    base: float,
+    depth: float = 0.0,
+) -> bpy.types.Mesh:
+    """A side-view terrain: the area between a profile and a base line, in the XZ plane.
+
+    Parameters
+    ----------
+    profile : ndarray of float32, shape (columns,)
+        Heights in metres (Z), one per column, columns >= 2, all >= ``base``.
+    length : float
+        Metres along X from the first column to the last, centred on the origin.
+    base : float
+        Z of the base line in metres.
+    depth : float
+        Extrusion along +Y in metres; 0 gives a flat (2-D) face.
+
+    The mesh gets a point attribute ``height``: the profile normalised to
+    ``[0, 1]`` on the top vertices and 0 on the base, so the terrain material
+    colours it by height. Faces point outward (-Y for the flat face).
+    """
+    n = len(profile)
+    x = np.linspace(-length / 2.0, length / 2.0, n, dtype=np.float64)
+    top = profile.astype(np.float64)
+    span = float(top.max() - top.min())
+    top_h = ((top - top.min()) / span if span > 0 else np.zeros(n)).astype(np.float32)
+    # Vertex rings: front top, front bottom, then (with depth) back top, back bottom.
+    rings = [(0.0, top), (0.0, np.full(n, base))]
+    if depth > 0:
+        rings += [(depth, top), (depth, np.full(n, base))]
+    co = np.concatenate([np.stack([x, np.full(n, y), z], axis=1) for y, z in rings]).astype(np.float32)
+    heights = np.concatenate([top_h if i % 2 == 0 else np.zeros(n, np.float32) for i in range(len(rings))])
+
+    i = np.arange(n - 1, dtype=np.int32)
+    ft, fb, bt, bb = 0, n, 2 * n, 3 * n  # ring offsets
+
+    def strip(a: int, b: int) -> npt.NDArray[np.int32]:  # quads a_i, a_i+1, b_i+1, b_i
+        return np.stack([a + i, a + i + 1, b + i + 1, b + i], axis=1)
+
+    quads = [strip(fb, ft)]  # front face, normal -Y
+    if depth > 0:
+        quads += [strip(bt, bb), strip(ft, bt), strip(bb, fb)]  # back (+Y), top (up), bottom (down)
+        ends = np.array([[fb, ft, bt, bb], [ft + n - 1, fb + n - 1, bb + n - 1, bt + n - 1]], dtype=np.int32)
+        quads.append(ends)
+    faces = np.concatenate(quads).astype(np.int32)
+
+    mesh = bpy.data.meshes.new(name)
+    mesh.vertices.add(len(co))
+    mesh.loops.add(faces.size)
+    mesh.polygons.add(len(faces))
+    mesh.vertices.foreach_set("co", co.ravel())
+    mesh.loops.foreach_set("vertex_index", faces.ravel())
+    mesh.polygons.foreach_set("loop_start", np.arange(0, faces.size, 4, dtype=np.int32))
+    mesh.attributes.new(HEIGHT_ATTRIBUTE, 'FLOAT', 'POINT').data.foreach_set("value", heights)
+    mesh.update(calc_edges=True)
+    return mesh

@@ -1,12 +1,14 @@
-"""Operators: Add > Mesh > Terrain."""
+"""Operators: Add > Mesh > Terrain and Add > Mesh > Terrain Profile."""
 
 import bpy
 from bpy_extras import object_utils
 
 from ..core import DEFAULT_LAYERS
+from ..core.profiles import sectioned_profile, slope_walk
 from .material import build_material
-from .mesh import build_grid_mesh
-from .properties import TerrainSettings, draw_settings
+from .mesh import build_grid_mesh, build_profile_mesh
+from ..core.recipe import Recipe
+from .properties import TerrainSettings, draw_settings, range_error
 from .terrain import compute_terrain
 
 
@@ -16,6 +18,14 @@ class OROGEN_OT_terrain_add(bpy.types.Operator, object_utils.AddObjectHelper, Te
     bl_idname = "orogen.terrain_add"
     bl_label = "Add Terrain"
     bl_options = {'REGISTER', 'UNDO'}
+
+    recipe: bpy.props.StringProperty(
+        name="Recipe",
+        description="Terrain recipe as JSON (generator, seed, shape, filters); when set it replaces the "
+                    "generator settings (for scripts and presets)",
+        default="",
+        options={'HIDDEN', 'SKIP_SAVE'},
+    )
 
     @classmethod
     def poll(cls, context):
@@ -29,17 +39,15 @@ class OROGEN_OT_terrain_add(bpy.types.Operator, object_utils.AddObjectHelper, Te
         col.prop(self, "rotation")
 
     def execute(self, context):
-        if self.radius_min > self.radius_max:
-            self.report({'ERROR'}, f"Radius Min ({self.radius_min:g}) must not exceed Radius Max ({self.radius_max:g})")
-            return {'CANCELLED'}
-        if self.min_brightness > self.max_brightness:
-            self.report({'ERROR'}, f"Min Brightness ({self.min_brightness:g}) must not exceed "
-                                   f"Max Brightness ({self.max_brightness:g})")
+        message = range_error(self)
+        if message:
+            self.report({'ERROR'}, message)
             return {'CANCELLED'}
         try:
-            arrays = compute_terrain(self)
+            recipe = Recipe.from_json(self.recipe) if self.recipe else None
+            arrays = compute_terrain(self, recipe)
         except (ValueError, TypeError) as err:
-            self.report({'ERROR'}, str(err))
+            self.report({'ERROR'}, f"Terrain not added: {err}")
             return {'CANCELLED'}
         mesh = build_grid_mesh("Terrain", arrays.heightmap, arrays.width, arrays.height, arrays.lightmap)
         if self.use_material:
@@ -48,11 +56,103 @@ class OROGEN_OT_terrain_add(bpy.types.Operator, object_utils.AddObjectHelper, Te
         return {'FINISHED'}
 
 
+class OROGEN_OT_profile_add(bpy.types.Operator, object_utils.AddObjectHelper):
+    """Add a side-view terrain: the area between a 2D mountain profile and a base line"""
+
+    bl_idname = "orogen.profile_add"
+    bl_label = "Add Terrain Profile"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    method: bpy.props.EnumProperty(
+        name="Method",
+        description="How the profile is generated",
+        items=(
+            ('WALK', "Slope Walk", "Random walk of the slope; it turns at the height limits (no plateaus)"),
+            ('SECTIONS', "Sections", "One random point per section, interpolated, shifted and smoothed"),
+        ),
+        default='SECTIONS',
+    )
+    columns: bpy.props.IntProperty(name="Columns", description="Heights along the profile",
+                                   min=2, max=1_000_000, soft_max=8192, default=512)
+    seed: bpy.props.IntProperty(name="Seed", description="Level seed; sections use sub-seeds of it",
+                                min=0, max=2**31 - 1, default=0)
+    length: bpy.props.FloatProperty(name="Length", description="Length of the profile along X",
+                                    min=0.001, max=1.0e6, soft_max=10_000.0, default=100.0,
+                                    subtype='DISTANCE', unit='LENGTH')
+    min_height: bpy.props.FloatProperty(name="Min Height", description="Lowest point of the profile",
+                                        min=-1.0e5, max=1.0e5, default=2.0, subtype='DISTANCE', unit='LENGTH')
+    max_height: bpy.props.FloatProperty(name="Max Height", description="Highest point of the profile",
+                                        min=-1.0e5, max=1.0e5, default=30.0, subtype='DISTANCE', unit='LENGTH')
+    base: bpy.props.FloatProperty(name="Base", description="Height of the base line the profile is filled down to",
+                                  min=-1.0e5, max=1.0e5, default=0.0, subtype='DISTANCE', unit='LENGTH')
+    depth: bpy.props.FloatProperty(name="Depth", description="Extrusion along Y; 0 gives a flat 2D shape",
+                                   min=0.0, max=1.0e5, soft_max=1000.0, default=0.0,
+                                   subtype='DISTANCE', unit='LENGTH')
+    max_slope: bpy.props.FloatProperty(name="Max Slope", description="Steepest slope, metres per column",
+                                       min=0.001, max=1.0e4, soft_max=10.0, default=0.6)
+    slope_change: bpy.props.FloatProperty(name="Slope Change",
+                                          description="Largest change of the slope per column; larger is jagged",
+                                          min=0.0, max=1.0e4, soft_max=5.0, default=0.15)
+    sections: bpy.props.IntProperty(name="Sections", description="Number of sections (one random point each)",
+                                    min=1, max=65536, soft_max=256, default=12)
+    sub_points: bpy.props.IntProperty(name="Sub-points", description="Interpolated points per section",
+                                      min=1, max=4096, soft_max=64, default=6)
+    shift: bpy.props.FloatProperty(name="Shift", description="How far sub-points are offset, as a fraction",
+                                   min=0.0, max=1.0, default=0.25, subtype='FACTOR')
+    smoothing_steps: bpy.props.IntProperty(name="Smoothing", description="Random smoothing steps per section",
+                                           min=0, max=10_000_000, soft_max=10_000, default=300)
+    use_material: bpy.props.BoolProperty(name="Material", description="Colour the profile by height",
+                                         default=True)
+
+    @classmethod
+    def poll(cls, context):
+        return context.mode == 'OBJECT' and context.scene is not None
+
+    def draw(self, _context):
+        layout = self.layout
+        layout.use_property_split = True
+        layout.use_property_decorate = False
+        col = layout.column()
+        for name in ("method", "columns", "seed", "length", "min_height", "max_height", "base", "depth"):
+            col.prop(self, name)
+        col = layout.column(align=True)
+        names = ("max_slope", "slope_change") if self.method == 'WALK' else (
+            "sections", "sub_points", "shift", "smoothing_steps")
+        for name in names:
+            col.prop(self, name)
+        layout.prop(self, "use_material")
+        col = layout.column()
+        col.prop(self, "align")
+        col.prop(self, "location")
+        col.prop(self, "rotation")
+
+    def execute(self, context):
+        if self.base >= self.min_height:
+            self.report({'ERROR'}, f"Base ({self.base:g}) must be below Min Height ({self.min_height:g})")
+            return {'CANCELLED'}
+        try:
+            if self.method == 'WALK':
+                profile = slope_walk(self.columns, self.seed, self.min_height, self.max_height,
+                                     self.max_slope, self.slope_change)
+            else:
+                profile = sectioned_profile(self.columns, self.seed, self.sections, self.sub_points, self.shift,
+                                            self.smoothing_steps, self.min_height, self.max_height)
+        except (ValueError, TypeError) as err:
+            self.report({'ERROR'}, f"Profile not added: {err}")
+            return {'CANCELLED'}
+        mesh = build_profile_mesh("Terrain Profile", profile, self.length, self.base, self.depth)
+        if self.use_material:
+            mesh.materials.append(build_material("Terrain Profile", DEFAULT_LAYERS, use_lightmap=False))
+        object_utils.object_data_add(context, mesh, operator=self)
+        return {'FINISHED'}
+
+
 def menu_func(self, _context):
     self.layout.operator(OROGEN_OT_terrain_add.bl_idname, text="Terrain", icon='RNDCURVE')
+    self.layout.operator(OROGEN_OT_profile_add.bl_idname, text="Terrain Profile", icon='IPO_EASE_IN_OUT')
 
 
-classes = (OROGEN_OT_terrain_add,)
+classes = (OROGEN_OT_terrain_add, OROGEN_OT_profile_add)
 
 
 def register() -> None:

@@ -2,7 +2,7 @@
 
 import bpy
 
-from .operators import OROGEN_OT_terrain_add
+from .operators import OROGEN_OT_profile_add, OROGEN_OT_terrain_add
 from .properties import draw_settings, setting_names
 
 
@@ -18,6 +18,7 @@ class VIEW3D_PT_orogen_terrain(bpy.types.Panel):
         op = self.layout.operator(OROGEN_OT_terrain_add.bl_idname, text="Generate", icon='RNDCURVE')
         for name in setting_names():
             setattr(op, name, getattr(settings, name))
+        self.layout.operator(OROGEN_OT_profile_add.bl_idname, text="Add Side-View Profile", icon='IPO_EASE_IN_OUT')
 
 
 classes = (VIEW3D_PT_orogen_terrain,)

@@ -24,6 +24,17 @@ class TerrainSettings:
         description="Random seed: the same seed and settings give the same terrain",
         min=0, max=SEED_MAX, default=0,
     )
+    generator: EnumProperty(
+        name="Generator",
+        description="Algorithm that makes the heightmap",
+        items=(
+            ('hills', "Hills", "Circle-based hills, optionally clustered into an island"),
+            ('faults', "Fault Formation", "Random fault lines, each raising one side; smooth with the erosion filter"),
+            ('diamond_square', "Diamond-Square", "Midpoint displacement: fractal mountains with a roughness"),
+            ('noise', "Noise, Hills and Pits", "White noise with hills and pits; smooth with the box blur"),
+        ),
+        default='hills',
+    )
     hill_count: IntProperty(
         name="Hills",
         description="Number of circle-based hills raised on the terrain",
@@ -48,6 +59,93 @@ class TerrainSettings:
         name="Flattening",
         description="Exponent applied to the normalised heights: 1 = none, above 1 = broad lowlands and sharp peaks",
         min=0.1, max=8.0, default=1.5,
+    )
+    fault_count: IntProperty(
+        name="Faults",
+        description="Number of fault lines",
+        min=0, max=100_000, soft_max=5000, default=200,
+    )
+    displacement_min: FloatProperty(
+        name="Last Displacement",
+        description="Displacement of the last fault relative to the first (the displacement falls linearly)",
+        min=0.0, max=1.0, default=0.05, subtype='FACTOR',
+    )
+    roughness: FloatProperty(
+        name="Roughness",
+        description="Offsets shrink by 2^-roughness per level: above 1 smooth, below 1 rough and chaotic",
+        min=0.05, max=8.0, soft_max=3.0, default=1.0,
+    )
+    noise_amplitude: FloatProperty(
+        name="Noise",
+        description="Amplitude of the white-noise base, relative to hill heights",
+        min=0.0, max=100.0, soft_max=2.0, default=0.1,
+    )
+    noise_hill_count: IntProperty(
+        name="Hills",
+        description="Number of hills raised on the noise",
+        min=0, max=100_000, soft_max=5000, default=300,
+    )
+    noise_hill_radius_min: FloatProperty(
+        name="Hill Radius Min", description="Smallest hill radius, in heightmap cells",
+        min=0.5, max=4096.0, soft_max=256.0, default=4.0, precision=1,
+    )
+    noise_hill_radius_max: FloatProperty(
+        name="Hill Radius Max", description="Largest hill radius, in heightmap cells",
+        min=0.5, max=4096.0, soft_max=256.0, default=16.0, precision=1,
+    )
+    noise_hill_height_min: FloatProperty(
+        name="Hill Height Min", description="Lowest hill peak, relative to the noise",
+        min=0.0, max=100.0, soft_max=5.0, default=0.2,
+    )
+    noise_hill_height_max: FloatProperty(
+        name="Hill Height Max", description="Highest hill peak, relative to the noise",
+        min=0.0, max=100.0, soft_max=5.0, default=0.6,
+    )
+    pit_count: IntProperty(
+        name="Pits",
+        description="Number of pits dug into the noise",
+        min=0, max=100_000, soft_max=5000, default=100,
+    )
+    pit_radius_min: FloatProperty(
+        name="Pit Radius Min", description="Smallest pit radius, in heightmap cells",
+        min=0.5, max=4096.0, soft_max=256.0, default=3.0, precision=1,
+    )
+    pit_radius_max: FloatProperty(
+        name="Pit Radius Max", description="Largest pit radius, in heightmap cells",
+        min=0.5, max=4096.0, soft_max=256.0, default=8.0, precision=1,
+    )
+    pit_depth_min: FloatProperty(
+        name="Pit Depth Min", description="Shallowest pit, relative to the noise",
+        min=0.0, max=100.0, soft_max=5.0, default=0.2,
+    )
+    pit_depth_max: FloatProperty(
+        name="Pit Depth Max", description="Deepest pit, relative to the noise",
+        min=0.0, max=100.0, soft_max=5.0, default=0.5,
+    )
+    use_blur: BoolProperty(name="Box Blur", description="Smooth with a 3 x 3 mean", default=False)
+    blur_passes: IntProperty(name="Passes", description="Box blur passes", min=1, max=1000, soft_max=50, default=3)
+    use_erosion: BoolProperty(
+        name="Erosion Filter",
+        description="One-pole low-pass filter run in all four directions (the fault-formation smoothing)",
+        default=False,
+    )
+    erosion_k: FloatProperty(
+        name="Filter", description="Filter coefficient k: 0 keeps the map, near 1 smooths strongly",
+        min=0.0, max=0.99, default=0.5, subtype='FACTOR',
+    )
+    erosion_passes: IntProperty(name="Passes", description="Erosion filter passes", min=1, max=1000, soft_max=20,
+                                default=1)
+    use_terrace: BoolProperty(name="Terrace", description="Quantise heights into smooth steps", default=False)
+    terrace_levels: IntProperty(name="Levels", description="Number of terraces", min=1, max=4096, soft_max=64,
+                                default=8)
+    terrace_smoothness: FloatProperty(
+        name="Smoothness", description="Share of each step that rises to the next: 1 rounded, near 0 cliffs",
+        min=0.01, max=1.0, default=0.5, subtype='FACTOR',
+    )
+    use_sea_level: BoolProperty(name="Sea Level", description="Flatten everything below a level", default=False)
+    sea_level: FloatProperty(
+        name="Level", description="Sea level as a share of the height range",
+        min=0.0, max=1.0, default=0.2, subtype='FACTOR',
     )
     width: FloatProperty(
         name="Width",
@@ -103,23 +201,66 @@ class TerrainSettings:
     )
 
 
+#: Settings drawn for each generator (the panel shows the chosen generator's only).
+GENERATOR_SETTINGS = {
+    'hills': ("hill_count", "radius_min", "radius_max", "island"),
+    'faults': ("fault_count", "displacement_min"),
+    'diamond_square': ("roughness",),
+    'noise': ("noise_amplitude", "noise_hill_count", "noise_hill_radius_min", "noise_hill_radius_max",
+              "noise_hill_height_min", "noise_hill_height_max", "pit_count", "pit_radius_min", "pit_radius_max",
+              "pit_depth_min", "pit_depth_max"),
+}
+#: (toggle, settings) of the filter stack, in the order the filters run.
+FILTER_SETTINGS = (
+    ("use_blur", ("blur_passes",)),
+    ("use_erosion", ("erosion_k", "erosion_passes")),
+    ("use_terrace", ("terrace_levels", "terrace_smoothness")),
+    ("use_sea_level", ("sea_level",)),
+)
+#: (min, max) pairs that must be ordered, with their UI names for error reports.
+RANGE_SETTINGS = (
+    ("radius_min", "radius_max"),
+    ("noise_hill_radius_min", "noise_hill_radius_max"),
+    ("noise_hill_height_min", "noise_hill_height_max"),
+    ("pit_radius_min", "pit_radius_max"),
+    ("pit_depth_min", "pit_depth_max"),
+    ("min_brightness", "max_brightness"),
+)
+
+
+def range_error(data: TerrainSettings) -> str | None:
+    """Message for the first min/max pair of ``data`` in the wrong order, or ``None``."""
+    props = (data.properties if isinstance(data, bpy.types.Operator) else data).bl_rna.properties
+    for low, high in RANGE_SETTINGS:
+        lo, hi = getattr(data, low), getattr(data, high)
+        if lo > hi:
+            return f"{props[low].name} ({lo:g}) must not exceed {props[high].name} ({hi:g})"
+    return None
+
+
 def draw_settings(layout: bpy.types.UILayout, data: TerrainSettings) -> None:
-    """Draw the settings of ``data`` (operator or scene settings) in compact groups."""
+    """Draw the settings of ``data`` (operator or scene settings): the chosen generator's only."""
     layout.use_property_split = True
     layout.use_property_decorate = False
     col = layout.column()
+    col.prop(data, "generator")
     col.prop(data, "size")
     col.prop(data, "seed")
     col.prop(data, "width")
     col.prop(data, "height")
 
-    col = layout.column(heading="Hills")
-    col.prop(data, "hill_count")
-    sub = col.column(align=True)
-    sub.prop(data, "radius_min")
-    sub.prop(data, "radius_max")
-    col.prop(data, "island")
-    col.prop(data, "flattening")
+    col = layout.column(align=True)
+    for name in GENERATOR_SETTINGS[data.generator]:
+        col.prop(data, name)
+    layout.prop(data, "flattening")
+
+    col = layout.column(heading="Filters")
+    for toggle, names in FILTER_SETTINGS:
+        col.prop(data, toggle)
+        if getattr(data, toggle):
+            sub = col.column(align=True)
+            for name in names:
+                sub.prop(data, name)
 
     col = layout.column(heading="Bake")
     col.prop(data, "use_lightmap")

@@ -6,22 +6,25 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from ..core import circle_hills, slope_lightmap
+from ..core import slope_lightmap
+from ..core.recipe import Recipe
 
 
 @dataclass(frozen=True)
 class TerrainArrays:
     """What a terrain object is built from.
 
-    ``heightmap`` is ``float32 (size, size)`` normalised to ``[0, 1]``;
-    ``lightmap`` is ``float32 (size, size)`` in ``[0, 1]`` or ``None`` when the
-    lightmap is off; ``width`` and ``height`` are in metres.
+    ``heightmap`` is ``float32 (rows, cols)`` normalised to ``[0, 1]``;
+    ``lightmap`` is ``float32 (rows, cols)`` in ``[0, 1]`` or ``None`` when the
+    lightmap is off; ``width`` and ``height`` are in metres; ``recipe`` is
+    what made the heightmap.
     """
 
     heightmap: npt.NDArray[np.float32]
     lightmap: npt.NDArray[np.float32] | None
     width: float
     height: float
+    recipe: Recipe
 
 
 def azimuth_degrees(radians: float) -> float:
@@ -33,23 +36,51 @@ def azimuth_degrees(radians: float) -> float:
     return round(math.degrees(radians), 4)
 
 
-def compute_terrain(settings) -> TerrainArrays:
-    """Run the generators for ``settings`` (operator or scene settings).
+def recipe_from_settings(settings) -> Recipe:
+    """The :class:`core.recipe.Recipe` that ``settings`` (operator or scene settings) describe.
+
+    Filters run in this order: flatten, box blur, erosion filter, terrace, sea level.
+    """
+    s = settings
+    params = {
+        'hills': lambda: {"count": s.hill_count, "radius_min": s.radius_min, "radius_max": s.radius_max,
+                          "island": s.island},
+        'faults': lambda: {"faults": s.fault_count, "displacement_max": 1.0, "displacement_min": s.displacement_min},
+        'diamond_square': lambda: {"roughness": s.roughness},
+        'noise': lambda: {
+            "noise": s.noise_amplitude,
+            "hills": s.noise_hill_count,
+            "hill_radius": (s.noise_hill_radius_min, s.noise_hill_radius_max),
+            "hill_height": (s.noise_hill_height_min, s.noise_hill_height_max),
+            "pits": s.pit_count,
+            "pit_radius": (s.pit_radius_min, s.pit_radius_max),
+            "pit_height": (s.pit_depth_min, s.pit_depth_max),
+        },
+    }[s.generator]()
+    stack = []
+    if s.flattening != 1.0:
+        stack.append(("flatten", {"exponent": s.flattening}))
+    if s.use_blur:
+        stack.append(("box_blur", {"passes": s.blur_passes}))
+    if s.use_erosion:
+        stack.append(("erosion", {"k": s.erosion_k, "passes": s.erosion_passes}))
+    if s.use_terrace:
+        stack.append(("terrace", {"levels": s.terrace_levels, "smoothness": s.terrace_smoothness}))
+    if s.use_sea_level:
+        stack.append(("sea_level", {"level": s.sea_level}))
+    return Recipe(s.generator, s.seed, (s.size, s.size), params, tuple(stack))
+
+
+def compute_terrain(settings, recipe: Recipe | None = None) -> TerrainArrays:
+    """Run the generators for ``settings`` (or ``recipe``, which then replaces the generator settings).
 
     Raises ``ValueError``/``TypeError`` from ``core`` with a message naming the
     bad setting; nothing in Blender is touched, so a caller can report the
     error and leave the scene as it was.
     """
-    size = settings.size
-    heightmap = circle_hills(
-        (size, size),
-        seed=settings.seed,
-        count=settings.hill_count,
-        radius_min=settings.radius_min,
-        radius_max=settings.radius_max,
-        island=settings.island,
-        flattening=settings.flattening,
-    )
+    recipe = recipe or recipe_from_settings(settings)
+    heightmap = recipe.evaluate()
+    rows, cols = heightmap.shape
     lightmap = None
     if settings.use_lightmap:
         lightmap = slope_lightmap(
@@ -58,6 +89,6 @@ def compute_terrain(settings) -> TerrainArrays:
             softness=settings.light_softness,
             min_brightness=settings.min_brightness,
             max_brightness=settings.max_brightness,
-            cell_size=settings.width / (size - 1),
+            cell_size=settings.width / max(rows - 1, cols - 1, 1),
         )
-    return TerrainArrays(heightmap, lightmap, float(settings.width), float(settings.height))
+    return TerrainArrays(heightmap, lightmap, float(settings.width), float(settings.height), recipe)
