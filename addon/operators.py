@@ -5,9 +5,9 @@ from bpy_extras import object_utils
 
 from ..core import DEFAULT_LAYERS
 from ..core.profiles import sectioned_profile, slope_walk
+from ..core.recipe import Recipe
 from .material import build_material
 from .mesh import build_grid_mesh, build_profile_mesh
-from ..core.recipe import Recipe
 from .properties import TerrainSettings, draw_settings, range_error
 from .terrain import compute_terrain
 
