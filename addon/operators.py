@@ -8,8 +8,11 @@ from ..core.profiles import sectioned_profile, slope_walk
 from ..core.recipe import Recipe
 from .material import build_material
 from .mesh import build_grid_mesh, build_profile_mesh
-from .properties import TerrainSettings, draw_settings, range_error
+from .properties import TerrainSettings, draw_settings, nonfinite_error, range_error
 from .terrain import compute_terrain
+
+#: Custom property holding the JSON recipe of a terrain object.
+RECIPE_PROPERTY = "orogen_recipe"
 
 
 class OROGEN_OT_terrain_add(bpy.types.Operator, object_utils.AddObjectHelper, TerrainSettings):
@@ -39,7 +42,7 @@ class OROGEN_OT_terrain_add(bpy.types.Operator, object_utils.AddObjectHelper, Te
         col.prop(self, "rotation")
 
     def execute(self, context):
-        message = range_error(self)
+        message = nonfinite_error(self) or range_error(self)
         if message:
             self.report({'ERROR'}, message)
             return {'CANCELLED'}
@@ -52,7 +55,8 @@ class OROGEN_OT_terrain_add(bpy.types.Operator, object_utils.AddObjectHelper, Te
         mesh = build_grid_mesh("Terrain", arrays.heightmap, arrays.width, arrays.height, arrays.lightmap)
         if self.use_material:
             mesh.materials.append(build_material("Terrain", DEFAULT_LAYERS, self.use_lightmap, self.shading))
-        object_utils.object_data_add(context, mesh, operator=self)
+        obj = object_utils.object_data_add(context, mesh, operator=self)
+        obj[RECIPE_PROPERTY] = arrays.recipe.to_json()  # what made it, for scripts and exports
         return {'FINISHED'}
 
 
@@ -127,6 +131,10 @@ class OROGEN_OT_profile_add(bpy.types.Operator, object_utils.AddObjectHelper):
         col.prop(self, "rotation")
 
     def execute(self, context):
+        message = nonfinite_error(self)
+        if message:
+            self.report({'ERROR'}, message)
+            return {'CANCELLED'}
         if self.base >= self.min_height:
             self.report({'ERROR'}, f"Base ({self.base:g}) must be below Min Height ({self.min_height:g})")
             return {'CANCELLED'}

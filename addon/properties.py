@@ -1,5 +1,7 @@
 """Terrain settings: one set of properties shared by the operator and the panel."""
 
+import math
+
 import bpy
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, PointerProperty
 
@@ -226,6 +228,23 @@ RANGE_SETTINGS = (
     ("pit_depth_min", "pit_depth_max"),
     ("min_brightness", "max_brightness"),
 )
+
+
+def nonfinite_error(data: bpy.types.bpy_struct) -> str | None:
+    """Message naming the first float property of ``data`` that holds NaN or Inf, or ``None``.
+
+    Blender's float properties accept NaN from Python; nothing non-finite may
+    reach a mesh.
+    """
+    props = (data.properties if isinstance(data, bpy.types.Operator) else data).bl_rna.properties
+    for prop in props:
+        if prop.type != 'FLOAT':
+            continue
+        value = getattr(data, prop.identifier)
+        values = list(value) if prop.is_array else [value]
+        if not all(math.isfinite(v) for v in values):
+            return f"{prop.name} must be a finite number, got {value if not prop.is_array else tuple(values)}"
+    return None
 
 
 def range_error(data: TerrainSettings) -> str | None:

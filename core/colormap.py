@@ -76,23 +76,24 @@ def check_layers(layers: object) -> tuple[Layer, ...]:
     TypeError
         If it is not a sequence of ``Layer``.
     ValueError
-        If it is empty, a height is not finite, ``minimum < optimal < maximum``
-        does not hold, or a colour channel is outside ``[0, 1]``.
+        If it is empty, a height is not finite or outside ``[-1e6, 1e6]``,
+        ``minimum < optimal < maximum`` does not hold, or a colour channel is
+        outside ``[0, 1]``.
     """
     if not isinstance(layers, (list, tuple)) or not all(isinstance(x, Layer) for x in layers):
         raise TypeError("layers must be a list or tuple of Layer")
     if not layers:
         raise ValueError("layers must hold at least one Layer")
     for i, layer in enumerate(layers):
-        lo = check_number(layer.minimum, f"layers[{i}].minimum")
-        opt = check_number(layer.optimal, f"layers[{i}].optimal")
-        hi = check_number(layer.maximum, f"layers[{i}].maximum")
+        lo = check_number(layer.minimum, f"layers[{i}].minimum", -1e6, 1e6)
+        opt = check_number(layer.optimal, f"layers[{i}].optimal", -1e6, 1e6)
+        hi = check_number(layer.maximum, f"layers[{i}].maximum", -1e6, 1e6)
         if not lo < opt < hi:
             raise ValueError(
                 f"layers[{i}] ({layer.name!r}) needs minimum < optimal < maximum, got {lo}, {opt}, {hi}"
             )
-        if len(layer.color) != 3:
-            raise ValueError(f"layers[{i}].color must be (r, g, b), got {layer.color!r}")
+        if not isinstance(layer.color, (tuple, list)) or len(layer.color) != 3:
+            raise TypeError(f"layers[{i}].color must be an (r, g, b) tuple, got {layer.color!r}")
         for c, v in zip("rgb", layer.color, strict=True):
             check_number(v, f"layers[{i}].color.{c}", 0.0, 1.0)
     return tuple(layers)
@@ -125,6 +126,8 @@ def layer_weights(heightmap: npt.ArrayLike, layers: tuple[Layer, ...] = DEFAULT_
     """
     layers = check_layers(layers)
     h: npt.NDArray[np.float64] = as_heightmap(heightmap, dtype=np.float64)
+    # Beyond every layer's range the weights no longer change: clipping keeps the arithmetic finite.
+    h = np.clip(h, min(lay.minimum for lay in layers) - 1.0, max(lay.maximum for lay in layers) + 1.0)
     distance = np.stack(
         [np.maximum(lay.minimum - h, 0.0) + np.maximum(h - lay.maximum, 0.0) for lay in layers], axis=-1
     )

@@ -55,18 +55,26 @@ def box_blur(heightmap: npt.ArrayLike, passes: int = 1) -> npt.NDArray[np.float3
     passes = check_count(passes, "passes", 0, MAX_PASSES)
     h: npt.NDArray[np.float64] = as_heightmap(heightmap, dtype=np.float64).copy()
     rows, cols = h.shape
-    counts = _neighbour_sum(np.ones((rows, cols)))
+    # How many neighbours exist along each axis (3 inside, 2 at an edge, 1 for a single row/column).
+    counts = _axis_counts(rows)[:, None] * _axis_counts(cols)[None, :]
+    v = np.empty_like(h)
     for _ in range(passes):
-        h = _neighbour_sum(h) / counts
+        # Sums over the neighbours that exist, rows then columns, in place (two float64 buffers in all).
+        v[:] = h
+        v[1:] += h[:-1]
+        v[:-1] += h[1:]
+        h[:] = v
+        h[:, 1:] += v[:, :-1]
+        h[:, :-1] += v[:, 1:]
+        h /= counts
     return h.astype(np.float32)
 
 
-def _neighbour_sum(h: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-    """Sum over the 3 x 3 neighbourhood that exists (zero outside), rows then columns, fixed order."""
-    p: npt.NDArray[np.float64] = np.pad(h, 1)
-    vertical = p[:-2] + p[1:-1] + p[2:]
-    total: npt.NDArray[np.float64] = vertical[:, :-2] + vertical[:, 1:-1] + vertical[:, 2:]
-    return total
+def _axis_counts(n: int) -> npt.NDArray[np.float64]:
+    counts = np.full(n, 3.0)
+    counts[0] -= 1.0
+    counts[-1] -= 1.0
+    return np.maximum(counts, 1.0)
 
 
 def erosion_margin(k: float, passes: int, tolerance: float = WINDOW_TOLERANCE) -> int:

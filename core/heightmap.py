@@ -53,9 +53,12 @@ def check_number(
     """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
-    v = float(value)
     lo_br, hi_br = ("(" if low_open else "["), (")" if high_open else "]")
     rng = f"{lo_br}{'-inf' if low is None else low}, {'inf' if high is None else high}{hi_br}"
+    try:
+        v = float(value)
+    except OverflowError:
+        raise ValueError(f"{name} must be in {rng}, got an integer too large for a float") from None
     if not np.isfinite(v):
         raise ValueError(f"{name} must be finite and in {rng}, got {v}")
     if low is not None and (v < low or (low_open and v == low)):
@@ -116,9 +119,15 @@ def as_heightmap(
     TypeError
         If the array is not real-valued numbers.
     ValueError
-        If it is not 2-D, is empty, or holds NaN/Inf.
+        If it is not 2-D, is empty, ragged, or holds NaN/Inf (also after
+        conversion: values beyond float32's range).
     """
-    arr = np.asarray(heightmap)
+    if isinstance(heightmap, np.ma.MaskedArray):
+        raise TypeError(f"{name} must not be a masked array: fill the masked cells first (.filled())")
+    try:
+        arr = np.asarray(heightmap)
+    except ValueError as err:  # ragged nested lists
+        raise ValueError(f"{name} must be a rectangular 2-D array: {err}") from None
     if arr.dtype.kind not in "biuf":
         raise TypeError(f"{name} must hold real numbers, got dtype {arr.dtype}")
     if arr.ndim != 2 or arr.size == 0:
@@ -142,7 +151,8 @@ def normalize(
     value_range : (float, float), optional
         The ``(low, high)`` that map to 0 and 1. Defaults to the map's own
         minimum and maximum; pass a world's range to normalise a window of it
-        consistently with the whole.
+        consistently with the whole. Values outside the range are clipped to
+        ``[0, 1]``.
 
     Returns
     -------
@@ -160,13 +170,19 @@ def normalize(
     if value_range is None:
         low, high = float(h.min()), float(h.max())
     else:
+        if not isinstance(value_range, (tuple, list)) or len(value_range) != 2:
+            raise TypeError(f"value_range must be a (low, high) pair, got {value_range!r}")
         low = check_number(value_range[0], "value_range[0]")
         high = check_number(value_range[1], "value_range[1]")
         if high < low:
-            raise ValueError(f"value_range must have low <= high, got {value_range}")
+            raise ValueError(f"value_range must have low <= high, got {tuple(value_range)}")
     if high == low:
         return np.zeros(h.shape, dtype=np.float32)
-    return ((h - low) / (high - low)).astype(np.float32)
+    if np.isfinite(high - low):
+        out = (h - low) / (high - low)
+    else:  # a span beyond float64's range: halve everything first (exact), then the same formula
+        out = (h * 0.5 - low * 0.5) / (high * 0.5 - low * 0.5)
+    return np.clip(out, 0.0, 1.0).astype(np.float32)
 
 
 def flatten(heightmap: npt.ArrayLike, exponent: float) -> npt.NDArray[np.float32]:

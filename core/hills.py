@@ -26,10 +26,18 @@ from .heightmap import check_count, check_number, check_shape, flatten, normaliz
 from .rng import check_seed, uniform
 from .window import Window, check_window
 
-__all__ = ["MAX_HILLS", "HillSet", "hill_parameters", "add_hill", "raw_hills", "circle_hills", "hills_raw"]
+__all__ = [
+    "MAX_HILLS", "MAX_RADIUS", "MAX_HILL_WORK", "HillSet",
+    "hill_parameters", "add_hill", "raw_hills", "circle_hills", "hills_raw",
+]
 
 #: Upper bound on the number of hills per call.
 MAX_HILLS = 1_000_000
+#: Upper bound on a hill's radius (cells).
+MAX_RADIUS = 1e6
+#: Upper bound on the cell updates of one call (sum over hills of the cells each covers): refuse
+#: requests that would run for minutes instead of freezing the caller.
+MAX_HILL_WORK = 4_000_000_000
 
 
 @dataclass(frozen=True)
@@ -65,8 +73,8 @@ def hill_parameters(
     count : int
         Number of hills, ``0 <= count <= MAX_HILLS``.
     radius_min, radius_max : float
-        Radius range of the bases in cells, ``0 < radius_min <= radius_max``.
-        Each radius is uniform in the range.
+        Radius range of the bases in cells, ``0 < radius_min <= radius_max
+        <= MAX_RADIUS``. Each radius is uniform in the range.
     island : bool
         If false, centres are uniform over the map. If true, each hill lies at
         an angle uniform in ``[0, 2*pi)`` and a distance from the map's centre
@@ -87,8 +95,10 @@ def hill_parameters(
     rows, cols = check_shape(shape)
     seed = check_seed(seed)
     count = check_count(count, "count", 0, MAX_HILLS)
-    rmin = check_number(radius_min, "radius_min", 0.0, None, low_open=True)
-    rmax = check_number(radius_max, "radius_max", 0.0, None, low_open=True)
+    rmin = check_number(radius_min, "radius_min", 0.0, MAX_RADIUS, low_open=True)
+    rmax = check_number(radius_max, "radius_max", 0.0, MAX_RADIUS, low_open=True)
+    if not isinstance(island, (bool, np.bool_)):
+        raise TypeError(f"island must be a bool, got {type(island).__name__}")
     if rmin > rmax:
         raise ValueError(f"radius_min ({rmin}) must be <= radius_max ({rmax})")
     index = np.arange(count, dtype=np.int64)
@@ -127,14 +137,27 @@ def add_hill(
     heightmap : ndarray of float64, shape (rows, cols)
         Modified in place.
     row, col : float
-        Centre in continuous world cell coordinates (may lie outside the map).
+        Centre in continuous world cell coordinates (may lie outside the map),
+        in ``[-1e9, 1e9]``.
     radius : float
-        Base radius in cells, > 0.
+        Base radius in cells, in ``(0, MAX_RADIUS]``.
     origin : (int, int)
         World coordinates of ``heightmap[0, 0]`` (a window of a larger world).
     height : float, optional
-        Peak height; ``None`` for the unscaled ``r**2 - d**2``.
+        Peak height in ``[-1e12, 1e12]``; ``None`` for the unscaled ``r**2 - d**2``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For a heightmap that is not a 2-D float64 array, or bad numbers.
     """
+    if not isinstance(heightmap, np.ndarray) or heightmap.ndim != 2 or heightmap.dtype != np.float64:
+        raise TypeError("heightmap must be a 2-D float64 ndarray (it is modified in place)")
+    row = check_number(row, "row", -1e9, 1e9)
+    col = check_number(col, "col", -1e9, 1e9)
+    radius = check_number(radius, "radius", 0.0, MAX_RADIUS, low_open=True)
+    if height is not None:
+        height = check_number(height, "height", -1e12, 1e12)
     n_rows, n_cols = heightmap.shape
     o_row, o_col = origin
     r0 = max(int(math.ceil(row - radius)), o_row)
@@ -176,8 +199,33 @@ def raw_hills(
         In squared cells when unscaled (a lone hill of radius ``r`` peaks at
         ``r**2``). Hills are added in index order, so every cell's value is
         bit-identical in any window.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For malformed hills, or when the hills would update more than
+        ``MAX_HILL_WORK`` cells (minutes of work).
     """
     win = check_window(shape, window)
+    if not isinstance(hills, HillSet):
+        raise TypeError(f"hills must be a HillSet, got {type(hills).__name__}")
+    arrays = [np.asarray(a, dtype=np.float64) for a in (hills.rows, hills.cols, hills.radii)]
+    if len({a.shape for a in arrays}) != 1 or arrays[0].ndim != 1 or not all(np.isfinite(a).all() for a in arrays):
+        raise ValueError("hills must hold finite rows, cols and radii of the same length")
+    if (arrays[2] <= 0).any() or (arrays[2] > MAX_RADIUS).any():
+        raise ValueError(f"hill radii must be in (0, {MAX_RADIUS}]")
+    if heights is not None:
+        heights = np.asarray(heights, dtype=np.float64)
+        if heights.shape != arrays[0].shape or not np.isfinite(heights).all():
+            raise ValueError("heights must be finite, one per hill")
+    hills = HillSet(*arrays)
+    # Refuse work that would take minutes: each hill updates at most its square or the window.
+    work = float(np.minimum((2 * hills.radii + 1) ** 2, win.rows * win.cols).sum())
+    if work > MAX_HILL_WORK:
+        raise ValueError(
+            f"count x hill area is {work:.3g} cell updates, more than {MAX_HILL_WORK:.0e}: "
+            "use fewer hills or smaller radii (radius_max)"
+        )
     out = np.zeros(win.shape, dtype=np.float64)
     # Only the hills whose base reaches the window.
     near = (

@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .heightmap import check_count, check_number
-from .hills import MAX_HILLS, HillSet, raw_hills
+from .hills import MAX_HILLS, MAX_RADIUS, HillSet, raw_hills
 from .rng import check_seed, uniform
 from .window import Window, check_window
 
@@ -102,8 +102,8 @@ def noise_hills_pits(
     seed = check_seed(seed)
     n_hills = check_count(hills, "hills", 0, MAX_HILLS)
     n_pits = check_count(pits, "pits", 0, MAX_HILLS)
-    h_rad = _range(hill_radius, "hill_radius", 0.0, 1e6, low_open=True)
-    p_rad = _range(pit_radius, "pit_radius", 0.0, 1e6, low_open=True)
+    h_rad = _range(hill_radius, "hill_radius", 0.0, MAX_RADIUS, low_open=True)
+    p_rad = _range(pit_radius, "pit_radius", 0.0, MAX_RADIUS, low_open=True)
     h_ht = _range(hill_height, "hill_height", 0.0, 1e6)
     p_ht = _range(pit_height, "pit_height", 0.0, 1e6)
     out = white_noise(world_shape, seed, noise, win)

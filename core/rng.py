@@ -70,8 +70,12 @@ def stream_key(stream: str) -> int:
     """
     if not isinstance(stream, str):
         raise TypeError(f"stream must be a str, got {type(stream).__name__}")
+    try:
+        data = stream.encode("utf-8")
+    except UnicodeEncodeError as err:
+        raise ValueError(f"stream must be encodable as UTF-8: {err}") from None
     key = _FNV_OFFSET
-    for byte in stream.encode("utf-8"):
+    for byte in data:
         key = ((key ^ byte) * _FNV_PRIME) & SEED_MAX
     return key
 
@@ -139,6 +143,13 @@ def sub_seed(seed: int, stream: str, *indices: int) -> int:
     """Derive an independent seed for a part of a whole (a chunk, a tile, a section).
 
     ``sub_seed(level_seed, "section", 4)`` is the seed of section 4; sub-seeds
-    can be nested as deep as needed. Returns an ``int`` in ``[0, 2**64 - 1]``.
+    can be nested as deep as needed. ``indices`` are integers in
+    ``[-2**63, 2**63)`` (``TypeError``/``ValueError`` otherwise). Returns an
+    ``int`` in ``[0, 2**64 - 1]``.
     """
-    return int(hash_u64(seed, stream, *[np.int64(i) for i in indices])[0])
+    for k, index in enumerate(indices):
+        if isinstance(index, (bool, np.bool_)) or not isinstance(index, (int, np.integer)):
+            raise TypeError(f"indices[{k}] must be an integer, got {type(index).__name__}")
+        if not -(2**63) <= int(index) < 2**63:
+            raise ValueError(f"indices[{k}] must be in [-2**63, 2**63), got {int(index)}")
+    return int(hash_u64(seed, stream, *[np.int64(int(i)) for i in indices])[0])

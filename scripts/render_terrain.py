@@ -38,6 +38,10 @@ def load_orogen():
 
 def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--recipe", type=Path, default=None,
+                        help="terrain recipe JSON file (generator, seed, shape, filters); replaces the options below")
+    parser.add_argument("--generator", choices=("hills", "faults", "diamond_square", "noise"), default="hills",
+                        help="generator (default hills; the hill options apply to hills)")
     parser.add_argument("--seed", type=int, default=7, help="terrain seed (default 7)")
     parser.add_argument("--size", type=int, default=257, help="vertices per side (default 257)")
     parser.add_argument("--hills", type=int, default=300, help="number of hills (default 300)")
@@ -49,13 +53,38 @@ def parse_args(argv):
     parser.add_argument("--height", type=float, default=22.0, help="terrain height in metres (default 22)")
     parser.add_argument("--azimuth", type=float, default=300.0, help="sun azimuth in degrees from north (default 300)")
     parser.add_argument("--altitude", type=float, default=35.0, help="sun altitude in degrees (default 35)")
-    parser.add_argument("--shading", choices=("LIT", "UNLIT"), default="LIT")
-    parser.add_argument("--view", choices=("OBLIQUE", "TOP"), default="OBLIQUE")
+    parser.add_argument("--shading", choices=("LIT", "UNLIT"), default="LIT", help="material look (default LIT)")
+    parser.add_argument("--view", choices=("OBLIQUE", "TOP"), default="OBLIQUE", help="camera (default OBLIQUE)")
     parser.add_argument("--samples", type=int, default=32, help="Cycles samples (default 32)")
-    parser.add_argument("--resolution", type=int, nargs=2, default=(960, 540), metavar=("X", "Y"))
-    parser.add_argument("--output", default=str(ROOT / "out" / "terrain.png"), help="PNG to write")
-    parser.add_argument("--blend", default=None, help="also save the scene to this .blend file")
-    return parser.parse_args(argv)
+    parser.add_argument("--resolution", type=int, nargs=2, default=(960, 540), metavar=("X", "Y"),
+                        help="image size in pixels (default 960 540)")
+    parser.add_argument("--output", type=Path, default=ROOT / "out" / "terrain.png",
+                        help="PNG file to write (default out/terrain.png)")
+    parser.add_argument("--blend", type=Path, default=None, help="also save the scene to this .blend file")
+    args = parser.parse_args(argv)
+    problems = []
+    if min(args.resolution) < 4:
+        problems.append("--resolution must be at least 4 x 4 pixels")
+    if args.samples < 1:
+        problems.append("--samples must be at least 1")
+    if not 0 <= args.seed <= 2**31 - 1:
+        problems.append("--seed must be in [0, 2147483647]")
+    if not 2 <= args.size <= 4096:
+        problems.append("--size must be in [2, 4096]")
+    if not (math.isfinite(args.azimuth) and math.isfinite(args.altitude) and 0 < args.altitude <= 90):
+        problems.append("--azimuth must be finite and --altitude in (0, 90] degrees")
+    if not all(math.isfinite(v) for v in (args.width, args.height, args.flattening, *args.radius)):
+        problems.append("--width, --height, --flattening and --radius must be finite numbers")
+    for option, path, suffix in (("--output", args.output, ".png"), ("--blend", args.blend, ".blend")):
+        if path is None:
+            continue
+        if path.suffix.lower() != suffix or path.is_dir():
+            problems.append(f"{option} must be a {suffix} file path, got {str(path)!r}")
+        elif any(p.exists() and not p.is_dir() for p in path.resolve().parents):
+            problems.append(f"{option}: a parent of {str(path)!r} is a file, not a folder")
+    if problems:
+        parser.error("; ".join(problems))
+    return args
 
 
 def main(argv=None):
@@ -66,29 +95,35 @@ def main(argv=None):
     orogen = load_orogen()
     render = orogen.addon.render
     scene = bpy.context.scene
-    result = bpy.ops.orogen.terrain_add(
-        size=args.size, seed=args.seed, hill_count=args.hills,
-        radius_min=args.radius[0], radius_max=args.radius[1], island=args.island,
-        flattening=args.flattening, width=args.width, height=args.height,
-        light_azimuth=math.radians(args.azimuth % 360.0), shading=args.shading,
-    )
-    if result != {'FINISHED'}:
-        sys.exit(f"terrain_add failed: {result}")
+    recipe = args.recipe.read_text(encoding="utf-8") if args.recipe else ""
+    try:
+        bpy.ops.orogen.terrain_add(
+            recipe=recipe, generator=args.generator,
+            size=args.size, seed=args.seed, hill_count=args.hills,
+            radius_min=args.radius[0], radius_max=args.radius[1], island=args.island,
+            flattening=args.flattening, width=args.width, height=args.height,
+            light_azimuth=math.radians(args.azimuth % 360.0), shading=args.shading,
+        )
+    except RuntimeError as err:  # the operator reported an error (bpy.ops raises it)
+        sys.exit(f"error: {str(err).strip()}")
     terrain = bpy.context.active_object
     aspect = args.resolution[0] / args.resolution[1]
     render.add_camera(scene, terrain, view=args.view, aspect=aspect)
     render.add_sun(scene, math.radians(args.azimuth), math.radians(args.altitude))
     render.set_world(scene)
     render.configure_cycles(scene, tuple(args.resolution), args.samples)
-    output = Path(args.output).resolve()
-    output.parent.mkdir(parents=True, exist_ok=True)
-    render.render_still(scene, str(output))
-    print(f"wrote {output}")
-    if args.blend:
-        blend = Path(args.blend).resolve()
-        blend.parent.mkdir(parents=True, exist_ok=True)
-        bpy.ops.wm.save_as_mainfile(filepath=str(blend))
-        print(f"wrote {blend}")
+    output = args.output.resolve()
+    for path in (output, args.blend.resolve() if args.blend else None):
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        render.render_still(scene, str(output))
+        print(f"wrote {output}")
+        if args.blend:
+            bpy.ops.wm.save_as_mainfile(filepath=str(args.blend.resolve()))
+            print(f"wrote {args.blend.resolve()}")
+    except RuntimeError as err:
+        sys.exit(f"error: {str(err).strip()}")
 
 
 if __name__ == "__main__":

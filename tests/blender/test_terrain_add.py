@@ -145,3 +145,29 @@ def test_panel_settings_drive_the_generate_button(scene, orogen):
     obj = bpy.context.active_object
     assert len(obj.data.vertices) == 400
     assert vertices(obj)[:, 2].max() == pytest.approx(7.0)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"width": float("nan")}, "Width must be a finite number"),
+        ({"height": float("nan"), "use_lightmap": False}, "Height must be a finite number"),
+        ({"light_softness": float("nan")}, "Softness must be a finite number"),
+        ({"location": (float("nan"), 0.0, 0.0)}, "Location must be a finite number"),
+    ],
+)
+def test_nan_settings_are_reported_and_never_reach_a_mesh(scene, kwargs, match):
+    before = (len(bpy.data.objects), len(bpy.data.meshes), len(bpy.data.materials))
+    with pytest.raises(RuntimeError, match=match):
+        bpy.ops.orogen.terrain_add(size=8, **kwargs)
+    with pytest.raises(RuntimeError, match="must be a finite number"):
+        bpy.ops.orogen.profile_add(columns=8, **{k: v for k, v in kwargs.items() if k == "location"},
+                                   length=float("nan"))
+    assert (len(bpy.data.objects), len(bpy.data.meshes), len(bpy.data.materials)) == before
+
+
+def test_too_much_hill_work_is_refused_quickly(scene):
+    before = len(bpy.data.objects)
+    with pytest.raises(RuntimeError, match="cell updates"):
+        bpy.ops.orogen.terrain_add(size=4096, hill_count=100_000, radius_min=4096, radius_max=4096)
+    assert len(bpy.data.objects) == before

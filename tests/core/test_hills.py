@@ -98,7 +98,10 @@ def test_no_hill_gives_a_flat_zero_map():
     ("kwargs", "error", "match"),
     [
         ({"radius_min": 5.0, "radius_max": 2.0}, ValueError, r"radius_min \(5.0\) must be <= radius_max"),
-        ({"radius_min": 0.0}, ValueError, r"radius_min must be in \(0.0, inf\]"),
+        ({"radius_min": 0.0}, ValueError, r"radius_min must be in \(0.0, 1000000.0\]"),
+        ({"radius_max": 10**400}, ValueError, "radius_max must be in .* too large"),
+        ({"radius_min": 1e154, "radius_max": 1e154}, ValueError, "radius_min must be in"),
+        ({"island": "no"}, TypeError, "island must be a bool"),
         ({"count": -1}, ValueError, r"count must be in \[0, 1000000\]"),
         ({"count": 2.5}, TypeError, "count must be an integer"),
         ({"flattening": 0.0}, ValueError, "flattening"),

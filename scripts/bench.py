@@ -1,0 +1,316 @@
+"""Orogen's benchmark: speed and memory of the generators, against straightforward references.
+
+    .venv/bin/python scripts/bench.py                 # full run (about two minutes on 2 cores)
+    .venv/bin/python scripts/bench.py --quick         # small sizes, a smoke run
+    .venv/bin/python scripts/bench.py --json out/bench.json --no-blender
+
+Prints a table and writes JSON. Times are medians of several runs
+(``time.perf_counter``); peak memory is measured separately with
+``tracemalloc`` (numpy reports its buffers to it) and given as a multiple of
+the heightmap's own bytes. The reference implementations below are the
+algorithms written the obvious way (a loop per fault or hill over the whole
+grid, a loop per cell for filters), kept here only to measure against.
+The Blender part times ``orogen.terrain_add`` (lightmap and material on)
+against the floor of making a grid mesh of the same size with numpy and
+``foreach_set`` in the same process.
+"""
+
+import argparse
+import json
+import math
+import platform
+import statistics
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # scripts may import the source tree; the extension itself never does this
+
+from core import filters, rng  # noqa: E402
+from core.faults import fault_displacements, fault_formation, fault_lines  # noqa: E402
+from core.hills import hill_parameters, hills_raw  # noqa: E402
+from core.recipe import GENERATORS, Recipe  # noqa: E402
+
+TARGETS = {
+    "default_1025_s": 0.25,
+    "faults_speedup": 20.0,
+    "hills_speedup": 20.0,
+    "any_4097_s": 4.0,
+    "peak_memory_x": 10.0,
+    "blender_floor_x": 1.5,
+}
+
+
+# --- reference implementations -------------------------------------------------------------
+def ref_faults(shape, seed, faults):
+    """Per-fault loop over the whole grid (the textbook version)."""
+    rows, cols = shape
+    rr, cc = np.mgrid[0:rows, 0:cols].astype(np.float64)
+    h = np.zeros(shape)
+    for (r1, c1, r2, c2), d in zip(fault_lines(shape, seed, faults), fault_displacements(faults, 1.0, 0.0),
+                                   strict=True):
+        h += d * ((c2 - c1) * (rr - r1) - (r2 - r1) * (cc - c1) < 0)
+    return h
+
+
+def ref_hills(shape, seed, count, rmin, rmax):
+    """Per-hill loop over the whole grid, as in the tutorials' code."""
+    hills = hill_parameters(shape, seed, count, rmin, rmax)
+    rr, cc = np.mgrid[0 : shape[0], 0 : shape[1]].astype(np.float64)
+    h = np.zeros(shape)
+    for r, c, rad in zip(hills.rows, hills.cols, hills.radii, strict=True):
+        h += np.maximum(rad * rad - ((rr - r) ** 2 + (cc - c) ** 2), 0.0)
+    return h
+
+
+def ref_box_blur(h):
+    """One pass of a per-cell 3 x 3 mean in plain Python."""
+    rows, cols = len(h), len(h[0])
+    out = [[0.0] * cols for _ in range(rows)]
+    for i in range(rows):
+        for j in range(cols):
+            total, n = 0.0, 0
+            for a in range(max(i - 1, 0), min(i + 2, rows)):
+                for b in range(max(j - 1, 0), min(j + 2, cols)):
+                    total += h[a][b]
+                    n += 1
+            out[i][j] = total / n
+    return out
+
+
+def ref_erosion(h, k):
+    """One pass of the one-pole filter, four directions, per cell in plain Python."""
+    rows, cols = len(h), len(h[0])
+    for i in range(rows):
+        for j in range(1, cols):
+            h[i][j] = k * h[i][j - 1] + (1 - k) * h[i][j]
+        for j in range(cols - 2, -1, -1):
+            h[i][j] = k * h[i][j + 1] + (1 - k) * h[i][j]
+    for j in range(cols):
+        for i in range(1, rows):
+            h[i][j] = k * h[i - 1][j] + (1 - k) * h[i][j]
+        for i in range(rows - 2, -1, -1):
+            h[i][j] = k * h[i + 1][j] + (1 - k) * h[i][j]
+    return h
+
+
+def ref_diamond_square(n, seed, roughness):
+    """Classic diamond-square on an n = 2**k + 1 grid, point by point in plain Python."""
+    h = [[0.0] * n for _ in range(n)]
+    noise = rng.uniform(seed, "ref", np.arange(n * n)).reshape(n, n).tolist()
+    step, amp = n - 1, 1.0
+    while step > 1:
+        half = step // 2
+        for i in range(half, n, step):
+            for j in range(half, n, step):
+                avg = (h[i - half][j - half] + h[i - half][j + half] + h[i + half][j - half] + h[i + half][j + half])
+                h[i][j] = avg / 4 + (noise[i][j] * 2 - 1) * amp
+        for i in range(0, n, half):
+            for j in range((i + half) % step, n, step):
+                total, m = 0.0, 0
+                for a, b in ((i - half, j), (i + half, j), (i, j - half), (i, j + half)):
+                    if 0 <= a < n and 0 <= b < n:
+                        total += h[a][b]
+                        m += 1
+                h[i][j] = total / m + (noise[i][j] * 2 - 1) * amp
+        step, amp = half, amp * 2.0 ** (-roughness)
+    return h
+
+
+def ref_noise(shape, seed):
+    """The tutorial's noise with hills and pits: every paraboloid over the whole grid."""
+    rows, cols = shape
+    h = rng.uniform(seed, "ref", np.arange(rows)[:, None], np.arange(cols)[None, :]) * 0.1
+    rr, cc = np.mgrid[0:rows, 0:cols].astype(np.float64)
+    for stream, count, sign in (("hills", 300, 1.0), ("pits", 100, -1.0)):
+        i = np.arange(count)
+        r = rng.uniform(seed, stream + "r", i) * rows
+        c = rng.uniform(seed, stream + "c", i) * cols
+        rad = 4 + rng.uniform(seed, stream + "rad", i) * 12
+        for a, b, q in zip(r, c, rad, strict=True):
+            h += sign * 0.4 * np.maximum(1 - ((rr - a) ** 2 + (cc - b) ** 2) / (q * q), 0.0)
+    return h
+
+
+# --- measurement ---------------------------------------------------------------------------
+def median_time(fn, runs):
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+def peak_bytes(fn):
+    tracemalloc.start()
+    tracemalloc.reset_peak()
+    fn()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return peak
+
+
+def bench_generators(sizes, runs):
+    rows = []
+    for n in sizes:
+        heightmap_bytes = n * n * 4
+        cases = {f"{g} (defaults)": (lambda g=g, n=n: Recipe(g, 1, (n, n)).evaluate()) for g in GENERATORS}
+        noise = np.random.default_rng(0).random((n, n)).astype(np.float32)
+        cases["box blur (3 passes)"] = lambda noise=noise: filters.box_blur(noise, 3)
+        cases["erosion filter (k 0.5, 1 pass)"] = lambda noise=noise: filters.erosion_filter(noise, 0.5, 1)
+        for name, fn in cases.items():
+            t = median_time(fn, runs if n <= 1025 else max(1, runs // 2))
+            peak = peak_bytes(fn)
+            rows.append({"case": name, "size": n, "seconds": t, "peak_bytes": peak,
+                         "peak_x_heightmap": peak / heightmap_bytes})
+    return rows
+
+
+def bench_references(n, runs, quick):
+    shape = (n, n)
+    cells = np.random.default_rng(0).random(shape)
+    faults = 1000 if not quick else 100
+    hills = 2000 if not quick else 200
+    cases = [
+        (f"fault formation, {faults} faults", lambda: fault_formation(shape, 1, faults),
+         lambda: ref_faults(shape, 1, faults), "per-fault loop over the grid"),
+        (f"hills, {hills} hills", lambda: hills_raw(shape, 1, hills, 4.0, 20.0),
+         lambda: ref_hills(shape, 1, hills, 4.0, 20.0), "per-hill loop over the grid"),
+        ("noise, 300 hills + 100 pits", lambda: Recipe("noise", 1, shape).evaluate(),
+         lambda: ref_noise(shape, 1), "every paraboloid over the grid"),
+        ("diamond-square", lambda: Recipe("diamond_square", 1, shape).evaluate(),
+         lambda: ref_diamond_square(2 ** math.ceil(math.log2(n - 1)) + 1, 1, 1.0), "per-point loop"),
+        ("box blur, 1 pass", lambda: filters.box_blur(cells, 1),
+         lambda: ref_box_blur(cells.tolist()), "per-cell loop"),
+        ("erosion filter, 1 pass", lambda: filters.erosion_filter(cells, 0.5, 1),
+         lambda: ref_erosion(cells.tolist(), 0.5), "per-cell loop"),
+    ]
+    rows = []
+    for name, ours, ref, how in cases:
+        t_ours = median_time(ours, runs)
+        t_ref = median_time(ref, 1)
+        rows.append({"case": name, "size": n, "seconds": t_ours, "reference_seconds": t_ref,
+                     "reference": how, "speedup": t_ref / t_ours})
+    return rows
+
+
+def bench_blender(n, runs):
+    import bpy
+
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from render_terrain import load_orogen
+
+    mesh = load_orogen().addon.mesh
+
+    def floor():
+        h = np.zeros((n, n), np.float32)
+        faces = mesh.grid_faces(n, n)
+        m = bpy.data.meshes.new("floor")
+        m.vertices.add(n * n)
+        m.loops.add(faces.size)
+        m.polygons.add(len(faces))
+        m.vertices.foreach_set("co", mesh.grid_coordinates(h, 100.0, 20.0).ravel())
+        m.loops.foreach_set("vertex_index", faces.ravel())
+        m.polygons.foreach_set("loop_start", np.arange(0, faces.size, 4, dtype=np.int32))
+        m.update(calc_edges=True)
+        bpy.context.scene.collection.objects.link(bpy.data.objects.new("floor", m))
+
+    def fresh(fn):
+        def run():
+            bpy.ops.wm.read_homefile(use_empty=True)
+            t = time.perf_counter()
+            fn()
+            return time.perf_counter() - t
+        return run
+
+    rows = []
+    for g in GENERATORS:
+        t_floor = statistics.median(fresh(floor)() for _ in range(runs))
+        t_op = statistics.median(fresh(lambda g=g: bpy.ops.orogen.terrain_add(size=n, generator=g))()
+                                 for _ in range(runs))
+        rows.append({"case": f"terrain_add {g}", "size": n, "seconds": t_op, "floor_seconds": t_floor,
+                     "x_floor": t_op / t_floor})
+    return rows
+
+
+def verdicts(gen, refs, blender):
+    out = {}
+    d1025 = [r for r in gen if r["size"] == 1025 and "defaults" in r["case"]]
+    if d1025:
+        out["every generator with defaults at 1025 under 0.25 s"] = all(
+            r["seconds"] < TARGETS["default_1025_s"] for r in d1025)
+    big = [r for r in gen if r["size"] == 4097]
+    if big:
+        out["everything at 4097 under 4 s"] = all(r["seconds"] < TARGETS["any_4097_s"] for r in big)
+        out["peak memory at 4097 under 10x the heightmap"] = all(
+            r["peak_x_heightmap"] < TARGETS["peak_memory_x"] for r in big)
+    for key, word in (("faults_speedup", "fault formation"), ("hills_speedup", "hills, ")):
+        match = [r for r in refs if r["case"].startswith(word) and r["size"] == 1025]
+        if match:
+            out[f"{match[0]['case']} at least 20x its reference"] = match[0]["speedup"] >= TARGETS[key]
+    if blender:
+        out["terrain_add at most 1.5x the mesh floor"] = all(r["x_floor"] <= TARGETS["blender_floor_x"]
+                                                              for r in blender)
+    return out
+
+
+def table(rows, columns):
+    lines = [" | ".join(title for title, _ in columns), " | ".join("---" for _ in columns)]
+    for r in rows:
+        lines.append(" | ".join(fmt(r) for _, fmt in columns))
+    return "\n".join(lines)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes, one run: a smoke test")
+    parser.add_argument("--runs", type=int, default=5, help="runs per timing (median); default 5")
+    parser.add_argument("--json", type=Path, default=ROOT / "out" / "bench.json", help="JSON output file")
+    parser.add_argument("--no-blender", action="store_true", help="skip the Blender part")
+    parser.add_argument("--no-reference", action="store_true", help="skip the reference implementations")
+    args = parser.parse_args()
+    sizes = (65, 129) if args.quick else (1025, 4097)
+    runs = 1 if args.quick else args.runs
+
+    gen = bench_generators(sizes, runs)
+    print("## Generators and filters\n")
+    print(table(gen, [("case", lambda r: r["case"]), ("size", lambda r: f"{r['size']}²"),
+                      ("median s", lambda r: f"{r['seconds']:.3f}"),
+                      ("peak MiB", lambda r: f"{r['peak_bytes'] / 2**20:.0f}"),
+                      ("peak / heightmap", lambda r: f"{r['peak_x_heightmap']:.1f}×")]))
+    refs = [] if args.no_reference else bench_references(sizes[0], runs, args.quick)
+    if refs:
+        print("\n## Against straightforward references\n")
+        print(table(refs, [("case", lambda r: r["case"]), ("size", lambda r: f"{r['size']}²"),
+                           ("Orogen s", lambda r: f"{r['seconds']:.3f}"),
+                           ("reference s", lambda r: f"{r['reference_seconds']:.2f}"),
+                           ("reference", lambda r: r["reference"]),
+                           ("speed-up", lambda r: f"{r['speedup']:.0f}×")]))
+    blender = [] if args.no_blender else bench_blender(sizes[0], max(1, min(runs, 3)))
+    if blender:
+        print("\n## In Blender (lightmap and material on)\n")
+        print(table(blender, [("case", lambda r: r["case"]), ("size", lambda r: f"{r['size']}²"),
+                              ("operator s", lambda r: f"{r['seconds']:.3f}"),
+                              ("mesh floor s", lambda r: f"{r['floor_seconds']:.3f}"),
+                              ("× floor", lambda r: f"{r['x_floor']:.2f}")]))
+    checks = verdicts(gen, refs, blender)
+    if checks:
+        print("\n## Targets\n")
+        for name, ok in checks.items():
+            print(f"- {'met' if ok else 'MISSED'}: {name}")
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps({
+        "machine": {"python": platform.python_version(), "numpy": np.__version__, "cpus": __import__("os").cpu_count(),
+                    "platform": platform.platform()},
+        "targets": TARGETS, "generators": gen, "references": refs, "blender": blender, "verdicts": checks,
+    }, indent=2))
+    print(f"\nwrote {args.json}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,88 @@
+"""Bad input gets a clear error naming the parameter, and never NaN/Inf out."""
+
+import re
+
+import numpy as np
+import pytest
+
+import core
+from core import rng
+from core.hills import MAX_HILL_WORK, HillSet, add_hill, hill_parameters, raw_hills
+
+
+def test_normalize_survives_spans_beyond_float64():
+    out = core.normalize(np.array([[-1.7e308, 0.0, 1.7e308]]))
+    assert np.isfinite(out).all() and out[0].tolist() == pytest.approx([0.0, 0.5, 1.0])
+
+
+def test_normalize_with_a_range_clips_into_0_1():
+    out = core.normalize(np.array([[1e300, 0.0, 5.0, -3.0]]), (0.0, 1.0))
+    assert out[0].tolist() == [1.0, 0.0, 1.0, 0.0]
+
+
+@pytest.mark.parametrize(("value_range", "error"), [(5, TypeError), ((1,), TypeError), ({0, 1}, TypeError),
+                                                    ((0, 1, 2), TypeError), ((2, 1), ValueError)])
+def test_normalize_value_range_must_be_a_pair(value_range, error):
+    with pytest.raises(error, match="value_range"):
+        core.normalize(np.zeros((2, 2)), value_range)
+
+
+def test_masked_and_ragged_arrays_are_refused_by_name():
+    with pytest.raises(TypeError, match="heightmap must not be a masked array"):
+        core.normalize(np.ma.masked_array(np.zeros((2, 2)), mask=[[1, 0], [0, 0]]))
+    with pytest.raises(ValueError, match="heightmap must be a rectangular"):
+        core.normalize([[1.0, 2.0], [3.0]])
+
+
+def test_huge_integers_are_value_errors():
+    with pytest.raises(ValueError, match="exponent must be in .* too large"):
+        core.flatten(np.zeros((2, 2)), 10**400)
+    with pytest.raises(ValueError, match="azimuth"):
+        core.light_direction(10**400)
+
+
+def test_azimuth_is_taken_modulo_360_even_when_huge():
+    assert core.light_direction(1e300) == core.light_direction(1e300 % 360.0)
+
+
+def test_colormap_stays_finite_for_extreme_heights():
+    layers = (core.Layer("a", (0.5, 0.5, 0.5), 0.1, 0.5, 0.9),)
+    out = core.colormap(np.array([[-1.7e308, 0.0, 1e17]]), layers)
+    assert np.isfinite(out).all()
+    snow = core.colormap(np.array([[1e17]]))[0, 0]
+    assert snow.tolist() == pytest.approx(core.DEFAULT_LAYERS[2].color, abs=1e-4)
+    with pytest.raises(ValueError, match=r"layers\[0\].maximum must be in \[-1000000.0, 1000000.0\]"):
+        core.colormap(np.zeros((1, 1)), (core.Layer("a", (0, 0, 0), 0.0, 1.0, 1e308),))
+    with pytest.raises(TypeError, match=r"layers\[0\].color must be an \(r, g, b\) tuple"):
+        core.colormap(np.zeros((1, 1)), (core.Layer("a", None, 0.0, 0.5, 1.0),))
+
+
+@pytest.mark.parametrize(("index", "error"), [(1.5, TypeError), (True, TypeError), ("3", TypeError),
+                                              ([1, 2], TypeError), (2**63, ValueError)])
+def test_sub_seed_indices_must_be_integers(index, error):
+    with pytest.raises(error, match=r"indices\[0\]"):
+        rng.sub_seed(1, "s", index)
+
+
+def test_stream_must_encode():
+    with pytest.raises(ValueError, match="stream"):
+        rng.uniform(1, "\ud800", 0)
+
+
+def test_add_hill_checks_its_arguments():
+    with pytest.raises(TypeError, match="heightmap must be a 2-D float64"):
+        add_hill(np.zeros((4, 4), dtype=np.int64), 1, 1, 1)
+    with pytest.raises(ValueError, match="row must be finite"):
+        add_hill(np.zeros((4, 4)), float("nan"), 1, 1)
+    with pytest.raises(ValueError, match="radius must be in"):
+        add_hill(np.zeros((4, 4)), 1, 1, 1e200)
+
+
+def test_raw_hills_checks_the_hill_set_and_refuses_hours_of_work():
+    with pytest.raises(TypeError, match="hills must be a HillSet"):
+        raw_hills((8, 8), None)
+    with pytest.raises(ValueError, match="same length"):
+        raw_hills((8, 8), HillSet(np.zeros(3), np.zeros(2), np.ones(3)))
+    big = hill_parameters((8193, 8193), 0, 1_000_000, 8193, 8193)
+    with pytest.raises(ValueError, match=re.escape(f"more than {MAX_HILL_WORK:.0e}")):
+        raw_hills((8193, 8193), big)
