@@ -37,6 +37,45 @@ def grid_coordinates(heightmap: npt.NDArray[np.float32], width: float, height: f
     return co.reshape(-1, 3)
 
 
+def new_mesh(name: str, co: npt.NDArray[np.float32], faces: npt.NDArray[np.int32]) -> bpy.types.Mesh:
+    """A mesh from vertex positions ``float32 (n, 3)`` and quads ``int32 (m, 4)``, with edges computed.
+
+    Positions and corner vertices are written through the generic attribute
+    API (``position``, ``.corner_vert``), a straight copy that is about a
+    hundred times faster than ``vertices.foreach_set("co")``; Blender versions
+    without those attributes fall back to the classic collections.
+    """
+    mesh = bpy.data.meshes.new(name)
+    mesh.vertices.add(len(co))
+    mesh.loops.add(faces.size)
+    mesh.polygons.add(len(faces))
+    _set_attribute(mesh, "position", "vector", co.ravel(), lambda v: mesh.vertices.foreach_set("co", v))
+    _set_attribute(mesh, ".corner_vert", "value", faces.ravel(),
+                   lambda v: mesh.loops.foreach_set("vertex_index", v))
+    mesh.polygons.foreach_set("loop_start", np.arange(0, faces.size, 4, dtype=np.int32))
+    mesh.update(calc_edges=True)
+    return mesh
+
+
+def _set_attribute(mesh: bpy.types.Mesh, name: str, prop: str, values: npt.NDArray, fallback) -> None:
+    attribute = mesh.attributes.get(name)
+    if attribute is None:
+        fallback(values)
+    else:
+        attribute.data.foreach_set(prop, values)
+
+
+def grid_uvs(rows: int, cols: int) -> npt.NDArray[np.float32]:
+    """UVs of the corners of :func:`grid_faces`, ``float32 ((rows-1)*(cols-1)*4, 2)``: the grid spans [0, 1]²."""
+    u = np.arange(cols, dtype=np.float32) / np.float32(max(cols - 1, 1))
+    v = np.float32(1.0) - np.arange(rows, dtype=np.float32) / np.float32(max(rows - 1, 1))
+    uv = np.empty((rows - 1, cols - 1, 4, 2), dtype=np.float32)
+    # Corner order of each quad: top-left, bottom-left, bottom-right, top-right.
+    uv[..., 0] = np.stack([u[:-1], u[:-1], u[1:], u[1:]], axis=-1)[None, :, :]
+    uv[..., 1] = np.stack([v[:-1], v[1:], v[1:], v[:-1]], axis=-1)[:, None, :]
+    return uv.reshape(-1, 2)
+
+
 def build_grid_mesh(
     name: str,
     heightmap: npt.NDArray[np.float32],
@@ -52,20 +91,9 @@ def build_grid_mesh(
     this works headless and without a 3D View.
     """
     rows, cols = heightmap.shape
-    faces = grid_faces(rows, cols)
-    mesh = bpy.data.meshes.new(name)
-    mesh.vertices.add(rows * cols)
-    mesh.loops.add(faces.size)
-    mesh.polygons.add(len(faces))
-    mesh.vertices.foreach_set("co", grid_coordinates(heightmap, width, height).ravel())
-    mesh.loops.foreach_set("vertex_index", faces.ravel())
-    mesh.polygons.foreach_set("loop_start", np.arange(0, faces.size, 4, dtype=np.int32))
-
-    uv = np.empty((rows, cols, 2), dtype=np.float32)
-    uv[..., 0] = np.linspace(0.0, 1.0, cols, dtype=np.float32)[None, :]
-    uv[..., 1] = np.linspace(1.0, 0.0, rows, dtype=np.float32)[:, None]
-    mesh.uv_layers.new(name=UV_MAP).data.foreach_set("uv", uv.reshape(-1, 2)[faces.ravel()].ravel())
-
+    mesh = new_mesh(name, grid_coordinates(heightmap, width, height), grid_faces(rows, cols))
+    # A UV map is a 2D-vector corner attribute; creating it as one skips uv_layers.new()'s default fill.
+    mesh.attributes.new(UV_MAP, 'FLOAT2', 'CORNER').data.foreach_set("vector", grid_uvs(rows, cols).ravel())
     mesh.attributes.new(HEIGHT_ATTRIBUTE, 'FLOAT', 'POINT').data.foreach_set(
         "value", np.ascontiguousarray(heightmap, dtype=np.float32).ravel()
     )
@@ -74,7 +102,6 @@ def build_grid_mesh(
         rgba[:, :3] = lightmap.reshape(-1, 1)
         layer = mesh.color_attributes.new(LIGHTMAP_ATTRIBUTE, 'FLOAT_COLOR', 'POINT')
         layer.data.foreach_set("color", rgba.ravel())  # linear values, no gamma step
-    mesh.update(calc_edges=True)
     mesh.shade_smooth()
     return mesh
 
@@ -128,13 +155,6 @@ def build_profile_mesh(
         quads.append(ends)
     faces = np.concatenate(quads).astype(np.int32)
 
-    mesh = bpy.data.meshes.new(name)
-    mesh.vertices.add(len(co))
-    mesh.loops.add(faces.size)
-    mesh.polygons.add(len(faces))
-    mesh.vertices.foreach_set("co", co.ravel())
-    mesh.loops.foreach_set("vertex_index", faces.ravel())
-    mesh.polygons.foreach_set("loop_start", np.arange(0, faces.size, 4, dtype=np.int32))
+    mesh = new_mesh(name, co, faces)
     mesh.attributes.new(HEIGHT_ATTRIBUTE, 'FLOAT', 'POINT').data.foreach_set("value", heights)
-    mesh.update(calc_edges=True)
     return mesh

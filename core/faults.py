@@ -1,10 +1,9 @@
 """Fault formation.
 
-The fault-formation algorithm of the terrain literature (Krten, "Generating
-realistic terrain", Dr. Dobb's 1994; Polack, *Focus on 3D Terrain
-Programming*, 2002; described again in the fractal-terrain tutorials): draw a
-random line across the map through two random points, raise every cell on
-one side of it, and repeat. The displacement falls linearly from a maximum
+The fault-formation algorithm of the terrain literature (Polack, *Focus on 3D
+Terrain Programming*, 2002; described again in the fractal-terrain
+tutorials): draw a random line across the map through two random points,
+raise every cell on one side of it, and repeat. The displacement falls linearly from a maximum
 for the first fault to a minimum for the last, ``d_i = d_max - (d_max -
 d_min) * i / n``; the result is then normalised and usually smoothed with
 the erosion filter (:mod:`.erosion`).

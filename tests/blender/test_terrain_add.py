@@ -65,8 +65,14 @@ def test_attributes_uv_and_smooth_shading(scene):
     assert (light[:, 0] == light[:, 1]).all() and (light[:, 3] == 1.0).all()
     assert light[:, 0].min() < light[:, 0].max()  # not a constant bake
     uv = np.empty(len(mesh.loops) * 2, dtype=np.float32)
+    assert mesh.uv_layers.active.name == "UVMap"
     mesh.uv_layers["UVMap"].data.foreach_get("uv", uv)
     assert uv.min() == 0.0 and uv.max() == 1.0
+    # Each corner's UV is its vertex's position across the terrain (u east, v north).
+    corner_vertex = np.empty(len(mesh.loops), dtype=np.int32)
+    mesh.loops.foreach_get("vertex_index", corner_vertex)
+    xy = vertices(obj)[corner_vertex, :2]
+    assert np.allclose(uv.reshape(-1, 2), (xy + 50.0) / 100.0, atol=1e-6)
     assert all(p.use_smooth for p in mesh.polygons)
     normals = np.empty(len(mesh.polygons) * 3, dtype=np.float32)
     mesh.polygons.foreach_get("normal", normals)
