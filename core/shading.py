@@ -71,7 +71,8 @@ def horn_gradient(heightmap: npt.ArrayLike, cell_size: float = 1.0, z_factor: fl
 def _lambert(dx: F64, dy: F64, sun: tuple[float, float, float]) -> F64:
     """Cosine between the surface normal ``(-dx, -dy, 1)/|.|`` and the sun, unclamped numerator/denominator."""
     e, n, u = sun
-    return (u - dx * e - dy * n) / np.sqrt(1.0 + dx * dx + dy * dy)
+    cosine: F64 = (u - dx * e - dy * n) / np.sqrt(1.0 + dx * dx + dy * dy)
+    return cosine
 
 
 def hillshade(
