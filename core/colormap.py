@@ -27,6 +27,9 @@ import numpy.typing as npt
 from .heightmap import as_heightmap, check_number
 
 __all__ = [
+    "LAYER_KINDS",
+    "MAX_LAYERS",
+    "splat_maps",
     "FALLBACK_WEIGHT",
     "FALLBACK_SCALE",
     "Layer",
@@ -58,6 +61,28 @@ class Layer:
     minimum: float
     optimal: float
     maximum: float
+    #: Slope range in degrees where the layer appears (0 to 90: everywhere), e.g. rock above 35 degrees.
+    slope_min: float = 0.0
+    slope_max: float = 90.0
+    #: Width in degrees over which the layer fades out beyond its slope range.
+    slope_softness: float = 5.0
+    #: How the material paints the layer: 'COLOR', 'IMAGE' (``image`` file), 'NOISE' or 'VORONOI'
+    #: (Blender textures from ``color`` to ``color2`` at ``scale``). The colour map uses ``color``.
+    kind: str = "COLOR"
+    image: str = ""
+    color2: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    scale: float = 5.0
+
+    @property
+    def has_slope_range(self) -> bool:
+        """True when the slope range excludes some slopes."""
+        return self.slope_min > 0.0 or self.slope_max < 90.0
+
+
+#: Layer kinds (how the material paints a layer).
+LAYER_KINDS = ("COLOR", "IMAGE", "NOISE", "VORONOI")
+#: At most this many layers (two RGBA splat maps).
+MAX_LAYERS = 8
 
 
 #: Three layers: lowland grass, mid-slope rock, snow on the peaks.
@@ -76,14 +101,15 @@ def check_layers(layers: object) -> tuple[Layer, ...]:
     TypeError
         If it is not a sequence of ``Layer``.
     ValueError
-        If it is empty, a height is not finite or outside ``[-1e6, 1e6]``,
-        ``minimum < optimal < maximum`` does not hold, or a colour channel is
-        outside ``[0, 1]``.
+        If it holds no or more than ``MAX_LAYERS`` layers, a height is not
+        finite or outside ``[-1e6, 1e6]``, ``minimum < optimal < maximum``
+        does not hold, a colour channel is outside ``[0, 1]``, a slope range
+        is outside ``[0, 90]`` or reversed, or a kind is unknown.
     """
     if not isinstance(layers, (list, tuple)) or not all(isinstance(x, Layer) for x in layers):
         raise TypeError("layers must be a list or tuple of Layer")
-    if not layers:
-        raise ValueError("layers must hold at least one Layer")
+    if not 1 <= len(layers) <= MAX_LAYERS:
+        raise ValueError(f"layers must hold 1 to {MAX_LAYERS} Layer, got {len(layers)}")
     for i, layer in enumerate(layers):
         lo = check_number(layer.minimum, f"layers[{i}].minimum", -1e6, 1e6)
         opt = check_number(layer.optimal, f"layers[{i}].optimal", -1e6, 1e6)
@@ -96,20 +122,61 @@ def check_layers(layers: object) -> tuple[Layer, ...]:
             raise TypeError(f"layers[{i}].color must be an (r, g, b) tuple, got {layer.color!r}")
         for c, v in zip("rgb", layer.color, strict=True):
             check_number(v, f"layers[{i}].color.{c}", 0.0, 1.0)
+        s_lo = check_number(layer.slope_min, f"layers[{i}].slope_min", 0.0, 90.0)
+        s_hi = check_number(layer.slope_max, f"layers[{i}].slope_max", 0.0, 90.0)
+        if s_lo > s_hi:
+            raise ValueError(f"layers[{i}] ({layer.name!r}) needs slope_min <= slope_max, got {s_lo}, {s_hi}")
+        check_number(layer.slope_softness, f"layers[{i}].slope_softness", 0.01, 90.0)
+        if layer.kind not in LAYER_KINDS:
+            raise ValueError(f"layers[{i}].kind must be one of {LAYER_KINDS}, got {layer.kind!r}")
+        if not isinstance(layer.color2, (tuple, list)) or len(layer.color2) != 3:
+            raise TypeError(f"layers[{i}].color2 must be an (r, g, b) tuple, got {layer.color2!r}")
+        for c, v in zip("rgb", layer.color2, strict=True):
+            check_number(v, f"layers[{i}].color2.{c}", 0.0, 1.0)
+        check_number(layer.scale, f"layers[{i}].scale", 1e-3, 1e4)
+        if layer.kind == "IMAGE" and not layer.image:
+            raise ValueError(f"layers[{i}] ({layer.name!r}) is an IMAGE layer without an image path")
     return tuple(layers)
 
 
-def layer_presence(heights: npt.NDArray[np.float64], layer: Layer) -> npt.NDArray[np.float64]:
+def layer_presence(
+    heights: npt.NDArray[np.float64], layer: Layer, slopes: npt.NDArray[np.float64] | None = None
+) -> npt.NDArray[np.float64]:
     """Presence of one layer: 1 at ``optimal``, linear to 0 at ``minimum`` and ``maximum``.
 
-    ``heights`` is any float64 array; returns the same shape in ``[0, 1]``.
+    With ``slopes`` (degrees, same shape) and a slope range on the layer, the
+    presence is multiplied by the slope factor: 1 inside ``[slope_min,
+    slope_max]``, falling linearly to 0 over ``slope_softness`` degrees
+    outside it. Returns the shape of ``heights``, in ``[0, 1]``.
     """
     rising = np.clip((heights - layer.minimum) / (layer.optimal - layer.minimum), 0.0, 1.0)
     falling = np.clip((heights - layer.maximum) / (layer.optimal - layer.maximum), 0.0, 1.0)
-    return np.minimum(rising, falling)
+    presence = np.minimum(rising, falling)
+    if slopes is not None and layer.has_slope_range:
+        presence = presence * _slope_factor(slopes, layer)
+    return presence
 
 
-def layer_weights(heightmap: npt.ArrayLike, layers: tuple[Layer, ...] = DEFAULT_LAYERS) -> npt.NDArray[np.float32]:
+def _slope_factor(slopes: npt.NDArray[np.float64], layer: Layer) -> npt.NDArray[np.float64]:
+    soft = layer.slope_softness
+    low = np.clip((slopes - (layer.slope_min - soft)) / soft, 0.0, 1.0)
+    high = np.clip(((layer.slope_max + soft) - slopes) / soft, 0.0, 1.0)
+    factor: npt.NDArray[np.float64] = np.minimum(low, high)
+    return factor
+
+
+def _slope_distance(slopes: npt.NDArray[np.float64], layer: Layer) -> npt.NDArray[np.float64]:
+    """Distance of a slope from the layer's slope range, in degrees / 90 (so comparable with heights)."""
+    d: npt.NDArray[np.float64] = (np.maximum(layer.slope_min - slopes, 0.0)
+                                  + np.maximum(slopes - layer.slope_max, 0.0)) / 90.0
+    return d
+
+
+def layer_weights(
+    heightmap: npt.ArrayLike,
+    layers: tuple[Layer, ...] = DEFAULT_LAYERS,
+    slope: npt.ArrayLike | None = None,
+) -> npt.NDArray[np.float32]:
     """Blend weights of the layers at every cell.
 
     Parameters
@@ -117,7 +184,11 @@ def layer_weights(heightmap: npt.ArrayLike, layers: tuple[Layer, ...] = DEFAULT_
     heightmap : array_like, shape (rows, cols)
         Normalised heights (finite; any value is accepted).
     layers : tuple of Layer
-        At least one layer (see :func:`check_layers`).
+        1 to ``MAX_LAYERS`` layers (see :func:`check_layers`).
+    slope : array_like, shape (rows, cols), optional
+        Slope in degrees (:func:`.shading.slope_degrees`); required when a
+        layer has a slope range. The fallback distance then adds the slope's
+        distance from each layer's slope range (in units of 90 degrees).
 
     Returns
     -------
@@ -128,11 +199,22 @@ def layer_weights(heightmap: npt.ArrayLike, layers: tuple[Layer, ...] = DEFAULT_
     h: npt.NDArray[np.float64] = as_heightmap(heightmap, dtype=np.float64)
     # Beyond every layer's range the weights no longer change: clipping keeps the arithmetic finite.
     h = np.clip(h, min(lay.minimum for lay in layers) - 1.0, max(lay.maximum for lay in layers) + 1.0)
-    distance = np.stack(
-        [np.maximum(lay.minimum - h, 0.0) + np.maximum(h - lay.maximum, 0.0) for lay in layers], axis=-1
-    )
+    s: npt.NDArray[np.float64] | None = None
+    if slope is not None:
+        s = np.clip(as_heightmap(slope, "slope", dtype=np.float64), 0.0, 90.0)
+        if s.shape != h.shape:
+            raise ValueError(f"slope must have the heightmap's shape {h.shape}, got {s.shape}")
+    elif any(lay.has_slope_range for lay in layers):
+        raise ValueError("slope (degrees) is required: a layer has a slope range")
+    distances = []
+    for lay in layers:
+        d = np.maximum(lay.minimum - h, 0.0) + np.maximum(h - lay.maximum, 0.0)
+        if s is not None and lay.has_slope_range:
+            d = d + _slope_distance(s, lay)
+        distances.append(d)
+    distance = np.stack(distances, axis=-1)
     fallback = np.exp(-(distance - distance.min(axis=-1, keepdims=True)) / FALLBACK_SCALE)
-    raw = np.stack([layer_presence(h, lay) for lay in layers], axis=-1) + FALLBACK_WEIGHT * fallback
+    raw = np.stack([layer_presence(h, lay, s) for lay in layers], axis=-1) + FALLBACK_WEIGHT * fallback
     weights: npt.NDArray[np.float32] = (raw / _sum_layers(raw)[..., None]).astype(np.float32)
     return weights
 
@@ -145,7 +227,11 @@ def _sum_layers(values: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     return total
 
 
-def colormap(heightmap: npt.ArrayLike, layers: tuple[Layer, ...] = DEFAULT_LAYERS) -> npt.NDArray[np.float32]:
+def colormap(
+    heightmap: npt.ArrayLike,
+    layers: tuple[Layer, ...] = DEFAULT_LAYERS,
+    slope: npt.ArrayLike | None = None,
+) -> npt.NDArray[np.float32]:
     """Height-blended colour map.
 
     Parameters
@@ -153,7 +239,9 @@ def colormap(heightmap: npt.ArrayLike, layers: tuple[Layer, ...] = DEFAULT_LAYER
     heightmap : array_like, shape (rows, cols)
         Normalised heights.
     layers : tuple of Layer
-        Colour layers (linear RGB).
+        Colour layers (linear RGB; texture layers contribute their ``color``).
+    slope : array_like, shape (rows, cols), optional
+        Slope in degrees, for layers with a slope range.
 
     Returns
     -------
@@ -165,7 +253,43 @@ def colormap(heightmap: npt.ArrayLike, layers: tuple[Layer, ...] = DEFAULT_LAYER
     TypeError, ValueError
         For a bad heightmap or layers.
     """
-    weights = layer_weights(heightmap, layers).astype(np.float64)
+    weights = layer_weights(heightmap, layers, slope).astype(np.float64)
     colors = np.array([lay.color for lay in check_layers(layers)], dtype=np.float64)
     rgb: npt.NDArray[np.float32] = np.clip(_sum_layers(weights[..., None, :] * colors.T), 0.0, 1.0).astype(np.float32)
     return rgb
+
+
+def splat_maps(weights: npt.ArrayLike) -> list[npt.NDArray[np.uint8]]:
+    """Pack layer weights into 8-bit RGBA splat maps, four layers per map, as game engines read them.
+
+    Parameters
+    ----------
+    weights : array_like, shape (rows, cols, n_layers)
+        Non-negative weights summing to 1 per cell (:func:`layer_weights`).
+
+    Returns
+    -------
+    list of ndarray of uint8, shape (rows, cols, 4)
+        ``ceil(n_layers / 4)`` maps; layer ``i`` is channel ``i % 4`` of map
+        ``i // 4``; unused channels are 0. Each cell's channels over all maps
+        sum to exactly 255 (largest-remainder rounding), so engines that
+        assume normalised splats see no seams.
+    """
+    w = np.asarray(weights, dtype=np.float64)
+    if w.ndim != 3 or w.shape[-1] < 1 or not np.isfinite(w).all() or (w < 0).any():
+        raise ValueError("weights must be a finite, non-negative (rows, cols, n_layers) array")
+    total = w.sum(axis=-1, keepdims=True)
+    scaled = np.where(total > 0, w / np.where(total > 0, total, 1.0), 1.0 / w.shape[-1]) * 255.0
+    base = np.floor(scaled)
+    short = (255 - base.sum(axis=-1)).astype(np.int64)  # levels still to hand out, 0 .. n_layers
+    order = np.argsort(-(scaled - base), axis=-1, kind="stable")
+    rank = np.empty_like(order)
+    np.put_along_axis(rank, order, np.arange(w.shape[-1])[None, None, :], axis=-1)
+    levels = (base + (rank < short[..., None])).astype(np.uint8)
+    maps = []
+    for start in range(0, w.shape[-1], 4):
+        rgba = np.zeros(w.shape[:2] + (4,), dtype=np.uint8)
+        chunk = levels[..., start : start + 4]
+        rgba[..., : chunk.shape[-1]] = chunk
+        maps.append(rgba)
+    return maps

@@ -5,6 +5,11 @@ from hypothesis import strategies as st
 
 from core import DEFAULT_LAYERS, Layer, colormap, layer_weights
 
+
+def core_layer(i):
+    return Layer(f"l{i}", (0.1, 0.1, 0.1), -1.0, 0.5, 2.0)
+
+
 GAPPED = (
     Layer("a", (1.0, 0.0, 0.0), 0.0, 0.1, 0.3),
     Layer("b", (0.0, 0.0, 1.0), 0.6, 0.8, 0.9),
@@ -54,7 +59,11 @@ def test_default_colormap_shape_dtype_and_colours():
 @pytest.mark.parametrize(
     ("layers", "error", "match"),
     [
-        ((), ValueError, "at least one"),
+        ((), ValueError, "1 to 8"),
+        (tuple(core_layer(i) for i in range(9)), ValueError, "1 to 8"),
+        ((Layer("x", (1, 0, 0), 0.1, 0.5, 0.9, slope_min=50, slope_max=20),), ValueError, "slope_min <= slope_max"),
+        ((Layer("x", (1, 0, 0), 0.1, 0.5, 0.9, kind="IMAGE"),), ValueError, "without an image path"),
+        ((Layer("x", (1, 0, 0), 0.1, 0.5, 0.9, kind="PLAID"),), ValueError, "kind must be one of"),
         ((Layer("x", (1, 0, 0), 0.5, 0.5, 0.9),), ValueError, "minimum < optimal < maximum"),
         ((Layer("x", (1, 2, 0), 0.1, 0.5, 0.9),), ValueError, r"color.g must be in \[0.0, 1.0\]"),
         (("grass",), TypeError, "Layer"),
@@ -63,3 +72,46 @@ def test_default_colormap_shape_dtype_and_colours():
 def test_bad_layers(layers, error, match):
     with pytest.raises(error, match=match):
         colormap(np.zeros((2, 2)), layers)
+
+
+ROCK_ON_STEEP = (
+    Layer("grass", (0.1, 0.4, 0.1), -1.0, 0.5, 2.0, slope_max=30.0, slope_softness=10.0),
+    Layer("rock", (0.4, 0.35, 0.3), -1.0, 0.5, 2.0, slope_min=30.0, slope_softness=10.0),
+)
+
+
+def test_slope_ranges_put_rock_on_steep_ground_with_a_soft_edge():
+    h = np.full((1, 5), 0.5)
+    slope = np.array([[0.0, 25.0, 35.0, 45.0, 80.0]])
+    w = layer_weights(h, ROCK_ON_STEEP, slope)[0]
+    assert w[0].tolist() == pytest.approx([1.0, 0.0], abs=1e-5)  # flat: grass
+    assert w[4].tolist() == pytest.approx([0.0, 1.0], abs=1e-5)  # cliff: rock
+    assert w[1, 0] > w[1, 1] and w[3, 1] > w[3, 0]  # blended near 30 degrees
+    assert np.allclose(w.sum(axis=-1), 1.0, atol=1e-6)
+    with pytest.raises(ValueError, match="slope \\(degrees\\) is required"):
+        layer_weights(h, ROCK_ON_STEEP)
+
+
+def test_weights_stay_continuous_across_slope_gaps():
+    gap = (Layer("flat", (1, 0, 0), -1.0, 0.5, 2.0, slope_max=10.0, slope_softness=1.0),
+           Layer("steep", (0, 0, 1), -1.0, 0.5, 2.0, slope_min=60.0, slope_softness=1.0))
+    slope = np.linspace(0.0, 90.0, 9001)[None, :]
+    w = layer_weights(np.full(slope.shape, 0.5), gap, slope)[0]
+    assert np.allclose(w.sum(axis=-1), 1.0, atol=1e-6)
+    assert np.abs(np.diff(w, axis=0)).max() < 0.05
+
+
+@pytest.mark.parametrize("n_layers", [1, 3, 4, 5, 8])
+def test_splat_maps_pack_four_layers_per_map_and_sum_to_255(n_layers):
+    from core.colormap import splat_maps
+
+    rng = np.random.default_rng(n_layers)
+    w = rng.random((16, 12, n_layers))
+    w /= w.sum(axis=-1, keepdims=True)
+    maps = splat_maps(w)
+    assert len(maps) == (n_layers + 3) // 4
+    assert all(m.dtype == np.uint8 and m.shape == (16, 12, 4) for m in maps)
+    levels = np.concatenate(maps, axis=-1).astype(int)
+    assert (levels.sum(axis=-1) == 255).all()
+    assert np.abs(levels[..., :n_layers] - w * 255).max() < 1.0
+    assert (levels[..., n_layers:] == 0).all()
