@@ -1,12 +1,15 @@
 """Height-blended terrain materials: the node-tree twin of ``core.colormap``.
 
-The tree reads the ``height`` attribute and computes, per layer, exactly what
+The tree reads the ``height`` attribute (and ``slope``, in degrees, when a
+layer has a slope range) and computes, per layer, exactly what
 ``core.colormap.layer_weights`` computes:
 
 * presence ``p = min(clamp((h - min) / (opt - min)), clamp((h - max) / (opt - max)))``
-  (two clamped Map Range nodes and a Minimum);
-* distance to the layer's range ``d = max(min - h, 0) + max(h - max, 0)`` and
-  the no-hole fallback ``FALLBACK_WEIGHT * exp(-(d - d_min) / FALLBACK_SCALE)``;
+  (two clamped Map Range nodes and a Minimum), times the slope factor
+  ``min(clamp((s - (smin - soft)) / soft), clamp(((smax + soft) - s) / soft))``;
+* distance to the layer's range ``d = max(min - h, 0) + max(h - max, 0)``
+  (plus the slope's distance from its range / 90) and the no-hole fallback
+  ``FALLBACK_WEIGHT * exp(-(d - d_min) / FALLBACK_SCALE)``;
 * raw weight ``W = p + fallback``.
 
 Colours are then mixed in sequence with Mix nodes (RGBA): step ``k`` blends
@@ -19,7 +22,7 @@ BSDF (lit) or an Emission shader (unlit).
 import bpy
 
 from ..core.colormap import FALLBACK_SCALE, FALLBACK_WEIGHT, Layer
-from .mesh import HEIGHT_ATTRIBUTE, LIGHTMAP_ATTRIBUTE
+from .mesh import HEIGHT_ATTRIBUTE, LIGHTMAP_ATTRIBUTE, SLOPE_ATTRIBUTE, UV_MAP
 
 _COLUMN = 220.0  # horizontal spacing of node columns in the editor
 _ROW = 180.0
@@ -58,13 +61,41 @@ class _TreeBuilder:
                 self.socket(node.inputs, identifier).default_value = value
         return node
 
-    def map_range(self, h: bpy.types.Node, from_min: float, from_max: float, x: float, y: float, label: str):
+    def map_range(self, source: bpy.types.Node, from_min: float, from_max: float, x: float, y: float,
+                  label: str):
+        """Clamped linear Map Range of an Attribute node's value from [from_min, from_max] to [0, 1]."""
         node = self.node("ShaderNodeMapRange", x, y, data_type='FLOAT', interpolation_type='LINEAR',
                          clamp=True, label=label)
-        self.link(h, "Fac", node, "Value")
+        self.link(source, "Fac", node, "Value")
         for identifier, value in (("From Min", from_min), ("From Max", from_max), ("To Min", 0.0), ("To Max", 1.0)):
             self.socket(node.inputs, identifier).default_value = value
         return node
+
+
+def _layer_texture(b: _TreeBuilder, lay: Layer, x: float, y: float) -> tuple[bpy.types.Node, str] | None:
+    """Nodes that paint a texture layer, as (node, output identifier); ``None`` for a plain colour.
+
+    Image layers read the terrain's UV map with extension mode Extend (the
+    image covers the terrain once, its border pixels continue past the
+    edge); Noise and Voronoi layers run through a two-colour ramp.
+    """
+    if lay.kind == 'COLOR':
+        return None
+    uv = b.node("ShaderNodeUVMap", x - 2, y, uv_map=UV_MAP, label=f"{lay.name} UV")
+    if lay.kind == 'IMAGE':
+        tex = b.node("ShaderNodeTexImage", x - 1, y, label=lay.name, extension='EXTEND')
+        tex.image = bpy.data.images.load(lay.image, check_existing=True)
+        b.link(uv, "UV", tex, "Vector")
+        return tex, "Color"
+    kind, out = {'NOISE': ("ShaderNodeTexNoise", "Fac"), 'VORONOI': ("ShaderNodeTexVoronoi", "Distance")}[lay.kind]
+    tex = b.node(kind, x - 1, y, label=lay.name)
+    b.link(uv, "UV", tex, "Vector")
+    b.socket(tex.inputs, "Scale").default_value = lay.scale
+    ramp = b.node("ShaderNodeValToRGB", x, y, label=f"{lay.name} colours")
+    ramp.color_ramp.elements[0].color = (*lay.color, 1.0)
+    ramp.color_ramp.elements[1].color = (*lay.color2, 1.0)
+    b.link(tex, out, ramp, "Fac")
+    return ramp, "Color"
 
 
 def build_material(
@@ -97,24 +128,40 @@ def build_material(
 
     h = b.node("ShaderNodeAttribute", 0, 0, attribute_type='GEOMETRY', attribute_name=HEIGHT_ATTRIBUTE,
                label="Height")
+    slope = None
+    if any(lay.has_slope_range for lay in layers):
+        slope = b.node("ShaderNodeAttribute", 0, 2, attribute_type='GEOMETRY', attribute_name=SLOPE_ATTRIBUTE,
+                       label="Slope (degrees)")
     neg_inv_scale = -1.0 / FALLBACK_SCALE
 
     presences, distances = [], []
     for i, lay in enumerate(layers):
-        y = i * 3
+        y = i * 4
         rising = b.map_range(h, lay.minimum, lay.optimal, 1, y, f"{lay.name} rising")
         falling = b.map_range(h, lay.maximum, lay.optimal, 1, y + 1, f"{lay.name} falling")
-        presences.append(b.math('MINIMUM', rising, falling, 2, y, f"{lay.name} presence"))
+        presence = b.math('MINIMUM', rising, falling, 2, y, f"{lay.name} presence")
         below = b.math('MAXIMUM', b.math('SUBTRACT', lay.minimum, h, 2, y + 1), 0.0, 3, y + 1)
         above = b.math('MAXIMUM', b.math('SUBTRACT', h, lay.maximum, 2, y + 2), 0.0, 3, y + 2)
-        distances.append(b.math('ADD', below, above, 4, y + 1, f"{lay.name} distance"))
+        distance = b.math('ADD', below, above, 4, y + 1, f"{lay.name} distance")
+        if slope is not None and lay.has_slope_range:
+            soft = lay.slope_softness
+            low = b.map_range(slope, lay.slope_min - soft, lay.slope_min, 1, y + 2, f"{lay.name} slope in")
+            high = b.map_range(slope, lay.slope_max + soft, lay.slope_max, 1, y + 3, f"{lay.name} slope out")
+            factor = b.math('MINIMUM', low, high, 2, y + 3, f"{lay.name} slope factor")
+            presence = b.math('MULTIPLY', presence, factor, 3, y, f"{lay.name} presence x slope")
+            s_below = b.math('MAXIMUM', b.math('SUBTRACT', lay.slope_min, slope, 2, y + 4), 0.0, 3, y + 3)
+            s_above = b.math('MAXIMUM', b.math('SUBTRACT', slope, lay.slope_max, 2, y + 5), 0.0, 3, y + 4)
+            s_dist = b.math('DIVIDE', b.math('ADD', s_below, s_above, 4, y + 3), 90.0, 4, y + 4)
+            distance = b.math('ADD', distance, s_dist, 4, y + 2, f"{lay.name} distance")
+        presences.append(presence)
+        distances.append(distance)
     nearest = distances[0]
     for i, d in enumerate(distances[1:], start=1):
-        nearest = b.math('MINIMUM', nearest, d, 5, i * 3 + 1, "nearest distance")
+        nearest = b.math('MINIMUM', nearest, d, 5, i * 4 + 1, "nearest distance")
 
     weights = []
     for i, (lay, p, d) in enumerate(zip(layers, presences, distances, strict=True)):
-        y = i * 3
+        y = i * 4
         scaled = b.math('MULTIPLY', b.math('SUBTRACT', d, nearest, 6, y + 1), neg_inv_scale, 7, y + 1)
         fallback = b.math('EXPONENT', scaled, 0.0, 8, y + 1, f"{lay.name} fallback")
         weight = b.node("ShaderNodeMath", 9, y, operation='MULTIPLY_ADD', label=f"{lay.name} weight")
@@ -123,26 +170,31 @@ def build_material(
         b.tree.links.new(p.outputs[0], weight.inputs[2])
         weights.append(weight)
 
-    color = None
+    color, color_out = None, ""
     total = weights[0]
     for i, (lay, w) in enumerate(zip(layers, weights, strict=True)):
-        rgba = (*lay.color, 1.0)
+        y = i * 4
+        source = _layer_texture(b, lay, 10, y + 2)
         if color is None:
-            color = b.node("ShaderNodeRGB", 10, 0, label=lay.name)
-            color.outputs[0].default_value = rgba
+            if source is None:
+                color = b.node("ShaderNodeRGB", 10, 0, label=lay.name)
+                color.outputs[0].default_value = (*lay.color, 1.0)
+                color_out = "Color"
+            else:
+                color, color_out = source
             continue
-        y = i * 3
-        total = b.math('ADD', total, w, 10, y, "weight sum")
-        factor = b.math('DIVIDE', w, total, 11, y, f"{lay.name} share")
-        mix = b.node("ShaderNodeMix", 12, y, data_type='RGBA', blend_type='MIX', clamp_factor=True,
+        total = b.math('ADD', total, w, 11, y, "weight sum")
+        factor = b.math('DIVIDE', w, total, 12, y, f"{lay.name} share")
+        mix = b.node("ShaderNodeMix", 13, y, data_type='RGBA', blend_type='MIX', clamp_factor=True,
                      label=f"blend {lay.name}")
         b.link(factor, "Value", mix, "Factor_Float")
-        b.link(color, "Result_Color" if color.bl_idname == "ShaderNodeMix" else "Color", mix, "A_Color")
-        b.socket(mix.inputs, "B_Color").default_value = rgba
-        color = mix
-    color_out = "Result_Color" if color.bl_idname == "ShaderNodeMix" else "Color"
-
-    x_out = 13
+        b.link(color, color_out, mix, "A_Color")
+        if source is None:
+            b.socket(mix.inputs, "B_Color").default_value = (*lay.color, 1.0)
+        else:
+            b.link(source[0], source[1], mix, "B_Color")
+        color, color_out = mix, "Result_Color"
+    x_out = 14
     if use_lightmap:
         lightmap = b.node("ShaderNodeVertexColor", x_out, 2, layer_name=LIGHTMAP_ATTRIBUTE, label="Lightmap")
         lit = b.node("ShaderNodeMix", x_out + 1, 0, data_type='RGBA', blend_type='MULTIPLY', label="x lightmap")

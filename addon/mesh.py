@@ -5,6 +5,8 @@ import numpy as np
 import numpy.typing as npt
 
 HEIGHT_ATTRIBUTE = "height"
+SLOPE_ATTRIBUTE = "slope"
+CURVATURE_ATTRIBUTE = "curvature"
 LIGHTMAP_ATTRIBUTE = "Lightmap"
 UV_MAP = "UVMap"
 
@@ -82,11 +84,14 @@ def build_grid_mesh(
     width: float,
     height: float,
     lightmap: npt.NDArray[np.float32] | None = None,
+    data_maps: dict[str, npt.NDArray[np.float32]] | None = None,
 ) -> bpy.types.Mesh:
     """Create a smooth-shaded grid mesh with a UV map and terrain attributes.
 
-    Attributes: ``height`` (point, float, the normalised heightmap) and, if
-    ``lightmap`` is given, ``Lightmap`` (point, float colour, linear grey).
+    Attributes: ``height`` (point, float, the normalised heightmap), each of
+    ``data_maps`` (point, float, e.g. ``slope`` in degrees and ``curvature``)
+    and, if ``lightmap`` is given, ``Lightmap`` (point, float colour, linear
+    grey).
     Inputs must be finite (``core`` guarantees it); no operator is called, so
     this works headless and without a 3D View.
     """
@@ -94,9 +99,10 @@ def build_grid_mesh(
     mesh = new_mesh(name, grid_coordinates(heightmap, width, height), grid_faces(rows, cols))
     # A UV map is a 2D-vector corner attribute; creating it as one skips uv_layers.new()'s default fill.
     mesh.attributes.new(UV_MAP, 'FLOAT2', 'CORNER').data.foreach_set("vector", grid_uvs(rows, cols).ravel())
-    mesh.attributes.new(HEIGHT_ATTRIBUTE, 'FLOAT', 'POINT').data.foreach_set(
-        "value", np.ascontiguousarray(heightmap, dtype=np.float32).ravel()
-    )
+    for name, values in {HEIGHT_ATTRIBUTE: heightmap, **(data_maps or {})}.items():
+        mesh.attributes.new(name, 'FLOAT', 'POINT').data.foreach_set(
+            "value", np.ascontiguousarray(values, dtype=np.float32).ravel()
+        )
     if lightmap is not None:
         rgba = np.ones((rows * cols, 4), dtype=np.float32)
         rgba[:, :3] = lightmap.reshape(-1, 1)

@@ -1,5 +1,7 @@
 """Operators: Add > Mesh > Terrain and Add > Mesh > Terrain Profile."""
 
+import os
+
 import bpy
 from bpy_extras import object_utils
 
@@ -7,9 +9,11 @@ from ..core import DEFAULT_LAYERS
 from ..core.profiles import sectioned_profile, slope_walk
 from ..core.recipe import Recipe
 from .material import build_material
-from .mesh import build_grid_mesh, build_profile_mesh
+from ..core.colormap import check_layers
+from .layers import layers_from_json
+from .mesh import CURVATURE_ATTRIBUTE, SLOPE_ATTRIBUTE, build_grid_mesh, build_profile_mesh
 from .properties import TerrainSettings, draw_settings, nonfinite_error, range_error
-from .terrain import compute_terrain
+from .terrain import compute_terrain, scene_sun
 
 #: Custom property holding the JSON recipe of a terrain object.
 RECIPE_PROPERTY = "orogen_recipe"
@@ -30,6 +34,13 @@ class OROGEN_OT_terrain_add(bpy.types.Operator, object_utils.AddObjectHelper, Te
         options={'HIDDEN', 'SKIP_SAVE'},
     )
 
+    layers: bpy.props.StringProperty(
+        name="Layers",
+        description="Colour layers as JSON (empty: the defaults); set by the panel's layer list",
+        default="",
+        options={'HIDDEN', 'SKIP_SAVE'},
+    )
+
     @classmethod
     def poll(cls, context):
         return context.mode == 'OBJECT' and context.scene is not None
@@ -46,15 +57,25 @@ class OROGEN_OT_terrain_add(bpy.types.Operator, object_utils.AddObjectHelper, Te
         if message:
             self.report({'ERROR'}, message)
             return {'CANCELLED'}
+        sun = None
+        if self.use_scene_sun:
+            sun = scene_sun(context.scene)
+            if sun is None:
+                self.report({'WARNING'}, "No Sun light in the scene: using the Light Azimuth and Altitude")
         try:
             recipe = Recipe.from_json(self.recipe) if self.recipe else None
-            arrays = compute_terrain(self, recipe)
+            layers = check_layers(layers_from_json(self.layers))
+            for i, lay in enumerate(layers):
+                if lay.kind == 'IMAGE' and not os.path.isfile(lay.image):
+                    raise ValueError(f"layers[{i}] ({lay.name!r}): image file not found: {lay.image}")
+            arrays = compute_terrain(self, recipe, sun)
         except (ValueError, TypeError) as err:
             self.report({'ERROR'}, f"Terrain not added: {err}")
             return {'CANCELLED'}
-        mesh = build_grid_mesh("Terrain", arrays.heightmap, arrays.width, arrays.height, arrays.lightmap)
+        mesh = build_grid_mesh("Terrain", arrays.heightmap, arrays.width, arrays.height, arrays.lightmap,
+                               {SLOPE_ATTRIBUTE: arrays.slope, CURVATURE_ATTRIBUTE: arrays.curvature})
         if self.use_material:
-            mesh.materials.append(build_material("Terrain", DEFAULT_LAYERS, self.use_lightmap, self.shading))
+            mesh.materials.append(build_material("Terrain", layers, self.use_lightmap, self.shading))
         obj = object_utils.object_data_add(context, mesh, operator=self)
         obj[RECIPE_PROPERTY] = arrays.recipe.to_json()  # what made it, for scripts and exports
         return {'FINISHED'}

@@ -2,6 +2,7 @@
 
 import bpy
 
+from .layers import draw_layers, layer_from_item, layers_to_json
 from .operators import OROGEN_OT_profile_add, OROGEN_OT_terrain_add
 from .properties import draw_settings, setting_names
 
@@ -18,10 +19,24 @@ class VIEW3D_PT_orogen_terrain(bpy.types.Panel):
         op = self.layout.operator(OROGEN_OT_terrain_add.bl_idname, text="Generate", icon='RNDCURVE')
         for name in setting_names():
             setattr(op, name, getattr(settings, name))
+        if settings.layers:
+            op.layers = layers_to_json(tuple(layer_from_item(item) for item in settings.layers))
         self.layout.operator(OROGEN_OT_profile_add.bl_idname, text="Add Side-View Profile", icon='IPO_EASE_IN_OUT')
 
 
-classes = (VIEW3D_PT_orogen_terrain,)
+class VIEW3D_PT_orogen_layers(bpy.types.Panel):
+    bl_space_type = 'VIEW_3D'
+    bl_region_type = 'UI'
+    bl_category = "Terrain"
+    bl_label = "Colour Layers"
+    bl_parent_id = "VIEW3D_PT_orogen_terrain"
+    bl_options = {'DEFAULT_CLOSED'}
+
+    def draw(self, context):
+        draw_layers(self.layout, context.scene.orogen)
+
+
+classes = (VIEW3D_PT_orogen_terrain, VIEW3D_PT_orogen_layers)
 
 
 def register() -> None:

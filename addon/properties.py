@@ -3,7 +3,16 @@
 import math
 
 import bpy
-from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, PointerProperty
+from bpy.props import (
+    BoolProperty,
+    CollectionProperty,
+    EnumProperty,
+    FloatProperty,
+    FloatVectorProperty,
+    IntProperty,
+    PointerProperty,
+    StringProperty,
+)
 
 SEED_MAX = 2**31 - 1  # Blender's IntProperty is a signed 32-bit integer.
 
@@ -172,6 +181,39 @@ class TerrainSettings:
         min=0.0, max=6.283185307179586, default=5.497787143782138,  # 315 degrees
         subtype='ANGLE', unit='ROTATION',
     )
+    lighting: EnumProperty(
+        name="Lighting",
+        description="How the lightmap is computed",
+        items=(
+            ('SLOPE', "Slope", "Each vertex against the ground one cell toward the light (the classic tutorials)"),
+            ('HILLSHADE', "Hillshade", "GIS hillshade (Horn's gradient), sun azimuth and altitude"),
+            ('MULTIDIRECTIONAL', "Multidirectional", "GIS hillshade from four lights weighted by aspect (Mark 1992)"),
+        ),
+        default='SLOPE',
+    )
+    light_altitude: FloatProperty(
+        name="Light Altitude",
+        description="Height of the sun above the horizon",
+        min=0.0, max=1.5707963267948966, default=0.7853981633974483,  # 45 degrees
+        subtype='ANGLE', unit='ROTATION',
+    )
+    use_scene_sun: BoolProperty(
+        name="Use Scene Sun",
+        description="Take the light's azimuth and altitude from the first Sun light in the scene",
+        default=False,
+    )
+    use_shadows: BoolProperty(name="Cast Shadows", description="Shadow cells the terrain hides from the sun",
+                              default=False)
+    shadow_softness: FloatProperty(name="Penumbra", description="Width of the soft shadow edge (angle of the sun disc)",
+                                   min=0.0174533, max=0.785398, default=0.0349066, subtype='ANGLE', unit='ROTATION')
+    use_ao: BoolProperty(name="Ambient Occlusion", description="Darken cells that see less of the sky",
+                         default=False)
+    ao_strength: FloatProperty(name="Strength", description="Exponent of the ambient occlusion term",
+                               min=0.0, max=10.0, soft_max=3.0, default=1.0)
+    ao_directions: IntProperty(name="Directions", description="Horizon directions sampled for ambient occlusion",
+                               min=4, max=64, default=16)
+    ao_radius: IntProperty(name="Radius", description="Search radius of ambient occlusion, in heightmap cells",
+                           min=1, max=4096, soft_max=256, default=32)
     light_softness: FloatProperty(
         name="Softness",
         description="Slope (rise over run) that darkens a slope facing away from the light fully; larger is softer",
@@ -285,8 +327,25 @@ def draw_settings(layout: bpy.types.UILayout, data: TerrainSettings) -> None:
     col.prop(data, "use_lightmap")
     sub = col.column()
     sub.active = data.use_lightmap
-    sub.prop(data, "light_azimuth")
-    sub.prop(data, "light_softness")
+    sub.prop(data, "lighting")
+    sub.prop(data, "use_scene_sun")
+    sun = sub.column()
+    sun.active = not data.use_scene_sun
+    if data.lighting != 'MULTIDIRECTIONAL':
+        sun.prop(data, "light_azimuth")
+    if data.lighting != 'SLOPE':
+        sun.prop(data, "light_altitude")
+        sub.prop(data, "use_shadows")
+        if data.use_shadows:
+            sub.prop(data, "shadow_softness")
+        sub.prop(data, "use_ao")
+        if data.use_ao:
+            ao = sub.column(align=True)
+            ao.prop(data, "ao_strength")
+            ao.prop(data, "ao_directions")
+            ao.prop(data, "ao_radius")
+    else:
+        sub.prop(data, "light_softness")
     sub.prop(data, "min_brightness")
     sub.prop(data, "max_brightness")
     col.prop(data, "use_material")
@@ -300,11 +359,51 @@ def setting_names() -> tuple[str, ...]:
     return tuple(TerrainSettings.__annotations__)
 
 
+class OROGEN_PG_layer(bpy.types.PropertyGroup):
+    """One colour layer of the height-blended material (mirrors ``core.colormap.Layer``)."""
+
+    kind: EnumProperty(
+        name="Kind",
+        description="How the layer is painted",
+        items=(
+            ('COLOR', "Colour", "A plain colour"),
+            ('IMAGE', "Image", "An image texture stretched over the terrain's UVs"),
+            ('NOISE', "Noise", "Blender's Noise texture between two colours"),
+            ('VORONOI', "Voronoi", "Blender's Voronoi texture between two colours"),
+        ),
+        default='COLOR',
+    )
+    color: FloatVectorProperty(name="Colour", description="Layer colour (for textures: the first colour)",
+                               subtype='COLOR', size=3, min=0.0, max=1.0, default=(0.5, 0.5, 0.5))
+    color2: FloatVectorProperty(name="Colour 2", description="Second colour of a procedural texture",
+                                subtype='COLOR', size=3, min=0.0, max=1.0, default=(0.2, 0.2, 0.2))
+    image: StringProperty(name="Image", description="Image file of an image layer", subtype='FILE_PATH')
+    scale: FloatProperty(name="Scale", description="Scale of a procedural texture", min=0.001, max=10_000.0,
+                         soft_max=100.0, default=5.0)
+    minimum: FloatProperty(name="Minimum", description="Height (0-1 of the range) where the layer fades in",
+                           min=-1000.0, max=1000.0, soft_min=-1.0, soft_max=2.0, default=0.0)
+    optimal: FloatProperty(name="Optimal", description="Height where the layer is at 100 %",
+                           min=-1000.0, max=1000.0, soft_min=-1.0, soft_max=2.0, default=0.5)
+    maximum: FloatProperty(name="Maximum", description="Height where the layer has faded out",
+                           min=-1000.0, max=1000.0, soft_min=-1.0, soft_max=2.0, default=1.0)
+    slope_min: FloatProperty(name="Slope Min", description="Flattest slope the layer covers, in degrees",
+                             min=0.0, max=90.0, default=0.0)
+    slope_max: FloatProperty(name="Slope Max", description="Steepest slope the layer covers, in degrees",
+                             min=0.0, max=90.0, default=90.0)
+    slope_softness: FloatProperty(name="Slope Softness",
+                                  description="Degrees over which the layer fades beyond its slope range",
+                                  min=0.01, max=90.0, default=5.0)
+
+
 class OROGEN_PG_settings(bpy.types.PropertyGroup, TerrainSettings):
     """Settings the Terrain panel uses for new terrains (stored on the scene)."""
 
+    layers: CollectionProperty(type=OROGEN_PG_layer, name="Layers",
+                               description="Colour layers of the material (empty: the three defaults)")
+    active_layer: IntProperty(name="Active Layer", min=0, default=0)
 
-classes = (OROGEN_PG_settings,)
+
+classes = (OROGEN_PG_layer, OROGEN_PG_settings)
 
 
 def register() -> None:

@@ -3,11 +3,15 @@
 import math
 from dataclasses import dataclass
 
+from mathutils import Vector
+
 import numpy as np
 import numpy.typing as npt
 
-from ..core import slope_lightmap
+from ..core import shading, slope_lightmap
 from ..core.recipe import Recipe
+
+_UP = Vector((0.0, 0.0, 1.0))
 
 
 @dataclass(frozen=True)
@@ -17,7 +21,8 @@ class TerrainArrays:
     ``heightmap`` is ``float32 (rows, cols)`` normalised to ``[0, 1]``;
     ``lightmap`` is ``float32 (rows, cols)`` in ``[0, 1]`` or ``None`` when the
     lightmap is off; ``width`` and ``height`` are in metres; ``recipe`` is
-    what made the heightmap.
+    what made the heightmap; ``slope`` (degrees) and ``curvature`` (1/m) are
+    the data maps baked as attributes.
     """
 
     heightmap: npt.NDArray[np.float32]
@@ -25,6 +30,8 @@ class TerrainArrays:
     width: float
     height: float
     recipe: Recipe
+    slope: npt.NDArray[np.float32]
+    curvature: npt.NDArray[np.float32]
 
 
 def azimuth_degrees(radians: float) -> float:
@@ -71,24 +78,50 @@ def recipe_from_settings(settings) -> Recipe:
     return Recipe(s.generator, s.seed, (s.size, s.size), params, tuple(stack))
 
 
-def compute_terrain(settings, recipe: Recipe | None = None) -> TerrainArrays:
-    """Run the generators for ``settings`` (or ``recipe``, which then replaces the generator settings).
+def compute_terrain(settings, recipe: Recipe | None = None,
+                    sun: tuple[float, float] | None = None) -> TerrainArrays:
+    """Run the generators and bakes for ``settings`` (or ``recipe``, which then replaces the generator settings).
 
-    Raises ``ValueError``/``TypeError`` from ``core`` with a message naming the
-    bad setting; nothing in Blender is touched, so a caller can report the
-    error and leave the scene as it was.
+    ``sun`` is ``(azimuth, altitude)`` in degrees, overriding the settings'
+    light direction (the scene's Sun light). Raises ``ValueError``/``TypeError``
+    from ``core`` with a message naming the bad setting; nothing in Blender
+    is touched, so a caller can report the error and leave the scene as it
+    was.
     """
     recipe = recipe or recipe_from_settings(settings)
     heightmap = recipe.evaluate()
     rows, cols = heightmap.shape
+    metres = heightmap * np.float32(settings.height)
+    cell = settings.width / max(rows - 1, cols - 1, 1)
+    azimuth, altitude = sun or (azimuth_degrees(settings.light_azimuth), azimuth_degrees(settings.light_altitude))
     lightmap = None
     if settings.use_lightmap:
-        lightmap = slope_lightmap(
-            heightmap * np.float32(settings.height),
-            azimuth=azimuth_degrees(settings.light_azimuth),
-            softness=settings.light_softness,
-            min_brightness=settings.min_brightness,
-            max_brightness=settings.max_brightness,
-            cell_size=settings.width / max(rows - 1, cols - 1, 1),
-        )
-    return TerrainArrays(heightmap, lightmap, float(settings.width), float(settings.height), recipe)
+        if settings.lighting == 'SLOPE':
+            lightmap = slope_lightmap(metres, azimuth=azimuth, softness=settings.light_softness,
+                                      min_brightness=settings.min_brightness,
+                                      max_brightness=settings.max_brightness, cell_size=cell)
+        else:
+            light = shading.combined_lightmap(
+                metres, cell, azimuth, altitude,
+                multidirectional=settings.lighting == 'MULTIDIRECTIONAL',
+                shadows=settings.use_shadows, shadow_softness=math.degrees(settings.shadow_softness),
+                ambient=settings.use_ao, ambient_strength=settings.ao_strength,
+                ambient_directions=settings.ao_directions, ambient_radius=settings.ao_radius,
+            )
+            lo, hi = settings.min_brightness, settings.max_brightness
+            lightmap = (np.float32(lo) + np.float32(hi - lo) * light).astype(np.float32)
+    slope = shading.slope_degrees(metres, cell)
+    curvature = shading.curvature(metres, cell)
+    return TerrainArrays(heightmap, lightmap, float(settings.width), float(settings.height), recipe, slope,
+                         curvature)
+
+
+def scene_sun(scene) -> tuple[float, float] | None:
+    """``(azimuth, altitude)`` in degrees of the first Sun light in ``scene`` (by name), or ``None``."""
+    suns = sorted((o for o in scene.objects if o.type == 'LIGHT' and o.data.type == 'SUN'), key=lambda o: o.name)
+    if not suns:
+        return None
+    x, y, z = (suns[0].matrix_world.to_3x3() @ _UP).normalized()  # the light shines along its -Z
+    azimuth = math.degrees(math.atan2(x, y)) % 360.0
+    altitude = min(max(math.degrees(math.asin(max(-1.0, min(1.0, z)))), 0.0), 90.0)
+    return round(azimuth, 4), round(altitude, 4)

@@ -1,0 +1,167 @@
+"""Lighting modes, data maps, colour layers with slopes and textures, in real Blender."""
+
+import json
+import math
+
+import bpy
+import numpy as np
+import pytest
+
+SLOPED_LAYERS = [
+    {"name": "grass", "color": [0.1, 0.35, 0.08], "minimum": -1.0, "optimal": 0.2, "maximum": 0.7,
+     "slope_max": 25.0, "slope_softness": 8.0},
+    {"name": "rock", "color": [0.35, 0.3, 0.25], "minimum": -1.0, "optimal": 0.5, "maximum": 2.0,
+     "slope_min": 25.0, "slope_softness": 8.0},
+    {"name": "snow", "color": [0.9, 0.9, 0.95], "minimum": 0.6, "optimal": 0.9, "maximum": 2.0, "slope_max": 40.0},
+]
+
+
+def point(obj, name):
+    attr = obj.data.attributes[name]
+    values = np.empty(len(attr.data), dtype=np.float32)
+    attr.data.foreach_get("value", values)
+    return values
+
+
+def lightmap_of(obj):
+    values = np.empty(len(obj.data.vertices) * 4, dtype=np.float32)
+    obj.data.color_attributes["Lightmap"].data.foreach_get("color", values)
+    return values.reshape(-1, 4)[:, 0]
+
+
+def load_pixels(path):
+    image = bpy.data.images.load(str(path))
+    try:
+        cols, rows = image.size
+        pixels = np.empty(rows * cols * 4, dtype=np.float32)
+        image.pixels.foreach_get(pixels)
+        return pixels.reshape(rows, cols, 4)[::-1]
+    finally:
+        bpy.data.images.remove(image)
+
+
+def heights(orogen, size, seed, **params):
+    recipe = orogen.core.recipe.Recipe("diamond_square", seed, (size, size), params,
+                                       (("flatten", {"exponent": 1.5}),))
+    return recipe.evaluate()
+
+
+def test_slope_and_curvature_attributes_match_core(scene, orogen):
+    bpy.ops.orogen.terrain_add(generator='diamond_square', size=33, seed=2, width=32.0, height=9.0)
+    obj = bpy.context.active_object
+    h = heights(orogen, 33, 2, roughness=1.0) * np.float32(9.0)
+    shading = orogen.core.shading
+    assert np.array_equal(point(obj, "slope").reshape(33, 33), shading.slope_degrees(h, 1.0))
+    assert np.array_equal(point(obj, "curvature").reshape(33, 33), shading.curvature(h, 1.0))
+
+
+@pytest.mark.parametrize("mode", ['HILLSHADE', 'MULTIDIRECTIONAL'])
+def test_hillshade_modes_with_shadows_and_ao(scene, orogen, mode):
+    bpy.ops.orogen.terrain_add(generator='diamond_square', size=40, seed=5, width=39.0, height=15.0,
+                               lighting=mode, light_azimuth=math.radians(120.0), light_altitude=math.radians(30.0),
+                               use_shadows=True, use_ao=True, ao_strength=1.5, ao_directions=8, ao_radius=12,
+                               min_brightness=0.0, max_brightness=1.0)
+    obj = bpy.context.active_object
+    h = heights(orogen, 40, 5, roughness=1.0) * np.float32(15.0)
+    expected = orogen.core.shading.combined_lightmap(
+        h, 1.0, 120.0, 30.0, multidirectional=mode == 'MULTIDIRECTIONAL', shadow_softness=2.0,
+        ambient_strength=np.float32(1.5).item(), ambient_directions=8, ambient_radius=12)
+    assert np.allclose(lightmap_of(obj).reshape(40, 40), expected, atol=1e-5)
+
+
+def test_scene_sun_sets_the_light_direction(scene, orogen):
+    sun = bpy.data.objects.new("Sun", bpy.data.lights.new("Sun", 'SUN'))
+    scene.collection.objects.link(sun)
+    orogen.addon.render._look_at(sun, -orogen.addon.render.sun_vector(math.radians(250.0), math.radians(40.0)))
+    bpy.context.view_layer.update()
+    assert orogen.addon.terrain.scene_sun(scene) == pytest.approx((250.0, 40.0), abs=1e-3)
+    bpy.ops.orogen.terrain_add(size=24, seed=1, lighting='HILLSHADE', use_scene_sun=True, width=23.0,
+                               height=6.0, min_brightness=0.0, light_azimuth=0.0, light_altitude=math.radians(80))
+    obj = bpy.context.active_object
+    h = orogen.core.circle_hills((24, 24), 1, 150, 4.0, 20.0, flattening=1.5) * np.float32(6.0)
+    sun_az, sun_alt = orogen.addon.terrain.scene_sun(scene)
+    expected = orogen.core.shading.hillshade(h, 1.0, sun_az, sun_alt)
+    assert np.allclose(lightmap_of(obj).reshape(24, 24), expected, atol=1e-6)
+
+
+def test_unlit_render_with_slope_layers_equals_core_colour_map_times_lightmap(scene, orogen, tmp_path):
+    """Top-down orthographic Emission render at 1 sample: the node tree mirrors core, slope terms included."""
+    core, render = orogen.core, orogen.addon.render
+    size, width, height = 48, 47.0, 20.0
+    bpy.ops.orogen.terrain_add(generator='diamond_square', size=size, seed=4, width=width, height=height,
+                               shading='UNLIT', lighting='HILLSHADE', light_azimuth=math.radians(300.0),
+                               light_altitude=math.radians(40.0), min_brightness=0.2,
+                               layers=json.dumps(SLOPED_LAYERS))
+    terrain = bpy.context.active_object
+    cam = render.add_camera(scene, terrain, view='TOP', aspect=1.0)
+    cam.data.ortho_scale = width + width / (size - 1)
+    render.configure_cycles(scene, (size, size), samples=1)
+    scene.cycles.filter_width = 0.01
+    scene.view_settings.view_transform = 'Standard'
+    scene.render.image_settings.file_format = 'OPEN_EXR'
+    scene.render.image_settings.color_depth = '32'
+    render.render_still(scene, str(tmp_path / "unlit.exr"))
+    rendered = load_pixels(tmp_path / "unlit.exr")[..., :3]
+
+    h = heights(orogen, size, 4, roughness=1.0)
+    metres = h * np.float32(height)
+    slope = core.shading.slope_degrees(metres, 1.0)
+    layers = orogen.addon.layers.layers_from_json(json.dumps(SLOPED_LAYERS))
+    light = np.float32(0.2) + np.float32(0.8) * core.shading.hillshade(metres, 1.0, 300.0, 40.0)
+    expected = core.colormap(h, layers, slope) * light[..., None]
+    inner = (slice(2, -2), slice(2, -2))
+    assert np.abs(rendered[inner] - expected[inner]).max() < 2 / 255
+    weights = core.layer_weights(h, layers, slope)[inner]
+    assert (weights[..., 1] > 0.5).mean() > 0.1 and (weights[..., 0] > 0.5).mean() > 0.1  # both terms matter
+
+
+def test_texture_layers_build_valid_nodes_with_uvs_and_extend(scene, tmp_path):
+    image = bpy.data.images.new("checker", 8, 8)
+    image.filepath_raw = str(tmp_path / "checker.png")
+    image.file_format = 'PNG'
+    image.save()
+    layers = [
+        {"name": "img", "color": [0.5, 0.5, 0.5], "minimum": -1.0, "optimal": 0.2, "maximum": 0.6, "kind": "IMAGE",
+         "image": str(tmp_path / "checker.png")},
+        {"name": "noise", "color": [0.2, 0.3, 0.1], "color2": [0.4, 0.5, 0.2], "minimum": 0.2, "optimal": 0.5,
+         "maximum": 0.8, "kind": "NOISE", "scale": 12.0},
+        {"name": "vor", "color": [0.6, 0.6, 0.6], "color2": [0.3, 0.3, 0.3], "minimum": 0.5, "optimal": 0.9,
+         "maximum": 2.0, "kind": "VORONOI"},
+    ]
+    assert bpy.ops.orogen.terrain_add(size=16, layers=json.dumps(layers)) == {'FINISHED'}
+    tree = bpy.context.active_object.active_material.node_tree
+    assert all(link.is_valid for link in tree.links)
+    images = [n for n in tree.nodes if n.bl_idname == "ShaderNodeTexImage"]
+    assert len(images) == 1 and images[0].extension == 'EXTEND'
+    assert images[0].inputs["Vector"].links[0].from_node.uv_map == "UVMap"
+    assert [n.bl_idname for n in tree.nodes if n.bl_idname in {"ShaderNodeTexNoise", "ShaderNodeTexVoronoi"}]
+    noise = next(n for n in tree.nodes if n.bl_idname == "ShaderNodeTexNoise")
+    assert noise.inputs["Scale"].default_value == pytest.approx(12.0)
+
+
+def test_missing_image_is_reported_and_leaves_nothing(scene):
+    before = (len(bpy.data.objects), len(bpy.data.meshes), len(bpy.data.materials))
+    layers = [{"name": "img", "color": [0.5, 0.5, 0.5], "minimum": -1.0, "optimal": 0.5, "maximum": 2.0,
+               "kind": "IMAGE", "image": "/nonexistent/texture.png"}]
+    with pytest.raises(RuntimeError, match="image file not found"):
+        bpy.ops.orogen.terrain_add(size=8, layers=json.dumps(layers))
+    assert (len(bpy.data.objects), len(bpy.data.meshes), len(bpy.data.materials)) == before
+
+
+def test_layer_list_operators_and_generate_with_the_panel_layers(scene, orogen):
+    settings = scene.orogen
+    assert len(settings.layers) == 0
+    bpy.ops.orogen.layers_reset()
+    assert [item.name for item in settings.layers] == ["low", "mid", "high"]
+    bpy.ops.orogen.layer_add()
+    assert len(settings.layers) == 4 and settings.active_layer == 3
+    bpy.ops.orogen.layer_remove()
+    bpy.ops.orogen.layer_remove()
+    assert len(settings.layers) == 2
+    assert not bpy.ops.orogen.layer_remove.poll()  # two layers stay
+    settings.layers[1].slope_min = 30.0
+    layers_mod = orogen.addon.layers
+    text = layers_mod.layers_to_json(tuple(layers_mod.layer_from_item(i) for i in settings.layers))
+    assert bpy.ops.orogen.terrain_add(size=12, layers=text) == {'FINISHED'}
+    tree = bpy.context.active_object.active_material.node_tree
+    assert "slope" in [n.attribute_name for n in tree.nodes if n.bl_idname == "ShaderNodeAttribute"]
