@@ -6,11 +6,11 @@ import bpy
 from bpy_extras import object_utils
 
 from ..core import DEFAULT_LAYERS
+from ..core.colormap import check_layers
 from ..core.profiles import sectioned_profile, slope_walk
 from ..core.recipe import Recipe
-from .material import build_material
-from ..core.colormap import check_layers
 from .layers import layers_from_json
+from .material import build_material
 from .mesh import CURVATURE_ATTRIBUTE, SLOPE_ATTRIBUTE, build_grid_mesh, build_profile_mesh
 from .properties import TerrainSettings, draw_settings, nonfinite_error, range_error
 from .terrain import compute_terrain, scene_sun

@@ -3,10 +3,9 @@
 import math
 from dataclasses import dataclass
 
-from mathutils import Vector
-
 import numpy as np
 import numpy.typing as npt
+from mathutils import Vector
 
 from ..core import shading, slope_lightmap
 from ..core.recipe import Recipe
