@@ -1,22 +1,28 @@
 """Operators: Add > Mesh > Terrain and Add > Mesh > Terrain Profile."""
 
+import json
 import os
 
 import bpy
+import numpy as np
 from bpy_extras import object_utils
 
 from ..core import DEFAULT_LAYERS
 from ..core.colormap import check_layers
 from ..core.profiles import sectioned_profile, slope_walk
 from ..core.recipe import Recipe
-from .layers import layers_from_json
+from . import export
+from .layers import layers_from_json, layers_to_json
 from .material import build_material
 from .mesh import CURVATURE_ATTRIBUTE, SLOPE_ATTRIBUTE, build_grid_mesh, build_profile_mesh
 from .properties import TerrainSettings, draw_settings, nonfinite_error, range_error
 from .terrain import compute_terrain, scene_sun
 
-#: Custom property holding the JSON recipe of a terrain object.
+#: Custom properties of a terrain object: its JSON recipe, its size (shape, width and height in metres)
+#: and its colour layers.
 RECIPE_PROPERTY = "orogen_recipe"
+TERRAIN_PROPERTY = "orogen_terrain"
+LAYERS_PROPERTY = "orogen_layers"
 
 
 class OROGEN_OT_terrain_add(bpy.types.Operator, object_utils.AddObjectHelper, TerrainSettings):
@@ -78,6 +84,9 @@ class OROGEN_OT_terrain_add(bpy.types.Operator, object_utils.AddObjectHelper, Te
             mesh.materials.append(build_material("Terrain", layers, self.use_lightmap, self.shading))
         obj = object_utils.object_data_add(context, mesh, operator=self)
         obj[RECIPE_PROPERTY] = arrays.recipe.to_json()  # what made it, for scripts and exports
+        obj[TERRAIN_PROPERTY] = json.dumps({"shape": list(arrays.heightmap.shape), "width": arrays.width,
+                                            "height": arrays.height})
+        obj[LAYERS_PROPERTY] = layers_to_json(layers)
         return {'FINISHED'}
 
 
@@ -176,21 +185,122 @@ class OROGEN_OT_profile_add(bpy.types.Operator, object_utils.AddObjectHelper):
         return {'FINISHED'}
 
 
+class OROGEN_OT_export_maps(bpy.types.Operator):
+    """Export the active terrain's heightmap and baked maps to a folder"""
+
+    bl_idname = "orogen.export_maps"
+    bl_label = "Export Terrain Maps"
+    bl_options = {'REGISTER'}
+
+    directory: bpy.props.StringProperty(name="Folder", description="Folder to write into", subtype='DIR_PATH')
+    name: bpy.props.StringProperty(name="Name", description="File name stem", default="terrain")
+    heightmap_format: bpy.props.EnumProperty(
+        name="Heightmap",
+        description="File format of the heightmap",
+        items=(
+            ('PNG16', "PNG 16-bit", "Grey 16-bit PNG: 0 -> 0, 1 -> 65535"),
+            ('EXR', "OpenEXR", "32-bit float OpenEXR"),
+            ('R16', "RAW 16-bit", "Little-endian unsigned 16-bit, row-major, no header (.r16)"),
+            ('NPY', "NumPy", "float32 .npy"),
+            ('NONE', "None", "No heightmap"),
+        ),
+        default='PNG16',
+    )
+    absolute: bpy.props.BoolProperty(
+        name="Metres",
+        description="EXR/NPY hold absolute heights in metres instead of 0-1; a JSON sidecar records the range",
+        default=False,
+    )
+    use_lightmap: bpy.props.BoolProperty(name="Lightmap", description="Lightmap as grey PNG", default=True)
+    use_colormap: bpy.props.BoolProperty(name="Colour Map", description="Height-blended colours as sRGB PNG",
+                                         default=True)
+    use_normal_map: bpy.props.BoolProperty(name="Normal Map", description="Tangent-space normal map, OpenGL (Y+)",
+                                           default=True)
+    use_data_maps: bpy.props.BoolProperty(name="Slope and Curvature",
+                                          description="Slope (degrees) and curvature (1/m) as float EXR",
+                                          default=True)
+    use_splat_maps: bpy.props.BoolProperty(name="Splat Maps",
+                                           description="Layer weights, four per RGBA PNG, summing to 255",
+                                           default=True)
+
+    @classmethod
+    def poll(cls, context):
+        obj = context.active_object
+        return obj is not None and obj.type == 'MESH' and TERRAIN_PROPERTY in obj
+
+    def invoke(self, context, _event):
+        context.window_manager.fileselect_add(self)
+        return {'RUNNING_MODAL'}
+
+    def execute(self, context):
+        obj = context.active_object
+        try:
+            written = export_terrain_maps(obj, self)
+        except (ValueError, OSError, RuntimeError) as err:
+            self.report({'ERROR'}, f"Export failed: {err}")
+            return {'CANCELLED'}
+        self.report({'INFO'}, f"Wrote {len(written)} files to {os.path.dirname(written[0])}")
+        return {'FINISHED'}
+
+
+def export_terrain_maps(obj, options) -> list[str]:
+    """Write the maps ``options`` asks for (see :class:`OROGEN_OT_export_maps`); returns the paths."""
+    from ..core import colormap, layer_weights, shading
+    from ..core.colormap import splat_maps
+
+    folder = export.check_path(options.directory)
+    stem = os.path.join(folder, bpy.path.clean_name(options.name) or "terrain")
+    info = json.loads(obj[TERRAIN_PROPERTY])
+    h = export.heightmap_from_mesh(obj)
+    metres = h * np.float32(info["height"])
+    cell = export.cell_size(info)
+    written: list[str] = []
+    if options.heightmap_format != 'NONE':
+        sidecar = {"recipe": json.loads(obj.get(RECIPE_PROPERTY, "null")), "cell_size_m": cell,
+                   "width_m": info["width"]}
+        written += export.write_heightmap(stem + "_height", h, options.heightmap_format,
+                                          metres=(0.0, float(info["height"])) if options.absolute else None,
+                                          sidecar=sidecar)
+    lightmap = export.point_map(obj, "Lightmap")
+    if options.use_lightmap and lightmap is not None:
+        written.append(export.write_image(stem + "_lightmap.png", lightmap))
+    slope = shading.slope_degrees(metres, cell)
+    layers = check_layers(layers_from_json(obj.get(LAYERS_PROPERTY, "")))
+    if options.use_colormap:
+        written.append(export.write_image(stem + "_color.png", colormap(h, layers, slope), data=False))
+    if options.use_normal_map:
+        written.append(export.write_image(stem + "_normal.png", shading.normal_map(metres, cell)))
+    if options.use_data_maps:
+        written.append(export.write_image(stem + "_slope.exr", slope, depth='32', file_format='OPEN_EXR'))
+        written.append(export.write_image(stem + "_curvature.exr", shading.curvature(metres, cell), depth='32',
+                                          file_format='OPEN_EXR'))
+    if options.use_splat_maps:
+        for i, rgba in enumerate(splat_maps(layer_weights(h, layers, slope))):
+            written.append(export.write_image(f"{stem}_splat{i}.png", rgba / 255.0))
+    return written
+
+
+def menu_export(self, _context):
+    self.layout.operator(OROGEN_OT_export_maps.bl_idname, text="Orogen Terrain Maps")
+
+
 def menu_func(self, _context):
     self.layout.operator(OROGEN_OT_terrain_add.bl_idname, text="Terrain", icon='RNDCURVE')
     self.layout.operator(OROGEN_OT_profile_add.bl_idname, text="Terrain Profile", icon='IPO_EASE_IN_OUT')
 
 
-classes = (OROGEN_OT_terrain_add, OROGEN_OT_profile_add)
+classes = (OROGEN_OT_terrain_add, OROGEN_OT_profile_add, OROGEN_OT_export_maps)
 
 
 def register() -> None:
     for cls in classes:
         bpy.utils.register_class(cls)
     bpy.types.VIEW3D_MT_mesh_add.append(menu_func)
+    bpy.types.TOPBAR_MT_file_export.append(menu_export)
 
 
 def unregister() -> None:
+    bpy.types.TOPBAR_MT_file_export.remove(menu_export)
     bpy.types.VIEW3D_MT_mesh_add.remove(menu_func)
     for cls in reversed(classes):
         bpy.utils.unregister_class(cls)

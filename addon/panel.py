@@ -3,7 +3,7 @@
 import bpy
 
 from .layers import draw_layers, layer_from_item, layers_to_json
-from .operators import OROGEN_OT_profile_add, OROGEN_OT_terrain_add
+from .operators import OROGEN_OT_export_maps, OROGEN_OT_profile_add, OROGEN_OT_terrain_add
 from .properties import draw_settings, setting_names
 
 
@@ -22,6 +22,8 @@ class VIEW3D_PT_orogen_terrain(bpy.types.Panel):
         if settings.layers:
             op.layers = layers_to_json(tuple(layer_from_item(item) for item in settings.layers))
         self.layout.operator(OROGEN_OT_profile_add.bl_idname, text="Add Side-View Profile", icon='IPO_EASE_IN_OUT')
+        if OROGEN_OT_export_maps.poll(context):
+            self.layout.operator(OROGEN_OT_export_maps.bl_idname, text="Export Maps", icon='EXPORT')
 
 
 class VIEW3D_PT_orogen_layers(bpy.types.Panel):

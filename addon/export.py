@@ -1,0 +1,182 @@
+"""Writing heightmaps and baked maps to files with Blender's image API (PNG, OpenEXR) and numpy (RAW, .npy).
+
+Orientation everywhere: row 0 of an array is the top row of the image and
+the north (+Y) edge of the terrain mesh. PNG and EXR pass through Blender's
+image writer (no hand-written encoders); data maps are tagged Non-Color so
+no colour transform touches their values: 0 maps to 0 and 1 to 65535
+exactly in a 16-bit PNG. RAW is little-endian unsigned 16-bit, row-major,
+no header (the ``.r16`` layout terrain tools and game engines read).
+"""
+
+import json
+import os
+
+import bpy
+import numpy as np
+import numpy.typing as npt
+
+HEIGHTMAP_FORMATS = ('PNG16', 'EXR', 'R16', 'NPY')
+_SUFFIX = {'PNG16': ".png", 'EXR': ".exr", 'R16': ".r16", 'NPY': ".npy"}
+
+
+def _check_finite(values: npt.NDArray, what: str) -> None:
+    if not np.isfinite(values).all():
+        raise ValueError(f"{what} holds NaN or Inf: nothing was written")
+
+
+def write_image(path: str, values: npt.ArrayLike, *, depth: str = '8', file_format: str = 'PNG',
+                data: bool = True) -> str:
+    """Write ``values`` (``(rows, cols)`` grey, or ``(rows, cols, 3|4)``) as an image file.
+
+    Values are floats in ``[0, 1]`` (clipped) for PNG; any finite floats for
+    OpenEXR. ``data=True`` writes them untouched (Non-Color); ``data=False``
+    treats RGB as linear colour and lets Blender encode it for display
+    (sRGB in PNG). ``depth`` is '8' or '16' for PNG, '16' or '32' for EXR.
+    Uses a temporary scene, so the user's render settings are not touched.
+    Returns the path written.
+    """
+    arr = np.asarray(values, dtype=np.float64)
+    _check_finite(arr, os.path.basename(path))
+    if arr.ndim == 2:
+        arr = arr[..., None]
+    rows, cols, channels = arr.shape
+    if channels not in (1, 3, 4):
+        raise ValueError(f"values must have 1, 3 or 4 channels, got {channels}")
+    if file_format == 'PNG':
+        arr = np.clip(arr, 0.0, 1.0)
+        if data:
+            # Quantise here (round to nearest level) and hand Blender exact levels, so its own float -> integer
+            # conversion cannot round a value near a half-level the other way.
+            top = 65535.0 if depth == '16' else 255.0
+            arr = np.rint(arr * top) / top
+    rgba = np.ones((rows, cols, 4), dtype=np.float32)
+    rgba[..., :3] = arr[..., :3] if channels >= 3 else arr[..., :1]
+    if channels == 4:
+        rgba[..., 3] = arr[..., 3]
+    image = bpy.data.images.new("orogen-export", cols, rows, alpha=channels == 4, float_buffer=True, is_data=data)
+    scene = bpy.data.scenes.new("orogen-export")
+    try:
+        image.colorspace_settings.name = 'Non-Color' if data else 'Linear Rec.709'
+        image.pixels.foreach_set(rgba[::-1].ravel())  # Blender's rows start at the bottom
+        settings = scene.render.image_settings
+        settings.file_format = file_format
+        settings.color_mode = {1: 'BW', 3: 'RGB', 4: 'RGBA'}[channels]
+        settings.color_depth = depth
+        if file_format == 'OPEN_EXR':
+            settings.exr_codec = 'ZIP'
+        scene.view_settings.view_transform = 'Standard'
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        image.save_render(path, scene=scene)
+    finally:
+        bpy.data.images.remove(image)
+        bpy.data.scenes.remove(scene)
+    return path
+
+
+def read_image(path: str) -> npt.NDArray[np.float32]:
+    """Read an image with Blender's loader as raw values: ``float32 (rows, cols, 4)``, row 0 at the top.
+
+    8- and 16-bit images come back as ``level / 255`` or ``level / 65535``
+    (no colour transform: the image is read as Non-Color data).
+    """
+    image = bpy.data.images.load(path, check_existing=False)
+    try:
+        image.colorspace_settings.name = 'Non-Color'
+        cols, rows = image.size
+        if cols == 0 or rows == 0:
+            raise ValueError(f"{path} could not be read as an image")
+        pixels = np.empty(rows * cols * 4, dtype=np.float32)
+        image.pixels.foreach_get(pixels)
+    finally:
+        bpy.data.images.remove(image)
+    return pixels.reshape(rows, cols, 4)[::-1].copy()
+
+
+def write_heightmap(path_stem: str, heightmap: npt.NDArray[np.float32], fmt: str, *,
+                    metres: tuple[float, float] | None = None, sidecar: dict | None = None) -> list[str]:
+    """Write a heightmap in ``fmt`` ('PNG16', 'EXR', 'R16', 'NPY'); returns the files written.
+
+    ``heightmap`` is normalised to ``[0, 1]``. With ``metres = (low, high)``
+    the EXR and NPY files hold absolute heights in metres instead, and PNG16
+    and R16 keep the normalised levels (``0 -> 0``, ``1 -> 65535``); either
+    way a JSON sidecar ``<stem>.json`` records ``sidecar`` plus the height
+    range, the encoding and the orientation.
+    """
+    if fmt not in HEIGHTMAP_FORMATS:
+        raise ValueError(f"format must be one of {HEIGHTMAP_FORMATS}, got {fmt!r}")
+    h = np.asarray(heightmap, dtype=np.float64)
+    _check_finite(h, "heightmap")
+    path = path_stem + _SUFFIX[fmt]
+    absolute = metres is not None and fmt in ('EXR', 'NPY')
+    values = metres[0] + h * (metres[1] - metres[0]) if absolute else h
+    if fmt == 'PNG16':
+        write_image(path, values, depth='16')
+    elif fmt == 'EXR':
+        write_image(path, values, depth='32', file_format='OPEN_EXR')
+    elif fmt == 'R16':
+        levels = np.rint(np.clip(values, 0.0, 1.0) * 65535.0).astype("<u2")
+        levels.tofile(path)
+    else:
+        np.save(path, values.astype(np.float32))
+    written = [path]
+    if sidecar is not None or metres is not None:
+        info = dict(sidecar or {})
+        rows, cols = h.shape
+        info.update({
+            "file": os.path.basename(path),
+            "shape": [rows, cols],
+            "encoding": ("metres" if absolute else
+                         "normalised 0..1" if fmt in ('EXR', 'NPY') else "normalised, 0 -> 0, 1 -> 65535"),
+            "height_range_m": list(metres) if metres is not None else None,
+            "orientation": "row 0 = top row of the image = north (+Y) edge of the mesh; column 0 = west (-X)",
+        })
+        if fmt == 'R16':
+            info["raw"] = {"dtype": "uint16", "byte_order": "little", "layout": "row-major", "header": None}
+        with open(path_stem + ".json", "w", encoding="utf-8") as f:
+            json.dump(info, f, indent=2, sort_keys=True)
+        written.append(path_stem + ".json")
+    return written
+
+
+def heightmap_from_mesh(obj: bpy.types.Object) -> npt.NDArray[np.float32]:
+    """The normalised heightmap of an Orogen terrain object, from its ``height`` attribute, row 0 north."""
+    info = json.loads(obj.get("orogen_terrain", "{}"))
+    if "shape" not in info or "height" not in obj.data.attributes:
+        raise ValueError(f"{obj.name!r} is not an Orogen terrain (no height attribute or shape)")
+    rows, cols = info["shape"]
+    values = np.empty(rows * cols, dtype=np.float32)
+    obj.data.attributes["height"].data.foreach_get("value", values)
+    return values.reshape(rows, cols)
+
+
+def point_map(obj: bpy.types.Object, name: str) -> npt.NDArray[np.float32] | None:
+    """A float point attribute of a terrain as ``(rows, cols)``, or ``None`` if it has none."""
+    info = json.loads(obj.get("orogen_terrain", "{}"))
+    attr = obj.data.attributes.get(name)
+    if attr is None or "shape" not in info:
+        return None
+    rows, cols = info["shape"]
+    if attr.data_type == 'FLOAT_COLOR':
+        values = np.empty(rows * cols * 4, dtype=np.float32)
+        attr.data.foreach_get("color", values)
+        return values.reshape(rows, cols, 4)[..., 0]
+    values = np.empty(rows * cols, dtype=np.float32)
+    attr.data.foreach_get("value", values)
+    return values.reshape(rows, cols)
+
+
+def cell_size(info: dict) -> float:
+    """Metres between neighbouring cells of a terrain described by its ``orogen_terrain`` info."""
+    rows, cols = info["shape"]
+    return float(info["width"]) / max(rows - 1, cols - 1, 1)
+
+
+def check_path(directory: str) -> str:
+    """An absolute, writable folder (created if missing); raises ``ValueError`` otherwise."""
+    path = os.path.abspath(bpy.path.abspath(directory))
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise ValueError(f"{path} is a file, not a folder")
+    os.makedirs(path, exist_ok=True)
+    if not os.access(path, os.W_OK):
+        raise ValueError(f"{path} is not writable")
+    return path

@@ -1,0 +1,89 @@
+"""Exported files, read back with independent readers: Blender's image loader, numpy for RAW."""
+
+import json
+
+import bpy
+import numpy as np
+import pytest
+
+
+@pytest.fixture
+def terrain(scene):
+    bpy.ops.orogen.terrain_add(generator='diamond_square', size=37, seed=6, width=36.0, height=12.0,
+                               lighting='HILLSHADE')
+    return bpy.context.active_object
+
+
+def export(tmp_path, **kw):
+    return bpy.ops.orogen.export_maps(directory=str(tmp_path), name="t", **kw)
+
+
+def test_heightmap_formats_round_trip_exactly(terrain, orogen, tmp_path):
+    ex = orogen.addon.export
+    h = ex.heightmap_from_mesh(terrain)
+    assert h.min() == 0.0 and h.max() == 1.0
+    for fmt in ('PNG16', 'EXR', 'R16', 'NPY'):
+        assert export(tmp_path / fmt, heightmap_format=fmt) == {'FINISHED'}
+    levels = np.rint(h.astype(np.float64) * 65535.0)
+    png = ex.read_image(str(tmp_path / "PNG16" / "t_height.png"))[..., 0]
+    assert np.array_equal(np.rint(png.astype(np.float64) * 65535.0), levels)
+    assert levels.min() == 0 and levels.max() == 65535
+    raw = np.fromfile(tmp_path / "R16" / "t_height.r16", dtype="<u2").reshape(37, 37)
+    assert np.array_equal(raw, levels.astype(np.uint16))
+    assert np.array_equal(ex.read_image(str(tmp_path / "EXR" / "t_height.exr"))[..., 0], h)
+    assert np.array_equal(np.load(tmp_path / "NPY" / "t_height.npy"), h)
+
+
+def test_orientation_row_0_is_north(terrain, orogen, tmp_path):
+    ex = orogen.addon.export
+    export(tmp_path, heightmap_format='EXR')
+    image = ex.read_image(str(tmp_path / "t_height.exr"))[..., 0]
+    co = np.empty(len(terrain.data.vertices) * 3, dtype=np.float32)
+    terrain.data.vertices.foreach_get("co", co)
+    co = co.reshape(37, 37, 3)
+    north_row = co[np.argmax(co[:, 0, 1])]  # the row with the largest Y
+    assert np.allclose(image[0] * 12.0, north_row[:, 2], atol=1e-5)
+    assert (np.diff(north_row[:, 0]) > 0).all()  # column 0 is west
+
+
+def test_absolute_metres_with_a_sidecar(terrain, orogen, tmp_path):
+    export(tmp_path, heightmap_format='EXR', absolute=True)
+    metres = orogen.addon.export.read_image(str(tmp_path / "t_height.exr"))[..., 0]
+    assert metres.min() == 0.0 and metres.max() == pytest.approx(12.0)
+    info = json.loads((tmp_path / "t_height.json").read_text())
+    assert info["encoding"] == "metres" and info["height_range_m"] == [0.0, 12.0]
+    assert info["recipe"]["generator"] == "diamond_square" and info["cell_size_m"] == pytest.approx(1.0)
+    assert "north" in info["orientation"]
+
+
+def test_baked_maps_match_core(terrain, orogen, tmp_path):
+    ex, core = orogen.addon.export, orogen.core
+    assert export(tmp_path) == {'FINISHED'}
+    h = ex.heightmap_from_mesh(terrain)
+    metres = h * np.float32(12.0)
+    normal = ex.read_image(str(tmp_path / "t_normal.png"))[..., :3]
+    assert np.abs(normal - core.shading.normal_map(metres, 1.0)).max() <= 0.5 / 255 + 1e-6
+    slope = ex.read_image(str(tmp_path / "t_slope.exr"))[..., 0]
+    assert np.array_equal(slope, core.shading.slope_degrees(metres, 1.0))
+    light = ex.read_image(str(tmp_path / "t_lightmap.png"))[..., 0]
+    assert np.abs(light - ex.point_map(terrain, "Lightmap")).max() <= 0.5 / 255 + 1e-6
+    color = ex.read_image(str(tmp_path / "t_color.png"))[..., :3]
+    linear = core.colormap(h, core.DEFAULT_LAYERS, core.shading.slope_degrees(metres, 1.0)).astype(np.float64)
+    srgb = np.where(linear <= 0.0031308, linear * 12.92, 1.055 * linear ** (1 / 2.4) - 0.055)
+    assert np.abs(color - srgb).max() <= 1.5 / 255
+    splat = ex.read_image(str(tmp_path / "t_splat0.png"))
+    levels = np.rint(splat.astype(np.float64) * 255.0)
+    assert (levels.sum(axis=-1) == 255).all()  # three layers + an empty alpha channel... sums to 255
+    assert not (tmp_path / "t_splat1.png").exists()
+
+
+def test_export_into_a_file_path_is_reported(terrain, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(RuntimeError, match="is a file, not a folder"):
+        bpy.ops.orogen.export_maps(directory=str(blocker), name="t")
+
+
+def test_export_needs_a_terrain(scene):
+    bpy.ops.mesh.primitive_cube_add()
+    assert not bpy.ops.orogen.export_maps.poll()
