@@ -30,7 +30,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # scripts may import the source tree; the extension itself never does this
 
-from core import filters, rng  # noqa: E402
+from core import filters, rng, shading  # noqa: E402
 from core.faults import fault_displacements, fault_formation, fault_lines  # noqa: E402
 from core.hills import hill_parameters, hills_raw  # noqa: E402
 from core.recipe import GENERATORS, Recipe  # noqa: E402
@@ -42,6 +42,8 @@ TARGETS = {
     "any_4097_s": 4.0,
     "peak_memory_x": 10.0,
     "blender_floor_x": 1.5,
+    "hillshade_1025_s": 0.1,
+    "shadows_ao_1025_s": 2.0,
 }
 
 
@@ -163,6 +165,12 @@ def bench_generators(sizes, runs):
         noise = np.random.default_rng(0).random((n, n)).astype(np.float32)
         cases["box blur (3 passes)"] = lambda noise=noise: filters.box_blur(noise, 3)
         cases["erosion filter (k 0.5, 1 pass)"] = lambda noise=noise: filters.erosion_filter(noise, 0.5, 1)
+        if n <= 1025:  # the lighting targets are set at 1025
+            terrain = Recipe("diamond_square", 1, (n, n)).evaluate() * np.float32(n * 0.15)  # metres, 1 m cells
+            cases["hillshade"] = lambda t=terrain: shading.hillshade(t, 1.0, 315.0, 45.0)
+            cases["shadows + AO (16 directions)"] = lambda t=terrain: (
+                shading.cast_shadows(t, 1.0, 315.0, 30.0),
+                shading.ambient_occlusion(t, 1.0, directions=16, radius=64))
         for name, fn in cases.items():
             t = median_time(fn, runs if n <= 1025 else max(1, runs // 2))
             peak = peak_bytes(fn)
@@ -242,6 +250,12 @@ def verdicts(gen, refs, blender):
     if d1025:
         out["every generator with defaults at 1025 under 0.25 s"] = all(
             r["seconds"] < TARGETS["default_1025_s"] for r in d1025)
+    for case, key, words in (("hillshade", "hillshade_1025_s", "hillshade at 1025 under 0.1 s"),
+                             ("shadows + AO (16 directions)", "shadows_ao_1025_s",
+                              "shadows and AO (16 directions) at 1025 under 2 s")):
+        match = [r for r in gen if r["case"] == case and r["size"] == 1025]
+        if match:
+            out[words] = match[0]["seconds"] < TARGETS[key]
     big = [r for r in gen if r["size"] == 4097]
     if big:
         out["everything at 4097 under 4 s"] = all(r["seconds"] < TARGETS["any_4097_s"] for r in big)
