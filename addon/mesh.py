@@ -48,6 +48,12 @@ def new_mesh(name: str, co: npt.NDArray[np.float32], faces: npt.NDArray[np.int32
     without those attributes fall back to the classic collections.
     """
     mesh = bpy.data.meshes.new(name)
+    _fill_geometry(mesh, co, faces)
+    return mesh
+
+
+def _fill_geometry(mesh: bpy.types.Mesh, co: npt.NDArray[np.float32], faces: npt.NDArray[np.int32]) -> None:
+    """Add vertices and quads to an empty mesh and compute its edges."""
     mesh.vertices.add(len(co))
     mesh.loops.add(faces.size)
     mesh.polygons.add(len(faces))
@@ -56,7 +62,6 @@ def new_mesh(name: str, co: npt.NDArray[np.float32], faces: npt.NDArray[np.int32
                    lambda v: mesh.loops.foreach_set("vertex_index", v))
     mesh.polygons.foreach_set("loop_start", np.arange(0, faces.size, 4, dtype=np.int32))
     mesh.update(calc_edges=True)
-    return mesh
 
 
 def _set_attribute(mesh: bpy.types.Mesh, name: str, prop: str, values: npt.NDArray, fallback) -> None:
@@ -91,25 +96,57 @@ def build_grid_mesh(
     Attributes: ``height`` (point, float, the normalised heightmap), each of
     ``data_maps`` (point, float, e.g. ``slope`` in degrees and ``curvature``)
     and, if ``lightmap`` is given, ``Lightmap`` (point, float colour, linear
-    grey).
-    Inputs must be finite (``core`` guarantees it); no operator is called, so
-    this works headless and without a 3D View.
+    grey). Inputs must be finite (``core`` guarantees it); no operator is
+    called, so this works headless and without a 3D View.
+    """
+    mesh = bpy.data.meshes.new(name)
+    update_grid_mesh(mesh, heightmap, width, height, lightmap, data_maps)
+    return mesh
+
+
+def update_grid_mesh(
+    mesh: bpy.types.Mesh,
+    heightmap: npt.NDArray[np.float32],
+    width: float,
+    height: float,
+    lightmap: npt.NDArray[np.float32] | None = None,
+    data_maps: dict[str, npt.NDArray[np.float32]] | None = None,
+) -> bool:
+    """Write a terrain into an existing mesh (see :func:`build_grid_mesh`); returns True if rebuilt.
+
+    When the mesh already is a grid of the same size only positions and
+    attributes are rewritten (same vertices, faces, UVs and materials);
+    otherwise its geometry is replaced, keeping the mesh datablock and its
+    material slots.
     """
     rows, cols = heightmap.shape
-    mesh = new_mesh(name, grid_coordinates(heightmap, width, height), grid_faces(rows, cols))
-    # A UV map is a 2D-vector corner attribute; creating it as one skips uv_layers.new()'s default fill.
-    mesh.attributes.new(UV_MAP, 'FLOAT2', 'CORNER').data.foreach_set("vector", grid_uvs(rows, cols).ravel())
+    co = grid_coordinates(heightmap, width, height)
+    same_grid = (len(mesh.vertices) == rows * cols and len(mesh.polygons) == (rows - 1) * (cols - 1)
+                 and mesh.attributes.get(UV_MAP) is not None)
+    if same_grid:
+        _set_attribute(mesh, "position", "vector", co.ravel(), lambda v: mesh.vertices.foreach_set("co", v))
+    else:
+        mesh.clear_geometry()
+        _fill_geometry(mesh, co, grid_faces(rows, cols))
+        # A UV map is a 2D-vector corner attribute; creating it as one skips uv_layers.new()'s default fill.
+        mesh.attributes.new(UV_MAP, 'FLOAT2', 'CORNER').data.foreach_set("vector", grid_uvs(rows, cols).ravel())
     for name, values in {HEIGHT_ATTRIBUTE: heightmap, **(data_maps or {})}.items():
-        mesh.attributes.new(name, 'FLOAT', 'POINT').data.foreach_set(
-            "value", np.ascontiguousarray(values, dtype=np.float32).ravel()
-        )
-    if lightmap is not None:
+        attribute = mesh.attributes.get(name) or mesh.attributes.new(name, 'FLOAT', 'POINT')
+        attribute.data.foreach_set("value", np.ascontiguousarray(values, dtype=np.float32).ravel())
+    existing = mesh.color_attributes.get(LIGHTMAP_ATTRIBUTE)
+    if lightmap is None:
+        if existing is not None:
+            mesh.color_attributes.remove(existing)
+    else:
         rgba = np.ones((rows * cols, 4), dtype=np.float32)
         rgba[:, :3] = lightmap.reshape(-1, 1)
-        layer = mesh.color_attributes.new(LIGHTMAP_ATTRIBUTE, 'FLOAT_COLOR', 'POINT')
+        layer = existing or mesh.color_attributes.new(LIGHTMAP_ATTRIBUTE, 'FLOAT_COLOR', 'POINT')
         layer.data.foreach_set("color", rgba.ravel())  # linear values, no gamma step
-    mesh.shade_smooth()
-    return mesh
+    if same_grid:
+        mesh.update()
+    else:
+        mesh.shade_smooth()
+    return not same_grid
 
 
 def build_profile_mesh(

@@ -12,6 +12,7 @@ from ..core.colormap import check_layers
 from ..core.profiles import sectioned_profile, slope_walk
 from ..core.recipe import Recipe
 from . import export
+from .edit import store_settings
 from .layers import layers_from_json, layers_to_json
 from .material import build_material
 from .mesh import CURVATURE_ATTRIBUTE, SLOPE_ATTRIBUTE, build_grid_mesh, build_profile_mesh
@@ -87,6 +88,7 @@ class OROGEN_OT_terrain_add(bpy.types.Operator, object_utils.AddObjectHelper, Te
         obj[TERRAIN_PROPERTY] = json.dumps({"shape": list(arrays.heightmap.shape), "width": arrays.width,
                                             "height": arrays.height})
         obj[LAYERS_PROPERTY] = layers_to_json(layers)
+        store_settings(obj, self, layers_to_json(layers) if self.layers else "")
         return {'FINISHED'}
 
 

@@ -2,6 +2,7 @@
 
 import bpy
 
+from .edit import OROGEN_OT_material_rebuild, OROGEN_OT_terrain_regenerate
 from .layers import draw_layers, layer_from_item, layers_to_json
 from .operators import OROGEN_OT_export_maps, OROGEN_OT_profile_add, OROGEN_OT_terrain_add
 from .properties import draw_settings, setting_names
@@ -14,7 +15,12 @@ class VIEW3D_PT_orogen_terrain(bpy.types.Panel):
     bl_label = "Terrain"
 
     def draw(self, context):
+        obj = context.active_object
+        if obj is not None and obj.type == 'MESH' and obj.orogen.is_terrain:
+            self.draw_terrain_object(context, obj)
+            return
         settings = context.scene.orogen
+        self.layout.label(text="New terrain", icon='ADD')
         draw_settings(self.layout, settings)
         op = self.layout.operator(OROGEN_OT_terrain_add.bl_idname, text="Generate", icon='RNDCURVE')
         for name in setting_names():
@@ -24,6 +30,24 @@ class VIEW3D_PT_orogen_terrain(bpy.types.Panel):
         self.layout.operator(OROGEN_OT_profile_add.bl_idname, text="Add Side-View Profile", icon='IPO_EASE_IN_OUT')
         if OROGEN_OT_export_maps.poll(context):
             self.layout.operator(OROGEN_OT_export_maps.bl_idname, text="Export Maps", icon='EXPORT')
+
+
+    def draw_terrain_object(self, context, obj):
+        """The selected terrain's own settings: changing them regenerates it in place."""
+        layout = self.layout
+        layout.label(text=obj.name, icon='RNDCURVE')
+        settings = obj.orogen
+        row = layout.row(align=True)
+        row.prop(settings, "live_update", toggle=True, icon='FILE_REFRESH')
+        row.operator(OROGEN_OT_terrain_regenerate.bl_idname, text="Regenerate")
+        row.operator(OROGEN_OT_material_rebuild.bl_idname, text="Rebuild Material")
+        if settings.live_update:
+            layout.prop(settings, "preview_size")
+        if settings.status:
+            layout.label(text=settings.status, icon='INFO')
+        draw_settings(layout, settings)
+        if OROGEN_OT_export_maps.poll(context):
+            layout.operator(OROGEN_OT_export_maps.bl_idname, text="Export Maps", icon='EXPORT')
 
 
 class VIEW3D_PT_orogen_layers(bpy.types.Panel):

@@ -395,6 +395,41 @@ class OROGEN_PG_layer(bpy.types.PropertyGroup):
                                   min=0.01, max=90.0, default=5.0)
 
 
+def _setting_changed(self, context) -> None:
+    """Property update: a setting of a terrain object changed; regenerate it if live updates are on."""
+    owner = getattr(self, "id_data", None)
+    if isinstance(owner, bpy.types.Object) and getattr(self, "is_terrain", False):
+        from .edit import on_setting_changed  # late import: edit imports this module
+
+        on_setting_changed(owner, context)
+
+
+# Every terrain setting reports its changes (operators and scene settings ignore them).
+for _prop in TerrainSettings.__annotations__.values():
+    _prop.keywords["update"] = _setting_changed
+
+
+class OROGEN_PG_object(bpy.types.PropertyGroup, TerrainSettings):
+    """The settings a terrain object was made with; changing them regenerates it in place."""
+
+    is_terrain: BoolProperty(name="Is Terrain", description="This object is an Orogen terrain", default=False)
+    live_update: BoolProperty(
+        name="Live Update",
+        description="Regenerate as settings change (a preview while dragging, full size when the change settles); "
+                    "turn off for heavy terrains and use Regenerate",
+        default=True,
+    )
+    preview_size: IntProperty(
+        name="Preview Size",
+        description="Vertices per side while settings change during live updates",
+        min=17, max=1025, default=257,
+    )
+    layers_json: StringProperty(name="Layers", description="Colour layers as JSON", default="",
+                                options={'HIDDEN'})
+    status: StringProperty(name="Status", description="What the last regeneration did", default="",
+                           options={'HIDDEN', 'SKIP_SAVE'})
+
+
 class OROGEN_PG_settings(bpy.types.PropertyGroup, TerrainSettings):
     """Settings the Terrain panel uses for new terrains (stored on the scene)."""
 
@@ -403,16 +438,18 @@ class OROGEN_PG_settings(bpy.types.PropertyGroup, TerrainSettings):
     active_layer: IntProperty(name="Active Layer", min=0, default=0)
 
 
-classes = (OROGEN_PG_layer, OROGEN_PG_settings)
+classes = (OROGEN_PG_layer, OROGEN_PG_object, OROGEN_PG_settings)
 
 
 def register() -> None:
     for cls in classes:
         bpy.utils.register_class(cls)
     bpy.types.Scene.orogen = PointerProperty(type=OROGEN_PG_settings, name="Orogen Terrain")
+    bpy.types.Object.orogen = PointerProperty(type=OROGEN_PG_object, name="Orogen Terrain")
 
 
 def unregister() -> None:
+    del bpy.types.Object.orogen
     del bpy.types.Scene.orogen
     for cls in reversed(classes):
         bpy.utils.unregister_class(cls)

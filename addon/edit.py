@@ -1,0 +1,195 @@
+"""Edit in place: a terrain object keeps its settings and regenerates into the same mesh.
+
+Only the geometry and the baked attributes change; the object's name,
+transform, parent, collections, modifiers, custom properties, material slots
+and the user's material edits stay as they are. Live updates regenerate a
+preview-sized terrain on every change and the full size once changes have
+settled (``SETTLE_SECONDS`` without a further change), through a timer.
+"""
+
+import json
+import time
+from types import SimpleNamespace
+
+import bpy
+
+from ..core.colormap import check_layers
+from .layers import layers_from_json
+from .material import build_material
+from .mesh import CURVATURE_ATTRIBUTE, SLOPE_ATTRIBUTE, update_grid_mesh
+from .properties import nonfinite_error, range_error, setting_names
+from .terrain import compute_terrain, scene_sun
+
+#: Seconds without a further change before a live preview is replaced by the full-size terrain.
+SETTLE_SECONDS = 0.4
+
+_pending: dict[str, float] = {}  # object name -> time of its last change
+_suspended = 0  # > 0 while settings are written by code, not by the user
+
+
+class suspended:
+    """Context manager: setting changes inside it do not trigger live updates."""
+
+    def __enter__(self):
+        global _suspended
+        _suspended += 1
+
+    def __exit__(self, *_exc):
+        global _suspended
+        _suspended -= 1
+
+
+def store_settings(obj: bpy.types.Object, source, layers_json: str = "") -> None:
+    """Copy terrain settings from ``source`` (operator or settings) onto ``obj.orogen``."""
+    with suspended():
+        for name in setting_names():
+            setattr(obj.orogen, name, getattr(source, name))
+        obj.orogen.layers_json = layers_json
+        obj.orogen.is_terrain = True
+
+
+def regenerate(obj: bpy.types.Object, context, size: int | None = None) -> str:
+    """Regenerate ``obj`` from its stored settings at ``size`` (default: its own); returns a status line.
+
+    Raises ``ValueError``/``TypeError`` for settings that cannot make a terrain;
+    nothing is changed then.
+    """
+    settings = obj.orogen
+    message = nonfinite_error(settings) or range_error(settings)
+    if message:
+        raise ValueError(message)
+    values = SimpleNamespace(**{name: getattr(settings, name) for name in setting_names()})
+    if size is not None:
+        values.size = size
+    sun = scene_sun(context.scene) if settings.use_scene_sun and context.scene else None
+    wm = context.window_manager
+    started = time.perf_counter()
+    if wm is not None:
+        wm.progress_begin(0, 3)
+    try:
+        arrays = compute_terrain(values, None, sun)
+        if wm is not None:
+            wm.progress_update(2)
+        update_grid_mesh(obj.data, arrays.heightmap, arrays.width, arrays.height, arrays.lightmap,
+                         {SLOPE_ATTRIBUTE: arrays.slope, CURVATURE_ATTRIBUTE: arrays.curvature})
+    finally:
+        if wm is not None:
+            wm.progress_end()
+    from .operators import RECIPE_PROPERTY, TERRAIN_PROPERTY  # late: operators imports this module
+
+    obj[RECIPE_PROPERTY] = arrays.recipe.to_json()
+    obj[TERRAIN_PROPERTY] = json.dumps({"shape": list(arrays.heightmap.shape), "width": arrays.width,
+                                        "height": arrays.height})
+    rows, cols = arrays.heightmap.shape
+    kind = "preview" if size is not None and size != settings.size else "terrain"
+    return f"Regenerated {kind} {rows} x {cols} in {time.perf_counter() - started:.2f} s"
+
+
+def on_setting_changed(obj: bpy.types.Object, context) -> None:
+    """Property update of a terrain object: live preview now, full size when the change settles."""
+    settings = obj.orogen
+    if _suspended or not settings.live_update:
+        return
+    full = settings.size
+    preview = min(full, settings.preview_size)
+    try:
+        settings.status = regenerate(obj, context, preview)
+    except (ValueError, TypeError) as err:
+        settings.status = f"Not regenerated: {err}"
+        return
+    if preview < full:
+        _pending[obj.name] = time.monotonic()
+        if not bpy.app.timers.is_registered(_settle_timer):
+            bpy.app.timers.register(_settle_timer, first_interval=SETTLE_SECONDS)
+
+
+def flush_live_updates(force: bool = False) -> list[str]:
+    """Regenerate at full size every object whose changes have settled (all of them with ``force``)."""
+    done = []
+    now = time.monotonic()
+    for name, changed in list(_pending.items()):
+        if not force and now - changed < SETTLE_SECONDS:
+            continue
+        del _pending[name]
+        obj = bpy.data.objects.get(name)
+        if obj is None or not obj.orogen.is_terrain:
+            continue
+        try:
+            obj.orogen.status = regenerate(obj, bpy.context)
+        except (ValueError, TypeError) as err:
+            obj.orogen.status = f"Not regenerated: {err}"
+        done.append(name)
+    return done
+
+
+def _settle_timer() -> float | None:
+    flush_live_updates()
+    return 0.1 if _pending else None
+
+
+class OROGEN_OT_terrain_regenerate(bpy.types.Operator):
+    """Regenerate the active terrain from its settings, in place (the object and its material stay)"""
+
+    bl_idname = "orogen.terrain_regenerate"
+    bl_label = "Regenerate Terrain"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    @classmethod
+    def poll(cls, context):
+        obj = context.active_object
+        return obj is not None and obj.type == 'MESH' and obj.orogen.is_terrain and context.mode == 'OBJECT'
+
+    def execute(self, context):
+        obj = context.active_object
+        _pending.pop(obj.name, None)
+        try:
+            obj.orogen.status = regenerate(obj, context)
+        except (ValueError, TypeError) as err:
+            self.report({'ERROR'}, f"Terrain not regenerated: {err}")
+            return {'CANCELLED'}
+        self.report({'INFO'}, obj.orogen.status)
+        return {'FINISHED'}
+
+
+class OROGEN_OT_material_rebuild(bpy.types.Operator):
+    """Rebuild the active terrain's material from its colour layers (replaces edits made to that material)"""
+
+    bl_idname = "orogen.material_rebuild"
+    bl_label = "Rebuild Material"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    @classmethod
+    def poll(cls, context):
+        obj = context.active_object
+        return obj is not None and obj.type == 'MESH' and obj.orogen.is_terrain
+
+    def execute(self, context):
+        obj = context.active_object
+        settings = obj.orogen
+        try:
+            layers = check_layers(layers_from_json(settings.layers_json))
+        except (ValueError, TypeError) as err:
+            self.report({'ERROR'}, f"Material not rebuilt: {err}")
+            return {'CANCELLED'}
+        material = build_material(obj.name, layers, settings.use_lightmap, settings.shading)
+        if obj.material_slots:
+            obj.material_slots[0].material = material
+        else:
+            obj.data.materials.append(material)
+        return {'FINISHED'}
+
+
+classes = (OROGEN_OT_terrain_regenerate, OROGEN_OT_material_rebuild)
+
+
+def register() -> None:
+    for cls in classes:
+        bpy.utils.register_class(cls)
+
+
+def unregister() -> None:
+    _pending.clear()
+    if bpy.app.timers.is_registered(_settle_timer):
+        bpy.app.timers.unregister(_settle_timer)
+    for cls in reversed(classes):
+        bpy.utils.unregister_class(cls)
