@@ -5,6 +5,11 @@ transform, parent, collections, modifiers, custom properties, material slots
 and the user's material edits stay as they are. Live updates regenerate a
 preview-sized terrain on every change and the full size once changes have
 settled (``SETTLE_SECONDS`` without a further change), through a timer.
+
+Changes are observed through the message bus (``bpy.msgbus``), not through
+property ``update`` callbacks: the ``bpy`` module of Blender 4.2 and 4.5
+crashes or hangs at exit once any property with an update callback was
+registered, while message-bus subscriptions are cleared on unregister.
 """
 
 import json
@@ -46,6 +51,7 @@ def store_settings(obj: bpy.types.Object, source, layers_json: str = "") -> None
             setattr(obj.orogen, name, getattr(source, name))
         obj.orogen.layers_json = layers_json
         obj.orogen.is_terrain = True
+    _snapshots[obj.name] = _snapshot(obj)
 
 
 def regenerate(obj: bpy.types.Object, context, size: int | None = None) -> str:
@@ -85,11 +91,24 @@ def regenerate(obj: bpy.types.Object, context, size: int | None = None) -> str:
     return f"Regenerated {kind} {rows} x {cols} in {time.perf_counter() - started:.2f} s"
 
 
+_snapshots: dict[str, tuple] = {}  # object name -> settings at its last regeneration
+_MSGBUS_OWNER = object()
+
+
+def _snapshot(obj: bpy.types.Object) -> tuple:
+    return tuple(getattr(obj.orogen, name) if not hasattr(getattr(obj.orogen, name), "__len__")
+                 else tuple(getattr(obj.orogen, name)) for name in setting_names())
+
+
 def on_setting_changed(obj: bpy.types.Object, context) -> None:
-    """Property update of a terrain object: live preview now, full size when the change settles."""
+    """A setting of a terrain object changed: live preview now, full size when the change settles."""
     settings = obj.orogen
     if _suspended or not settings.live_update:
         return
+    snapshot = _snapshot(obj)
+    if _snapshots.get(obj.name) == snapshot:
+        return  # nothing that shapes the terrain changed
+    _snapshots[obj.name] = snapshot
     full = settings.size
     preview = min(full, settings.preview_size)
     try:
@@ -119,7 +138,31 @@ def flush_live_updates(force: bool = False) -> list[str]:
         except (ValueError, TypeError) as err:
             obj.orogen.status = f"Not regenerated: {err}"
         done.append(name)
+    if not _pending and bpy.app.timers.is_registered(_settle_timer):
+        bpy.app.timers.unregister(_settle_timer)
     return done
+
+
+def _on_msgbus() -> None:
+    """Message-bus notification: a terrain setting changed (the panel edits the active object's)."""
+    obj = bpy.context.active_object
+    if obj is not None and obj.type == 'MESH' and obj.orogen.is_terrain:
+        on_setting_changed(obj, bpy.context)
+
+
+def _subscribe() -> None:
+    from .properties import OROGEN_PG_object
+
+    bpy.msgbus.clear_by_owner(_MSGBUS_OWNER)
+    for name in setting_names():
+        bpy.msgbus.subscribe_rna(key=(OROGEN_PG_object, name), owner=_MSGBUS_OWNER, args=(), notify=_on_msgbus)
+
+
+@bpy.app.handlers.persistent
+def _on_load_post(*_args) -> None:
+    """Opening a file clears message-bus subscriptions: subscribe again."""
+    _snapshots.clear()
+    _subscribe()
 
 
 def _settle_timer() -> float | None:
@@ -185,10 +228,16 @@ classes = (OROGEN_OT_terrain_regenerate, OROGEN_OT_material_rebuild)
 def register() -> None:
     for cls in classes:
         bpy.utils.register_class(cls)
+    _subscribe()
+    bpy.app.handlers.load_post.append(_on_load_post)
 
 
 def unregister() -> None:
+    bpy.msgbus.clear_by_owner(_MSGBUS_OWNER)
+    if _on_load_post in bpy.app.handlers.load_post:
+        bpy.app.handlers.load_post.remove(_on_load_post)
     _pending.clear()
+    _snapshots.clear()
     if bpy.app.timers.is_registered(_settle_timer):
         bpy.app.timers.unregister(_settle_timer)
     for cls in reversed(classes):

@@ -395,20 +395,6 @@ class OROGEN_PG_layer(bpy.types.PropertyGroup):
                                   min=0.01, max=90.0, default=5.0)
 
 
-def _setting_changed(self, context) -> None:
-    """Property update: a setting of a terrain object changed; regenerate it if live updates are on."""
-    owner = getattr(self, "id_data", None)
-    if isinstance(owner, bpy.types.Object) and getattr(self, "is_terrain", False):
-        from .edit import on_setting_changed  # late import: edit imports this module
-
-        on_setting_changed(owner, context)
-
-
-# Every terrain setting reports its changes (operators and scene settings ignore them).
-for _prop in TerrainSettings.__annotations__.values():
-    _prop.keywords["update"] = _setting_changed
-
-
 class OROGEN_PG_object(bpy.types.PropertyGroup, TerrainSettings):
     """The settings a terrain object was made with; changing them regenerates it in place."""
 

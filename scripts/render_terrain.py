@@ -10,6 +10,7 @@ otherwise it loads it from this source tree.
 """
 
 import argparse
+import atexit
 import importlib.util
 import math
 import sys
@@ -32,6 +33,9 @@ def load_orogen():
     sys.modules["orogen"] = module
     spec.loader.exec_module(module)
     module.register()
+    # Unregister before Python exits: Blender only does this for add-ons it enabled itself, and the bpy
+    # module (4.5) hangs at exit while properties with update callbacks are still registered.
+    atexit.register(module.unregister)
     importlib.import_module("orogen.addon")
     return module
 

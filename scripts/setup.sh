@@ -3,6 +3,7 @@
 # installs what changed in the pinned requirements.
 #   .venv         Python 3.11 + bpy (Blender as a module), numpy, pytest, ruff, mypy, fake-bpy-module
 #   .venv-numpy2  numpy 2.x + pytest, to run the core tests on both numpy lines
+#   .venv-blender-X.Y  only when asked (setup.sh 4.2 4.5): bpy X.Y for the add-on tests on that version
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -31,3 +32,11 @@ make_venv() {  # make_venv DIR REQUIREMENTS
 
 make_venv .venv scripts/requirements.txt
 make_venv .venv-numpy2 scripts/requirements-numpy2.txt
+for version in "$@"; do
+  req="scripts/requirements-blender-$version.txt"
+  if [ ! -f "$req" ]; then
+    echo "error: no Blender $version set-up ($req); available: $(ls scripts/requirements-blender-*.txt | sed 's/.*blender-//; s/.txt//' | tr '\n' ' ')" >&2
+    exit 1
+  fi
+  make_venv ".venv-blender-$version" "$req"
+done

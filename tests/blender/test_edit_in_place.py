@@ -1,5 +1,7 @@
 """A terrain keeps its settings and regenerates in place, keeping everything the user added."""
 
+import sys
+
 import bpy
 import numpy as np
 import pytest
@@ -16,6 +18,15 @@ def terrain(scene):
     bpy.ops.orogen.terrain_add(size=40, seed=3, hill_count=60, radius_min=3, radius_max=10, width=39.0,
                                height=8.0, location=(1.0, 2.0, 3.0))
     return bpy.context.active_object
+
+
+def change(obj, **settings):
+    """Change settings as the panel does; Blender then notifies the add-on through the message bus,
+    which only runs in a window's event loop, so the notification is delivered here by hand."""
+    for name, value in settings.items():
+        setattr(obj.orogen, name, value)
+    bpy.context.view_layer.objects.active = obj
+    sys.modules[type(obj.orogen).__module__.rsplit(".", 1)[0] + ".edit"]._on_msgbus()
 
 
 def customise(obj):
@@ -48,7 +59,7 @@ def test_changing_a_setting_regenerates_the_same_object_and_keeps_user_edits(ter
     parent, extra = customise(terrain)
     mesh, before = terrain.data, positions(terrain)
     pointer = mesh.as_pointer()
-    terrain.orogen.seed = 4  # live update: same size, so positions and attributes are rewritten in place
+    change(terrain, seed=4)  # live update: same size, so positions and attributes are rewritten in place
     after = positions(terrain)
     assert terrain.data.as_pointer() == pointer and len(after) == 1600
     assert not np.array_equal(before[:, 2], after[:, 2])
@@ -72,7 +83,7 @@ def test_changing_a_setting_regenerates_the_same_object_and_keeps_user_edits(ter
 def test_live_preview_then_full_size_when_settled(terrain, orogen):
     edit = orogen.addon.edit
     terrain.orogen.preview_size = 17
-    terrain.orogen.size = 65
+    change(terrain, size=65)
     assert len(terrain.data.vertices) == 17 * 17  # the preview
     assert "preview" in terrain.orogen.status
     assert edit.flush_live_updates(force=True) == [terrain.name]
@@ -84,7 +95,7 @@ def test_live_preview_then_full_size_when_settled(terrain, orogen):
 def test_live_update_off_waits_for_regenerate(terrain):
     before = positions(terrain)
     terrain.orogen.live_update = False
-    terrain.orogen.seed = 9
+    change(terrain, seed=9)
     assert np.array_equal(positions(terrain), before)
     assert bpy.ops.orogen.terrain_regenerate() == {'FINISHED'}
     assert not np.array_equal(positions(terrain), before)
@@ -92,7 +103,7 @@ def test_live_update_off_waits_for_regenerate(terrain):
 
 def test_bad_live_settings_change_nothing_and_say_why(terrain):
     before = positions(terrain)
-    terrain.orogen.radius_min = 30.0  # above radius_max
+    change(terrain, radius_min=30.0)  # above radius_max
     assert np.array_equal(positions(terrain), before)
     assert "Radius Min" in terrain.orogen.status
     with pytest.raises(RuntimeError, match="Radius Min"):
