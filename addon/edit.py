@@ -222,7 +222,38 @@ class OROGEN_OT_material_rebuild(bpy.types.Operator):
         return {'FINISHED'}
 
 
-classes = (OROGEN_OT_terrain_regenerate, OROGEN_OT_material_rebuild)
+#: Sizes game engines expect for heightmaps: 2^n + 1 vertices per side.
+ENGINE_SIZES = (129, 257, 513, 1025, 2049, 4097)
+
+
+class OROGEN_OT_size_set(bpy.types.Operator):
+    """Set the terrain size to one game engines expect (2^n + 1 vertices per side)"""
+
+    bl_idname = "orogen.size_set"
+    bl_label = "Set Size"
+    bl_options = {'REGISTER', 'UNDO', 'INTERNAL'}
+
+    size: bpy.props.IntProperty(name="Size", description="Vertices per side", min=2, max=4097, default=257)
+
+    def execute(self, context):
+        obj = context.active_object
+        if obj is not None and obj.type == 'MESH' and obj.orogen.is_terrain:
+            obj.orogen.size = self.size
+            on_setting_changed(obj, context)
+        else:
+            context.scene.orogen.size = self.size
+        return {'FINISHED'}
+
+
+class OROGEN_MT_size_presets(bpy.types.Menu):
+    bl_label = "Engine Sizes"
+
+    def draw(self, _context):
+        for size in ENGINE_SIZES:
+            self.layout.operator(OROGEN_OT_size_set.bl_idname, text=f"{size} x {size}").size = size
+
+
+classes = (OROGEN_OT_terrain_regenerate, OROGEN_OT_material_rebuild, OROGEN_OT_size_set, OROGEN_MT_size_presets)
 
 
 def register() -> None:

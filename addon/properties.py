@@ -28,7 +28,7 @@ class TerrainSettings:
     size: IntProperty(
         name="Size",
         description="Vertices per side of the grid (the heightmap is size x size cells)",
-        min=2, max=4096, soft_max=1025, default=129,
+        min=2, max=4097, soft_max=1025, default=129,
     )
     seed: IntProperty(
         name="Seed",
@@ -305,7 +305,12 @@ def draw_settings(layout: bpy.types.UILayout, data: TerrainSettings) -> None:
     layout.use_property_decorate = False
     col = layout.column()
     col.prop(data, "generator")
-    col.prop(data, "size")
+    if isinstance(data, bpy.types.Operator):
+        col.prop(data, "size")
+    else:  # scene or object settings: engine sizes (2^n + 1) one click away
+        row = col.row(align=True)
+        row.prop(data, "size")
+        row.menu("OROGEN_MT_size_presets", text="", icon='PRESET')
     col.prop(data, "seed")
     col.prop(data, "width")
     col.prop(data, "height")

@@ -32,9 +32,15 @@ def build(output_dir: Path) -> Path:
     zip_path = output_dir / f"{manifest['id']}-{manifest['version']}.zip"
     zip_path.unlink(missing_ok=True)
     tool = str(blender_ext_tool())
-    subprocess.run([sys.executable, tool, "build", "--source-dir", str(ROOT), "--output-filepath", str(zip_path)],
-                   check=True)
-    subprocess.run([sys.executable, tool, "validate", str(zip_path)], check=True)
+    for args in (["build", "--source-dir", str(ROOT), "--output-filepath", str(zip_path)],
+                 ["validate", str(zip_path)]):
+        proc = subprocess.run([sys.executable, tool, *args], capture_output=True, text=True)
+        print(proc.stdout, end="")
+        print(proc.stderr, end="", file=sys.stderr)
+        if proc.returncode != 0:
+            sys.exit(f"error: blender_ext {args[0]} failed ({proc.returncode})")
+        if "warn" in (proc.stdout + proc.stderr).lower():  # the extension must validate without warnings
+            sys.exit(f"error: blender_ext {args[0]} reported a warning")
     return zip_path
 
 

@@ -73,8 +73,8 @@ def parse_args(argv):
         problems.append("--samples must be at least 1")
     if not 0 <= args.seed <= 2**31 - 1:
         problems.append("--seed must be in [0, 2147483647]")
-    if not 2 <= args.size <= 4096:
-        problems.append("--size must be in [2, 4096]")
+    if not 2 <= args.size <= 4097:
+        problems.append("--size must be in [2, 4097]")
     if not (math.isfinite(args.azimuth) and math.isfinite(args.altitude) and 0 < args.altitude <= 90):
         problems.append("--azimuth must be finite and --altitude in (0, 90] degrees")
     if not all(math.isfinite(v) for v in (args.width, args.height, args.flattening, *args.radius)):

@@ -125,3 +125,14 @@ def test_generating_and_editing_are_undoable_steps(orogen):
     for op in (bpy.ops.orogen.terrain_add, bpy.ops.orogen.terrain_regenerate, bpy.ops.orogen.material_rebuild,
                bpy.ops.orogen.profile_add, bpy.ops.orogen.layer_add, bpy.ops.orogen.layer_remove):
         assert {'REGISTER', 'UNDO'} <= set(op.bl_options), op
+
+
+def test_engine_size_presets_set_the_scene_or_the_terrain(scene, orogen):
+    assert orogen.addon.edit.ENGINE_SIZES == (129, 257, 513, 1025, 2049, 4097)
+    bpy.ops.orogen.size_set(size=513)
+    assert scene.orogen.size == 513
+    bpy.ops.orogen.terrain_add(size=17)
+    terrain = bpy.context.active_object
+    bpy.ops.orogen.size_set(size=129)
+    assert terrain.orogen.size == 129 and scene.orogen.size == 513
+    assert len(terrain.data.vertices) == 129 * 129  # live update at full size (129 is below the preview size)

@@ -31,7 +31,7 @@ def test_operator_menu_and_panel_are_registered(orogen):
 def test_operator_properties_have_bounds_and_descriptions(orogen):
     props = bpy.ops.orogen.terrain_add.get_rna_type().properties
     size = props["size"]
-    assert (size.hard_min, size.hard_max) == (2, 4096)
+    assert (size.hard_min, size.hard_max) == (2, 4097)  # up to the 4097 engine size
     assert props["width"].unit == 'LENGTH' and props["height"].unit == 'LENGTH'
     assert props["light_azimuth"].subtype == 'ANGLE'
     for name in ("size", "seed", "hill_count", "radius_min", "radius_max", "island", "flattening", "width",
@@ -39,11 +39,27 @@ def test_operator_properties_have_bounds_and_descriptions(orogen):
         assert props[name].description, name
 
 
-def test_disable_and_enable_again(orogen):
+def leftovers():
+    """Everything of Orogen's that is registered in Blender right now."""
+    found = [name for name in dir(bpy.types) if "OROGEN" in name or name.startswith("VIEW3D_PT_orogen")]
+    found += [f"Scene.{a}" for a in ("orogen",) if hasattr(bpy.types.Scene, a)]
+    found += [f"Object.{a}" for a in ("orogen",) if hasattr(bpy.types.Object, a)]
+    for handlers in (bpy.app.handlers.load_post, bpy.app.handlers.depsgraph_update_post):
+        found += [f"handler {h.__module__}" for h in handlers if "orogen" in h.__module__]
+    for menu in (bpy.types.VIEW3D_MT_mesh_add, bpy.types.TOPBAR_MT_file_export):
+        found += [f"menu {f.__module__}" for f in menu._dyn_ui_initialize() if "orogen" in f.__module__]
+    return found
+
+
+def test_register_unregister_three_times_leaves_nothing_behind(orogen):
     import addon_utils
 
-    addon_utils.disable(orogen.__name__, default_set=True)
-    assert not hasattr(bpy.types, "OROGEN_OT_terrain_add")
-    assert not hasattr(bpy.types.Scene, "orogen")
-    addon_utils.enable(orogen.__name__, default_set=True)
-    assert hasattr(bpy.types, "OROGEN_OT_terrain_add")
+    registered = leftovers()
+    assert "OROGEN_OT_terrain_add" in registered and "Object.orogen" in registered
+    for _ in range(3):
+        addon_utils.disable(orogen.__name__, default_set=True)
+        assert leftovers() == []
+        addon_utils.enable(orogen.__name__, default_set=True)
+        assert sorted(leftovers()) == sorted(registered)
+    bpy.ops.wm.read_homefile(use_empty=True)
+    assert bpy.ops.orogen.terrain_add(size=8) == {'FINISHED'}
