@@ -6,8 +6,9 @@ import os
 import bpy
 import numpy as np
 from bpy_extras import object_utils
+from bpy_extras.io_utils import ImportHelper
 
-from ..core import DEFAULT_LAYERS
+from ..core import DEFAULT_LAYERS, normalize
 from ..core.colormap import check_layers
 from ..core.profiles import sectioned_profile, slope_walk
 from ..core.recipe import Recipe
@@ -17,7 +18,7 @@ from .layers import layers_from_json, layers_to_json
 from .material import build_material
 from .mesh import CURVATURE_ATTRIBUTE, SLOPE_ATTRIBUTE, build_grid_mesh, build_profile_mesh
 from .properties import TerrainSettings, draw_settings, nonfinite_error, range_error
-from .terrain import compute_terrain, scene_sun
+from .terrain import bake_terrain, check_memory, compute_terrain, scene_sun
 
 #: Custom properties of a terrain object: its JSON recipe, its size (shape, width and height in metres)
 #: and its colour layers.
@@ -187,6 +188,58 @@ class OROGEN_OT_profile_add(bpy.types.Operator, object_utils.AddObjectHelper):
         return {'FINISHED'}
 
 
+class OROGEN_OT_heightmap_import(bpy.types.Operator, ImportHelper, object_utils.AddObjectHelper, TerrainSettings):
+    """Import a heightmap image (8- or 16-bit PNG, TIFF, OpenEXR) as a terrain, lit and coloured like a generated one"""
+
+    bl_idname = "orogen.heightmap_import"
+    bl_label = "Import Heightmap"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    filter_glob: bpy.props.StringProperty(default="*.png;*.tif;*.tiff;*.exr", options={'HIDDEN'})
+
+    @classmethod
+    def poll(cls, context):
+        return context.mode == 'OBJECT' and context.scene is not None
+
+    def draw(self, _context):
+        layout = self.layout
+        layout.use_property_split = True
+        layout.use_property_decorate = False
+        col = layout.column()
+        col.prop(self, "width")
+        col.prop(self, "height")
+        for name in ("use_lightmap", "lighting", "light_azimuth", "light_altitude", "use_shadows", "use_ao",
+                     "min_brightness", "max_brightness", "use_material", "shading"):
+            col.prop(self, name)
+
+    def execute(self, context):
+        message = nonfinite_error(self) or range_error(self)
+        if message:
+            self.report({'ERROR'}, message)
+            return {'CANCELLED'}
+        try:
+            if not os.path.isfile(self.filepath):
+                raise ValueError(f"no such file: {self.filepath}")
+            pixels = export.read_image(self.filepath)
+            heightmap = normalize(pixels[..., 0])  # the first channel: grey images repeat it in R, G and B
+            check_memory(*heightmap.shape)
+            arrays = bake_terrain(self, heightmap, None, scene_sun(context.scene) if self.use_scene_sun else None)
+            layers = DEFAULT_LAYERS
+        except (ValueError, TypeError, RuntimeError) as err:
+            self.report({'ERROR'}, f"Heightmap not imported: {err}")
+            return {'CANCELLED'}
+        name = os.path.splitext(os.path.basename(self.filepath))[0] or "Terrain"
+        mesh = build_grid_mesh(name, arrays.heightmap, arrays.width, arrays.height, arrays.lightmap,
+                               {SLOPE_ATTRIBUTE: arrays.slope, CURVATURE_ATTRIBUTE: arrays.curvature})
+        if self.use_material:
+            mesh.materials.append(build_material(name, layers, self.use_lightmap, self.shading))
+        obj = object_utils.object_data_add(context, mesh, operator=self)
+        obj[TERRAIN_PROPERTY] = json.dumps({"shape": list(arrays.heightmap.shape), "width": arrays.width,
+                                            "height": arrays.height, "source": self.filepath})
+        obj[LAYERS_PROPERTY] = layers_to_json(layers)
+        return {'FINISHED'}
+
+
 class OROGEN_OT_export_maps(bpy.types.Operator):
     """Export the active terrain's heightmap and baked maps to a folder"""
 
@@ -286,12 +339,16 @@ def menu_export(self, _context):
     self.layout.operator(OROGEN_OT_export_maps.bl_idname, text="Orogen Terrain Maps")
 
 
+def menu_import(self, _context):
+    self.layout.operator(OROGEN_OT_heightmap_import.bl_idname, text="Orogen Heightmap (.png, .tif, .exr)")
+
+
 def menu_func(self, _context):
     self.layout.operator(OROGEN_OT_terrain_add.bl_idname, text="Terrain", icon='RNDCURVE')
     self.layout.operator(OROGEN_OT_profile_add.bl_idname, text="Terrain Profile", icon='IPO_EASE_IN_OUT')
 
 
-classes = (OROGEN_OT_terrain_add, OROGEN_OT_profile_add, OROGEN_OT_export_maps)
+classes = (OROGEN_OT_terrain_add, OROGEN_OT_profile_add, OROGEN_OT_heightmap_import, OROGEN_OT_export_maps)
 
 
 def register() -> None:
@@ -299,9 +356,11 @@ def register() -> None:
         bpy.utils.register_class(cls)
     bpy.types.VIEW3D_MT_mesh_add.append(menu_func)
     bpy.types.TOPBAR_MT_file_export.append(menu_export)
+    bpy.types.TOPBAR_MT_file_import.append(menu_import)
 
 
 def unregister() -> None:
+    bpy.types.TOPBAR_MT_file_import.remove(menu_import)
     bpy.types.TOPBAR_MT_file_export.remove(menu_export)
     bpy.types.VIEW3D_MT_mesh_add.remove(menu_func)
     for cls in reversed(classes):

@@ -21,7 +21,7 @@ class TerrainArrays:
     ``heightmap`` is ``float32 (rows, cols)`` normalised to ``[0, 1]``;
     ``lightmap`` is ``float32 (rows, cols)`` in ``[0, 1]`` or ``None`` when the
     lightmap is off; ``width`` and ``height`` are in metres; ``recipe`` is
-    what made the heightmap; ``slope`` (degrees) and ``curvature`` (1/m) are
+    what made the heightmap (``None`` for an imported one); ``slope`` (degrees) and ``curvature`` (1/m) are
     the data maps baked as attributes.
     """
 
@@ -29,7 +29,7 @@ class TerrainArrays:
     lightmap: npt.NDArray[np.float32] | None
     width: float
     height: float
-    recipe: Recipe
+    recipe: Recipe | None
     slope: npt.NDArray[np.float32]
     curvature: npt.NDArray[np.float32]
 
@@ -120,7 +120,12 @@ def compute_terrain(settings, recipe: Recipe | None = None,
     """
     recipe = recipe or recipe_from_settings(settings)
     check_memory(*recipe.shape)
-    heightmap = recipe.evaluate()
+    return bake_terrain(settings, recipe.evaluate(), recipe, sun)
+
+
+def bake_terrain(settings, heightmap: npt.NDArray[np.float32], recipe: Recipe | None,
+                 sun: tuple[float, float] | None = None) -> TerrainArrays:
+    """Lightmap and data maps of a normalised ``heightmap`` (generated, or imported) for ``settings``."""
     rows, cols = heightmap.shape
     metres = heightmap * np.float32(settings.height)
     cell = settings.width / max(rows - 1, cols - 1, 1)

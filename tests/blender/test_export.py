@@ -87,3 +87,54 @@ def test_export_into_a_file_path_is_reported(terrain, tmp_path):
 def test_export_needs_a_terrain(scene):
     bpy.ops.mesh.primitive_cube_add()
     assert not bpy.ops.orogen.export_maps.poll()
+
+
+def vertices(obj):
+    co = np.empty(len(obj.data.vertices) * 3, dtype=np.float32)
+    obj.data.vertices.foreach_get("co", co)
+    return co.reshape(-1, 3)
+
+
+@pytest.mark.parametrize(("fmt", "step"), [('PNG16', 12.0 / 65535), ('EXR', 1e-6)])
+def test_export_then_import_gives_the_same_mesh(terrain, tmp_path, fmt, step):
+    export(tmp_path, heightmap_format=fmt)
+    original = vertices(terrain)
+    path = tmp_path / ("t_height.png" if fmt == 'PNG16' else "t_height.exr")
+    assert bpy.ops.orogen.heightmap_import(filepath=str(path), width=36.0, height=12.0, location=(0, 0, 0)) == {
+        'FINISHED'}
+    imported = bpy.context.active_object
+    assert imported is not terrain and imported.name.startswith("t_height")
+    back = vertices(imported)
+    terrain_at_origin = original - np.array(terrain.location, dtype=np.float32)
+    assert back.shape == original.shape
+    assert np.abs(back - terrain_at_origin).max() <= step + 1e-5
+    assert "Lightmap" in imported.data.color_attributes and "slope" in imported.data.attributes
+    assert imported.active_material is not None
+
+
+def test_import_8_bit_and_tiff(scene, orogen, tmp_path):
+    ex = orogen.addon.export
+    ramp = np.tile(np.linspace(0.0, 1.0, 64), (48, 1))
+    ex.write_image(str(tmp_path / "ramp8.png"), ramp)
+    image = bpy.data.images.new("tif", 64, 48, float_buffer=True, is_data=True)
+    rgba = np.ones((48, 64, 4), np.float32)
+    rgba[..., :3] = ramp[::-1, :, None]
+    image.pixels.foreach_set(rgba.ravel())
+    image.filepath_raw = str(tmp_path / "ramp.tif")
+    image.file_format = 'TIFF'
+    image.save()
+    for name in ("ramp8.png", "ramp.tif"):
+        assert bpy.ops.orogen.heightmap_import(filepath=str(tmp_path / name), width=63.0, height=10.0) == {'FINISHED'}
+        co = vertices(bpy.context.active_object).reshape(48, 64, 3)
+        assert co[..., 2].min() == 0.0 and co[..., 2].max() == pytest.approx(10.0)
+        assert np.allclose(co[0, :, 2], np.linspace(0.0, 10.0, 64), atol=10.0 / 255 + 1e-5)  # rises to the east
+
+
+def test_import_of_a_missing_or_broken_file_is_reported(scene, tmp_path):
+    bad = tmp_path / "bad.png"
+    bad.write_bytes(b"not a png")
+    before = len(bpy.data.objects)
+    for path in (tmp_path / "missing.png", bad):
+        with pytest.raises(RuntimeError, match="Heightmap not imported"):
+            bpy.ops.orogen.heightmap_import(filepath=str(path))
+    assert len(bpy.data.objects) == before

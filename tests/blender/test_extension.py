@@ -46,7 +46,7 @@ def leftovers():
     found += [f"Object.{a}" for a in ("orogen",) if hasattr(bpy.types.Object, a)]
     for handlers in (bpy.app.handlers.load_post, bpy.app.handlers.depsgraph_update_post):
         found += [f"handler {h.__module__}" for h in handlers if "orogen" in h.__module__]
-    for menu in (bpy.types.VIEW3D_MT_mesh_add, bpy.types.TOPBAR_MT_file_export):
+    for menu in (bpy.types.VIEW3D_MT_mesh_add, bpy.types.TOPBAR_MT_file_export, bpy.types.TOPBAR_MT_file_import):
         found += [f"menu {f.__module__}" for f in menu._dyn_ui_initialize() if "orogen" in f.__module__]
     return found
 
