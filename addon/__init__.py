@@ -1,8 +1,8 @@
 """Orogen's Blender layer: settings, operators, panel, mesh and material builders."""
 
-from . import edit, layers, operators, panel, properties, render  # noqa: F401  (render: helpers for scripts)
+from . import edit, layers, operators, panel, presets, properties, render  # noqa: F401  (render: for scripts)
 
-_modules = (properties, layers, operators, edit, panel)
+_modules = (properties, layers, operators, edit, presets, panel)
 
 
 def register() -> None:

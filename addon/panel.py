@@ -5,6 +5,7 @@ import bpy
 from .edit import OROGEN_OT_material_rebuild, OROGEN_OT_terrain_regenerate
 from .layers import draw_layers, layer_from_item, layers_to_json
 from .operators import OROGEN_OT_export_maps, OROGEN_OT_profile_add, OROGEN_OT_terrain_add
+from .presets import draw_presets
 from .properties import draw_settings, setting_names
 
 
@@ -21,6 +22,7 @@ class VIEW3D_PT_orogen_terrain(bpy.types.Panel):
             return
         settings = context.scene.orogen
         self.layout.label(text="New terrain", icon='ADD')
+        draw_presets(self.layout)
         draw_settings(self.layout, settings)
         op = self.layout.operator(OROGEN_OT_terrain_add.bl_idname, text="Generate", icon='RNDCURVE')
         for name in setting_names():

@@ -115,6 +115,20 @@ def _anchor(seed: int, i: int, bounds: npt.NDArray[np.int64], lo: float, hi: flo
     return x, y
 
 
+def _smoothed_anchor(seed: int, i: int, bounds: npt.NDArray[np.int64], lo: float, hi: float) -> tuple[float, float]:
+    """Section ``i``'s point with its height smoothed against its neighbours' (1/4, 1/2, 1/4).
+
+    The random smoothing steps move only sub-points, so that every section
+    stays independent; this fixed step rounds the peaks and valleys at the
+    sections' own points, and needs only the neighbouring sections' sub-seeds.
+    """
+    n_sec = len(bounds) - 1
+    x, y = _anchor(seed, i, bounds, lo, hi)
+    y_prev = _anchor(seed, i - 1, bounds, lo, hi)[1] if i > 0 else y
+    y_next = _anchor(seed, i + 1, bounds, lo, hi)[1] if i + 1 < n_sec else y
+    return x, 0.25 * y_prev + 0.5 * y + 0.25 * y_next
+
+
 def sectioned_profile(
     columns: int,
     seed: int = 0,
@@ -129,7 +143,8 @@ def sectioned_profile(
     """Side-view profile by sectioned interpolation with smoothing.
 
     The profile is split into ``sections`` equal runs of columns with one
-    random point in each. Section ``i`` owns the columns from its point to
+    random point in each (its height then smoothed once with its neighbours',
+    1/4, 1/2, 1/4). Section ``i`` owns the columns from its point to
     the next section's point (:func:`section_columns`; the first and last
     sections also reach the profile's ends, held at their point's height).
     Between the two points ``sub_points - 1`` points are interpolated and
@@ -204,8 +219,8 @@ def _section_heights(seed: int, i: int, bounds: npt.NDArray[np.int64], k: int, f
     """Heights of the columns section ``i`` owns (see :func:`section_columns`), ``float64``."""
     n_sec = len(bounds) - 1
     s = sub_seed(seed, "profile/section", i)
-    x0, y0 = _anchor(seed, i, bounds, lo, hi)
-    x1, y1 = _anchor(seed, i + 1, bounds, lo, hi) if i + 1 < n_sec else (float(bounds[-1]), y0)
+    x0, y0 = _smoothed_anchor(seed, i, bounds, lo, hi)
+    x1, y1 = _smoothed_anchor(seed, i + 1, bounds, lo, hi) if i + 1 < n_sec else (float(bounds[-1]), y0)
     idx = np.arange(1, k, dtype=np.int64)
     t = idx / k
     spacing = (x1 - x0) / k

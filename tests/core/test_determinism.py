@@ -53,7 +53,7 @@ GOLDEN = {
     "noise": "float64(70, 90):045ac5020f8501007f02ac68",
     "recipe": "float32(64, 80):de2cf13f11257bb76c418a71",
     "slope_walk": "float32(500,):ab8fcdaa49ab9bd87f5cccec",
-    "sectioned": "float32(600,):45220e7d376b879ef9fe0aea",
+    "sectioned": "float32(600,):fb54ec009c953b9961963a8f",
 }
 
 
