@@ -99,8 +99,9 @@ def write_heightmap(path_stem: str, heightmap: npt.NDArray[np.float32], fmt: str
     ``heightmap`` is normalised to ``[0, 1]``. With ``metres = (low, high)``
     the EXR and NPY files hold absolute heights in metres instead, and PNG16
     and R16 keep the normalised levels (``0 -> 0``, ``1 -> 65535``); either
-    way a JSON sidecar ``<stem>.json`` records ``sidecar`` plus the height
-    range, the encoding and the orientation.
+    way a JSON sidecar ``<file>.json`` (e.g. ``terrain_height.r16.json``)
+    records ``sidecar`` plus the height range, the encoding and the
+    orientation.
     """
     if fmt not in HEIGHTMAP_FORMATS:
         raise ValueError(f"format must be one of {HEIGHTMAP_FORMATS}, got {fmt!r}")
@@ -132,9 +133,9 @@ def write_heightmap(path_stem: str, heightmap: npt.NDArray[np.float32], fmt: str
         })
         if fmt == 'R16':
             info["raw"] = {"dtype": "uint16", "byte_order": "little", "layout": "row-major", "header": None}
-        with open(path_stem + ".json", "w", encoding="utf-8") as f:
+        with open(path + ".json", "w", encoding="utf-8") as f:
             json.dump(info, f, indent=2, sort_keys=True)
-        written.append(path_stem + ".json")
+        written.append(path + ".json")
     return written
 
 

@@ -50,7 +50,7 @@ def test_absolute_metres_with_a_sidecar(terrain, orogen, tmp_path):
     export(tmp_path, heightmap_format='EXR', absolute=True)
     metres = orogen.addon.export.read_image(str(tmp_path / "t_height.exr"))[..., 0]
     assert metres.min() == 0.0 and metres.max() == pytest.approx(12.0)
-    info = json.loads((tmp_path / "t_height.json").read_text())
+    info = json.loads((tmp_path / "t_height.exr.json").read_text())
     assert info["encoding"] == "metres" and info["height_range_m"] == [0.0, 12.0]
     assert info["recipe"]["generator"] == "diamond_square" and info["cell_size_m"] == pytest.approx(1.0)
     assert "north" in info["orientation"]

@@ -75,3 +75,41 @@ def test_bench_quick_run_writes_every_case(tmp_path):
     assert {"hills (defaults)", "faults (defaults)", "diamond_square (defaults)", "noise (defaults)"} <= cases
     assert all(r["seconds"] > 0 and r["peak_bytes"] > 0 for r in data["generators"])
     assert len(data["references"]) == 6 and all(r["speedup"] > 0 for r in data["references"])
+
+
+def test_export_heightmaps_from_a_preset_and_from_a_recipe(tmp_path):
+    out = tmp_path / "preset"
+    proc = run(ROOT / "scripts" / "export_heightmaps.py", "--preset", "badlands", "--size", "33", "--seed", "4",
+               "--format", "PNG16,R16", "--output-dir", out, "--set", "terrace_levels=3")
+    assert proc.returncode == 0, proc.stderr
+    names = sorted(p.name for p in out.iterdir())
+    assert names == sorted(["terrain_height.png", "terrain_height.png.json", "terrain_height.r16",
+                            "terrain_height.r16.json", "terrain_lightmap.png", "terrain_color.png",
+                            "terrain_normal.png", "terrain_slope.exr", "terrain_curvature.exr", "terrain_splat0.png"])
+    raw = np.fromfile(out / "terrain_height.r16", dtype="<u2")
+    assert raw.size == 33 * 33 and raw.min() == 0 and raw.max() == 65535
+    info = json.loads((out / "terrain_height.r16.json").read_text())
+    assert info["recipe"]["seed"] == 4 and info["raw"]["byte_order"] == "little"
+
+    recipe = tmp_path / "r.json"
+    recipe.write_text(json.dumps({"generator": "faults", "seed": 1, "shape": [40, 40], "params": {"faults": 50}}))
+    proc = run(ROOT / "scripts" / "export_heightmaps.py", "--recipe", recipe, "--seed", "9", "--set", "faults=80",
+               "--format", "NPY", "--metres", "--height", "30", "--maps", "none", "--output-dir", tmp_path / "r")
+    assert proc.returncode == 0, proc.stderr
+    heights = np.load(tmp_path / "r" / "terrain_height.npy")
+    assert heights.shape == (40, 40) and heights.min() == 0.0 and heights.max() == pytest.approx(30.0)
+    assert json.loads((tmp_path / "r" / "terrain_height.npy.json").read_text())["recipe"]["params"] == {"faults": 80}
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--preset", "nope"], "--preset must be one of"),
+        (["--preset", "island", "--format", "GIF"], "--format must list some of"),
+        (["--preset", "island", "--set", "colour=red"], "not a terrain setting"),
+        (["--preset", "island", "--set", "radius_min=99", "--size", "9"], "Radius Min (99) must not exceed"),
+    ],
+)
+def test_export_heightmaps_refuses_bad_arguments(args, message, tmp_path):
+    proc = run(ROOT / "scripts" / "export_heightmaps.py", *args, "--output-dir", tmp_path)
+    assert proc.returncode != 0 and message in proc.stderr and "Traceback" not in proc.stderr

@@ -1,0 +1,131 @@
+"""Turn a recipe JSON (or a built-in preset) into heightmap and map files, without the UI.
+
+    .venv/bin/python scripts/export_heightmaps.py --preset alpine_faults --size 1025 --output-dir out/alpine
+    .venv/bin/python scripts/export_heightmaps.py --recipe my.json --seed 12 --set faults=900 --format R16
+    blender -b -P scripts/export_heightmaps.py -- --preset island --format EXR --metres
+
+Overrides: ``--seed``, ``--size`` (square world), ``--set KEY=VALUE`` for a
+generator parameter of the recipe (JSON values: ``--set island=true``,
+``--set hill_radius=[4,12]``), and for presets also any Terrain panel
+setting (``--set roughness=0.8``). Width and height are in metres. Files are
+written with Blender's image API (PNG, EXR) and numpy (RAW, .npy); see the
+README's export table for their contents and orientation.
+"""
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import bpy
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+from render_terrain import load_orogen  # noqa: E402
+
+FORMATS = ('PNG16', 'EXR', 'R16', 'NPY')
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--recipe", type=Path, help="recipe JSON file")
+    source.add_argument("--preset", help="built-in preset name (see --list)")
+    source.add_argument("--list", action="store_true", help="list the built-in presets and exit")
+    parser.add_argument("--seed", type=int, help="override the seed")
+    parser.add_argument("--size", type=int, help="override the size (vertices per side)")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="override a parameter (JSON value); repeatable")
+    parser.add_argument("--width", type=float, help="terrain width in metres (default: preset's, or 100)")
+    parser.add_argument("--height", type=float, help="terrain height range in metres (default: preset's, or 20)")
+    parser.add_argument("--format", default="PNG16", help=f"heightmap formats, comma-separated: {','.join(FORMATS)}")
+    parser.add_argument("--metres", action="store_true", help="EXR/NPY in absolute metres (with a JSON sidecar)")
+    parser.add_argument("--maps", default="lightmap,color,normal,data,splat",
+                        help="other maps, comma-separated: lightmap,color,normal,data,splat (or 'none')")
+    parser.add_argument("--output-dir", type=Path, default=ROOT / "out" / "export")
+    parser.add_argument("--name", default="terrain", help="file name stem")
+    args = parser.parse_args(argv)
+    formats = [f.strip().upper() for f in args.format.split(",") if f.strip()]
+    bad = [f for f in formats if f not in FORMATS]
+    if bad or not formats:
+        parser.error(f"--format must list some of {', '.join(FORMATS)}, got {args.format!r}")
+    args.formats = formats
+    maps = {m.strip() for m in args.maps.split(",") if m.strip()} - {"none"}
+    if maps - {"lightmap", "color", "normal", "data", "splat"}:
+        parser.error(f"--maps: unknown {sorted(maps - {'lightmap', 'color', 'normal', 'data', 'splat'})}")
+    args.map_set = maps
+    overrides = {}
+    for item in args.set:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            parser.error(f"--set needs KEY=VALUE, got {item!r}")
+        try:
+            overrides[key] = json.loads(value)
+        except json.JSONDecodeError:
+            overrides[key] = value  # a bare word, e.g. an enum value
+    args.overrides = overrides
+    return args
+
+
+def main(argv=None):
+    if argv is None:
+        argv = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else sys.argv[1:]
+    args = parse_args(argv)
+    orogen = load_orogen()
+    presets = orogen.addon.presets.BUILTIN_PRESETS
+    if args.list:
+        for key, preset in presets.items():
+            print(f"{key:22s} {preset['label']}: {preset['description']}")
+        return
+    bpy.ops.wm.read_homefile(use_empty=True)
+    scene = bpy.context.scene
+    names = orogen.addon.properties.setting_names()
+    try:
+        if args.recipe:
+            data = json.loads(args.recipe.read_text(encoding="utf-8"))
+            if args.seed is not None:
+                data["seed"] = args.seed
+            if args.size is not None:
+                data["shape"] = [args.size, args.size]
+            data.setdefault("params", {}).update(args.overrides)
+            recipe = orogen.core.recipe.Recipe.from_dict(data)
+            bpy.ops.orogen.terrain_add(recipe=recipe.to_json(), width=args.width or 100.0,
+                                       height=args.height or 20.0)
+        else:
+            if args.preset not in presets or "profile" in presets[args.preset]:
+                heightmaps = [k for k, p in presets.items() if "profile" not in p]
+                sys.exit(f"error: --preset must be one of {', '.join(heightmaps)}")
+            bpy.ops.orogen.preset_load(name=args.preset)
+            settings = scene.orogen
+            for key, value in {**args.overrides,
+                               **({"seed": args.seed} if args.seed is not None else {}),
+                               **({"size": args.size} if args.size is not None else {}),
+                               **({"width": args.width} if args.width is not None else {}),
+                               **({"height": args.height} if args.height is not None else {})}.items():
+                if key not in names:
+                    sys.exit(f"error: --set {key}: not a terrain setting; valid: {', '.join(names)}")
+                setattr(settings, key, value)
+            bpy.ops.orogen.terrain_add(**{n: getattr(settings, n) for n in names})
+    except (RuntimeError, ValueError, TypeError) as err:  # the operator's report, or a bad recipe/override
+        sys.exit(f"error: {str(err).strip()}")
+    terrain = bpy.context.active_object
+    written = []
+    for i, fmt in enumerate(args.formats):
+        options = SimpleNamespace(
+            directory=str(args.output_dir), name=args.name, heightmap_format=fmt, absolute=args.metres,
+            # the other maps once, with the first format
+            use_lightmap=i == 0 and "lightmap" in args.map_set, use_colormap=i == 0 and "color" in args.map_set,
+            use_normal_map=i == 0 and "normal" in args.map_set, use_data_maps=i == 0 and "data" in args.map_set,
+            use_splat_maps=i == 0 and "splat" in args.map_set,
+        )
+        try:
+            written += orogen.addon.operators.export_terrain_maps(terrain, options)
+        except (ValueError, OSError, RuntimeError) as err:
+            sys.exit(f"error: {err}")
+    for path in dict.fromkeys(written):
+        print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()
