@@ -78,8 +78,8 @@ def grid_uvs(rows: int, cols: int) -> npt.NDArray[np.float32]:
     v = np.float32(1.0) - np.arange(rows, dtype=np.float32) / np.float32(max(rows - 1, 1))
     uv = np.empty((rows - 1, cols - 1, 4, 2), dtype=np.float32)
     # Corner order of each quad: top-left, bottom-left, bottom-right, top-right.
-    uv[..., 0] = np.stack([u[:-1], u[:-1], u[1:], u[1:]], axis=-1)[None, :, :]
-    uv[..., 1] = np.stack([v[:-1], v[1:], v[1:], v[:-1]], axis=-1)[:, None, :]
+    uv[:, :, :, 0] = np.stack([u[:-1], u[:-1], u[1:], u[1:]], axis=-1)
+    uv[:, :, :, 1] = np.stack([v[:-1], v[1:], v[1:], v[:-1]], axis=-1)[:, None, :]
     return uv.reshape(-1, 2)
 
 
@@ -138,8 +138,9 @@ def update_grid_mesh(
         if existing is not None:
             mesh.color_attributes.remove(existing)
     else:
-        rgba = np.ones((rows * cols, 4), dtype=np.float32)
+        rgba = np.empty((rows * cols, 4), dtype=np.float32)
         rgba[:, :3] = lightmap.reshape(-1, 1)
+        rgba[:, 3] = 1.0
         layer = existing or mesh.color_attributes.new(LIGHTMAP_ATTRIBUTE, 'FLOAT_COLOR', 'POINT')
         layer.data.foreach_set("color", rgba.ravel())  # linear values, no gamma step
     if same_grid:

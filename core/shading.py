@@ -60,12 +60,14 @@ def horn_gradient(heightmap: npt.ArrayLike, cell_size: float = 1.0, z_factor: fl
     """
     h, cell = _heights(heightmap, cell_size, z_factor)
     p = np.pad(h, 1, mode="edge")
-    west = p[:-2, :-2] + 2.0 * p[1:-1, :-2] + p[2:, :-2]
-    east = p[:-2, 2:] + 2.0 * p[1:-1, 2:] + p[2:, 2:]
-    north = p[:-2, :-2] + 2.0 * p[:-2, 1:-1] + p[:-2, 2:]
-    south = p[2:, :-2] + 2.0 * p[2:, 1:-1] + p[2:, 2:]
     scale = 1.0 / (8.0 * cell)
-    return (east - west) * scale, (north - south) * scale
+    # Horn's operator is separable: a 1-2-1 smoothing across the direction, a difference along it.
+    across_rows = p[:-2] + 2.0 * p[1:-1] + p[2:]  # (rows, cols + 2)
+    dx = (across_rows[:, 2:] - across_rows[:, :-2]) * scale
+    del across_rows
+    across_cols = p[:, :-2] + 2.0 * p[:, 1:-1] + p[:, 2:]  # (rows + 2, cols)
+    dy = (across_cols[:-2] - across_cols[2:]) * scale
+    return dx, dy
 
 
 def _lambert(dx: F64, dy: F64, sun: tuple[float, float, float]) -> F64:

@@ -44,6 +44,8 @@ TARGETS = {
     "blender_floor_x": 1.5,
     "hillshade_1025_s": 0.1,
     "shadows_ao_1025_s": 2.0,
+    "preview_257_s": 0.05,
+    "regenerate_x_add": 0.5,
 }
 
 
@@ -244,8 +246,40 @@ def bench_blender(n, runs):
     return rows
 
 
-def verdicts(gen, refs, blender):
+def bench_regenerate(sizes, runs):
+    """Editing in place: regenerate an existing terrain (new seed each run) against adding it."""
+    import bpy
+    from render_terrain import load_orogen
+
+    edit = load_orogen().addon.edit
+    rows = []
+    for n in sizes:
+        bpy.ops.wm.read_homefile(use_empty=True)
+        adds = []
+        for _ in range(runs):
+            t = time.perf_counter()
+            bpy.ops.orogen.terrain_add(size=n)
+            adds.append(time.perf_counter() - t)
+        obj = bpy.context.active_object
+        regens = []
+        for seed in range(runs):
+            obj.orogen.seed = seed + 1
+            t = time.perf_counter()
+            edit.regenerate(obj, bpy.context)
+            regens.append(time.perf_counter() - t)
+        t_add, t_regen = statistics.median(adds), statistics.median(regens)
+        rows.append({"case": "regenerate in place", "size": n, "seconds": t_regen, "add_seconds": t_add,
+                     "x_add": t_regen / t_add})
+    return rows
+
+
+def verdicts(gen, refs, blender, regen=()):
     out = {}
+    for r in regen:
+        if r["size"] == 257:
+            out["regenerating a 257 preview under 50 ms"] = r["seconds"] < TARGETS["preview_257_s"]
+        if r["size"] == 1025:
+            out["regenerating 1025 in under half the time of adding it"] = r["x_add"] < TARGETS["regenerate_x_add"]
     d1025 = [r for r in gen if r["size"] == 1025 and "defaults" in r["case"]]
     if d1025:
         out["every generator with defaults at 1025 under 0.25 s"] = all(
@@ -305,13 +339,20 @@ def main():
                            ("reference", lambda r: r["reference"]),
                            ("speed-up", lambda r: f"{r['speedup']:.0f}×")]))
     blender = [] if args.no_blender else bench_blender(sizes[0], runs)
+    regen = [] if args.no_blender else bench_regenerate((257, sizes[0]) if not args.quick else (17, 33), runs)
     if blender:
         print("\n## In Blender (lightmap and material on)\n")
         print(table(blender, [("case", lambda r: r["case"]), ("size", lambda r: f"{r['size']}²"),
                               ("operator s", lambda r: f"{r['seconds']:.3f}"),
                               ("mesh floor s", lambda r: f"{r['floor_seconds']:.3f}"),
                               ("× floor", lambda r: f"{r['x_floor']:.2f}")]))
-    checks = verdicts(gen, refs, blender)
+    if regen:
+        print("\n## Editing in place (lightmap and material on)\n")
+        print(table(regen, [("case", lambda r: r["case"]), ("size", lambda r: f"{r['size']}²"),
+                            ("regenerate s", lambda r: f"{r['seconds']:.3f}"),
+                            ("add s", lambda r: f"{r['add_seconds']:.3f}"),
+                            ("× add", lambda r: f"{r['x_add']:.2f}")]))
+    checks = verdicts(gen, refs, blender, regen)
     if checks:
         print("\n## Targets\n")
         for name, ok in checks.items():
@@ -320,7 +361,8 @@ def main():
     args.json.write_text(json.dumps({
         "machine": {"python": platform.python_version(), "numpy": np.__version__, "cpus": __import__("os").cpu_count(),
                     "platform": platform.platform()},
-        "targets": TARGETS, "generators": gen, "references": refs, "blender": blender, "verdicts": checks,
+        "targets": TARGETS, "generators": gen, "references": refs, "blender": blender, "regenerate": regen,
+        "verdicts": checks,
     }, indent=2))
     print(f"\nwrote {args.json}")
 

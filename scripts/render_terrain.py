@@ -27,6 +27,8 @@ def load_orogen():
         if name.endswith(".orogen") and name.startswith("bl_ext.") and hasattr(bpy.ops.orogen, "terrain_add"):
             importlib.import_module(name + ".addon")
             return module
+    if "orogen" in sys.modules and hasattr(bpy.ops.orogen, "terrain_add"):  # loaded by an earlier call
+        return sys.modules["orogen"]
     spec = importlib.util.spec_from_file_location("orogen", ROOT / "__init__.py",
                                                   submodule_search_locations=[str(ROOT)])
     module = importlib.util.module_from_spec(spec)
