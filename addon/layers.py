@@ -155,11 +155,4 @@ def draw_layers(layout, settings) -> None:
 classes = (OROGEN_UL_layers, OROGEN_OT_layer_add, OROGEN_OT_layer_remove, OROGEN_OT_layers_reset)
 
 
-def register() -> None:
-    for cls in classes:
-        bpy.utils.register_class(cls)
-
-
-def unregister() -> None:
-    for cls in reversed(classes):
-        bpy.utils.unregister_class(cls)
+register, unregister = bpy.utils.register_classes_factory(classes)

@@ -27,7 +27,15 @@ TERRAIN_PROPERTY = "orogen_terrain"
 LAYERS_PROPERTY = "orogen_layers"
 
 
-class OROGEN_OT_terrain_add(bpy.types.Operator, object_utils.AddObjectHelper, TerrainSettings):
+class _AddsObjects:
+    """Mixin for operators that add objects: Object Mode with a scene."""
+
+    @classmethod
+    def poll(cls, context):
+        return context.mode == 'OBJECT' and context.scene is not None
+
+
+class OROGEN_OT_terrain_add(_AddsObjects, bpy.types.Operator, object_utils.AddObjectHelper, TerrainSettings):
     """Add a terrain: a grid mesh of circle-based hills with a baked lightmap and a height-blended material"""
 
     bl_idname = "orogen.terrain_add"
@@ -48,10 +56,6 @@ class OROGEN_OT_terrain_add(bpy.types.Operator, object_utils.AddObjectHelper, Te
         default="",
         options={'HIDDEN', 'SKIP_SAVE'},
     )
-
-    @classmethod
-    def poll(cls, context):
-        return context.mode == 'OBJECT' and context.scene is not None
 
     def draw(self, _context):
         draw_settings(self.layout, self)
@@ -93,7 +97,7 @@ class OROGEN_OT_terrain_add(bpy.types.Operator, object_utils.AddObjectHelper, Te
         return {'FINISHED'}
 
 
-class OROGEN_OT_profile_add(bpy.types.Operator, object_utils.AddObjectHelper):
+class OROGEN_OT_profile_add(_AddsObjects, bpy.types.Operator, object_utils.AddObjectHelper):
     """Add a side-view terrain: the area between a 2D mountain profile and a base line"""
 
     bl_idname = "orogen.profile_add"
@@ -141,10 +145,6 @@ class OROGEN_OT_profile_add(bpy.types.Operator, object_utils.AddObjectHelper):
     use_material: bpy.props.BoolProperty(name="Material", description="Colour the profile by height",
                                          default=True)
 
-    @classmethod
-    def poll(cls, context):
-        return context.mode == 'OBJECT' and context.scene is not None
-
     def draw(self, _context):
         layout = self.layout
         layout.use_property_split = True
@@ -188,7 +188,8 @@ class OROGEN_OT_profile_add(bpy.types.Operator, object_utils.AddObjectHelper):
         return {'FINISHED'}
 
 
-class OROGEN_OT_heightmap_import(bpy.types.Operator, ImportHelper, object_utils.AddObjectHelper, TerrainSettings):
+class OROGEN_OT_heightmap_import(_AddsObjects, bpy.types.Operator, ImportHelper, object_utils.AddObjectHelper,
+                                 TerrainSettings):
     """Import a heightmap image (8- or 16-bit PNG, TIFF, OpenEXR) as a terrain, lit and coloured like a generated one"""
 
     bl_idname = "orogen.heightmap_import"
@@ -196,10 +197,6 @@ class OROGEN_OT_heightmap_import(bpy.types.Operator, ImportHelper, object_utils.
     bl_options = {'REGISTER', 'UNDO'}
 
     filter_glob: bpy.props.StringProperty(default="*.png;*.tif;*.tiff;*.exr", options={'HIDDEN'})
-
-    @classmethod
-    def poll(cls, context):
-        return context.mode == 'OBJECT' and context.scene is not None
 
     def draw(self, _context):
         layout = self.layout

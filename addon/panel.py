@@ -67,11 +67,4 @@ class VIEW3D_PT_orogen_layers(bpy.types.Panel):
 classes = (VIEW3D_PT_orogen_terrain, VIEW3D_PT_orogen_layers)
 
 
-def register() -> None:
-    for cls in classes:
-        bpy.utils.register_class(cls)
-
-
-def unregister() -> None:
-    for cls in reversed(classes):
-        bpy.utils.unregister_class(cls)
+register, unregister = bpy.utils.register_classes_factory(classes)

@@ -140,11 +140,4 @@ def draw_presets(layout) -> None:
 classes = (OROGEN_OT_preset_load, OROGEN_MT_terrain_presets, OROGEN_OT_terrain_preset_add)
 
 
-def register() -> None:
-    for cls in classes:
-        bpy.utils.register_class(cls)
-
-
-def unregister() -> None:
-    for cls in reversed(classes):
-        bpy.utils.unregister_class(cls)
+register, unregister = bpy.utils.register_classes_factory(classes)

@@ -29,17 +29,6 @@ def lightmap_of(obj):
     return values.reshape(-1, 4)[:, 0]
 
 
-def load_pixels(path):
-    image = bpy.data.images.load(str(path))
-    try:
-        cols, rows = image.size
-        pixels = np.empty(rows * cols * 4, dtype=np.float32)
-        image.pixels.foreach_get(pixels)
-        return pixels.reshape(rows, cols, 4)[::-1]
-    finally:
-        bpy.data.images.remove(image)
-
-
 def heights(orogen, size, seed, **params):
     recipe = orogen.core.recipe.Recipe("diamond_square", seed, (size, size), params,
                                        (("flatten", {"exponent": 1.5}),))
@@ -101,7 +90,7 @@ def test_unlit_render_with_slope_layers_equals_core_colour_map_times_lightmap(sc
     scene.render.image_settings.file_format = 'OPEN_EXR'
     scene.render.image_settings.color_depth = '32'
     render.render_still(scene, str(tmp_path / "unlit.exr"))
-    rendered = load_pixels(tmp_path / "unlit.exr")[..., :3]
+    rendered = orogen.addon.export.read_image(str(tmp_path / "unlit.exr"))[..., :3]
 
     h = heights(orogen, size, 4, roughness=1.0)
     metres = h * np.float32(height)

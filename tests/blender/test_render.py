@@ -6,18 +6,6 @@ import bpy
 import numpy as np
 
 
-def load_pixels(path):
-    """Pixels of an image file as float32 (rows, cols, 4), row 0 = top, via Blender's image API."""
-    image = bpy.data.images.load(str(path))
-    try:
-        cols, rows = image.size
-        pixels = np.empty(rows * cols * 4, dtype=np.float32)
-        image.pixels.foreach_get(pixels)
-        return pixels.reshape(rows, cols, 4)[::-1]
-    finally:
-        bpy.data.images.remove(image)
-
-
 def test_lit_render_shows_the_terrain_and_the_lit_side_is_brighter(scene, orogen, tmp_path):
     render = orogen.addon.render
     # One large hill in the middle (island mode centres it), light from the east.
@@ -30,7 +18,7 @@ def test_lit_render_shows_the_terrain_and_the_lit_side_is_brighter(scene, orogen
     render.configure_cycles(scene, (64, 48), samples=8)
     out = tmp_path / "terrain.png"
     render.render_still(scene, str(out))
-    rgb = load_pixels(out)[..., :3]
+    rgb = orogen.addon.export.read_image(str(out))[..., :3]
     lum = rgb.mean(axis=-1)
     assert rgb.shape == (48, 64, 3)
     # Not only background: the black world fills the sides, the terrain the middle.
@@ -60,7 +48,7 @@ def test_unlit_render_equals_core_colormap_times_lightmap(scene, orogen, tmp_pat
     scene.render.image_settings.color_depth = '32'
     out = tmp_path / "unlit.exr"
     render.render_still(scene, str(out))
-    rendered = load_pixels(out)[..., :3]
+    rendered = orogen.addon.export.read_image(str(out))[..., :3]
 
     h = core.circle_hills((size, size), seed=4, count=60, radius_min=3, radius_max=14, flattening=1.5)
     light = core.slope_lightmap(h * np.float32(12.0), azimuth=315.0, softness=1.0, min_brightness=0.25,
