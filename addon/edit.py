@@ -6,10 +6,19 @@ and the user's material edits stay as they are. Live updates regenerate a
 preview-sized terrain on every change and the full size once changes have
 settled (``SETTLE_SECONDS`` without a further change), through a timer.
 
-Changes are observed through the message bus (``bpy.msgbus``), not through
-property ``update`` callbacks: the ``bpy`` module of Blender 4.2 and 4.5
-crashes or hangs at exit once any property with an update callback was
-registered, while message-bus subscriptions are cleared on unregister.
+Changes are observed by the settings' own ``update`` callbacks in sessions
+with a user interface (so the new setting and the regenerated mesh form one
+undo step), and through the message bus (``bpy.msgbus``) in background
+sessions: the ``bpy`` module of Blender 4.2 and 4.5 crashes or hangs at exit
+once any property with an update callback was registered, while message-bus
+subscriptions are cleared on unregister. Both paths end in
+:func:`on_setting_changed`, which regenerates only when a setting that
+shapes the terrain really changed.
+
+Undo with live updates: a change regenerates at once (one undo step). For
+terrains larger than the preview size, the full-size terrain that follows
+once the change settles is not an undo step of its own; undo returns to the
+terrain before the change, and redo shows the preview until the next change.
 """
 
 import json

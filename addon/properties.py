@@ -400,6 +400,19 @@ class OROGEN_PG_layer(bpy.types.PropertyGroup):
                                   min=0.01, max=90.0, default=5.0)
 
 
+def _setting_changed(self, context) -> None:
+    """Property update of a terrain setting: regenerate the terrain object that owns it (live update).
+
+    Regenerating inside the update keeps the new setting and the new mesh in the same undo step.
+    Only registered in sessions with a user interface (see :func:`register`).
+    """
+    owner = getattr(self, "id_data", None)
+    if isinstance(owner, bpy.types.Object) and getattr(self, "is_terrain", False):
+        from .edit import on_setting_changed  # late import: edit imports this module
+
+        on_setting_changed(owner, context)
+
+
 class OROGEN_PG_object(bpy.types.PropertyGroup, TerrainSettings):
     """The settings a terrain object was made with; changing them regenerates it in place."""
 
@@ -433,6 +446,15 @@ classes = (OROGEN_PG_layer, OROGEN_PG_object, OROGEN_PG_settings)
 
 
 def register() -> None:
+    # With a user interface, a setting's own update callback regenerates its terrain, so that one undo step
+    # holds both the setting and the mesh. In background sessions (blender -b, the bpy module) there is no
+    # one to drag a slider, and the bpy module of Blender 4.2/4.5 crashes or hangs at exit once a property
+    # with an update callback was registered: there edits are picked up through the message bus (edit.py).
+    for prop in TerrainSettings.__annotations__.values():
+        if bpy.app.background:
+            prop.keywords.pop("update", None)
+        else:
+            prop.keywords["update"] = _setting_changed
     for cls in classes:
         bpy.utils.register_class(cls)
     bpy.types.Scene.orogen = PointerProperty(type=OROGEN_PG_settings, name="Orogen Terrain")

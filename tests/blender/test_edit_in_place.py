@@ -136,3 +136,15 @@ def test_engine_size_presets_set_the_scene_or_the_terrain(scene, orogen):
     bpy.ops.orogen.size_set(size=129)
     assert terrain.orogen.size == 129 and scene.orogen.size == 513
     assert len(terrain.data.vertices) == 129 * 129  # live update at full size (129 is below the preview size)
+
+
+def test_the_ui_update_callback_regenerates_the_owning_terrain(terrain, orogen):
+    """The update callback used in sessions with a UI (not registered in background ones) ends in the
+    same regeneration as the message bus."""
+    assert bpy.app.background
+    before = positions(terrain)
+    terrain.orogen.seed = 21
+    orogen.addon.properties._setting_changed(terrain.orogen, bpy.context)
+    assert not np.array_equal(positions(terrain), before)
+    scene_settings = bpy.context.scene.orogen
+    orogen.addon.properties._setting_changed(scene_settings, bpy.context)  # not a terrain: ignored
