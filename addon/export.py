@@ -93,23 +93,27 @@ def read_image(path: str) -> npt.NDArray[np.float32]:
 
 
 def write_heightmap(path_stem: str, heightmap: npt.NDArray[np.float32], fmt: str, *,
-                    metres: tuple[float, float] | None = None, sidecar: dict | None = None) -> list[str]:
+                    height_range: tuple[float, float] | None = None, absolute: bool = False,
+                    sidecar: dict | None = None) -> list[str]:
     """Write a heightmap in ``fmt`` ('PNG16', 'EXR', 'R16', 'NPY'); returns the files written.
 
-    ``heightmap`` is normalised to ``[0, 1]``. With ``metres = (low, high)``
-    the EXR and NPY files hold absolute heights in metres instead, and PNG16
-    and R16 keep the normalised levels (``0 -> 0``, ``1 -> 65535``); either
-    way a JSON sidecar ``<file>.json`` (e.g. ``terrain_height.r16.json``)
-    records ``sidecar`` plus the height range, the encoding and the
-    orientation.
+    ``heightmap`` is normalised to ``[0, 1]``; ``height_range = (low, high)``
+    gives the metres that 0 and 1 stand for. With ``absolute`` the EXR and
+    NPY files hold heights in metres instead (PNG16 and R16 always keep the
+    normalised levels, ``0 -> 0``, ``1 -> 65535``). A JSON sidecar
+    ``<file>.json`` (e.g. ``terrain_height.r16.json``) records ``sidecar``
+    plus the height range, the encoding and the orientation, whenever a
+    height range or sidecar data is given.
     """
     if fmt not in HEIGHTMAP_FORMATS:
         raise ValueError(f"format must be one of {HEIGHTMAP_FORMATS}, got {fmt!r}")
     h = np.asarray(heightmap, dtype=np.float64)
     _check_finite(h, "heightmap")
     path = path_stem + _SUFFIX[fmt]
-    absolute = metres is not None and fmt in ('EXR', 'NPY')
-    values = metres[0] + h * (metres[1] - metres[0]) if absolute else h
+    if absolute and height_range is None:
+        raise ValueError("absolute heights need a height_range in metres")
+    absolute = absolute and fmt in ('EXR', 'NPY')
+    values = height_range[0] + h * (height_range[1] - height_range[0]) if absolute and height_range else h
     if fmt == 'PNG16':
         write_image(path, values, depth='16')
     elif fmt == 'EXR':
@@ -120,7 +124,7 @@ def write_heightmap(path_stem: str, heightmap: npt.NDArray[np.float32], fmt: str
     else:
         np.save(path, values.astype(np.float32))
     written = [path]
-    if sidecar is not None or metres is not None:
+    if sidecar is not None or height_range is not None:
         info = dict(sidecar or {})
         rows, cols = h.shape
         info.update({
@@ -128,7 +132,7 @@ def write_heightmap(path_stem: str, heightmap: npt.NDArray[np.float32], fmt: str
             "shape": [rows, cols],
             "encoding": ("metres" if absolute else
                          "normalised 0..1" if fmt in ('EXR', 'NPY') else "normalised, 0 -> 0, 1 -> 65535"),
-            "height_range_m": list(metres) if metres is not None else None,
+            "height_range_m": list(height_range) if height_range is not None else None,
             "orientation": "row 0 = top row of the image = north (+Y) edge of the mesh; column 0 = west (-X)",
         })
         if fmt == 'R16':

@@ -25,6 +25,11 @@ def layers_to_json(layers: tuple[Layer, ...]) -> str:
     return json.dumps([asdict(lay) for lay in layers])
 
 
+def settings_layers_json(settings) -> str:
+    """The colour layers of panel settings as operator JSON ("" for the defaults)."""
+    return layers_to_json(tuple(layer_from_item(item) for item in settings.layers)) if settings.layers else ""
+
+
 def layers_from_json(text: str) -> tuple[Layer, ...]:
     """Layers from :func:`layers_to_json` text; empty text gives the defaults. Raises ``ValueError``/``TypeError``."""
     if not text:

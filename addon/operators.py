@@ -311,7 +311,7 @@ def export_terrain_maps(obj, options) -> list[str]:
         sidecar = {"recipe": json.loads(obj.get(RECIPE_PROPERTY, "null")), "cell_size_m": cell,
                    "width_m": info["width"]}
         written += export.write_heightmap(stem + "_height", h, options.heightmap_format,
-                                          metres=(0.0, float(info["height"])) if options.absolute else None,
+                                          height_range=(0.0, float(info["height"])), absolute=options.absolute,
                                           sidecar=sidecar)
     lightmap = export.point_map(obj, "Lightmap")
     if options.use_lightmap and lightmap is not None:

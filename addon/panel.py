@@ -3,7 +3,7 @@
 import bpy
 
 from .edit import OROGEN_OT_material_rebuild, OROGEN_OT_terrain_regenerate
-from .layers import draw_layers, layer_from_item, layers_to_json
+from .layers import draw_layers, settings_layers_json
 from .operators import OROGEN_OT_export_maps, OROGEN_OT_profile_add, OROGEN_OT_terrain_add
 from .presets import draw_presets
 from .properties import draw_settings, setting_names
@@ -27,8 +27,7 @@ class VIEW3D_PT_orogen_terrain(bpy.types.Panel):
         op = self.layout.operator(OROGEN_OT_terrain_add.bl_idname, text="Generate", icon='RNDCURVE')
         for name in setting_names():
             setattr(op, name, getattr(settings, name))
-        if settings.layers:
-            op.layers = layers_to_json(tuple(layer_from_item(item) for item in settings.layers))
+        op.layers = settings_layers_json(settings)
         self.layout.operator(OROGEN_OT_profile_add.bl_idname, text="Add Side-View Profile", icon='IPO_EASE_IN_OUT')
         if OROGEN_OT_export_maps.poll(context):
             self.layout.operator(OROGEN_OT_export_maps.bl_idname, text="Export Maps", icon='EXPORT')

@@ -13,6 +13,7 @@ import math
 import bpy
 from bl_operators.presets import AddPresetBase
 
+from .layers import settings_layers_json
 from .properties import setting_names
 
 PRESET_SUBDIR = "orogen/terrain"
@@ -103,6 +104,28 @@ class OROGEN_OT_preset_load(bpy.types.Operator):
         return {'FINISHED'}
 
 
+class OROGEN_OT_terrain_generate(bpy.types.Operator):
+    """Add a terrain with the Terrain panel's settings and colour layers (what Generate does)"""
+
+    bl_idname = "orogen.terrain_generate"
+    bl_label = "Generate Terrain"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    @classmethod
+    def poll(cls, context):
+        return context.scene is not None and context.mode == 'OBJECT'
+
+    def execute(self, context):
+        settings = context.scene.orogen
+        try:
+            bpy.ops.orogen.terrain_add(layers=settings_layers_json(settings),
+                                       **{n: getattr(settings, n) for n in setting_names()})
+        except RuntimeError as err:  # terrain_add reported why; pass it on
+            self.report({'ERROR'}, str(err).replace("Error: ", "", 1).strip())
+            return {'CANCELLED'}
+        return {'FINISHED'}
+
+
 class OROGEN_MT_terrain_presets(bpy.types.Menu):
     """Built-in presets, then the user's own (Blender presets in the user's presets folder)."""
 
@@ -137,7 +160,8 @@ def draw_presets(layout) -> None:
     row.operator(OROGEN_OT_terrain_preset_add.bl_idname, text="", icon='REMOVE').remove_active = True
 
 
-classes = (OROGEN_OT_preset_load, OROGEN_MT_terrain_presets, OROGEN_OT_terrain_preset_add)
+classes = (OROGEN_OT_preset_load, OROGEN_OT_terrain_generate, OROGEN_MT_terrain_presets,
+           OROGEN_OT_terrain_preset_add)
 
 
 register, unregister = bpy.utils.register_classes_factory(classes)

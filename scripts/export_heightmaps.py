@@ -4,10 +4,12 @@
     .venv/bin/python scripts/export_heightmaps.py --recipe my.json --seed 12 --set faults=900 --format R16
     blender -b -P scripts/export_heightmaps.py -- --preset island --format EXR --metres
 
-Overrides: ``--seed``, ``--size`` (square world), ``--set KEY=VALUE`` for a
-generator parameter of the recipe (JSON values: ``--set island=true``,
-``--set hill_radius=[4,12]``), and for presets also any Terrain panel
-setting (``--set roughness=0.8``). Width and height are in metres. Files are
+Overrides: ``--seed``, ``--size`` (square world) and ``--set KEY=VALUE``
+(JSON values). With ``--recipe`` the keys are the recipe's generator
+parameters (``--set faults=900``, ``--set hill_radius=[4,12]``); with
+``--preset`` they are Terrain panel settings (``--set fault_count=900``,
+``--set roughness=0.8``). A recipe file may also be an export's JSON
+sidecar (its ``recipe`` is used). Width and height are in metres. Files are
 written with Blender's image API (PNG, EXR) and numpy (RAW, .npy); see the
 README's export table for their contents and orientation.
 """
@@ -36,15 +38,17 @@ def parse_args(argv):
     parser.add_argument("--seed", type=int, help="override the seed")
     parser.add_argument("--size", type=int, help="override the size (vertices per side)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                        help="override a parameter (JSON value); repeatable")
+                        help="override a parameter (JSON value; recipe parameters with --recipe, panel settings "
+                             "with --preset); repeatable")
     parser.add_argument("--width", type=float, help="terrain width in metres (default: preset's, or 100)")
     parser.add_argument("--height", type=float, help="terrain height range in metres (default: preset's, or 20)")
     parser.add_argument("--format", default="PNG16", help=f"heightmap formats, comma-separated: {','.join(FORMATS)}")
     parser.add_argument("--metres", action="store_true", help="EXR/NPY in absolute metres (with a JSON sidecar)")
     parser.add_argument("--maps", default="lightmap,color,normal,data,splat",
                         help="other maps, comma-separated: lightmap,color,normal,data,splat (or 'none')")
-    parser.add_argument("--output-dir", type=Path, default=ROOT / "out" / "export")
-    parser.add_argument("--name", default="terrain", help="file name stem")
+    parser.add_argument("--output-dir", type=Path, default=ROOT / "out" / "export",
+                        help="folder to write into (default out/export)")
+    parser.add_argument("--name", default="terrain", help="file name stem (default terrain)")
     args = parser.parse_args(argv)
     formats = [f.strip().upper() for f in args.format.split(",") if f.strip()]
     bad = [f for f in formats if f not in FORMATS]
@@ -76,7 +80,8 @@ def main(argv=None):
     presets = orogen.addon.presets.BUILTIN_PRESETS
     if args.list:
         for key, preset in presets.items():
-            print(f"{key:22s} {preset['label']}: {preset['description']}")
+            if "profile" not in preset:  # side-view profiles are meshes, not heightmaps
+                print(f"{key:22s} {preset['label']}: {preset['description']}")
         return
     bpy.ops.wm.read_homefile(use_empty=True)
     scene = bpy.context.scene
@@ -84,6 +89,8 @@ def main(argv=None):
     try:
         if args.recipe:
             data = json.loads(args.recipe.read_text(encoding="utf-8"))
+            if isinstance(data, dict) and isinstance(data.get("recipe"), dict):  # an export's sidecar
+                data = data["recipe"]
             if args.seed is not None:
                 data["seed"] = args.seed
             if args.size is not None:
@@ -96,7 +103,7 @@ def main(argv=None):
             if args.preset not in presets or "profile" in presets[args.preset]:
                 heightmaps = [k for k, p in presets.items() if "profile" not in p]
                 sys.exit(f"error: --preset must be one of {', '.join(heightmaps)}")
-            bpy.ops.orogen.preset_load(name=args.preset)
+            orogen.addon.presets.apply_preset(bpy.context, args.preset)
             settings = scene.orogen
             for key, value in {**args.overrides,
                                **({"seed": args.seed} if args.seed is not None else {}),

@@ -46,6 +46,12 @@ def test_orientation_row_0_is_north(terrain, orogen, tmp_path):
     assert (np.diff(north_row[:, 0]) > 0).all()  # column 0 is west
 
 
+def test_normalised_files_record_the_height_range_too(terrain, tmp_path):
+    export(tmp_path, heightmap_format='R16')
+    info = json.loads((tmp_path / "t_height.r16.json").read_text())
+    assert info["height_range_m"] == [0.0, 12.0] and info["encoding"].startswith("normalised")
+
+
 def test_absolute_metres_with_a_sidecar(terrain, orogen, tmp_path):
     export(tmp_path, heightmap_format='EXR', absolute=True)
     metres = orogen.addon.export.read_image(str(tmp_path / "t_height.exr"))[..., 0]

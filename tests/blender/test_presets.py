@@ -61,3 +61,17 @@ def test_user_presets_are_saved_in_the_users_presets_folder_and_load(scene, orog
     bpy.types.OROGEN_MT_terrain_presets.bl_label = "My Ridge"
     assert bpy.ops.orogen.terrain_preset_add(name="My Ridge", remove_active=True) == {'FINISHED'}
     assert not saved.exists()
+
+
+def test_generate_adds_the_loaded_preset_with_the_panel_layers(scene):
+    bpy.ops.orogen.preset_load(name="island")
+    scene.orogen.size = 33
+    bpy.ops.orogen.layers_reset()
+    scene.orogen.layers[0].color = (1.0, 0.0, 0.0)
+    assert bpy.ops.orogen.terrain_generate() == {'FINISHED'}
+    obj = bpy.context.active_object
+    assert obj.orogen.island and obj.orogen.hill_count == 800 and len(obj.data.vertices) == 33 * 33
+    assert '"color": [1.0, 0.0, 0.0]' in obj["orogen_layers"]
+    scene.orogen.radius_min = 80.0  # above radius_max
+    with pytest.raises(RuntimeError, match="Radius Min"):
+        bpy.ops.orogen.terrain_generate()

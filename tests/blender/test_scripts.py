@@ -98,7 +98,18 @@ def test_export_heightmaps_from_a_preset_and_from_a_recipe(tmp_path):
     assert proc.returncode == 0, proc.stderr
     heights = np.load(tmp_path / "r" / "terrain_height.npy")
     assert heights.shape == (40, 40) and heights.min() == 0.0 and heights.max() == pytest.approx(30.0)
-    assert json.loads((tmp_path / "r" / "terrain_height.npy.json").read_text())["recipe"]["params"] == {"faults": 80}
+    sidecar = tmp_path / "r" / "terrain_height.npy.json"
+    assert json.loads(sidecar.read_text())["recipe"]["params"] == {"faults": 80}
+    # A sidecar is a recipe too: exporting from it again gives the same heights.
+    proc = run(ROOT / "scripts" / "export_heightmaps.py", "--recipe", sidecar, "--format", "NPY", "--metres",
+               "--height", "30", "--maps", "none", "--output-dir", tmp_path / "again")
+    assert proc.returncode == 0, proc.stderr
+    assert np.array_equal(np.load(tmp_path / "again" / "terrain_height.npy"), heights)
+
+
+def test_export_heightmaps_lists_only_heightmap_presets():
+    proc = run(ROOT / "scripts" / "export_heightmaps.py", "--list")
+    assert proc.returncode == 0 and "alpine_faults" in proc.stdout and "side_view_level" not in proc.stdout
 
 
 @pytest.mark.parametrize(
