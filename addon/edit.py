@@ -27,8 +27,6 @@ from types import SimpleNamespace
 
 import bpy
 
-from ..core.colormap import check_layers
-from .layers import layers_from_json
 from .material import build_material
 from .mesh import CURVATURE_ATTRIBUTE, SLOPE_ATTRIBUTE, update_grid_mesh
 from .properties import nonfinite_error, range_error, setting_names
@@ -114,6 +112,9 @@ def on_setting_changed(obj: bpy.types.Object, context) -> None:
     settings = obj.orogen
     if _suspended or not settings.live_update:
         return
+    if obj.mode != 'OBJECT':
+        settings.status = "Not regenerated: leave Edit Mode first"
+        return
     snapshot = _snapshot(obj)
     if _snapshots.get(obj.name) == snapshot:
         return  # nothing that shapes the terrain changed
@@ -122,8 +123,9 @@ def on_setting_changed(obj: bpy.types.Object, context) -> None:
     preview = min(full, settings.preview_size)
     try:
         settings.status = regenerate(obj, context, preview)
-    except (ValueError, TypeError) as err:
+    except (ValueError, TypeError, RuntimeError) as err:
         settings.status = f"Not regenerated: {err}"
+        _snapshots.pop(obj.name, None)  # try again on the next change
         return
     if preview < full:
         _pending[obj.name] = time.monotonic()
@@ -218,8 +220,10 @@ class OROGEN_OT_material_rebuild(bpy.types.Operator):
     def execute(self, context):
         obj = context.active_object
         settings = obj.orogen
+        from .operators import checked_layers  # late: operators imports this module
+
         try:
-            layers = check_layers(layers_from_json(settings.layers_json))
+            layers = checked_layers(settings.layers_json)
         except (ValueError, TypeError) as err:
             self.report({'ERROR'}, f"Material not rebuilt: {err}")
             return {'CANCELLED'}
@@ -243,6 +247,10 @@ class OROGEN_OT_size_set(bpy.types.Operator):
     bl_options = {'REGISTER', 'UNDO', 'INTERNAL'}
 
     size: bpy.props.IntProperty(name="Size", description="Vertices per side", min=2, max=4097, default=257)
+
+    @classmethod
+    def poll(cls, context):
+        return context.scene is not None and context.mode == 'OBJECT'
 
     def execute(self, context):
         obj = context.active_object

@@ -73,11 +73,13 @@ def write_image(path: str, values: npt.ArrayLike, *, depth: str = '8', file_form
     return path
 
 
-def read_image(path: str) -> npt.NDArray[np.float32]:
+def read_image(path: str, check_size=None) -> npt.NDArray[np.float32]:
     """Read an image with Blender's loader as raw values: ``float32 (rows, cols, 4)``, row 0 at the top.
 
     8- and 16-bit images come back as ``level / 255`` or ``level / 65535``
     (no colour transform: the image is read as Non-Color data).
+    ``check_size(rows, cols)`` runs on the image's size before its pixels are
+    decoded, to refuse an image too large for memory.
     """
     image = bpy.data.images.load(path, check_existing=False)
     try:
@@ -85,6 +87,8 @@ def read_image(path: str) -> npt.NDArray[np.float32]:
         cols, rows = image.size
         if cols == 0 or rows == 0:
             raise ValueError(f"{path} could not be read as an image")
+        if check_size is not None:
+            check_size(rows, cols)
         pixels = np.empty(rows * cols * 4, dtype=np.float32)
         image.pixels.foreach_get(pixels)
     finally:

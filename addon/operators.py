@@ -27,6 +27,31 @@ TERRAIN_PROPERTY = "orogen_terrain"
 LAYERS_PROPERTY = "orogen_layers"
 
 
+def checked_layers(text: str) -> tuple:
+    """Colour layers from JSON, validated, with every image layer's file readable as an image.
+
+    Raises ``ValueError``/``TypeError`` before anything is created (an image
+    loaded only to be checked is removed again).
+    """
+    layers = check_layers(layers_from_json(text))
+    for i, lay in enumerate(layers):
+        if lay.kind != 'IMAGE':
+            continue
+        if not os.path.isfile(lay.image):
+            raise ValueError(f"layers[{i}] ({lay.name!r}): image file not found: {lay.image}")
+        known = {image.as_pointer() for image in bpy.data.images}
+        try:
+            image = bpy.data.images.load(lay.image, check_existing=True)
+        except RuntimeError:
+            raise ValueError(f"layers[{i}] ({lay.name!r}): not an image Blender can read: {lay.image}") from None
+        readable = image.size[0] > 0 and image.size[1] > 0
+        if image.as_pointer() not in known:
+            bpy.data.images.remove(image)  # build_material loads it again
+        if not readable:
+            raise ValueError(f"layers[{i}] ({lay.name!r}): not an image Blender can read: {lay.image}")
+    return layers
+
+
 class _AddsObjects:
     """Mixin for operators that add objects: Object Mode with a scene."""
 
@@ -76,10 +101,7 @@ class OROGEN_OT_terrain_add(_AddsObjects, bpy.types.Operator, object_utils.AddOb
                 self.report({'WARNING'}, "No Sun light in the scene: using the Light Azimuth and Altitude")
         try:
             recipe = Recipe.from_json(self.recipe) if self.recipe else None
-            layers = check_layers(layers_from_json(self.layers))
-            for i, lay in enumerate(layers):
-                if lay.kind == 'IMAGE' and not os.path.isfile(lay.image):
-                    raise ValueError(f"layers[{i}] ({lay.name!r}): image file not found: {lay.image}")
+            layers = checked_layers(self.layers)
             arrays = compute_terrain(self, recipe, sun)
         except (ValueError, TypeError) as err:
             self.report({'ERROR'}, f"Terrain not added: {err}")
@@ -217,9 +239,8 @@ class OROGEN_OT_heightmap_import(_AddsObjects, bpy.types.Operator, ImportHelper,
         try:
             if not os.path.isfile(self.filepath):
                 raise ValueError(f"no such file: {self.filepath}")
-            pixels = export.read_image(self.filepath)
+            pixels = export.read_image(self.filepath, check_size=check_memory)
             heightmap = normalize(pixels[..., 0])  # the first channel: grey images repeat it in R, G and B
-            check_memory(*heightmap.shape)
             arrays = bake_terrain(self, heightmap, None, scene_sun(context.scene) if self.use_scene_sun else None)
             layers = DEFAULT_LAYERS
         except (ValueError, TypeError, RuntimeError) as err:
@@ -278,7 +299,7 @@ class OROGEN_OT_export_maps(bpy.types.Operator):
     @classmethod
     def poll(cls, context):
         obj = context.active_object
-        return obj is not None and obj.type == 'MESH' and TERRAIN_PROPERTY in obj
+        return obj is not None and obj.type == 'MESH' and TERRAIN_PROPERTY in obj and context.mode == 'OBJECT'
 
     def invoke(self, context, _event):
         context.window_manager.fileselect_add(self)
@@ -286,9 +307,12 @@ class OROGEN_OT_export_maps(bpy.types.Operator):
 
     def execute(self, context):
         obj = context.active_object
+        if not self.directory:
+            self.report({'ERROR'}, "Export failed: choose a folder to write into")
+            return {'CANCELLED'}
         try:
             written = export_terrain_maps(obj, self)
-        except (ValueError, OSError, RuntimeError) as err:
+        except (ValueError, TypeError, KeyError, OSError, RuntimeError) as err:
             self.report({'ERROR'}, f"Export failed: {err}")
             return {'CANCELLED'}
         self.report({'INFO'}, f"Wrote {len(written)} files to {os.path.dirname(written[0])}")

@@ -111,6 +111,8 @@ def check_layers(layers: object) -> tuple[Layer, ...]:
     if not 1 <= len(layers) <= MAX_LAYERS:
         raise ValueError(f"layers must hold 1 to {MAX_LAYERS} Layer, got {len(layers)}")
     for i, layer in enumerate(layers):
+        if not isinstance(layer.name, str):
+            raise TypeError(f"layers[{i}].name must be a str, got {type(layer.name).__name__}")
         lo = check_number(layer.minimum, f"layers[{i}].minimum", -1e6, 1e6)
         opt = check_number(layer.optimal, f"layers[{i}].optimal", -1e6, 1e6)
         hi = check_number(layer.maximum, f"layers[{i}].maximum", -1e6, 1e6)
@@ -278,6 +280,8 @@ def splat_maps(weights: npt.ArrayLike) -> list[npt.NDArray[np.uint8]]:
     w = np.asarray(weights, dtype=np.float64)
     if w.ndim != 3 or w.shape[-1] < 1 or not np.isfinite(w).all() or (w < 0).any():
         raise ValueError("weights must be a finite, non-negative (rows, cols, n_layers) array")
+    peak = w.max(axis=-1, keepdims=True)
+    w = w / np.where(peak > 0, peak, 1.0)  # scale into [0, 1] first: huge weights cannot overflow the sum
     total = w.sum(axis=-1, keepdims=True)
     scaled = np.where(total > 0, w / np.where(total > 0, total, 1.0), 1.0 / w.shape[-1]) * 255.0
     base = np.floor(scaled)

@@ -27,11 +27,14 @@ from .heightmap import check_count, check_number, check_shape
 from .rng import check_seed, uniform
 from .window import Window, check_window
 
-__all__ = ["MAX_FAULTS", "fault_lines", "fault_displacements", "fault_formation"]
+__all__ = ["MAX_FAULTS", "MAX_FAULT_WORK", "fault_lines", "fault_displacements", "fault_formation"]
 
 #: Upper bound on the number of faults per call.
 MAX_FAULTS = 100_000
+#: Upper bound on faults x rows of one call (about a minute of work): refuse instead of freezing the caller.
+MAX_FAULT_WORK = 400_000_000
 _QUANTUM_BITS = 30
+_CHUNK = 1 << 22  # fault x row pairs handled at once: bounds the working memory to ~200 MB
 
 
 def fault_lines(world_shape: tuple[int, int], seed: int, faults: int) -> npt.NDArray[np.float64]:
@@ -86,7 +89,7 @@ def fault_formation(
         Number of faults, ``0 <= faults <= MAX_FAULTS``.
     displacement_max, displacement_min : float
         Displacement of the first and the last fault, ``0 <= displacement_min
-        <= displacement_max``, ``0 < displacement_max <= 1e6``.
+        <= displacement_max``, ``1e-6 <= displacement_max <= 1e6``.
     window : Window, optional
         Part of the world to compute (default: the whole).
 
@@ -99,16 +102,34 @@ def fault_formation(
     Raises
     ------
     TypeError, ValueError
-        For bad parameters, naming the parameter and its range.
+        For bad parameters, naming the parameter and its range, or more than
+        ``MAX_FAULT_WORK`` fault-row pairs.
     """
     win = check_window(world_shape, window)
-    d_max = check_number(displacement_max, "displacement_max", 0.0, 1e6, low_open=True)
+    d_max = check_number(displacement_max, "displacement_max", 1e-6, 1e6)
     d_min = check_number(displacement_min, "displacement_min", 0.0, d_max)
     lines = fault_lines(world_shape, seed, faults)
     n = len(lines)
+    if n * win.rows > MAX_FAULT_WORK:
+        raise ValueError(f"faults x rows is {n * win.rows:.3g}, more than {MAX_FAULT_WORK:.0e}: "
+                         "use fewer faults or a smaller map")
     quantum = d_max / 2**_QUANTUM_BITS
     steps = np.rint(fault_displacements(n, d_max, d_min) / quantum).astype(np.int64)
+    width = win.cols + 1
+    diff = np.zeros(win.rows * width, dtype=np.float64)
+    per_chunk = max(1, _CHUNK // max(win.rows, 1))
+    for first in range(0, n, per_chunk):  # a loop over chunks of faults, each a whole-array step
+        diff += _fault_runs(lines[first : first + per_chunk], steps[first : first + per_chunk], win, width)
+    # bincount sums float64 integers below 2**53 exactly; back to int64 for an exact cumulative sum.
+    heights = np.rint(diff).astype(np.int64).reshape(win.rows, width)[:, :-1]
+    np.cumsum(heights, axis=1, out=heights)
+    out: npt.NDArray[np.float64] = heights * quantum
+    return out
 
+
+def _fault_runs(lines: npt.NDArray[np.float64], steps: npt.NDArray[np.int64], win: Window,
+                width: int) -> npt.NDArray[np.float64]:
+    """Per-row difference array of the raised runs of some faults (exact integers in float64)."""
     rows = win.row_coords().astype(np.float64)
     r1, c1, r2, c2 = (lines[:, k : k + 1] for k in range(4))
     d_row, d_col = r2 - r1, c2 - c1
@@ -130,14 +151,9 @@ def fault_formation(
     valid = hi > lo
     row_index = np.broadcast_to(np.arange(win.rows, dtype=np.int64), lo.shape)
     weight = np.broadcast_to(steps[:, None], lo.shape)
-    width = win.cols + 1
-    diff = np.bincount(
+    runs: npt.NDArray[np.float64] = np.bincount(  # type: ignore[assignment]  # float64 with weights
         np.concatenate([(row_index * width + lo)[valid], (row_index * width + hi)[valid]]),
         weights=np.concatenate([weight[valid], -weight[valid]]).astype(np.float64),
         minlength=win.rows * width,
     )
-    # bincount sums float64 integers below 2**53 exactly; back to int64 for an exact cumulative sum.
-    heights = np.rint(diff).astype(np.int64).reshape(win.rows, width)[:, :-1]
-    np.cumsum(heights, axis=1, out=heights)
-    out: npt.NDArray[np.float64] = heights * quantum
-    return out
+    return runs

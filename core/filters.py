@@ -53,7 +53,7 @@ def box_blur(heightmap: npt.ArrayLike, passes: int = 1) -> npt.NDArray[np.float3
         Within the input's range.
     """
     passes = check_count(passes, "passes", 0, MAX_PASSES)
-    h: npt.NDArray[np.float64] = as_heightmap(heightmap, dtype=np.float64).copy()
+    h: npt.NDArray[np.float64] = as_heightmap(heightmap, dtype=np.float64, float32_range=True).copy()
     rows, cols = h.shape
     # How many neighbours exist along each axis (3 inside, 2 at an edge, 1 for a single row/column).
     counts = _axis_counts(rows)[:, None] * _axis_counts(cols)[None, :]
@@ -86,7 +86,10 @@ def erosion_margin(k: float, passes: int, tolerance: float = WINDOW_TOLERANCE) -
     result differs from the whole by at most about ``4 * passes * tolerance``
     times the value range.
     """
-    if k <= 0.0:
+    k = check_number(k, "k", 0.0, 1.0, high_open=True)
+    passes = check_count(passes, "passes", 0, MAX_PASSES)
+    tolerance = check_number(tolerance, "tolerance", 1e-300, 1.0, high_open=True)
+    if k == 0.0:
         return 0
     return passes * math.ceil(math.log(tolerance) / math.log(k))
 
@@ -123,7 +126,7 @@ def erosion_filter(heightmap: npt.ArrayLike, k: float = 0.5, passes: int = 1) ->
     """
     k = check_number(k, "k", 0.0, 1.0, high_open=True)
     passes = check_count(passes, "passes", 0, MAX_PASSES)
-    h: npt.NDArray[np.float64] = as_heightmap(heightmap, dtype=np.float64).copy()
+    h: npt.NDArray[np.float64] = as_heightmap(heightmap, dtype=np.float64, float32_range=True).copy()
     if k == 0.0:
         return h.astype(np.float32)
     for _ in range(passes):
@@ -168,7 +171,7 @@ def terrace(heightmap: npt.ArrayLike, levels: int = 8, smoothness: float = 0.5) 
     """
     levels = check_count(levels, "levels", 1, 4096)
     w = check_number(smoothness, "smoothness", 0.0, 1.0, low_open=True)
-    t = np.clip(as_heightmap(heightmap, dtype=np.float64), 0.0, 1.0) * levels
+    t = np.clip(as_heightmap(heightmap, dtype=np.float64, float32_range=True), 0.0, 1.0) * levels
     band = np.minimum(np.floor(t), levels - 1)
     f = np.clip((t - band - (1.0 - w)) / w, 0.0, 1.0)
     out: npt.NDArray[np.float32] = ((band + f * f * (3.0 - 2.0 * f)) / levels).astype(np.float32)
@@ -182,5 +185,6 @@ def sea_level(heightmap: npt.ArrayLike, level: float = 0.2) -> npt.NDArray[np.fl
     Returns ``float32 (rows, cols)`` in ``[level, max(level, h.max())]``.
     """
     lv = check_number(level, "level", 0.0, 1.0)
-    out: npt.NDArray[np.float32] = np.maximum(as_heightmap(heightmap, dtype=np.float64), lv).astype(np.float32)
+    h = as_heightmap(heightmap, dtype=np.float64, float32_range=True)
+    out: npt.NDArray[np.float32] = np.maximum(h, lv).astype(np.float32)
     return out

@@ -30,6 +30,7 @@ __all__ = [
 
 #: Largest heightmap accepted (cells): 8193 x 8193, about 256 MiB as float32.
 MAX_CELLS = 8193 * 8193
+_F32_MAX = float(np.finfo(np.float32).max)
 
 
 def check_number(
@@ -107,12 +108,15 @@ def check_shape(shape: object, name: str = "shape", min_side: int = 1) -> tuple[
 
 
 def as_heightmap(
-    heightmap: npt.ArrayLike, name: str = "heightmap", dtype: type[np.floating[Any]] = np.float32
+    heightmap: npt.ArrayLike, name: str = "heightmap", dtype: type[np.floating[Any]] = np.float32,
+    float32_range: bool = False,
 ) -> npt.NDArray[Any]:
     """Validate a 2-D finite real array and return it as ``dtype`` (no copy if already so).
 
     ``dtype`` is ``float32`` (the heightmap type) unless a caller needs
-    ``float64`` intermediates.
+    ``float64`` intermediates; ``float32_range`` also refuses values a
+    ``float32`` result could not hold (for functions that return the
+    heights' own scale).
 
     Raises
     ------
@@ -135,6 +139,9 @@ def as_heightmap(
     out = arr.astype(dtype, copy=False)
     if not np.isfinite(out).all():
         raise ValueError(f"{name} contains NaN or Inf")
+    if float32_range and out.dtype != np.float32 and float(np.abs(out).max()) > _F32_MAX:
+        raise ValueError(f"{name} holds values beyond float32's range (|h| <= {_F32_MAX:.3g}), "
+                         "which a float32 heightmap cannot hold")
     return out
 
 

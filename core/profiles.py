@@ -25,10 +25,12 @@ import numpy.typing as npt
 from .heightmap import check_count, check_number
 from .rng import check_seed, sub_seed, uniform
 
-__all__ = ["MAX_COLUMNS", "slope_walk", "section_bounds", "section_columns", "sectioned_profile"]
+__all__ = ["MAX_COLUMNS", "MAX_PROFILE_WORK", "slope_walk", "section_bounds", "section_columns", "sectioned_profile"]
 
 #: Upper bound on profile length (columns).
 MAX_COLUMNS = 1 << 24
+#: Upper bound on the points and smoothing steps of one sectioned profile (about ten seconds of work).
+MAX_PROFILE_WORK = 20_000_000
 
 
 def _bounds(min_height: float, max_height: float) -> tuple[float, float]:
@@ -182,7 +184,8 @@ def sectioned_profile(
     Raises
     ------
     TypeError, ValueError
-        For bad parameters, naming the parameter and its range.
+        For bad parameters, naming the parameter and its range, or more than
+        ``MAX_PROFILE_WORK`` points and smoothing steps in all.
     """
     n_sec = check_count(sections, "sections", 1, 65536)
     n = check_count(columns, "columns", n_sec, MAX_COLUMNS)
@@ -191,6 +194,10 @@ def sectioned_profile(
     frac = check_number(shift, "shift", 0.0, 1.0)
     steps = check_count(smoothing_steps, "smoothing_steps", 0, 10**7)
     lo, hi = _bounds(min_height, max_height)
+    work = len(range(n_sec) if section is None else [0]) * (steps + k)
+    if work > MAX_PROFILE_WORK:
+        raise ValueError(f"sections x (smoothing_steps + sub_points) is {work:.3g}, more than "
+                         f"{MAX_PROFILE_WORK:.0e}: use fewer sections, sub-points or smoothing steps")
     bounds = section_bounds(n, n_sec)
     wanted = range(n_sec) if section is None else [check_count(section, "section", 0, n_sec - 1)]
     parts = [_section_heights(seed, i, bounds, k, frac, steps, lo, hi) for i in wanted]
@@ -203,8 +210,10 @@ def section_columns(columns: int, seed: int, sections: int, section: int) -> tup
     Section ``i`` owns the columns from its random point to the next
     section's point (the first from column 0, the last to the end).
     """
-    bounds = section_bounds(columns, sections)
-    return _owned(seed, section, bounds)
+    n_sec = check_count(sections, "sections", 1, 65536)
+    n = check_count(columns, "columns", n_sec, MAX_COLUMNS)
+    bounds = section_bounds(n, n_sec)
+    return _owned(check_seed(seed), check_count(section, "section", 0, n_sec - 1), bounds)
 
 
 def _owned(seed: int, i: int, bounds: npt.NDArray[np.int64]) -> tuple[int, int]:

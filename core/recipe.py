@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import inspect
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -31,7 +31,7 @@ import numpy.typing as npt
 from . import filters
 from .diamond_square import diamond_square
 from .faults import fault_formation
-from .heightmap import check_shape, flatten, normalize
+from .heightmap import check_count, check_number, check_shape, flatten, normalize
 from .hills import hills_raw
 from .noise import noise_hills_pits
 from .rng import check_seed
@@ -68,15 +68,31 @@ GENERATORS: dict[str, _Generator] = {
 #: The filters a recipe's stack can hold, by key. Each takes ``(heightmap, **params)``.
 FILTERS: dict[str, _Filter] = {
     "flatten": _Filter("Flatten", flatten, lambda **p: 0, "Raise heights to an exponent"),
-    "box_blur": _Filter("Box Blur", filters.box_blur, lambda passes=1, **p: int(passes), "3 x 3 mean, N passes"),
+    "box_blur": _Filter(
+        "Box Blur", filters.box_blur,
+        lambda passes=1, **p: check_count(passes, "passes", 0, filters.MAX_PASSES), "3 x 3 mean, N passes",
+    ),
     "erosion": _Filter(
         "Erosion Filter", filters.erosion_filter,
-        lambda k=0.5, passes=1, **p: filters.erosion_margin(float(k), int(passes)),
+        lambda k=0.5, passes=1, **p: filters.erosion_margin(
+            check_number(k, "k", 0.0, 1.0, high_open=True), check_count(passes, "passes", 0, filters.MAX_PASSES)),
         "One-pole low-pass filter in four directions",
     ),
     "terrace": _Filter("Terrace", filters.terrace, lambda **p: 0, "Quantise into smooth steps"),
     "sea_level": _Filter("Sea Level", filters.sea_level, lambda **p: 0, "Clamp heights below a level"),
 }
+
+
+def _check_ranges(ranges: object) -> Ranges:
+    """Validate ``((raw_low, raw_high), (low, high))`` as returned by :meth:`Recipe.world_ranges`."""
+    ok = (isinstance(ranges, (tuple, list)) and len(ranges) == 2
+          and all(isinstance(r, (tuple, list)) and len(r) == 2 for r in ranges))
+    if not ok:
+        raise TypeError(f"ranges must be ((raw_low, raw_high), (low, high)) from world_ranges(), got {ranges!r}")
+    pairs: list[tuple[float, float]] = []
+    for i, pair in enumerate(cast("Sequence[Sequence[object]]", ranges)):
+        pairs.append((check_number(pair[0], f"ranges[{i}][0]"), check_number(pair[1], f"ranges[{i}][1]")))
+    return pairs[0], pairs[1]
 
 
 def _check_params(params: object, what: str, function: Callable[..., Any], fixed: set[str]) -> dict[str, Any]:
@@ -107,7 +123,7 @@ class Recipe:
     filters: tuple[tuple[str, Mapping[str, Any]], ...] = ()
 
     def __post_init__(self) -> None:
-        if self.generator not in GENERATORS:
+        if not isinstance(self.generator, str) or self.generator not in GENERATORS:
             raise ValueError(f"generator must be one of {sorted(GENERATORS)}, got {self.generator!r}")
         object.__setattr__(self, "seed", check_seed(self.seed))
         object.__setattr__(self, "shape", check_shape(tuple(self.shape) if isinstance(self.shape, list)
@@ -115,12 +131,14 @@ class Recipe:
         object.__setattr__(self, "params", _check_params(
             self.params, f"params of {self.generator!r}", GENERATORS[self.generator].function,
             {"world_shape", "seed", "window"}))
+        if not isinstance(self.filters, (tuple, list)):
+            raise TypeError(f"filters must be a sequence of (key, params) pairs, got {type(self.filters).__name__}")
         stack = []
         for i, entry in enumerate(self.filters):
             if not isinstance(entry, (tuple, list)) or len(entry) != 2:
                 raise TypeError(f"filters[{i}] must be a (key, params) pair, got {entry!r}")
             key, params = entry
-            if key not in FILTERS:
+            if not isinstance(key, str) or key not in FILTERS:
                 raise ValueError(f"filters[{i}] must be one of {sorted(FILTERS)}, got {key!r}")
             stack.append((key, _check_params(params, f"filters[{i}] ({key!r})", FILTERS[key].function,
                                              {"heightmap"})))
@@ -152,8 +170,11 @@ class Recipe:
         unknown = set(data) - {"generator", "seed", "shape", "params", "filters"}
         if unknown:
             raise ValueError(f"unknown recipe keys: {sorted(unknown)}")
+        filters_data = data.get("filters", [])
+        if not isinstance(filters_data, list):
+            raise TypeError(f"filters must be a JSON list, got {type(filters_data).__name__}")
         stack = []
-        for i, f in enumerate(data.get("filters", [])):
+        for i, f in enumerate(filters_data):
             if not isinstance(f, Mapping) or "type" not in f:
                 raise ValueError(f"filters[{i}] must be an object with a 'type', got {f!r}")
             stack.append((f["type"], {k: v for k, v in f.items() if k != "type"}))
@@ -168,7 +189,11 @@ class Recipe:
     @classmethod
     def from_json(cls, text: str) -> Recipe:
         """Recipe from JSON text (see :meth:`from_dict`); invalid JSON raises ``ValueError``."""
-        return cls.from_dict(json.loads(text))
+        try:
+            data = json.loads(text)
+        except RecursionError:
+            raise ValueError("the recipe JSON is nested too deeply") from None
+        return cls.from_dict(data)
 
     # --- evaluation ------------------------------------------------------------------------
     def margin(self) -> int:
@@ -209,6 +234,8 @@ class Recipe:
             window without ranges.
         """
         win = check_window(self.shape, window)
+        if ranges is not None:
+            ranges = _check_ranges(ranges)
         if ranges is None:
             if win.shape != self.shape:
                 raise ValueError("ranges are required to evaluate a window: use Recipe.world_ranges()")

@@ -33,6 +33,10 @@ __all__ = [
     "curvature",
 ]
 
+#: Largest height (metres, after the z-factor) the shading functions accept: far beyond any terrain,
+#: and small enough that gradients and curvature stay finite in float32 at the smallest cell size.
+MAX_HEIGHT = 1e12
+
 F64 = npt.NDArray[np.float64]
 F32 = npt.NDArray[np.float32]
 
@@ -41,7 +45,10 @@ def _heights(heightmap: npt.ArrayLike, cell_size: float, z_factor: float) -> tup
     h: F64 = as_heightmap(heightmap, dtype=np.float64)
     cell = check_number(cell_size, "cell_size", 1e-9, 1e9)
     z = check_number(z_factor, "z_factor", 1e-9, 1e9)
-    return (h * z if z != 1.0 else h), cell
+    scaled = h * z if z != 1.0 else h
+    if float(np.abs(scaled).max()) > MAX_HEIGHT:
+        raise ValueError(f"heights x z_factor must stay within +-{MAX_HEIGHT:g} metres")
+    return scaled, cell
 
 
 def _sun(azimuth: float, altitude: float) -> tuple[float, float, float]:

@@ -69,8 +69,8 @@ def check_window(world_shape: tuple[int, int], window: Window | None) -> Window:
         return Window(0, 0, rows, cols)
     if not isinstance(window, Window):
         raise TypeError(f"window must be a Window or None, got {type(window).__name__}")
-    check_count(window.rows, "window.rows", 1)
-    check_count(window.cols, "window.cols", 1)
+    check_count(window.rows, "window.rows", 1, rows)
+    check_count(window.cols, "window.cols", 1, cols)
     r = check_count(window.row, "window.row", 0, rows - window.rows)
     c = check_count(window.col, "window.col", 0, cols - window.cols)
     return Window(r, c, int(window.rows), int(window.cols))

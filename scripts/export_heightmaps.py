@@ -16,6 +16,7 @@ README's export table for their contents and orientation.
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -69,6 +70,18 @@ def parse_args(argv):
         except json.JSONDecodeError:
             overrides[key] = value  # a bare word, e.g. an enum value
     args.overrides = overrides
+    problems = []
+    for option, value in (("--width", args.width), ("--height", args.height)):
+        if value is not None and not (math.isfinite(value) and value > 0):
+            problems.append(f"{option} must be a positive number of metres, got {value}")
+    if args.size is not None and not 2 <= args.size <= 4097:
+        problems.append(f"--size must be in [2, 4097], got {args.size}")
+    if args.seed is not None and not 0 <= args.seed <= 2**31 - 1:
+        problems.append(f"--seed must be in [0, 2147483647], got {args.seed}")
+    if args.recipe is not None and not args.recipe.is_file():
+        problems.append(f"--recipe {str(args.recipe)!r} is not a file")
+    if problems:
+        parser.error("; ".join(problems))
     return args
 
 
@@ -88,17 +101,24 @@ def main(argv=None):
     names = orogen.addon.properties.setting_names()
     try:
         if args.recipe:
-            data = json.loads(args.recipe.read_text(encoding="utf-8"))
+            try:
+                data = json.loads(args.recipe.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError) as err:
+                sys.exit(f"error: cannot read --recipe {args.recipe}: {err}")
             if isinstance(data, dict) and isinstance(data.get("recipe"), dict):  # an export's sidecar
                 data = data["recipe"]
+            if not isinstance(data, dict):
+                sys.exit(f"error: --recipe {args.recipe} must hold a JSON object (a recipe), "
+                         f"got {type(data).__name__}")
             if args.seed is not None:
                 data["seed"] = args.seed
             if args.size is not None:
                 data["shape"] = [args.size, args.size]
             data.setdefault("params", {}).update(args.overrides)
             recipe = orogen.core.recipe.Recipe.from_dict(data)
-            bpy.ops.orogen.terrain_add(recipe=recipe.to_json(), width=args.width or 100.0,
-                                       height=args.height or 20.0)
+            bpy.ops.orogen.terrain_add(recipe=recipe.to_json(),
+                                       width=100.0 if args.width is None else args.width,
+                                       height=20.0 if args.height is None else args.height)
         else:
             if args.preset not in presets or "profile" in presets[args.preset]:
                 heightmaps = [k for k, p in presets.items() if "profile" not in p]

@@ -36,6 +36,12 @@ def main():
     parser.add_argument("--size", type=int, default=257, help="terrain vertices per side")
     parser.add_argument("--tile", type=int, default=320, help="pixels per tile side")
     args = parser.parse_args()
+    if args.tile < 16 or args.tile > 4096:
+        parser.error(f"--tile must be in [16, 4096] pixels, got {args.tile}")
+    if not 2 <= args.size <= 4097:
+        parser.error(f"--size must be in [2, 4097], got {args.size}")
+    if args.output.suffix.lower() != ".png" or args.output.is_dir():
+        parser.error(f"--output must be a .png file path, got {str(args.output)!r}")
     orogen = load_orogen()
     render, export = orogen.addon.render, orogen.addon.export
     tiles = []

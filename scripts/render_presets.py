@@ -26,6 +26,12 @@ def main():
     parser.add_argument("--resolution", type=int, nargs=2, default=(400, 225), metavar=("X", "Y"))
     parser.add_argument("--samples", type=int, default=16)
     args = parser.parse_args()
+    if min(args.resolution) < 4 or max(args.resolution) > 8192 or args.samples < 1:
+        parser.error("--resolution must be 4 to 8192 pixels a side and --samples at least 1")
+    if not 2 <= args.size <= 4097:
+        parser.error(f"--size must be in [2, 4097], got {args.size}")
+    if args.output_dir.exists() and not args.output_dir.is_dir():
+        parser.error(f"--output-dir {str(args.output_dir)!r} is a file, not a folder")
     orogen = load_orogen()
     presets, render = orogen.addon.presets, orogen.addon.render
     names = orogen.addon.properties.setting_names()

@@ -144,3 +144,20 @@ def test_import_of_a_missing_or_broken_file_is_reported(scene, tmp_path):
         with pytest.raises(RuntimeError, match="Heightmap not imported"):
             bpy.ops.orogen.heightmap_import(filepath=str(path))
     assert len(bpy.data.objects) == before
+
+
+def test_import_checks_memory_before_decoding(scene, orogen, tmp_path, monkeypatch):
+    orogen.addon.export.write_image(str(tmp_path / "big.png"), np.zeros((512, 512)))
+    monkeypatch.setenv("OROGEN_MEMORY_LIMIT", str(2**20))
+    with pytest.raises(RuntimeError, match="512 x 512 terrain needs about"):
+        bpy.ops.orogen.heightmap_import(filepath=str(tmp_path / "big.png"))
+
+
+def test_export_needs_a_folder_and_object_mode(terrain):
+    with pytest.raises(RuntimeError, match="choose a folder"):
+        bpy.ops.orogen.export_maps(directory="", name="t")
+    bpy.ops.object.mode_set(mode='EDIT')
+    try:
+        assert not bpy.ops.orogen.export_maps.poll() and not bpy.ops.orogen.size_set.poll()
+    finally:
+        bpy.ops.object.mode_set(mode='OBJECT')

@@ -154,3 +154,33 @@ def test_layer_list_operators_and_generate_with_the_panel_layers(scene, orogen):
     assert bpy.ops.orogen.terrain_add(size=12, layers=text) == {'FINISHED'}
     tree = bpy.context.active_object.active_material.node_tree
     assert "slope" in [n.attribute_name for n in tree.nodes if n.bl_idname == "ShaderNodeAttribute"]
+
+
+def counts():
+    return len(bpy.data.objects), len(bpy.data.meshes), len(bpy.data.materials), len(bpy.data.images)
+
+
+@pytest.mark.parametrize(
+    ("layers", "match"),
+    [
+        ([{"name": None, "color": [0.1, 0.2, 0.3], "minimum": 0, "optimal": 0.5, "maximum": 1}], "name must be a str"),
+        ([{"name": "x", "color": [0.1, 0.2, 0.3], "minimum": 0, "optimal": 0.5, "maximum": 1, "kind": "IMAGE",
+           "image": __file__}], "not an image Blender can read"),
+    ],
+)
+def test_bad_layers_leave_nothing_behind(scene, layers, match):
+    before = counts()
+    with pytest.raises(RuntimeError, match=match):
+        bpy.ops.orogen.terrain_add(size=8, layers=json.dumps(layers))
+    assert counts() == before
+
+
+def test_rebuild_material_with_a_missing_image_is_reported(scene):
+    bpy.ops.orogen.terrain_add(size=8)
+    obj = bpy.context.active_object
+    obj.orogen.layers_json = json.dumps([{"name": "img", "color": [0.5, 0.5, 0.5], "minimum": -1.0, "optimal": 0.5,
+                                          "maximum": 2.0, "kind": "IMAGE", "image": "/nonexistent.png"}])
+    before = counts()
+    with pytest.raises(RuntimeError, match="image file not found"):
+        bpy.ops.orogen.material_rebuild()
+    assert counts() == before

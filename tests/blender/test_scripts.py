@@ -119,8 +119,18 @@ def test_export_heightmaps_lists_only_heightmap_presets():
         (["--preset", "island", "--format", "GIF"], "--format must list some of"),
         (["--preset", "island", "--set", "colour=red"], "not a terrain setting"),
         (["--preset", "island", "--set", "radius_min=99", "--size", "9"], "Radius Min (99) must not exceed"),
+        (["--recipe", "/nonexistent.json"], "is not a file"),
+        (["--preset", "island", "--height", "0"], "--height must be a positive number"),
+        (["--preset", "island", "--size", "5000"], "--size must be in [2, 4097]"),
     ],
 )
 def test_export_heightmaps_refuses_bad_arguments(args, message, tmp_path):
     proc = run(ROOT / "scripts" / "export_heightmaps.py", *args, "--output-dir", tmp_path)
     assert proc.returncode != 0 and message in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_picture_scripts_check_their_arguments(tmp_path):
+    for script, args, message in (("render_lighting.py", ["--tile", "0"], "--tile must be in"),
+                                  ("render_presets.py", ["--resolution", "0", "0"], "--resolution must be")):
+        proc = run(ROOT / "scripts" / script, *args)
+        assert proc.returncode == 2 and message in proc.stderr and "Traceback" not in proc.stderr

@@ -86,3 +86,50 @@ def test_raw_hills_checks_the_hill_set_and_refuses_hours_of_work():
     big = hill_parameters((8193, 8193), 0, 1_000_000, 8193, 8193)
     with pytest.raises(ValueError, match=re.escape(f"more than {MAX_HILL_WORK:.0e}")):
         raw_hills((8193, 8193), big)
+
+
+def test_fault_and_profile_work_is_bounded():
+    from core.faults import fault_formation
+    from core.profiles import sectioned_profile
+
+    with pytest.raises(ValueError, match="faults x rows"):
+        fault_formation((4097, 4097), 0, 100_000)
+    with pytest.raises(ValueError, match="displacement_max"):
+        fault_formation((4, 4), 0, 5, 5e-324)
+    with pytest.raises(ValueError, match=r"sections x \(smoothing_steps \+ sub_points\)"):
+        sectioned_profile(65536, 0, 65536, 2, 0.2, 10**7)
+
+
+def test_recipe_filter_parameters_are_checked_before_margins():
+    from core.recipe import Recipe
+    from core.window import Window
+
+    for filters, match in (((("erosion", {"k": 1.0}),), "k must be in"),
+                           ((("box_blur", {"passes": float("inf")}),), "passes must be an integer"),
+                           ((("box_blur", {"passes": -100}),), "passes must be in")):
+        with pytest.raises((ValueError, TypeError), match=match):
+            Recipe("hills", 0, (16, 16), {}, filters).evaluate()
+    r = Recipe("hills", 0, (16, 16))
+    for ranges in ({}, (), ((0, 1),), 5):
+        with pytest.raises(TypeError, match="ranges must be"):
+            r.evaluate(Window(0, 0, 4, 4), ranges)
+    for data, error in (({"filters": 5}, TypeError), ({"generator": ["hills"]}, ValueError),
+                        ({"filters": [{"type": ["x"]}]}, ValueError)):
+        with pytest.raises(error):
+            Recipe.from_dict(data)
+    with pytest.raises(ValueError, match="nested too deeply"):
+        Recipe.from_json("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(ValueError, match=r"window.rows must be in \[1, 33\]"):
+        Recipe("hills", 0, (33, 33)).evaluate(Window(0, 0, 34, 33), r.world_ranges())
+
+
+def test_huge_heights_are_refused_instead_of_overflowing():
+    from core import filters, shading
+    from core.colormap import splat_maps
+
+    with pytest.raises(ValueError, match="z_factor must stay within"):
+        shading.hillshade(np.eye(3) * 1e308)
+    with pytest.raises(ValueError, match="beyond float32's range"):
+        filters.box_blur(np.full((2, 2), 1e39))
+    levels = np.concatenate(splat_maps(np.full((1, 1, 3), 1e308)), axis=-1).astype(int)
+    assert levels.sum() == 255
