@@ -25,7 +25,7 @@ import bpy
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
-from render_terrain import load_orogen  # noqa: E402
+from render_terrain import load_orogen, script_argv  # noqa: E402
 
 FORMATS = ('PNG16', 'EXR', 'R16', 'NPY')
 
@@ -86,9 +86,7 @@ def parse_args(argv):
 
 
 def main(argv=None):
-    if argv is None:
-        argv = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else sys.argv[1:]
-    args = parse_args(argv)
+    args = parse_args(script_argv() if argv is None else argv)
     orogen = load_orogen()
     presets = orogen.addon.presets.BUILTIN_PRESETS
     if args.list:

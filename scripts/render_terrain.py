@@ -93,10 +93,13 @@ def parse_args(argv):
     return args
 
 
+def script_argv() -> list[str]:
+    """The script's own arguments: after ``--`` under ``blender -b -P``, else all of them."""
+    return sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else sys.argv[1:]
+
+
 def main(argv=None):
-    if argv is None:
-        argv = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else sys.argv[1:]
-    args = parse_args(argv)
+    args = parse_args(script_argv() if argv is None else argv)
     bpy.ops.wm.read_homefile(use_empty=True)
     orogen = load_orogen()
     render = orogen.addon.render
