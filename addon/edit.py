@@ -51,6 +51,12 @@ class suspended:
         _suspended -= 1
 
 
+def active_terrain(context) -> bpy.types.Object | None:
+    """The active object if it is a generated Orogen terrain (its settings can regenerate it), else None."""
+    obj = context.active_object
+    return obj if obj is not None and obj.type == 'MESH' and obj.orogen.is_terrain else None
+
+
 def store_settings(obj: bpy.types.Object, source, layers_json: str = "") -> None:
     """Copy terrain settings from ``source`` (operator or settings) onto ``obj.orogen``."""
     with suspended():
@@ -156,8 +162,8 @@ def flush_live_updates(force: bool = False) -> list[str]:
 
 def _on_msgbus() -> None:
     """Message-bus notification: a terrain setting changed (the panel edits the active object's)."""
-    obj = bpy.context.active_object
-    if obj is not None and obj.type == 'MESH' and obj.orogen.is_terrain:
+    obj = active_terrain(bpy.context)
+    if obj is not None:
         on_setting_changed(obj, bpy.context)
 
 
@@ -190,8 +196,7 @@ class OROGEN_OT_terrain_regenerate(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context):
-        obj = context.active_object
-        return obj is not None and obj.type == 'MESH' and obj.orogen.is_terrain and context.mode == 'OBJECT'
+        return active_terrain(context) is not None and context.mode == 'OBJECT'
 
     def execute(self, context):
         obj = context.active_object
@@ -214,8 +219,7 @@ class OROGEN_OT_material_rebuild(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context):
-        obj = context.active_object
-        return obj is not None and obj.type == 'MESH' and obj.orogen.is_terrain
+        return active_terrain(context) is not None
 
     def execute(self, context):
         obj = context.active_object
@@ -253,8 +257,8 @@ class OROGEN_OT_size_set(bpy.types.Operator):
         return context.scene is not None and context.mode == 'OBJECT'
 
     def execute(self, context):
-        obj = context.active_object
-        if obj is not None and obj.type == 'MESH' and obj.orogen.is_terrain:
+        obj = active_terrain(context)
+        if obj is not None:
             obj.orogen.size = self.size
             on_setting_changed(obj, context)
         else:

@@ -2,7 +2,7 @@
 
 import bpy
 
-from .edit import OROGEN_OT_material_rebuild, OROGEN_OT_terrain_regenerate
+from .edit import OROGEN_OT_material_rebuild, OROGEN_OT_terrain_regenerate, active_terrain
 from .layers import draw_layers, settings_layers_json
 from .operators import OROGEN_OT_export_maps, OROGEN_OT_profile_add, OROGEN_OT_terrain_add
 from .presets import draw_presets
@@ -16,8 +16,8 @@ class VIEW3D_PT_orogen_terrain(bpy.types.Panel):
     bl_label = "Terrain"
 
     def draw(self, context):
-        obj = context.active_object
-        if obj is not None and obj.type == 'MESH' and obj.orogen.is_terrain:
+        obj = active_terrain(context)
+        if obj is not None:
             self.draw_terrain_object(context, obj)
             return
         settings = context.scene.orogen
