@@ -84,19 +84,56 @@ def recipe_from_settings(settings) -> Recipe:
 BYTES_PER_VERTEX = 420
 
 
+#: Where Linux says how much memory can be had without swapping (``MemAvailable``, page cache
+#: included) and, inside a container, the control group's limit and use (cgroup v2).
+MEMINFO = "/proc/meminfo"
+CGROUP_MAX = "/sys/fs/cgroup/memory.max"
+CGROUP_CURRENT = "/sys/fs/cgroup/memory.current"
+
+
+def _read_int(path: str, key: str | None = None) -> int | None:
+    """The integer in ``path`` (or on its ``key:`` line, in kB as /proc/meminfo writes it); ``None`` if absent."""
+    try:
+        with open(path, encoding="ascii") as f:
+            text = f.read()
+    except OSError:
+        return None
+    if key is None:
+        text = text.strip()
+        return int(text) if text.isdigit() else None  # "max" means no limit
+    for line in text.splitlines():
+        name, _, value = line.partition(":")
+        fields = value.split()
+        if name == key and fields and fields[0].isdigit():
+            return int(fields[0]) * 1024
+    return None
+
+
 def available_memory() -> int | None:
-    """Bytes of memory available now (physical, or ``OROGEN_MEMORY_LIMIT`` if set lower); ``None`` if unknown."""
-    limit = None
+    """Bytes of memory available now; ``None`` if this platform does not say.
+
+    On Linux this is ``MemAvailable`` (free memory plus the page cache the kernel
+    can drop, not the much smaller ``MemFree``), capped by the cgroup v2 limit
+    minus its use when the process runs in a container. Elsewhere it is the free
+    physical pages where ``sysconf`` knows them. ``OROGEN_MEMORY_LIMIT`` (bytes)
+    caps the answer further.
+    """
+    candidates = []
     text = os.environ.get("OROGEN_MEMORY_LIMIT", "")
     if text.isdigit():
-        limit = int(text)
-    try:
-        free = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (AttributeError, ValueError, OSError):  # not on this platform (Windows)
-        free = None
-    if free is None:
-        return limit
-    return free if limit is None else min(free, limit)
+        candidates.append(int(text))
+    available = _read_int(MEMINFO, "MemAvailable")
+    if available is None:
+        try:
+            available = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        except (AttributeError, ValueError, OSError):  # not on this platform (Windows, macOS)
+            available = None
+    if available is not None:
+        candidates.append(available)
+    cgroup_max, cgroup_current = _read_int(CGROUP_MAX), _read_int(CGROUP_CURRENT)
+    if cgroup_max is not None and cgroup_current is not None:
+        candidates.append(max(cgroup_max - cgroup_current, 0))
+    return min(candidates) if candidates else None
 
 
 def check_memory(rows: int, cols: int) -> None:

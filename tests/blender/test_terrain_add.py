@@ -1,6 +1,7 @@
 """Add > Mesh > Terrain, driven as a user or a script would."""
 
 import math
+import os
 
 import bpy
 import numpy as np
@@ -173,9 +174,11 @@ def test_nan_settings_are_reported_and_never_reach_a_mesh(scene, kwargs, match):
 
 
 def test_too_much_hill_work_is_refused_quickly(scene):
+    # 100k hills each covering the whole 513 x 513 map: 2.6e10 cell updates. The size is small
+    # enough that the memory guard passes on any test machine, so the hill-work bound must answer.
     before = len(bpy.data.objects)
-    with pytest.raises(RuntimeError, match="cell updates"):
-        bpy.ops.orogen.terrain_add(size=4096, hill_count=100_000, radius_min=4096, radius_max=4096)
+    with pytest.raises(RuntimeError, match=r"2\.63e\+10 cell updates"):
+        bpy.ops.orogen.terrain_add(size=513, hill_count=100_000, radius_min=600, radius_max=600)
     assert len(bpy.data.objects) == before
 
 
@@ -186,3 +189,54 @@ def test_memory_guard_refuses_before_allocating(scene, monkeypatch):
         bpy.ops.orogen.terrain_add(size=1025)
     assert len(bpy.data.objects) == before
     assert bpy.ops.orogen.terrain_add(size=129) == {'FINISHED'}  # 7 MiB fits
+
+
+MEMINFO = """MemTotal:       25000000 kB
+MemFree:         1000000 kB
+MemAvailable:   20000000 kB
+Buffers:          100000 kB
+"""
+
+
+@pytest.mark.parametrize(
+    ("meminfo", "cgroup", "limit", "expected"),
+    [
+        # The page cache counts as available: MemAvailable, not MemFree.
+        (MEMINFO, None, None, 20_000_000 * 1024),
+        # A container's limit minus its use caps it.
+        (MEMINFO, ("8589934592\n", "1073741824\n"), None, 7 * 2**30),
+        # "max" is no cgroup limit.
+        (MEMINFO, ("max\n", "1073741824\n"), None, 20_000_000 * 1024),
+        # OROGEN_MEMORY_LIMIT caps it further.
+        (MEMINFO, ("8589934592\n", "1073741824\n"), str(2**30), 2**30),
+        # A container over its limit has nothing left.
+        (MEMINFO, ("1000\n", "5000\n"), None, 0),
+    ],
+)
+def test_available_memory_reads_what_the_kernel_can_give(orogen, tmp_path, monkeypatch, meminfo, cgroup, limit,
+                                                         expected):
+    terrain = orogen.addon.terrain
+    (tmp_path / "meminfo").write_text(meminfo)
+    monkeypatch.setattr(terrain, "MEMINFO", str(tmp_path / "meminfo"))
+    monkeypatch.setattr(terrain, "CGROUP_MAX", str(tmp_path / "memory.max"))
+    monkeypatch.setattr(terrain, "CGROUP_CURRENT", str(tmp_path / "memory.current"))
+    if cgroup is not None:
+        (tmp_path / "memory.max").write_text(cgroup[0])
+        (tmp_path / "memory.current").write_text(cgroup[1])
+    if limit is None:
+        monkeypatch.delenv("OROGEN_MEMORY_LIMIT", raising=False)
+    else:
+        monkeypatch.setenv("OROGEN_MEMORY_LIMIT", limit)
+    assert terrain.available_memory() == expected
+
+
+def test_available_memory_without_meminfo_falls_back_to_free_pages(orogen, tmp_path, monkeypatch):
+    terrain = orogen.addon.terrain
+    monkeypatch.delenv("OROGEN_MEMORY_LIMIT", raising=False)
+    for name in ("MEMINFO", "CGROUP_MAX", "CGROUP_CURRENT"):
+        monkeypatch.setattr(terrain, name, str(tmp_path / "missing"))
+    free = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    assert abs(terrain.available_memory() - free) < 2**30  # free pages move a little between the reads
+    (tmp_path / "meminfo").write_text("MemTotal: 1 kB\n")  # no MemAvailable line (kernels before 3.14)
+    monkeypatch.setattr(terrain, "MEMINFO", str(tmp_path / "meminfo"))
+    assert abs(terrain.available_memory() - free) < 2**30
