@@ -142,18 +142,62 @@ def check_layers(layers: object) -> tuple[Layer, ...]:
 
 
 def layer_presence(
-    heights: npt.NDArray[np.float64], layer: Layer, slopes: npt.NDArray[np.float64] | None = None
+    heights: npt.ArrayLike, layer: Layer, slopes: npt.ArrayLike | None = None
 ) -> npt.NDArray[np.float64]:
     """Presence of one layer: 1 at ``optimal``, linear to 0 at ``minimum`` and ``maximum``.
 
-    With ``slopes`` (degrees, same shape) and a slope range on the layer, the
-    presence is multiplied by the slope factor: 1 inside ``[slope_min,
-    slope_max]``, falling linearly to 0 over ``slope_softness`` degrees
-    outside it. Returns the shape of ``heights``, in ``[0, 1]``.
+    The height term of the height-blended colour map (Orogen's own reading of
+    the tutorial's layer ranges): before :func:`layer_weights` normalises the
+    layers against each other.
+
+    Parameters
+    ----------
+    heights : array_like, any shape
+        Normalised heights (finite).
+    layer : Layer
+        A valid layer (see :func:`check_layers`).
+    slopes : array_like, same shape as ``heights``, optional
+        Slope in degrees (finite; clipped to ``[0, 90]``). With a slope range
+        on the layer, the presence is multiplied by the slope factor: 1 inside
+        ``[slope_min, slope_max]``, falling linearly to 0 over
+        ``slope_softness`` degrees outside it. Without ``slopes`` the slope
+        range is ignored.
+
+    Returns
+    -------
+    ndarray of float64, the shape of ``heights``
+        Presence in ``[0, 1]``.
+
+    Raises
+    ------
+    TypeError
+        If ``layer`` is not a valid :class:`Layer`.
+    ValueError
+        If ``heights`` or ``slopes`` holds NaN or infinity, the shapes differ,
+        or the layer's values are out of range.
     """
+    (layer,) = check_layers([layer])
+    h = np.asarray(heights, dtype=np.float64)
+    if not np.isfinite(h).all():
+        raise ValueError("heights must be finite (no NaN or infinity)")
+    s = None
+    if slopes is not None:
+        s = np.asarray(slopes, dtype=np.float64)
+        if s.shape != h.shape:
+            raise ValueError(f"slopes must have the shape of heights {h.shape}, got {s.shape}")
+        if not np.isfinite(s).all():
+            raise ValueError("slopes must be finite (no NaN or infinity)")
+        s = np.clip(s, 0.0, 90.0)
+    return _presence(h, layer, s)
+
+
+def _presence(
+    heights: npt.NDArray[np.float64], layer: Layer, slopes: npt.NDArray[np.float64] | None
+) -> npt.NDArray[np.float64]:
+    """:func:`layer_presence` on inputs already checked."""
     rising = np.clip((heights - layer.minimum) / (layer.optimal - layer.minimum), 0.0, 1.0)
     falling = np.clip((heights - layer.maximum) / (layer.optimal - layer.maximum), 0.0, 1.0)
-    presence = np.minimum(rising, falling)
+    presence: npt.NDArray[np.float64] = np.minimum(rising, falling)
     if slopes is not None and layer.has_slope_range:
         presence = presence * _slope_factor(slopes, layer)
     return presence
@@ -216,7 +260,7 @@ def layer_weights(
         distances.append(d)
     distance = np.stack(distances, axis=-1)
     fallback = np.exp(-(distance - distance.min(axis=-1, keepdims=True)) / FALLBACK_SCALE)
-    raw = np.stack([layer_presence(h, lay, s) for lay in layers], axis=-1) + FALLBACK_WEIGHT * fallback
+    raw = np.stack([_presence(h, lay, s) for lay in layers], axis=-1) + FALLBACK_WEIGHT * fallback
     weights: npt.NDArray[np.float32] = (raw / _sum_layers(raw)[..., None]).astype(np.float32)
     return weights
 

@@ -3,7 +3,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core import DEFAULT_LAYERS, Layer, colormap, layer_weights
+from core import DEFAULT_LAYERS, Layer, colormap, layer_presence, layer_weights
 
 
 def core_layer(i):
@@ -115,3 +115,27 @@ def test_splat_maps_pack_four_layers_per_map_and_sum_to_255(n_layers):
     assert (levels.sum(axis=-1) == 255).all()
     assert np.abs(levels[..., :n_layers] - w * 255).max() < 1.0
     assert (levels[..., n_layers:] == 0).all()
+
+
+def test_layer_presence_is_a_tent_over_the_height_range_times_the_slope_factor():
+    layer = Layer("rock", (0.5, 0.5, 0.5), 0.2, 0.6, 1.0, slope_min=30.0, slope_max=60.0, slope_softness=10.0)
+    heights = np.array([0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.5])
+    assert layer_presence(heights, layer).tolist() == pytest.approx([0.0, 0.0, 0.5, 1.0, 0.5, 0.0, 0.0])
+    slopes = np.array([15.0, 20.0, 25.0, 45.0, 65.0, 70.0, 95.0])
+    full = np.full(7, 0.6)
+    assert layer_presence(full, layer, slopes).tolist() == pytest.approx([0.0, 0.0, 0.5, 1.0, 0.5, 0.0, 0.0])
+
+
+@pytest.mark.parametrize(
+    ("heights", "layer", "slopes", "error", "match"),
+    [
+        (np.array([np.nan]), DEFAULT_LAYERS[0], None, ValueError, "heights must be finite"),
+        (np.array([0.5]), DEFAULT_LAYERS[0], np.array([np.inf]), ValueError, "slopes must be finite"),
+        (np.zeros(3), DEFAULT_LAYERS[0], np.zeros(2), ValueError, r"slopes must have the shape of heights \(3,\)"),
+        (np.zeros(3), "grass", None, TypeError, "Layer"),
+        (np.zeros(3), Layer("x", (0, 0, 0), 0.5, 0.5, 1.0), None, ValueError, "minimum < optimal < maximum"),
+    ],
+)
+def test_layer_presence_refuses_bad_input(heights, layer, slopes, error, match):
+    with pytest.raises(error, match=match):
+        layer_presence(heights, layer, slopes)
