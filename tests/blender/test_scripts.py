@@ -33,6 +33,31 @@ def test_render_terrain_writes_the_picture_and_the_blend(tmp_path):
     assert blend.stat().st_size > 10_000
 
 
+# What ``blender -b -P SCRIPT -- ARGS`` does to a script, done with the bpy module (no Blender
+# binary of 4.2+ is installable here): Blender's own flags in sys.argv before "--", the script run
+# as __main__ with __file__ set, and neither the script's folder nor the working folder on sys.path.
+AS_BLENDER_P = """
+import runpy, sys
+script, args = sys.argv[1], sys.argv[2:]
+sys.path[:] = [p for p in sys.path if p not in ("", ".") and not p.endswith("scripts")]
+import bpy
+sys.argv = [bpy.app.binary_path or "blender", "-b", "--factory-startup", "-P", script, "--", *args]
+runpy.run_path(script, run_name="__main__")
+"""
+
+
+def test_scripts_run_as_blender_b_p_would_run_them(tmp_path):
+    out = tmp_path / "t.png"
+    proc = run("-c", AS_BLENDER_P, ROOT / "scripts" / "render_terrain.py", "--size", "17", "--seed", "3",
+               "--resolution", "24", "16", "--samples", "1", "--output", out, "--blend", tmp_path / "t.blend")
+    assert proc.returncode == 0, proc.stderr
+    assert out.stat().st_size > 100
+    proc = run("-c", AS_BLENDER_P, ROOT / "scripts" / "export_heightmaps.py", "--preset", "island", "--size", "17",
+               "--format", "NPY", "--maps", "none", "--output-dir", tmp_path / "e")
+    assert proc.returncode == 0, proc.stderr
+    assert np.load(tmp_path / "e" / "terrain_height.npy").shape == (17, 17)
+
+
 def test_render_terrain_reads_a_recipe(tmp_path):
     recipe = tmp_path / "r.json"
     recipe.write_text(json.dumps({"generator": "diamond_square", "seed": 2, "shape": [20, 30]}))
