@@ -61,7 +61,8 @@ def check_number(
     except OverflowError:
         raise ValueError(f"{name} must be in {rng}, got an integer too large for a float") from None
     if not np.isfinite(v):
-        raise ValueError(f"{name} must be finite and in {rng}, got {v}")
+        where = "" if low is None and high is None else f" and in {rng}"
+        raise ValueError(f"{name} must be finite{where}, got {v}")
     if low is not None and (v < low or (low_open and v == low)):
         raise ValueError(f"{name} must be in {rng}, got {v}")
     if high is not None and (v > high or (high_open and v == high)):

@@ -133,3 +133,10 @@ def test_huge_heights_are_refused_instead_of_overflowing():
         filters.box_blur(np.full((2, 2), 1e39))
     levels = np.concatenate(splat_maps(np.full((1, 1, 3), 1e308)), axis=-1).astype(int)
     assert levels.sum() == 255
+
+
+def test_an_unbounded_number_says_only_that_it_must_be_finite():
+    with pytest.raises(ValueError, match=r"^azimuth must be finite, got nan$"):
+        core.slope_lightmap(np.zeros((3, 3)), azimuth=float("nan"))
+    with pytest.raises(ValueError, match=r"^softness must be finite and in \[1e-09, "):
+        core.slope_lightmap(np.zeros((3, 3)), softness=float("inf"))
