@@ -25,7 +25,7 @@ import bpy
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
-from render_terrain import load_orogen, script_argv  # noqa: E402
+from render_terrain import load_orogen, out_of_bounds, read_recipe, report_text, script_argv  # noqa: E402
 
 FORMATS = ('PNG16', 'EXR', 'R16', 'NPY')
 
@@ -80,6 +80,8 @@ def parse_args(argv):
         problems.append(f"--seed must be in [0, 2147483647], got {args.seed}")
     if args.recipe is not None and not args.recipe.is_file():
         problems.append(f"--recipe {str(args.recipe)!r} is not a file")
+    if args.metres and not {"EXR", "NPY"} & set(formats):
+        problems.append("--metres applies to the EXR and NPY formats (PNG16 and R16 are always normalised)")
     if problems:
         parser.error("; ".join(problems))
     return args
@@ -99,41 +101,47 @@ def main(argv=None):
     names = orogen.addon.properties.setting_names()
     try:
         if args.recipe:
-            try:
-                data = json.loads(args.recipe.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError) as err:
-                sys.exit(f"error: cannot read --recipe {args.recipe}: {err}")
-            if isinstance(data, dict) and isinstance(data.get("recipe"), dict):  # an export's sidecar
-                data = data["recipe"]
-            if not isinstance(data, dict):
-                sys.exit(f"error: --recipe {args.recipe} must hold a JSON object (a recipe), "
-                         f"got {type(data).__name__}")
+            data = read_recipe(args.recipe)
             if args.seed is not None:
                 data["seed"] = args.seed
             if args.size is not None:
                 data["shape"] = [args.size, args.size]
             data.setdefault("params", {}).update(args.overrides)
             recipe = orogen.core.recipe.Recipe.from_dict(data)
-            bpy.ops.orogen.terrain_add(recipe=recipe.to_json(),
-                                       width=100.0 if args.width is None else args.width,
-                                       height=20.0 if args.height is None else args.height)
+            size = dict(width=100.0 if args.width is None else args.width,
+                        height=20.0 if args.height is None else args.height)
+            problems = out_of_bounds(bpy.ops.orogen.terrain_add.get_rna_type(), size,
+                                     {"width": "--width", "height": "--height"})
+            if problems:
+                sys.exit("error: " + "; ".join(problems))
+            bpy.ops.orogen.terrain_add(recipe=recipe.to_json(), **size)
         else:
             if args.preset not in presets or "profile" in presets[args.preset]:
                 heightmaps = [k for k, p in presets.items() if "profile" not in p]
                 sys.exit(f"error: --preset must be one of {', '.join(heightmaps)}")
             orogen.addon.presets.apply_preset(bpy.context, args.preset)
             settings = scene.orogen
-            for key, value in {**args.overrides,
-                               **({"seed": args.seed} if args.seed is not None else {}),
-                               **({"size": args.size} if args.size is not None else {}),
-                               **({"width": args.width} if args.width is not None else {}),
-                               **({"height": args.height} if args.height is not None else {})}.items():
+            values = {**args.overrides,
+                      **({"seed": args.seed} if args.seed is not None else {}),
+                      **({"size": args.size} if args.size is not None else {}),
+                      **({"width": args.width} if args.width is not None else {}),
+                      **({"height": args.height} if args.height is not None else {})}
+            for key in values:
                 if key not in names:
                     sys.exit(f"error: --set {key}: not a terrain setting; valid: {', '.join(names)}")
-                setattr(settings, key, value)
+            options = {key: f"--set {key}" for key in args.overrides}
+            options.update({key: f"--{key}" for key in ("seed", "size", "width", "height") if key in values})
+            problems = out_of_bounds(settings.bl_rna, values, options)
+            if problems:
+                sys.exit("error: " + "; ".join(problems))
+            for key, value in values.items():
+                try:
+                    setattr(settings, key, value)
+                except (TypeError, ValueError) as err:  # a wrong kind of value for an enum, bool or string
+                    sys.exit(f"error: {options[key]}={value!r} does not fit the setting: {err}")
             bpy.ops.orogen.terrain_add(**{n: getattr(settings, n) for n in names})
     except (RuntimeError, ValueError, TypeError) as err:  # the operator's report, or a bad recipe/override
-        sys.exit(f"error: {str(err).strip()}")
+        sys.exit(f"error: {report_text(err)}")
     terrain = bpy.context.active_object
     written = []
     for i, fmt in enumerate(args.formats):

@@ -12,6 +12,7 @@ otherwise it loads it from this source tree.
 import argparse
 import atexit
 import importlib.util
+import json
 import math
 import sys
 from pathlib import Path
@@ -19,6 +20,9 @@ from pathlib import Path
 import bpy
 
 ROOT = Path(__file__).resolve().parent.parent
+#: The options that set each operator property, for messages.
+OPTIONS = {"size": "--size", "seed": "--seed", "hill_count": "--hills", "radius_min": "--radius MIN",
+           "radius_max": "--radius MAX", "flattening": "--flattening", "width": "--width", "height": "--height"}
 
 
 def load_orogen():
@@ -93,6 +97,53 @@ def parse_args(argv):
     return args
 
 
+def read_recipe(path: Path) -> dict:
+    """The recipe held by a JSON file: a recipe, or an export's sidecar (its ``recipe``). Exits with a message."""
+    if not path.is_file():
+        sys.exit(f"error: --recipe {str(path)!r} is not a file")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as err:
+        sys.exit(f"error: cannot read --recipe {str(path)!r}: {err}")
+    except json.JSONDecodeError as err:
+        sys.exit(f"error: --recipe {str(path)!r} is not JSON: {err}")
+    if isinstance(data, dict) and isinstance(data.get("recipe"), dict):  # an export's sidecar
+        data = data["recipe"]
+    if not isinstance(data, dict):
+        sys.exit(f"error: --recipe {str(path)!r} must hold a JSON object (a recipe), got {type(data).__name__}")
+    return data
+
+
+def out_of_bounds(rna, values: dict, options: dict) -> list[str]:
+    """Messages for values outside their property's hard bounds, which Blender would clamp without a word.
+
+    ``rna`` is an operator's or property group's RNA type; ``options`` maps a
+    property name to the option the user typed (``--hills``); unknown names are
+    left to the caller.
+    """
+    problems = []
+    for name, value in values.items():
+        prop = rna.properties.get(name)
+        if prop is None or prop.type not in {'INT', 'FLOAT'} or isinstance(value, bool):
+            continue
+        if not isinstance(value, (int, float)):
+            kind = "an integer" if prop.type == 'INT' else "a number"
+            problems.append(f"{options.get(name, name)} must be {kind}, got {value!r}")
+            continue
+        if prop.type == 'INT' and not float(value).is_integer():
+            problems.append(f"{options.get(name, name)} must be an integer, got {value!r}")
+        elif not (math.isfinite(value) and prop.hard_min <= value <= prop.hard_max):
+            low, high = (f"{v:g}" for v in (prop.hard_min, prop.hard_max))
+            problems.append(f"{options.get(name, name)} must be in [{low}, {high}], got {value!r}")
+    return problems
+
+
+def report_text(err: Exception) -> str:
+    """An operator's report as raised by ``bpy.ops`` ("Error: ...\n"), without the prefix."""
+    text = str(err).strip()
+    return text.removeprefix("Error: ")
+
+
 def script_argv() -> list[str]:
     """The script's own arguments: after ``--`` under ``blender -b -P``, else all of them."""
     return sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else sys.argv[1:]
@@ -104,17 +155,17 @@ def main(argv=None):
     orogen = load_orogen()
     render = orogen.addon.render
     scene = bpy.context.scene
-    recipe = args.recipe.read_text(encoding="utf-8") if args.recipe else ""
+    recipe = json.dumps(read_recipe(args.recipe)) if args.recipe else ""
+    values = dict(size=args.size, seed=args.seed, hill_count=args.hills, radius_min=args.radius[0],
+                  radius_max=args.radius[1], flattening=args.flattening, width=args.width, height=args.height)
+    problems = out_of_bounds(bpy.ops.orogen.terrain_add.get_rna_type(), values, OPTIONS)
+    if problems:
+        sys.exit("error: " + "; ".join(problems))
     try:
-        bpy.ops.orogen.terrain_add(
-            recipe=recipe, generator=args.generator,
-            size=args.size, seed=args.seed, hill_count=args.hills,
-            radius_min=args.radius[0], radius_max=args.radius[1], island=args.island,
-            flattening=args.flattening, width=args.width, height=args.height,
-            light_azimuth=math.radians(args.azimuth % 360.0), shading=args.shading,
-        )
+        bpy.ops.orogen.terrain_add(recipe=recipe, generator=args.generator, island=args.island,
+                                   light_azimuth=math.radians(args.azimuth % 360.0), shading=args.shading, **values)
     except RuntimeError as err:  # the operator reported an error (bpy.ops raises it)
-        sys.exit(f"error: {str(err).strip()}")
+        sys.exit(f"error: {report_text(err)}")
     terrain = bpy.context.active_object
     aspect = args.resolution[0] / args.resolution[1]
     render.add_camera(scene, terrain, view=args.view, aspect=aspect)
@@ -132,7 +183,7 @@ def main(argv=None):
             bpy.ops.wm.save_as_mainfile(filepath=str(args.blend.resolve()))
             print(f"wrote {args.blend.resolve()}")
     except RuntimeError as err:
-        sys.exit(f"error: {str(err).strip()}")
+        sys.exit(f"error: could not write {str(output)!r} or the .blend: {report_text(err)}")
 
 
 if __name__ == "__main__":

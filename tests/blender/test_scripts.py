@@ -79,7 +79,13 @@ def test_render_terrain_reads_a_recipe(tmp_path):
         (["--seed", "2147483648"], "--seed must be in"),
         (["--altitude", "nan"], "--altitude in"),
         (["--output", "out/terrain.jpg"], "--output must be a .png file path"),
-        (["--radius", "40", "8"], "Radius Min (40) must not exceed Radius Max (8)"),
+        (["--radius", "40", "8"], "error: Radius Min (40) must not exceed Radius Max (8)"),
+        # Values Blender would clamp to the property's bounds without a word are refused by the script.
+        (["--hills", "-3"], "--hills must be in [0, 100000], got -3"),
+        (["--width", "0"], "--width must be in [0.001, "),
+        (["--height", "-5"], "--height must be in [0, 100000], got -5.0"),
+        (["--recipe", "/nonexistent.json"], "--recipe '/nonexistent.json' is not a file"),
+        (["--recipe", "README.md"], "--recipe 'README.md' is not JSON"),
     ],
 )
 def test_render_terrain_refuses_bad_arguments_with_a_message(args, message, tmp_path):
@@ -130,6 +136,10 @@ def test_export_heightmaps_from_a_preset_and_from_a_recipe(tmp_path):
                "--height", "30", "--maps", "none", "--output-dir", tmp_path / "again")
     assert proc.returncode == 0, proc.stderr
     assert np.array_equal(np.load(tmp_path / "again" / "terrain_height.npy"), heights)
+    # ... and so does the render script.
+    proc = run(ROOT / "scripts" / "render_terrain.py", "--recipe", sidecar, "--resolution", "8", "8",
+               "--samples", "1", "--output", tmp_path / "s.png")
+    assert proc.returncode == 0, proc.stderr
 
 
 def test_export_heightmaps_lists_only_heightmap_presets():
@@ -147,6 +157,13 @@ def test_export_heightmaps_lists_only_heightmap_presets():
         (["--recipe", "/nonexistent.json"], "is not a file"),
         (["--preset", "island", "--height", "0"], "--height must be a positive number"),
         (["--preset", "island", "--size", "5000"], "--size must be in [2, 4097]"),
+        (["--preset", "island", "--set", "hill_count=NaN"], "--set hill_count must be an integer, got nan"),
+        (["--preset", "island", "--set", "hill_count=-3"], "--set hill_count must be in [0, 100000], got -3"),
+        (["--preset", "island", "--set", "flattening=\"steep\""], "--set flattening must be a number, got 'steep'"),
+        (["--preset", "island", "--set", "generator=CAVES"], "--set generator='CAVES' does not fit the setting"),
+        (["--preset", "island", "--metres", "--format", "PNG16"], "--metres applies to the EXR and NPY formats"),
+        (["--recipe", "README.md"], "--recipe 'README.md' is not JSON"),
+        (["--recipe", "pyproject.toml"], "--recipe 'pyproject.toml' is not JSON"),
     ],
 )
 def test_export_heightmaps_refuses_bad_arguments(args, message, tmp_path):
