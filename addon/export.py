@@ -86,7 +86,8 @@ def read_image(path: str, check_size=None) -> npt.NDArray[np.float32]:
         image.colorspace_settings.name = 'Non-Color'
         cols, rows = image.size
         if cols == 0 or rows == 0:
-            raise ValueError(f"{path} could not be read as an image")
+            raise ValueError(f"{path} could not be read as an image (Orogen imports heightmaps as "
+                             f"{', '.join(IMPORT_SUFFIXES)})")
         if check_size is not None:
             check_size(rows, cols)
         pixels = np.empty(rows * cols * 4, dtype=np.float32)
@@ -94,6 +95,64 @@ def read_image(path: str, check_size=None) -> npt.NDArray[np.float32]:
     finally:
         bpy.data.images.remove(image)
     return pixels.reshape(rows, cols, 4)[::-1].copy()
+
+
+#: What :func:`read_heightmap` reads, for messages and the file browser.
+IMPORT_SUFFIXES = (".png", ".tif", ".tiff", ".exr", ".r16", ".raw", ".npy")
+
+
+def read_heightmap(path: str, check_size=None) -> npt.NDArray[np.float32]:
+    """Read a heightmap file as ``float32 (rows, cols)``, row 0 the north (top) edge.
+
+    Images (PNG 8/16-bit, TIFF, OpenEXR) go through :func:`read_image` and give
+    their first channel. ``.r16``/``.raw`` is little-endian unsigned 16-bit,
+    row-major, no header, read as ``level / 65535``; its shape comes from the
+    ``<file>.json`` sidecar Orogen writes beside it, or else the file must be
+    square. ``.npy`` must hold a 2D array of real numbers (read without
+    pickles). ``check_size(rows, cols)`` runs before the values are read.
+
+    Raises ``ValueError`` naming the problem (unknown format, a size that does
+    not match, NaN or Inf values); nothing is left in ``bpy.data``.
+    """
+    suffix = os.path.splitext(path)[1].lower()
+    if suffix in (".r16", ".raw"):
+        levels = os.path.getsize(path) // 2
+        shape = None
+        try:
+            with open(path + ".json", encoding="utf-8") as f:
+                shape = json.load(f).get("shape")
+        except (OSError, ValueError, AttributeError):
+            pass
+        if not (isinstance(shape, list) and len(shape) == 2 and all(isinstance(n, int) for n in shape)):
+            side = int(np.sqrt(levels))
+            side += (side + 1) ** 2 <= levels
+            shape = [side, side]
+        rows, cols = shape
+        if rows * cols * 2 != os.path.getsize(path):
+            raise ValueError(f"{os.path.basename(path)} has {os.path.getsize(path)} bytes: not a {rows} x {cols} "
+                             "16-bit RAW heightmap (give it a <file>.json sidecar with its \"shape\" if not square)")
+        if check_size is not None:
+            check_size(rows, cols)
+        values = np.fromfile(path, dtype="<u2").reshape(rows, cols).astype(np.float32) / np.float32(65535.0)
+    elif suffix == ".npy":
+        try:
+            array = np.load(path, mmap_mode="r", allow_pickle=False)
+        except ValueError as err:
+            raise ValueError(f"{os.path.basename(path)} is not a numeric .npy array: {err}") from None
+        if array.ndim != 2 or array.dtype.kind not in "iuf":
+            raise ValueError(f"{os.path.basename(path)} must hold a 2D array of real numbers, "
+                             f"got shape {array.shape} of {array.dtype}")
+        if check_size is not None:
+            check_size(*array.shape)
+        values = np.array(array, dtype=np.float32)
+    elif suffix in IMPORT_SUFFIXES:
+        values = read_image(path, check_size)[..., 0]  # grey images repeat it in R, G and B
+    else:
+        raise ValueError(f"cannot read {suffix or 'a file without a suffix'}: "
+                         f"Orogen reads heightmaps in {', '.join(IMPORT_SUFFIXES)}")
+    if not np.isfinite(values).all():
+        raise ValueError(f"{os.path.basename(path)} holds NaN or Inf heights")
+    return values
 
 
 def write_heightmap(path_stem: str, heightmap: npt.NDArray[np.float32], fmt: str, *,

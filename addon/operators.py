@@ -18,7 +18,7 @@ from .layers import layers_from_json, layers_to_json
 from .material import build_material
 from .mesh import CURVATURE_ATTRIBUTE, SLOPE_ATTRIBUTE, build_grid_mesh, build_profile_mesh
 from .properties import TerrainSettings, draw_settings, nonfinite_error, range_error
-from .terrain import bake_terrain, check_memory, compute_terrain, scene_sun
+from .terrain import bake_terrain, check_size, compute_terrain, scene_sun
 
 #: Custom properties of a terrain object: its JSON recipe, its size (shape, width and height in metres)
 #: and its colour layers.
@@ -70,7 +70,7 @@ class OROGEN_OT_terrain_add(_AddsObjects, bpy.types.Operator, object_utils.AddOb
     recipe: bpy.props.StringProperty(
         name="Recipe",
         description="Terrain recipe as JSON (generator, seed, shape, filters); when set it replaces the "
-                    "generator settings (for scripts and presets)",
+                    "generator settings, Size and Seed included (for scripts and presets)",
         default="",
         options={'HIDDEN', 'SKIP_SAVE'},
     )
@@ -212,13 +212,14 @@ class OROGEN_OT_profile_add(_AddsObjects, bpy.types.Operator, object_utils.AddOb
 
 class OROGEN_OT_heightmap_import(_AddsObjects, bpy.types.Operator, ImportHelper, object_utils.AddObjectHelper,
                                  TerrainSettings):
-    """Import a heightmap image (8- or 16-bit PNG, TIFF, OpenEXR) as a terrain, lit and coloured like a generated one"""
+    """Import a heightmap (8- or 16-bit PNG, TIFF, OpenEXR, 16-bit RAW, .npy) as a terrain, lit and coloured"""
 
     bl_idname = "orogen.heightmap_import"
     bl_label = "Import Heightmap"
     bl_options = {'REGISTER', 'UNDO'}
 
-    filter_glob: bpy.props.StringProperty(default="*.png;*.tif;*.tiff;*.exr", options={'HIDDEN'})
+    filter_glob: bpy.props.StringProperty(default=";".join("*" + s for s in export.IMPORT_SUFFIXES),
+                                          options={'HIDDEN'})
 
     def draw(self, _context):
         layout = self.layout
@@ -239,8 +240,7 @@ class OROGEN_OT_heightmap_import(_AddsObjects, bpy.types.Operator, ImportHelper,
         try:
             if not os.path.isfile(self.filepath):
                 raise ValueError(f"no such file: {self.filepath}")
-            pixels = export.read_image(self.filepath, check_size=check_memory)
-            heightmap = normalize(pixels[..., 0])  # the first channel: grey images repeat it in R, G and B
+            heightmap = normalize(export.read_heightmap(self.filepath, check_size=check_size))
             arrays = bake_terrain(self, heightmap, None, scene_sun(context.scene) if self.use_scene_sun else None)
             layers = DEFAULT_LAYERS
         except (ValueError, TypeError, RuntimeError) as err:
@@ -361,7 +361,7 @@ def menu_export(self, _context):
 
 
 def menu_import(self, _context):
-    self.layout.operator(OROGEN_OT_heightmap_import.bl_idname, text="Orogen Heightmap (.png, .tif, .exr)")
+    self.layout.operator(OROGEN_OT_heightmap_import.bl_idname, text="Orogen Heightmap (.png, .tif, .exr, .r16, .npy)")
 
 
 def menu_func(self, _context):

@@ -136,6 +136,17 @@ def available_memory() -> int | None:
     return min(candidates) if candidates else None
 
 
+#: Vertices per side of a terrain grid: the Size setting's bounds, for recipes too (4097: the largest engine size).
+MIN_SIDE, MAX_SIDE = 2, 4097
+
+
+def check_grid(rows: int, cols: int) -> None:
+    """Refuse a grid a terrain mesh cannot be or the Size setting could not ask for (``ValueError``)."""
+    if not (MIN_SIDE <= rows <= MAX_SIDE and MIN_SIDE <= cols <= MAX_SIDE):
+        raise ValueError(f"a terrain grid must have {MIN_SIDE} to {MAX_SIDE} vertices per side, "
+                         f"got {rows} x {cols}")
+
+
 def check_memory(rows: int, cols: int) -> None:
     """Refuse, before anything is allocated, a terrain that would not fit in memory (``ValueError``)."""
     need = rows * cols * BYTES_PER_VERTEX
@@ -143,6 +154,12 @@ def check_memory(rows: int, cols: int) -> None:
     if free is not None and need > free:
         raise ValueError(f"a {rows} x {cols} terrain needs about {need / 2**30:.1f} GiB of memory and "
                          f"{free / 2**30:.1f} GiB are available: choose a smaller Size")
+
+
+def check_size(rows: int, cols: int) -> None:
+    """:func:`check_grid` and :func:`check_memory`: a terrain of this size can be made (else ``ValueError``)."""
+    check_grid(rows, cols)
+    check_memory(rows, cols)
 
 
 def compute_terrain(settings, recipe: Recipe | None = None,
@@ -156,7 +173,7 @@ def compute_terrain(settings, recipe: Recipe | None = None,
     was.
     """
     recipe = recipe or recipe_from_settings(settings)
-    check_memory(*recipe.shape)
+    check_size(*recipe.shape)
     return bake_terrain(settings, recipe.evaluate(), recipe, sun)
 
 

@@ -101,11 +101,12 @@ def vertices(obj):
     return co.reshape(-1, 3)
 
 
-@pytest.mark.parametrize(("fmt", "step"), [('PNG16', 12.0 / 65535), ('EXR', 1e-6)])
-def test_export_then_import_gives_the_same_mesh(terrain, tmp_path, fmt, step):
+@pytest.mark.parametrize(("fmt", "suffix", "step"), [('PNG16', ".png", 12.0 / 65535), ('EXR', ".exr", 1e-6),
+                                                     ('R16', ".r16", 12.0 / 65535), ('NPY', ".npy", 1e-6)])
+def test_export_then_import_gives_the_same_mesh(terrain, tmp_path, fmt, suffix, step):
     export(tmp_path, heightmap_format=fmt)
     original = vertices(terrain)
-    path = tmp_path / ("t_height.png" if fmt == 'PNG16' else "t_height.exr")
+    path = tmp_path / ("t_height" + suffix)
     assert bpy.ops.orogen.heightmap_import(filepath=str(path), width=36.0, height=12.0, location=(0, 0, 0)) == {
         'FINISHED'}
     imported = bpy.context.active_object
@@ -143,6 +144,45 @@ def test_import_of_a_missing_or_broken_file_is_reported(scene, tmp_path):
     for path in (tmp_path / "missing.png", bad):
         with pytest.raises(RuntimeError, match="Heightmap not imported"):
             bpy.ops.orogen.heightmap_import(filepath=str(path))
+    assert len(bpy.data.objects) == before
+
+
+def test_import_of_raw_and_npy_reads_the_shape_and_refuses_what_does_not_fit(scene, orogen, tmp_path):
+    ramp = np.tile(np.arange(6, dtype="<u2") * 13107, (4, 1))  # 4 x 6, 0 .. 65535 west to east
+    ramp.tofile(tmp_path / "wide.r16")
+    before = len(bpy.data.objects)
+    with pytest.raises(RuntimeError, match=r"48 bytes: not a 4 x 4 16-bit RAW heightmap .*sidecar"):
+        bpy.ops.orogen.heightmap_import(filepath=str(tmp_path / "wide.r16"))
+    (tmp_path / "wide.r16.json").write_text(json.dumps({"shape": [4, 6]}))
+    assert bpy.ops.orogen.heightmap_import(filepath=str(tmp_path / "wide.r16"), width=5.0, height=2.0) == {'FINISHED'}
+    co = vertices(bpy.context.active_object).reshape(4, 6, 3)
+    assert np.allclose(co[0, :, 2], np.linspace(0.0, 2.0, 6), atol=1e-6)  # rises to the east
+    np.arange(9, dtype="<u2").tofile(tmp_path / "square.raw")  # 3 x 3 without a sidecar
+    assert bpy.ops.orogen.heightmap_import(filepath=str(tmp_path / "square.raw")) == {'FINISHED'}
+    assert len(bpy.context.active_object.data.vertices) == 9
+    before = len(bpy.data.objects)
+    np.save(tmp_path / "cube.npy", np.zeros((3, 3, 3)))
+    np.save(tmp_path / "nan.npy", np.array([[0.0, np.nan], [1.0, 2.0]]))
+    np.save(tmp_path / "objects.npy", np.array([[None, 1], [2, 3]], dtype=object), allow_pickle=True)
+    np.save(tmp_path / "line.npy", np.zeros((1, 50)))
+    (tmp_path / "dem.asc").write_text("ncols 2\n")
+    for name, match in (("cube.npy", r"must hold a 2D array of real numbers, got shape \(3, 3, 3\)"),
+                        ("nan.npy", "holds NaN or Inf heights"),
+                        ("objects.npy", "not a numeric .npy array"),
+                        ("line.npy", "2 to 4097 vertices per side, got 1 x 50"),
+                        ("dem.asc", r"cannot read .asc: Orogen reads heightmaps in .png, .tif")):
+        with pytest.raises(RuntimeError, match=match):
+            bpy.ops.orogen.heightmap_import(filepath=str(tmp_path / name))
+    assert len(bpy.data.objects) == before
+    assert len(bpy.data.images) == 0
+
+
+def test_a_recipe_outside_the_size_bounds_is_refused(scene):
+    before = len(bpy.data.objects)
+    for shape in ([5000, 5000], [1, 1], [4098, 2]):
+        recipe = json.dumps({"generator": "hills", "seed": 1, "shape": shape})
+        with pytest.raises(RuntimeError, match=rf"2 to 4097 vertices per side, got {shape[0]} x {shape[1]}"):
+            bpy.ops.orogen.terrain_add(recipe=recipe)
     assert len(bpy.data.objects) == before
 
 
