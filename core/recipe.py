@@ -29,10 +29,10 @@ import numpy as np
 import numpy.typing as npt
 
 from . import filters
-from .diamond_square import diamond_square
 from .faults import fault_formation
 from .heightmap import check_count, check_number, check_shape, flatten, normalize
 from .hills import hills_raw
+from .midpoint import diamond_square
 from .noise import noise_hills_pits
 from .rng import check_seed
 from .window import Window, check_window, crop, expand

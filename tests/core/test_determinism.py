@@ -18,7 +18,7 @@ import hashlib, json, random
 import numpy as np
 random.seed(12345); np.random.seed(54321); np.random.default_rng(1).random(10); random.random()
 import core
-from core import diamond_square, faults, noise, profiles
+from core import faults, midpoint, noise, profiles
 from core.recipe import Recipe
 
 def digest(a):
@@ -33,7 +33,7 @@ print(json.dumps({
     "lightmap": digest(core.slope_lightmap(hills * 30, azimuth=315, softness=0.8, cell_size=0.5)),
     "colormap": digest(core.colormap(hills)),
     "faults": digest(faults.fault_formation((77, 65), 3, 150, 1.0, 0.1)),
-    "diamond_square": digest(diamond_square.diamond_square((100, 60), 4, 0.9)),
+    "diamond_square": digest(midpoint.diamond_square((100, 60), 4, 0.9)),
     "noise": digest(noise.noise_hills_pits((70, 90), 5)),
     "recipe": digest(Recipe("faults", 6, (64, 80), {"faults": 90},
                             (("erosion", {"k": 0.6, "passes": 2}), ("box_blur", {"passes": 2}),

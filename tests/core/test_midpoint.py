@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from core.diamond_square import diamond_square, period
+from core.midpoint import diamond_square, period
 from core.window import Window
 
 
