@@ -43,12 +43,27 @@ def azimuth_degrees(radians: float) -> float:
     return round(math.degrees(radians), 4)
 
 
+class _Decimal:
+    """Settings read with float properties' values as typed: 0.6, not float32's 0.6000000238418579."""
+
+    def __init__(self, settings):
+        self._settings = settings
+
+    def __getattr__(self, name):
+        value = getattr(self._settings, name)
+        # Blender stores float properties as float32; the shortest decimal that is the same float32
+        # is what the user typed, and what a recipe written by hand would say.
+        return float(str(np.float32(value))) if isinstance(value, float) else value
+
+
 def recipe_from_settings(settings) -> Recipe:
     """The :class:`core.recipe.Recipe` that ``settings`` (operator or scene settings) describe.
 
-    Filters run in this order: flatten, box blur, erosion filter, terrace, sea level.
+    Filters run in this order: flatten, box blur, erosion filter, terrace, sea level. Float
+    settings enter the recipe as the shortest decimal of their float32 value (0.6, not
+    0.6000000238418579), so a recipe typed by hand with the panel's numbers gives the same terrain.
     """
-    s = settings
+    s = _Decimal(settings)
     params = {
         'hills': lambda: {"count": s.hill_count, "radius_min": s.radius_min, "radius_max": s.radius_max,
                           "island": s.island},

@@ -1,5 +1,6 @@
 """Add > Mesh > Terrain, driven as a user or a script would."""
 
+import json
 import math
 import os
 
@@ -247,3 +248,17 @@ def test_available_memory_without_meminfo_falls_back_to_free_pages(orogen, tmp_p
 
     monkeypatch.setattr(os, "sysconf", unknown)  # as on macOS: the guard then cannot tell and lets it be
     assert terrain.available_memory() is None
+
+
+def test_the_stored_recipe_says_the_numbers_as_typed_and_a_hand_written_recipe_gives_the_same_terrain(scene):
+    assert bpy.ops.orogen.terrain_add(generator='faults', size=33, seed=5, fault_count=40, displacement_min=0.1,
+                                      flattening=1.8, use_erosion=True, erosion_k=0.6, height=10.0) == {'FINISHED'}
+    first = bpy.context.active_object
+    recipe = json.loads(first["orogen_recipe"])
+    assert recipe["params"]["displacement_min"] == 0.1
+    assert recipe["filters"] == [{"type": "flatten", "exponent": 1.8}, {"type": "erosion", "k": 0.6, "passes": 1}]
+    by_hand = json.dumps({"generator": "faults", "seed": 5, "shape": [33, 33],
+                          "params": {"faults": 40, "displacement_min": 0.1},
+                          "filters": [{"type": "flatten", "exponent": 1.8}, {"type": "erosion", "k": 0.6}]})
+    assert bpy.ops.orogen.terrain_add(recipe=by_hand, height=10.0) == {'FINISHED'}
+    assert np.array_equal(vertices(bpy.context.active_object), vertices(first))
