@@ -58,6 +58,16 @@ def test_scripts_run_as_blender_b_p_would_run_them(tmp_path):
     assert np.load(tmp_path / "e" / "terrain_height.npy").shape == (17, 17)
 
 
+def test_render_terrain_writes_the_same_file_twice(tmp_path):
+    files = []
+    for name in ("a.png", "b.png"):
+        proc = run(ROOT / "scripts" / "render_terrain.py", "--size", "9", "--resolution", "16", "12",
+                   "--samples", "1", "--output", tmp_path / name)
+        assert proc.returncode == 0, proc.stderr
+        files.append((tmp_path / name).read_bytes())
+    assert files[0] == files[1]  # no render time or date in the PNG
+
+
 def test_render_terrain_reads_a_recipe(tmp_path):
     recipe = tmp_path / "r.json"
     recipe.write_text(json.dumps({"generator": "diamond_square", "seed": 2, "shape": [20, 30]}))
