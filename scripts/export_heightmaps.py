@@ -36,7 +36,8 @@ def parse_args(argv):
     source.add_argument("--recipe", type=Path, help="recipe JSON file")
     source.add_argument("--preset", help="built-in preset name (see --list)")
     source.add_argument("--list", action="store_true", help="list the built-in presets and exit")
-    parser.add_argument("--seed", type=int, help="override the seed")
+    parser.add_argument("--seed", type=int, help="override the seed (0 to 2^64 - 1 with --recipe, "
+                                                 "0 to 2^31 - 1 with --preset)")
     parser.add_argument("--size", type=int, help="override the size (vertices per side)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="override a parameter (JSON value; recipe parameters with --recipe, panel settings "
@@ -76,8 +77,10 @@ def parse_args(argv):
             problems.append(f"{option} must be a positive number of metres, got {value}")
     if args.size is not None and not 2 <= args.size <= 4097:
         problems.append(f"--size must be in [2, 4097], got {args.size}")
-    if args.seed is not None and not 0 <= args.seed <= 2**31 - 1:
-        problems.append(f"--seed must be in [0, 2147483647], got {args.seed}")
+    # A recipe's seed is any 64-bit unsigned integer; the panel's Seed setting is a 32-bit int.
+    max_seed = 2**64 - 1 if args.recipe is not None else 2**31 - 1
+    if args.seed is not None and not 0 <= args.seed <= max_seed:
+        problems.append(f"--seed must be in [0, {max_seed}], got {args.seed}")
     if args.recipe is not None and not args.recipe.is_file():
         problems.append(f"--recipe {str(args.recipe)!r} is not a file")
     if args.metres and not {"EXR", "NPY"} & set(formats):

@@ -134,13 +134,15 @@ def test_export_heightmaps_from_a_preset_and_from_a_recipe(tmp_path):
 
     recipe = tmp_path / "r.json"
     recipe.write_text(json.dumps({"generator": "faults", "seed": 1, "shape": [40, 40], "params": {"faults": 50}}))
-    proc = run(ROOT / "scripts" / "export_heightmaps.py", "--recipe", recipe, "--seed", "9", "--set", "faults=80",
-               "--format", "NPY", "--metres", "--height", "30", "--maps", "none", "--output-dir", tmp_path / "r")
+    proc = run(ROOT / "scripts" / "export_heightmaps.py", "--recipe", recipe, "--seed", str(2**63 + 9),
+               "--set", "faults=80", "--format", "NPY", "--metres", "--height", "30", "--maps", "none",
+               "--output-dir", tmp_path / "r")
     assert proc.returncode == 0, proc.stderr
     heights = np.load(tmp_path / "r" / "terrain_height.npy")
     assert heights.shape == (40, 40) and heights.min() == 0.0 and heights.max() == pytest.approx(30.0)
     sidecar = tmp_path / "r" / "terrain_height.npy.json"
     assert json.loads(sidecar.read_text())["recipe"]["params"] == {"faults": 80}
+    assert json.loads(sidecar.read_text())["recipe"]["seed"] == 2**63 + 9
     # A sidecar is a recipe too: exporting from it again gives the same heights.
     proc = run(ROOT / "scripts" / "export_heightmaps.py", "--recipe", sidecar, "--format", "NPY", "--metres",
                "--height", "30", "--maps", "none", "--output-dir", tmp_path / "again")
@@ -167,6 +169,8 @@ def test_export_heightmaps_lists_only_heightmap_presets():
         (["--recipe", "/nonexistent.json"], "is not a file"),
         (["--preset", "island", "--height", "0"], "--height must be a positive number"),
         (["--preset", "island", "--size", "5000"], "--size must be in [2, 4097]"),
+        (["--preset", "island", "--seed", "2147483648"], "--seed must be in [0, 2147483647]"),
+        (["--recipe", "pyproject.toml", "--seed", str(2**64)], "--seed must be in [0, 18446744073709551615]"),
         (["--preset", "island", "--set", "hill_count=NaN"], "--set hill_count must be an integer, got nan"),
         (["--preset", "island", "--set", "hill_count=-3"], "--set hill_count must be in [0, 100000], got -3"),
         (["--preset", "island", "--set", "flattening=\"steep\""], "--set flattening must be a number, got 'steep'"),
