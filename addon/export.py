@@ -15,6 +15,8 @@ import bpy
 import numpy as np
 import numpy.typing as npt
 
+from ..core.imagesize import image_size
+
 HEIGHTMAP_FORMATS = ('PNG16', 'EXR', 'R16', 'NPY')
 _SUFFIX = {'PNG16': ".png", 'EXR': ".exr", 'R16': ".r16", 'NPY': ".npy"}
 
@@ -77,19 +79,25 @@ def read_image(path: str, check_size=None) -> npt.NDArray[np.float32]:
     """Read an image with Blender's loader as raw values: ``float32 (rows, cols, 4)``, row 0 at the top.
 
     8- and 16-bit images come back as ``level / 255`` or ``level / 65535``
-    (no colour transform: the image is read as Non-Color data).
-    ``check_size(rows, cols)`` runs on the image's size before its pixels are
-    decoded, to refuse an image too large for memory.
+    (no colour transform: the image is read as Non-Color data). The file must
+    be PNG, TIFF or OpenEXR: ``check_size(rows, cols)`` runs on the size its
+    header gives (:func:`core.imagesize.image_size`) before Blender decodes
+    any pixel, to refuse an image too large for memory. Raises ``ValueError``.
     """
+    # The size from the header first: Blender decodes the whole image to answer Image.size, and a small
+    # compressed file can claim gigabytes of pixels.
+    try:
+        _, rows, cols = image_size(path)
+    except (ValueError, OSError) as err:
+        raise ValueError(f"{os.path.basename(path)} cannot be read as an image: {err}") from None
+    if check_size is not None:
+        check_size(rows, cols)
     image = bpy.data.images.load(path, check_existing=False)
     try:
         image.colorspace_settings.name = 'Non-Color'
-        cols, rows = image.size
-        if cols == 0 or rows == 0:
-            raise ValueError(f"{path} could not be read as an image (Orogen imports heightmaps as "
-                             f"{', '.join(IMPORT_SUFFIXES)})")
-        if check_size is not None:
-            check_size(rows, cols)
+        if tuple(image.size) != (cols, rows):
+            raise ValueError(f"{os.path.basename(path)} could not be read as an image (Blender read "
+                             f"{image.size[0]} x {image.size[1]} pixels, its header says {cols} x {rows})")
         pixels = np.empty(rows * cols * 4, dtype=np.float32)
         image.pixels.foreach_get(pixels)
     finally:

@@ -1,6 +1,8 @@
 """Exported files, read back with independent readers: Blender's image loader, numpy for RAW."""
 
 import json
+import struct
+import zlib
 
 import bpy
 import numpy as np
@@ -175,6 +177,49 @@ def test_import_of_raw_and_npy_reads_the_shape_and_refuses_what_does_not_fit(sce
             bpy.ops.orogen.heightmap_import(filepath=str(tmp_path / name))
     assert len(bpy.data.objects) == before
     assert len(bpy.data.images) == 0
+
+
+@pytest.mark.parametrize(
+    ("file_format", "settings"),
+    [
+        ('PNG', {"color_depth": '8', "color_mode": 'BW'}),
+        ('PNG', {"color_depth": '16', "color_mode": 'RGBA'}),
+        ('TIFF', {"color_depth": '8', "tiff_codec": 'DEFLATE'}),
+        ('TIFF', {"color_depth": '16', "tiff_codec": 'NONE'}),
+        ('OPEN_EXR', {"color_depth": '16', "exr_codec": 'ZIP'}),
+        ('OPEN_EXR', {"color_depth": '32', "exr_codec": 'PIZ'}),
+        ('OPEN_EXR', {"color_depth": '16', "exr_codec": 'DWAA'}),
+    ],
+)
+def test_header_sizes_match_what_blender_reads(scene, orogen, tmp_path, file_format, settings):
+    image = bpy.data.images.new("probe", 37, 23, float_buffer=True)
+    path = str(tmp_path / "probe")
+    image.filepath_raw = path
+    try:
+        output = bpy.context.scene.render.image_settings
+        output.file_format = file_format
+        for key, value in settings.items():
+            setattr(output, key, value)
+        image.save_render(path, scene=bpy.context.scene)
+    finally:
+        bpy.data.images.remove(image)
+    fmt, rows, cols = orogen.core.imagesize.image_size(path)
+    loaded = bpy.data.images.load(path)
+    try:
+        assert (cols, rows) == tuple(loaded.size) == (37, 23)
+        assert fmt == {'PNG': "PNG", 'TIFF': "TIFF"}.get(file_format, "OpenEXR")
+    finally:
+        bpy.data.images.remove(loaded)
+
+
+def test_a_small_file_claiming_a_huge_image_is_refused_before_decoding(scene, tmp_path):
+    # 12000 x 12000 in the header, no pixel data: refused by the header's size, not by a failed decode.
+    ihdr = struct.pack(">IIBBBBB", 12000, 12000, 16, 0, 0, 0, 0)
+    (tmp_path / "bomb.png").write_bytes(b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + b"IHDR" + ihdr
+                                        + struct.pack(">I", zlib.crc32(b"IHDR" + ihdr)))
+    with pytest.raises(RuntimeError, match="2 to 4097 vertices per side, got 12000 x 12000"):
+        bpy.ops.orogen.heightmap_import(filepath=str(tmp_path / "bomb.png"))
+    assert len(bpy.data.images) == 0 and len(bpy.data.objects) == 0
 
 
 def test_a_recipe_outside_the_size_bounds_is_refused(scene):

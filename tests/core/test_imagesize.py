@@ -1,0 +1,89 @@
+"""Image sizes from headers alone, against files written by Pillow and headers built by the specifications."""
+
+import struct
+import zlib
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from core.imagesize import image_size
+
+
+@pytest.mark.parametrize(
+    ("array", "suffix", "options", "fmt"),
+    [
+        (np.zeros((30, 50), np.uint8), ".png", {}, "PNG"),
+        (np.zeros((30, 50), np.uint16), ".png", {}, "PNG"),
+        (np.zeros((7, 3, 3), np.uint8), ".png", {}, "PNG"),
+        (np.zeros((30, 50), np.uint8), ".tif", {}, "TIFF"),
+        (np.zeros((30, 50), np.uint16), ".tif", {"compression": "tiff_deflate"}, "TIFF"),
+        (np.zeros((30, 50), np.float32), ".tif", {"big_tiff": True}, "TIFF"),
+        (np.zeros((70000, 1), np.uint8), ".tif", {}, "TIFF"),  # a LONG ImageLength
+    ],
+)
+def test_sizes_of_files_pillow_writes(tmp_path, array, suffix, options, fmt):
+    path = tmp_path / ("image" + suffix)
+    Image.fromarray(array).save(path, **options)
+    assert image_size(str(path)) == (fmt, array.shape[0], array.shape[1])
+
+
+def big_endian_tiff(width, height, width_type=3, height_type=4):
+    """A classic big-endian TIFF header with one directory: ImageWidth and ImageLength."""
+    def entry(tag, kind, value):
+        packed = struct.pack(">H", value) + b"\0\0" if kind == 3 else struct.pack(">I", value)
+        return struct.pack(">HHI", tag, kind, 1) + packed
+    return b"MM\x00*" + struct.pack(">I", 8) + struct.pack(">H", 2) + entry(256, width_type, width) \
+        + entry(257, height_type, height) + struct.pack(">I", 0)
+
+
+def exr_header(x_min, y_min, x_max, y_max):
+    """An OpenEXR header: magic, version, a channels attribute and the dataWindow."""
+    channels = b"Y\0" + struct.pack("<iBBBBii", 2, 0, 0, 0, 0, 1, 1) + b"\0"
+    return (b"\x76\x2f\x31\x01" + struct.pack("<I", 2)
+            + b"channels\0chlist\0" + struct.pack("<i", len(channels)) + channels
+            + b"dataWindow\0box2i\0" + struct.pack("<i4i", 16, x_min, y_min, x_max, y_max) + b"\0")
+
+
+def png_header(width, height):
+    ihdr = struct.pack(">IIBBBBB", width, height, 16, 0, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + b"IHDR" + ihdr
+            + struct.pack(">I", zlib.crc32(b"IHDR" + ihdr)))
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        (big_endian_tiff(640, 480), ("TIFF", 480, 640)),
+        (big_endian_tiff(640, 100_000, 4, 4), ("TIFF", 100_000, 640)),
+        (exr_header(0, 0, 99, 49), ("OpenEXR", 50, 100)),
+        (exr_header(-10, 5, 9, 14), ("OpenEXR", 10, 20)),
+        (png_header(12000, 12000), ("PNG", 12000, 12000)),  # a header claiming far more than the file holds
+    ],
+)
+def test_sizes_of_headers_built_by_the_specifications(tmp_path, data, expected):
+    path = tmp_path / "image"
+    path.write_bytes(data)
+    assert image_size(str(path)) == expected
+
+
+@pytest.mark.parametrize(
+    ("data", "match"),
+    [
+        (b"", "not a PNG, TIFF or OpenEXR file"),
+        (b"GIF89a" + bytes(20), "not a PNG, TIFF or OpenEXR file"),
+        (b"\xff\xd8\xff\xe0" + bytes(20), "not a PNG, TIFF or OpenEXR file"),  # JPEG
+        (b"\x89PNG\r\n\x1a\n" + bytes(4), "no IHDR chunk"),
+        (png_header(0, 5), "size of 0 x 5 pixels"),
+        (big_endian_tiff(640, 480)[:20], "cut short"),
+        (big_endian_tiff(640, 480, width_type=2), "unexpected type 2"),
+        (b"MM\x00*" + struct.pack(">IH", 8, 0) + bytes(4), "no ImageWidth and ImageLength"),
+        (exr_header(0, 0, 9, 9)[:30], "no dataWindow"),
+        (exr_header(5, 5, 4, 9), "size of 0 x 5 pixels"),
+    ],
+)
+def test_what_is_not_a_readable_header_is_a_value_error(tmp_path, data, match):
+    path = tmp_path / "image.png"
+    path.write_bytes(data)
+    with pytest.raises(ValueError, match=match):
+        image_size(str(path))
