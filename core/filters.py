@@ -18,6 +18,8 @@ from .heightmap import as_heightmap, check_count, check_number
 
 __all__ = [
     "MAX_PASSES",
+    "MAX_FILTER_WORK",
+    "check_filter_work",
     "WINDOW_TOLERANCE",
     "box_blur",
     "erosion_filter",
@@ -28,6 +30,9 @@ __all__ = [
 
 #: Upper bound on filter passes.
 MAX_PASSES = 1000
+#: Upper bound on cells x passes of one filter call, or of a recipe's whole filter stack (about a minute
+#: of erosion filtering on two cores): refuse instead of freezing the caller.
+MAX_FILTER_WORK = 4_000_000_000
 #: How close a window filtered by the erosion filter comes to the whole (relative to the value range).
 WINDOW_TOLERANCE = 1e-7
 
@@ -45,7 +50,8 @@ def box_blur(heightmap: npt.ArrayLike, passes: int = 1) -> npt.NDArray[np.float3
     heightmap : array_like, shape (rows, cols)
         Finite heights.
     passes : int
-        ``0 <= passes <= MAX_PASSES``; 0 returns a copy.
+        ``0 <= passes <= MAX_PASSES``, and cells x passes at most
+        ``MAX_FILTER_WORK``; 0 returns a copy.
 
     Returns
     -------
@@ -54,6 +60,7 @@ def box_blur(heightmap: npt.ArrayLike, passes: int = 1) -> npt.NDArray[np.float3
     """
     passes = check_count(passes, "passes", 0, MAX_PASSES)
     h: npt.NDArray[np.float64] = as_heightmap(heightmap, dtype=np.float64, float32_range=True).copy()
+    check_filter_work(h.size, passes)
     rows, cols = h.shape
     # How many neighbours exist along each axis (3 inside, 2 at an edge, 1 for a single row/column).
     counts = _axis_counts(rows)[:, None] * _axis_counts(cols)[None, :]
@@ -117,7 +124,8 @@ def erosion_filter(heightmap: npt.ArrayLike, k: float = 0.5, passes: int = 1) ->
         Filter coefficient in ``[0, 1)``; 0 leaves the map as it is, values
         near 1 smooth strongly.
     passes : int
-        ``0 <= passes <= MAX_PASSES``.
+        ``0 <= passes <= MAX_PASSES``, and cells x passes at most
+        ``MAX_FILTER_WORK``.
 
     Returns
     -------
@@ -127,6 +135,7 @@ def erosion_filter(heightmap: npt.ArrayLike, k: float = 0.5, passes: int = 1) ->
     k = check_number(k, "k", 0.0, 1.0, high_open=True)
     passes = check_count(passes, "passes", 0, MAX_PASSES)
     h: npt.NDArray[np.float64] = as_heightmap(heightmap, dtype=np.float64, float32_range=True).copy()
+    check_filter_work(h.size, passes)
     if k == 0.0:
         return h.astype(np.float32)
     for _ in range(passes):
@@ -135,6 +144,18 @@ def erosion_filter(heightmap: npt.ArrayLike, k: float = 0.5, passes: int = 1) ->
             _one_pole(view, k, reverse=False)
             _one_pole(view, k, reverse=True)
     return h.astype(np.float32)
+
+
+def check_filter_work(cells: int, passes: int, what: str = "passes") -> None:
+    """Refuse filtering that would run for minutes.
+
+    ``cells`` (int) times ``passes`` (int) above :data:`MAX_FILTER_WORK`
+    raises ``ValueError`` naming ``what``; :func:`box_blur`,
+    :func:`erosion_filter` and a recipe's filter stack call this before any work.
+    """
+    if cells * passes > MAX_FILTER_WORK:
+        raise ValueError(f"{what}: {passes} passes over {cells} cells is {cells * passes:.3g} cell passes, more "
+                         f"than {MAX_FILTER_WORK:.0e}: use fewer passes or a smaller heightmap")
 
 
 def _one_pole(view: npt.NDArray[np.float64], k: float, reverse: bool) -> None:

@@ -99,10 +99,14 @@ def _check_params(params: object, what: str, function: Callable[..., Any], fixed
     """Validate parameter names against ``function``'s keywords (values are checked when it runs)."""
     if not isinstance(params, Mapping) or not all(isinstance(k, str) for k in params):
         raise TypeError(f"{what} must be a mapping of parameter names to values")
-    allowed = set(inspect.signature(function).parameters) - fixed
+    signature = inspect.signature(function).parameters
+    allowed = set(signature) - fixed
     unknown = set(params) - allowed
     if unknown:
         raise ValueError(f"{what}: unknown parameters {sorted(unknown)}; valid: {sorted(allowed)}")
+    missing = [name for name in allowed if signature[name].default is inspect.Parameter.empty and name not in params]
+    if missing:
+        raise ValueError(f"{what}: missing parameters {sorted(missing)}")
     return {k: (tuple(v) if isinstance(v, list) else v) for k, v in params.items()}
 
 
@@ -142,6 +146,12 @@ class Recipe:
                 raise ValueError(f"filters[{i}] must be one of {sorted(FILTERS)}, got {key!r}")
             stack.append((key, _check_params(params, f"filters[{i}] ({key!r})", FILTERS[key].function,
                                              {"heightmap"})))
+        # The stack's whole work, before any of it runs (each filter alone is bounded by its function).
+        cells = self.shape[0] * self.shape[1]
+        passes = [check_count(p.get("passes", 1), f"filters[{i}] ({key!r}) passes", 0, filters.MAX_PASSES)
+                  if "passes" in inspect.signature(FILTERS[key].function).parameters else 1
+                  for i, (key, p) in enumerate(stack)]
+        filters.check_filter_work(cells, sum(passes), "filters")
         object.__setattr__(self, "filters", tuple(stack))
 
     # --- JSON -------------------------------------------------------------------------------

@@ -140,3 +140,26 @@ def test_an_unbounded_number_says_only_that_it_must_be_finite():
         core.slope_lightmap(np.zeros((3, 3)), azimuth=float("nan"))
     with pytest.raises(ValueError, match=r"^softness must be finite and in \[1e-09, "):
         core.slope_lightmap(np.zeros((3, 3)), softness=float("inf"))
+
+
+def test_filter_work_that_would_run_for_minutes_is_refused_up_front():
+    from core import filters
+    from core.recipe import Recipe
+
+    stack = [{"type": "erosion", "k": 0.5, "passes": 1000}] * 5  # 5000 passes over 1025^2: ~5e9 cell passes
+    with pytest.raises(ValueError, match=r"^filters: 5000 passes over 1050625 cells is 5.25e\+09 cell passes"):
+        Recipe.from_dict({"shape": [1025, 1025], "filters": stack})
+    assert Recipe.from_dict({"shape": [1025, 1025], "filters": stack[:3]}).shape == (1025, 1025)  # 3.2e9 is fine
+    big = np.zeros((2049, 2049), np.float32)
+    for function in (filters.box_blur, filters.erosion_filter):
+        with pytest.raises(ValueError, match=r"^passes: 1000 passes over 4198401 cells"):
+            function(big, passes=1000)
+
+
+def test_a_filter_without_its_required_parameter_names_it():
+    from core.recipe import Recipe
+
+    with pytest.raises(ValueError, match=r"filters\[0\] \('flatten'\): missing parameters \['exponent'\]"):
+        Recipe.from_dict({"filters": [{"type": "flatten"}]})
+    with pytest.raises(ValueError, match=r"filters\[1\] \('erosion'\) passes must be"):
+        Recipe.from_dict({"filters": [{"type": "box_blur"}, {"type": "erosion", "passes": -1}]})
