@@ -109,6 +109,25 @@ def read_image(path: str, check_size=None) -> npt.NDArray[np.float32]:
 IMPORT_SUFFIXES = (".png", ".tif", ".tiff", ".exr", ".r16", ".raw", ".npy")
 
 
+def _raw_shape(path: str, size: int) -> tuple[int, int]:
+    """``(rows, cols)`` of a RAW heightmap: its sidecar's ``shape`` if it has a sidecar, else square."""
+    sidecar = path + ".json"
+    if not os.path.exists(sidecar):
+        side = int(np.sqrt(size // 2))
+        side += (side + 1) ** 2 <= size // 2
+        return side, side
+    try:
+        with open(sidecar, encoding="utf-8") as f:
+            shape = json.load(f).get("shape")
+    except (ValueError, RecursionError, AttributeError):
+        shape = None
+    ok = (isinstance(shape, list) and len(shape) == 2
+          and all(isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in shape))
+    if not ok:
+        raise ValueError(f"{os.path.basename(sidecar)} must be a JSON object with \"shape\": [rows, cols]")
+    return shape[0], shape[1]
+
+
 def read_heightmap(path: str, check_size=None) -> npt.NDArray[np.float32]:
     """Read a heightmap file as ``float32 (rows, cols)``, row 0 the north (top) edge.
 
@@ -123,36 +142,36 @@ def read_heightmap(path: str, check_size=None) -> npt.NDArray[np.float32]:
     not match, NaN or Inf values); nothing is left in ``bpy.data``.
     """
     suffix = os.path.splitext(path)[1].lower()
+    name = os.path.basename(path)
     if suffix in (".r16", ".raw"):
-        levels = os.path.getsize(path) // 2
-        shape = None
         try:
-            with open(path + ".json", encoding="utf-8") as f:
-                shape = json.load(f).get("shape")
-        except (OSError, ValueError, AttributeError):
-            pass
-        if not (isinstance(shape, list) and len(shape) == 2 and all(isinstance(n, int) for n in shape)):
-            side = int(np.sqrt(levels))
-            side += (side + 1) ** 2 <= levels
-            shape = [side, side]
-        rows, cols = shape
-        if rows * cols * 2 != os.path.getsize(path):
-            raise ValueError(f"{os.path.basename(path)} has {os.path.getsize(path)} bytes: not a {rows} x {cols} "
-                             "16-bit RAW heightmap (give it a <file>.json sidecar with its \"shape\" if not square)")
-        if check_size is not None:
-            check_size(rows, cols)
-        values = np.fromfile(path, dtype="<u2").reshape(rows, cols).astype(np.float32) / np.float32(65535.0)
+            size = os.path.getsize(path)
+            rows, cols = _raw_shape(path, size)
+            if rows * cols * 2 != size:
+                raise ValueError(f"{name} has {size} bytes: not a {rows} x {cols} 16-bit RAW heightmap "
+                                 "(give it a <file>.json sidecar with its \"shape\" if it is not square)")
+            if check_size is not None:
+                check_size(rows, cols)
+            levels = np.fromfile(path, dtype="<u2")
+        except OSError as err:
+            raise ValueError(f"cannot read {name}: {err.strerror or err}") from None
+        values = levels.reshape(rows, cols).astype(np.float32) / np.float32(65535.0)
     elif suffix == ".npy":
         try:
             array = np.load(path, mmap_mode="r", allow_pickle=False)
-        except ValueError as err:
-            raise ValueError(f"{os.path.basename(path)} is not a numeric .npy array: {err}") from None
+        except Exception as err:  # noqa: BLE001 - any failure to parse a foreign file means it is not readable
+            raise ValueError(f"{name} is not a readable .npy array: {err}") from None
+        if not isinstance(array, np.ndarray):  # a .npz archive under a .npy name
+            getattr(array, "close", lambda: None)()
+            raise ValueError(f"{name} is an archive of arrays, not one array (save it with numpy.save)")
         if array.ndim != 2 or array.dtype.kind not in "iuf":
-            raise ValueError(f"{os.path.basename(path)} must hold a 2D array of real numbers, "
-                             f"got shape {array.shape} of {array.dtype}")
+            raise ValueError(f"{name} must hold a 2D array of real numbers, got shape {array.shape} of {array.dtype}")
         if check_size is not None:
             check_size(*array.shape)
-        values = np.array(array, dtype=np.float32)
+        try:
+            values = np.array(array, dtype=np.float32)
+        except OSError as err:
+            raise ValueError(f"cannot read {name}: {err}") from None
     elif suffix in IMPORT_SUFFIXES:
         values = read_image(path, check_size)[..., 0]  # grey images repeat it in R, G and B
     else:

@@ -168,11 +168,29 @@ def test_import_of_raw_and_npy_reads_the_shape_and_refuses_what_does_not_fit(sce
     np.save(tmp_path / "objects.npy", np.array([[None, 1], [2, 3]], dtype=object), allow_pickle=True)
     np.save(tmp_path / "line.npy", np.zeros((1, 50)))
     (tmp_path / "dem.asc").write_text("ncols 2\n")
-    for name, match in (("cube.npy", r"must hold a 2D array of real numbers, got shape \(3, 3, 3\)"),
-                        ("nan.npy", "holds NaN or Inf heights"),
-                        ("objects.npy", "not a numeric .npy array"),
-                        ("line.npy", "2 to 4097 vertices per side, got 1 x 50"),
-                        ("dem.asc", r"cannot read .asc: Orogen reads heightmaps in .png, .tif")):
+    (tmp_path / "empty.npy").write_bytes(b"")
+    np.savez(tmp_path / "archive.npz", a=np.zeros((3, 3)))
+    (tmp_path / "archive.npz").rename(tmp_path / "archive.npy")
+    (tmp_path / "cut.npy").write_bytes(b"\x93NUMPY\x01\x00" + (6).to_bytes(2, "little") + b"{'a':\n")
+    header = f"{{'descr': '<f4', 'fortran_order': False, 'shape': ({2**64}, 4), }}"
+    (tmp_path / "huge.npy").write_bytes(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little")
+                                        + header.encode() + bytes(64))
+    np.zeros(64, "<u2").tofile(tmp_path / "flags.r16")
+    (tmp_path / "flags.r16.json").write_text(json.dumps({"shape": [True, 64]}))
+    np.zeros(64, "<u2").tofile(tmp_path / "deep.r16")
+    (tmp_path / "deep.r16.json").write_text("[" * 100_000 + "]" * 100_000)
+    for name, match in (
+            ("empty.npy", "empty.npy is not a readable .npy array"),
+            ("archive.npy", "an archive of arrays, not one array"),
+            ("cut.npy", "cut.npy is not a readable .npy array"),
+            ("huge.npy", "huge.npy is not a readable .npy array"),
+            ("flags.r16", r'flags.r16.json must be a JSON object with "shape": \[rows, cols\]'),
+            ("deep.r16", r'deep.r16.json must be a JSON object with "shape"'),
+            ("cube.npy", r"must hold a 2D array of real numbers, got shape \(3, 3, 3\)"),
+            ("nan.npy", "holds NaN or Inf heights"),
+            ("objects.npy", "objects.npy is not a readable .npy array"),
+            ("line.npy", "2 to 4097 vertices per side, got 1 x 50"),
+            ("dem.asc", r"cannot read .asc: Orogen reads heightmaps in .png, .tif")):
         with pytest.raises(RuntimeError, match=match):
             bpy.ops.orogen.heightmap_import(filepath=str(tmp_path / name))
     assert len(bpy.data.objects) == before
