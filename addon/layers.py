@@ -34,7 +34,12 @@ def layers_from_json(text: str) -> tuple[Layer, ...]:
     """Layers from :func:`layers_to_json` text; empty text gives the defaults. Raises ``ValueError``/``TypeError``."""
     if not text:
         return DEFAULT_LAYERS
-    data = json.loads(text)
+    try:
+        data = json.loads(text)
+    except RecursionError:
+        raise ValueError("the layers JSON is nested too deeply") from None
+    except ValueError as err:
+        raise ValueError(f"layers is not valid JSON: {err}") from None
     if not isinstance(data, list) or not all(isinstance(d, dict) for d in data):
         raise TypeError("layers must be a JSON list of layer objects")
     out = []
@@ -42,6 +47,9 @@ def layers_from_json(text: str) -> tuple[Layer, ...]:
         unknown = set(d) - set(_FIELDS)
         if unknown:
             raise ValueError(f"layers[{i}]: unknown keys {sorted(unknown)}")
+        missing = [name for name in ("name", "color", "minimum", "optimal", "maximum") if name not in d]
+        if missing:
+            raise ValueError(f"layers[{i}]: missing keys {missing}")
         d = {k: (tuple(v) if isinstance(v, list) else v) for k, v in d.items()}
         out.append(Layer(**d))
     return tuple(out)

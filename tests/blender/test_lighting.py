@@ -166,12 +166,16 @@ def counts():
         ([{"name": None, "color": [0.1, 0.2, 0.3], "minimum": 0, "optimal": 0.5, "maximum": 1}], "name must be a str"),
         ([{"name": "x", "color": [0.1, 0.2, 0.3], "minimum": 0, "optimal": 0.5, "maximum": 1, "kind": "IMAGE",
            "image": __file__}], "not an image Blender can read"),
+        ("[" * 100_000 + "]" * 100_000, "the layers JSON is nested too deeply"),
+        ("[{]", "layers is not valid JSON: Expecting property name"),
+        ([{"name": "x", "color": [0.1, 0.2, 0.3], "optimal": 0.5}],
+         r"layers\[0\]: missing keys \['minimum', 'maximum'\]"),
     ],
 )
 def test_bad_layers_leave_nothing_behind(scene, layers, match):
     before = counts()
     with pytest.raises(RuntimeError, match=match):
-        bpy.ops.orogen.terrain_add(size=8, layers=json.dumps(layers))
+        bpy.ops.orogen.terrain_add(size=8, layers=layers if isinstance(layers, str) else json.dumps(layers))
     assert counts() == before
 
 
