@@ -2,6 +2,8 @@
 
 import json
 import os
+import shutil
+import tempfile
 
 import bpy
 import numpy as np
@@ -315,17 +317,42 @@ class OROGEN_OT_export_maps(bpy.types.Operator):
         except (ValueError, TypeError, KeyError, OSError, RuntimeError) as err:
             self.report({'ERROR'}, f"Export failed: {err}")
             return {'CANCELLED'}
+        if not written:
+            self.report({'WARNING'}, "Nothing exported: choose a heightmap format or some maps")
+            return {'CANCELLED'}
         self.report({'INFO'}, f"Wrote {len(written)} files to {os.path.dirname(written[0])}")
         return {'FINISHED'}
 
 
 def export_terrain_maps(obj, options) -> list[str]:
-    """Write the maps ``options`` asks for (see :class:`OROGEN_OT_export_maps`); returns the paths."""
+    """Write the maps ``options`` asks for (see :class:`OROGEN_OT_export_maps`); returns the paths.
+
+    All or nothing: the files are written into a hidden staging folder inside
+    the target folder and moved into place only once every one of them was
+    written, so a failure (a full disk, a folder where a file should go)
+    leaves the target folder as it was. Raises ``ValueError``, ``OSError`` or
+    ``RuntimeError`` (Blender's image writer).
+    """
+    folder = export.check_path(options.directory)
+    staging = tempfile.mkdtemp(prefix=".orogen-export-", dir=folder)
+    try:
+        staged = _write_maps(obj, options, os.path.join(staging, bpy.path.clean_name(options.name) or "terrain"))
+        finals = [os.path.join(folder, os.path.basename(path)) for path in staged]
+        for path in finals:
+            if os.path.isdir(path):
+                raise ValueError(f"{path} is a folder: nothing was written")
+        for path, final in zip(staged, finals, strict=True):
+            os.replace(path, final)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return finals
+
+
+def _write_maps(obj, options, stem: str) -> list[str]:
+    """Write the maps to ``stem`` + suffixes; returns the paths."""
     from ..core import colormap, layer_weights, shading
     from ..core.colormap import splat_maps
 
-    folder = export.check_path(options.directory)
-    stem = os.path.join(folder, bpy.path.clean_name(options.name) or "terrain")
     info = json.loads(obj[TERRAIN_PROPERTY])
     h = export.heightmap_from_mesh(obj)
     metres = h * np.float32(info["height"])

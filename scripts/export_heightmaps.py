@@ -17,7 +17,10 @@ README's export table for their contents and orientation.
 import argparse
 import json
 import math
+import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -48,7 +51,7 @@ def parse_args(argv):
     parser.add_argument("--metres", action="store_true", help="EXR/NPY in absolute metres (with a JSON sidecar)")
     parser.add_argument("--maps", default="lightmap,color,normal,data,splat",
                         help="other maps, comma-separated: lightmap,color,normal,data,splat (or 'none')")
-    parser.add_argument("--output-dir", type=Path, default=ROOT / "out" / "export",
+    parser.add_argument("--output-dir", default=str(ROOT / "out" / "export"),
                         help="folder to write into (default out/export)")
     parser.add_argument("--name", default="terrain", help="file name stem (default terrain)")
     args = parser.parse_args(argv)
@@ -81,6 +84,9 @@ def parse_args(argv):
     max_seed = 2**64 - 1 if args.recipe is not None else 2**31 - 1
     if args.seed is not None and not 0 <= args.seed <= max_seed:
         problems.append(f"--seed must be in [0, {max_seed}], got {args.seed}")
+    if not args.output_dir.strip():
+        problems.append("--output-dir must name a folder, got an empty string")
+    args.output_dir = Path(args.output_dir)
     if args.recipe is not None and not args.recipe.is_file():
         problems.append(f"--recipe {str(args.recipe)!r} is not a file")
     if args.metres and not {"EXR", "NPY"} & set(formats):
@@ -133,7 +139,8 @@ def main(argv=None):
                 if key not in names:
                     sys.exit(f"error: --set {key}: not a terrain setting; valid: {', '.join(names)}")
             options = {key: f"--set {key}" for key in args.overrides}
-            options.update({key: f"--{key}" for key in ("seed", "size", "width", "height") if key in values})
+            options.update({key: f"--{key}" for key in ("seed", "size", "width", "height")
+                            if getattr(args, key) is not None})
             problems = out_of_bounds(settings.bl_rna, values, options)
             if problems:
                 sys.exit("error: " + "; ".join(problems))
@@ -146,21 +153,39 @@ def main(argv=None):
     except (RuntimeError, ValueError, TypeError) as err:  # the operator's report, or a bad recipe/override
         sys.exit(f"error: {report_text(err)}")
     terrain = bpy.context.active_object
-    written = []
-    for i, fmt in enumerate(args.formats):
-        options = SimpleNamespace(
-            directory=str(args.output_dir), name=args.name, heightmap_format=fmt, absolute=args.metres,
-            # the other maps once, with the first format
-            use_lightmap=i == 0 and "lightmap" in args.map_set, use_colormap=i == 0 and "color" in args.map_set,
-            use_normal_map=i == 0 and "normal" in args.map_set, use_data_maps=i == 0 and "data" in args.map_set,
-            use_splat_maps=i == 0 and "splat" in args.map_set,
-        )
-        try:
-            written += orogen.addon.operators.export_terrain_maps(terrain, options)
-        except (ValueError, OSError, RuntimeError) as err:
-            sys.exit(f"error: {err}")
-    for path in dict.fromkeys(written):
+    try:
+        written = export_all(orogen, terrain, args)
+    except (ValueError, OSError, RuntimeError) as err:
+        sys.exit(f"error: {report_text(err)}")
+    for path in written:
         print(f"wrote {path}")
+
+
+def export_all(orogen, terrain, args) -> list[str]:
+    """Every format and map, all or nothing: staged in a hidden folder, then moved into ``--output-dir``."""
+    folder = orogen.addon.export.check_path(str(args.output_dir))
+    staging = tempfile.mkdtemp(prefix=".orogen-export-", dir=folder)
+    try:
+        staged = []
+        for i, fmt in enumerate(args.formats):
+            options = SimpleNamespace(
+                directory=staging, name=args.name, heightmap_format=fmt, absolute=args.metres,
+                # the other maps once, with the first format
+                use_lightmap=i == 0 and "lightmap" in args.map_set, use_colormap=i == 0 and "color" in args.map_set,
+                use_normal_map=i == 0 and "normal" in args.map_set, use_data_maps=i == 0 and "data" in args.map_set,
+                use_splat_maps=i == 0 and "splat" in args.map_set,
+            )
+            staged += orogen.addon.operators.export_terrain_maps(terrain, options)
+        staged = list(dict.fromkeys(staged))
+        finals = [os.path.join(folder, os.path.basename(path)) for path in staged]
+        for path in finals:
+            if os.path.isdir(path):
+                raise ValueError(f"{path} is a folder: nothing was written")
+        for path, final in zip(staged, finals, strict=True):
+            os.replace(path, final)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return finals
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ import atexit
 import importlib.util
 import json
 import math
+import os
 import sys
 from pathlib import Path
 
@@ -73,10 +74,10 @@ def parse_args(argv):
     parser.add_argument("--blend", type=Path, default=None, help="also save the scene to this .blend file")
     args = parser.parse_args(argv)
     problems = []
-    if min(args.resolution) < 4:
-        problems.append("--resolution must be at least 4 x 4 pixels")
-    if args.samples < 1:
-        problems.append("--samples must be at least 1")
+    if not (4 <= min(args.resolution) and max(args.resolution) <= 16384):
+        problems.append("--resolution must be 4 to 16384 pixels each way")
+    if not 1 <= args.samples <= 65536:
+        problems.append("--samples must be in [1, 65536]")
     if not 0 <= args.seed <= 2**31 - 1:
         problems.append("--seed must be in [0, 2147483647]")
     if not 2 <= args.size <= 4097:
@@ -107,10 +108,17 @@ def read_recipe(path: Path) -> dict:
         sys.exit(f"error: cannot read --recipe {str(path)!r}: {err}")
     except json.JSONDecodeError as err:
         sys.exit(f"error: --recipe {str(path)!r} is not JSON: {err}")
-    if isinstance(data, dict) and isinstance(data.get("recipe"), dict):  # an export's sidecar
+    except RecursionError:
+        sys.exit(f"error: --recipe {str(path)!r} is nested too deeply to be a recipe")
+    if isinstance(data, dict) and "recipe" in data:  # an export's sidecar
         data = data["recipe"]
+        if not isinstance(data, dict):
+            sys.exit(f"error: --recipe {str(path)!r} is a sidecar whose \"recipe\" is not an object "
+                     "(an imported heightmap has none)")
     if not isinstance(data, dict):
         sys.exit(f"error: --recipe {str(path)!r} must hold a JSON object (a recipe), got {type(data).__name__}")
+    if not isinstance(data.get("params", {}), dict):
+        sys.exit(f"error: --recipe {str(path)!r}: \"params\" must be an object, got {data['params']!r}")
     return data
 
 
@@ -124,16 +132,16 @@ def out_of_bounds(rna, values: dict, options: dict) -> list[str]:
     problems = []
     for name, value in values.items():
         prop = rna.properties.get(name)
-        if prop is None or prop.type not in {'INT', 'FLOAT'} or isinstance(value, bool):
+        if prop is None or prop.type not in {'INT', 'FLOAT'}:
             continue
-        if not isinstance(value, (int, float)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
             kind = "an integer" if prop.type == 'INT' else "a number"
             problems.append(f"{options.get(name, name)} must be {kind}, got {value!r}")
             continue
         if prop.type == 'INT' and not float(value).is_integer():
             problems.append(f"{options.get(name, name)} must be an integer, got {value!r}")
         elif not (math.isfinite(value) and prop.hard_min <= value <= prop.hard_max):
-            low, high = (f"{v:g}" for v in (prop.hard_min, prop.hard_max))
+            low, high = (repr(v) if prop.type == 'INT' else f"{v:g}" for v in (prop.hard_min, prop.hard_max))
             problems.append(f"{options.get(name, name)} must be in [{low}, {high}], got {value!r}")
     return problems
 
@@ -172,18 +180,24 @@ def main(argv=None):
     render.add_sun(scene, math.radians(args.azimuth), math.radians(args.altitude))
     render.set_world(scene)
     render.configure_cycles(scene, tuple(args.resolution), args.samples)
-    output = args.output.resolve()
-    for path in (output, args.blend.resolve() if args.blend else None):
-        if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
+    # Both files or neither: render and save beside their targets under temporary names, then rename.
+    targets = [args.output.resolve()] + ([args.blend.resolve()] if args.blend else [])
+    staged = [t.with_name(f".{t.stem}.{os.getpid()}.partial{t.suffix}") for t in targets]
     try:
-        render.render_still(scene, str(output))
-        print(f"wrote {output}")
+        for path in targets:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        render.render_still(scene, str(staged[0]))
         if args.blend:
-            bpy.ops.wm.save_as_mainfile(filepath=str(args.blend.resolve()))
-            print(f"wrote {args.blend.resolve()}")
-    except RuntimeError as err:
-        sys.exit(f"error: could not write {str(output)!r} or the .blend: {report_text(err)}")
+            bpy.ops.wm.save_as_mainfile(filepath=str(staged[1]), copy=True)
+        for path, target in zip(staged, targets, strict=True):
+            os.replace(path, target)
+    except (RuntimeError, OSError) as err:
+        sys.exit(f"error: could not write {' and '.join(map(str, targets))}: {report_text(err)}")
+    finally:
+        for path in staged:
+            path.unlink(missing_ok=True)
+    for target in targets:
+        print(f"wrote {target}")
 
 
 if __name__ == "__main__":

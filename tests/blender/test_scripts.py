@@ -84,8 +84,9 @@ def test_render_terrain_reads_a_recipe(tmp_path):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--resolution", "0", "0"], "--resolution must be at least 4"),
-        (["--samples", "0"], "--samples must be at least 1"),
+        (["--resolution", "0", "0"], "--resolution must be 4 to 16384 pixels"),
+        (["--resolution", "1000000", "1000000"], "--resolution must be 4 to 16384 pixels"),
+        (["--samples", "0"], "--samples must be in [1, 65536]"),
         (["--seed", "2147483648"], "--seed must be in"),
         (["--altitude", "nan"], "--altitude in"),
         (["--output", "out/terrain.jpg"], "--output must be a .png file path"),
@@ -96,6 +97,7 @@ def test_render_terrain_reads_a_recipe(tmp_path):
         (["--height", "-5"], "--height must be in [0, 100000], got -5.0"),
         (["--recipe", "/nonexistent.json"], "--recipe '/nonexistent.json' is not a file"),
         (["--recipe", "README.md"], "--recipe 'README.md' is not JSON"),
+        (["--blend", "/proc/x.blend"], "error: could not write"),  # and leaves no picture behind
     ],
 )
 def test_render_terrain_refuses_bad_arguments_with_a_message(args, message, tmp_path):
@@ -154,6 +156,26 @@ def test_export_heightmaps_from_a_preset_and_from_a_recipe(tmp_path):
     assert proc.returncode == 0, proc.stderr
 
 
+def test_export_heightmaps_writes_all_or_nothing(tmp_path):
+    (tmp_path / "terrain_lightmap.png").mkdir()  # a folder where a file should go
+    (tmp_path / "old.txt").write_text("kept")
+    proc = run(ROOT / "scripts" / "export_heightmaps.py", "--preset", "island", "--size", "9",
+               "--format", "PNG16,R16", "--output-dir", tmp_path)
+    assert proc.returncode == 1 and "terrain_lightmap.png is a folder: nothing was written" in proc.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["old.txt", "terrain_lightmap.png"]
+
+
+def test_recipes_with_params_that_are_not_an_object_are_refused(tmp_path):
+    recipe = tmp_path / "r.json"
+    for params in (None, "x", []):
+        recipe.write_text(json.dumps({"generator": "hills", "shape": [9, 9], "params": params}))
+        for script, output in (("export_heightmaps.py", ["--output-dir", tmp_path / "e"]),
+                               ("render_terrain.py", ["--output", tmp_path / "r.png"])):
+            proc = run(ROOT / "scripts" / script, "--recipe", recipe, *output)
+            assert proc.returncode == 1 and '"params" must be an object' in proc.stderr, proc.stderr
+            assert "Traceback" not in proc.stderr
+
+
 def test_export_heightmaps_lists_only_heightmap_presets():
     proc = run(ROOT / "scripts" / "export_heightmaps.py", "--list")
     assert proc.returncode == 0 and "alpine_faults" in proc.stdout and "side_view_level" not in proc.stdout
@@ -170,6 +192,9 @@ def test_export_heightmaps_lists_only_heightmap_presets():
         (["--preset", "island", "--height", "0"], "--height must be a positive number"),
         (["--preset", "island", "--size", "5000"], "--size must be in [2, 4097]"),
         (["--preset", "island", "--seed", "2147483648"], "--seed must be in [0, 2147483647]"),
+        (["--preset", "island", "--set", "seed=2147483648"], "--set seed must be in [0, 2147483647]"),
+        (["--preset", "island", "--set", "size=true"], "--set size must be an integer, got True"),
+        (["--preset", "island", "--output-dir", ""], "--output-dir must name a folder"),
         (["--recipe", "pyproject.toml", "--seed", str(2**64)], "--seed must be in [0, 18446744073709551615]"),
         (["--preset", "island", "--set", "hill_count=NaN"], "--set hill_count must be an integer, got nan"),
         (["--preset", "island", "--set", "hill_count=-3"], "--set hill_count must be in [0, 100000], got -3"),
@@ -181,7 +206,7 @@ def test_export_heightmaps_lists_only_heightmap_presets():
     ],
 )
 def test_export_heightmaps_refuses_bad_arguments(args, message, tmp_path):
-    proc = run(ROOT / "scripts" / "export_heightmaps.py", *args, "--output-dir", tmp_path)
+    proc = run(ROOT / "scripts" / "export_heightmaps.py", "--output-dir", tmp_path, *args)
     assert proc.returncode != 0 and message in proc.stderr and "Traceback" not in proc.stderr
 
 
