@@ -92,6 +92,15 @@ def test_export_into_a_file_path_is_reported(terrain, tmp_path):
         bpy.ops.orogen.export_maps(directory=str(blocker), name="t")
 
 
+def test_a_failed_export_leaves_the_folder_as_it_was(terrain, tmp_path):
+    (tmp_path / "t_splat0.png").mkdir()  # the last file written cannot go where it should
+    with pytest.raises(RuntimeError, match="t_splat0.png is a folder: nothing was written"):
+        export(tmp_path, heightmap_format='R16', use_splat_maps=True)
+    assert [p.name for p in tmp_path.iterdir()] == ["t_splat0.png"]
+    assert export(tmp_path, heightmap_format='R16', use_splat_maps=False) == {'FINISHED'}
+    assert sorted(p.name for p in tmp_path.iterdir() if p.is_file())[:2] == ["t_color.png", "t_curvature.exr"]
+
+
 def test_export_needs_a_terrain(scene):
     bpy.ops.mesh.primitive_cube_add()
     assert not bpy.ops.orogen.export_maps.poll()
