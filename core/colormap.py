@@ -19,12 +19,12 @@ node tree built by the add-on computes exactly these formulas.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
 
-from .heightmap import as_heightmap, check_number
+from .heightmap import as_heightmap, as_real_array, check_number
 
 __all__ = [
     "LAYER_KINDS",
@@ -129,16 +129,26 @@ def check_layers(layers: object) -> tuple[Layer, ...]:
         if s_lo > s_hi:
             raise ValueError(f"layers[{i}] ({layer.name!r}) needs slope_min <= slope_max, got {s_lo}, {s_hi}")
         check_number(layer.slope_softness, f"layers[{i}].slope_softness", 0.01, 90.0)
-        if layer.kind not in LAYER_KINDS:
+        if not isinstance(layer.kind, str) or layer.kind not in LAYER_KINDS:
             raise ValueError(f"layers[{i}].kind must be one of {LAYER_KINDS}, got {layer.kind!r}")
         if not isinstance(layer.color2, (tuple, list)) or len(layer.color2) != 3:
             raise TypeError(f"layers[{i}].color2 must be an (r, g, b) tuple, got {layer.color2!r}")
         for c, v in zip("rgb", layer.color2, strict=True):
             check_number(v, f"layers[{i}].color2.{c}", 0.0, 1.0)
         check_number(layer.scale, f"layers[{i}].scale", 1e-3, 1e4)
+        if not isinstance(layer.image, str):
+            raise TypeError(f"layers[{i}].image must be a file path (str), got {type(layer.image).__name__}")
         if layer.kind == "IMAGE" and not layer.image:
             raise ValueError(f"layers[{i}] ({layer.name!r}) is an IMAGE layer without an image path")
-    return tuple(layers)
+    # The numbers as floats (a Fraction or numpy scalar must not turn the weights into object arrays).
+    return tuple(
+        replace(layer, minimum=float(layer.minimum), optimal=float(layer.optimal), maximum=float(layer.maximum),
+                color=(float(layer.color[0]), float(layer.color[1]), float(layer.color[2])),
+                color2=(float(layer.color2[0]), float(layer.color2[1]), float(layer.color2[2])),
+                slope_min=float(layer.slope_min), slope_max=float(layer.slope_max),
+                slope_softness=float(layer.slope_softness), scale=float(layer.scale))
+        for layer in layers
+    )
 
 
 def layer_presence(
@@ -171,22 +181,19 @@ def layer_presence(
     Raises
     ------
     TypeError
-        If ``layer`` is not a valid :class:`Layer`.
+        If ``layer`` is not a valid :class:`Layer`, or ``heights`` or
+        ``slopes`` are not real numbers (strings, complex, masked arrays).
     ValueError
         If ``heights`` or ``slopes`` holds NaN or infinity, the shapes differ,
         or the layer's values are out of range.
     """
     (layer,) = check_layers([layer])
-    h = np.asarray(heights, dtype=np.float64)
-    if not np.isfinite(h).all():
-        raise ValueError("heights must be finite (no NaN or infinity)")
+    h = as_real_array(heights, "heights")
     s = None
     if slopes is not None:
-        s = np.asarray(slopes, dtype=np.float64)
+        s = as_real_array(slopes, "slopes")
         if s.shape != h.shape:
             raise ValueError(f"slopes must have the shape of heights {h.shape}, got {s.shape}")
-        if not np.isfinite(s).all():
-            raise ValueError("slopes must be finite (no NaN or infinity)")
         s = np.clip(s, 0.0, 90.0)
     return _presence(h, layer, s)
 
@@ -321,8 +328,8 @@ def splat_maps(weights: npt.ArrayLike) -> list[npt.NDArray[np.uint8]]:
         sum to exactly 255 (largest-remainder rounding), so engines that
         assume normalised splats see no seams.
     """
-    w = np.asarray(weights, dtype=np.float64)
-    if w.ndim != 3 or w.shape[-1] < 1 or not np.isfinite(w).all() or (w < 0).any():
+    w = as_real_array(weights, "weights")
+    if w.ndim != 3 or w.shape[-1] < 1 or (w < 0).any():
         raise ValueError("weights must be a finite, non-negative (rows, cols, n_layers) array")
     peak = w.max(axis=-1, keepdims=True)
     w = w / np.where(peak > 0, peak, 1.0)  # scale into [0, 1] first: huge weights cannot overflow the sum

@@ -108,6 +108,31 @@ def check_shape(shape: object, name: str = "shape", min_side: int = 1) -> tuple[
     return rows, cols
 
 
+def as_real_array(values: npt.ArrayLike, name: str) -> npt.NDArray[np.float64]:
+    """Validate an array of finite real numbers of any shape and return it as ``float64``.
+
+    Raises
+    ------
+    TypeError
+        For a masked array or values that are not real numbers (strings,
+        complex, objects).
+    ValueError
+        For a ragged array or NaN/Inf values.
+    """
+    if isinstance(values, np.ma.MaskedArray):
+        raise TypeError(f"{name} must not be a masked array: fill the masked cells first (.filled())")
+    try:
+        arr = np.asarray(values)
+    except ValueError as err:  # ragged nested lists
+        raise ValueError(f"{name} must be a rectangular array: {err}") from None
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must hold real numbers, got dtype {arr.dtype}")
+    out: npt.NDArray[np.float64] = arr.astype(np.float64)
+    if not np.isfinite(out).all():
+        raise ValueError(f"{name} must be finite (no NaN or infinity)")
+    return out
+
+
 def as_heightmap(
     heightmap: npt.ArrayLike, name: str = "heightmap", dtype: type[np.floating[Any]] = np.float32,
     float32_range: bool = False,

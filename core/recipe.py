@@ -199,10 +199,14 @@ class Recipe:
     @classmethod
     def from_json(cls, text: str) -> Recipe:
         """Recipe from JSON text (see :meth:`from_dict`); invalid JSON raises ``ValueError``."""
+        if not isinstance(text, (str, bytes, bytearray)):
+            raise TypeError(f"a recipe's JSON must be text, got {type(text).__name__}")
         try:
             data = json.loads(text)
         except RecursionError:
             raise ValueError("the recipe JSON is nested too deeply") from None
+        except ValueError as err:  # syntax, or an integer of thousands of digits
+            raise ValueError(f"the recipe is not valid JSON: {err}") from None
         return cls.from_dict(data)
 
     # --- evaluation ------------------------------------------------------------------------

@@ -139,3 +139,50 @@ def test_layer_presence_is_a_tent_over_the_height_range_times_the_slope_factor()
 def test_layer_presence_refuses_bad_input(heights, layer, slopes, error, match):
     with pytest.raises(error, match=match):
         layer_presence(heights, layer, slopes)
+
+
+@pytest.mark.parametrize(
+    ("heights", "error", "match"),
+    [
+        ([["0.5"]], TypeError, "heights must hold real numbers, got dtype <U3"),
+        (np.array([[0.5 + 1j]]), TypeError, "heights must hold real numbers, got dtype complex128"),
+        (np.ma.masked_array([[0.5]], mask=[[True]]), TypeError, "heights must not be a masked array"),
+    ],
+)
+def test_layer_presence_refuses_what_is_not_real_numbers(heights, error, match):
+    with pytest.raises(error, match=match):
+        layer_presence(heights, DEFAULT_LAYERS[0])
+
+
+def test_layer_numbers_of_other_types_become_floats():
+    from fractions import Fraction
+
+    layer = Layer("f", (Fraction(1, 2), 0.5, 0.5), Fraction(0), Fraction(1, 2), Fraction(1))
+    presence = layer_presence(np.array([[0.25]]), layer)
+    assert presence.dtype == np.float64 and presence[0, 0] == 0.5
+    weights = layer_weights(np.array([[0.25]]), (layer, DEFAULT_LAYERS[2]))
+    assert weights.dtype == np.float32 and float(weights.sum()) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize(
+    ("changes", "error", "match"),
+    [
+        ({"kind": np.array(["COLOR"])}, ValueError, r"kind must be one of"),
+        ({"kind": "IMAGE", "image": 5}, TypeError, r"image must be a file path \(str\), got int"),
+        ({"image": ["a.png"]}, TypeError, r"image must be a file path \(str\), got list"),
+    ],
+)
+def test_layer_kind_and_image_types_are_checked(changes, error, match):
+    from dataclasses import replace
+
+    with pytest.raises(error, match=match):
+        layer_weights(np.zeros((2, 2)), (replace(DEFAULT_LAYERS[0], **changes),))
+
+
+def test_splat_maps_refuse_what_is_not_real_weights():
+    from core import splat_maps
+
+    with pytest.raises(TypeError, match="weights must hold real numbers"):
+        splat_maps(np.full((2, 2, 2), "0.5"))
+    with pytest.raises(TypeError, match="weights must not be a masked array"):
+        splat_maps(np.ma.masked_array(np.ones((2, 2, 2)), mask=np.zeros((2, 2, 2), bool)))

@@ -88,3 +88,12 @@ def test_bad_parameter_values_fail_when_evaluated_with_named_errors():
 
 def test_filters_registry_names():
     assert set(FILTERS) == {"flatten", "box_blur", "erosion", "terrace", "sea_level"}
+
+
+def test_recipe_json_errors_say_it_is_the_recipe():
+    with pytest.raises(ValueError, match="the recipe is not valid JSON: Exceeds the limit"):
+        Recipe.from_json('{"seed": ' + "9" * 5000 + "}")
+    with pytest.raises(ValueError, match="the recipe is not valid JSON: Expecting"):
+        Recipe.from_json("{seed: 1}")
+    with pytest.raises(TypeError, match="a recipe's JSON must be text, got dict"):
+        Recipe.from_json({"seed": 1})
