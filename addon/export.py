@@ -8,6 +8,7 @@ exactly in a 16-bit PNG. RAW is little-endian unsigned 16-bit, row-major,
 no header (the ``.r16`` layout terrain tools and game engines read).
 """
 
+import contextlib
 import json
 import os
 
@@ -264,6 +265,44 @@ def cell_size(info: dict) -> float:
     """Metres between neighbouring cells of a terrain described by its ``orogen_terrain`` info."""
     rows, cols = info["shape"]
     return float(info["width"]) / max(rows - 1, cols - 1, 1)
+
+
+def move_into_place(pairs: list[tuple[str, str]]) -> None:
+    """Move each ``(new, target)`` file onto its target, all or none.
+
+    Existing targets are first renamed aside (beside themselves, so on the
+    same file system); only when every target is out of the way are the new
+    files renamed in. Any failure (a folder where a file should go, an
+    immutable or locked file) puts every old file back, moves what was
+    placed back where it came from, and raises ``ValueError`` or
+    ``OSError``: the folders are left as they were, and the ``new`` files
+    stay with their caller.
+    """
+    for _, target in pairs:
+        if os.path.isdir(target):
+            raise ValueError(f"{target} is a folder: nothing was written")
+    aside: list[tuple[str, str]] = []
+    placed: list[tuple[str, str]] = []
+    try:
+        for i, (_, target) in enumerate(pairs):
+            if os.path.lexists(target):
+                backup = os.path.join(os.path.dirname(target), f".{os.path.basename(target)}.{os.getpid()}-{i}.old")
+                os.replace(target, backup)
+                aside.append((target, backup))
+        for new, target in pairs:
+            os.replace(new, target)
+            placed.append((new, target))
+    except OSError:
+        for new, target in reversed(placed):
+            with contextlib.suppress(OSError):
+                os.replace(target, new)
+        for target, backup in reversed(aside):
+            with contextlib.suppress(OSError):
+                os.replace(backup, target)
+        raise
+    for _, backup in aside:
+        with contextlib.suppress(OSError):
+            os.remove(backup)
 
 
 def check_path(directory: str) -> str:

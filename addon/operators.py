@@ -338,11 +338,7 @@ def export_terrain_maps(obj, options) -> list[str]:
     try:
         staged = _write_maps(obj, options, os.path.join(staging, bpy.path.clean_name(options.name) or "terrain"))
         finals = [os.path.join(folder, os.path.basename(path)) for path in staged]
-        for path in finals:
-            if os.path.isdir(path):
-                raise ValueError(f"{path} is a folder: nothing was written")
-        for path, final in zip(staged, finals, strict=True):
-            os.replace(path, final)
+        export.move_into_place(list(zip(staged, finals, strict=True)))
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return finals

@@ -178,11 +178,7 @@ def export_all(orogen, terrain, args) -> list[str]:
             staged += orogen.addon.operators.export_terrain_maps(terrain, options)
         staged = list(dict.fromkeys(staged))
         finals = [os.path.join(folder, os.path.basename(path)) for path in staged]
-        for path in finals:
-            if os.path.isdir(path):
-                raise ValueError(f"{path} is a folder: nothing was written")
-        for path, final in zip(staged, finals, strict=True):
-            os.replace(path, final)
+        orogen.addon.export.move_into_place(list(zip(staged, finals, strict=True)))
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return finals

@@ -11,6 +11,7 @@ otherwise it loads it from this source tree.
 
 import argparse
 import atexit
+import contextlib
 import importlib.util
 import json
 import math
@@ -189,13 +190,13 @@ def main(argv=None):
         render.render_still(scene, str(staged[0]))
         if args.blend:
             bpy.ops.wm.save_as_mainfile(filepath=str(staged[1]), copy=True)
-        for path, target in zip(staged, targets, strict=True):
-            os.replace(path, target)
-    except (RuntimeError, OSError) as err:
+        orogen.addon.export.move_into_place([(str(p), str(t)) for p, t in zip(staged, targets, strict=True)])
+    except (RuntimeError, OSError, ValueError) as err:
         sys.exit(f"error: could not write {' and '.join(map(str, targets))}: {report_text(err)}")
     finally:
         for path in staged:
-            path.unlink(missing_ok=True)
+            with contextlib.suppress(OSError):  # e.g. on a read-only file system nothing was made
+                path.unlink(missing_ok=True)
     for target in targets:
         print(f"wrote {target}")
 

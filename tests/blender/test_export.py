@@ -273,3 +273,31 @@ def test_export_needs_a_folder_and_object_mode(terrain):
         assert not bpy.ops.orogen.export_maps.poll() and not bpy.ops.orogen.size_set.poll()
     finally:
         bpy.ops.object.mode_set(mode='OBJECT')
+
+
+@pytest.mark.parametrize("failing", ["aside", "place"])
+def test_move_into_place_puts_every_old_file_back_when_one_move_fails(orogen, tmp_path, monkeypatch, failing):
+    import os
+
+    target = tmp_path / "out"
+    target.mkdir()
+    for name in ("a.png", "b.png", "c.png"):
+        (target / name).write_text("old " + name)
+        (tmp_path / name).write_text("new " + name)
+    pairs = [(str(tmp_path / n), str(target / n)) for n in ("a.png", "b.png", "c.png")]
+    real_replace = os.replace
+
+    def replace(src, dst):
+        blocked = (failing == "aside" and src == str(target / "c.png")) or (
+            failing == "place" and src == str(tmp_path / "c.png"))  # the last new file cannot go in
+        if blocked:
+            raise PermissionError(1, "Operation not permitted", str(src))  # an immutable or locked file
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", replace)
+    with pytest.raises(PermissionError):
+        orogen.addon.export.move_into_place(pairs)
+    monkeypatch.setattr(os, "replace", real_replace)
+    assert {p.name: p.read_text() for p in target.iterdir()} == {n: "old " + n for n in ("a.png", "b.png", "c.png")}
+    orogen.addon.export.move_into_place(pairs)
+    assert {p.name: p.read_text() for p in target.iterdir()} == {n: "new " + n for n in ("a.png", "b.png", "c.png")}
