@@ -96,6 +96,9 @@ def read_image(path: str, check_size=None) -> npt.NDArray[np.float32]:
     image = bpy.data.images.load(path, check_existing=False)
     try:
         image.colorspace_settings.name = 'Non-Color'
+        if tuple(image.size) == (0, 0):
+            raise ValueError(f"Blender could not read the pixels of {os.path.basename(path)} (broken, or a "
+                             "multilayer OpenEXR: save the heights as a single-layer image)")
         if tuple(image.size) != (cols, rows):
             raise ValueError(f"{os.path.basename(path)} could not be read as an image (Blender read "
                              f"{image.size[0]} x {image.size[1]} pixels, its header says {cols} x {rows})")

@@ -9,8 +9,9 @@ these few lines read the three headers directly, from their specifications:
 
 - PNG: the IHDR chunk, which the PNG specification (W3C, 3rd ed., 11.2.1)
   requires first: width and height as big-endian 32-bit integers.
-- TIFF: the first image file directory (TIFF 6.0, section 2; BigTIFF), tags
-  256 ImageWidth and 257 ImageLength, SHORT or LONG (LONG8 in BigTIFF).
+- TIFF: the first image file directory (TIFF 6.0, section 2; BigTIFF),
+  wherever in the file it lies, tags 256 ImageWidth and 257 ImageLength,
+  SHORT or LONG (LONG8 in BigTIFF).
 - OpenEXR: the header attributes of the first part (OpenEXR file layout),
   ``dataWindow`` of type ``box2i``: ``xMin, yMin, xMax, yMax``.
 """
@@ -18,6 +19,7 @@ these few lines read the three headers directly, from their specifications:
 from __future__ import annotations
 
 import struct
+from typing import BinaryIO
 
 __all__ = ["FORMATS", "image_size"]
 
@@ -26,7 +28,7 @@ FORMATS = ("PNG", "TIFF", "OpenEXR")
 
 _PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 _EXR_MAGIC = b"\x76\x2f\x31\x01"
-_HEADER_LIMIT = 1 << 20  # bytes of header read at most (EXR attributes, TIFF directory)
+_HEADER_LIMIT = 1 << 20  # bytes of an OpenEXR header read at most (its attributes)
 
 
 def image_size(path: str) -> tuple[str, int, int]:
@@ -53,10 +55,10 @@ def image_size(path: str) -> tuple[str, int, int]:
     """
     with open(path, "rb") as f:
         head = f.read(_HEADER_LIMIT)
-    if head.startswith(_PNG_MAGIC):
-        return ("PNG", *_png(head))
-    if head[:4] in (b"II*\x00", b"MM\x00*", b"II+\x00", b"MM\x00+"):
-        return ("TIFF", *_tiff(head))
+        if head.startswith(_PNG_MAGIC):
+            return ("PNG", *_png(head))
+        if head[:4] in (b"II*\x00", b"MM\x00*", b"II+\x00", b"MM\x00+"):
+            return ("TIFF", *_tiff(f, head))
     if head.startswith(_EXR_MAGIC):
         return ("OpenEXR", *_exr(head))
     raise ValueError("not a PNG, TIFF or OpenEXR file (by its first bytes)")
@@ -75,24 +77,26 @@ def _png(head: bytes) -> tuple[int, int]:
     return _checked(rows, cols, "PNG")
 
 
-def _tiff(head: bytes) -> tuple[int, int]:
+def _tiff(f: BinaryIO, head: bytes) -> tuple[int, int]:
+    """Read the first image file directory, wherever in the file it is (writers often put it last)."""
     order = "<" if head[:2] == b"II" else ">"
     big = head[2:4] in (b"+\x00", b"\x00+")
+    offset_code, count_code, entry, size = ("Q", "Q", "HHQ8s", 20) if big else ("I", "H", "HHI4s", 12)
+    file_size = f.seek(0, 2)
     try:
-        if big:
-            (offset,) = struct.unpack_from(order + "Q", head, 8)
-            (count,) = struct.unpack_from(order + "Q", head, offset)
-            entry, first, size = "HHQ8s", offset + 8, 20
-        else:
-            (offset,) = struct.unpack_from(order + "I", head, 4)
-            (count,) = struct.unpack_from(order + "H", head, offset)
-            entry, first, size = "HHI4s", offset + 2, 12
+        (offset,) = struct.unpack_from(order + offset_code, head, 8 if big else 4)
+        if offset >= file_size:
+            raise ValueError("the TIFF header points past the end of the file")
+        f.seek(offset)
+        directory = f.read(8 + 4096 * size)  # at most 4096 entries are looked at
+        (count,) = struct.unpack_from(order + count_code, directory, 0)
+        first = struct.calcsize(order + count_code)
         found = {}
         for i in range(min(count, 4096)):
-            tag, kind, _, value = struct.unpack_from(order + entry, head, first + i * size)
+            tag, kind, _, value = struct.unpack_from(order + entry, directory, first + i * size)
             if tag in (256, 257):
                 code = {3: "H", 4: "I", 16: "Q"}.get(kind)
-                if code is None:
+                if code is None or struct.calcsize(code) > len(value):
                     raise ValueError(f"the TIFF header gives tag {tag} an unexpected type {kind}")
                 (found[tag],) = struct.unpack_from(order + code, value, 0)
     except struct.error:

@@ -37,6 +37,13 @@ def big_endian_tiff(width, height, width_type=3, height_type=4):
         + entry(257, height_type, height) + struct.pack(">I", 0)
 
 
+def tiff_with_directory_last(width, height, padding):
+    """A little-endian TIFF whose directory follows ``padding`` bytes of (pixel) data, as many writers do."""
+    offset = 8 + padding
+    entries = struct.pack("<HHII", 256, 4, 1, width) + struct.pack("<HHII", 257, 4, 1, height)
+    return b"II*\x00" + struct.pack("<I", offset) + bytes(padding) + struct.pack("<H", 2) + entries + bytes(4)
+
+
 def exr_header(x_min, y_min, x_max, y_max):
     """An OpenEXR header: magic, version, a channels attribute and the dataWindow."""
     channels = b"Y\0" + struct.pack("<iBBBBii", 2, 0, 0, 0, 0, 1, 1) + b"\0"
@@ -59,6 +66,7 @@ def png_header(width, height):
         (exr_header(0, 0, 99, 49), ("OpenEXR", 50, 100)),
         (exr_header(-10, 5, 9, 14), ("OpenEXR", 10, 20)),
         (png_header(12000, 12000), ("PNG", 12000, 12000)),  # a header claiming far more than the file holds
+        (tiff_with_directory_last(1025, 1025, 2 * 1025 * 1025), ("TIFF", 1025, 1025)),  # past the first MiB
     ],
 )
 def test_sizes_of_headers_built_by_the_specifications(tmp_path, data, expected):
@@ -79,6 +87,9 @@ def test_sizes_of_headers_built_by_the_specifications(tmp_path, data, expected):
         (big_endian_tiff(640, 480, width_type=2), "unexpected type 2"),
         (b"MM\x00*" + struct.pack(">IH", 8, 0) + bytes(4), "no ImageWidth and ImageLength"),
         (exr_header(0, 0, 9, 9)[:30], "no dataWindow"),
+        (b"II+\x00\x08\x00\x00\x00" + struct.pack("<Q", 2**63), "points past the end of the file"),
+        (b"II*\x00" + struct.pack("<I", 2**32 - 1), "points past the end of the file"),
+        (tiff_with_directory_last(5, 5, 0)[:12], "cut short"),
         (exr_header(5, 5, 4, 9), "size of 0 x 5 pixels"),
     ],
 )
