@@ -19,6 +19,8 @@ from .heightmap import as_heightmap, check_count, check_number
 __all__ = [
     "MAX_PASSES",
     "MAX_FILTER_WORK",
+    "LINE_COST",
+    "filter_work",
     "check_filter_work",
     "WINDOW_TOLERANCE",
     "box_blur",
@@ -30,9 +32,13 @@ __all__ = [
 
 #: Upper bound on filter passes.
 MAX_PASSES = 1000
-#: Upper bound on cells x passes of one filter call, or of a recipe's whole filter stack (about a minute
-#: of erosion filtering on two cores): refuse instead of freezing the caller.
-MAX_FILTER_WORK = 4_000_000_000
+#: Upper bound on the work of one filter call, or of a recipe's whole filter stack, in cell passes
+#: (see :func:`filter_work`): about a minute of erosion filtering on two cores. Refuse instead of
+#: freezing the caller.
+MAX_FILTER_WORK = 2_500_000_000
+#: What one row or column costs a pass beyond its cells, in cells: the erosion filter's recursion runs
+#: line by line (numpy cannot vectorise along it), about 4 microseconds a line.
+LINE_COST = 256
 #: How close a window filtered by the erosion filter comes to the whole (relative to the value range).
 WINDOW_TOLERANCE = 1e-7
 
@@ -60,7 +66,7 @@ def box_blur(heightmap: npt.ArrayLike, passes: int = 1) -> npt.NDArray[np.float3
     """
     passes = check_count(passes, "passes", 0, MAX_PASSES)
     h: npt.NDArray[np.float64] = as_heightmap(heightmap, dtype=np.float64, float32_range=True).copy()
-    check_filter_work(h.size, passes)
+    check_filter_work((h.shape[0], h.shape[1]), passes)
     rows, cols = h.shape
     # How many neighbours exist along each axis (3 inside, 2 at an edge, 1 for a single row/column).
     counts = _axis_counts(rows)[:, None] * _axis_counts(cols)[None, :]
@@ -135,7 +141,7 @@ def erosion_filter(heightmap: npt.ArrayLike, k: float = 0.5, passes: int = 1) ->
     k = check_number(k, "k", 0.0, 1.0, high_open=True)
     passes = check_count(passes, "passes", 0, MAX_PASSES)
     h: npt.NDArray[np.float64] = as_heightmap(heightmap, dtype=np.float64, float32_range=True).copy()
-    check_filter_work(h.size, passes)
+    check_filter_work((h.shape[0], h.shape[1]), passes)
     if k == 0.0:
         return h.astype(np.float32)
     for _ in range(passes):
@@ -146,16 +152,28 @@ def erosion_filter(heightmap: npt.ArrayLike, k: float = 0.5, passes: int = 1) ->
     return h.astype(np.float32)
 
 
-def check_filter_work(cells: int, passes: int, what: str = "passes") -> None:
+def filter_work(shape: tuple[int, int], passes: int) -> int:
+    """Work of ``passes`` filter passes over a ``(rows, cols)`` heightmap, in cell passes.
+
+    ``passes x (rows x cols + LINE_COST x (rows + cols))``: the cells, plus
+    the per-line cost that dominates on thin maps (a 2 x 4097 strip).
+    """
+    rows, cols = shape
+    return passes * (rows * cols + LINE_COST * (rows + cols))
+
+
+def check_filter_work(shape: tuple[int, int], passes: int, what: str = "passes") -> None:
     """Refuse filtering that would run for minutes.
 
-    ``cells`` (int) times ``passes`` (int) above :data:`MAX_FILTER_WORK`
-    raises ``ValueError`` naming ``what``; :func:`box_blur`,
-    :func:`erosion_filter` and a recipe's filter stack call this before any work.
+    :func:`filter_work` of ``shape`` and ``passes`` above
+    :data:`MAX_FILTER_WORK` raises ``ValueError`` naming ``what``;
+    :func:`box_blur`, :func:`erosion_filter` and a recipe's filter stack call
+    this before any work.
     """
-    if cells * passes > MAX_FILTER_WORK:
-        raise ValueError(f"{what}: {passes} passes over {cells} cells is {cells * passes:.3g} cell passes, more "
-                         f"than {MAX_FILTER_WORK:.0e}: use fewer passes or a smaller heightmap")
+    work = filter_work(shape, passes)
+    if work > MAX_FILTER_WORK:
+        raise ValueError(f"{what}: {passes} passes over {shape[0]} x {shape[1]} cells is {work:.3g} cell passes, "
+                         f"more than {MAX_FILTER_WORK:.2g}: use fewer passes or a smaller heightmap")
 
 
 def _one_pole(view: npt.NDArray[np.float64], k: float, reverse: bool) -> None:

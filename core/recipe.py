@@ -147,11 +147,10 @@ class Recipe:
             stack.append((key, _check_params(params, f"filters[{i}] ({key!r})", FILTERS[key].function,
                                              {"heightmap"})))
         # The stack's whole work, before any of it runs (each filter alone is bounded by its function).
-        cells = self.shape[0] * self.shape[1]
         passes = [check_count(p.get("passes", 1), f"filters[{i}] ({key!r}) passes", 0, filters.MAX_PASSES)
                   if "passes" in inspect.signature(FILTERS[key].function).parameters else 1
                   for i, (key, p) in enumerate(stack)]
-        filters.check_filter_work(cells, sum(passes), "filters")
+        filters.check_filter_work(self.shape, sum(passes), "filters")
         object.__setattr__(self, "filters", tuple(stack))
 
     # --- JSON -------------------------------------------------------------------------------

@@ -73,6 +73,8 @@ def parse_args(argv):
             overrides[key] = json.loads(value)
         except json.JSONDecodeError:
             overrides[key] = value  # a bare word, e.g. an enum value
+        except ValueError as err:  # an integer of thousands of digits
+            parser.error(f"--set {key}: {err}")
     args.overrides = overrides
     problems = []
     for option, value in (("--width", args.width), ("--height", args.height)):
@@ -84,6 +86,9 @@ def parse_args(argv):
     max_seed = 2**64 - 1 if args.recipe is not None else 2**31 - 1
     if args.seed is not None and not 0 <= args.seed <= max_seed:
         problems.append(f"--seed must be in [0, {max_seed}], got {args.seed}")
+    for key in ("seed", "size", "width", "height"):
+        if key in overrides and getattr(args, key) is not None:
+            problems.append(f"give --{key} or --set {key}, not both")
     if not args.output_dir.strip():
         problems.append("--output-dir must name a folder, got an empty string")
     args.output_dir = Path(args.output_dir)

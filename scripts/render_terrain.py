@@ -107,7 +107,7 @@ def read_recipe(path: Path) -> dict:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as err:
         sys.exit(f"error: cannot read --recipe {str(path)!r}: {err}")
-    except json.JSONDecodeError as err:
+    except ValueError as err:  # JSON syntax, or an integer of thousands of digits
         sys.exit(f"error: --recipe {str(path)!r} is not JSON: {err}")
     except RecursionError:
         sys.exit(f"error: --recipe {str(path)!r} is nested too deeply to be a recipe")
@@ -139,11 +139,12 @@ def out_of_bounds(rna, values: dict, options: dict) -> list[str]:
             kind = "an integer" if prop.type == 'INT' else "a number"
             problems.append(f"{options.get(name, name)} must be {kind}, got {value!r}")
             continue
-        if prop.type == 'INT' and not float(value).is_integer():
+        if prop.type == 'INT' and isinstance(value, float) and not value.is_integer():
             problems.append(f"{options.get(name, name)} must be an integer, got {value!r}")
-        elif not (math.isfinite(value) and prop.hard_min <= value <= prop.hard_max):
+        elif not ((isinstance(value, int) or math.isfinite(value)) and prop.hard_min <= value <= prop.hard_max):
             low, high = (repr(v) if prop.type == 'INT' else f"{v:g}" for v in (prop.hard_min, prop.hard_max))
-            problems.append(f"{options.get(name, name)} must be in [{low}, {high}], got {value!r}")
+            shown = repr(value) if len(repr(value)) <= 24 else f"an integer of {len(str(abs(value)))} digits"
+            problems.append(f"{options.get(name, name)} must be in [{low}, {high}], got {shown}")
     return problems
 
 

@@ -93,6 +93,7 @@ def test_render_terrain_reads_a_recipe(tmp_path):
         (["--radius", "40", "8"], "error: Radius Min (40) must not exceed Radius Max (8)"),
         # Values Blender would clamp to the property's bounds without a word are refused by the script.
         (["--hills", "-3"], "--hills must be in [0, 100000], got -3"),
+        (["--hills", "1" + "0" * 400], "--hills must be in [0, 100000], got an integer of 401 digits"),
         (["--width", "0"], "--width must be in [0.001, "),
         (["--height", "-5"], "--height must be in [0, 100000], got -5.0"),
         (["--recipe", "/nonexistent.json"], "--recipe '/nonexistent.json' is not a file"),
@@ -195,6 +196,10 @@ def test_export_heightmaps_lists_only_heightmap_presets():
         (["--preset", "island", "--set", "seed=2147483648"], "--set seed must be in [0, 2147483647]"),
         (["--preset", "island", "--set", "size=true"], "--set size must be an integer, got True"),
         (["--preset", "island", "--output-dir", ""], "--output-dir must name a folder"),
+        (["--preset", "island", "--set", "hill_count=1" + "0" * 400],
+         "--set hill_count must be in [0, 100000], got an integer of 401 digits"),
+        (["--preset", "island", "--set", "size=" + "9" * 5000], "--set size: Exceeds the limit"),
+        (["--preset", "island", "--set", "size=4098", "--size", "17"], "give --size or --set size, not both"),
         (["--recipe", "pyproject.toml", "--seed", str(2**64)], "--seed must be in [0, 18446744073709551615]"),
         (["--preset", "island", "--set", "hill_count=NaN"], "--set hill_count must be an integer, got nan"),
         (["--preset", "island", "--set", "hill_count=-3"], "--set hill_count must be in [0, 100000], got -3"),
