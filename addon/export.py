@@ -242,10 +242,21 @@ def heightmap_from_mesh(obj: bpy.types.Object) -> npt.NDArray[np.float32]:
     info = json.loads(obj.get("orogen_terrain", "{}"))
     if "shape" not in info or "height" not in obj.data.attributes:
         raise ValueError(f"{obj.name!r} is not an Orogen terrain (no height attribute or shape)")
-    rows, cols = info["shape"]
+    rows, cols = _shape_of(obj, info)
     values = np.empty(rows * cols, dtype=np.float32)
     obj.data.attributes["height"].data.foreach_get("value", values)
     return values.reshape(rows, cols)
+
+
+def _shape_of(obj: bpy.types.Object, info: dict) -> tuple[int, int]:
+    """The terrain's ``(rows, cols)``, checked against its mesh (a hand-edited property must not allocate)."""
+    shape = info.get("shape")
+    ok = (isinstance(shape, list) and len(shape) == 2
+          and all(isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in shape))
+    if not ok or shape[0] * shape[1] != len(obj.data.vertices):
+        raise ValueError(f"{obj.name!r}: its orogen_terrain shape {shape!r} does not match its "
+                         f"{len(obj.data.vertices)} vertices (was the mesh edited?)")
+    return shape[0], shape[1]
 
 
 def point_map(obj: bpy.types.Object, name: str) -> npt.NDArray[np.float32] | None:
@@ -254,7 +265,7 @@ def point_map(obj: bpy.types.Object, name: str) -> npt.NDArray[np.float32] | Non
     attr = obj.data.attributes.get(name)
     if attr is None or "shape" not in info:
         return None
-    rows, cols = info["shape"]
+    rows, cols = _shape_of(obj, info)
     if attr.data_type == 'FLOAT_COLOR':
         values = np.empty(rows * cols * 4, dtype=np.float32)
         attr.data.foreach_get("color", values)

@@ -116,7 +116,7 @@ def set_world(scene: bpy.types.Scene, color=(0.45, 0.6, 0.8), strength: float = 
 
 
 def configure_cycles(scene: bpy.types.Scene, resolution: tuple[int, int], samples: int) -> None:
-    """Cycles on the CPU at ``resolution`` (pixels, x and y) with ``samples``, denoising and PNG metadata off."""
+    """Cycles on the CPU at ``resolution`` (pixels, x and y) with ``samples``, denoising and stamp metadata off."""
     scene.render.engine = 'CYCLES'
     scene.cycles.device = 'CPU'
     scene.cycles.samples = samples
@@ -127,7 +127,8 @@ def configure_cycles(scene: bpy.types.Scene, resolution: tuple[int, int], sample
     scene.render.image_settings.file_format = 'PNG'
     scene.render.image_settings.color_mode = 'RGB'
     scene.render.film_transparent = False
-    # No metadata (date, render time, file name) in the PNG: the same scene writes the same file.
+    # No stamp metadata (date, time, file name, frame, camera) in the PNG. Cycles still records its
+    # render times, so two renders of one scene have the same pixels but not always the same bytes.
     scene.render.use_stamp = False
     for name in dir(scene.render):
         if name.startswith("use_stamp_") and isinstance(getattr(scene.render, name), bool):

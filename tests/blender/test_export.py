@@ -101,6 +101,15 @@ def test_a_failed_export_leaves_the_folder_as_it_was(terrain, tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir() if p.is_file())[:2] == ["t_color.png", "t_curvature.exr"]
 
 
+def test_a_hand_edited_shape_is_refused_before_anything_is_allocated(terrain, tmp_path):
+    info = json.loads(terrain["orogen_terrain"])
+    for shape in ([100_000, 100_000], [37, 36], [True, 37], "37"):
+        terrain["orogen_terrain"] = json.dumps({**info, "shape": shape})
+        with pytest.raises(RuntimeError, match="does not match its 1369 vertices"):
+            export(tmp_path, heightmap_format='NPY')
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_export_needs_a_terrain(scene):
     bpy.ops.mesh.primitive_cube_add()
     assert not bpy.ops.orogen.export_maps.poll()
