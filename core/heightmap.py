@@ -108,6 +108,19 @@ def check_shape(shape: object, name: str = "shape", min_side: int = 1) -> tuple[
     return rows, cols
 
 
+def _real(values: npt.ArrayLike, name: str, what: str) -> npt.NDArray[Any]:
+    """``values`` as an array of real numbers, unconverted: no masked arrays, ragged lists, strings or complex."""
+    if isinstance(values, np.ma.MaskedArray):
+        raise TypeError(f"{name} must not be a masked array: fill the masked cells first (.filled())")
+    try:
+        arr = np.asarray(values)
+    except ValueError as err:  # ragged nested lists
+        raise ValueError(f"{name} must be a rectangular {what}: {err}") from None
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must hold real numbers, got dtype {arr.dtype}")
+    return arr
+
+
 def as_real_array(values: npt.ArrayLike, name: str) -> npt.NDArray[np.float64]:
     """Validate an array of finite real numbers of any shape and return it as ``float64``.
 
@@ -119,15 +132,7 @@ def as_real_array(values: npt.ArrayLike, name: str) -> npt.NDArray[np.float64]:
     ValueError
         For a ragged array or NaN/Inf values.
     """
-    if isinstance(values, np.ma.MaskedArray):
-        raise TypeError(f"{name} must not be a masked array: fill the masked cells first (.filled())")
-    try:
-        arr = np.asarray(values)
-    except ValueError as err:  # ragged nested lists
-        raise ValueError(f"{name} must be a rectangular array: {err}") from None
-    if arr.dtype.kind not in "biuf":
-        raise TypeError(f"{name} must hold real numbers, got dtype {arr.dtype}")
-    out: npt.NDArray[np.float64] = arr.astype(np.float64)
+    out: npt.NDArray[np.float64] = _real(values, name, "array").astype(np.float64)
     if not np.isfinite(out).all():
         raise ValueError(f"{name} must be finite (no NaN or infinity)")
     return out
@@ -152,14 +157,7 @@ def as_heightmap(
         If it is not 2-D, is empty, ragged, or holds NaN/Inf (also after
         conversion: values beyond float32's range).
     """
-    if isinstance(heightmap, np.ma.MaskedArray):
-        raise TypeError(f"{name} must not be a masked array: fill the masked cells first (.filled())")
-    try:
-        arr = np.asarray(heightmap)
-    except ValueError as err:  # ragged nested lists
-        raise ValueError(f"{name} must be a rectangular 2-D array: {err}") from None
-    if arr.dtype.kind not in "biuf":
-        raise TypeError(f"{name} must hold real numbers, got dtype {arr.dtype}")
+    arr = _real(heightmap, name, "2-D array")
     if arr.ndim != 2 or arr.size == 0:
         raise ValueError(f"{name} must be a non-empty 2-D (rows, cols) array, got shape {arr.shape}")
     out = arr.astype(dtype, copy=False)
