@@ -16,6 +16,7 @@ import bpy
 import numpy as np
 import numpy.typing as npt
 
+from ..core.heightmap import check_shape
 from ..core.imagesize import image_size
 
 HEIGHTMAP_FORMATS = ('PNG16', 'EXR', 'R16', 'NPY')
@@ -125,11 +126,10 @@ def _raw_shape(path: str, size: int) -> tuple[int, int]:
             shape = json.load(f).get("shape")
     except (ValueError, RecursionError, AttributeError):
         shape = None
-    ok = (isinstance(shape, list) and len(shape) == 2
-          and all(isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in shape))
-    if not ok:
+    checked = _recorded_shape(shape)
+    if checked is None:
         raise ValueError(f"{os.path.basename(sidecar)} must be a JSON object with \"shape\": [rows, cols]")
-    return shape[0], shape[1]
+    return checked
 
 
 def read_heightmap(path: str, check_size=None) -> npt.NDArray[np.float32]:
@@ -251,12 +251,19 @@ def heightmap_from_mesh(obj: bpy.types.Object) -> npt.NDArray[np.float32]:
 def _shape_of(obj: bpy.types.Object, info: dict) -> tuple[int, int]:
     """The terrain's ``(rows, cols)``, checked against its mesh (a hand-edited property must not allocate)."""
     shape = info.get("shape")
-    ok = (isinstance(shape, list) and len(shape) == 2
-          and all(isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in shape))
-    if not ok or shape[0] * shape[1] != len(obj.data.vertices):
+    checked = _recorded_shape(shape)
+    if checked is None or checked[0] * checked[1] != len(obj.data.vertices):
         raise ValueError(f"{obj.name!r}: its orogen_terrain shape {shape!r} does not match its "
                          f"{len(obj.data.vertices)} vertices (was the mesh edited?)")
-    return shape[0], shape[1]
+    return checked
+
+
+def _recorded_shape(value: object) -> tuple[int, int] | None:
+    """A ``(rows, cols)`` read from JSON (a sidecar, a terrain's property); ``None`` if ``check_shape`` refuses it."""
+    try:
+        return check_shape(value)
+    except (TypeError, ValueError):
+        return None
 
 
 def point_map(obj: bpy.types.Object, name: str) -> npt.NDArray[np.float32] | None:
