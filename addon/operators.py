@@ -324,10 +324,12 @@ class OROGEN_OT_export_maps(bpy.types.Operator):
         return {'FINISHED'}
 
 
-def export_terrain_maps(obj, options) -> list[str]:
+def export_terrain_maps(obj, options, formats=None) -> list[str]:
     """Write the maps ``options`` asks for (see :class:`OROGEN_OT_export_maps`); returns the paths.
 
-    All or nothing: the files are written into a hidden staging folder inside
+    ``formats`` lists the heightmap formats to write, each with its sidecar
+    (default: ``options.heightmap_format`` alone); the other maps are written
+    once. All or nothing: the files are written into a hidden staging folder inside
     the target folder and moved into place only once every one of them was
     written, so a failure (a full disk, a folder where a file should go)
     leaves the target folder as it was. Raises ``ValueError``, ``OSError`` or
@@ -336,7 +338,9 @@ def export_terrain_maps(obj, options) -> list[str]:
     folder = export.check_path(options.directory)
     staging = tempfile.mkdtemp(prefix=".orogen-export-", dir=folder)
     try:
-        staged = _write_maps(obj, options, os.path.join(staging, bpy.path.clean_name(options.name) or "terrain"))
+        stem = os.path.join(staging, bpy.path.clean_name(options.name) or "terrain")
+        formats = (options.heightmap_format,) if formats is None else tuple(dict.fromkeys(formats))  # each once
+        staged = _write_maps(obj, options, stem, formats)
         finals = [os.path.join(folder, os.path.basename(path)) for path in staged]
         export.move_into_place(list(zip(staged, finals, strict=True)))
     finally:
@@ -344,8 +348,8 @@ def export_terrain_maps(obj, options) -> list[str]:
     return finals
 
 
-def _write_maps(obj, options, stem: str) -> list[str]:
-    """Write the maps to ``stem`` + suffixes; returns the paths."""
+def _write_maps(obj, options, stem: str, formats: tuple[str, ...]) -> list[str]:
+    """Write the heightmap in each of ``formats`` and the maps to ``stem`` + suffixes; returns the paths."""
     from ..core import colormap, layer_weights, shading
     from ..core.colormap import splat_maps
 
@@ -354,12 +358,11 @@ def _write_maps(obj, options, stem: str) -> list[str]:
     metres = h * np.float32(info["height"])
     cell = export.cell_size(info)
     written: list[str] = []
-    if options.heightmap_format != 'NONE':
-        sidecar = {"recipe": json.loads(obj.get(RECIPE_PROPERTY, "null")), "cell_size_m": cell,
-                   "width_m": info["width"]}
-        written += export.write_heightmap(stem + "_height", h, options.heightmap_format,
-                                          height_range=(0.0, float(info["height"])), absolute=options.absolute,
-                                          sidecar=sidecar)
+    sidecar = {"recipe": json.loads(obj.get(RECIPE_PROPERTY, "null")), "cell_size_m": cell, "width_m": info["width"]}
+    for fmt in formats:
+        if fmt != 'NONE':
+            written += export.write_heightmap(stem + "_height", h, fmt, height_range=(0.0, float(info["height"])),
+                                              absolute=options.absolute, sidecar=sidecar)
     lightmap = export.point_map(obj, "Lightmap")
     if options.use_lightmap and lightmap is not None:
         written.append(export.write_image(stem + "_lightmap.png", lightmap))

@@ -17,10 +17,7 @@ README's export table for their contents and orientation.
 import argparse
 import json
 import math
-import os
-import shutil
 import sys
-import tempfile
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -158,35 +155,18 @@ def main(argv=None):
     except (RuntimeError, ValueError, TypeError) as err:  # the operator's report, or a bad recipe/override
         sys.exit(f"error: {report_text(err)}")
     terrain = bpy.context.active_object
-    try:
-        written = export_all(orogen, terrain, args)
+    options = SimpleNamespace(
+        directory=str(args.output_dir), name=args.name, heightmap_format=args.formats[0], absolute=args.metres,
+        use_lightmap="lightmap" in args.map_set, use_colormap="color" in args.map_set,
+        use_normal_map="normal" in args.map_set, use_data_maps="data" in args.map_set,
+        use_splat_maps="splat" in args.map_set,
+    )
+    try:  # all or nothing: every format and map, or none of them
+        written = orogen.addon.operators.export_terrain_maps(terrain, options, args.formats)
     except (ValueError, OSError, RuntimeError) as err:
         sys.exit(f"error: {report_text(err)}")
     for path in written:
         print(f"wrote {path}")
-
-
-def export_all(orogen, terrain, args) -> list[str]:
-    """Every format and map, all or nothing: staged in a hidden folder, then moved into ``--output-dir``."""
-    folder = orogen.addon.export.check_path(str(args.output_dir))
-    staging = tempfile.mkdtemp(prefix=".orogen-export-", dir=folder)
-    try:
-        staged = []
-        for i, fmt in enumerate(args.formats):
-            options = SimpleNamespace(
-                directory=staging, name=args.name, heightmap_format=fmt, absolute=args.metres,
-                # the other maps once, with the first format
-                use_lightmap=i == 0 and "lightmap" in args.map_set, use_colormap=i == 0 and "color" in args.map_set,
-                use_normal_map=i == 0 and "normal" in args.map_set, use_data_maps=i == 0 and "data" in args.map_set,
-                use_splat_maps=i == 0 and "splat" in args.map_set,
-            )
-            staged += orogen.addon.operators.export_terrain_maps(terrain, options)
-        staged = list(dict.fromkeys(staged))
-        finals = [os.path.join(folder, os.path.basename(path)) for path in staged]
-        orogen.addon.export.move_into_place(list(zip(staged, finals, strict=True)))
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    return finals
 
 
 if __name__ == "__main__":

@@ -131,7 +131,7 @@ def test_bench_quick_run_writes_every_case(tmp_path):
 def test_export_heightmaps_from_a_preset_and_from_a_recipe(tmp_path):
     out = tmp_path / "preset"
     proc = run(ROOT / "scripts" / "export_heightmaps.py", "--preset", "badlands", "--size", "33", "--seed", "4",
-               "--format", "PNG16,R16", "--output-dir", out, "--set", "terrace_levels=3")
+               "--format", "PNG16,R16,png16", "--output-dir", out, "--set", "terrace_levels=3")
     assert proc.returncode == 0, proc.stderr
     names = sorted(p.name for p in out.iterdir())
     assert names == sorted(["terrain_height.png", "terrain_height.png.json", "terrain_height.r16",
