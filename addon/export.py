@@ -10,6 +10,7 @@ no header (the ``.r16`` layout terrain tools and game engines read).
 
 import contextlib
 import json
+import math
 import os
 
 import bpy
@@ -118,8 +119,7 @@ def _raw_shape(path: str, size: int) -> tuple[int, int]:
     """``(rows, cols)`` of a RAW heightmap: its sidecar's ``shape`` if it has a sidecar, else square."""
     sidecar = path + ".json"
     if not os.path.exists(sidecar):
-        side = int(np.sqrt(size // 2))
-        side += (side + 1) ** 2 <= size // 2
+        side = math.isqrt(size // 2)
         return side, side
     try:
         with open(sidecar, encoding="utf-8") as f:
