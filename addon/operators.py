@@ -10,32 +10,34 @@ import numpy as np
 from bpy_extras import object_utils
 from bpy_extras.io_utils import ImportHelper
 
-from ..core import DEFAULT_LAYERS, normalize
-from ..core.colormap import check_layers
+from ..core import normalize
+from ..core.colormap import DEFAULT_LAYERS, check_layers
+from ..core.jsonio import load_json
+from ..core.lighting import LIGHTING_PARAMS
 from ..core.profiles import sectioned_profile, slope_walk
-from ..core.recipe import Recipe
+from ..core.spec import MATERIAL_PARAMS, TerrainSpec, apply_settings, load_spec
 from . import export
-from .edit import store_settings
-from .layers import layers_from_json, layers_to_json
+from .live import (
+    TERRAIN_PROPERTY,
+    material_layers,
+    new_material,
+    record_terrain,
+    suspended,
+)
 from .material import build_material
 from .mesh import CURVATURE_ATTRIBUTE, SLOPE_ATTRIBUTE, build_grid_mesh, build_profile_mesh
-from .properties import TerrainSettings, draw_settings, nonfinite_error, range_error
-from .terrain import bake_terrain, check_size, compute_terrain, scene_sun
-
-#: Custom properties of a terrain object: its JSON recipe, its size (shape, width and height in metres)
-#: and its colour layers.
-RECIPE_PROPERTY = "orogen_recipe"
-TERRAIN_PROPERTY = "orogen_terrain"
-LAYERS_PROPERTY = "orogen_layers"
+from .properties import nonfinite_error, spec_annotations
+from .specio import read_group, read_spec, write_filters, write_layers, write_spec
+from .terrain import TerrainArrays, check_size, compute_terrain, scene_sun
 
 
-def checked_layers(text: str) -> tuple:
-    """Colour layers from JSON, validated, with every image layer's file readable as an image.
+def checked_layers(spec: TerrainSpec) -> tuple:
+    """The spec's colour layers (image paths resolved), with every image layer's file readable as an image.
 
     Raises ``ValueError``/``TypeError`` before anything is created (an image
     loaded only to be checked is removed again).
     """
-    layers = check_layers(layers_from_json(text))
+    layers = check_layers(material_layers(spec))
     for i, lay in enumerate(layers):
         if lay.kind != 'IMAGE':
             continue
@@ -59,65 +61,75 @@ class _AddsObjects:
 
     @classmethod
     def poll(cls, context):
-        return context.mode == 'OBJECT' and context.scene is not None
+        if context.scene is None:
+            cls.poll_message_set("No scene to add to")
+            return False
+        if context.mode != 'OBJECT':
+            cls.poll_message_set("Leave Edit Mode first")
+            return False
+        return True
 
 
-class OROGEN_OT_terrain_add(_AddsObjects, bpy.types.Operator, object_utils.AddObjectHelper, TerrainSettings):
-    """Add a terrain: a grid mesh of circle-based hills with a baked lightmap and a height-blended material"""
+class OROGEN_OT_terrain_add(_AddsObjects, bpy.types.Operator, object_utils.AddObjectHelper):
+    """Add a terrain: a grid mesh from a generator and filter stack, with baked lighting and a height-blended \
+material"""
 
     bl_idname = "orogen.terrain_add"
     bl_label = "Add Terrain"
     bl_options = {'REGISTER', 'UNDO'}
-
-    recipe: bpy.props.StringProperty(
-        name="Recipe",
-        description="Terrain recipe as JSON (generator, seed, shape, filters); when set it replaces the "
-                    "generator settings, Size and Seed included (for scripts and presets)",
-        default="",
-        options={'HIDDEN', 'SKIP_SAVE'},
-    )
-
-    layers: bpy.props.StringProperty(
-        name="Layers",
-        description="Colour layers as JSON (empty: the defaults); set by the panel's layer list",
-        default="",
-        options={'HIDDEN', 'SKIP_SAVE'},
-    )
+    # Its settings (every spec setting, made from core's declarations) are added at register time.
 
     def draw(self, _context):
-        draw_settings(self.layout, self)
+        from .panel import draw_spec  # the panel's drawing, shared
+
+        draw_spec(self.layout, self, operator=True)
         col = self.layout.column()
         col.prop(self, "align")
         col.prop(self, "location")
         col.prop(self, "rotation")
 
+    def _take_spec(self) -> TerrainSpec:
+        """The spec to build: ``spec`` JSON when given (then loaded into the settings the redo panel shows).
+
+        A new call without one starts from the default filter stack and colour layers where none were given.
+        """
+        if self.spec:
+            write_spec(self, TerrainSpec.from_json(self.spec))
+            self.spec = ""
+        elif not self.defaults_filled:
+            default = TerrainSpec()
+            if not self.filters:
+                write_filters(self, default.filters)
+            if not self.layers:
+                write_layers(self, default.layers)
+        self.defaults_filled = True
+        if self.set.strip():
+            write_spec(self, apply_settings(read_spec(self), [a for a in self.set.split(";") if a.strip()]))
+            self.set = ""
+        return read_spec(self)
+
     def execute(self, context):
-        message = nonfinite_error(self) or range_error(self)
-        if message:
-            self.report({'ERROR'}, message)
-            return {'CANCELLED'}
-        sun = None
-        if self.use_scene_sun:
-            sun = scene_sun(context.scene)
-            if sun is None:
-                self.report({'WARNING'}, "No Sun light in the scene: using the Light Azimuth and Altitude")
         try:
-            recipe = Recipe.from_json(self.recipe) if self.recipe else None
-            layers = checked_layers(self.layers)
-            arrays = compute_terrain(self, recipe, sun)
+            with suspended():
+                spec = self._take_spec()
+            sun = scene_sun(context.scene) if spec.lighting["use_scene_sun"] else None
+            if spec.lighting["use_scene_sun"] and sun is None:
+                self.report({'WARNING'}, "No Sun light in the scene: using the Light Azimuth and Altitude")
+            checked_layers(spec)
+            arrays = compute_terrain(spec, sun)
         except (ValueError, TypeError) as err:
             self.report({'ERROR'}, f"Terrain not added: {err}")
             return {'CANCELLED'}
-        mesh = build_grid_mesh("Terrain", arrays.heightmap, arrays.width, arrays.height, arrays.lightmap,
-                               {SLOPE_ATTRIBUTE: arrays.slope, CURVATURE_ATTRIBUTE: arrays.curvature})
-        if self.use_material:
-            mesh.materials.append(build_material("Terrain", layers, self.use_lightmap, self.shading))
+        mesh = build_grid_mesh("Terrain", arrays.heightmap, arrays.width, arrays.height, arrays.maps.lightmap,
+                               {SLOPE_ATTRIBUTE: arrays.maps.slope, CURVATURE_ATTRIBUTE: arrays.maps.curvature})
+        if spec.material["enabled"]:
+            mesh.materials.append(new_material("Terrain", spec))
         obj = object_utils.object_data_add(context, mesh, operator=self)
-        obj[RECIPE_PROPERTY] = arrays.recipe.to_json()  # what made it, for scripts and exports
-        obj[TERRAIN_PROPERTY] = json.dumps({"shape": list(arrays.heightmap.shape), "width": arrays.width,
-                                            "height": arrays.height})
-        obj[LAYERS_PROPERTY] = layers_to_json(layers)
-        store_settings(obj, self, layers_to_json(layers) if self.layers else "")
+        record_terrain(obj, arrays)
+        with suspended():
+            write_spec(obj.orogen, spec)
+            obj.orogen.is_terrain = True
+            obj.orogen.applied = spec.to_json()
         return {'FINISHED'}
 
 
@@ -212,8 +224,27 @@ class OROGEN_OT_profile_add(_AddsObjects, bpy.types.Operator, object_utils.AddOb
         return {'FINISHED'}
 
 
-class OROGEN_OT_heightmap_import(_AddsObjects, bpy.types.Operator, ImportHelper, object_utils.AddObjectHelper,
-                                 TerrainSettings):
+def sidecar_scale(path: str) -> tuple[float, float] | None:
+    """``(width, height)`` in metres from the JSON sidecar Orogen writes beside an exported heightmap, if any."""
+    sidecar = path + ".json"
+    if not os.path.isfile(sidecar) or os.path.getsize(sidecar) > (1 << 20):
+        return None
+    try:
+        with open(sidecar, "rb") as f:
+            data = load_json(f.read(), os.path.basename(sidecar))
+        spec = load_spec(data)
+    except (OSError, TypeError, ValueError):
+        data = None
+        spec = None
+    if spec is not None:
+        return spec.width, spec.height
+    if isinstance(data, dict) and isinstance(data.get("width_m"), (int, float)):
+        low, high = data.get("height_range_m", [0.0, 0.0])
+        return float(data["width_m"]), float(high) - float(low)
+    return None
+
+
+class OROGEN_OT_heightmap_import(_AddsObjects, bpy.types.Operator, ImportHelper, object_utils.AddObjectHelper):
     """Import a heightmap (8- or 16-bit PNG, TIFF, OpenEXR, 16-bit RAW, .npy) as a terrain, lit and coloured"""
 
     bl_idname = "orogen.heightmap_import"
@@ -222,41 +253,56 @@ class OROGEN_OT_heightmap_import(_AddsObjects, bpy.types.Operator, ImportHelper,
 
     filter_glob: bpy.props.StringProperty(default=";".join("*" + s for s in export.IMPORT_SUFFIXES),
                                           options={'HIDDEN'})
+    use_sidecar_scale: bpy.props.BoolProperty(
+        name="Scale from Sidecar", default=True,
+        description="Take the width and height from the JSON sidecar Orogen exports beside a heightmap, if there "
+                    "is one (Width and Height otherwise)")
+    # width, height, lighting and material: made from core's declarations at register time.
 
     def draw(self, _context):
+        from .panel import draw_lighting
+
         layout = self.layout
         layout.use_property_split = True
         layout.use_property_decorate = False
         col = layout.column()
+        col.prop(self, "use_sidecar_scale")
         col.prop(self, "width")
         col.prop(self, "height")
-        for name in ("use_lightmap", "lighting", "light_azimuth", "light_altitude", "use_shadows", "use_ao",
-                     "min_brightness", "max_brightness", "use_material", "shading"):
-            col.prop(self, name)
+        draw_lighting(layout, self.lighting)
+        layout.prop(self.material, "enabled")
+        layout.prop(self.material, "shading")
+
+    def _spec(self, context) -> tuple[TerrainSpec, tuple[float, float] | None]:
+        scale = sidecar_scale(self.filepath) if self.use_sidecar_scale else None
+        width, height = scale or (self.width, self.height)
+        spec = TerrainSpec(width=width, height=height, lighting=read_group(self.lighting, LIGHTING_PARAMS),
+                           material=read_group(self.material, MATERIAL_PARAMS))
+        return spec, scene_sun(context.scene) if spec.lighting["use_scene_sun"] else None
 
     def execute(self, context):
-        message = nonfinite_error(self) or range_error(self)
+        message = nonfinite_error(self)
         if message:
             self.report({'ERROR'}, message)
             return {'CANCELLED'}
         try:
             if not os.path.isfile(self.filepath):
                 raise ValueError(f"no such file: {self.filepath}")
+            spec, sun = self._spec(context)
             heightmap = normalize(export.read_heightmap(self.filepath, check_size=check_size))
-            arrays = bake_terrain(self, heightmap, None, scene_sun(context.scene) if self.use_scene_sun else None)
-            layers = DEFAULT_LAYERS
+            arrays = TerrainArrays(heightmap, spec.bake(heightmap, sun), spec.width, spec.height, None)
         except (ValueError, TypeError, RuntimeError) as err:
             self.report({'ERROR'}, f"Heightmap not imported: {err}")
             return {'CANCELLED'}
         name = os.path.splitext(os.path.basename(self.filepath))[0] or "Terrain"
-        mesh = build_grid_mesh(name, arrays.heightmap, arrays.width, arrays.height, arrays.lightmap,
-                               {SLOPE_ATTRIBUTE: arrays.slope, CURVATURE_ATTRIBUTE: arrays.curvature})
-        if self.use_material:
-            mesh.materials.append(build_material(name, layers, self.use_lightmap, self.shading))
+        mesh = build_grid_mesh(name, arrays.heightmap, arrays.width, arrays.height, arrays.maps.lightmap,
+                               {SLOPE_ATTRIBUTE: arrays.maps.slope, CURVATURE_ATTRIBUTE: arrays.maps.curvature})
+        if spec.material["enabled"]:
+            mesh.materials.append(new_material(name, spec))
         obj = object_utils.object_data_add(context, mesh, operator=self)
-        obj[TERRAIN_PROPERTY] = json.dumps({"shape": list(arrays.heightmap.shape), "width": arrays.width,
-                                            "height": arrays.height, "source": self.filepath})
-        obj[LAYERS_PROPERTY] = layers_to_json(layers)
+        record_terrain(obj, arrays, source=self.filepath)
+        with suspended():
+            write_spec(obj.orogen, spec)  # its layers, lighting and scale; no generator to re-run (not is_terrain)
         return {'FINISHED'}
 
 
@@ -301,7 +347,13 @@ class OROGEN_OT_export_maps(bpy.types.Operator):
     @classmethod
     def poll(cls, context):
         obj = context.active_object
-        return obj is not None and obj.type == 'MESH' and TERRAIN_PROPERTY in obj and context.mode == 'OBJECT'
+        if obj is None or obj.type != 'MESH' or TERRAIN_PROPERTY not in obj:
+            cls.poll_message_set("Select a terrain (generated or imported) to export its maps")
+            return False
+        if context.mode != 'OBJECT':
+            cls.poll_message_set("Leave Edit Mode first")
+            return False
+        return True
 
     def invoke(self, context, _event):
         context.window_manager.fileselect_add(self)
@@ -358,7 +410,9 @@ def _write_maps(obj, options, stem: str, formats: tuple[str, ...]) -> list[str]:
     metres = h * np.float32(info["height"])
     cell = export.cell_size(info)
     written: list[str] = []
-    sidecar = {"recipe": json.loads(obj.get(RECIPE_PROPERTY, "null")), "cell_size_m": cell, "width_m": info["width"]}
+    spec = read_spec(obj.orogen)
+    sidecar = {"spec": spec.to_dict() if obj.orogen.is_terrain else None, "cell_size_m": cell,
+               "width_m": info["width"]}
     for fmt in formats:
         if fmt != 'NONE':
             written += export.write_heightmap(stem + "_height", h, fmt, height_range=(0.0, float(info["height"])),
@@ -367,7 +421,7 @@ def _write_maps(obj, options, stem: str, formats: tuple[str, ...]) -> list[str]:
     if options.use_lightmap and lightmap is not None:
         written.append(export.write_image(stem + "_lightmap.png", lightmap))
     slope = shading.slope_degrees(metres, cell)
-    layers = check_layers(layers_from_json(obj.get(LAYERS_PROPERTY, "")))
+    layers = check_layers(material_layers(spec))
     if options.use_colormap:
         written.append(export.write_image(stem + "_color.png", colormap(h, layers, slope), data=False))
     if options.use_normal_map:
@@ -399,6 +453,25 @@ classes = (OROGEN_OT_terrain_add, OROGEN_OT_profile_add, OROGEN_OT_heightmap_imp
 
 
 def register() -> None:
+    # The add operator holds every spec setting (its redo panel); the importer the scale, lighting and material.
+    annotations = spec_annotations()
+    OROGEN_OT_terrain_add.__annotations__ = {
+        **annotations,
+        "spec": bpy.props.StringProperty(
+            name="Spec", default="", options={'HIDDEN', 'SKIP_SAVE'},
+            description="Terrain spec as JSON (any form Orogen wrote: spec, 0.1 recipe, export sidecar); when set "
+                        "it replaces every other setting (for scripts and presets)"),
+        "set": bpy.props.StringProperty(
+            name="Set", default="", options={'HIDDEN', 'SKIP_SAVE'},
+            description="Settings by name, 'NAME=VALUE; NAME=VALUE' (hills.count=300; lighting.azimuth=90; "
+                        "count=300 when only one part of the spec has a 'count'), as the scripts' --set"),
+        "defaults_filled": bpy.props.BoolProperty(default=False, options={'HIDDEN', 'SKIP_SAVE'}),
+    }
+    OROGEN_OT_heightmap_import.__annotations__ = {
+        **{k: v for k, v in OROGEN_OT_heightmap_import.__annotations__.items() if k in ("filter_glob",
+                                                                                          "use_sidecar_scale")},
+        **{k: annotations[k] for k in ("width", "height", "lighting", "material")},
+    }
     for cls in classes:
         bpy.utils.register_class(cls)
     bpy.types.VIEW3D_MT_mesh_add.append(menu_func)

@@ -1,12 +1,139 @@
-"""The Terrain tab in the 3D View's sidebar."""
+"""The Terrain tab in the 3D View's sidebar, drawn from whatever the spec holds.
+
+Nothing here names a generator's or filter's parameter: each group is drawn
+from core's declarations, so a newly declared generator appears as it is.
+"""
 
 import bpy
 
-from .edit import OROGEN_OT_material_rebuild, OROGEN_OT_terrain_regenerate, active_terrain
-from .layers import draw_layers, settings_layers_json
-from .operators import OROGEN_OT_export_maps, OROGEN_OT_profile_add, OROGEN_OT_terrain_add
-from .presets import draw_presets
-from .properties import draw_settings, setting_names
+from ..core.params import FILTERS, GENERATORS
+from ..core.spec import WORLD_PARAMS
+from .live import OROGEN_OT_material_rebuild, OROGEN_OT_terrain_regenerate, active_terrain
+from .operators import OROGEN_OT_export_maps, OROGEN_OT_profile_add
+from .presets import OROGEN_OT_terrain_generate, draw_presets
+from .stack import (
+    OROGEN_OT_filter_add,
+    OROGEN_OT_filter_duplicate,
+    OROGEN_OT_filter_move,
+    OROGEN_OT_filter_remove,
+    OROGEN_OT_layer_add,
+    OROGEN_OT_layer_remove,
+    OROGEN_OT_layers_reset,
+)
+
+
+def draw_params(layout, group, params) -> None:
+    col = layout.column(align=True)
+    for p in params:
+        col.prop(group, p.name)
+
+
+def draw_world(layout, data, operator: bool) -> None:
+    col = layout.column()
+    col.prop(data, "generator")
+    for p in WORLD_PARAMS:
+        if p.name == "size" and not operator:  # engine sizes (2^n + 1) one click away
+            row = col.row(align=True)
+            row.prop(data, "size")
+            row.menu("OROGEN_MT_size_presets", text="", icon='PRESET')
+        else:
+            col.prop(data, p.name)
+
+
+def draw_filters(layout, data, operator: bool) -> None:
+    """The stack: a list with add, remove, move and duplicate, and the active filter's settings."""
+    layout.label(text="Filters (run top to bottom)")
+    if operator:  # the redo panel: each filter's settings, in order
+        for i, item in enumerate(data.filters):
+            box = layout.box()
+            box.prop(item, "enabled", text=f"{i + 1}. {FILTERS[item.type].label}")
+            draw_params(box, getattr(item, item.type), FILTERS[item.type].params)
+        return
+    row = layout.row()
+    row.template_list("OROGEN_UL_filters", "", data, "filters", data, "active_filter", rows=3)
+    col = row.column(align=True)
+    col.operator_menu_enum(OROGEN_OT_filter_add.bl_idname, "type", text="", icon='ADD')
+    col.operator(OROGEN_OT_filter_remove.bl_idname, text="", icon='REMOVE')
+    col.separator()
+    col.operator(OROGEN_OT_filter_move.bl_idname, text="", icon='TRIA_UP').direction = 'UP'
+    col.operator(OROGEN_OT_filter_move.bl_idname, text="", icon='TRIA_DOWN').direction = 'DOWN'
+    col.operator(OROGEN_OT_filter_duplicate.bl_idname, text="", icon='DUPLICATE')
+    if 0 <= data.active_filter < len(data.filters):
+        item = data.filters[data.active_filter]
+        draw_params(layout, getattr(item, item.type), FILTERS[item.type].params)
+
+
+def draw_lighting(layout, light) -> None:
+    """The lighting settings that apply to its mode."""
+    col = layout.column(heading="Bake")
+    col.prop(light, "enabled")
+    sub = col.column()
+    sub.active = light.enabled
+    sub.prop(light, "mode")
+    sub.prop(light, "use_scene_sun")
+    sun = sub.column()
+    sun.active = not light.use_scene_sun
+    if light.mode != 'multidirectional':
+        sun.prop(light, "azimuth")
+    if light.mode == 'slope':
+        sub.prop(light, "softness")
+    else:
+        sun.prop(light, "altitude")
+        sub.prop(light, "shadows")
+        if light.shadows:
+            sub.prop(light, "shadow_softness")
+        sub.prop(light, "ao")
+        if light.ao:
+            ao = sub.column(align=True)
+            for name in ("ao_strength", "ao_directions", "ao_radius"):
+                ao.prop(light, name)
+    sub.prop(light, "min_brightness")
+    sub.prop(light, "max_brightness")
+
+
+def draw_spec(layout, data, operator: bool = False) -> None:
+    """Every setting of a spec held by ``data`` (terrain object, panel settings or the add operator)."""
+    layout.use_property_split = True
+    layout.use_property_decorate = False
+    draw_world(layout, data, operator)
+    generator = GENERATORS.get(data.generator)
+    if generator is not None:
+        draw_params(layout, getattr(data, data.generator), generator.params)
+    draw_filters(layout, data, operator)
+    draw_lighting(layout, data.lighting)
+    col = layout.column()
+    col.prop(data.material, "enabled")
+    sub = col.column()
+    sub.active = data.material.enabled
+    sub.prop(data.material, "shading")
+
+
+def draw_layers(layout, data) -> None:
+    """The layer list and the active layer's settings."""
+    row = layout.row()
+    row.template_list("OROGEN_UL_layers", "", data, "layers", data, "active_layer", rows=3)
+    col = row.column(align=True)
+    col.operator(OROGEN_OT_layer_add.bl_idname, text="", icon='ADD')
+    col.operator(OROGEN_OT_layer_remove.bl_idname, text="", icon='REMOVE')
+    col.separator()
+    col.operator(OROGEN_OT_layers_reset.bl_idname, text="", icon='LOOP_BACK')
+    if not 0 <= data.active_layer < len(data.layers):
+        return
+    item = data.layers[data.active_layer]
+    layout.use_property_split = True
+    layout.use_property_decorate = False
+    col = layout.column()
+    col.prop(item, "kind")
+    col.prop(item, "color")
+    if item.kind == 'IMAGE':
+        col.prop(item, "image")
+    elif item.kind in {'NOISE', 'VORONOI'}:
+        col.prop(item, "color2")
+        col.prop(item, "scale")
+    for group in (("minimum", "optimal", "maximum"), ("slope_min", "slope_max", "slope_softness")):
+        sub = layout.column(align=True)
+        for name in group:
+            sub.prop(item, name)
 
 
 class VIEW3D_PT_orogen_terrain(bpy.types.Panel):
@@ -16,25 +143,21 @@ class VIEW3D_PT_orogen_terrain(bpy.types.Panel):
     bl_label = "Terrain"
 
     def draw(self, context):
+        layout = self.layout
         obj = active_terrain(context)
+        draw_presets(layout)
         if obj is not None:
-            self.draw_terrain_object(context, obj)
-            return
-        settings = context.scene.orogen
-        self.layout.label(text="New terrain", icon='ADD')
-        draw_presets(self.layout)
-        draw_settings(self.layout, settings)
-        op = self.layout.operator(OROGEN_OT_terrain_add.bl_idname, text="Generate", icon='RNDCURVE')
-        for name in setting_names():
-            setattr(op, name, getattr(settings, name))
-        op.layers = settings_layers_json(settings)
-        self.layout.operator(OROGEN_OT_profile_add.bl_idname, text="Add Side-View Profile", icon='IPO_EASE_IN_OUT')
+            self.draw_terrain_object(obj)
+        else:
+            layout.label(text="New terrain", icon='ADD')
+            draw_spec(layout, context.scene.orogen)
+            layout.operator(OROGEN_OT_terrain_generate.bl_idname, text="Generate", icon='RNDCURVE')
+            layout.operator(OROGEN_OT_profile_add.bl_idname, text="Add Side-View Profile", icon='IPO_EASE_IN_OUT')
         if OROGEN_OT_export_maps.poll(context):
-            self.layout.operator(OROGEN_OT_export_maps.bl_idname, text="Export Maps", icon='EXPORT')
+            layout.operator(OROGEN_OT_export_maps.bl_idname, text="Export Maps", icon='EXPORT')
 
-
-    def draw_terrain_object(self, context, obj):
-        """The selected terrain's own settings: changing them regenerates it in place."""
+    def draw_terrain_object(self, obj):
+        """The selected terrain's own spec: changing it regenerates the terrain in place."""
         layout = self.layout
         layout.label(text=obj.name, icon='RNDCURVE')
         settings = obj.orogen
@@ -46,9 +169,7 @@ class VIEW3D_PT_orogen_terrain(bpy.types.Panel):
             layout.prop(settings, "preview_size")
         if settings.status:
             layout.label(text=settings.status, icon='INFO')
-        draw_settings(layout, settings)
-        if OROGEN_OT_export_maps.poll(context):
-            layout.operator(OROGEN_OT_export_maps.bl_idname, text="Export Maps", icon='EXPORT')
+        draw_spec(layout, settings)
 
 
 class VIEW3D_PT_orogen_layers(bpy.types.Panel):
@@ -60,7 +181,8 @@ class VIEW3D_PT_orogen_layers(bpy.types.Panel):
     bl_options = {'DEFAULT_CLOSED'}
 
     def draw(self, context):
-        draw_layers(self.layout, context.scene.orogen)
+        obj = active_terrain(context)
+        draw_layers(self.layout, obj.orogen if obj is not None else context.scene.orogen)
 
 
 classes = (VIEW3D_PT_orogen_terrain, VIEW3D_PT_orogen_layers)

@@ -1,106 +1,183 @@
-"""Presets: built-in looks that show what the algorithms do, and the user's own through Blender's preset system.
+"""Presets are specs: the built-in ones (``core.presets``) and the user's own, JSON files in the user's
+presets folder (``scripts/presets/orogen/terrain``, never the extension's folder).
 
-Built-in presets live here as data. Loading one sets the Terrain panel's
-settings (press Generate to add it); the side-view profile preset adds its
-profile directly, as profiles have no panel settings. User presets are
-Blender presets: Python files written by ``AddPresetBase`` into the user's
-presets folder (``scripts/presets/orogen/terrain``), never into the
-extension's folder.
+A user preset keeps the whole spec, colour layers included. Both kinds load
+by name from Python (``bpy.ops.orogen.preset_load(name='island')``); 0.1's
+user presets (Python files) are read without running them and load too.
+The side-view profile preset adds its profile directly (profiles are not terrain specs).
 """
 
-import math
+import os
 
 import bpy
-from bl_operators.presets import AddPresetBase
 
-from .layers import settings_layers_json
-from .properties import setting_names
+from ..core.jsonio import load_json
+from ..core.presets import PRESETS, preset_spec
+from ..core.spec import TerrainSpec, load_spec
+from .live import active_terrain, changed, suspended
+from .migrate import v1_preset
+from .specio import read_spec, write_spec
 
-PRESET_SUBDIR = "orogen/terrain"
-
-#: Built-in presets: label, description, and either panel settings or profile_add arguments.
-BUILTIN_PRESETS: dict[str, dict] = {
-    "rolling_hills": {
-        "label": "Rolling Hills",
-        "description": "Many broad circle hills, gently flattened",
-        "settings": {"generator": 'hills', "size": 257, "hill_count": 400, "radius_min": 8.0, "radius_max": 40.0,
-                     "flattening": 1.3, "width": 200.0, "height": 18.0, "lighting": 'HILLSHADE',
-                     "light_altitude": math.radians(40.0)},
-    },
-    "island": {
-        "label": "Island",
-        "description": "Hills clustered into an island rising from a flat sea floor",
-        "settings": {"generator": 'hills', "size": 257, "hill_count": 800, "radius_min": 10.0, "radius_max": 40.0,
-                     "island": True, "flattening": 0.7, "use_sea_level": True, "sea_level": 0.1,
-                     "width": 200.0, "height": 25.0, "lighting": 'HILLSHADE', "use_ao": True},
-    },
-    "alpine_faults": {
-        "label": "Alpine Faults",
-        "description": "Fault formation smoothed by the erosion filter, steep and shadowed",
-        "settings": {"generator": 'faults', "size": 257, "fault_count": 700, "displacement_min": 0.05,
-                     "use_erosion": True, "erosion_k": 0.6, "erosion_passes": 2, "flattening": 1.8,
-                     "width": 200.0, "height": 45.0, "lighting": 'HILLSHADE', "use_shadows": True,
-                     "light_altitude": math.radians(30.0)},
-    },
-    "diamond_square_peaks": {
-        "label": "Diamond-Square Peaks",
-        "description": "Fractal mountains from midpoint displacement",
-        "settings": {"generator": 'diamond_square', "size": 257, "roughness": 1.1, "flattening": 2.2,
-                     "width": 200.0, "height": 50.0, "lighting": 'MULTIDIRECTIONAL', "use_ao": True},
-    },
-    "badlands": {
-        "label": "Badlands",
-        "description": "Noise with hills and pits, blurred and terraced",
-        "settings": {"generator": 'noise', "size": 257, "noise_amplitude": 0.15, "noise_hill_count": 500,
-                     "noise_hill_radius_min": 4.0, "noise_hill_radius_max": 20.0, "pit_count": 150,
-                     "use_blur": True, "blur_passes": 4, "use_terrace": True, "terrace_levels": 7,
-                     "terrace_smoothness": 0.35, "flattening": 1.0, "width": 200.0, "height": 22.0,
-                     "lighting": 'HILLSHADE', "use_shadows": True},
-    },
+PRESET_SUBDIR = "presets/orogen/terrain"
+#: Presets that add a side-view profile instead of loading a spec.
+PROFILE_PRESETS = {
     "side_view_level": {
-        "label": "Side-View Level (2D)",
-        "description": "A side-view mountain profile for a 2D game level",
-        "profile": {"method": 'SECTIONS', "columns": 1024, "length": 200.0, "min_height": 5.0,
-                    "max_height": 40.0, "sections": 14, "sub_points": 24, "shift": 0.15, "smoothing_steps": 3000,
-                    "base": 0.0, "depth": 0.0},
+        "label": "Side-View Level (2D)", "description": "A side-view mountain profile for a 2D game level",
+        "profile": {"method": 'SECTIONS', "columns": 1024, "length": 200.0, "min_height": 5.0, "max_height": 40.0,
+                    "sections": 14, "sub_points": 24, "shift": 0.15, "smoothing_steps": 3000, "base": 0.0,
+                    "depth": 0.0},
     },
 }
+_MAX_PRESET_BYTES = 1 << 20
 
 
-def apply_preset(context, name: str) -> str:
-    """Load built-in preset ``name`` into the panel settings (or add its profile); returns what was done."""
-    preset = BUILTIN_PRESETS[name]
-    if "profile" in preset:
-        bpy.ops.orogen.profile_add(**preset["profile"])
-        return f"Added {preset['label']}"
-    settings = context.scene.orogen
-    defaults = settings.bl_rna.properties
-    for key in setting_names():  # reset first, so presets do not inherit each other's settings
-        prop = defaults[key]
-        setattr(settings, key, prop.default_array[:] if getattr(prop, "is_array", False) else prop.default)
-    for key, value in preset["settings"].items():
-        setattr(settings, key, value)
-    return f"Loaded {preset['label']}: press Generate"
+def user_preset_folder(create: bool = False) -> str:
+    """The user's Orogen preset folder (in Blender's user scripts folder)."""
+    return bpy.utils.user_resource('SCRIPTS', path=PRESET_SUBDIR, create=create)
+
+
+def user_presets() -> dict[str, str]:
+    """User presets by name: their JSON files, and 0.1's Python presets not yet saved as JSON."""
+    folder = user_preset_folder()
+    found: dict[str, str] = {}
+    if os.path.isdir(folder):
+        for entry in sorted(os.listdir(folder)):
+            stem, suffix = os.path.splitext(entry)
+            if suffix in (".json", ".py") and (suffix == ".json" or stem not in found):
+                found[stem] = os.path.join(folder, entry)
+    return found
+
+
+def read_user_preset(path: str) -> TerrainSpec:
+    """The spec in a user preset file (a spec JSON, or a 0.1 Python preset). Raises ``ValueError``."""
+    if not os.path.isfile(path) or os.path.getsize(path) > _MAX_PRESET_BYTES:
+        raise ValueError(f"{os.path.basename(path)} is not a preset file of at most {_MAX_PRESET_BYTES} bytes")
+    with open(path, "rb") as f:
+        data = f.read()
+    name = os.path.basename(path)
+    if path.endswith(".py"):
+        return v1_preset(data.decode("utf-8", errors="replace"))
+    return load_spec(load_json(data, f"preset {name}"))
+
+
+def find_preset(name: str) -> TerrainSpec | None:
+    """The spec of the built-in or user preset ``name`` (a key, a label or a file name), ``None`` for a profile.
+
+    Raises ``ValueError`` naming the presets there are when none has that name.
+    """
+    if name in PRESETS:
+        return preset_spec(name)
+    labels = {p["label"]: key for key, p in PRESETS.items()}
+    if name in labels:
+        return preset_spec(labels[name])
+    users = user_presets()
+    if name in users:
+        return read_user_preset(users[name])
+    if name in PROFILE_PRESETS:
+        return None
+    raise ValueError(f"no preset {name!r:.60}; built-in: {', '.join([*PRESETS, *PROFILE_PRESETS])}; "
+                     f"yours: {', '.join(users) or 'none'}")
+
+
+def _target(context):
+    obj = active_terrain(context)
+    return (obj, obj.orogen) if obj is not None else (None, context.scene.orogen)
 
 
 class OROGEN_OT_preset_load(bpy.types.Operator):
-    """Load a built-in terrain preset into the Terrain panel (a side-view preset adds its profile)"""
+    """Load a terrain preset (built-in or yours) into the Terrain panel's settings, or into the selected \
+terrain (which then regenerates)"""
 
     bl_idname = "orogen.preset_load"
     bl_label = "Load Terrain Preset"
     bl_options = {'REGISTER', 'UNDO'}
 
-    name: bpy.props.EnumProperty(
-        name="Preset",
-        items=[(key, p["label"], p["description"]) for key, p in BUILTIN_PRESETS.items()],
-    )
+    name: bpy.props.StringProperty(name="Preset", description="Built-in preset key or label, or your preset's name")
 
     @classmethod
     def poll(cls, context):
-        return context.scene is not None and context.mode == 'OBJECT'
+        if context.scene is None or context.mode != 'OBJECT':
+            cls.poll_message_set("Leave Edit Mode first")
+            return False
+        return True
 
     def execute(self, context):
-        self.report({'INFO'}, apply_preset(context, self.name))
+        try:
+            spec = find_preset(self.name)
+        except (ValueError, TypeError, OSError) as err:
+            self.report({'ERROR'}, f"Preset not loaded: {err}")
+            return {'CANCELLED'}
+        if spec is None:
+            bpy.ops.orogen.profile_add(**PROFILE_PRESETS[self.name]["profile"])
+            self.report({'INFO'}, f"Added {PROFILE_PRESETS[self.name]['label']}")
+            return {'FINISHED'}
+        obj, settings = _target(context)
+        with suspended():
+            write_spec(settings, spec)
+        if obj is not None:
+            changed(obj, context)
+            self.report({'INFO'}, f"Loaded {self.name} into {obj.name}")
+        else:
+            self.report({'INFO'}, f"Loaded {self.name}: press Generate")
+        return {'FINISHED'}
+
+
+class OROGEN_OT_preset_save(bpy.types.Operator):
+    """Save the shown terrain settings, colour layers included, as a preset in your presets folder"""
+
+    bl_idname = "orogen.preset_save"
+    bl_label = "Save Terrain Preset"
+    bl_options = {'REGISTER'}
+
+    name: bpy.props.StringProperty(name="Name", description="Preset name (a file name in your presets folder)")
+
+    @classmethod
+    def poll(cls, context):
+        if context.scene is None:
+            cls.poll_message_set("No scene")
+            return False
+        return True
+
+    def invoke(self, context, _event):
+        return context.window_manager.invoke_props_dialog(self)
+
+    def execute(self, context):
+        name = bpy.path.clean_name(self.name.strip()) if self.name.strip() else ""
+        if not name or name in PRESETS:
+            self.report({'ERROR'}, "Preset not saved: give it a name (not a built-in preset's)")
+            return {'CANCELLED'}
+        try:
+            text = read_spec(_target(context)[1]).to_json(indent=1)
+            path = os.path.join(user_preset_folder(create=True), name + ".json")
+            staged = f"{path}.{os.getpid()}.tmp"
+            with open(staged, "w", encoding="utf-8") as f:
+                f.write(text)
+                f.flush()
+                os.fsync(f.fileno())
+            load_spec(load_json(open(staged, "rb").read(), "preset"))  # verify before it replaces anything
+            os.replace(staged, path)
+        except (ValueError, TypeError, OSError) as err:
+            self.report({'ERROR'}, f"Preset not saved: {err}")
+            return {'CANCELLED'}
+        self.report({'INFO'}, f"Saved preset {name} to {path}")
+        return {'FINISHED'}
+
+
+class OROGEN_OT_preset_remove(bpy.types.Operator):
+    """Remove one of your presets (built-in presets cannot be removed)"""
+
+    bl_idname = "orogen.preset_remove"
+    bl_label = "Remove Terrain Preset"
+    bl_options = {'REGISTER'}
+
+    name: bpy.props.StringProperty(name="Name", description="Your preset's name")
+
+    def execute(self, _context):
+        path = user_presets().get(self.name)
+        if path is None:
+            self.report({'ERROR'}, f"No preset of yours is called {self.name!r}")
+            return {'CANCELLED'}
+        os.remove(path)
         return {'FINISHED'}
 
 
@@ -113,13 +190,18 @@ class OROGEN_OT_terrain_generate(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context):
-        return context.scene is not None and context.mode == 'OBJECT'
+        if context.scene is None or context.mode != 'OBJECT':
+            cls.poll_message_set("Leave Edit Mode first")
+            return False
+        return True
 
     def execute(self, context):
-        settings = context.scene.orogen
         try:
-            bpy.ops.orogen.terrain_add(layers=settings_layers_json(settings),
-                                       **{n: getattr(settings, n) for n in setting_names()})
+            spec = read_spec(context.scene.orogen)
+            bpy.ops.orogen.terrain_add(spec=spec.to_json())
+        except (ValueError, TypeError) as err:
+            self.report({'ERROR'}, f"Terrain not added: {err}")
+            return {'CANCELLED'}
         except RuntimeError as err:  # terrain_add reported why; pass it on
             self.report({'ERROR'}, str(err).replace("Error: ", "", 1).strip())
             return {'CANCELLED'}
@@ -127,41 +209,39 @@ class OROGEN_OT_terrain_generate(bpy.types.Operator):
 
 
 class OROGEN_MT_terrain_presets(bpy.types.Menu):
-    """Built-in presets, then the user's own (Blender presets in the user's presets folder)."""
+    """Built-in presets, then your own."""
 
     bl_label = "Terrain Presets"
-    preset_subdir = PRESET_SUBDIR
-    preset_operator = "script.execute_preset"
 
-    def draw(self, context):
+    def draw(self, _context):
         layout = self.layout
-        for key, preset in BUILTIN_PRESETS.items():
+        for key, preset in {**PRESETS, **PROFILE_PRESETS}.items():
             layout.operator(OROGEN_OT_preset_load.bl_idname, text=preset["label"]).name = key
-        layout.separator()
-        bpy.types.Menu.draw_preset(self, context)
+        users = user_presets()
+        if users:
+            layout.separator()
+            for name in users:
+                layout.operator(OROGEN_OT_preset_load.bl_idname, text=name).name = name
 
 
-class OROGEN_OT_terrain_preset_add(AddPresetBase, bpy.types.Operator):
-    """Save the Terrain panel's settings as a preset in your presets folder (or remove one)"""
+class OROGEN_MT_terrain_presets_remove(bpy.types.Menu):
+    bl_label = "Remove Preset"
 
-    bl_idname = "orogen.terrain_preset_add"
-    bl_label = "Add Terrain Preset"
-    preset_menu = "OROGEN_MT_terrain_presets"
-    preset_subdir = PRESET_SUBDIR
-    preset_defines = ["settings = bpy.context.scene.orogen"]
-    preset_values = [f"settings.{name}" for name in setting_names()]
+    def draw(self, _context):
+        for name in user_presets():
+            self.layout.operator(OROGEN_OT_preset_remove.bl_idname, text=name).name = name
 
 
 def draw_presets(layout) -> None:
-    """Preset menu with add/remove buttons, as Blender's own preset headers."""
+    """Preset menu with save and remove buttons, as Blender's own preset headers."""
     row = layout.row(align=True)
     row.menu("OROGEN_MT_terrain_presets", text=OROGEN_MT_terrain_presets.bl_label)
-    row.operator(OROGEN_OT_terrain_preset_add.bl_idname, text="", icon='ADD')
-    row.operator(OROGEN_OT_terrain_preset_add.bl_idname, text="", icon='REMOVE').remove_active = True
+    row.operator(OROGEN_OT_preset_save.bl_idname, text="", icon='ADD')
+    row.menu("OROGEN_MT_terrain_presets_remove", text="", icon='REMOVE')
 
 
-classes = (OROGEN_OT_preset_load, OROGEN_OT_terrain_generate, OROGEN_MT_terrain_presets,
-           OROGEN_OT_terrain_preset_add)
+classes = (OROGEN_OT_preset_load, OROGEN_OT_preset_save, OROGEN_OT_preset_remove, OROGEN_OT_terrain_generate,
+           OROGEN_MT_terrain_presets, OROGEN_MT_terrain_presets_remove)
 
 
 register, unregister = bpy.utils.register_classes_factory(classes)

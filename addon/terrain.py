@@ -1,6 +1,5 @@
-"""From terrain settings to arrays: the only place the add-on calls the generators."""
+"""From a terrain spec to arrays, and the memory guard: the only place the add-on calls core's generators."""
 
-import math
 import os
 from dataclasses import dataclass
 
@@ -8,8 +7,8 @@ import numpy as np
 import numpy.typing as npt
 from mathutils import Vector
 
-from ..core import shading, slope_lightmap
-from ..core.recipe import Recipe
+from ..core.lighting import Maps, sun_angles
+from ..core.spec import MAX_SIDE, MIN_SIDE, TerrainSpec
 
 _UP = Vector((0.0, 0.0, 1.0))
 
@@ -18,79 +17,16 @@ _UP = Vector((0.0, 0.0, 1.0))
 class TerrainArrays:
     """What a terrain object is built from.
 
-    ``heightmap`` is ``float32 (rows, cols)`` normalised to ``[0, 1]``;
-    ``lightmap`` is ``float32 (rows, cols)`` in ``[0, 1]`` or ``None`` when the
-    lightmap is off; ``width`` and ``height`` are in metres; ``recipe`` is
-    what made the heightmap (``None`` for an imported one); ``slope`` (degrees) and ``curvature`` (1/m) are
-    the data maps baked as attributes.
+    ``heightmap`` is ``float32 (rows, cols)`` normalised to ``[0, 1]``; ``maps`` the lightmap (or ``None``),
+    slope (degrees) and curvature (1/m) baked from it; ``spec`` what made it (``None`` for an imported
+    heightmap); ``width`` and ``height`` in metres.
     """
 
     heightmap: npt.NDArray[np.float32]
-    lightmap: npt.NDArray[np.float32] | None
+    maps: Maps
     width: float
     height: float
-    recipe: Recipe | None
-    slope: npt.NDArray[np.float32]
-    curvature: npt.NDArray[np.float32]
-
-
-def azimuth_degrees(radians: float) -> float:
-    """An angle property (radians, stored as float32) in degrees, rounded to 1e-4 degree.
-
-    The rounding removes float32 residue, so 90 degrees typed in the UI is
-    exactly 90 for ``core`` (an exact east light, no diagonal blend).
-    """
-    return round(math.degrees(radians), 4)
-
-
-class _Decimal:
-    """Settings read with float properties' values as typed: 0.6, not float32's 0.6000000238418579."""
-
-    def __init__(self, settings):
-        self._settings = settings
-
-    def __getattr__(self, name):
-        value = getattr(self._settings, name)
-        # Blender stores float properties as float32; the shortest decimal that is the same float32
-        # is what the user typed, and what a recipe written by hand would say.
-        return float(str(np.float32(value))) if isinstance(value, float) else value
-
-
-def recipe_from_settings(settings) -> Recipe:
-    """The :class:`core.recipe.Recipe` that ``settings`` (operator or scene settings) describe.
-
-    Filters run in this order: flatten, box blur, erosion filter, terrace, sea level. Float
-    settings enter the recipe as the shortest decimal of their float32 value (0.6, not
-    0.6000000238418579), so a recipe typed by hand with the panel's numbers gives the same terrain.
-    """
-    s = _Decimal(settings)
-    params = {
-        'hills': lambda: {"count": s.hill_count, "radius_min": s.radius_min, "radius_max": s.radius_max,
-                          "island": s.island},
-        'faults': lambda: {"faults": s.fault_count, "displacement_max": 1.0, "displacement_min": s.displacement_min},
-        'diamond_square': lambda: {"roughness": s.roughness},
-        'noise': lambda: {
-            "noise": s.noise_amplitude,
-            "hills": s.noise_hill_count,
-            "hill_radius": (s.noise_hill_radius_min, s.noise_hill_radius_max),
-            "hill_height": (s.noise_hill_height_min, s.noise_hill_height_max),
-            "pits": s.pit_count,
-            "pit_radius": (s.pit_radius_min, s.pit_radius_max),
-            "pit_height": (s.pit_depth_min, s.pit_depth_max),
-        },
-    }[s.generator]()
-    stack = []
-    if s.flattening != 1.0:
-        stack.append(("flatten", {"exponent": s.flattening}))
-    if s.use_blur:
-        stack.append(("box_blur", {"passes": s.blur_passes}))
-    if s.use_erosion:
-        stack.append(("erosion", {"k": s.erosion_k, "passes": s.erosion_passes}))
-    if s.use_terrace:
-        stack.append(("terrace", {"levels": s.terrace_levels, "smoothness": s.terrace_smoothness}))
-    if s.use_sea_level:
-        stack.append(("sea_level", {"level": s.sea_level}))
-    return Recipe(s.generator, s.seed, (s.size, s.size), params, tuple(stack))
+    spec: TerrainSpec | None
 
 
 #: Bytes a terrain needs per vertex: the Blender mesh (positions, four corners with vertex, edge and UV
@@ -151,10 +87,6 @@ def available_memory() -> int | None:
     return min(candidates) if candidates else None
 
 
-#: Vertices per side of a terrain grid: the Size setting's bounds, for recipes too (4097: the largest engine size).
-MIN_SIDE, MAX_SIDE = 2, 4097
-
-
 def check_grid(rows: int, cols: int) -> None:
     """Refuse a grid a terrain mesh cannot be or the Size setting could not ask for (``ValueError``)."""
     if not (MIN_SIDE <= rows <= MAX_SIDE and MIN_SIDE <= cols <= MAX_SIDE):
@@ -177,48 +109,27 @@ def check_size(rows: int, cols: int) -> None:
     check_memory(rows, cols)
 
 
-def compute_terrain(settings, recipe: Recipe | None = None,
-                    sun: tuple[float, float] | None = None) -> TerrainArrays:
-    """Run the generators and bakes for ``settings`` (or ``recipe``, which then replaces the generator settings).
+def preview_shape(shape: tuple[int, int], side: int) -> tuple[int, int]:
+    """``shape`` scaled so its longer side is at most ``side`` vertices (the live-update preview)."""
+    rows, cols = shape
+    if max(rows, cols) <= side:
+        return shape
+    f = side / max(rows, cols)
+    return max(MIN_SIDE, round(rows * f)), max(MIN_SIDE, round(cols * f))
 
-    ``sun`` is ``(azimuth, altitude)`` in degrees, overriding the settings'
-    light direction (the scene's Sun light). Raises ``ValueError``/``TypeError``
-    from ``core`` with a message naming the bad setting; nothing in Blender
-    is touched, so a caller can report the error and leave the scene as it
-    was.
+
+def compute_terrain(spec: TerrainSpec, sun: tuple[float, float] | None = None,
+                    shape: tuple[int, int] | None = None) -> TerrainArrays:
+    """Run the generator, the filters and the bake of ``spec`` (at ``shape``, default the spec's own).
+
+    ``sun`` is ``(azimuth, altitude)`` in degrees overriding the lighting's (the scene's Sun light).
+    Raises ``ValueError``/``TypeError`` from ``core`` naming the bad setting; nothing in Blender is
+    touched, so a caller can report the error and leave the scene as it was.
     """
-    recipe = recipe or recipe_from_settings(settings)
-    check_size(*recipe.shape)
-    return bake_terrain(settings, recipe.evaluate(), recipe, sun)
-
-
-def bake_terrain(settings, heightmap: npt.NDArray[np.float32], recipe: Recipe | None,
-                 sun: tuple[float, float] | None = None) -> TerrainArrays:
-    """Lightmap and data maps of a normalised ``heightmap`` (generated, or imported) for ``settings``."""
-    rows, cols = heightmap.shape
-    metres = heightmap * np.float32(settings.height)
-    cell = settings.width / max(rows - 1, cols - 1, 1)
-    azimuth, altitude = sun or (azimuth_degrees(settings.light_azimuth), azimuth_degrees(settings.light_altitude))
-    lightmap = None
-    if settings.use_lightmap:
-        if settings.lighting == 'SLOPE':
-            lightmap = slope_lightmap(metres, azimuth=azimuth, softness=settings.light_softness,
-                                      min_brightness=settings.min_brightness,
-                                      max_brightness=settings.max_brightness, cell_size=cell)
-        else:
-            light = shading.combined_lightmap(
-                metres, cell, azimuth, altitude,
-                multidirectional=settings.lighting == 'MULTIDIRECTIONAL',
-                shadows=settings.use_shadows, shadow_softness=math.degrees(settings.shadow_softness),
-                ambient=settings.use_ao, ambient_strength=settings.ao_strength,
-                ambient_directions=settings.ao_directions, ambient_radius=settings.ao_radius,
-            )
-            lo, hi = settings.min_brightness, settings.max_brightness
-            lightmap = (np.float32(lo) + np.float32(hi - lo) * light).astype(np.float32)
-    slope = shading.slope_degrees(metres, cell)
-    curvature = shading.curvature(metres, cell)
-    return TerrainArrays(heightmap, lightmap, float(settings.width), float(settings.height), recipe, slope,
-                         curvature)
+    shape = shape or spec.shape
+    check_size(*shape)
+    heightmap = spec.heightmap(shape)
+    return TerrainArrays(heightmap, spec.bake(heightmap, sun), spec.width, spec.height, spec)
 
 
 def scene_sun(scene) -> tuple[float, float] | None:
@@ -226,7 +137,4 @@ def scene_sun(scene) -> tuple[float, float] | None:
     suns = sorted((o for o in scene.objects if o.type == 'LIGHT' and o.data.type == 'SUN'), key=lambda o: o.name)
     if not suns:
         return None
-    x, y, z = (suns[0].matrix_world.to_3x3() @ _UP).normalized()  # the light shines along its -Z
-    azimuth = math.degrees(math.atan2(x, y)) % 360.0
-    altitude = min(max(math.degrees(math.asin(max(-1.0, min(1.0, z)))), 0.0), 90.0)
-    return round(azimuth, 4), round(altitude, 4)
+    return sun_angles(*(suns[0].matrix_world.to_3x3() @ _UP))  # the light shines along its -Z

@@ -10,17 +10,23 @@ The public functions are here at the top level (``core.fault_formation``,
 what it does: :mod:`.hills`, :mod:`.faults`, :mod:`.midpoint`
 (diamond-square), :mod:`.noise`, :mod:`.filters`, :mod:`.profiles`,
 :mod:`.lightmap`, :mod:`.shading`, :mod:`.colormap`, :mod:`.recipe`,
-:mod:`.window`, :mod:`.rng`.
+:mod:`.window`, :mod:`.rng`; the parameter declarations in :mod:`.params` and
+:mod:`.catalog`, the whole terrain in :mod:`.spec`, built-in presets in :mod:`.presets`.
 """
 
+from . import catalog, params, presets, spec  # noqa: F401  (catalog registers the built-in generators and filters)
 from .colormap import DEFAULT_LAYERS, Layer, colormap, layer_presence, layer_weights, splat_maps
 from .faults import fault_formation
 from .filters import box_blur, erosion_filter, sea_level, terrace
 from .heightmap import MAX_CELLS, as_heightmap, flatten, normalize
 from .hills import add_hill, circle_hills, hill_parameters, raw_hills
+from .jsonio import load_json
+from .lighting import bake, sun_angles, sun_vector
 from .lightmap import light_direction, slope_lightmap
 from .midpoint import diamond_square
 from .noise import noise_hills_pits, white_noise
+from .params import FILTERS, GENERATORS, Filter, Generator, Param, register_filter, register_generator
+from .presets import PRESETS, preset_spec
 from .profiles import sectioned_profile, slope_walk
 from .recipe import Recipe
 from .rng import sub_seed, uniform
@@ -34,10 +40,28 @@ from .shading import (
     normal_map,
     slope_degrees,
 )
+from .spec import TerrainSpec, apply_settings, json_schema, load_spec
 from .window import Window
 
 __all__ = [
     "DEFAULT_LAYERS",
+    "FILTERS",
+    "Filter",
+    "GENERATORS",
+    "Generator",
+    "PRESETS",
+    "Param",
+    "TerrainSpec",
+    "apply_settings",
+    "bake",
+    "json_schema",
+    "load_json",
+    "load_spec",
+    "preset_spec",
+    "register_filter",
+    "register_generator",
+    "sun_angles",
+    "sun_vector",
     "Layer",
     "MAX_CELLS",
     "Recipe",

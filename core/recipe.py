@@ -19,68 +19,32 @@ erosion filter is in the stack).
 
 from __future__ import annotations
 
-import inspect
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
 
-from . import filters
-from .faults import fault_formation
-from .heightmap import check_count, check_number, check_shape, flatten, normalize
-from .hills import hills_raw
-from .midpoint import diamond_square
-from .noise import noise_hills_pits
+from . import catalog, filters  # noqa: F401  (catalog registers the built-in generators and filters)
+from .heightmap import check_number, check_shape, normalize
+from .jsonio import load_json
+from .params import FILTERS, GENERATORS, short_list
 from .rng import check_seed
 from .window import Window, check_window, crop, expand
 
-__all__ = ["GENERATORS", "FILTERS", "Recipe", "Ranges"]
+__all__ = ["GENERATORS", "FILTERS", "RECIPE_VERSION", "Recipe", "Ranges"]
 
 Ranges = tuple[tuple[float, float], tuple[float, float]]
 
 
-@dataclass(frozen=True)
-class _Generator:
-    label: str
-    function: Callable[..., npt.NDArray[np.float64]]
-    description: str
-
-
-@dataclass(frozen=True)
-class _Filter:
-    label: str
-    function: Callable[..., npt.NDArray[np.float32]]
-    margin: Callable[..., int]
-    description: str
-
-
-#: The 2-D generators a recipe can name, by key. Each takes ``(world_shape, seed, window=..., **params)``.
-GENERATORS: dict[str, _Generator] = {
-    "hills": _Generator("Hills", hills_raw, "Circle-based hills, optionally clustered into an island"),
-    "faults": _Generator("Fault Formation", fault_formation, "Random faults, each raising one side of a line"),
-    "diamond_square": _Generator("Diamond-Square", diamond_square, "Midpoint displacement with roughness"),
-    "noise": _Generator("Noise, Hills and Pits", noise_hills_pits, "White noise with hills and pits"),
-}
-
-#: The filters a recipe's stack can hold, by key. Each takes ``(heightmap, **params)``.
-FILTERS: dict[str, _Filter] = {
-    "flatten": _Filter("Flatten", flatten, lambda **p: 0, "Raise heights to an exponent"),
-    "box_blur": _Filter(
-        "Box Blur", filters.box_blur,
-        lambda passes=1, **p: check_count(passes, "passes", 0, filters.MAX_PASSES), "3 x 3 mean, N passes",
-    ),
-    "erosion": _Filter(
-        "Erosion Filter", filters.erosion_filter,
-        lambda k=0.5, passes=1, **p: filters.erosion_margin(
-            check_number(k, "k", 0.0, 1.0, high_open=True), check_count(passes, "passes", 0, filters.MAX_PASSES)),
-        "One-pole low-pass filter in four directions",
-    ),
-    "terrace": _Filter("Terrace", filters.terrace, lambda **p: 0, "Quantise into smooth steps"),
-    "sea_level": _Filter("Sea Level", filters.sea_level, lambda **p: 0, "Clamp heights below a level"),
-}
+#: Recipe JSON written since the terrain spec (0.2); recipes without a version are 0.1's.
+RECIPE_VERSION = 2
+#: Filter keys renamed since 0.1: its one-pole "erosion" filter is the low-pass filter.
+V1_FILTER_KEYS = {"erosion": "lowpass"}
+#: At most this many filters in a stack (checked before any of them is validated).
+MAX_FILTERS = 256
 
 
 def _check_ranges(ranges: object) -> Ranges:
@@ -95,29 +59,16 @@ def _check_ranges(ranges: object) -> Ranges:
     return pairs[0], pairs[1]
 
 
-def _check_params(params: object, what: str, function: Callable[..., Any], fixed: set[str]) -> dict[str, Any]:
-    """Validate parameter names against ``function``'s keywords (values are checked when it runs)."""
-    if not isinstance(params, Mapping) or not all(isinstance(k, str) for k in params):
-        raise TypeError(f"{what} must be a mapping of parameter names to values")
-    signature = inspect.signature(function).parameters
-    allowed = set(signature) - fixed
-    unknown = set(params) - allowed
-    if unknown:
-        raise ValueError(f"{what}: unknown parameters {sorted(unknown)}; valid: {sorted(allowed)}")
-    missing = [name for name in allowed if signature[name].default is inspect.Parameter.empty and name not in params]
-    if missing:
-        raise ValueError(f"{what}: missing parameters {sorted(missing)}")
-    return {k: (tuple(v) if isinstance(v, list) else v) for k, v in params.items()}
-
-
 @dataclass(frozen=True)
 class Recipe:
-    """A terrain: ``generator`` with ``params``, ``seed``, world ``shape`` and a filter stack.
+    """A heightmap: ``generator`` with ``params``, ``seed``, world ``shape`` and a filter stack.
 
     ``filters`` is a tuple of ``(key, params)`` pairs applied in order, keys
-    from :data:`FILTERS`. Parameters are the keyword arguments of the
-    generator and filter functions (see their docstrings for units and
-    ranges); missing ones take the functions' defaults.
+    from :data:`core.params.FILTERS`. Parameters are checked against their
+    declarations (see :mod:`core.catalog`); missing ones take the functions'
+    defaults. ``cell_size`` (metres per cell) reaches generators that work in
+    metres. A :class:`core.spec.TerrainSpec` is the whole terrain (scale,
+    lighting, colours); its heightmap part is a recipe.
     """
 
     generator: str = "hills"
@@ -125,32 +76,33 @@ class Recipe:
     shape: tuple[int, int] = (129, 129)
     params: Mapping[str, Any] = field(default_factory=dict)
     filters: tuple[tuple[str, Mapping[str, Any]], ...] = ()
+    cell_size: float = 1.0
 
     def __post_init__(self) -> None:
         if not isinstance(self.generator, str) or self.generator not in GENERATORS:
-            raise ValueError(f"generator must be one of {sorted(GENERATORS)}, got {self.generator!r}")
+            raise ValueError(f"generator must be one of {short_list(list(GENERATORS))}, got {self.generator!r:.40}")
         object.__setattr__(self, "seed", check_seed(self.seed))
         object.__setattr__(self, "shape", check_shape(tuple(self.shape) if isinstance(self.shape, list)
                                                       else self.shape))
-        object.__setattr__(self, "params", _check_params(
-            self.params, f"params of {self.generator!r}", GENERATORS[self.generator].function,
-            {"world_shape", "seed", "window"}))
+        object.__setattr__(self, "cell_size", check_number(self.cell_size, "cell_size", 1e-9, 1e9))
+        object.__setattr__(self, "params", GENERATORS[self.generator].check(self.params, partial=True))
         if not isinstance(self.filters, (tuple, list)):
             raise TypeError(f"filters must be a sequence of (key, params) pairs, got {type(self.filters).__name__}")
+        if len(self.filters) > MAX_FILTERS:
+            raise ValueError(f"a filter stack holds at most {MAX_FILTERS} filters, got {len(self.filters)}")
         stack = []
         for i, entry in enumerate(self.filters):
             if not isinstance(entry, (tuple, list)) or len(entry) != 2:
-                raise TypeError(f"filters[{i}] must be a (key, params) pair, got {entry!r}")
+                raise TypeError(f"filters[{i}] must be a (key, params) pair, got {entry!r:.60}")
             key, params = entry
             if not isinstance(key, str) or key not in FILTERS:
-                raise ValueError(f"filters[{i}] must be one of {sorted(FILTERS)}, got {key!r}")
-            stack.append((key, _check_params(params, f"filters[{i}] ({key!r})", FILTERS[key].function,
-                                             {"heightmap"})))
+                raise ValueError(f"filters[{i}] must be one of {short_list(list(FILTERS))}, got {key!r:.40}")
+            try:
+                stack.append((key, FILTERS[key].check(params, partial=True)))
+            except (TypeError, ValueError) as err:
+                raise type(err)(f"filters[{i}]: {err}") from None
         # The stack's whole work, before any of it runs (each filter alone is bounded by its function).
-        passes = [check_count(p.get("passes", 1), f"filters[{i}] ({key!r}) passes", 0, filters.MAX_PASSES)
-                  if "passes" in inspect.signature(FILTERS[key].function).parameters else 1
-                  for i, (key, p) in enumerate(stack)]
-        filters.check_filter_work(self.shape, sum(passes), "filters")
+        filters.check_filter_work(self.shape, sum(FILTERS[key].passes(p) for key, p in stack), "filters")
         object.__setattr__(self, "filters", tuple(stack))
 
     # --- JSON -------------------------------------------------------------------------------
@@ -160,9 +112,11 @@ class Recipe:
             return list(v) if isinstance(v, tuple) else v
 
         return {
+            "version": RECIPE_VERSION,
             "generator": self.generator,
             "seed": self.seed,
             "shape": list(self.shape),
+            "cell_size": self.cell_size,
             "params": {k: plain(v) for k, v in self.params.items()},
             "filters": [{"type": key, **{k: plain(v) for k, v in p.items()}} for key, p in self.filters],
         }
@@ -173,50 +127,55 @@ class Recipe:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Recipe:
-        """Recipe from :meth:`to_dict` data; raises ``ValueError``/``TypeError`` naming what is wrong."""
+        """Recipe from :meth:`to_dict` data, or 0.1's (no ``version``: its ``erosion`` filter is ``lowpass``).
+
+        Raises ``ValueError``/``TypeError`` naming what is wrong.
+        """
         if not isinstance(data, Mapping):
             raise TypeError(f"a recipe must be a JSON object, got {type(data).__name__}")
-        unknown = set(data) - {"generator", "seed", "shape", "params", "filters"}
+        unknown = set(data) - {"version", "generator", "seed", "shape", "params", "filters", "cell_size"}
         if unknown:
-            raise ValueError(f"unknown recipe keys: {sorted(unknown)}")
+            raise ValueError(f"unknown recipe keys: {short_list(list(unknown))}")
+        version = data.get("version", 1)
+        if version not in (1, RECIPE_VERSION):
+            raise ValueError(f"recipe version must be 1 or {RECIPE_VERSION}, got {version!r:.20}")
         filters_data = data.get("filters", [])
         if not isinstance(filters_data, list):
             raise TypeError(f"filters must be a JSON list, got {type(filters_data).__name__}")
-        stack = []
+        if len(filters_data) > MAX_FILTERS:
+            raise ValueError(f"a filter stack holds at most {MAX_FILTERS} filters, got {len(filters_data)}")
+        stack: list[tuple[str, Mapping[str, Any]]] = []
         for i, f in enumerate(filters_data):
             if not isinstance(f, Mapping) or "type" not in f:
-                raise ValueError(f"filters[{i}] must be an object with a 'type', got {f!r}")
-            stack.append((f["type"], {k: v for k, v in f.items() if k != "type"}))
+                raise ValueError(f"filters[{i}] must be an object with a 'type', got {f!r:.60}")
+            key = str(f["type"])
+            key = V1_FILTER_KEYS.get(key, key) if version == 1 else key
+            stack.append((key, {k: v for k, v in f.items() if k != "type"}))
         return cls(
             generator=data.get("generator", "hills"),
             seed=data.get("seed", 0),
             shape=data.get("shape", (129, 129)),
             params=data.get("params", {}),
             filters=tuple(stack),
+            cell_size=data.get("cell_size", 1.0),
         )
 
     @classmethod
     def from_json(cls, text: str) -> Recipe:
         """Recipe from JSON text (see :meth:`from_dict`); invalid JSON raises ``ValueError``."""
-        if not isinstance(text, (str, bytes, bytearray)):
-            raise TypeError(f"a recipe's JSON must be text, got {type(text).__name__}")
-        try:
-            data = json.loads(text)
-        except RecursionError:
-            raise ValueError("the recipe JSON is nested too deeply") from None
-        except ValueError as err:  # syntax, or an integer of thousands of digits
-            raise ValueError(f"the recipe is not valid JSON: {err}") from None
-        return cls.from_dict(data)
+        return cls.from_dict(load_json(text, "recipe"))
 
     # --- evaluation ------------------------------------------------------------------------
     def margin(self) -> int:
         """Cells the filter stack reads around a window."""
-        return sum(FILTERS[key].margin(**params) for key, params in self.filters)
+        return sum(FILTERS[key].margin(params) for key, params in self.filters)
 
     def _run(self, window: Window, raw_range: tuple[float, float] | None) -> tuple[
             npt.NDArray[np.float32], tuple[float, float]]:
         outer = expand(self.shape, window, self.margin())
-        raw = GENERATORS[self.generator].function(self.shape, self.seed, window=outer, **self.params)
+        generator = GENERATORS[self.generator]
+        extra = {"cell_size": self.cell_size} if generator.uses_cell_size else {}
+        raw = generator.function(self.shape, self.seed, window=outer, **extra, **self.params)
         if raw_range is None:
             raw_range = (float(raw.min()), float(raw.max()))
         h = normalize(raw, raw_range)

@@ -13,7 +13,6 @@ import argparse
 import atexit
 import contextlib
 import importlib.util
-import json
 import math
 import os
 import sys
@@ -22,9 +21,12 @@ from pathlib import Path
 import bpy
 
 ROOT = Path(__file__).resolve().parent.parent
-#: The options that set each operator property, for messages.
-OPTIONS = {"size": "--size", "seed": "--seed", "hill_count": "--hills", "radius_min": "--radius MIN",
-           "radius_max": "--radius MAX", "flattening": "--flattening", "width": "--width", "height": "--height"}
+#: What the script renders without --preset or --spec: the README's demo terrain.
+DEMO_SPEC = {"version": 2, "size": 257, "seed": 7, "width": 100.0, "height": 22.0, "generator": "hills",
+             "hills": {"count": 300, "radius_min": 8.0, "radius_max": 40.0},
+             "filters": [{"type": "flatten", "exponent": 1.6}]}
+#: Largest spec file read (bytes).
+MAX_SPEC_BYTES = 1 << 20
 
 
 def load_orogen():
@@ -48,24 +50,54 @@ def load_orogen():
     return module
 
 
+def add_spec_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options that say which terrain: --preset or --spec, and --set NAME=VALUE (shared by the scripts)."""
+    source = parser.add_mutually_exclusive_group()
+    source.add_argument("--preset", help="a built-in preset (see export_heightmaps.py --list) or one of yours")
+    source.add_argument("--spec", "--recipe", dest="spec", type=Path, default=None,
+                        help="terrain spec JSON file: a spec, an export's sidecar, or an Orogen 0.1 recipe")
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                        help="change one setting by its name, as in the spec and the panel: --set hills.count=400, "
+                             "--set lighting.azimuth=300, --set generator=faults; a bare name (--set count=400) "
+                             "when only one part of the spec has it; a setting the terrain does not use is refused")
+    parser.add_argument("--seed", type=int, help="terrain seed (--set seed=N)")
+    parser.add_argument("--size", type=int, help="vertices per side (--set size=N)")
+    parser.add_argument("--width", type=float, help="width in metres (--set width=X)")
+    parser.add_argument("--height", type=float, help="height range in metres (--set height=X)")
+
+
+def spec_from_args(args, orogen, default: dict | None = None):
+    """The terrain spec the options ask for; exits with a message naming the problem."""
+    core = orogen.core
+    try:
+        if args.spec is not None:
+            path = args.spec
+            if not path.is_file():
+                sys.exit(f"error: --spec {str(path)!r} is not a file")
+            if path.stat().st_size > MAX_SPEC_BYTES:
+                sys.exit(f"error: --spec {str(path)!r} is larger than {MAX_SPEC_BYTES} bytes: not a spec")
+            spec = core.spec.TerrainSpec.from_json(path.read_bytes())
+        elif args.preset is not None:
+            spec = orogen.addon.presets.find_preset(args.preset)
+            if spec is None:
+                sys.exit(f"error: --preset {args.preset} adds a side-view profile, not a terrain")
+        else:
+            spec = core.spec.load_spec(default or DEMO_SPEC)
+        shortcuts = [f"{key}={getattr(args, key)!r}" for key in ("seed", "size", "width", "height")
+                     if getattr(args, key) is not None]
+        return core.spec.apply_settings(spec, shortcuts + list(args.set))
+    except (OSError, ValueError, TypeError) as err:
+        sys.exit(f"error: {err}")
+
+
 def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--recipe", type=Path, default=None,
-                        help="terrain recipe JSON file (generator, seed, shape, filters); replaces the options below")
-    parser.add_argument("--generator", choices=("hills", "faults", "diamond_square", "noise"), default="hills",
-                        help="generator (default hills; the hill options apply to hills)")
-    parser.add_argument("--seed", type=int, default=7, help="terrain seed (default 7)")
-    parser.add_argument("--size", type=int, default=257, help="vertices per side (default 257)")
-    parser.add_argument("--hills", type=int, default=300, help="number of hills (default 300)")
-    parser.add_argument("--radius", type=float, nargs=2, default=(8.0, 40.0), metavar=("MIN", "MAX"),
-                        help="hill radius range in cells (default 8 40)")
-    parser.add_argument("--island", action="store_true", help="cluster the hills into an island")
-    parser.add_argument("--flattening", type=float, default=1.6, help="flattening exponent (default 1.6)")
-    parser.add_argument("--width", type=float, default=100.0, help="terrain width in metres (default 100)")
-    parser.add_argument("--height", type=float, default=22.0, help="terrain height in metres (default 22)")
-    parser.add_argument("--azimuth", type=float, default=300.0, help="sun azimuth in degrees from north (default 300)")
+    add_spec_arguments(parser)
+    parser.add_argument("--azimuth", type=float, default=300.0,
+                        help="sun azimuth in degrees from north, for the sun lamp and the lightmap (default 300)")
     parser.add_argument("--altitude", type=float, default=35.0, help="sun altitude in degrees (default 35)")
-    parser.add_argument("--shading", choices=("LIT", "UNLIT"), default="LIT", help="material look (default LIT)")
+    parser.add_argument("--shading", choices=("lit", "unlit"), type=str.lower, default=None,
+                        help="material look (default: the spec's, lit)")
     parser.add_argument("--view", choices=("OBLIQUE", "TOP"), default="OBLIQUE", help="camera (default OBLIQUE)")
     parser.add_argument("--samples", type=int, default=32, help="Cycles samples (default 32)")
     parser.add_argument("--resolution", type=int, nargs=2, default=(960, 540), metavar=("X", "Y"),
@@ -79,14 +111,8 @@ def parse_args(argv):
         problems.append("--resolution must be 4 to 16384 pixels each way")
     if not 1 <= args.samples <= 65536:
         problems.append("--samples must be in [1, 65536]")
-    if not 0 <= args.seed <= 2**31 - 1:
-        problems.append("--seed must be in [0, 2147483647]")
-    if not 2 <= args.size <= 4097:
-        problems.append("--size must be in [2, 4097]")
     if not (math.isfinite(args.azimuth) and math.isfinite(args.altitude) and 0 < args.altitude <= 90):
         problems.append("--azimuth must be finite and --altitude in (0, 90] degrees")
-    if not all(math.isfinite(v) for v in (args.width, args.height, args.flattening, *args.radius)):
-        problems.append("--width, --height, --flattening and --radius must be finite numbers")
     for option, path, suffix in (("--output", args.output, ".png"), ("--blend", args.blend, ".blend")):
         if path is None:
             continue
@@ -97,55 +123,6 @@ def parse_args(argv):
     if problems:
         parser.error("; ".join(problems))
     return args
-
-
-def read_recipe(path: Path) -> dict:
-    """The recipe held by a JSON file: a recipe, or an export's sidecar (its ``recipe``). Exits with a message."""
-    if not path.is_file():
-        sys.exit(f"error: --recipe {str(path)!r} is not a file")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as err:
-        sys.exit(f"error: cannot read --recipe {str(path)!r}: {err}")
-    except ValueError as err:  # JSON syntax, or an integer of thousands of digits
-        sys.exit(f"error: --recipe {str(path)!r} is not JSON: {err}")
-    except RecursionError:
-        sys.exit(f"error: --recipe {str(path)!r} is nested too deeply to be a recipe")
-    if isinstance(data, dict) and "recipe" in data:  # an export's sidecar
-        data = data["recipe"]
-        if not isinstance(data, dict):
-            sys.exit(f"error: --recipe {str(path)!r} is a sidecar whose \"recipe\" is not an object "
-                     "(an imported heightmap has none)")
-    if not isinstance(data, dict):
-        sys.exit(f"error: --recipe {str(path)!r} must hold a JSON object (a recipe), got {type(data).__name__}")
-    if not isinstance(data.get("params", {}), dict):
-        sys.exit(f"error: --recipe {str(path)!r}: \"params\" must be an object, got {data['params']!r}")
-    return data
-
-
-def out_of_bounds(rna, values: dict, options: dict) -> list[str]:
-    """Messages for values outside their property's hard bounds, which Blender would clamp without a word.
-
-    ``rna`` is an operator's or property group's RNA type; ``options`` maps a
-    property name to the option the user typed (``--hills``); unknown names are
-    left to the caller.
-    """
-    problems = []
-    for name, value in values.items():
-        prop = rna.properties.get(name)
-        if prop is None or prop.type not in {'INT', 'FLOAT'}:
-            continue
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            kind = "an integer" if prop.type == 'INT' else "a number"
-            problems.append(f"{options.get(name, name)} must be {kind}, got {value!r}")
-            continue
-        if prop.type == 'INT' and isinstance(value, float) and not value.is_integer():
-            problems.append(f"{options.get(name, name)} must be an integer, got {value!r}")
-        elif not ((isinstance(value, int) or math.isfinite(value)) and prop.hard_min <= value <= prop.hard_max):
-            low, high = (repr(v) if prop.type == 'INT' else f"{v:g}" for v in (prop.hard_min, prop.hard_max))
-            shown = repr(value) if len(repr(value)) <= 24 else f"an integer of {len(str(abs(value)))} digits"
-            problems.append(f"{options.get(name, name)} must be in [{low}, {high}], got {shown}")
-    return problems
 
 
 def report_text(err: Exception) -> str:
@@ -165,16 +142,13 @@ def main(argv=None):
     orogen = load_orogen()
     render = orogen.addon.render
     scene = bpy.context.scene
-    recipe = json.dumps(read_recipe(args.recipe)) if args.recipe else ""
-    values = dict(size=args.size, seed=args.seed, hill_count=args.hills, radius_min=args.radius[0],
-                  radius_max=args.radius[1], flattening=args.flattening, width=args.width, height=args.height)
-    problems = out_of_bounds(bpy.ops.orogen.terrain_add.get_rna_type(), values, OPTIONS)
-    if problems:
-        sys.exit("error: " + "; ".join(problems))
+    spec = spec_from_args(args, orogen)
+    settings = [f"lighting.azimuth={args.azimuth % 360.0!r}"] + (
+        [f"material.shading={args.shading}"] if args.shading else [])
     try:
-        bpy.ops.orogen.terrain_add(recipe=recipe, generator=args.generator, island=args.island,
-                                   light_azimuth=math.radians(args.azimuth % 360.0), shading=args.shading, **values)
-    except RuntimeError as err:  # the operator reported an error (bpy.ops raises it)
+        spec = orogen.core.spec.apply_settings(spec, settings)
+        bpy.ops.orogen.terrain_add(spec=spec.to_json())
+    except (RuntimeError, ValueError) as err:  # the operator reported an error (bpy.ops raises it)
         sys.exit(f"error: {report_text(err)}")
     terrain = bpy.context.active_object
     aspect = args.resolution[0] / args.resolution[1]

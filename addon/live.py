@@ -1,0 +1,370 @@
+"""Edit in place: a terrain object holds its spec in ``obj.orogen`` and regenerates into the same mesh.
+
+Only the geometry and the baked attributes change; the object's name,
+transform, parent, collections, modifiers, custom properties, material slots
+and the user's material edits stay. Editing the colour layers or material
+options rebuilds the material only.
+
+Live updates regenerate a preview-sized terrain on every change and the
+full size once changes have settled (``SETTLE_SECONDS`` without a further
+change). Nothing is kept by object name: each terrain records on itself the
+spec its mesh was made from (``orogen.applied``) and whether its mesh is a
+preview awaiting its full size (``orogen.preview_pending``), so renaming,
+duplicating or deleting a terrain during a pending update is safe.
+
+Changes are seen through the settings' own ``update`` callbacks in sessions
+with a user interface (so the setting and the mesh form one undo step), and
+through the message bus in background sessions (the ``bpy`` module of
+Blender 4.2 and 4.5 crashes or hangs at exit once a property with an update
+callback was registered). Undo: a change regenerates at once (one undo
+step); for terrains larger than the preview size, the full-size pass that
+follows is not an undo step of its own.
+"""
+
+import json
+import time
+from dataclasses import replace
+
+import bpy
+
+from ..core.spec import TerrainSpec
+from .material import build_material
+from .mesh import CURVATURE_ATTRIBUTE, SLOPE_ATTRIBUTE, update_grid_mesh
+from .specio import image_path, read_spec
+from .terrain import TerrainArrays, compute_terrain, preview_shape, scene_sun
+
+#: Seconds without a further change before a live preview is replaced by the full-size terrain.
+SETTLE_SECONDS = 0.4
+#: Custom property of every Orogen terrain mesh object (generated or imported): the grid as built.
+TERRAIN_PROPERTY = "orogen_terrain"
+
+_last_change = [0.0]  # monotonic time of the last live change (one clock for all terrains)
+_suspended = [0]  # > 0 while settings are written by code, not by the user
+
+
+class suspended:
+    """Context manager: setting changes inside it do not trigger live updates."""
+
+    def __enter__(self):
+        _suspended[0] += 1
+
+    def __exit__(self, *_exc):
+        _suspended[0] -= 1
+
+
+def active_terrain(context) -> bpy.types.Object | None:
+    """The active object if it is a generated Orogen terrain (its spec can regenerate it), else None."""
+    obj = getattr(context, "active_object", None)
+    return obj if obj is not None and obj.type == 'MESH' and obj.orogen.is_terrain else None
+
+
+def terrain_reason(context) -> str | None:
+    """Why the active object cannot be edited as a terrain now (``None`` when it can)."""
+    obj = getattr(context, "active_object", None)
+    if obj is None:
+        return "Select a terrain first"
+    if obj.type != 'MESH' or not obj.orogen.is_terrain:
+        if obj.type == 'MESH' and TERRAIN_PROPERTY in obj:
+            return "An imported heightmap has no generator to re-run: import it again to change it"
+        return f"{obj.name} is not an Orogen terrain"
+    if context.mode != 'OBJECT':
+        return "Leave Edit Mode first"
+    return None
+
+
+def material_layers(spec: TerrainSpec) -> tuple:
+    """The spec's layers with image paths resolved as Blender resolves ``//``."""
+    return tuple(replace(lay, image=image_path(lay.image)) if lay.image else lay for lay in spec.layers)
+
+
+def new_material(name: str, spec: TerrainSpec) -> bpy.types.Material:
+    """A material for ``spec``'s layers and options."""
+    return build_material(name, material_layers(spec), spec.lighting["enabled"], spec.material["shading"].upper())
+
+
+def set_material(obj: bpy.types.Object, spec: TerrainSpec) -> None:
+    """Give ``obj`` a freshly built material in its first slot (or none, when the spec's material is off)."""
+    old = obj.material_slots[0].material if obj.material_slots else None
+    if not spec.material["enabled"]:
+        if obj.material_slots:
+            obj.material_slots[0].material = None
+    else:
+        material = new_material(obj.name, spec)
+        if obj.material_slots:
+            obj.material_slots[0].material = material
+        else:
+            obj.data.materials.append(material)
+    if old is not None and old.users == 0:
+        bpy.data.materials.remove(old)
+
+
+def record_terrain(obj: bpy.types.Object, arrays: TerrainArrays, source: str = "") -> None:
+    """Write the grid's shape and scale onto ``obj`` (what exports read back)."""
+    info = {"shape": list(arrays.heightmap.shape), "width": arrays.width, "height": arrays.height}
+    if source:
+        info["source"] = source
+    obj[TERRAIN_PROPERTY] = json.dumps(info)
+
+
+def write_arrays(obj: bpy.types.Object, arrays: TerrainArrays) -> None:
+    """Write a terrain's heightmap and maps into ``obj``'s mesh and record its shape."""
+    update_grid_mesh(obj.data, arrays.heightmap, arrays.width, arrays.height, arrays.maps.lightmap,
+                     {SLOPE_ATTRIBUTE: arrays.maps.slope, CURVATURE_ATTRIBUTE: arrays.maps.curvature})
+    record_terrain(obj, arrays)
+
+
+def _sun(spec: TerrainSpec, context) -> tuple[float, float] | None:
+    scene = getattr(context, "scene", None)
+    return scene_sun(scene) if spec.lighting["use_scene_sun"] and scene is not None else None
+
+
+def regenerate(obj: bpy.types.Object, context, preview: bool = False) -> str:
+    """Regenerate ``obj`` from its spec (at its preview size with ``preview``); returns a status line.
+
+    Raises ``ValueError``/``TypeError`` for a spec that cannot make a terrain; nothing is changed then.
+    """
+    settings = obj.orogen
+    spec = read_spec(settings)
+    shape = preview_shape(spec.shape, settings.preview_size) if preview else spec.shape
+    wm = getattr(context, "window_manager", None)
+    started = time.perf_counter()
+    if wm is not None:
+        wm.progress_begin(0, 3)
+    try:
+        arrays = compute_terrain(spec, _sun(spec, context), shape)
+        if wm is not None:
+            wm.progress_update(2)
+        write_arrays(obj, arrays)
+    finally:
+        if wm is not None:
+            wm.progress_end()
+    with suspended():
+        settings.applied = spec.to_json()
+        settings.preview_pending = shape != spec.shape
+    rows, cols = shape
+    kind = "preview" if shape != spec.shape else "terrain"
+    return f"Regenerated {kind} {rows} x {cols} in {time.perf_counter() - started:.2f} s"
+
+
+def _only_looks_changed(spec: TerrainSpec, applied: str) -> bool:
+    """True when ``spec`` differs from the applied spec only in its layers or material (the mesh stays)."""
+    try:
+        before = TerrainSpec.from_json(applied)
+    except (TypeError, ValueError):
+        return False
+    return replace(before, layers=spec.layers, material=spec.material) == spec
+
+
+def on_setting_changed(obj: bpy.types.Object, context) -> None:
+    """A setting of terrain ``obj`` changed: rebuild what it affects, live (a preview, then full size)."""
+    settings = obj.orogen
+    if _suspended[0] or not settings.is_terrain or not settings.live_update:
+        return
+    try:
+        spec = read_spec(settings)
+    except (ValueError, TypeError) as err:
+        settings.status = f"Not regenerated: {err}"
+        return
+    text = spec.to_json()
+    if text == settings.applied:
+        return  # nothing that shapes the terrain changed (or it was already applied)
+    if obj.mode != 'OBJECT':
+        settings.status = "Not regenerated: leave Edit Mode first"
+        return
+    if settings.applied and _only_looks_changed(spec, settings.applied):
+        set_material(obj, spec)
+        with suspended():
+            settings.applied = text
+        settings.status = "Material rebuilt from the colour layers"
+        return
+    preview = max(spec.shape) > settings.preview_size
+    try:
+        settings.status = regenerate(obj, context, preview)
+    except (ValueError, TypeError, RuntimeError) as err:
+        settings.status = f"Not regenerated: {err}"
+        return
+    if preview:
+        _last_change[0] = time.monotonic()
+        if not bpy.app.timers.is_registered(_settle_timer):
+            bpy.app.timers.register(_settle_timer, first_interval=SETTLE_SECONDS)
+
+
+def _pending_objects() -> list:
+    return [obj for obj in bpy.data.objects
+            if obj.type == 'MESH' and obj.orogen.is_terrain and obj.orogen.preview_pending and obj.users > 0]
+
+
+def flush_live_updates(force: bool = False) -> list[str]:
+    """Regenerate at full size every terrain whose preview is pending once changes have settled
+    (at once with ``force``); returns the names regenerated."""
+    if not force and time.monotonic() - _last_change[0] < SETTLE_SECONDS:
+        return []
+    done = []
+    for obj in _pending_objects():
+        try:
+            obj.orogen.status = regenerate(obj, bpy.context)
+        except (ValueError, TypeError) as err:
+            obj.orogen.status = f"Not regenerated: {err}"
+            with suspended():
+                obj.orogen.preview_pending = False
+        done.append(obj.name)
+    return done
+
+
+def _settle_timer() -> float | None:
+    flush_live_updates()
+    return 0.1 if _pending_objects() else None
+
+
+def on_update(self, context) -> None:
+    """Property update callback of every terrain setting (sessions with a user interface)."""
+    owner = getattr(self, "id_data", None)
+    if isinstance(owner, bpy.types.Object) and owner.type == 'MESH':
+        on_setting_changed(owner, context)
+
+
+def changed(obj, context) -> None:
+    """A collection of ``obj.orogen`` (filters, layers) was edited by an operator: apply it, live."""
+    if isinstance(obj, bpy.types.Object):
+        on_setting_changed(obj, context)
+
+
+_MSGBUS_OWNER = object()
+
+
+def _on_msgbus() -> None:
+    """Message-bus notification (background sessions): some terrain setting changed; apply what differs."""
+    if _suspended[0]:
+        return
+    for obj in bpy.data.objects:
+        if obj.type == 'MESH' and obj.orogen.is_terrain and obj.users > 0:
+            on_setting_changed(obj, bpy.context)
+
+
+def subscribe(classes) -> None:
+    """Watch every property of ``classes`` through the message bus (cleared by :func:`unsubscribe`)."""
+    bpy.msgbus.clear_by_owner(_MSGBUS_OWNER)
+    for cls in classes:
+        for prop in cls.bl_rna.properties:
+            if prop.identifier in ("rna_type", "name", "status", "applied", "preview_pending") or \
+                    prop.type in ('POINTER', 'COLLECTION'):
+                continue
+            bpy.msgbus.subscribe_rna(key=(cls, prop.identifier), owner=_MSGBUS_OWNER, args=(), notify=_on_msgbus)
+
+
+def unsubscribe() -> None:
+    bpy.msgbus.clear_by_owner(_MSGBUS_OWNER)
+    if bpy.app.timers.is_registered(_settle_timer):
+        bpy.app.timers.unregister(_settle_timer)
+
+
+def _edit_poll(cls, context) -> bool:
+    reason = terrain_reason(context)
+    if reason:
+        cls.poll_message_set(reason)
+        return False
+    return True
+
+
+class OROGEN_OT_terrain_regenerate(bpy.types.Operator):
+    """Regenerate the active terrain from its spec, in place (the object and its material stay)"""
+
+    bl_idname = "orogen.terrain_regenerate"
+    bl_label = "Regenerate Terrain"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    @classmethod
+    def poll(cls, context):
+        return _edit_poll(cls, context)
+
+    def execute(self, context):
+        obj = context.active_object
+        try:
+            obj.orogen.status = regenerate(obj, context)
+        except (ValueError, TypeError) as err:
+            self.report({'ERROR'}, f"Terrain not regenerated: {err}")
+            return {'CANCELLED'}
+        self.report({'INFO'}, obj.orogen.status)
+        return {'FINISHED'}
+
+
+class OROGEN_OT_material_rebuild(bpy.types.Operator):
+    """Rebuild the active terrain's material from its colour layers (replaces edits made to that material)"""
+
+    bl_idname = "orogen.material_rebuild"
+    bl_label = "Rebuild Material"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    @classmethod
+    def poll(cls, context):
+        obj = getattr(context, "active_object", None)
+        if obj is None or obj.type != 'MESH' or TERRAIN_PROPERTY not in obj:
+            cls.poll_message_set("Select a terrain (generated or imported) first")
+            return False
+        return True
+
+    def execute(self, context):
+        from .operators import checked_layers  # image layers must be readable before anything changes
+
+        obj = context.active_object
+        try:
+            spec = read_spec(obj.orogen)
+            checked_layers(spec)
+        except (ValueError, TypeError) as err:
+            self.report({'ERROR'}, f"Material not rebuilt: {err}")
+            return {'CANCELLED'}
+        set_material(obj, spec)
+        return {'FINISHED'}
+
+
+#: Sizes game engines expect for heightmaps: 2^n + 1 vertices per side.
+ENGINE_SIZES = (129, 257, 513, 1025, 2049, 4097)
+
+
+class OROGEN_OT_size_set(bpy.types.Operator):
+    """Set the terrain size to one game engines expect (2^n + 1 vertices per side)"""
+
+    bl_idname = "orogen.size_set"
+    bl_label = "Set Size"
+    bl_options = {'REGISTER', 'UNDO', 'INTERNAL'}
+
+    size: bpy.props.IntProperty(name="Size", description="Vertices per side", min=2, max=4097, default=257)
+
+    @classmethod
+    def poll(cls, context):
+        if context.scene is None or context.mode != 'OBJECT':
+            cls.poll_message_set("Leave Edit Mode first")
+            return False
+        return True
+
+    def execute(self, context):
+        obj = active_terrain(context)
+        settings = obj.orogen if obj is not None else context.scene.orogen
+        settings.size = self.size
+        if obj is not None:
+            on_setting_changed(obj, context)
+        return {'FINISHED'}
+
+
+class OROGEN_MT_size_presets(bpy.types.Menu):
+    bl_label = "Engine Sizes"
+
+    def draw(self, _context):
+        for size in ENGINE_SIZES:
+            self.layout.operator(OROGEN_OT_size_set.bl_idname, text=f"{size} x {size}").size = size
+
+
+classes = (OROGEN_OT_terrain_regenerate, OROGEN_OT_material_rebuild, OROGEN_OT_size_set, OROGEN_MT_size_presets)
+
+
+def register(groups) -> None:
+    for cls in classes:
+        bpy.utils.register_class(cls)
+    if bpy.app.background:
+        subscribe(groups)
+
+
+def unregister() -> None:
+    unsubscribe()
+    for cls in reversed(classes):
+        bpy.utils.unregister_class(cls)

@@ -1,0 +1,114 @@
+"""Between Blender properties and a :class:`core.spec.TerrainSpec`: read one from the other, write it back.
+
+``data`` is anything holding the spec annotations of :mod:`.properties`:
+a terrain object's ``obj.orogen``, the panel's ``scene.orogen``, or the add
+operator itself. Float settings are read as the shortest decimal of their
+float32 value (0.6, not 0.6000000238418579), so a spec written by hand with
+the panel's numbers gives the same terrain; angles are converted between
+Blender's radians and the spec's degrees (rounded to 1e-4 degree).
+"""
+
+import math
+
+import bpy
+import numpy as np
+
+from ..core.colormap import Layer
+from ..core.lighting import LIGHTING_PARAMS
+from ..core.params import FILTERS, GENERATORS
+from ..core.spec import LAYER_PARAMS, MATERIAL_PARAMS, WORLD_PARAMS, Step, TerrainSpec
+
+
+def _typed(value: float) -> float:
+    return float(str(np.float32(value)))
+
+
+def read_value(p, value):
+    """A property's value as the spec holds it."""
+    if p.kind == "float":
+        return round(math.degrees(value), 4) if p.unit == "deg" else _typed(value)
+    if p.kind in ("range", "color"):
+        return tuple(_typed(v) for v in value)
+    return value
+
+
+def _blender_value(p, value):
+    return math.radians(value) if p.kind == "float" and p.unit == "deg" else value
+
+
+def read_group(group, params) -> dict:
+    """``{name: value}`` of ``params`` held by a property group."""
+    return {p.name: read_value(p, getattr(group, p.name)) for p in params}
+
+
+def write_group(group, params, values) -> None:
+    """Set a property group's ``params`` from ``values`` (missing names are left as they are)."""
+    for p in params:
+        if p.name in values:
+            setattr(group, p.name, _blender_value(p, values[p.name]))
+
+
+def read_spec(data) -> TerrainSpec:
+    """The spec ``data`` describes. Raises ``ValueError``/``TypeError`` naming a bad setting by its path."""
+    generator = data.generator
+    steps = tuple(Step(item.type, read_group(getattr(item, item.type), FILTERS[item.type].params), item.enabled)
+                  for item in data.filters)
+    layers = tuple(Layer(**read_group(item, LAYER_PARAMS)) for item in data.layers)
+    return TerrainSpec(
+        **read_group(data, WORLD_PARAMS),
+        generator=generator,
+        params=read_group(getattr(data, generator), GENERATORS[generator].params),
+        filters=steps,
+        lighting=read_group(data.lighting, LIGHTING_PARAMS),
+        material=read_group(data.material, MATERIAL_PARAMS),
+        layers=layers,
+    )
+
+
+def write_spec(data, spec: TerrainSpec) -> None:
+    """Make ``data`` describe ``spec`` (every spec setting is written; the other generators' groups stay)."""
+    write_group(data, WORLD_PARAMS, {p.name: getattr(spec, p.name) for p in WORLD_PARAMS})
+    data.generator = spec.generator
+    write_group(getattr(data, spec.generator), GENERATORS[spec.generator].params, spec.params)
+    write_filters(data, spec.filters)
+    write_group(data.lighting, LIGHTING_PARAMS, spec.lighting)
+    write_group(data.material, MATERIAL_PARAMS, spec.material)
+    write_layers(data, spec.layers)
+
+
+def write_filter(item, step: Step) -> None:
+    """Make filter-stack ``item`` hold ``step``."""
+    item.type = step.key
+    item.enabled = step.enabled
+    write_group(getattr(item, step.key), FILTERS[step.key].params, step.params)
+
+
+def write_filters(data, steps) -> None:
+    """Replace ``data``'s filter stack by ``steps``."""
+    data.filters.clear()
+    for step in steps:
+        write_filter(data.filters.add(), step)
+    data.active_filter = max(0, min(data.active_filter, len(steps) - 1))
+
+
+def write_layer(item, layer: Layer) -> None:
+    """Make layer-list ``item`` hold ``layer``."""
+    write_group(item, LAYER_PARAMS, {f: getattr(layer, f) for f in layer.__dataclass_fields__})
+
+
+def write_layers(data, layers) -> None:
+    """Replace ``data``'s colour layers by ``layers``."""
+    data.layers.clear()
+    for layer in layers:
+        write_layer(data.layers.add(), layer)
+    data.active_layer = max(0, min(data.active_layer, len(layers) - 1))
+
+
+def copy_spec(source, target) -> None:
+    """Copy the spec settings of ``source`` to ``target`` exactly (no float32 round trip through decimals)."""
+    write_spec(target, read_spec(source))
+
+
+def image_path(path: str) -> str:
+    """A layer's image path made absolute the way Blender resolves ``//`` paths."""
+    return bpy.path.abspath(path) if path else ""

@@ -1,0 +1,224 @@
+"""The filter stack and the colour layers as lists, like Blender's modifier stack.
+
+Their operators act on the settings the Terrain panel shows: the active
+terrain's own (``obj.orogen``, and then it regenerates live) or the panel's
+settings for new terrains (``scene.orogen``).
+"""
+
+import bpy
+
+from ..core.colormap import MAX_LAYERS
+from ..core.params import FILTERS
+from ..core.spec import TerrainSpec
+from .live import active_terrain, changed
+from .specio import read_group, write_filter, write_layer, write_layers
+
+_MIN_LAYERS = 2
+
+
+def target(context):
+    """``(owner, settings)``: the active terrain and its settings, or the scene and the panel's settings."""
+    obj = active_terrain(context)
+    if obj is not None:
+        return obj, obj.orogen
+    scene = getattr(context, "scene", None)
+    return scene, (scene.orogen if scene is not None else None)
+
+
+def _poll(cls, context, check=None) -> bool:
+    if getattr(context, "mode", 'OBJECT') != 'OBJECT':
+        cls.poll_message_set("Leave Edit Mode first")
+        return False
+    owner, settings = target(context)
+    if settings is None:
+        cls.poll_message_set("No scene and no terrain selected")
+        return False
+    reason = check(settings) if check is not None else None
+    if reason:
+        cls.poll_message_set(reason)
+        return False
+    return True
+
+
+def _active_filter(settings) -> str | None:
+    return None if 0 <= settings.active_filter < len(settings.filters) else "The filter stack is empty"
+
+
+class OROGEN_OT_filter_add(bpy.types.Operator):
+    """Add a filter at the end of the stack"""
+
+    bl_idname = "orogen.filter_add"
+    bl_label = "Add Filter"
+    bl_options = {'REGISTER', 'UNDO'}
+    bl_property = "type"
+
+    type: bpy.props.EnumProperty(name="Type", description="Filter to add",
+                                 items=lambda _s, _c: [(k, f.label, f.description) for k, f in FILTERS.items()])
+
+    @classmethod
+    def poll(cls, context):
+        return _poll(cls, context, lambda s: "The stack is full" if len(s.filters) >= 256 else None)
+
+    def execute(self, context):
+        owner, settings = target(context)
+        from ..core.spec import Step
+
+        write_filter(settings.filters.add(), Step(self.type))
+        settings.active_filter = len(settings.filters) - 1
+        changed(owner, context)
+        return {'FINISHED'}
+
+
+class OROGEN_OT_filter_remove(bpy.types.Operator):
+    """Remove the active filter from the stack"""
+
+    bl_idname = "orogen.filter_remove"
+    bl_label = "Remove Filter"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    @classmethod
+    def poll(cls, context):
+        return _poll(cls, context, _active_filter)
+
+    def execute(self, context):
+        owner, settings = target(context)
+        settings.filters.remove(settings.active_filter)
+        settings.active_filter = max(0, min(settings.active_filter, len(settings.filters) - 1))
+        changed(owner, context)
+        return {'FINISHED'}
+
+
+class OROGEN_OT_filter_move(bpy.types.Operator):
+    """Move the active filter up or down the stack (filters run from top to bottom)"""
+
+    bl_idname = "orogen.filter_move"
+    bl_label = "Move Filter"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    direction: bpy.props.EnumProperty(name="Direction", items=(('UP', "Up", "Run earlier"),
+                                                               ('DOWN', "Down", "Run later")))
+
+    @classmethod
+    def poll(cls, context):
+        return _poll(cls, context, _active_filter)
+
+    def execute(self, context):
+        owner, settings = target(context)
+        i = settings.active_filter
+        j = i - 1 if self.direction == 'UP' else i + 1
+        if not 0 <= j < len(settings.filters):
+            self.report({'WARNING'}, f"The filter is already at the {'top' if j < 0 else 'bottom'} of the stack")
+            return {'CANCELLED'}
+        settings.filters.move(i, j)
+        settings.active_filter = j
+        changed(owner, context)
+        return {'FINISHED'}
+
+
+class OROGEN_OT_filter_duplicate(bpy.types.Operator):
+    """Duplicate the active filter below it"""
+
+    bl_idname = "orogen.filter_duplicate"
+    bl_label = "Duplicate Filter"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    @classmethod
+    def poll(cls, context):
+        return _poll(cls, context, _active_filter)
+
+    def execute(self, context):
+        owner, settings = target(context)
+        from ..core.spec import Step
+
+        i = settings.active_filter
+        item = settings.filters[i]
+        step = Step(item.type, read_group(getattr(item, item.type), FILTERS[item.type].params), item.enabled)
+        write_filter(settings.filters.add(), step)
+        settings.filters.move(len(settings.filters) - 1, i + 1)
+        settings.active_filter = i + 1
+        changed(owner, context)
+        return {'FINISHED'}
+
+
+class OROGEN_UL_filters(bpy.types.UIList):
+    """The filter stack: type, label and a show/hide toggle."""
+
+    def draw_item(self, _context, layout, _data, item, _icon, _active_data, _active_propname, index):
+        f = FILTERS.get(item.type)
+        row = layout.row(align=True)
+        row.label(text=f"{index + 1}. {f.label if f else item.type}")
+        row.prop(item, "enabled", text="", emboss=False, icon='HIDE_OFF' if item.enabled else 'HIDE_ON')
+
+
+class OROGEN_UL_layers(bpy.types.UIList):
+    def draw_item(self, _context, layout, _data, item, _icon, _active_data, _active_propname, _index):
+        row = layout.row(align=True)
+        row.prop(item, "color", text="")
+        row.prop(item, "name", text="", emboss=False)
+        row.label(text=f"{item.minimum:.2f} / {item.optimal:.2f} / {item.maximum:.2f}")
+
+
+class OROGEN_OT_layer_add(bpy.types.Operator):
+    """Add a colour layer (at most 8)"""
+
+    bl_idname = "orogen.layer_add"
+    bl_label = "Add Layer"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    @classmethod
+    def poll(cls, context):
+        return _poll(cls, context, lambda s: f"A terrain has at most {MAX_LAYERS} colour layers"
+                     if len(s.layers) >= MAX_LAYERS else None)
+
+    def execute(self, context):
+        owner, settings = target(context)
+        from ..core.colormap import Layer
+
+        write_layer(settings.layers.add(), Layer(f"Layer {len(settings.layers)}", (0.5, 0.5, 0.5), 0.0, 0.5, 1.0))
+        settings.active_layer = len(settings.layers) - 1
+        changed(owner, context)
+        return {'FINISHED'}
+
+
+class OROGEN_OT_layer_remove(bpy.types.Operator):
+    """Remove the active colour layer (at least 2 stay)"""
+
+    bl_idname = "orogen.layer_remove"
+    bl_label = "Remove Layer"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    @classmethod
+    def poll(cls, context):
+        return _poll(cls, context, lambda s: f"A terrain keeps at least {_MIN_LAYERS} colour layers"
+                     if len(s.layers) <= _MIN_LAYERS else None)
+
+    def execute(self, context):
+        owner, settings = target(context)
+        settings.layers.remove(min(settings.active_layer, len(settings.layers) - 1))
+        settings.active_layer = max(0, min(settings.active_layer, len(settings.layers) - 1))
+        changed(owner, context)
+        return {'FINISHED'}
+
+
+class OROGEN_OT_layers_reset(bpy.types.Operator):
+    """Replace the colour layers by the defaults (grass, rock, snow)"""
+
+    bl_idname = "orogen.layers_reset"
+    bl_label = "Default Layers"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    @classmethod
+    def poll(cls, context):
+        return _poll(cls, context)
+
+    def execute(self, context):
+        owner, settings = target(context)
+        write_layers(settings, TerrainSpec().layers)
+        changed(owner, context)
+        return {'FINISHED'}
+
+
+classes = (OROGEN_OT_filter_add, OROGEN_OT_filter_remove, OROGEN_OT_filter_move, OROGEN_OT_filter_duplicate,
+           OROGEN_UL_filters, OROGEN_UL_layers, OROGEN_OT_layer_add, OROGEN_OT_layer_remove, OROGEN_OT_layers_reset)
+
+register, unregister = bpy.utils.register_classes_factory(classes)

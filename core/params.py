@@ -1,0 +1,318 @@
+"""Parameter declarations: every setting of a terrain is declared once, here in core.
+
+A :class:`Param` says everything there is to know about one setting: its
+name (the key in a spec's JSON, the Blender property's identifier, the name
+``--set NAME=VALUE`` takes in the scripts and the word the docs use), kind,
+default, hard bounds (refused outside), soft bounds (the UI's slider range),
+unit, label and description. A :class:`Generator` or :class:`Filter` is a
+function plus its tuple of params, registered by key in :data:`GENERATORS`
+and :data:`FILTERS`; the add-on builds its properties and panels from these
+registries at register time, so declaring a generator here is all it takes
+for it to appear in Blender, in specs, in presets and in the scripts.
+
+Checking is shared: :meth:`Param.check` validates one value (raising
+``TypeError``/``ValueError`` that name the parameter and its range), and
+:func:`check_values` a whole mapping (unknown names, missing values filled
+with defaults, ordered pairs such as ``radius_min <= radius_max``).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .heightmap import check_number
+
+__all__ = [
+    "KINDS",
+    "UNITS",
+    "Param",
+    "Generator",
+    "Filter",
+    "GENERATORS",
+    "FILTERS",
+    "register_generator",
+    "register_filter",
+    "unregister",
+    "check_values",
+    "short_list",
+]
+
+#: Kinds of parameter: how a value is stored and checked.
+#: ``range`` is a (low, high) pair of floats with low <= high; ``color`` a linear RGB triple in [0, 1].
+KINDS = ("int", "float", "bool", "enum", "range", "color", "string", "path")
+
+#: Units a parameter can be in (the add-on maps them to Blender's subtypes and units).
+UNITS = {
+    "": "no unit",
+    "cells": "heightmap cells",
+    "m": "metres",
+    "deg": "degrees",
+    "factor": "a share in [0, 1]",
+    "vertices": "vertices per side",
+    "normalised": "normalised height (0 = lowest, 1 = highest)",
+    "m/yr": "metres per year",
+    "m2/yr": "square metres per year",
+    "yr": "years",
+    "s": "seconds",
+}
+
+
+def short_list(names: Sequence[str], limit: int = 12) -> str:
+    """``names`` sorted and joined, at most ``limit`` of them (messages stay short for any input)."""
+    items = sorted(str(n)[:40] for n in names)
+    more = len(items) - limit
+    return ", ".join(items[:limit]) + (f" and {more} more" if more > 0 else "")
+
+
+@dataclass(frozen=True)
+class Param:
+    """One declared setting.
+
+    Parameters
+    ----------
+    name : str
+        Identifier: the JSON key, the Blender property name and the ``--set`` name (``[a-z][a-z0-9_]*``).
+    kind : str
+        One of :data:`KINDS`.
+    default : object
+        Default value (checked against the declaration when the class is made).
+    hard : (float, float), optional
+        Inclusive bounds: values outside are refused (``int``, ``float``, ``range``).
+    soft : (float, float), optional
+        The UI's slider range, inside ``hard`` (defaults to ``hard``).
+    unit : str
+        One of :data:`UNITS`.
+    label, description : str
+        What the UI shows.
+    items : tuple of (identifier, label, description)
+        The choices of an ``enum``.
+    """
+
+    name: str
+    kind: str
+    default: Any
+    hard: tuple[float, float] | None = None
+    soft: tuple[float, float] | None = None
+    unit: str = ""
+    label: str = ""
+    description: str = ""
+    items: tuple[tuple[str, str, str], ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.name.isidentifier() or not self.name.islower():
+            raise ValueError(f"a parameter name must be a lower-case identifier, got {self.name!r}")
+        if self.kind not in KINDS:
+            raise ValueError(f"{self.name}: kind must be one of {KINDS}, got {self.kind!r}")
+        if self.unit not in UNITS:
+            raise ValueError(f"{self.name}: unit must be one of {sorted(UNITS)}, got {self.unit!r}")
+        if self.kind == "enum" and not self.items:
+            raise ValueError(f"{self.name}: an enum needs items")
+        if self.kind in ("int", "float", "range") and self.hard is None:
+            raise ValueError(f"{self.name}: a number needs hard bounds")
+        if not self.label:
+            object.__setattr__(self, "label", self.name.replace("_", " ").title())
+        object.__setattr__(self, "default", self.check(self.default))
+
+    @property
+    def soft_bounds(self) -> tuple[float, float] | None:
+        """The UI range: ``soft`` if declared, else ``hard``."""
+        return self.soft or self.hard
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        """Identifiers of an ``enum``'s items."""
+        return tuple(item[0] for item in self.items)
+
+    def check(self, value: object, where: str = "") -> Any:
+        """``value`` validated and in its canonical type (``int``, ``float``, ``bool``, ``str``, ``tuple``).
+
+        Raises
+        ------
+        TypeError, ValueError
+            Naming ``where + name`` and the valid range or choices.
+        """
+        name = where + self.name
+        if self.kind == "bool":
+            if not isinstance(value, (bool, np.bool_)):
+                raise TypeError(f"{name} must be true or false, got {value!r:.40}")
+            return bool(value)
+        if self.kind == "int":
+            return _check_int(value, name, self.hard)
+        if self.kind == "float":
+            assert self.hard is not None
+            return check_number(value, name, self.hard[0], self.hard[1])
+        if self.kind == "enum":
+            if not isinstance(value, str) or value not in self.choices:
+                raise ValueError(f"{name} must be one of {', '.join(self.choices)}, got {value!r:.40}")
+            return value
+        if self.kind in ("string", "path"):
+            if not isinstance(value, str):
+                raise TypeError(f"{name} must be text, got {type(value).__name__}")
+            if len(value) > 4096:
+                raise ValueError(f"{name} must be at most 4096 characters, got {len(value)}")
+            return value
+        if self.kind == "range":
+            low, high = _check_tuple(value, name, 2, self.hard)
+            if low > high:
+                raise ValueError(f"{name} must be (low, high) with low <= high, got ({low:g}, {high:g})")
+            return (low, high)
+        return _check_tuple(value, name, 3, (0.0, 1.0))  # color
+
+    def to_plain(self, value: Any) -> Any:
+        """``value`` as JSON data (tuples become lists)."""
+        return list(value) if isinstance(value, tuple) else value
+
+
+def _check_int(value: object, name: str, hard: tuple[float, float] | None) -> int:
+    assert hard is not None
+    low, high = int(hard[0]), int(hard[1])
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Integral, numbers.Real)):
+        raise TypeError(f"{name} must be an integer in [{low}, {high}], got {value!r:.40}")
+    if isinstance(value, numbers.Integral):
+        v = int(value)
+    elif math.isfinite(float(value)) and float(value).is_integer():
+        v = int(float(value))  # 300.0 from JSON or a float slider
+    else:
+        raise TypeError(f"{name} must be an integer in [{low}, {high}], got {value!r:.40}")
+    if not low <= v <= high:
+        raise ValueError(f"{name} must be in [{low}, {high}], got {v}")
+    return v
+
+
+def _check_tuple(value: object, name: str, size: int, hard: tuple[float, float] | None) -> tuple[float, ...]:
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence) or len(value) != size:
+        raise TypeError(f"{name} must be {size} numbers, got {value!r:.60}")
+    low, high = hard if hard is not None else (None, None)
+    return tuple(check_number(v, f"{name}[{i}]", low, high) for i, v in enumerate(value))
+
+
+def check_values(params: Sequence[Param], values: object, where: str,
+                 ordered: Sequence[tuple[str, str]] = (), partial: bool = False) -> dict[str, Any]:
+    """Validate a mapping of parameter values against ``params``; missing ones take their defaults.
+
+    Parameters
+    ----------
+    params : sequence of Param
+        The declarations.
+    values : mapping of str to object
+        The values, by name.
+    where : str
+        Prefix for messages (``"hills."``).
+    ordered : sequence of (str, str)
+        Pairs of names whose values must satisfy ``first <= second``.
+    partial : bool
+        Return only the names given (no defaults filled in).
+
+    Raises
+    ------
+    TypeError, ValueError
+        For a non-mapping, unknown names (listed, at most a dozen), or a bad value.
+    """
+    if not isinstance(values, Mapping):
+        raise TypeError(f"{where.rstrip('.') or 'parameters'} must be a mapping of names to values, "
+                        f"got {type(values).__name__}")
+    by_name = {p.name: p for p in params}
+    unknown = [k for k in values if k not in by_name]
+    if unknown:
+        raise ValueError(f"{where.rstrip('.') or 'parameters'}: unknown parameters {short_list(unknown)}; "
+                         f"valid: {short_list(list(by_name)) or 'none'}")
+    out = {name: p.check(values[name], where) for name, p in by_name.items() if name in values}
+    full = {**{p.name: p.default for p in params}, **out}
+    for low, high in ordered:
+        if full[low] > full[high]:
+            raise ValueError(f"{where}{low} ({full[low]:g}) must not exceed {where}{high} ({full[high]:g})")
+    return out if partial else full
+
+
+@dataclass(frozen=True)
+class Generator:
+    """A 2-D generator: ``function(world_shape, seed, window=..., **params)`` -> raw float heights.
+
+    ``params`` are the function's keyword parameters; ``ordered`` pairs of
+    them must satisfy ``first <= second``. With ``uses_cell_size`` the
+    function also takes ``cell_size`` (metres per cell). ``source`` names the
+    paper or tutorial.
+    """
+
+    key: str
+    label: str
+    description: str
+    function: Callable[..., Any]
+    params: tuple[Param, ...]
+    source: str = ""
+    ordered: tuple[tuple[str, str], ...] = ()
+    uses_cell_size: bool = False
+
+    def check(self, values: object, partial: bool = False) -> dict[str, Any]:
+        """Validated parameter values (see :func:`check_values`)."""
+        return check_values(self.params, values, f"{self.key}.", self.ordered, partial)
+
+
+@dataclass(frozen=True)
+class Filter:
+    """A filter of the stack: ``function(heightmap, **params)`` -> heightmap in ``[0, 1]``.
+
+    ``margin(params)`` is how many cells around a window it reads (for exact
+    tiles); ``passes(params)`` how many grid passes it costs (the stack's work
+    bound counts them).
+    """
+
+    key: str
+    label: str
+    description: str
+    function: Callable[..., Any]
+    params: tuple[Param, ...]
+    source: str = ""
+    ordered: tuple[tuple[str, str], ...] = ()
+    margin: Callable[[Mapping[str, Any]], int] = field(default=lambda _p: 0)
+    passes: Callable[[Mapping[str, Any]], int] = field(default=lambda _p: 1)
+
+    def check(self, values: object, partial: bool = False) -> dict[str, Any]:
+        """Validated parameter values (see :func:`check_values`)."""
+        return check_values(self.params, values, f"{self.key}.", self.ordered, partial)
+
+
+#: Generators by key, in registration order (the order menus show them).
+GENERATORS: dict[str, Generator] = {}
+#: Filters by key, in registration order.
+FILTERS: dict[str, Filter] = {}
+
+#: Names a generator or filter key may not take: they are other parts of a spec.
+RESERVED = frozenset({"version", "size", "size_y", "seed", "width", "height", "generator", "filters", "lighting",
+                      "material", "layers", "type", "enabled"})
+
+
+def _register(registry: dict[str, Any], item: Generator | Filter, what: str) -> None:
+    if not item.key.isidentifier() or not item.key.islower() or item.key in RESERVED:
+        raise ValueError(f"a {what} key must be a lower-case identifier other than {sorted(RESERVED)}, "
+                         f"got {item.key!r}")
+    if item.key in GENERATORS or item.key in FILTERS:
+        raise ValueError(f"{item.key!r} is already registered")
+    names = [p.name for p in item.params]
+    if len(set(names)) != len(names) or {"type", "enabled"} & set(names):
+        raise ValueError(f"{item.key}: parameter names must be unique and not 'type' or 'enabled'")
+    registry[item.key] = item
+
+
+def register_generator(generator: Generator) -> Generator:
+    """Add ``generator`` to :data:`GENERATORS` (``ValueError`` if its key is taken); returns it."""
+    _register(GENERATORS, generator, "generator")
+    return generator
+
+
+def register_filter(filter_: Filter) -> Filter:
+    """Add ``filter_`` to :data:`FILTERS` (``ValueError`` if its key is taken); returns it."""
+    _register(FILTERS, filter_, "filter")
+    return filter_
+
+
+def unregister(key: str) -> None:
+    """Remove a generator or filter by key (for tests and add-ons that declared one)."""
+    GENERATORS.pop(key, None)
+    FILTERS.pop(key, None)

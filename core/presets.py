@@ -1,0 +1,67 @@
+"""Built-in presets: terrain specs that show what the algorithms do.
+
+Each preset is a partial spec (what it does not say takes the defaults);
+:func:`preset_spec` gives the whole :class:`core.spec.TerrainSpec`. The
+add-on's preset menu, ``bpy.ops.orogen.preset_load(name=...)`` and the
+scripts' ``--preset`` all read these; user presets are spec JSON files in
+Blender's user presets folder.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .spec import SPEC_VERSION, TerrainSpec
+
+__all__ = ["PRESETS", "preset_spec"]
+
+#: Built-in presets by name: label, description and the spec.
+PRESETS: dict[str, dict[str, Any]] = {
+    "rolling_hills": {
+        "label": "Rolling Hills", "description": "Many broad circle hills, gently flattened",
+        "spec": {"size": 257, "width": 200.0, "height": 18.0, "generator": "hills",
+                 "hills": {"count": 400, "radius_min": 8.0, "radius_max": 40.0},
+                 "filters": [{"type": "flatten", "exponent": 1.3}],
+                 "lighting": {"mode": "hillshade", "altitude": 40.0}},
+    },
+    "island": {
+        "label": "Island", "description": "Hills clustered into an island rising from a flat sea floor",
+        "spec": {"size": 257, "width": 200.0, "height": 25.0, "generator": "hills",
+                 "hills": {"count": 800, "radius_min": 10.0, "radius_max": 40.0, "island": True},
+                 "filters": [{"type": "flatten", "exponent": 0.7}, {"type": "sea_level", "level": 0.1}],
+                 "lighting": {"mode": "hillshade", "ao": True}},
+    },
+    "alpine_faults": {
+        "label": "Alpine Faults", "description": "Fault formation smoothed by the low-pass filter, steep and shadowed",
+        "spec": {"size": 257, "width": 200.0, "height": 45.0, "generator": "faults",
+                 "faults": {"faults": 700, "displacement_max": 1.0, "displacement_min": 0.05},
+                 "filters": [{"type": "flatten", "exponent": 1.8}, {"type": "lowpass", "k": 0.6, "passes": 2}],
+                 "lighting": {"mode": "hillshade", "altitude": 30.0, "shadows": True}},
+    },
+    "diamond_square_peaks": {
+        "label": "Diamond-Square Peaks", "description": "Fractal mountains from midpoint displacement",
+        "spec": {"size": 257, "width": 200.0, "height": 50.0, "generator": "diamond_square",
+                 "diamond_square": {"roughness": 1.1}, "filters": [{"type": "flatten", "exponent": 2.2}],
+                 "lighting": {"mode": "multidirectional", "ao": True}},
+    },
+    "badlands": {
+        "label": "Badlands", "description": "Noise with hills and pits, blurred and terraced",
+        "spec": {"size": 257, "width": 200.0, "height": 22.0, "generator": "noise",
+                 "noise": {"noise": 0.15, "hills": 500, "hill_radius": [4.0, 20.0], "pits": 150},
+                 "filters": [{"type": "box_blur", "passes": 4}, {"type": "terrace", "levels": 7, "smoothness": 0.35}],
+                 "lighting": {"mode": "hillshade", "shadows": True}},
+    },
+}
+
+
+def preset_spec(name: str) -> TerrainSpec:
+    """The whole spec of built-in preset ``name``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name (listing the built-in ones).
+    """
+    if name not in PRESETS:
+        raise ValueError(f"no built-in preset {name!r:.40}; built-in: {', '.join(PRESETS)}")
+    return TerrainSpec.from_dict({"version": SPEC_VERSION, **PRESETS[name]["spec"]})

@@ -1,0 +1,617 @@
+"""The terrain spec: one value that says everything a terrain is.
+
+A :class:`TerrainSpec` holds the world (size in vertices, width and height
+range in metres), the seed, the generator and its parameters, the ordered
+filter stack, the lighting, the colour layers and the material options.
+Its JSON form (schema version :data:`SPEC_VERSION`, described for pipelines
+by :func:`json_schema`) uses the declared names throughout::
+
+    {"version": 2, "size": 257, "size_y": 0, "seed": 7, "width": 200.0, "height": 40.0,
+     "generator": "hills", "hills": {"count": 400, "radius_min": 8.0, ...},
+     "filters": [{"type": "flatten", "enabled": true, "exponent": 1.5}],
+     "lighting": {"mode": "hillshade", "azimuth": 315.0, ...},
+     "material": {"enabled": true, "shading": "lit"},
+     "layers": [{"name": "grass", "color": [0.05, 0.12, 0.02], ...}]}
+
+The same path names a setting everywhere: ``hills.count`` is the JSON key
+``count`` inside ``hills``, the Blender property ``obj.orogen.hills.count``
+and ``--set hills.count=400`` (or ``--set count=400``) in the scripts.
+
+Everything Orogen 0.1 wrote loads (:func:`load_spec`): its recipes (no
+version; their ``erosion`` filter is ``lowpass``), its export sidecars, and
+(through :func:`from_v1_settings`) its panel settings and user presets.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field, fields, replace
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from . import catalog  # noqa: F401  (registers the built-in generators and filters)
+from .colormap import DEFAULT_LAYERS, LAYER_KINDS, MAX_LAYERS, Layer, check_layers
+from .heightmap import check_number
+from .jsonio import load_json
+from .lighting import LIGHTING_ORDERED, LIGHTING_PARAMS, Maps, bake, cell_size
+from .params import FILTERS, GENERATORS, Filter, Generator, Param, check_values, short_list
+from .recipe import MAX_FILTERS, V1_FILTER_KEYS, Recipe
+
+__all__ = [
+    "SPEC_VERSION",
+    "SEED_MAX",
+    "MIN_SIDE",
+    "MAX_SIDE",
+    "WORLD_PARAMS",
+    "MATERIAL_PARAMS",
+    "LAYER_PARAMS",
+    "Step",
+    "TerrainSpec",
+    "load_spec",
+    "from_v1_settings",
+    "apply_settings",
+    "setting_paths",
+    "json_schema",
+]
+
+#: Version of the spec's JSON form.
+SPEC_VERSION = 2
+#: Largest seed a spec holds: Blender's integer properties are signed 32-bit.
+SEED_MAX = 2**31 - 1
+#: Vertices per side of a terrain grid (4097: the largest engine size).
+MIN_SIDE, MAX_SIDE = 2, 4097
+
+#: The world: grid size, seed, scale (top-level keys of a spec).
+WORLD_PARAMS: tuple[Param, ...] = (
+    Param("size", "int", 129, hard=(MIN_SIDE, MAX_SIDE), soft=(MIN_SIDE, 1025), unit="vertices", label="Size",
+          description="Vertices per side of the grid along X (the heightmap is size_y x size cells)"),
+    Param("size_y", "int", 0, hard=(0, MAX_SIDE), soft=(0, 1025), unit="vertices", label="Size Y",
+          description="Vertices along Y (rows) for a non-square terrain; 0 = the same as Size"),
+    Param("seed", "int", 0, hard=(0, SEED_MAX), label="Seed",
+          description="Random seed: the same seed and settings give the same terrain"),
+    Param("width", "float", 100.0, hard=(0.001, 1.0e6), soft=(0.001, 10_000.0), unit="m", label="Width",
+          description="Length of the terrain's longer side"),
+    Param("height", "float", 20.0, hard=(0.0, 1.0e5), soft=(0.0, 1000.0), unit="m", label="Height",
+          description="Height range of the terrain: lowest point at Z = 0, highest at Z = Height"),
+)
+
+#: The material options (a spec's ``material`` object).
+MATERIAL_PARAMS: tuple[Param, ...] = (
+    Param("enabled", "bool", True, label="Material", description="Give the terrain a height-blended material"),
+    Param("shading", "enum", "lit", label="Shading",
+          description="How the material turns colour and lightmap into light",
+          items=(("lit", "Lit", "Principled BSDF: scene lights shade the terrain, the lightmap darkens it"),
+                 ("unlit", "Unlit", "Emission of colour x lightmap: the flat look of the classic tutorials"))),
+)
+
+#: One colour layer (items of a spec's ``layers`` list); :class:`core.colormap.Layer` holds the values.
+LAYER_PARAMS: tuple[Param, ...] = (
+    Param("name", "string", "Layer", label="Name", description="Name of the layer"),
+    Param("color", "color", (0.5, 0.5, 0.5), label="Colour", description="Linear RGB colour of the layer"),
+    Param("minimum", "float", 0.0, hard=(-1000.0, 1000.0), soft=(-1.0, 2.0), unit="normalised", label="Minimum",
+          description="Height where the layer fades in"),
+    Param("optimal", "float", 0.5, hard=(-1000.0, 1000.0), soft=(-1.0, 2.0), unit="normalised", label="Optimal",
+          description="Height where the layer is at 100 %"),
+    Param("maximum", "float", 1.0, hard=(-1000.0, 1000.0), soft=(-1.0, 2.0), unit="normalised", label="Maximum",
+          description="Height where the layer has faded out"),
+    Param("slope_min", "float", 0.0, hard=(0.0, 90.0), unit="deg", label="Slope Min",
+          description="Flattest slope the layer covers"),
+    Param("slope_max", "float", 90.0, hard=(0.0, 90.0), unit="deg", label="Slope Max",
+          description="Steepest slope the layer covers"),
+    Param("slope_softness", "float", 5.0, hard=(0.01, 90.0), unit="deg", label="Slope Softness",
+          description="Degrees over which the layer fades beyond its slope range"),
+    Param("kind", "enum", "COLOR", label="Kind", description="How the material paints the layer",
+          items=(("COLOR", "Colour", "A flat colour"), ("IMAGE", "Image", "An image texture on the terrain's UVs"),
+                 ("NOISE", "Noise", "Blender's Noise texture between two colours"),
+                 ("VORONOI", "Voronoi", "Blender's Voronoi texture between two colours"))),
+    Param("image", "path", "", label="Image", description="Image file of an Image layer"),
+    Param("color2", "color", (0.0, 0.0, 0.0), label="Colour 2",
+          description="Second colour of a Noise or Voronoi layer"),
+    Param("scale", "float", 5.0, hard=(0.001, 10_000.0), soft=(0.001, 100.0), label="Scale",
+          description="Scale of a procedural texture"),
+)
+assert tuple(p.name for p in LAYER_PARAMS) == tuple(f.name for f in fields(Layer)), "LAYER_PARAMS must match Layer"
+assert LAYER_PARAMS[8].choices == LAYER_KINDS
+
+_WORLD = {p.name: p for p in WORLD_PARAMS}
+_TOP_KEYS = {"version", "generator", "filters", "lighting", "material", "layers", *_WORLD}
+
+
+@dataclass(frozen=True)
+class Step:
+    """One filter of the stack: its key, its full parameters and whether it runs (hidden filters are kept)."""
+
+    key: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+    enabled: bool = True
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.key, str) or self.key not in FILTERS:
+            raise ValueError(f"filter type must be one of {short_list(list(FILTERS))}, got {self.key!r:.40}")
+        object.__setattr__(self, "params", FILTERS[self.key].check(self.params))
+        if not isinstance(self.enabled, (bool, np.bool_)):
+            raise TypeError(f"{self.key}.enabled must be true or false, got {self.enabled!r:.40}")
+
+
+def _default_filters() -> tuple[Step, ...]:
+    return (Step("flatten", {"exponent": 1.5}),)
+
+
+def _default_lighting() -> dict[str, Any]:
+    return {p.name: p.default for p in LIGHTING_PARAMS}
+
+
+def _default_material() -> dict[str, Any]:
+    return {p.name: p.default for p in MATERIAL_PARAMS}
+
+
+@dataclass(frozen=True)
+class TerrainSpec:
+    """A whole terrain. Construct with keywords; every value is checked against its declaration.
+
+    ``params`` are the generator's (missing ones take the declared defaults),
+    ``filters`` a sequence of :class:`Step` (or ``(key, params)`` pairs),
+    ``lighting`` and ``material`` mappings of :data:`core.lighting.LIGHTING_PARAMS`
+    and :data:`MATERIAL_PARAMS`, ``layers`` 2 to 8 :class:`core.colormap.Layer`.
+
+    Raises
+    ------
+    TypeError, ValueError
+        Naming the setting by its path (``hills.radius_max``) and its range.
+    """
+
+    size: int = 129
+    size_y: int = 0
+    seed: int = 0
+    width: float = 100.0
+    height: float = 20.0
+    generator: str = "hills"
+    params: Mapping[str, Any] = field(default_factory=dict)
+    filters: tuple[Step, ...] = field(default_factory=_default_filters)
+    lighting: Mapping[str, Any] = field(default_factory=_default_lighting)
+    material: Mapping[str, Any] = field(default_factory=_default_material)
+    layers: tuple[Layer, ...] = DEFAULT_LAYERS
+
+    def __post_init__(self) -> None:
+        for name, p in _WORLD.items():
+            object.__setattr__(self, name, p.check(getattr(self, name)))
+        if not isinstance(self.generator, str) or self.generator not in GENERATORS:
+            raise ValueError(f"generator must be one of {short_list(list(GENERATORS))}, got {self.generator!r:.40}")
+        object.__setattr__(self, "params", GENERATORS[self.generator].check(self.params))
+        if not isinstance(self.filters, (tuple, list)):
+            raise TypeError(f"filters must be a list of filters, got {type(self.filters).__name__}")
+        if len(self.filters) > MAX_FILTERS:
+            raise ValueError(f"a filter stack holds at most {MAX_FILTERS} filters, got {len(self.filters)}")
+        steps = []
+        for i, s in enumerate(self.filters):
+            try:
+                steps.append(s if isinstance(s, Step) else Step(*s))
+            except (TypeError, ValueError) as err:
+                raise type(err)(f"filters[{i}]: {err}") from None
+        object.__setattr__(self, "filters", tuple(steps))
+        object.__setattr__(self, "lighting", check_values(LIGHTING_PARAMS, self.lighting, "lighting.",
+                                                          LIGHTING_ORDERED))
+        object.__setattr__(self, "material", check_values(MATERIAL_PARAMS, self.material, "material."))
+        object.__setattr__(self, "layers", check_layers(self.layers))
+        self.recipe()  # the heightmap part must be valid (work bounds)
+
+    # --- derived ---------------------------------------------------------------------------
+    @property
+    def shape(self) -> tuple[int, int]:
+        """``(rows, cols)`` of the heightmap."""
+        return (self.size_y or self.size, self.size)
+
+    @property
+    def cell_size(self) -> float:
+        """Metres per cell."""
+        return cell_size(self.shape, self.width)
+
+    def recipe(self, shape: tuple[int, int] | None = None) -> Recipe:
+        """The heightmap part: generator, seed, shape (default the spec's) and the enabled filters."""
+        shape = shape or self.shape
+        return Recipe(self.generator, self.seed, shape, self.params,
+                      tuple((s.key, s.params) for s in self.filters if s.enabled),
+                      cell_size(shape, self.width))
+
+    def heightmap(self, shape: tuple[int, int] | None = None) -> npt.NDArray[np.float32]:
+        """The normalised heightmap, ``float32 (rows, cols)`` in [0, 1] (default shape: the spec's)."""
+        return self.recipe(shape).evaluate()
+
+    def bake(self, heightmap: npt.NDArray[np.float32], sun: tuple[float, float] | None = None) -> Maps:
+        """Lightmap, slope and curvature of ``heightmap`` with this spec's lighting and scale."""
+        return bake(heightmap, self.width, self.height, self.lighting, sun)
+
+    def replace(self, **changes: Any) -> TerrainSpec:
+        """A copy with ``changes`` (checked)."""
+        return replace(self, **changes)
+
+    # --- JSON ------------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form (see the module docstring)."""
+        gen = GENERATORS[self.generator]
+        return {
+            "version": SPEC_VERSION,
+            **{name: getattr(self, name) for name in _WORLD},
+            "generator": self.generator,
+            self.generator: {p.name: p.to_plain(self.params[p.name]) for p in gen.params},
+            "filters": [{"type": s.key, "enabled": s.enabled,
+                         **{p.name: p.to_plain(s.params[p.name]) for p in FILTERS[s.key].params}}
+                        for s in self.filters],
+            "lighting": dict(self.lighting),
+            "material": dict(self.material),
+            "layers": [{k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(lay).items()}
+                       for lay in self.layers],
+        }
+
+    def to_json(self, indent: int | None = None) -> str:
+        """JSON text (keys sorted: equal specs give equal text)."""
+        import json
+
+        return json.dumps(self.to_dict(), sort_keys=True, indent=indent)
+
+    @classmethod
+    def from_dict(cls, data: object) -> TerrainSpec:
+        """Spec from its JSON form (version 2). See :func:`load_spec` for every earlier form."""
+        if not isinstance(data, Mapping):
+            raise TypeError(f"a terrain spec must be a JSON object, got {type(data).__name__}")
+        if data.get("version") != SPEC_VERSION:
+            raise ValueError(f"a terrain spec needs \"version\": {SPEC_VERSION}, got {data.get('version')!r:.20}")
+        generator = data.get("generator", "hills")
+        if not isinstance(generator, str) or generator not in GENERATORS:
+            raise ValueError(f"generator must be one of {short_list(list(GENERATORS))}, got {generator!r:.40}")
+        unknown = set(data) - _TOP_KEYS - {generator}
+        if unknown:
+            raise ValueError(f"unknown spec keys: {short_list(list(unknown))}")
+        filters = data.get("filters", [])
+        if not isinstance(filters, list):
+            raise TypeError(f"filters must be a JSON list, got {type(filters).__name__}")
+        if len(filters) > MAX_FILTERS:
+            raise ValueError(f"a filter stack holds at most {MAX_FILTERS} filters, got {len(filters)}")
+        steps: list[Any] = []
+        for i, f in enumerate(filters):
+            if not isinstance(f, Mapping) or "type" not in f:
+                raise ValueError(f"filters[{i}] must be an object with a 'type', got {f!r:.60}")
+            params = {k: v for k, v in f.items() if k not in ("type", "enabled")}
+            steps.append((f["type"], params, f.get("enabled", True)))
+        layers = data.get("layers")
+        return cls(
+            **{name: data[name] for name in _WORLD if name in data},
+            generator=generator,
+            params=data.get(generator, {}),
+            filters=tuple(steps),
+            lighting=data.get("lighting", {}),
+            material=data.get("material", {}),
+            layers=DEFAULT_LAYERS if layers is None else layers_from_data(layers),
+        )
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> TerrainSpec:
+        """Spec from JSON text in any form :func:`load_spec` reads."""
+        return load_spec(load_json(text, "terrain spec"))
+
+
+def layers_from_data(data: object) -> tuple[Layer, ...]:
+    """Layers from JSON data (a list of layer objects); missing optional keys take their defaults.
+
+    Raises ``TypeError``/``ValueError`` naming the layer and key.
+    """
+    if not isinstance(data, list) or not all(isinstance(d, Mapping) for d in data):
+        raise TypeError("layers must be a JSON list of layer objects")
+    if not 1 <= len(data) <= MAX_LAYERS:
+        raise ValueError(f"layers must hold 1 to {MAX_LAYERS} layers, got {len(data)}")
+    out = []
+    for i, d in enumerate(data):
+        missing = [name for name in ("name", "color", "minimum", "optimal", "maximum") if name not in d]
+        if missing:
+            raise ValueError(f"layers[{i}]: missing keys {missing}")
+        values = check_values(LAYER_PARAMS, d, f"layers[{i}].")
+        out.append(Layer(**values))
+    return tuple(out)
+
+
+# --- every earlier form ------------------------------------------------------------------------
+def _function_defaults(function: Any, params: Mapping[str, Any]) -> dict[str, Any]:
+    """``params`` completed with ``function``'s own keyword defaults (0.1 ran functions with what it was given)."""
+    out = dict(params)
+    for name, p in inspect.signature(function).parameters.items():
+        if name not in out and p.default is not inspect.Parameter.empty and name not in ("window", "seed"):
+            out[name] = p.default
+    return out
+
+
+def _from_recipe(recipe: Recipe, **rest: Any) -> TerrainSpec:
+    """A spec whose heightmap part is ``recipe`` (missing parameters as 0.1's functions took them)."""
+    rows, cols = recipe.shape
+    gen = GENERATORS[recipe.generator]
+    params = {k: v for k, v in _function_defaults(gen.function, recipe.params).items()
+              if k in {p.name for p in gen.params}}
+    steps = tuple(Step(key, {k: v for k, v in _function_defaults(FILTERS[key].function, p).items()
+                             if k in {q.name for q in FILTERS[key].params}})
+                  for key, p in recipe.filters)
+    return TerrainSpec(size=cols, size_y=0 if rows == cols else rows, seed=recipe.seed, generator=recipe.generator,
+                       params=params, filters=steps, **rest)
+
+
+#: 0.1's enum items, in the order 0.1 declared them (a .blend stores an enum as its item's index).
+V1_ENUMS = {
+    "generator": ("hills", "faults", "diamond_square", "noise"),
+    "lighting": ("SLOPE", "HILLSHADE", "MULTIDIRECTIONAL"),
+    "shading": ("LIT", "UNLIT"),
+}
+#: 0.1's defaults of its panel settings (angles in radians, as 0.1 stored them).
+V1_DEFAULTS: dict[str, Any] = {
+    "size": 129, "seed": 0, "generator": "hills", "hill_count": 150, "radius_min": 4.0, "radius_max": 20.0,
+    "island": False, "flattening": 1.5, "fault_count": 200, "displacement_min": 0.05, "roughness": 1.0,
+    "noise_amplitude": 0.1, "noise_hill_count": 300, "noise_hill_radius_min": 4.0, "noise_hill_radius_max": 16.0,
+    "noise_hill_height_min": 0.2, "noise_hill_height_max": 0.6, "pit_count": 100, "pit_radius_min": 3.0,
+    "pit_radius_max": 8.0, "pit_depth_min": 0.2, "pit_depth_max": 0.5, "use_blur": False, "blur_passes": 3,
+    "use_erosion": False, "erosion_k": 0.5, "erosion_passes": 1, "use_terrace": False, "terrace_levels": 8,
+    "terrace_smoothness": 0.5, "use_sea_level": False, "sea_level": 0.2, "width": 100.0, "height": 20.0,
+    "use_lightmap": True, "light_azimuth": math.radians(315.0), "lighting": "SLOPE",
+    "light_altitude": math.radians(45.0), "use_scene_sun": False, "use_shadows": False,
+    "shadow_softness": math.radians(2.0), "use_ao": False, "ao_strength": 1.0, "ao_directions": 16, "ao_radius": 32,
+    "light_softness": 1.0, "min_brightness": 0.25, "max_brightness": 1.0, "use_material": True, "shading": "LIT",
+}
+
+
+def _typed(value: float) -> float:
+    """A float32 setting as the user typed it: the shortest decimal of its float32 value (0.6, not 0.6000000238)."""
+    return float(str(np.float32(value)))
+
+
+def _degrees(radians: float) -> float:
+    """An angle setting (float32 radians) in degrees, rounded to 1e-4 degree (90 typed is exactly 90)."""
+    return round(math.degrees(radians), 4)
+
+
+def _v1_heightmap(s: Mapping[str, Any]) -> Recipe:
+    """The recipe 0.1 made from its settings (its ``recipe_from_settings``)."""
+    params = {
+        "hills": lambda: {"count": s["hill_count"], "radius_min": s["radius_min"], "radius_max": s["radius_max"],
+                          "island": s["island"]},
+        "faults": lambda: {"faults": s["fault_count"], "displacement_max": 1.0,
+                           "displacement_min": s["displacement_min"]},
+        "diamond_square": lambda: {"roughness": s["roughness"]},
+        "noise": lambda: {
+            "noise": s["noise_amplitude"], "hills": s["noise_hill_count"],
+            "hill_radius": (s["noise_hill_radius_min"], s["noise_hill_radius_max"]),
+            "hill_height": (s["noise_hill_height_min"], s["noise_hill_height_max"]),
+            "pits": s["pit_count"], "pit_radius": (s["pit_radius_min"], s["pit_radius_max"]),
+            "pit_height": (s["pit_depth_min"], s["pit_depth_max"]),
+        },
+    }[s["generator"]]()
+    stack: list[tuple[str, dict[str, Any]]] = []
+    if s["flattening"] != 1.0:
+        stack.append(("flatten", {"exponent": s["flattening"]}))
+    if s["use_blur"]:
+        stack.append(("box_blur", {"passes": s["blur_passes"]}))
+    if s["use_erosion"]:
+        stack.append(("lowpass", {"k": s["erosion_k"], "passes": s["erosion_passes"]}))
+    if s["use_terrace"]:
+        stack.append(("terrace", {"levels": s["terrace_levels"], "smoothness": s["terrace_smoothness"]}))
+    if s["use_sea_level"]:
+        stack.append(("sea_level", {"level": s["sea_level"]}))
+    return Recipe(s["generator"], s["seed"], (s["size"], s["size"]), params, tuple(stack))
+
+
+def from_v1_settings(settings: Mapping[str, Any], recipe: object = None, layers: object = None,
+                     terrain: object = None) -> TerrainSpec:
+    """The spec of Orogen 0.1's terrain settings (panel, object or user preset).
+
+    Parameters
+    ----------
+    settings : mapping
+        0.1's settings by their 0.1 names (``hill_count``, ``use_erosion``, ``light_azimuth`` in radians...);
+        enums as identifiers or as 0.1's item indices; missing ones take 0.1's defaults.
+    recipe : mapping or str, optional
+        The recipe 0.1 stored on the object (``orogen_recipe``): it made the heightmap, so it wins over the
+        generator settings (0.1 regenerated from the settings and lost a recipe; the recipe is what the user
+        asked for).
+    layers : list or str, optional
+        The object's colour layers (``orogen_layers``).
+    terrain : mapping or str, optional
+        The object's ``orogen_terrain`` (width and height in metres).
+
+    Raises
+    ------
+    TypeError, ValueError
+        For settings no spec can hold.
+    """
+    s = dict(V1_DEFAULTS)
+    for key, value in settings.items():
+        if key in V1_ENUMS and isinstance(value, int) and not isinstance(value, bool):
+            value = V1_ENUMS[key][value] if 0 <= value < len(V1_ENUMS[key]) else V1_DEFAULTS[key]
+        if key in s and isinstance(V1_DEFAULTS[key], bool):
+            s[key] = bool(value)  # a .blend stores booleans as 0 and 1
+        elif key in s:
+            s[key] = _typed(value) if isinstance(value, float) else value
+    if isinstance(terrain, str):
+        terrain = load_json(terrain, "orogen_terrain")
+    if isinstance(terrain, Mapping):
+        s["width"], s["height"] = terrain.get("width", s["width"]), terrain.get("height", s["height"])
+    light = {
+        "enabled": bool(s["use_lightmap"]), "mode": str(s["lighting"]).lower(),
+        "azimuth": _degrees(settings.get("light_azimuth", s["light_azimuth"])) % 360.0,
+        "altitude": _degrees(settings.get("light_altitude", s["light_altitude"])),
+        "use_scene_sun": bool(s["use_scene_sun"]), "softness": s["light_softness"],
+        "min_brightness": s["min_brightness"], "max_brightness": s["max_brightness"], "shadows": bool(s["use_shadows"]),
+        "shadow_softness": _degrees(settings.get("shadow_softness", s["shadow_softness"])), "ao": bool(s["use_ao"]),
+        "ao_strength": s["ao_strength"], "ao_directions": s["ao_directions"], "ao_radius": s["ao_radius"],
+    }
+    if isinstance(recipe, str):
+        recipe = load_json(recipe, "orogen_recipe") if recipe else None
+    heightmap = Recipe.from_dict(recipe) if isinstance(recipe, Mapping) else _v1_heightmap(s)
+    if isinstance(layers, str):
+        layers = load_json(layers, "orogen_layers") if layers else None
+    return _from_recipe(heightmap, width=s["width"], height=s["height"], lighting=light,
+                        material={"enabled": bool(s["use_material"]), "shading": str(s["shading"]).lower()},
+                        layers=DEFAULT_LAYERS if not layers else layers_from_data(layers))
+
+
+def load_spec(data: object) -> TerrainSpec:
+    """A spec from any form Orogen wrote: a spec, a 0.1 recipe, or an export sidecar (0.1's or today's).
+
+    Raises
+    ------
+    TypeError, ValueError
+        For data that is none of these, naming what is wrong.
+    """
+    if not isinstance(data, Mapping):
+        raise TypeError(f"a terrain spec must be a JSON object, got {type(data).__name__}")
+    if "spec" in data and isinstance(data["spec"], Mapping):  # a sidecar written since the spec
+        return TerrainSpec.from_dict(data["spec"])
+    if "recipe" in data and ("width_m" in data or "height_range_m" in data):  # a 0.1 sidecar
+        height = data.get("height_range_m", [0.0, 20.0])
+        if not (isinstance(height, list) and len(height) == 2):
+            raise ValueError("height_range_m must be [low, high] in metres")
+        width = data.get("width_m", 100.0)
+        if data["recipe"] is None:
+            raise ValueError("this sidecar has no recipe (an imported heightmap): nothing to regenerate")
+        return _from_recipe(Recipe.from_dict(data["recipe"]), width=width,
+                            height=check_number(height[1], "height_range_m[1]") - check_number(height[0],
+                                                                                               "height_range_m[0]"))
+    if "version" not in data and ("params" in data or "shape" in data or "filters" in data):
+        return _from_recipe(Recipe.from_dict(data))  # a 0.1 recipe
+    if data.get("version") == 2 and "params" in data and "shape" in data:
+        return _from_recipe(Recipe.from_dict(data))  # a recipe written since 0.2
+    return TerrainSpec.from_dict(data)
+
+
+# --- settings by path (the scripts' --set) -----------------------------------------------------
+def setting_paths(spec: TerrainSpec) -> dict[str, Param]:
+    """Every setting of ``spec`` by its path (``size``, ``hills.count``, ``lighting.azimuth``, ``lowpass.k``)."""
+    paths = {p.name: p for p in WORLD_PARAMS}
+    paths.update({f"{spec.generator}.{p.name}": p for p in GENERATORS[spec.generator].params})
+    paths.update({f"lighting.{p.name}": p for p in LIGHTING_PARAMS})
+    paths.update({f"material.{p.name}": p for p in MATERIAL_PARAMS})
+    for s in spec.filters:
+        paths.update({f"{s.key}.{p.name}": p for p in FILTERS[s.key].params})
+    return paths
+
+
+def _resolve(spec: TerrainSpec, name: str) -> str:
+    """The full path of setting ``name`` (a path, or a bare name that only one group of the spec has)."""
+    paths = setting_paths(spec)
+    if name in paths or name == "generator":
+        return name
+    matches = [path for path in paths if path.rsplit(".", 1)[-1] == name]
+    if len(matches) == 1:
+        return matches[0]
+    if len(matches) > 1:
+        raise ValueError(f"--set {name}: ambiguous, say which: {short_list(matches)}")
+    group, _, param = name.rpartition(".")
+    parts: dict[str, Generator | Filter] = {**GENERATORS, **FILTERS}
+    owners = [key for key, part in parts.items()
+              if any(p.name == (param or name) for p in part.params) and (not group or group == key)]
+    if owners:
+        what = " or ".join(f"{k!r}" for k in owners[:4])
+        raise ValueError(f"--set {name}: a parameter of {what}, which this spec (generator {spec.generator!r}, "
+                         f"filters {[s.key for s in spec.filters]}) does not use")
+    raise ValueError(f"--set {name}: no such setting; valid: {short_list(list(paths), 30)}")
+
+
+def _parse_value(param: Param | None, text: str, name: str) -> Any:
+    """A ``--set`` value: JSON (numbers, true/false, lists), or bare text for enums and strings."""
+    if param is None or param.kind in ("enum", "string", "path"):
+        return text
+    return load_json(text, f"value of --set {name}", max_bytes=4096, max_depth=2)
+
+
+def apply_settings(spec: TerrainSpec, assignments: Sequence[str]) -> TerrainSpec:
+    """``spec`` with ``NAME=VALUE`` assignments applied (``--set`` in the scripts).
+
+    ``NAME`` is a path (``hills.count``, ``lighting.azimuth``, ``lowpass.k``
+    for every low-pass filter of the stack) or a bare name that only one group
+    of the spec has (``count``). ``generator=KEY`` switches the generator (its
+    parameters start from their defaults; later assignments may set them).
+
+    Raises
+    ------
+    ValueError, TypeError
+        For a malformed assignment, a name the spec does not use (saying
+        which generator or filter it belongs to), or a bad value.
+    """
+    for item in assignments:
+        name, sep, text = item.partition("=")
+        name = name.strip()
+        if not sep or not name:
+            raise ValueError(f"--set needs NAME=VALUE, got {item!r:.60}")
+        path = _resolve(spec, name)
+        if path == "generator":
+            spec = spec.replace(generator=text.strip(), params={})
+            continue
+        param = setting_paths(spec)[path]
+        value = param.check(_parse_value(param, text.strip(), name), path.rpartition(".")[0] + "." if "." in path
+                            else "")
+        group, _, key = path.rpartition(".")
+        if not group:
+            spec = spec.replace(**{key: value})
+        elif group == spec.generator:
+            spec = spec.replace(params={**spec.params, key: value})
+        elif group in ("lighting", "material"):
+            spec = spec.replace(**{group: {**getattr(spec, group), key: value}})
+        else:
+            spec = spec.replace(filters=tuple(replace(s, params={**s.params, key: value}) if s.key == group else s
+                                              for s in spec.filters))
+    return spec
+
+
+# --- JSON Schema -------------------------------------------------------------------------------
+def _param_schema(p: Param) -> dict[str, Any]:
+    out: dict[str, Any] = {"description": f"{p.label}: {p.description}" + (f" ({p.unit})" if p.unit else "")}
+    if p.kind == "bool":
+        out["type"] = "boolean"
+    elif p.kind in ("int", "float"):
+        assert p.hard is not None
+        out.update(type="integer" if p.kind == "int" else "number", minimum=p.hard[0], maximum=p.hard[1])
+    elif p.kind == "enum":
+        out["enum"] = list(p.choices)
+    elif p.kind in ("string", "path"):
+        out.update(type="string", maxLength=4096)
+    else:
+        lo, hi = p.hard if p.hard is not None else (0.0, 1.0)
+        size = 2 if p.kind == "range" else 3
+        out.update(type="array", minItems=size, maxItems=size, items={"type": "number", "minimum": lo, "maximum": hi})
+    out["default"] = p.to_plain(p.default)
+    return out
+
+
+def _object_schema(params: Sequence[Param], extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    return {"type": "object", "additionalProperties": False,
+            "properties": {**{p.name: _param_schema(p) for p in params}, **(extra or {})}}
+
+
+def json_schema() -> dict[str, Any]:
+    """JSON Schema (draft 2020-12) of a version-2 spec, made from the declarations of every registered part."""
+    filters = [{"allOf": [{"properties": {"type": {"const": key}}, "required": ["type"]},
+                          _object_schema(f.params, {"type": {"const": key}, "enabled": {"type": "boolean"}})]}
+               for key, f in FILTERS.items()]
+    generators = [{"properties": {"generator": {"const": key}, key: _object_schema(g.params)}}
+                  for key, g in GENERATORS.items()]
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://github.com/orogen-terrain/orogen/terrain-spec.schema.json",
+        "title": "Orogen terrain spec",
+        "description": "A whole terrain: world, seed, generator, filter stack, lighting, colour layers, material.",
+        "type": "object",
+        "required": ["version", "generator"],
+        "properties": {
+            "version": {"const": SPEC_VERSION},
+            **{p.name: _param_schema(p) for p in WORLD_PARAMS},
+            "generator": {"enum": list(GENERATORS)},
+            **{key: _object_schema(g.params) for key, g in GENERATORS.items()},
+            "filters": {"type": "array", "maxItems": MAX_FILTERS, "items": {"oneOf": filters}},
+            "lighting": _object_schema(LIGHTING_PARAMS),
+            "material": _object_schema(MATERIAL_PARAMS),
+            "layers": {"type": "array", "minItems": 1, "maxItems": MAX_LAYERS,
+                       "items": {**_object_schema(LAYER_PARAMS),
+                                 "required": ["name", "color", "minimum", "optimal", "maximum"]}},
+        },
+        "additionalProperties": False,
+        "allOf": [{"oneOf": generators}],
+        "x-v1-filter-keys": dict(V1_FILTER_KEYS),
+    }
