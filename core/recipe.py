@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+import inspect
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -45,6 +46,15 @@ RECIPE_VERSION = 2
 V1_FILTER_KEYS = {"erosion": "lowpass"}
 #: At most this many filters in a stack (checked before any of them is validated).
 MAX_FILTERS = 256
+
+
+def _check_required(function: Callable[..., Any], params: Mapping[str, Any], what: str) -> None:
+    """Refuse ``params`` that leave out a parameter ``function`` has no default for."""
+    signature = inspect.signature(function).parameters
+    missing = [name for name, p in signature.items() if p.default is inspect.Parameter.empty
+               and name not in ("heightmap", "world_shape", "seed") and name not in params]
+    if missing:
+        raise ValueError(f"{what}: missing parameters {sorted(missing)}")
 
 
 def _check_ranges(ranges: object) -> Ranges:
@@ -101,6 +111,7 @@ class Recipe:
                 stack.append((key, FILTERS[key].check(params, partial=True)))
             except (TypeError, ValueError) as err:
                 raise type(err)(f"filters[{i}]: {err}") from None
+            _check_required(FILTERS[key].function, stack[-1][1], f"filters[{i}] ({key!r})")
         # The stack's whole work, before any of it runs (each filter alone is bounded by its function).
         filters.check_filter_work(self.shape, sum(FILTERS[key].passes(p) for key, p in stack), "filters")
         object.__setattr__(self, "filters", tuple(stack))

@@ -50,7 +50,7 @@ def test_windows_are_bit_identical_to_the_whole(generator):
 
 @pytest.mark.parametrize("generator", sorted(GENERATORS))
 def test_windows_with_the_erosion_filter_match_within_1e_6(generator):
-    r = Recipe(generator, 2, (160, 120), {}, (("erosion", {"k": 0.7, "passes": 2}), ("box_blur", {"passes": 1})))
+    r = Recipe(generator, 2, (160, 120), {}, (("lowpass", {"k": 0.7, "passes": 2}), ("box_blur", {"passes": 1})))
     whole, ranges = r.evaluate(), r.world_ranges()
     for win in (Window(10, 20, 70, 50), Window(100, 0, 60, 120), Window(0, 60, 1, 60)):
         part = r.evaluate(win, ranges)
@@ -66,9 +66,9 @@ def test_a_window_needs_the_world_ranges():
     ("kwargs", "error", "match"),
     [
         ({"generator": "perlin"}, ValueError, "generator must be one of"),
-        ({"params": {"bogus": 1}}, ValueError, r"unknown parameters \['bogus'\]"),
+        ({"params": {"bogus": 1}}, ValueError, r"unknown parameters bogus"),
         ({"filters": (("blur", {}),)}, ValueError, "filters\\[0\\] must be one of"),
-        ({"filters": (("erosion", {"kk": 1}),)}, ValueError, "unknown parameters"),
+        ({"filters": (("lowpass", {"kk": 1}),)}, ValueError, "unknown parameters"),
         ({"seed": -1}, ValueError, "seed must be in"),
         ({"shape": (0, 5)}, ValueError, "rows"),
         ({"shape": (100000, 100000)}, ValueError, "at most"),
@@ -87,7 +87,7 @@ def test_bad_parameter_values_fail_when_evaluated_with_named_errors():
 
 
 def test_filters_registry_names():
-    assert set(FILTERS) == {"flatten", "box_blur", "erosion", "terrace", "sea_level"}
+    assert set(FILTERS) == {"flatten", "box_blur", "lowpass", "terrace", "sea_level"}
 
 
 def test_recipe_json_errors_say_it_is_the_recipe():
@@ -95,5 +95,5 @@ def test_recipe_json_errors_say_it_is_the_recipe():
         Recipe.from_json('{"seed": ' + "9" * 5000 + "}")
     with pytest.raises(ValueError, match="the recipe is not valid JSON: Expecting"):
         Recipe.from_json("{seed: 1}")
-    with pytest.raises(TypeError, match="a recipe's JSON must be text, got dict"):
+    with pytest.raises(TypeError, match="the recipe's JSON must be text, got dict"):
         Recipe.from_json({"seed": 1})
