@@ -9,6 +9,7 @@ The public functions are here at the top level (``core.fault_formation``,
 ``core.hillshade``, ``core.Recipe``, ...); each lives in a module named after
 what it does: :mod:`.hills`, :mod:`.faults`, :mod:`.midpoint`
 (diamond-square), :mod:`.noise`, :mod:`.filters`, :mod:`.profiles`,
+:mod:`.thermal`, :mod:`.hydraulic`,
 :mod:`.lightmap`, :mod:`.shading`, :mod:`.colormap`, :mod:`.recipe`,
 :mod:`.window`, :mod:`.rng`.
 """
@@ -18,6 +19,7 @@ from .faults import fault_formation
 from .filters import box_blur, erosion_filter, sea_level, terrace
 from .heightmap import MAX_CELLS, as_heightmap, flatten, normalize
 from .hills import add_hill, circle_hills, hill_parameters, raw_hills
+from .hydraulic import hydraulic_erosion
 from .lightmap import light_direction, slope_lightmap
 from .midpoint import diamond_square
 from .noise import noise_hills_pits, white_noise
@@ -34,10 +36,12 @@ from .shading import (
     normal_map,
     slope_degrees,
 )
+from .thermal import ErosionResult, thermal_erosion
 from .window import Window
 
 __all__ = [
     "DEFAULT_LAYERS",
+    "ErosionResult",
     "Layer",
     "MAX_CELLS",
     "Recipe",
@@ -57,6 +61,7 @@ __all__ = [
     "flatten",
     "hill_parameters",
     "hillshade",
+    "hydraulic_erosion",
     "layer_presence",
     "layer_weights",
     "light_direction",
@@ -73,6 +78,7 @@ __all__ = [
     "splat_maps",
     "sub_seed",
     "terrace",
+    "thermal_erosion",
     "uniform",
     "white_noise",
 ]
