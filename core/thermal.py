@@ -55,7 +55,7 @@ __all__ = [
 MAX_THERMAL_ITERATIONS = 100_000
 #: Work of one thermal iteration per cell, in the cell passes of :data:`core.filters.MAX_FILTER_WORK`
 #: (a thermal iteration costs about five erosion-filter passes): iterations x cells x this at most
-#: ``MAX_FILTER_WORK``, about a minute on two cores (about 480 iterations at 1025 x 1025).
+#: ``MAX_FILTER_WORK``, about a minute on two cores (475 iterations at 1025 x 1025).
 THERMAL_STEP_COST = 5
 #: Largest height (metres, either sign) the erosion filters accept: far beyond any terrain, and small
 #: enough that height differences, gradients and fluxes stay finite in their float32 work arrays.
@@ -196,7 +196,7 @@ def thermal_erosion(
         between neighbouring cells.
     iterations : int
         50; [0, 100000] and iterations x cells x ``THERMAL_STEP_COST`` at most
-        ``MAX_FILTER_WORK`` (480 at 1025 x 1025); [1, 300]; iterations;
+        ``MAX_FILTER_WORK`` (475 at 1025 x 1025); [1, 300]; iterations;
         "Iterations": how many times material moves.
     rate : float
         0.5; (0, 1]; [0.1, 1]; share per iteration; "Rate": share of a cell's
