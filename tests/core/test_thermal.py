@@ -129,7 +129,7 @@ def test_callback_reports_progress_and_cancels():
     assert np.array_equal(r.heights, thermal_erosion(rough(17), iterations=4).heights)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(
     rows=st.integers(1, 12), cols=st.integers(1, 12), seed=st.integers(0, 2**31),
     scale=st.sampled_from([1e-3, 1.0, 1e3, MAX_EROSION_HEIGHT]),
