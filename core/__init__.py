@@ -9,6 +9,7 @@ The public functions are here at the top level (``core.fault_formation``,
 ``core.hillshade``, ``core.Recipe``, ...); each lives in a module named after
 what it does: :mod:`.hills`, :mod:`.faults`, :mod:`.midpoint`
 (diamond-square), :mod:`.noise`, :mod:`.filters`, :mod:`.profiles`,
+:mod:`.thermal`, :mod:`.hydraulic`,
 :mod:`.lightmap`, :mod:`.shading`, :mod:`.colormap`, :mod:`.recipe`,
 :mod:`.window`, :mod:`.rng`; the parameter declarations in :mod:`.params` and
 :mod:`.catalog`, the whole terrain in :mod:`.spec`, built-in presets in :mod:`.presets`.
@@ -20,6 +21,7 @@ from .faults import fault_formation
 from .filters import box_blur, erosion_filter, sea_level, terrace
 from .heightmap import MAX_CELLS, as_heightmap, flatten, normalize
 from .hills import add_hill, circle_hills, hill_parameters, raw_hills
+from .hydraulic import hydraulic_erosion
 from .jsonio import load_json
 from .lighting import bake, sun_angles, sun_vector
 from .lightmap import light_direction, slope_lightmap
@@ -41,6 +43,7 @@ from .shading import (
     slope_degrees,
 )
 from .spec import TerrainSpec, apply_settings, json_schema, load_spec
+from .thermal import ErosionResult, thermal_erosion
 from .window import Window
 
 __all__ = [
@@ -62,6 +65,7 @@ __all__ = [
     "register_generator",
     "sun_angles",
     "sun_vector",
+    "ErosionResult",
     "Layer",
     "MAX_CELLS",
     "Recipe",
@@ -81,6 +85,7 @@ __all__ = [
     "flatten",
     "hill_parameters",
     "hillshade",
+    "hydraulic_erosion",
     "layer_presence",
     "layer_weights",
     "light_direction",
@@ -97,6 +102,7 @@ __all__ = [
     "splat_maps",
     "sub_seed",
     "terrace",
+    "thermal_erosion",
     "uniform",
     "white_noise",
 ]

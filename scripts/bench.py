@@ -33,7 +33,9 @@ sys.path.insert(0, str(ROOT))  # scripts may import the source tree; the extensi
 from core import filters, rng, shading  # noqa: E402
 from core.faults import fault_displacements, fault_formation, fault_lines  # noqa: E402
 from core.hills import hill_parameters, hills_raw  # noqa: E402
+from core.hydraulic import hydraulic_erosion  # noqa: E402
 from core.recipe import GENERATORS, Recipe  # noqa: E402
+from core.thermal import thermal_erosion  # noqa: E402
 
 TARGETS = {
     "default_1025_s": 0.25,
@@ -46,6 +48,7 @@ TARGETS = {
     "shadows_ao_1025_s": 2.0,
     "preview_257_s": 0.05,
     "regenerate_x_add": 0.5,
+    "erosion_steps_per_s_1025": 10.0,
 }
 
 
@@ -273,8 +276,29 @@ def bench_regenerate(sizes, runs):
     return rows
 
 
-def verdicts(gen, refs, blender, regen=()):
+def bench_erosion(n, runs, steps):
+    """Thermal and hydraulic erosion, steps per second (after the first step's set-up, timed apart)."""
+    terrain = Recipe("diamond_square", 1, (n, n)).evaluate().astype(np.float64) * (n * 0.15)  # metres, 1 m cells
+    cases = {
+        "thermal erosion (talus 35°)": lambda k: thermal_erosion(terrain, 35.0, 1.0, k),
+        "hydraulic erosion (defaults)": lambda k: hydraulic_erosion(terrain, 1.0, k),
+    }
+    rows = []
+    for name, fn in cases.items():
+        one = median_time(lambda fn=fn: fn(1), runs)
+        many = median_time(lambda fn=fn: fn(steps + 1), runs)
+        per_step = (many - one) / steps
+        rows.append({"case": name, "size": n, "steps": steps, "seconds_per_step": per_step,
+                     "steps_per_s": 1.0 / per_step, "setup_seconds": one - per_step})
+    return rows
+
+
+def verdicts(gen, refs, blender, regen=(), erosion=()):
     out = {}
+    e1025 = [r for r in erosion if r["size"] == 1025]
+    if e1025:
+        out["thermal and hydraulic erosion at 1025 at least 10 steps per second"] = all(
+            r["steps_per_s"] >= TARGETS["erosion_steps_per_s_1025"] for r in e1025)
     for r in regen:
         if r["size"] == 257:
             out["regenerating a 257 preview under 50 ms"] = r["seconds"] < TARGETS["preview_257_s"]
@@ -330,6 +354,13 @@ def main():
                       ("median s", lambda r: f"{r['seconds']:.3f}"),
                       ("peak MiB", lambda r: f"{r['peak_bytes'] / 2**20:.0f}"),
                       ("peak / heightmap", lambda r: f"{r['peak_x_heightmap']:.1f}×")]))
+    erosion = bench_erosion(sizes[0], runs if args.quick else 3, 4 if args.quick else 20)
+    print("\n## Erosion (global filters, steps per second)\n")
+    print(table(erosion, [("case", lambda r: r["case"]), ("size", lambda r: f"{r['size']}²"),
+                          ("steps timed", lambda r: str(r["steps"])),
+                          ("s per step", lambda r: f"{r['seconds_per_step']:.4f}"),
+                          ("steps per s", lambda r: f"{r['steps_per_s']:.1f}"),
+                          ("set-up s", lambda r: f"{r['setup_seconds']:.3f}")]))
     refs = [] if args.no_reference else bench_references(sizes[0], runs, args.quick)
     if refs:
         print("\n## Against straightforward references\n")
@@ -352,7 +383,7 @@ def main():
                             ("regenerate s", lambda r: f"{r['seconds']:.3f}"),
                             ("add s", lambda r: f"{r['add_seconds']:.3f}"),
                             ("× add", lambda r: f"{r['x_add']:.2f}")]))
-    checks = verdicts(gen, refs, blender, regen)
+    checks = verdicts(gen, refs, blender, regen, erosion)
     if checks:
         print("\n## Targets\n")
         for name, ok in checks.items():
@@ -361,7 +392,8 @@ def main():
     args.json.write_text(json.dumps({
         "machine": {"python": platform.python_version(), "numpy": np.__version__, "cpus": __import__("os").cpu_count(),
                     "platform": platform.platform()},
-        "targets": TARGETS, "generators": gen, "references": refs, "blender": blender, "regenerate": regen,
+        "targets": TARGETS, "generators": gen, "erosion": erosion, "references": refs, "blender": blender,
+        "regenerate": regen,
         "verdicts": checks,
     }, indent=2))
     print(f"\nwrote {args.json}")
