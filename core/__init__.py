@@ -8,14 +8,17 @@ and draws from the counter-based hash in :mod:`.rng`.
 The public functions are here at the top level (``core.fault_formation``,
 ``core.hillshade``, ``core.Recipe``, ...); each lives in a module named after
 what it does: :mod:`.hills`, :mod:`.faults`, :mod:`.midpoint`
-(diamond-square), :mod:`.noise`, :mod:`.filters`, :mod:`.profiles`,
-:mod:`.lightmap`, :mod:`.shading`, :mod:`.colormap`, :mod:`.recipe`,
+(diamond-square), :mod:`.noise`, :mod:`.fractal` (fBm and Musgrave's
+multifractals over the lattice noises of :mod:`.gradient`), :mod:`.filters`,
+:mod:`.profiles`, :mod:`.lightmap`, :mod:`.shading`, :mod:`.colormap`, :mod:`.recipe`,
 :mod:`.window`, :mod:`.rng`.
 """
 
 from .colormap import DEFAULT_LAYERS, Layer, colormap, layer_presence, layer_weights, splat_maps
 from .faults import fault_formation
 from .filters import box_blur, erosion_filter, sea_level, terrace
+from .fractal import fractal_noise
+from .gradient import cellular_noise, perlin_grid, perlin_noise, simplex_noise, value_grid, value_noise
 from .heightmap import MAX_CELLS, as_heightmap, flatten, normalize
 from .hills import add_hill, circle_hills, hill_parameters, raw_hills
 from .lightmap import light_direction, slope_lightmap
@@ -47,6 +50,7 @@ __all__ = [
     "as_heightmap",
     "box_blur",
     "cast_shadows",
+    "cellular_noise",
     "circle_hills",
     "colormap",
     "combined_lightmap",
@@ -55,6 +59,7 @@ __all__ = [
     "erosion_filter",
     "fault_formation",
     "flatten",
+    "fractal_noise",
     "hill_parameters",
     "hillshade",
     "layer_presence",
@@ -64,9 +69,12 @@ __all__ = [
     "noise_hills_pits",
     "normal_map",
     "normalize",
+    "perlin_grid",
+    "perlin_noise",
     "raw_hills",
     "sea_level",
     "sectioned_profile",
+    "simplex_noise",
     "slope_degrees",
     "slope_lightmap",
     "slope_walk",
@@ -74,5 +82,7 @@ __all__ = [
     "sub_seed",
     "terrace",
     "uniform",
+    "value_grid",
+    "value_noise",
     "white_noise",
 ]
