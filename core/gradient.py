@@ -360,6 +360,18 @@ def perlin_grid(x: npt.ArrayLike, y: npt.ArrayLike, seed: int = 0, lattice: int 
     return _perlin_grid(seed, lattice, amp, ix, fx, iy, fy)
 
 
+def _box_too_large(iy: I64, ix: I64) -> bool:
+    """Whether a grid's lattice box (lattice finer than the grid) is better hashed point by point."""
+    area = (int(iy.max()) - int(iy.min()) + 2) * (int(ix.max()) - int(ix.min()) + 2)
+    return area > max(_BOX_PER_POINT * iy.size * ix.size, _BOX_MIN)
+
+
+def _as_points(ix: I64, fx: F32, iy: I64, fy: F32) -> tuple[I64, F32, I64, F32]:
+    shape = (iy.size, ix.size)
+    return (np.broadcast_to(ix[None, :], shape), np.broadcast_to(fx[None, :], shape),
+            np.broadcast_to(iy[:, None], shape), np.broadcast_to(fy[:, None], shape))
+
+
 def _box_rows(iy: I64, ix: I64, hi: int) -> tuple[I64, I64, I64, I64]:
     y0, x0 = int(iy.min()), int(ix.min())
     rows = np.arange(y0, int(iy.max()) + hi + 1, dtype=np.int64)
@@ -368,6 +380,8 @@ def _box_rows(iy: I64, ix: I64, hi: int) -> tuple[I64, I64, I64, I64]:
 
 
 def _perlin_grid(seed: int, lattice: int, amp: np.float32, ix: I64, fx: F32, iy: I64, fy: F32) -> F32:
+    if _box_too_large(iy, ix):
+        return _perlin_points(seed, lattice, amp, *_as_points(ix, fx, iy, fy))
     rows, cols, jy, jx = _box_rows(iy, ix, 1)
     gx, gy = _perlin_at(seed, lattice, amp, rows, cols)
     w0, w1, ux = _perlin_x(fx)
@@ -426,6 +440,8 @@ def value_grid(x: npt.ArrayLike, y: npt.ArrayLike, seed: int = 0, lattice: int =
 
 
 def _value_grid(seed: int, lattice: int, amp: np.float32, ix: I64, fx: F32, iy: I64, fy: F32) -> F32:
+    if _box_too_large(iy, ix):
+        return _value_points(seed, lattice, amp, *_as_points(ix, fx, iy, fy))
     rows, cols, jy, jx = _box_rows(iy, ix, 1)
     (v,) = _value_at(seed, lattice, amp, rows, cols)
     t = _lerp_rows(np.take(v, jx, axis=1), np.take(v, jx + 1, axis=1), _fade(fx))

@@ -37,6 +37,17 @@ def test_the_separable_grid_forms_equal_the_point_forms_bit_for_bit():
     assert np.array_equal(gradient.value_grid(xs, ys, 3, 2, 0.7), gradient.value_noise(x, y, 3, 2, 0.7))
 
 
+def test_a_lattice_finer_than_the_grid_is_hashed_not_tabulated(monkeypatch):
+    xs, ys, x, y = grid(30, 40, dx=700.3, dy=900.7)  # a tabulated box would hold ~7e8 lattice points
+    calls = []
+    monkeypatch.setattr(gradient, "_box_rows", lambda *a: calls.append(a))
+    assert np.array_equal(gradient.perlin_grid(xs, ys, 1), gradient.perlin_noise(x, y, 1))
+    assert np.array_equal(gradient.value_grid(xs, ys, 1), gradient.value_noise(x, y, 1))
+    assert not calls
+    out = fractal_noise((30, 40), 1, feature_size=1e-3, detail=0.0)
+    assert np.isfinite(out).all() and out.std() > 0.1
+
+
 @pytest.mark.parametrize("name", ["perlin", "value", "simplex", "f1", "f2", "f2_f1"])
 def test_tabulated_and_hashed_lattice_lookups_agree(monkeypatch, name):
     def evaluate(x, y):
