@@ -144,7 +144,7 @@ def _basis(basis: str, seed: int, octave: _Octave, coords: _Coords, amp: float) 
         return gradient._perlin_points(seed, octave.lattice, a, ix, fx, iy, fy)
     if basis == "value":
         return gradient._value_points(seed, octave.lattice, a, ix, fx, iy, fy)
-    f1, f2 = gradient._cellular_points(seed, octave.lattice, ix, fx, iy, fy)
+    f1, f2 = gradient._cellular_points(seed, octave.lattice, ix, fx, iy, fy, basis != "cellular_f1")
     n = gradient._cellular_feature(f1, f2, basis[len("cellular_"):])
     n -= np.float32(_CELLULAR_MEAN[basis])
     n *= np.float32(2.0 * amp)

@@ -531,7 +531,7 @@ def cellular_noise(x: npt.ArrayLike, y: npt.ArrayLike, seed: int = 0, lattice: i
     if feature not in CELLULAR_FEATURES:
         raise ValueError(f"feature must be one of {CELLULAR_FEATURES}, got {feature!r}")
     ix, fx, iy, fy = _points(x, y)
-    f1, f2 = _cellular_points(seed, lattice, ix, fx, iy, fy)
+    f1, f2 = _cellular_points(seed, lattice, ix, fx, iy, fy, feature != "f1")
     return _cellular_feature(f1, f2, feature)
 
 
@@ -545,8 +545,14 @@ def _cellular_feature(f1: F32, f2: F32, feature: str) -> F32:
     return f2
 
 
-def _cellular_points(seed: int, lattice: int, ix: I64, fx: F32, iy: I64, fy: F32) -> tuple[F32, F32]:
-    """Squared ``F1`` and ``F2`` over the 5 × 5 cells around each point's cell."""
+def _cellular_points(seed: int, lattice: int, ix: I64, fx: F32, iy: I64, fy: F32,
+                     need_f2: bool = True) -> tuple[F32, F32]:
+    """Squared ``F1`` and ``F2`` over the 5 × 5 cells around each point's cell.
+
+    For ``F1`` alone (``need_f2`` false; ``F2`` is then returned unset) the
+    four corner cells are skipped: their points are at least √2 away, and the
+    own cell's is closer.
+    """
     g = _Gather(_cellular_at, seed, lattice, np.float32(1.0), iy, ix, -2, 2)
     shifted_x = {d: fx - np.float32(d) for d in range(-2, 3)}
     shifted_y = {d: fy - np.float32(d) for d in range(-2, 3)}
@@ -554,13 +560,16 @@ def _cellular_points(seed: int, lattice: int, ix: I64, fx: F32, iy: I64, fy: F32
     f2 = np.full(fx.shape, np.inf, dtype=np.float32)
     for dy in range(-2, 3):
         for dx in range(-2, 3):
+            if not need_f2 and abs(dx) == abs(dy) == 2:
+                continue
             jx, jy = g(dy, dx)
             jx -= shifted_x[dx]
             jx *= jx
             jy -= shifted_y[dy]
             jy *= jy
             jx += jy  # squared distance to this cell's feature point
-            np.maximum(jx, f1, out=jy)
-            np.minimum(f2, jy, out=f2)
+            if need_f2:
+                np.maximum(jx, f1, out=jy)
+                np.minimum(f2, jy, out=f2)
             np.minimum(f1, jx, out=f1)
     return f1, f2
