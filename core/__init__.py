@@ -13,12 +13,18 @@ what it does: :mod:`.hills`, :mod:`.faults`, :mod:`.midpoint`
 :mod:`.lightmap`, :mod:`.shading`, :mod:`.colormap`, :mod:`.recipe`,
 :mod:`.window`, :mod:`.rng`; the parameter declarations in :mod:`.params` and
 :mod:`.catalog`, the whole terrain in :mod:`.spec`, built-in presets in :mod:`.presets`.
+(diamond-square), :mod:`.noise`, :mod:`.fractal` (fBm and Musgrave's
+multifractals over the lattice noises of :mod:`.gradient`), :mod:`.filters`,
+:mod:`.profiles`, :mod:`.lightmap`, :mod:`.shading`, :mod:`.colormap`, :mod:`.recipe`,
+:mod:`.window`, :mod:`.rng`.
 """
 
 from . import catalog, params, presets, spec  # noqa: F401  (catalog registers the built-in generators and filters)
 from .colormap import DEFAULT_LAYERS, Layer, colormap, layer_presence, layer_weights, splat_maps
 from .faults import fault_formation
 from .filters import box_blur, erosion_filter, sea_level, terrace
+from .fractal import fractal_noise
+from .gradient import cellular_noise, perlin_grid, perlin_noise, simplex_noise, value_grid, value_noise
 from .heightmap import MAX_CELLS, as_heightmap, flatten, normalize
 from .hills import add_hill, circle_hills, hill_parameters, raw_hills
 from .hydraulic import hydraulic_erosion
@@ -75,6 +81,7 @@ __all__ = [
     "as_heightmap",
     "box_blur",
     "cast_shadows",
+    "cellular_noise",
     "circle_hills",
     "colormap",
     "combined_lightmap",
@@ -83,6 +90,7 @@ __all__ = [
     "erosion_filter",
     "fault_formation",
     "flatten",
+    "fractal_noise",
     "hill_parameters",
     "hillshade",
     "hydraulic_erosion",
@@ -93,9 +101,12 @@ __all__ = [
     "noise_hills_pits",
     "normal_map",
     "normalize",
+    "perlin_grid",
+    "perlin_noise",
     "raw_hills",
     "sea_level",
     "sectioned_profile",
+    "simplex_noise",
     "slope_degrees",
     "slope_lightmap",
     "slope_walk",
@@ -104,5 +115,7 @@ __all__ = [
     "terrace",
     "thermal_erosion",
     "uniform",
+    "value_grid",
+    "value_noise",
     "white_noise",
 ]

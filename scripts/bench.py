@@ -12,7 +12,11 @@ algorithms written the obvious way (a loop per fault or hill over the whole
 grid, a loop per cell for filters), kept here only to measure against.
 The Blender part times ``orogen.terrain_add`` (lightmap and material on)
 against the floor of making a grid mesh of the same size with numpy and
-``foreach_set`` in the same process.
+``foreach_set`` in the same process. The noise family (``core.fractal``) is
+timed next to pyfastnoiselite (FastNoise Lite, MIT; a benchmark dependency
+only) computing the same octaves, frequencies and fractal type over the same
+points, in the same run; its inputs (the point coordinates) are made before
+the clock starts.
 """
 
 import argparse
@@ -32,6 +36,7 @@ sys.path.insert(0, str(ROOT))  # scripts may import the source tree; the extensi
 
 from core import filters, rng, shading  # noqa: E402
 from core.faults import fault_displacements, fault_formation, fault_lines  # noqa: E402
+from core.fractal import fractal_noise  # noqa: E402
 from core.hills import hill_parameters, hills_raw  # noqa: E402
 from core.hydraulic import hydraulic_erosion  # noqa: E402
 from core.recipe import GENERATORS, Recipe  # noqa: E402
@@ -49,6 +54,7 @@ TARGETS = {
     "preview_257_s": 0.05,
     "regenerate_x_add": 0.5,
     "erosion_steps_per_s_1025": 10.0,
+    "noise_x_fastnoiselite": 2.0,
 }
 
 
@@ -212,6 +218,59 @@ def bench_references(n, runs, quick):
     return rows
 
 
+def bench_noise(n, runs):
+    """Fractal noise against FastNoise Lite: the same octaves, frequency, gain and lacunarity, cells 1 m apart."""
+    try:
+        from pyfastnoiselite.pyfastnoiselite import (
+            CellularDistanceFunction,
+            CellularReturnType,
+            FastNoiseLite,
+            FractalType,
+            NoiseType,
+        )
+    except ImportError:
+        print("(pyfastnoiselite is not installed: noise timed without the reference)")
+        FastNoiseLite = None
+    feature = 256.0
+    yy, xx = np.mgrid[0:n, 0:n].astype(np.float32)
+    points = np.ascontiguousarray(np.stack([xx.ravel(), yy.ravel()]))
+    del xx, yy
+
+    def reference(noise, fractal, cellular=False):
+        if FastNoiseLite is None:
+            return None
+        f = FastNoiseLite(1)
+        f.noise_type, f.fractal_type = getattr(NoiseType, noise), getattr(FractalType, fractal)
+        f.frequency, f.fractal_octaves, f.fractal_gain, f.fractal_lacunarity = 1.0 / feature, 6, 0.5, 2.0
+        if cellular:
+            f.cellular_distance_function = CellularDistanceFunction.CellularDistanceFunction_Euclidean
+            f.cellular_return_type = CellularReturnType.CellularReturnType_Distance
+        return lambda: f.gen_from_coords(points)
+
+    def ours(**kw):
+        return lambda: fractal_noise((n, n), 1, feature_size=feature, detail=5.0, **kw)
+
+    cases = [
+        ("fBm, gradient noise, 6 octaves", ours(), reference("NoiseType_Perlin", "FractalType_FBm")),
+        ("ridged multifractal, gradient noise, 6 octaves", ours(fractal="ridged_multifractal"),
+         reference("NoiseType_Perlin", "FractalType_Ridged")),
+        ("fBm, simplex noise, 6 octaves", ours(basis="simplex"),
+         reference("NoiseType_OpenSimplex2", "FractalType_FBm")),
+        ("fBm, cellular F1, 6 octaves", ours(basis="cellular_f1"),
+         reference("NoiseType_Cellular", "FractalType_FBm", cellular=True)),
+        ("fBm, gradient noise, 6 octaves, domain warp (1 iteration, 3 octaves)", ours(distortion=40.0), None),
+    ]
+    rows = []
+    for name, fn, ref in cases:
+        t, peak = median_time(fn, runs), peak_bytes(fn)
+        row = {"case": name, "size": n, "seconds": t, "peak_bytes": peak, "peak_x_heightmap": peak / (n * n * 4)}
+        if ref is not None:
+            t_ref = median_time(ref, runs)
+            row.update(reference_seconds=t_ref, reference="pyfastnoiselite", x_reference=t / t_ref)
+        rows.append(row)
+    return rows
+
+
 def bench_blender(n, runs):
     import bpy
 
@@ -299,6 +358,12 @@ def verdicts(gen, refs, blender, regen=(), erosion=()):
     if e1025:
         out["thermal and hydraulic erosion at 1025 at least 10 steps per second"] = all(
             r["steps_per_s"] >= TARGETS["erosion_steps_per_s_1025"] for r in e1025)
+def verdicts(gen, refs, blender, regen=(), noise=()):
+    out = {}
+    for r in noise:
+        if r["size"] == 1025 and "x_reference" in r and "gradient noise, 6 octaves" in r["case"] \
+                and "warp" not in r["case"]:
+            out[f"{r['case']} at 1025 within 2x pyfastnoiselite"] = r["x_reference"] <= TARGETS["noise_x_fastnoiselite"]
     for r in regen:
         if r["size"] == 257:
             out["regenerating a 257 preview under 50 ms"] = r["seconds"] < TARGETS["preview_257_s"]
@@ -361,6 +426,14 @@ def main():
                           ("s per step", lambda r: f"{r['seconds_per_step']:.4f}"),
                           ("steps per s", lambda r: f"{r['steps_per_s']:.1f}"),
                           ("set-up s", lambda r: f"{r['setup_seconds']:.3f}")]))
+    noise = bench_noise(sizes[0], runs)
+    print("\n## Fractal noise (core.fractal) next to pyfastnoiselite\n")
+    print(table(noise, [("case", lambda r: r["case"]), ("size", lambda r: f"{r['size']}²"),
+                        ("Orogen s", lambda r: f"{r['seconds']:.3f}"),
+                        ("pyfastnoiselite s", lambda r: f"{r['reference_seconds']:.3f}" if "reference" in r else "—"),
+                        ("× pyfastnoiselite", lambda r: f"{r['x_reference']:.2f}" if "reference" in r else "—"),
+                        ("peak MiB", lambda r: f"{r['peak_bytes'] / 2**20:.0f}"),
+                        ("peak / heightmap", lambda r: f"{r['peak_x_heightmap']:.1f}×")]))
     refs = [] if args.no_reference else bench_references(sizes[0], runs, args.quick)
     if refs:
         print("\n## Against straightforward references\n")
@@ -384,6 +457,7 @@ def main():
                             ("add s", lambda r: f"{r['add_seconds']:.3f}"),
                             ("× add", lambda r: f"{r['x_add']:.2f}")]))
     checks = verdicts(gen, refs, blender, regen, erosion)
+    checks = verdicts(gen, refs, blender, regen, noise)
     if checks:
         print("\n## Targets\n")
         for name, ok in checks.items():
@@ -395,6 +469,8 @@ def main():
         "targets": TARGETS, "generators": gen, "erosion": erosion, "references": refs, "blender": blender,
         "regenerate": regen,
         "verdicts": checks,
+        "targets": TARGETS, "generators": gen, "noise": noise, "references": refs, "blender": blender,
+        "regenerate": regen, "verdicts": checks,
     }, indent=2))
     print(f"\nwrote {args.json}")
 
