@@ -19,9 +19,9 @@ erosion filter is in the stack).
 
 from __future__ import annotations
 
+import inspect
 import json
 from collections.abc import Mapping, Sequence
-import inspect
 from dataclasses import dataclass, field
 from typing import Any, cast
 

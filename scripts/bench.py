@@ -352,14 +352,12 @@ def bench_erosion(n, runs, steps):
     return rows
 
 
-def verdicts(gen, refs, blender, regen=(), erosion=()):
+def verdicts(gen, refs, blender, regen=(), erosion=(), noise=()):
     out = {}
     e1025 = [r for r in erosion if r["size"] == 1025]
     if e1025:
         out["thermal and hydraulic erosion at 1025 at least 10 steps per second"] = all(
             r["steps_per_s"] >= TARGETS["erosion_steps_per_s_1025"] for r in e1025)
-def verdicts(gen, refs, blender, regen=(), noise=()):
-    out = {}
     for r in noise:
         if r["size"] == 1025 and "x_reference" in r and "gradient noise, 6 octaves" in r["case"] \
                 and "warp" not in r["case"]:
@@ -456,8 +454,7 @@ def main():
                             ("regenerate s", lambda r: f"{r['seconds']:.3f}"),
                             ("add s", lambda r: f"{r['add_seconds']:.3f}"),
                             ("× add", lambda r: f"{r['x_add']:.2f}")]))
-    checks = verdicts(gen, refs, blender, regen, erosion)
-    checks = verdicts(gen, refs, blender, regen, noise)
+    checks = verdicts(gen, refs, blender, regen, erosion, noise)
     if checks:
         print("\n## Targets\n")
         for name, ok in checks.items():
@@ -466,11 +463,8 @@ def main():
     args.json.write_text(json.dumps({
         "machine": {"python": platform.python_version(), "numpy": np.__version__, "cpus": __import__("os").cpu_count(),
                     "platform": platform.platform()},
-        "targets": TARGETS, "generators": gen, "erosion": erosion, "references": refs, "blender": blender,
-        "regenerate": regen,
-        "verdicts": checks,
-        "targets": TARGETS, "generators": gen, "noise": noise, "references": refs, "blender": blender,
-        "regenerate": regen, "verdicts": checks,
+        "targets": TARGETS, "generators": gen, "erosion": erosion, "noise": noise, "references": refs,
+        "blender": blender, "regenerate": regen, "verdicts": checks,
     }, indent=2))
     print(f"\nwrote {args.json}")
 
