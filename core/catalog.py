@@ -11,13 +11,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
+
 from . import filters
 from .faults import MAX_FAULTS, fault_formation
+from .fractal import fractal_noise
 from .heightmap import flatten
 from .hills import MAX_HILLS, hills_raw
+from .hydraulic import hydraulic_erosion
 from .midpoint import diamond_square
 from .noise import noise_hills_pits
 from .params import Filter, Generator, Param, register_filter, register_generator
+from .thermal import thermal_erosion
 
 __all__ = ["RADIUS_MAX", "OPEN_LOW"]
 
@@ -154,4 +159,114 @@ register_filter(Filter(
     filters.sea_level,
     (Param("level", "float", 0.2, hard=(0.0, 1.0), unit="normalised", label="Level",
            description="Sea level as a share of the height range"),),
+))
+
+
+register_generator(Generator(
+    "fractal", "Fractal Noise",
+    "Gradient, simplex, value or cellular noise summed as fBm, billow, ridged or hybrid multifractal or heterogeneous "
+    "terrain, optionally domain-warped; lengths in metres, so the size sets the resolution, not the landscape",
+    fractal_noise,
+    (
+        Param("basis", "enum", "perlin", label="Basis", description="The lattice noise each octave is made of",
+              items=(("perlin", "Perlin", "Gradient noise (Perlin 2002)"),
+                     ("simplex", "Simplex", "Simplex-type gradient noise"),
+                     ("value", "Value", "Value noise: random heights at lattice points, smoothly interpolated"),
+                     ("cellular_f1", "Cellular F1", "Worley noise: distance to the nearest feature point"),
+                     ("cellular_f2", "Cellular F2", "Worley noise: distance to the second nearest point"),
+                     ("cellular_f2_f1", "Cellular F2 - F1", "Worley noise: cell walls"))),
+        Param("fractal", "enum", "fbm", label="Fractal Type", description="How the octaves are combined",
+              items=(("fbm", "fBm", "Fractional Brownian motion: the plain sum of octaves"),
+                     ("billow", "Billow", "Sum of absolute values (turbulence): rounded hills, creased valleys"),
+                     ("ridged_multifractal", "Ridged Multifractal", "Sharp ridges, smooth valleys (Musgrave)"),
+                     ("hybrid_multifractal", "Hybrid Multifractal", "Smooth lowlands, rough peaks (Musgrave)"),
+                     ("hetero_terrain", "Heterogeneous Terrain", "Roughness grows with height (Musgrave)"))),
+        Param("feature_size", "float", 200.0, hard=(0.001, 1.0e6), soft=(1.0, 10_000.0), unit="m",
+              label="Feature Size", description="Size of the largest hills: the first octave's lattice spacing "
+                                                "(Blender's Scale is 1 / Feature Size with coordinates in metres)"),
+        Param("detail", "float", 5.0, hard=(0.0, 15.0), soft=(0.0, 10.0), label="Detail",
+              description="Octaves beyond the first; a fractional value blends the last one in (as Blender's)"),
+        Param("roughness", "float", 0.5, hard=(0.0, 1.0), unit="factor", label="Roughness",
+              description="Each octave's weight relative to the previous one"),
+        Param("lacunarity", "float", 2.0, hard=(1.0, 16.0), soft=(1.5, 4.0), label="Lacunarity",
+              description="Each octave's frequency relative to the previous one"),
+        Param("offset", "float", 1.0, hard=(-1000.0, 1000.0), soft=(0.0, 2.0), label="Offset",
+              description="Raises the basis before the multifractal products (ridged, hybrid, heterogeneous)"),
+        Param("gain", "float", 2.0, hard=(0.0, 1000.0), soft=(0.0, 10.0), label="Gain",
+              description="How strongly an octave's signal weights the next (ridged and hybrid)"),
+        Param("distortion", "float", 0.0, hard=(0.0, 1.0e6), soft=(0.0, 1000.0), unit="m", label="Distortion",
+              description="Largest displacement of the domain warp (0: no warping)"),
+        Param("warp_iterations", "int", 1, hard=(1, 8), soft=(1, 4), label="Warp Iterations",
+              description="How many times the warp is applied to its own result"),
+        Param("warp_detail", "float", 2.0, hard=(0.0, 15.0), soft=(0.0, 6.0), label="Warp Detail",
+              description="Octaves beyond the first of the fBm that displaces the domain"),
+    ),
+    source="Perlin 1985, 2002; Worley 1996; Musgrave in Ebert et al., Texturing and Modeling (2003)",
+    uses_cell_size=True,
+))
+
+#: A global filter reads the whole world around any window.
+_WHOLE_WORLD = 1 << 30
+_EDGES = (("closed", "Closed", "Water and material stay in the map"),
+          ("open", "Open", "Water and material leave over the map's border"))
+
+
+def _thermal(heightmap: Any, *, cell_size: float, height: float, talus_angle: float, iterations: int, rate: float,
+             edges: str) -> Any:
+    """Thermal erosion of a normalised heightmap at the terrain's scale (metres), back to normalised units."""
+    result = thermal_erosion(heightmap * np.float32(height), talus_angle, cell_size, iterations, rate, edges)
+    return (result.heights / np.float32(height)).astype(np.float32)
+
+
+def _hydraulic(heightmap: Any, *, cell_size: float, height: float, steps: int, rain_rate: float, capacity: float,
+               dissolve_rate: float, deposit_rate: float, evaporation_rate: float, depth_scale: float,
+               edges: str) -> Any:
+    """Hydraulic erosion of a normalised heightmap at the terrain's scale (metres), back to normalised units."""
+    result = hydraulic_erosion(heightmap * np.float32(height), cell_size, steps, None, rain_rate, capacity,
+                               dissolve_rate, deposit_rate, evaporation_rate, depth_scale=depth_scale, edges=edges)
+    return (result.heights / np.float32(height)).astype(np.float32)
+
+
+register_filter(Filter(
+    "thermal", "Thermal Erosion", "Material slides downhill until no slope is steeper than the talus angle (scree)",
+    _thermal,
+    (
+        Param("talus_angle", "float", 35.0, hard=(0.0, 89.0), soft=(10.0, 60.0), unit="deg", label="Talus Angle",
+              description="Steepest slope loose material rests at"),
+        Param("iterations", "int", 50, hard=(0, 100_000), soft=(1, 400), label="Iterations",
+              description="Passes of material moving downhill"),
+        Param("rate", "float", 0.5, hard=(0.01, 1.0), unit="factor", label="Rate",
+              description="Share of the excess moved per iteration"),
+        Param("edges", "enum", "closed", label="Edges", description="What the map's border does", items=_EDGES),
+    ),
+    source="Musgrave, Kolb & Mace 1989; Olsen 2004",
+    margin=lambda _p: _WHOLE_WORLD,
+    passes=lambda p: 5 * int(p.get("iterations", 50)),
+    uses_scale=True,
+))
+
+register_filter(Filter(
+    "hydraulic", "Hydraulic Erosion",
+    "Rain, shallow-water flow through virtual pipes, sediment taken up and laid down (gullies, fans, filled valleys)",
+    _hydraulic,
+    (
+        Param("steps", "int", 200, hard=(0, 100_000), soft=(10, 400), label="Steps", description="Time steps simulated"),
+        Param("rain_rate", "float", 0.02, hard=(0.0, 10.0), soft=(0.001, 0.1), label="Rain",
+              description="Rainfall in metres of water per second (storm strength, compressed in time)"),
+        Param("capacity", "float", 0.02, hard=(0.0, 100.0), soft=(0.002, 0.2), label="Capacity",
+              description="Sediment the water can carry per unit of speed and sine of the tilt (Kc, seconds)"),
+        Param("dissolve_rate", "float", 2.0, hard=(0.0, 1.0e4), soft=(0.1, 20.0), label="Dissolving",
+              description="How fast water takes up terrain below its capacity (Ks, 1/s)"),
+        Param("deposit_rate", "float", 2.0, hard=(0.0, 1.0e4), soft=(0.1, 20.0), label="Deposition",
+              description="How fast sediment above the capacity settles (Kd, 1/s)"),
+        Param("evaporation_rate", "float", 0.2, hard=(0.0, 1.0e4), soft=(0.01, 2.0), label="Evaporation",
+              description="Share of the water lost per second (Ke, 1/s)"),
+        Param("depth_scale", "float", 0.2, hard=(0.0, 1.0e4), soft=(0.02, 1.0), unit="m", label="Depth Scale",
+              description="Water depth at which the capacity is full: erosion gathers in channels (0: off)"),
+        Param("edges", "enum", "closed", label="Edges", description="What the map's border does", items=_EDGES),
+    ),
+    source="Mei, Decaudin & Hu 2007; Šťava et al. 2008",
+    margin=lambda _p: _WHOLE_WORLD,
+    passes=lambda p: 6 * int(p.get("steps", 200)),
+    uses_scale=True,
 ))

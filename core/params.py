@@ -259,8 +259,11 @@ class Filter:
     """A filter of the stack: ``function(heightmap, **params)`` -> heightmap in ``[0, 1]``.
 
     ``margin(params)`` is how many cells around a window it reads (for exact
-    tiles); ``passes(params)`` how many grid passes it costs (the stack's work
-    bound counts them).
+    tiles; a global filter reads the whole world); ``passes(params)`` how many
+    grid passes it costs (the stack's work bound counts them). With
+    ``uses_scale`` the function also takes ``cell_size`` and ``height`` (metres
+    per cell and metres per unit of the normalised heightmap): physically
+    based filters work in metres.
     """
 
     key: str
@@ -272,6 +275,7 @@ class Filter:
     ordered: tuple[tuple[str, str], ...] = ()
     margin: Callable[[Mapping[str, Any]], int] = field(default=lambda _p: 0)
     passes: Callable[[Mapping[str, Any]], int] = field(default=lambda _p: 1)
+    uses_scale: bool = False
 
     def check(self, values: object, partial: bool = False) -> dict[str, Any]:
         """Validated parameter values (see :func:`check_values`)."""

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import inspect
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -77,7 +77,8 @@ class Recipe:
     from :data:`core.params.FILTERS`. Parameters are checked against their
     declarations (see :mod:`core.catalog`); missing ones take the functions'
     defaults. ``cell_size`` (metres per cell) reaches generators that work in
-    metres. A :class:`core.spec.TerrainSpec` is the whole terrain (scale,
+    metres; ``cell_size`` and ``height`` (metres of the normalised range) reach filters
+    that work in metres. A :class:`core.spec.TerrainSpec` is the whole terrain (scale,
     lighting, colours); its heightmap part is a recipe.
     """
 
@@ -87,6 +88,7 @@ class Recipe:
     params: Mapping[str, Any] = field(default_factory=dict)
     filters: tuple[tuple[str, Mapping[str, Any]], ...] = ()
     cell_size: float = 1.0
+    height: float = 1.0
 
     def __post_init__(self) -> None:
         if not isinstance(self.generator, str) or self.generator not in GENERATORS:
@@ -95,6 +97,7 @@ class Recipe:
         object.__setattr__(self, "shape", check_shape(tuple(self.shape) if isinstance(self.shape, list)
                                                       else self.shape))
         object.__setattr__(self, "cell_size", check_number(self.cell_size, "cell_size", 1e-9, 1e9))
+        object.__setattr__(self, "height", check_number(self.height, "height", 0.0, 1e9))
         object.__setattr__(self, "params", GENERATORS[self.generator].check(self.params, partial=True))
         if not isinstance(self.filters, (tuple, list)):
             raise TypeError(f"filters must be a sequence of (key, params) pairs, got {type(self.filters).__name__}")
@@ -107,11 +110,12 @@ class Recipe:
             key, params = entry
             if not isinstance(key, str) or key not in FILTERS:
                 raise ValueError(f"filters[{i}] must be one of {short_list(list(FILTERS))}, got {key!r:.40}")
-            try:
-                stack.append((key, FILTERS[key].check(params, partial=True)))
+            try:  # filters that work in metres are new: their declarations give every default
+                stack.append((key, FILTERS[key].check(params, partial=not FILTERS[key].uses_scale)))
             except (TypeError, ValueError) as err:
                 raise type(err)(f"filters[{i}]: {err}") from None
-            _check_required(FILTERS[key].function, stack[-1][1], f"filters[{i}] ({key!r})")
+            if not FILTERS[key].uses_scale:
+                _check_required(FILTERS[key].function, stack[-1][1], f"filters[{i}] ({key!r})")
         # The stack's whole work, before any of it runs (each filter alone is bounded by its function).
         filters.check_filter_work(self.shape, sum(FILTERS[key].passes(p) for key, p in stack), "filters")
         object.__setattr__(self, "filters", tuple(stack))
@@ -128,6 +132,7 @@ class Recipe:
             "seed": self.seed,
             "shape": list(self.shape),
             "cell_size": self.cell_size,
+            "height": self.height,
             "params": {k: plain(v) for k, v in self.params.items()},
             "filters": [{"type": key, **{k: plain(v) for k, v in p.items()}} for key, p in self.filters],
         }
@@ -144,7 +149,7 @@ class Recipe:
         """
         if not isinstance(data, Mapping):
             raise TypeError(f"a recipe must be a JSON object, got {type(data).__name__}")
-        unknown = set(data) - {"version", "generator", "seed", "shape", "params", "filters", "cell_size"}
+        unknown = set(data) - {"version", "generator", "seed", "shape", "params", "filters", "cell_size", "height"}
         if unknown:
             raise ValueError(f"unknown recipe keys: {short_list(list(unknown))}")
         version = data.get("version", 1)
@@ -169,6 +174,7 @@ class Recipe:
             params=data.get("params", {}),
             filters=tuple(stack),
             cell_size=data.get("cell_size", 1.0),
+            height=data.get("height", 1.0),
         )
 
     @classmethod
@@ -191,7 +197,8 @@ class Recipe:
             raw_range = (float(raw.min()), float(raw.max()))
         h = normalize(raw, raw_range)
         for key, params in self.filters:
-            h = FILTERS[key].function(h, **params)
+            scale = {"cell_size": self.cell_size, "height": self.height} if FILTERS[key].uses_scale else {}
+            h = FILTERS[key].function(h, **scale, **params)
         return np.ascontiguousarray(crop(h, outer, window)), raw_range
 
     def world_ranges(self) -> Ranges:

@@ -215,7 +215,7 @@ class TerrainSpec:
         shape = shape or self.shape
         return Recipe(self.generator, self.seed, shape, self.params,
                       tuple((s.key, s.params) for s in self.filters if s.enabled),
-                      cell_size(shape, self.width))
+                      cell_size(shape, self.width), max(self.height, 1e-6))
 
     def heightmap(self, shape: tuple[int, int] | None = None) -> npt.NDArray[np.float32]:
         """The normalised heightmap, ``float32 (rows, cols)`` in [0, 1] (default shape: the spec's)."""
