@@ -16,6 +16,7 @@ what it does: :mod:`.hills`, :mod:`.faults`, :mod:`.midpoint`
 from .colormap import DEFAULT_LAYERS, Layer, colormap, layer_presence, layer_weights, splat_maps
 from .faults import fault_formation
 from .filters import box_blur, erosion_filter, sea_level, terrace
+from .flow import FlowRouting, drainage_area, flow_direction, flow_length, route_flow
 from .heightmap import MAX_CELLS, as_heightmap, flatten, normalize
 from .hills import add_hill, circle_hills, hill_parameters, raw_hills
 from .lightmap import light_direction, slope_lightmap
@@ -34,13 +35,22 @@ from .shading import (
     normal_map,
     slope_degrees,
 )
+from .stream_power import (
+    StreamPowerCancelled,
+    StreamPowerResult,
+    hillslope_diffusion,
+    stream_power_erosion,
+)
 from .window import Window
 
 __all__ = [
     "DEFAULT_LAYERS",
+    "FlowRouting",
     "Layer",
     "MAX_CELLS",
     "Recipe",
+    "StreamPowerCancelled",
+    "StreamPowerResult",
     "Window",
     "add_hill",
     "ambient_occlusion",
@@ -52,11 +62,15 @@ __all__ = [
     "combined_lightmap",
     "curvature",
     "diamond_square",
+    "drainage_area",
     "erosion_filter",
     "fault_formation",
     "flatten",
+    "flow_direction",
+    "flow_length",
     "hill_parameters",
     "hillshade",
+    "hillslope_diffusion",
     "layer_presence",
     "layer_weights",
     "light_direction",
@@ -65,12 +79,14 @@ __all__ = [
     "normal_map",
     "normalize",
     "raw_hills",
+    "route_flow",
     "sea_level",
     "sectioned_profile",
     "slope_degrees",
     "slope_lightmap",
     "slope_walk",
     "splat_maps",
+    "stream_power_erosion",
     "sub_seed",
     "terrace",
     "uniform",
