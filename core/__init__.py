@@ -23,6 +23,7 @@ from . import catalog, params, presets, spec  # noqa: F401  (catalog registers t
 from .colormap import DEFAULT_LAYERS, Layer, colormap, layer_presence, layer_weights, splat_maps
 from .faults import fault_formation
 from .filters import box_blur, erosion_filter, sea_level, terrace
+from .flow import FlowRouting, drainage_area, flow_direction, flow_length, route_flow
 from .fractal import fractal_noise
 from .gradient import cellular_noise, perlin_grid, perlin_noise, simplex_noise, value_grid, value_noise
 from .heightmap import MAX_CELLS, as_heightmap, flatten, normalize
@@ -49,6 +50,12 @@ from .shading import (
     slope_degrees,
 )
 from .spec import TerrainSpec, apply_settings, json_schema, load_spec
+from .stream_power import (
+    StreamPowerCancelled,
+    StreamPowerResult,
+    hillslope_diffusion,
+    stream_power_erosion,
+)
 from .thermal import ErosionResult, thermal_erosion
 from .window import Window
 
@@ -72,9 +79,12 @@ __all__ = [
     "sun_angles",
     "sun_vector",
     "ErosionResult",
+    "FlowRouting",
     "Layer",
     "MAX_CELLS",
     "Recipe",
+    "StreamPowerCancelled",
+    "StreamPowerResult",
     "Window",
     "add_hill",
     "ambient_occlusion",
@@ -87,6 +97,7 @@ __all__ = [
     "combined_lightmap",
     "curvature",
     "diamond_square",
+    "drainage_area",
     "erosion_filter",
     "fault_formation",
     "flatten",
@@ -94,6 +105,11 @@ __all__ = [
     "hill_parameters",
     "hillshade",
     "hydraulic_erosion",
+    "flow_direction",
+    "flow_length",
+    "hill_parameters",
+    "hillshade",
+    "hillslope_diffusion",
     "layer_presence",
     "layer_weights",
     "light_direction",
@@ -104,6 +120,7 @@ __all__ = [
     "perlin_grid",
     "perlin_noise",
     "raw_hills",
+    "route_flow",
     "sea_level",
     "sectioned_profile",
     "simplex_noise",
@@ -111,6 +128,7 @@ __all__ = [
     "slope_lightmap",
     "slope_walk",
     "splat_maps",
+    "stream_power_erosion",
     "sub_seed",
     "terrace",
     "thermal_erosion",

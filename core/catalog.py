@@ -250,7 +250,8 @@ register_filter(Filter(
     "Rain, shallow-water flow through virtual pipes, sediment taken up and laid down (gullies, fans, filled valleys)",
     _hydraulic,
     (
-        Param("steps", "int", 200, hard=(0, 100_000), soft=(10, 400), label="Steps", description="Time steps simulated"),
+        Param("steps", "int", 200, hard=(0, 100_000), soft=(10, 400), label="Steps",
+              description="Time steps simulated"),
         Param("rain_rate", "float", 0.02, hard=(0.0, 10.0), soft=(0.001, 0.1), label="Rain",
               description="Rainfall in metres of water per second (storm strength, compressed in time)"),
         Param("capacity", "float", 0.02, hard=(0.0, 100.0), soft=(0.002, 0.2), label="Capacity",

@@ -55,6 +55,7 @@ TARGETS = {
     "regenerate_x_add": 0.5,
     "erosion_steps_per_s_1025": 10.0,
     "noise_x_fastnoiselite": 2.0,
+    "stream_power_x_fastscapelib": 2.0,
 }
 
 
@@ -269,6 +270,54 @@ def bench_noise(n, runs):
             row.update(reference_seconds=t_ref, reference="pyfastnoiselite", x_reference=t / t_ref)
         rows.append(row)
     return rows
+def bench_stream_power(n, runs):
+    """One stream-power step (uplift, routing with depressions, implicit incision, ADI diffusion) against
+    fastscapelib's step (the same loop, MSTSinkResolver, SPLEroder, DiffusionADIEroder) in the same run.
+
+    Both start from the same diamond-square terrain after 5 warm-up steps (so the timing is of a typical
+    mid-run step, not of the first step's thousands of pits). Skipped if fastscapelib is not installed.
+    """
+    try:
+        import fastscapelib as fs
+    except ImportError:
+        print("(fastscapelib not installed: stream-power benchmark skipped)")
+        return []
+    from core import stream_power
+
+    cell, kw = 100.0, {"k": 1e-4, "m": 0.45, "n": 1.0, "uplift": 1e-3, "diffusion": 0.01, "dt": 2e4}
+    z0 = Recipe("diamond_square", 1, (n, n)).evaluate().astype(np.float64) * 1000.0
+    z0[[0, -1], :] = 0.0
+    z0[:, [0, -1]] = 0.0
+    grid = fs.RasterGrid([n, n], [cell, cell], fs.NodeStatus.FIXED_VALUE)
+    graph = fs.FlowGraph(grid, [fs.SingleFlowRouter(), fs.MSTSinkResolver()])
+    spl = fs.SPLEroder(graph, k_coef=kw["k"], area_exp=kw["m"], slope_exp=kw["n"])
+    dif = fs.DiffusionADIEroder(grid, kw["diffusion"])
+    up = np.full((n, n), kw["uplift"])
+    up[[0, -1], :] = 0.0
+    up[:, [0, -1]] = 0.0
+    area = np.empty((n, n))
+
+    def fs_step(z):
+        lifted = z + kw["dt"] * up
+        graph.update_routes(lifted)
+        graph.accumulate(area, 1.0)
+        incised = lifted - spl.erode(lifted, area, kw["dt"])
+        return incised - dif.erode(incised, kw["dt"])
+
+    z = z0
+    for _ in range(5):
+        z = stream_power.stream_power_step(z, cell, **kw)[0]
+    ours, theirs = [], []
+    for _ in range(runs):  # interleaved, so drift in the machine's speed hits both alike
+        t = time.perf_counter()
+        stream_power.stream_power_step(z, cell, **kw)
+        ours.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        fs_step(z)
+        theirs.append(time.perf_counter() - t)
+    t_ours, t_fs = statistics.median(ours), statistics.median(theirs)
+    return [{"case": "stream-power step (D8 + MST depressions, n = 1, ADI diffusion)", "size": n,
+             "seconds": t_ours, "fastscapelib_seconds": t_fs, "x_fastscapelib": t_ours / t_fs}]
 
 
 def bench_blender(n, runs):
@@ -352,7 +401,7 @@ def bench_erosion(n, runs, steps):
     return rows
 
 
-def verdicts(gen, refs, blender, regen=(), erosion=(), noise=()):
+def verdicts(gen, refs, blender, regen=(), erosion=(), noise=(), stream=()):
     out = {}
     e1025 = [r for r in erosion if r["size"] == 1025]
     if e1025:
@@ -362,6 +411,10 @@ def verdicts(gen, refs, blender, regen=(), erosion=(), noise=()):
         if r["size"] == 1025 and "x_reference" in r and "gradient noise, 6 octaves" in r["case"] \
                 and "warp" not in r["case"]:
             out[f"{r['case']} at 1025 within 2x pyfastnoiselite"] = r["x_reference"] <= TARGETS["noise_x_fastnoiselite"]
+    for r in stream:
+        if r["size"] == 1025:
+            out["a stream-power step at 1025 within 2x fastscapelib's"] = (
+                r["x_fastscapelib"] <= TARGETS["stream_power_x_fastscapelib"])
     for r in regen:
         if r["size"] == 257:
             out["regenerating a 257 preview under 50 ms"] = r["seconds"] < TARGETS["preview_257_s"]
@@ -440,6 +493,13 @@ def main():
                            ("reference s", lambda r: f"{r['reference_seconds']:.2f}"),
                            ("reference", lambda r: r["reference"]),
                            ("speed-up", lambda r: f"{r['speedup']:.0f}×")]))
+    stream = bench_stream_power(257 if args.quick else 1025, runs)
+    if stream:
+        print("\n## Stream-power erosion against fastscapelib\n")
+        print(table(stream, [("case", lambda r: r["case"]), ("size", lambda r: f"{r['size']}²"),
+                             ("Orogen s", lambda r: f"{r['seconds']:.3f}"),
+                             ("fastscapelib s", lambda r: f"{r['fastscapelib_seconds']:.3f}"),
+                             ("× fastscapelib", lambda r: f"{r['x_fastscapelib']:.2f}")]))
     blender = [] if args.no_blender else bench_blender(sizes[0], runs)
     regen = [] if args.no_blender else bench_regenerate((257, sizes[0]) if not args.quick else (17, 33), runs)
     if blender:
@@ -454,7 +514,7 @@ def main():
                             ("regenerate s", lambda r: f"{r['seconds']:.3f}"),
                             ("add s", lambda r: f"{r['add_seconds']:.3f}"),
                             ("× add", lambda r: f"{r['x_add']:.2f}")]))
-    checks = verdicts(gen, refs, blender, regen, erosion, noise)
+    checks = verdicts(gen, refs, blender, regen, erosion, noise, stream)
     if checks:
         print("\n## Targets\n")
         for name, ok in checks.items():
@@ -464,7 +524,7 @@ def main():
         "machine": {"python": platform.python_version(), "numpy": np.__version__, "cpus": __import__("os").cpu_count(),
                     "platform": platform.platform()},
         "targets": TARGETS, "generators": gen, "erosion": erosion, "noise": noise, "references": refs,
-        "blender": blender, "regenerate": regen, "verdicts": checks,
+        "stream_power": stream, "blender": blender, "regenerate": regen, "verdicts": checks,
     }, indent=2))
     print(f"\nwrote {args.json}")
 

@@ -1,0 +1,554 @@
+"""Flow routing on a regular grid: D8 receivers, closed depressions, drainage area.
+
+Water on each cell flows to its steepest-descent neighbour among the eight
+(D8; O'Callaghan & Mark, "The extraction of drainage networks from digital
+elevation data", 1984): slope ``(z_i - z_j) / d_ij`` with ``d_ij`` the cell
+size, or ``sqrt(2)`` times it on a diagonal. A cell with no lower neighbour
+is a *pit*; a *base-level* cell (an open map edge, or a cell under the sea
+level) is an outlet that water leaves the map through.
+
+Closed depressions are resolved by the basin-graph method of Cordonnier,
+Bovy & Braun ("A versatile, linear complexity algorithm for flow routing in
+topographies with depressions", Earth Surface Dynamics 7, 2019), the method
+fastscapelib calls ``MSTSinkResolver`` (basins: Kruskal-equivalent minimum
+spanning tree; routes: "carve"):
+
+1. every cell gets the basin of the outlet or pit it drains to;
+2. adjacent basins are joined by their *pass*: of all pairs of neighbouring
+   cells across the two basins, the one with the lowest ``max(z_i, z_j)``;
+   all base-level basins are merged into one root;
+3. a minimum spanning tree of that basin graph (weights: pass heights)
+   tells each closed basin which basin it overflows into;
+4. the flow path from the pass cell down to the basin's pit is reversed and
+   the pass cell drains across the pass, so the lake drains out through its
+   spill point and every cell reaches an outlet.
+
+Everything is vectorised: the spanning tree is Borůvka's algorithm with one
+round of whole-array operations per halving of the number of components, and
+the receiver tree is walked one *level* (cells the same number of steps from
+their outlet) at a time, so Python loops run over levels, never over cells.
+
+Distances are in metres, drainage areas in m². Cell indices are flat
+``row * cols + col`` indices into a ``(rows, cols)`` heightmap, row 0 north.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from .heightmap import as_heightmap, check_number
+
+__all__ = [
+    "NEIGHBOR_OFFSETS",
+    "FlowRouting",
+    "base_level_mask",
+    "route_flow",
+    "drainage_area",
+    "flow_length",
+    "flow_direction",
+]
+
+#: The eight neighbours as ``(row, col)`` offsets, in row-major order: NW, N, NE, W, E, SW, S, SE.
+#: :func:`flow_direction` codes are indices into this tuple. (Ties in steepness go to the first.)
+NEIGHBOR_OFFSETS: tuple[tuple[int, int], ...] = (
+    (-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1))
+
+_IntArray = npt.NDArray[np.int64]
+_FloatArray = npt.NDArray[np.float64]
+_BoolArray = npt.NDArray[np.bool_]
+
+
+@dataclass(frozen=True)
+class FlowRouting:
+    """A single-flow-direction routing of a ``(rows, cols)`` grid.
+
+    Attributes
+    ----------
+    shape : (int, int)
+        ``(rows, cols)`` of the grid.
+    cell_size : float
+        Cell size in metres.
+    receivers : ndarray of int64, shape (rows * cols,)
+        Flat index of the cell each cell drains to; an outlet is its own
+        receiver. After depression handling every receiver is one of the
+        cell's eight neighbours, but inside a resolved depression it can be
+        *higher* than the cell (the flow path was reversed towards the spill).
+    distances : ndarray of float64, shape (rows * cols,)
+        Distance to the receiver in metres (0 at outlets).
+    order : ndarray of int64, shape (rows * cols,)
+        The *stack*: every cell once, each after its receiver (outlets
+        first, then cells 1 step away, ...).
+    level_starts : ndarray of int64, shape (levels + 1,)
+        ``order[level_starts[k]:level_starts[k + 1]]`` are the cells exactly
+        ``k`` steps upstream of their outlet.
+    base_level : ndarray of bool, shape (rows, cols)
+        The outlets water leaves the map through.
+    depressions : int
+        How many closed depressions (pits) were rerouted.
+    """
+
+    shape: tuple[int, int]
+    cell_size: float
+    receivers: _IntArray
+    distances: _FloatArray
+    order: _IntArray
+    level_starts: _IntArray
+    base_level: _BoolArray
+    depressions: int
+
+    def levels(self) -> list[_IntArray]:
+        """The cells of each level (views of :attr:`order`), outlets first."""
+        s = self.level_starts
+        return [self.order[s[i]:s[i + 1]] for i in range(len(s) - 1)]
+
+
+def _check_edges(open_edges: str) -> str:
+    if not isinstance(open_edges, str):
+        raise TypeError(f"open_edges must be a string of the letters n, e, s, w, got {type(open_edges).__name__}")
+    edges = open_edges.lower()
+    if any(ch not in "nesw" for ch in edges):
+        raise ValueError(f"open_edges must hold only the letters n, e, s, w (the open map edges), got {open_edges!r}")
+    return edges
+
+
+def base_level_mask(
+    heights_m: npt.ArrayLike, open_edges: str = "nesw", sea_level: float | None = None,
+) -> _BoolArray:
+    """The base-level cells: the open map edges and, if given, cells below ``sea_level``.
+
+    Parameters
+    ----------
+    heights_m : array_like, shape (rows, cols)
+        Heights in metres.
+    open_edges : str
+        Which map edges are open (water leaves through them): any of the
+        letters ``n``, ``e``, ``s``, ``w``; ``""`` closes them all.
+    sea_level : float, optional
+        Cells strictly below it (metres) are base level too.
+
+    Returns
+    -------
+    ndarray of bool, shape (rows, cols)
+
+    Raises
+    ------
+    ValueError
+        For an unknown edge letter, or if no cell is base level (water could
+        not leave the map).
+    """
+    z = as_heightmap(heights_m, "heights_m", dtype=np.float64)
+    edges = _check_edges(open_edges)
+    mask = np.zeros(z.shape, dtype=bool)
+    if "n" in edges:
+        mask[0, :] = True
+    if "s" in edges:
+        mask[-1, :] = True
+    if "w" in edges:
+        mask[:, 0] = True
+    if "e" in edges:
+        mask[:, -1] = True
+    if sea_level is not None:
+        mask |= z < check_number(sea_level, "sea_level")
+    if not mask.any():
+        raise ValueError("no base level: open at least one edge (open_edges) or give a sea_level above some cells")
+    return mask
+
+
+def _padded_offsets(cols: int) -> _IntArray:
+    """Flat offsets of the eight neighbours in a grid padded by one cell (``cols + 2`` wide)."""
+    w = cols + 2
+    return np.array([dr * w + dc for dr, dc in NEIGHBOR_OFFSETS], dtype=np.int64)
+
+
+def _neighbor_distances(cell_size: float) -> _FloatArray:
+    """Distances to the eight neighbours: ``sqrt(dr² + dc²)`` cell sizes, computed as ``sqrt(dy² + dx²)``."""
+    return np.array([math.sqrt((cell_size if dr else 0.0) ** 2 + (cell_size if dc else 0.0) ** 2)
+                     for dr, dc in NEIGHBOR_OFFSETS])
+
+
+def _d8(z: _FloatArray, base: _BoolArray, cell_size: float) -> tuple[_IntArray, _FloatArray]:
+    """Steepest-descent receivers (padded flat indices, -1 on the padding) and their distances."""
+    rows, cols = z.shape
+    w = cols + 2
+    zp = np.full((rows + 2, w), np.inf)
+    zp[1:-1, 1:-1] = z
+    best = np.full(z.shape, np.finfo(np.float64).tiny)  # a receiver needs a slope above the smallest normal
+    code = np.full(z.shape, -1, dtype=np.int64)
+    dists = _neighbor_distances(cell_size)
+    for k, (dr, dc) in enumerate(NEIGHBOR_OFFSETS):
+        slope = (z - zp[1 + dr:rows + 1 + dr, 1 + dc:cols + 1 + dc]) / dists[k]
+        steeper = slope > best
+        best[steeper] = slope[steeper]
+        code[steeper] = k
+    code[base] = -1
+    idx = np.arange((rows + 2) * w, dtype=np.int64).reshape(rows + 2, w)[1:-1, 1:-1]
+    offsets = _padded_offsets(cols)
+    rec = np.full((rows + 2) * w, -1, dtype=np.int64)
+    dist = np.zeros((rows + 2) * w)
+    has = code >= 0
+    rec[idx] = np.where(has, idx + offsets[np.maximum(code, 0)], idx)
+    dist[idx] = np.where(has, dists[np.maximum(code, 0)], 0.0)
+    return rec, dist
+
+
+def _levels(rec: _IntArray, roots: _IntArray, offsets: _IntArray) -> tuple[list[_IntArray], _IntArray]:
+    """Breadth-first levels of the receiver tree from ``roots`` (padded indices), and each cell's root.
+
+    A cell's donors are among its eight neighbours, so each level is found by
+    testing the neighbours of the previous one: ``O(cells)`` work, a few
+    whole-array operations per level.
+    """
+    label = np.full(rec.shape, -1, dtype=np.int64)
+    label[roots] = roots
+    levels = [roots]
+    frontier = roots
+    while frontier.size:
+        cand = (offsets[:, None] + frontier[None, :]).ravel()
+        src = np.broadcast_to(frontier, (len(offsets), frontier.size)).ravel()
+        hit = rec[cand] == src
+        frontier = cand[hit]
+        if frontier.size:
+            label[frontier] = label[src[hit]]
+            levels.append(frontier)
+    return levels, label
+
+
+def _scan_order(rec: _IntArray, levels: list[_IntArray], label: _IntArray, is_pit: _BoolArray,
+                offsets: _IntArray) -> _IntArray:
+    """The order in which a depth-first listing of each closed basin meets its cells, as a rank per cell.
+
+    The basin graph takes, among equally low passes between two basins, the
+    first one met in this order (then in :data:`NEIGHBOR_OFFSETS` order),
+    which is the order fastscapelib's flow graph lists a basin's cells in:
+    the outlet, then, each time a cell is taken off a stack, its donors in
+    index order (pushed on the stack). So both pick the same pass.
+
+    Without sorting: a cell's donors are among its neighbours, in index
+    order = :data:`NEIGHBOR_OFFSETS` order, and the cells listed before a
+    cell follow from subtree sizes, one whole-array operation per level.
+    Computed for the cells of closed basins only (the others never scan).
+    """
+    inner_levels = [lv[is_pit[label[lv]]] for lv in levels]
+    inner = np.concatenate(inner_levels)
+    size = np.zeros(rec.size, dtype=np.int64)
+    size[inner] = 1
+    for lv in inner_levels[:0:-1]:
+        np.add.at(size, rec[lv], size[lv])
+    # per cell: its donors by direction; siblings popped before a donor are those of higher index
+    later_size = np.zeros(rec.size, dtype=np.int64)
+    later_count = np.zeros(rec.size, dtype=np.int64)
+    earlier_count = np.zeros(rec.size, dtype=np.int64)
+    ndonors = np.zeros(rec.size, dtype=np.int64)
+    kids = [inner + off for off in offsets]
+    is_kid = [rec[kid] == inner for kid in kids]
+    run_size = np.zeros(inner.size, dtype=np.int64)
+    run_count = np.zeros(inner.size, dtype=np.int64)
+    for kid, hit in zip(kids[::-1], is_kid[::-1], strict=True):
+        later_size[kid[hit]] = run_size[hit]
+        later_count[kid[hit]] = run_count[hit]
+        run_size += np.where(hit, size[kid], 0)
+        run_count += hit
+    ndonors[inner] = run_count
+    run_count[:] = 0
+    for kid, hit in zip(kids, is_kid, strict=True):
+        earlier_count[kid[hit]] = run_count[hit]
+        run_count += hit
+    # cells listed before a cell's donors: those of every subtree popped earlier (size - 1 donors each)
+    before = np.zeros(rec.size, dtype=np.int64)
+    rank = np.arange(rec.size, dtype=np.int64)
+    rank[inner_levels[0]] = 0
+    for lv in inner_levels[1:]:
+        p = rec[lv]
+        before[lv] = before[p] + ndonors[p] + later_size[lv] - later_count[lv]
+        rank[lv] = before[p] + 1 + earlier_count[lv]
+    return rank
+
+
+def _mst_boruvka(n_nodes: int, eu: _IntArray, ev: _IntArray) -> _BoolArray:
+    """Minimum spanning forest of edges already sorted by weight (index = rank), by Borůvka's algorithm.
+
+    Each round every component picks its lowest-ranked outgoing edge (a strict
+    total order, so the tree is the one Kruskal's algorithm gives) and the
+    components are merged by pointer jumping. ``O(log n_nodes)`` rounds.
+    """
+    in_tree = np.zeros(eu.size, dtype=bool)
+    comp = np.arange(n_nodes, dtype=np.int64)
+    nodes = np.arange(n_nodes, dtype=np.int64)
+    edge_ids = np.arange(eu.size, dtype=np.int64)
+    while edge_ids.size:
+        cu, cv = comp[eu[edge_ids]], comp[ev[edge_ids]]
+        live = cu != cv
+        edge_ids, cu, cv = edge_ids[live], cu[live], cv[live]
+        if not edge_ids.size:
+            break
+        best = np.full(n_nodes, eu.size, dtype=np.int64)
+        np.minimum.at(best, cu, edge_ids)
+        np.minimum.at(best, cv, edge_ids)
+        picked = np.flatnonzero(best < eu.size)
+        chosen = best[picked]
+        in_tree[chosen] = True
+        a, b = comp[eu[chosen]], comp[ev[chosen]]
+        parent = nodes.copy()
+        parent[picked] = np.where(a == picked, b, a)
+        # two components that picked the same edge point at each other: the smaller becomes the root
+        mutual = (parent[parent] == nodes) & (parent != nodes) & (nodes < parent)
+        parent[mutual] = nodes[mutual]
+        while True:
+            nxt = parent[parent]
+            if np.array_equal(nxt, parent):
+                break
+            parent = nxt
+        comp = parent[comp]
+    return in_tree
+
+
+def _resolve_depressions(
+    z: _FloatArray, rec: _IntArray, dist: _FloatArray, base: _BoolArray, cell_size: float,
+    label: _IntArray, is_pit: _BoolArray, scan_rank: _IntArray,
+) -> int:
+    """Reroute closed depressions in place (``rec``, ``dist`` on padded indices): basin graph, MST, carve."""
+    rows, cols = z.shape
+    w = cols + 2
+    n_pad = rec.size
+    zp = np.full(n_pad, np.inf)
+    zp.reshape(rows + 2, w)[1:-1, 1:-1] = z
+    pits = np.flatnonzero(is_pit)
+    # basin-graph nodes: 0 for all base-level basins together, 1.. for the pits in index order
+    node_of_root = np.zeros(n_pad, dtype=np.int64)
+    node_of_root[pits] = np.arange(1, pits.size + 1)
+    lab_node = np.where(label >= 0, node_of_root[np.maximum(label, 0)], -1)
+    idx = np.arange(n_pad, dtype=np.int64).reshape(rows + 2, w)[1:-1, 1:-1].ravel()
+    offsets = _padded_offsets(cols)
+    dists = _neighbor_distances(cell_size)
+    # links across basins, one direction per pair of neighbours (E, SW, S, SE), at least one end inner
+    parts_i, parts_j, parts_k = [], [], []
+    inner = idx[lab_node[idx] > 0]
+    for k in (4, 5, 6, 7):
+        for a, sign in ((inner, 1), (inner, -1)):
+            j = a + sign * offsets[k]
+            lj = lab_node[j]
+            ok = (lj >= 0) & (lj != lab_node[a])
+            if sign < 0:
+                ok &= lj == 0  # an inner-inner link is found from its lower-index end only once
+            parts_i.append(a[ok])
+            parts_j.append(j[ok])
+            parts_k.append(np.full(int(ok.sum()), k if sign > 0 else 7 - k, dtype=np.int64))
+    li, lj_cells, lk = np.concatenate(parts_i), np.concatenate(parts_j), np.concatenate(parts_k)
+    bi, bj = lab_node[li], lab_node[lj_cells]
+    weight = np.maximum(zp[li], zp[lj_cells])
+    lo, hi = np.minimum(bi, bj), np.maximum(bi, bj)
+    pair = lo * (pits.size + 1) + hi
+    # the link as seen from the basin that scans it (the lower inner basin, or the inner one)
+    from_i = (bj == 0) | (bi < bj)
+    scan_cell = np.where(from_i, li, lj_cells)
+    scan_k = np.where(from_i, lk, 7 - lk)
+    scan_pos = scan_rank[scan_cell]
+    # per basin pair the lowest pass (ties: the first in scanning order)
+    srt = np.lexsort((scan_k, scan_pos, weight, pair))
+    first = np.ones(srt.size, dtype=bool)
+    first[1:] = pair[srt[1:]] != pair[srt[:-1]]
+    e = srt[first]
+    # edges ranked by pass height (ties: the same order), then the spanning tree
+    scan_basin = lab_node[scan_cell]
+    e = e[np.lexsort((scan_k[e], scan_pos[e], scan_basin[e], weight[e]))]
+    eu, ev = lo[e], hi[e]
+    tree = e[_mst_boruvka(pits.size + 1, eu, ev)]
+    # orient the tree away from node 0: breadth-first over its edges
+    n_nodes = pits.size + 1
+    ends = np.concatenate([lo[tree], hi[tree]])
+    other = np.concatenate([hi[tree], lo[tree]])
+    link = np.concatenate([tree, tree])
+    srt = np.argsort(ends, kind="stable")
+    ends, other, link = ends[srt], other[srt], link[srt]
+    start = np.searchsorted(ends, np.arange(n_nodes + 1))
+    parent_link = np.full(n_nodes, -1, dtype=np.int64)
+    seen = np.zeros(n_nodes, dtype=bool)
+    seen[0] = True
+    frontier = np.zeros(1, dtype=np.int64)
+    while frontier.size:
+        counts = start[frontier + 1] - start[frontier]
+        pos = np.repeat(start[frontier] - np.cumsum(counts) + counts, counts) + np.arange(int(counts.sum()))
+        child, via = other[pos], link[pos]
+        new = ~seen[child]
+        child, via = child[new], via[new]
+        seen[child] = True
+        parent_link[child] = via
+        frontier = child
+    # carve: the pass cell in the child basin drains across the pass; its path to the pit is reversed
+    via = parent_link[1:]
+    child_is_i = bi[via] == np.arange(1, n_nodes)
+    p = np.where(child_is_i, li[via], lj_cells[via])
+    q = np.where(child_is_i, lj_cells[via], li[via])
+    prev, cur = p, rec[p]
+    carry = dist[p].copy()
+    rec[p] = q
+    dist[p] = dists[lk[via]]
+    active = cur != prev
+    prev, cur, carry = prev[active], cur[active], carry[active]
+    while cur.size:
+        nxt = rec[cur].copy()
+        old = dist[cur].copy()
+        rec[cur] = prev
+        dist[cur] = carry
+        go = nxt != cur
+        prev, cur, carry = cur[go], nxt[go], old[go]
+    return int(pits.size)
+
+
+def route_flow(
+    heights_m: npt.ArrayLike,
+    cell_size: float,
+    *,
+    open_edges: str = "nesw",
+    sea_level: float | None = None,
+    resolve_depressions: bool = True,
+) -> FlowRouting:
+    """D8 flow routing with closed depressions rerouted to their spill points.
+
+    Parameters
+    ----------
+    heights_m : array_like, shape (rows, cols)
+        Finite heights in metres.
+    cell_size : float
+        Cell size in metres, in ``(0, 1e6]``.
+    open_edges : str
+        The open map edges (letters of ``"nesw"``): their cells are outlets.
+    sea_level : float, optional
+        Cells below it (metres) are outlets too.
+    resolve_depressions : bool
+        Reroute closed depressions (Cordonnier et al. 2019, see the module
+        docstring). ``False`` leaves pits as outlets of their own.
+
+    Returns
+    -------
+    FlowRouting
+        Receivers, distances, the stack and its levels. With depressions
+        resolved every cell drains to a base-level cell.
+
+    Raises
+    ------
+    ValueError, TypeError
+        For bad heights, cell size, edges, or no base level at all.
+    """
+    z = as_heightmap(heights_m, "heights_m", dtype=np.float64)
+    cs = check_number(cell_size, "cell_size", 0.0, 1e6, low_open=True)
+    base = base_level_mask(z, open_edges, sea_level)
+    return _route(z, cs, base, bool(resolve_depressions))
+
+
+def _route(z: _FloatArray, cs: float, base: _BoolArray, resolve: bool = True) -> FlowRouting:
+    """:func:`route_flow` on checked input with a given base-level mask."""
+    rows, cols = z.shape
+    w = cols + 2
+    rec, dist = _d8(z, base, cs)
+    offsets = _padded_offsets(cols)
+    idx = np.arange(rec.size, dtype=np.int64)
+    roots = np.flatnonzero(rec == idx)
+    base_p = np.zeros(rec.size, dtype=bool)
+    base_p.reshape(rows + 2, w)[1:-1, 1:-1] = base
+    is_pit = np.zeros(rec.size, dtype=bool)
+    is_pit[roots] = ~base_p[roots]
+    n_dep = 0
+    if resolve and is_pit.any():
+        levels, label = _levels(rec, roots, offsets)
+        scan_rank = _scan_order(rec, levels, label, is_pit, offsets)
+        n_dep = _resolve_depressions(z, rec, dist, base, cs, label, is_pit, scan_rank)
+        roots = np.flatnonzero(rec == idx)
+    levels, _ = _levels(rec, roots, offsets)
+    order_p = np.concatenate(levels)
+    sizes = np.array([lv.size for lv in levels], dtype=np.int64)
+    level_starts = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+
+    def unpad(p: _IntArray) -> _IntArray:
+        out: _IntArray = (p // w - 1) * cols + (p % w - 1)
+        return out
+
+    inner = idx.reshape(rows + 2, w)[1:-1, 1:-1].ravel()
+    return FlowRouting(
+        shape=(rows, cols), cell_size=cs, receivers=unpad(rec[inner]), distances=dist[inner].copy(),
+        order=unpad(order_p), level_starts=level_starts, base_level=base, depressions=n_dep)
+
+
+def _check_routing(routing: object) -> FlowRouting:
+    if not isinstance(routing, FlowRouting):
+        raise TypeError(f"routing must be a FlowRouting (from route_flow), got {type(routing).__name__}")
+    return routing
+
+
+def drainage_area(routing: FlowRouting, runoff: npt.ArrayLike | None = None) -> _FloatArray:
+    """Drainage area: the area (m²) of the cells that drain through each cell, the cell included.
+
+    Parameters
+    ----------
+    routing : FlowRouting
+        From :func:`route_flow`.
+    runoff : array_like, shape (rows, cols), optional
+        A weight per cell (e.g. precipitation relative to a reference); the
+        result is then the weighted area. Default 1 everywhere.
+
+    Returns
+    -------
+    ndarray of float64, shape (rows, cols)
+        At least ``cell_size²`` everywhere (with unit runoff); the outlets'
+        values sum to the grid's area.
+    """
+    r = _check_routing(routing)
+    area = np.full(r.shape[0] * r.shape[1], r.cell_size * r.cell_size)
+    if runoff is not None:
+        weights = as_heightmap(runoff, "runoff", dtype=np.float64)
+        if weights.shape != r.shape:
+            raise ValueError(f"runoff must have the routing's shape {r.shape}, got {weights.shape}")
+        area *= weights.ravel()
+    _accumulate(r, area)
+    return area.reshape(r.shape)
+
+
+def _accumulate(r: FlowRouting, values: _FloatArray) -> None:
+    """In place: add each cell's value to its receiver's, from the top of the stack down."""
+    s, order, rec = r.level_starts, r.order, r.receivers
+    for k in range(len(s) - 2, 0, -1):
+        cells = order[s[k]:s[k + 1]]
+        np.add.at(values, rec[cells], values[cells])
+
+
+def flow_length(routing: FlowRouting) -> _FloatArray:
+    """Upstream flow length: the longest flow path (m) from a divide down to each cell.
+
+    The length used in Hack's law (``L ∝ A^h``; Hack 1957). 0 on cells no
+    other cell drains into.
+
+    Returns
+    -------
+    ndarray of float64, shape (rows, cols)
+    """
+    r = _check_routing(routing)
+    length = np.zeros(r.shape[0] * r.shape[1])
+    s, order, rec = r.level_starts, r.order, r.receivers
+    for k in range(len(s) - 2, 0, -1):
+        cells = order[s[k]:s[k + 1]]
+        np.maximum.at(length, rec[cells], length[cells] + r.distances[cells])
+    return length.reshape(r.shape)
+
+
+def flow_direction(routing: FlowRouting) -> npt.NDArray[np.int8]:
+    """The D8 direction of each cell: an index into :data:`NEIGHBOR_OFFSETS`, ``-1`` for outlets.
+
+    Returns
+    -------
+    ndarray of int8, shape (rows, cols)
+        0 NW, 1 N, 2 NE, 3 W, 4 E, 5 SW, 6 S, 7 SE; -1 where the cell is its
+        own receiver.
+    """
+    r = _check_routing(routing)
+    rows, cols = r.shape
+    cells = np.arange(rows * cols, dtype=np.int64)
+    dr = r.receivers // cols - cells // cols
+    dc = r.receivers % cols - cells % cols
+    code = np.full(rows * cols, -1, dtype=np.int8)
+    for k, (a, b) in enumerate(NEIGHBOR_OFFSETS):
+        code[(dr == a) & (dc == b)] = k
+    return code.reshape(rows, cols)
