@@ -22,6 +22,7 @@ from .hydraulic import hydraulic_erosion
 from .midpoint import diamond_square
 from .noise import noise_hills_pits
 from .params import Filter, Generator, Param, register_filter, register_generator
+from .stream_power import stream_power_erosion
 from .thermal import thermal_erosion
 
 __all__ = ["RADIUS_MAX", "OPEN_LOW"]
@@ -269,5 +270,59 @@ register_filter(Filter(
     source="Mei, Decaudin & Hu 2007; Šťava et al. 2008",
     margin=lambda _p: _WHOLE_WORLD,
     passes=lambda p: 6 * int(p.get("steps", 200)),
+    uses_scale=True,
+))
+
+
+def _stream_power(heightmap: Any, *, cell_size: float, height: float, auto_rates: bool, k: float, m: float, n: float,
+                  uplift: float, uplift_from_terrain: bool, diffusion: float, dt: float, steps: int,
+                  use_sea_level: bool, sea_level: float) -> Any:
+    """Stream-power erosion of a normalised heightmap at the terrain's scale, back to normalised units.
+
+    With ``uplift_from_terrain`` the uplift map is the starting terrain scaled to ``uplift`` at its highest
+    point, so the generator's large shapes stay as a tectonic start.
+    """
+    metres = heightmap.astype(np.float64) * height
+    rate: Any = uplift * np.asarray(heightmap, dtype=np.float64) if uplift_from_terrain else uplift
+    result = stream_power_erosion(
+        metres, cell_size, k=None if auto_rates else k, m=m, n=n, uplift=rate,
+        diffusion=None if auto_rates else diffusion, dt=dt, steps=steps,
+        sea_level=sea_level * height if use_sea_level else None)
+    return (result.heights / np.float32(max(height, 1e-6))).astype(np.float32)
+
+
+register_filter(Filter(
+    "erosion", "Stream-Power Erosion",
+    "Rivers cut valleys into uplifting rock: dz/dt = U - K A^m S^n + D laplacian(z), water leaving through the "
+    "map's edges (or the sea)",
+    _stream_power,
+    (
+        Param("steps", "int", 30, hard=(0, 100_000), soft=(1, 100), label="Steps", description="Time steps"),
+        Param("dt", "float", 2.0e4, hard=(1.0, 1.0e8), soft=(100.0, 1.0e6), unit="yr", label="Time Step",
+              description="Years per step (the schemes are implicit: stable at any step)"),
+        Param("uplift", "float", 1.0e-3, hard=(-1.0, 1.0), soft=(0.0, 0.01), unit="m/yr", label="Uplift",
+              description="Rock uplift rate U"),
+        Param("uplift_from_terrain", "bool", True, label="Uplift from Terrain",
+              description="Uplift in proportion to the starting terrain (its highest point at Uplift), so the "
+                          "generator's shapes stay as a tectonic start"),
+        Param("auto_rates", "bool", True, label="Automatic K and D",
+              description="Erodibility and diffusivity from the map's size and the run length, so valleys form at "
+                          "any scale"),
+        Param("k", "float", 2.0e-5, hard=(0.0, 1.0), soft=(1.0e-7, 1.0e-3), label="Erodibility",
+              description="Erodibility K (1/yr * m^(1-2m)), when not automatic"),
+        Param("m", "float", 0.45, hard=(0.0, 2.0), soft=(0.3, 0.6), label="Area Exponent",
+              description="Drainage-area exponent m (concavity m / n; 0.35-0.6 in nature)"),
+        Param("n", "float", 1.0, hard=(0.25, 4.0), soft=(0.5, 2.0), label="Slope Exponent",
+              description="Slope exponent n (1 is solved exactly)"),
+        Param("diffusion", "float", 0.01, hard=(0.0, 1.0e6), soft=(0.0, 10.0), unit="m2/yr", label="Diffusivity",
+              description="Hillslope diffusivity D, when not automatic"),
+        Param("use_sea_level", "bool", False, label="Sea",
+              description="Cells under the sea level are base level: rivers end at the coast"),
+        Param("sea_level", "float", 0.1, hard=(0.0, 1.0), unit="normalised", label="Sea Level",
+              description="Sea level as a share of the starting height range"),
+    ),
+    source="Braun & Willett 2013; Cordonnier, Bovy & Braun 2019; Peaceman & Rachford 1955",
+    margin=lambda _p: _WHOLE_WORLD,
+    passes=lambda p: 40 * int(p.get("steps", 30)),
     uses_scale=True,
 ))

@@ -51,6 +51,40 @@ PRESETS: dict[str, dict[str, Any]] = {
                  "filters": [{"type": "box_blur", "passes": 4}, {"type": "terrace", "levels": 7, "smoothness": 0.35}],
                  "lighting": {"mode": "hillshade", "shadows": True}},
     },
+    "eroded_mountains": {
+        "label": "Eroded Mountains", "description": "Diamond-square uplift cut by rivers (stream-power erosion)",
+        "spec": {"size": 257, "width": 12800.0, "height": 1500.0, "generator": "diamond_square",
+                 "diamond_square": {"roughness": 1.0}, "filters": [{"type": "erosion", "steps": 30}],
+                 "lighting": {"mode": "hillshade", "altitude": 35.0, "shadows": True}},
+    },
+    "river_valleys": {
+        "label": "River Valleys", "description": "Ridged fractal hills drained by a dendritic river network",
+        "spec": {"size": 257, "width": 8000.0, "height": 600.0, "generator": "fractal",
+                 "fractal": {"fractal": "ridged_multifractal", "feature_size": 3000.0, "detail": 4.0},
+                 "filters": [{"type": "erosion", "steps": 40, "use_sea_level": True, "sea_level": 0.05}],
+                 "lighting": {"mode": "multidirectional"}},
+    },
+    "scree_slopes": {
+        "label": "Scree Slopes", "description": "Sharp fault blocks softened by thermal erosion at a 33 degree talus",
+        "spec": {"size": 257, "width": 400.0, "height": 120.0, "generator": "faults",
+                 "faults": {"faults": 400, "displacement_min": 0.1},
+                 "filters": [{"type": "thermal", "talus_angle": 33.0, "iterations": 200}],
+                 "lighting": {"mode": "hillshade", "shadows": True}},
+    },
+    "alpine_ridges": {
+        "label": "Alpine Ridges", "description": "Ridged multifractal with domain warping",
+        "spec": {"size": 257, "width": 6000.0, "height": 1800.0, "generator": "fractal",
+                 "fractal": {"fractal": "ridged_multifractal", "feature_size": 2500.0, "detail": 6.0,
+                             "distortion": 300.0},
+                 "filters": [{"type": "flatten", "exponent": 1.3}],
+                 "lighting": {"mode": "hillshade", "altitude": 30.0, "shadows": True}},
+    },
+    "rolling_farmland": {
+        "label": "Rolling Farmland", "description": "Gentle fBm of gradient noise, low relief",
+        "spec": {"size": 257, "width": 3000.0, "height": 60.0, "generator": "fractal",
+                 "fractal": {"feature_size": 1200.0, "detail": 3.0, "roughness": 0.4},
+                 "filters": [], "lighting": {"mode": "hillshade", "altitude": 40.0}},
+    },
 }
 
 
