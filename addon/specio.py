@@ -13,7 +13,7 @@ import math
 import bpy
 import numpy as np
 
-from ..core.colormap import Layer
+from ..core.colormap import DEFAULT_LAYERS, Layer
 from ..core.lighting import LIGHTING_PARAMS
 from ..core.params import FILTERS, GENERATORS
 from ..core.spec import LAYER_PARAMS, MATERIAL_PARAMS, WORLD_PARAMS, Step, TerrainSpec
@@ -53,7 +53,8 @@ def read_spec(data) -> TerrainSpec:
     generator = data.generator
     steps = tuple(Step(item.type, read_group(getattr(item, item.type), FILTERS[item.type].params), item.enabled)
                   for item in data.filters)
-    layers = tuple(Layer(**read_group(item, LAYER_PARAMS)) for item in data.layers)
+    # Settings that never had layers (a new scene's panel) have the default ones.
+    layers = tuple(Layer(**read_group(item, LAYER_PARAMS)) for item in data.layers) or DEFAULT_LAYERS
     return TerrainSpec(
         **read_group(data, WORLD_PARAMS),
         generator=generator,

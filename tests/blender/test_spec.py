@@ -1,0 +1,274 @@
+"""The terrain spec in Blender: declared once in core, held by the object, edited by the panel and the scripts."""
+
+import hashlib
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import bpy
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+V01 = ROOT / "tests" / "fixtures" / "v0_1"
+
+
+def mesh_heightmap(obj):
+    """The normalised heightmap a terrain's mesh holds (its ``height`` attribute, as 0.1's fixtures were read)."""
+    info = json.loads(obj["orogen_terrain"])
+    values = np.empty(len(obj.data.vertices), dtype=np.float32)
+    obj.data.attributes["height"].data.foreach_get("value", values)
+    return values.reshape(info["shape"])
+
+
+def sha(h):
+    return hashlib.sha256(np.ascontiguousarray(h, dtype=np.float32).tobytes()).hexdigest()
+
+
+class Layout:
+    """Records what a panel's draw() shows (headless Blender has no window to draw into)."""
+
+    def __init__(self, shown):
+        self.shown = shown
+        self.use_property_split = self.use_property_decorate = self.active = False
+
+    def prop(self, data, name, **_kw):
+        self.shown.append((data, name))
+
+    def __getattr__(self, _name):  # column(), row(), box(), label(), operator(), menu(), ...
+        return lambda *a, **k: Layout(self.shown)
+
+
+def shown_names(draw, data):
+    shown = []
+    draw(Layout(shown), data)
+    return {name for _data, name in shown}
+
+
+@pytest.fixture
+def toy_generator(orogen):
+    """A throwaway generator with two parameters, declared in core only; the add-on re-registered around it."""
+    core = orogen.core
+
+    def tilt_plane(world_shape, seed, window=None, amplitude=1.0, tilt=0.5):
+        win = core.window.check_window(world_shape, window)
+        rows = win.row_coords()[:, None].astype(np.float64)
+        cols = win.col_coords()[None, :].astype(np.float64)
+        return amplitude * (rows * tilt + cols * (1 - tilt))
+
+    core.register_generator(core.Generator("toy_plane", "Toy Plane", "A tilted plane", tilt_plane, (
+        core.Param("amplitude", "float", 1.0, hard=(0.0, 10.0), label="Amplitude", description="Height"),
+        core.Param("tilt", "float", 0.5, hard=(0.0, 1.0), unit="factor", label="Tilt", description="Along rows"),
+    )))
+    orogen.unregister()
+    orogen.register()
+    yield
+    orogen.unregister()
+    core.params.unregister("toy_plane")
+    orogen.register()
+
+
+def test_a_generator_declared_in_core_only_appears_everywhere(scene, orogen, toy_generator, tmp_path, user_dir):
+    # The operator (its redo panel) and the object's settings.
+    props = bpy.ops.orogen.terrain_add.get_rna_type().properties
+    assert "toy_plane" in props and "toy_plane" in [i.identifier for i in props["generator"].enum_items]
+    bpy.ops.orogen.terrain_add(size=9, generator='toy_plane', set="tilt=1.0; amplitude=2.0",
+                               spec="")
+    obj = bpy.context.active_object
+    assert obj.orogen.generator == 'toy_plane' and obj.orogen.toy_plane.tilt == 1.0
+    spec = orogen.addon.specio.read_spec(obj.orogen)
+    assert spec.to_dict()["toy_plane"] == {"amplitude": 2.0, "tilt": 1.0}
+    assert orogen.core.TerrainSpec.from_json(spec.to_json()) == spec
+    # The N-panel draws its parameters, as the redo panel does.
+    panel = orogen.addon.panel
+    assert {"amplitude", "tilt"} <= shown_names(panel.draw_spec, obj.orogen)
+    assert {"amplitude", "tilt"} <= shown_names(lambda lay, d: panel.draw_spec(lay, d, operator=True), obj.orogen)
+    # A user preset saved and loaded again by name (the panel's settings: no terrain selected).
+    bpy.context.view_layer.objects.active = None
+    scene.orogen.generator = 'toy_plane'
+    scene.orogen.toy_plane.tilt = 0.25
+    bpy.ops.orogen.preset_save(name="toy preset")
+    scene.orogen.toy_plane.tilt = 0.75
+    bpy.ops.orogen.preset_load(name="toy_preset")
+    assert scene.orogen.generator == 'toy_plane' and scene.orogen.toy_plane.tilt == 0.25
+    # --set in both scripts (run in this Blender, where the generator is declared).
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        import export_heightmaps
+        import render_terrain
+
+        spec_file = tmp_path / "toy.json"
+        spec_file.write_text(spec.to_json())
+        export_heightmaps.main(["--spec", str(spec_file), "--set", "toy_plane.tilt=0.0", "--format", "NPY",
+                                "--maps", "none", "--output-dir", str(tmp_path / "out")])
+        h = np.load(tmp_path / "out" / "terrain_height.npy")
+        expected_cols = np.linspace(0, 1, 9, dtype=np.float32) ** np.float32(1.5)  # the default flatten filter
+        assert np.allclose(h, np.broadcast_to(expected_cols, (9, 9)), atol=1e-6)
+        args = render_terrain.parse_args(["--spec", str(spec_file), "--set", "amplitude=3"])
+        assert render_terrain.spec_from_args(args, orogen).params["amplitude"] == 3.0
+        with pytest.raises(SystemExit, match="a parameter of 'toy_plane'"):
+            render_terrain.spec_from_args(render_terrain.parse_args(["--set", "tilt=0.2"]), orogen)
+    finally:
+        sys.path.remove(str(ROOT / "scripts"))
+
+
+def test_a_recipe_terrain_keeps_its_recipe_when_only_the_lighting_changes(scene, orogen):
+    recipe = json.loads((V01 / "recipe_alpine.json").read_text())
+    bpy.ops.orogen.terrain_add(spec=json.dumps(recipe))
+    obj = bpy.context.active_object
+    before = mesh_heightmap(obj)
+    obj.orogen.lighting.azimuth = 1.0
+    bpy.ops.orogen.terrain_regenerate()
+    assert obj.orogen.generator == 'faults' and (obj.orogen.size, obj.orogen.faults.faults) == (30, 60)
+    assert len(obj.data.vertices) == 900
+    assert np.array_equal(mesh_heightmap(obj), before)
+
+
+def test_editing_a_terrains_layer_colour_rebuilds_its_material(scene, orogen):
+    bpy.ops.orogen.terrain_add(size=17)
+    obj = bpy.context.active_object
+    old = obj.material_slots[0].material
+
+    def colours(material):
+        return {tuple(round(c, 4) for c in n.outputs[0].default_value[:3]) for n in material.node_tree.nodes
+                if n.type == 'RGB'}
+
+    assert (0.9, 0.1, 0.1) not in colours(old)
+    obj.orogen.layers[0].color = (0.9, 0.1, 0.1)
+    orogen.addon.live.on_setting_changed(obj, bpy.context)  # what the property's update (or the message bus) calls
+    material = obj.material_slots[0].material
+    assert material is not old and (0.9, 0.1, 0.1) in colours(material)
+    assert obj.orogen.status == "Material rebuilt from the colour layers"
+    assert orogen.addon.specio.read_spec(obj.orogen).layers[0].color == (0.9, 0.1, 0.1)
+
+
+def test_renaming_a_terrain_during_a_pending_live_update_settles_at_full_size(scene, orogen):
+    live = orogen.addon.live
+    bpy.ops.orogen.terrain_add(size=129)
+    obj = bpy.context.active_object
+    obj.orogen.preview_size = 33
+    obj.orogen.seed = 5
+    live.on_setting_changed(obj, bpy.context)
+    assert len(obj.data.vertices) == 33 * 33 and obj.orogen.preview_pending
+    obj.name = "Renamed"
+    bpy.ops.mesh.primitive_cube_add()
+    bpy.context.active_object.name = "Terrain"  # an object that takes the old name is left alone
+    cube_vertices = len(bpy.context.active_object.data.vertices)
+    assert live.flush_live_updates(force=True) == ["Renamed"]
+    assert len(obj.data.vertices) == 129 * 129 and not obj.orogen.preview_pending
+    assert len(bpy.data.objects["Terrain"].data.vertices) == cube_vertices
+
+
+def test_duplicating_or_deleting_during_a_pending_update_is_safe(scene, orogen):
+    live = orogen.addon.live
+    bpy.ops.orogen.terrain_add(size=65)
+    obj = bpy.context.active_object
+    obj.orogen.preview_size = 17
+    obj.orogen.seed = 2
+    live.on_setting_changed(obj, bpy.context)
+    copy = obj.copy()
+    copy.data = obj.data.copy()
+    scene.collection.objects.link(copy)
+    done = live.flush_live_updates(force=True)
+    assert sorted(done) == sorted([obj.name, copy.name])
+    assert len(copy.data.vertices) == 65 * 65
+    obj.orogen.seed = 3
+    live.on_setting_changed(obj, bpy.context)
+    bpy.data.objects.remove(obj)
+    assert live.flush_live_updates(force=True) == []
+
+
+def test_the_filter_stack_is_an_ordered_list_with_repeats(scene, orogen):
+    bpy.ops.orogen.terrain_add(size=33, set="flatten.exponent=1.0")
+    obj = bpy.context.active_object
+    for kind in ('lowpass', 'box_blur', 'lowpass'):
+        bpy.ops.orogen.filter_add(type=kind)
+    assert [f.type for f in obj.orogen.filters] == ['flatten', 'lowpass', 'box_blur', 'lowpass']
+    obj.orogen.active_filter = 3
+    bpy.ops.orogen.filter_move(direction='UP')
+    bpy.ops.orogen.filter_duplicate()
+    assert [f.type for f in obj.orogen.filters] == ['flatten', 'lowpass', 'lowpass', 'lowpass', 'box_blur']
+    obj.orogen.filters[4].enabled = False
+    bpy.ops.orogen.filter_remove()
+    spec = orogen.addon.specio.read_spec(obj.orogen)
+    assert [(s.key, s.enabled) for s in spec.filters] == [('flatten', True), ('lowpass', True), ('lowpass', True),
+                                                          ('box_blur', False)]
+    assert np.array_equal(mesh_heightmap(obj), spec.heightmap())  # the mesh follows the stack (live)
+    assert [k for k, _ in spec.recipe().filters] == ['flatten', 'lowpass', 'lowpass']
+
+
+def test_disabled_buttons_say_why(scene, orogen, tmp_path):
+    bpy.ops.object.select_all(action='DESELECT')
+    bpy.context.view_layer.objects.active = None
+    with pytest.raises(RuntimeError, match="Select a terrain first"):
+        bpy.ops.orogen.terrain_regenerate()
+    with pytest.raises(RuntimeError, match="Select a terrain"):
+        bpy.ops.orogen.export_maps(directory=str(tmp_path))
+    bpy.ops.orogen.terrain_add(size=9)
+    with pytest.raises(RuntimeError, match="at least 2 colour layers"):
+        bpy.ops.orogen.layer_remove()
+        bpy.ops.orogen.layer_remove()
+    np.save(tmp_path / "dem.npy", np.random.default_rng(1).random((9, 9)).astype(np.float32))
+    bpy.ops.orogen.heightmap_import(filepath=str(tmp_path / "dem.npy"))
+    with pytest.raises(RuntimeError, match="imported heightmap has no generator"):
+        bpy.ops.orogen.terrain_regenerate()
+
+
+def _v01_blend():
+    """The 0.1 fixture this Blender can read: 5.0 reads 5.0's file, 4.2 and 4.5 the one 4.2 wrote."""
+    return V01 / ("terrains.blend" if bpy.app.version >= (5, 0, 0) else "terrains-4.2.blend")
+
+
+def test_a_0_1_blend_loads_and_regenerates_to_the_same_heightmaps(orogen):
+    expected = json.loads((V01 / "expected.json").read_text())
+    bpy.ops.wm.open_mainfile(filepath=str(_v01_blend()))
+    try:
+        for name, e in expected.items():
+            obj = bpy.data.objects[name]
+            assert obj.orogen.is_terrain and "orogen_recipe" not in obj
+            spec = orogen.addon.specio.read_spec(obj.orogen)
+            assert list(spec.shape) == e["shape"]
+            assert sha(spec.heightmap()) == e["sha256"], name
+            bpy.context.view_layer.objects.active = obj
+            bpy.ops.orogen.terrain_regenerate()
+            assert sha(mesh_heightmap(obj)) == e["sha256"], name
+        noise = bpy.data.objects["NoiseLayers"].orogen
+        assert [lay.name for lay in noise.layers] == ["Sand", "Grass", "Rock"]
+        assert noise.lighting.mode == 'hillshade' and noise.lighting.ao and noise.material.shading == 'unlit'
+        assert [f.type for f in bpy.data.objects["IslandHills"].orogen.filters] == ['flatten', 'lowpass', 'sea_level']
+        panel = bpy.context.scene.orogen
+        assert (panel.generator, panel.faults.faults, panel.size) == ('faults', 321, 65)
+        assert [f.type for f in panel.filters] == ['flatten', 'lowpass']
+    finally:
+        bpy.ops.wm.read_homefile(use_empty=True)
+
+
+def test_a_0_1_user_preset_loads_by_name(scene, orogen):
+    folder = Path(orogen.addon.presets.user_preset_folder(create=True))
+    shutil.copy(V01 / "My_Faults.py", folder / "My_Faults.py")
+    try:
+        bpy.ops.orogen.preset_load(name="My_Faults")
+        s = scene.orogen
+        assert (s.generator, s.faults.faults, s.size) == ('faults', 321, 65)
+        assert [(f.type, round(f.lowpass.k, 6)) for f in s.filters if f.type == 'lowpass'] == [('lowpass', 0.7)]
+        bpy.ops.orogen.terrain_generate()
+        obj = bpy.context.active_object
+        v01 = orogen.core.spec.from_v1_settings({"generator": "faults", "fault_count": 321, "size": 65,
+                                                 "use_erosion": True, "erosion_k": 0.7})
+        assert np.array_equal(mesh_heightmap(obj), v01.heightmap())
+    finally:
+        (folder / "My_Faults.py").unlink()
+
+
+def test_export_then_import_and_spec_from_sidecar_keep_the_scale(scene, orogen, tmp_path):
+    bpy.ops.orogen.terrain_add(size=33, width=200.0, height=40.0)
+    bpy.ops.orogen.export_maps(directory=str(tmp_path), name="t", heightmap_format='R16', use_lightmap=False,
+                               use_colormap=False, use_normal_map=False, use_data_maps=False, use_splat_maps=False)
+    bpy.ops.orogen.heightmap_import(filepath=str(tmp_path / "t_height.r16"))
+    imported = bpy.context.active_object
+    xs = [v.co.x for v in imported.data.vertices]
+    zs = [v.co.z for v in imported.data.vertices]
+    assert max(xs) - min(xs) == pytest.approx(200.0) and max(zs) == pytest.approx(40.0)
+    spec = orogen.core.TerrainSpec.from_json((tmp_path / "t_height.r16.json").read_text())
+    assert (spec.width, spec.height, spec.size) == (200.0, 40.0, 33)
