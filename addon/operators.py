@@ -1,6 +1,7 @@
 """Operators: Add > Mesh > Terrain and Add > Mesh > Terrain Profile."""
 
 import json
+import math
 import os
 import shutil
 import tempfile
@@ -109,6 +110,13 @@ material"""
         return read_spec(self)
 
     def execute(self, context):
+        # Location and rotation (core refuses a non-finite spec setting by its path).
+        message = next((f"{name.title()} must be a finite number, got {tuple(getattr(self, name))}"
+                        for name in ("location", "rotation") if not all(map(math.isfinite, getattr(self, name)))),
+                       None)
+        if message:
+            self.report({'ERROR'}, f"Terrain not added: {message}")
+            return {'CANCELLED'}
         try:
             with suspended():
                 spec = self._take_spec()

@@ -49,6 +49,8 @@ def draw_filters(layout, data, operator: bool) -> None:
             box.prop(item, "enabled", text=f"{i + 1}. {FILTERS[item.type].label}")
             draw_params(box, getattr(item, item.type), FILTERS[item.type].params)
         return
+    if not getattr(data, "initialized", True) and not data.filters:
+        layout.label(text="Default stack: Flatten (1.5)", icon='INFO')
     row = layout.row()
     row.template_list("OROGEN_UL_filters", "", data, "filters", data, "active_filter", rows=3)
     col = row.column(align=True)

@@ -71,8 +71,9 @@ def find_preset(name: str) -> TerrainSpec | None:
     if name in labels:
         return preset_spec(labels[name])
     users = user_presets()
-    if name in users:
-        return read_user_preset(users[name])
+    for key in (name, bpy.path.clean_name(name)):  # the name as typed, or as saved (a file name)
+        if key in users:
+            return read_user_preset(users[key])
     if name in PROFILE_PRESETS:
         return None
     raise ValueError(f"no preset {name!r:.60}; built-in: {', '.join([*PRESETS, *PROFILE_PRESETS])}; "

@@ -129,6 +129,8 @@ def _terrain_extras(update) -> dict:
                                  options={'HIDDEN', 'SKIP_SAVE'}),
         "applied": StringProperty(name="Applied Spec", default="", options={'HIDDEN'},
                                   description="The spec the mesh was last made from, to tell what an edit changed"),
+        "initialized": BoolProperty(name="Initialized", default=False, options={'HIDDEN'},
+                                    description="A spec was written here (else the default stack and layers apply)"),
         "preview_pending": BoolProperty(name="Preview Pending", default=False, options={'HIDDEN'},
                                         description="The mesh is a live-update preview awaiting its full size"),
     }
@@ -175,7 +177,8 @@ def nonfinite_error(data) -> str | None:
     Blender's float properties accept NaN from Python; nothing non-finite may reach a mesh. (Spec settings
     need no such check: core refuses a non-finite value by its path when the spec is read.)
     """
-    for prop in data.bl_rna.properties:
+    props = (data.properties if isinstance(data, bpy.types.Operator) else data).bl_rna.properties
+    for prop in props:
         if prop.type == 'FLOAT':
             value = getattr(data, prop.identifier)
             values = list(value) if prop.is_array else [value]

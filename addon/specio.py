@@ -53,6 +53,8 @@ def read_spec(data) -> TerrainSpec:
     generator = data.generator
     steps = tuple(Step(item.type, read_group(getattr(item, item.type), FILTERS[item.type].params), item.enabled)
                   for item in data.filters)
+    if not steps and not getattr(data, "initialized", True):
+        steps = TerrainSpec().filters  # settings no spec was written to (a new scene's panel): the default stack
     # Settings that never had layers (a new scene's panel) have the default ones.
     layers = tuple(Layer(**read_group(item, LAYER_PARAMS)) for item in data.layers) or DEFAULT_LAYERS
     return TerrainSpec(
@@ -68,6 +70,8 @@ def read_spec(data) -> TerrainSpec:
 
 def write_spec(data, spec: TerrainSpec) -> None:
     """Make ``data`` describe ``spec`` (every spec setting is written; the other generators' groups stay)."""
+    if hasattr(data, "initialized"):
+        data.initialized = True
     write_group(data, WORLD_PARAMS, {p.name: getattr(spec, p.name) for p in WORLD_PARAMS})
     data.generator = spec.generator
     write_group(getattr(data, spec.generator), GENERATORS[spec.generator].params, spec.params)

@@ -11,7 +11,7 @@ from ..core.colormap import MAX_LAYERS
 from ..core.params import FILTERS
 from ..core.spec import TerrainSpec
 from .live import active_terrain, changed
-from .specio import read_group, write_filter, write_layer, write_layers
+from .specio import read_group, read_spec, write_filter, write_layer, write_layers, write_spec
 
 _MIN_LAYERS = 2
 
@@ -22,7 +22,10 @@ def target(context):
     if obj is not None:
         return obj, obj.orogen
     scene = getattr(context, "scene", None)
-    return scene, (scene.orogen if scene is not None else None)
+    settings = scene.orogen if scene is not None else None
+    if settings is not None and not settings.initialized:  # make the default stack and layers real before editing
+        write_spec(settings, read_spec(settings))
+    return scene, settings
 
 
 def _poll(cls, context, check=None) -> bool:

@@ -1,5 +1,6 @@
 """A terrain keeps its settings and regenerates in place, keeping everything the user added."""
 
+import json
 import sys
 
 import bpy
@@ -15,18 +16,23 @@ def positions(obj):
 
 @pytest.fixture
 def terrain(scene):
-    bpy.ops.orogen.terrain_add(size=40, seed=3, hill_count=60, radius_min=3, radius_max=10, width=39.0,
-                               height=8.0, location=(1.0, 2.0, 3.0))
+    bpy.ops.orogen.terrain_add(size=40, seed=3, width=39.0, height=8.0, location=(1.0, 2.0, 3.0),
+                               set="hills.count=60; hills.radius_min=3; hills.radius_max=10")
     return bpy.context.active_object
 
 
 def change(obj, **settings):
-    """Change settings as the panel does; Blender then notifies the add-on through the message bus,
-    which only runs in a window's event loop, so the notification is delivered here by hand."""
+    """Change settings as the panel does (``hills__radius_min`` is ``obj.orogen.hills.radius_min``); Blender
+    then notifies the add-on through the message bus, which only runs in a window's event loop, so the
+    notification is delivered here by hand."""
     for name, value in settings.items():
-        setattr(obj.orogen, name, value)
+        *groups, prop = name.split("__")
+        data = obj.orogen
+        for group in groups:
+            data = getattr(data, group)
+        setattr(data, prop, value)
     bpy.context.view_layer.objects.active = obj
-    sys.modules[type(obj.orogen).__module__.rsplit(".", 1)[0] + ".edit"]._on_msgbus()
+    sys.modules[type(obj.orogen).__module__.rsplit(".", 1)[0] + ".live"]._on_msgbus()
 
 
 def customise(obj):
@@ -51,7 +57,7 @@ def customise(obj):
 
 def test_the_object_keeps_its_settings(terrain):
     settings = terrain.orogen
-    assert settings.is_terrain and settings.size == 40 and settings.seed == 3 and settings.hill_count == 60
+    assert settings.is_terrain and settings.size == 40 and settings.seed == 3 and settings.hills.count == 60
     assert settings.height == pytest.approx(8.0)
 
 
@@ -77,11 +83,11 @@ def test_changing_a_setting_regenerates_the_same_object_and_keeps_user_edits(ter
     material = terrain.material_slots[0].material
     assert tuple(material.diffuse_color) == pytest.approx((1.0, 0.0, 0.0, 1.0))
     assert "my node" in material.node_tree.nodes
-    assert "orogen_recipe" in terrain and '"seed": 4' in terrain["orogen_recipe"]
+    assert json.loads(terrain.orogen.applied)["seed"] == 4  # the spec the mesh was made from
 
 
 def test_live_preview_then_full_size_when_settled(terrain, orogen):
-    edit = orogen.addon.edit
+    edit = orogen.addon.live
     terrain.orogen.preview_size = 17
     change(terrain, size=65)
     assert len(terrain.data.vertices) == 17 * 17  # the preview
@@ -103,10 +109,10 @@ def test_live_update_off_waits_for_regenerate(terrain):
 
 def test_bad_live_settings_change_nothing_and_say_why(terrain):
     before = positions(terrain)
-    change(terrain, radius_min=30.0)  # above radius_max
+    change(terrain, hills__radius_min=30.0)  # above radius_max
     assert np.array_equal(positions(terrain), before)
-    assert "Radius Min" in terrain.orogen.status
-    with pytest.raises(RuntimeError, match="Radius Min"):
+    assert "hills.radius_min (30) must not exceed hills.radius_max (10)" in terrain.orogen.status
+    with pytest.raises(RuntimeError, match=r"hills\.radius_min"):
         bpy.ops.orogen.terrain_regenerate()
 
 
@@ -123,12 +129,14 @@ def test_generating_and_editing_are_undoable_steps(orogen):
     # Headless Blender has no window, so Ctrl+Z cannot be driven here; what makes each step undoable is
     # checked instead: every operator that changes data registers an undo step.
     for op in (bpy.ops.orogen.terrain_add, bpy.ops.orogen.terrain_regenerate, bpy.ops.orogen.material_rebuild,
-               bpy.ops.orogen.profile_add, bpy.ops.orogen.layer_add, bpy.ops.orogen.layer_remove):
+               bpy.ops.orogen.profile_add, bpy.ops.orogen.layer_add, bpy.ops.orogen.layer_remove,
+               bpy.ops.orogen.filter_add, bpy.ops.orogen.filter_remove, bpy.ops.orogen.filter_move,
+               bpy.ops.orogen.filter_duplicate, bpy.ops.orogen.preset_load):
         assert {'REGISTER', 'UNDO'} <= set(op.bl_options), op
 
 
 def test_engine_size_presets_set_the_scene_or_the_terrain(scene, orogen):
-    assert orogen.addon.edit.ENGINE_SIZES == (129, 257, 513, 1025, 2049, 4097)
+    assert orogen.addon.live.ENGINE_SIZES == (129, 257, 513, 1025, 2049, 4097)
     bpy.ops.orogen.size_set(size=513)
     assert scene.orogen.size == 513
     bpy.ops.orogen.terrain_add(size=17)
@@ -142,9 +150,16 @@ def test_the_ui_update_callback_regenerates_the_owning_terrain(terrain, orogen):
     """The update callback used in sessions with a UI (not registered in background ones) ends in the
     same regeneration as the message bus."""
     assert bpy.app.background
+    live = orogen.addon.live
     before = positions(terrain)
     terrain.orogen.seed = 21
-    orogen.addon.properties._setting_changed(terrain.orogen, bpy.context)
+    live.on_update(terrain.orogen, bpy.context)
+    assert not np.array_equal(positions(terrain), before)
+    before = positions(terrain)
+    terrain.orogen.hills.count = 5
+    live.on_update(terrain.orogen.hills, bpy.context)  # a setting of a group inside the terrain's spec
     assert not np.array_equal(positions(terrain), before)
     scene_settings = bpy.context.scene.orogen
-    orogen.addon.properties._setting_changed(scene_settings, bpy.context)  # not a terrain: ignored
+    scene_settings.seed = 5
+    live.on_update(scene_settings, bpy.context)  # not a terrain: ignored
+    assert len(bpy.data.objects) == 1

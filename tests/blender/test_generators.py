@@ -17,8 +17,10 @@ def z_of(obj):
 
 @pytest.mark.parametrize("generator", GENERATORS)
 def test_each_generator_makes_a_terrain_spanning_the_height(scene, orogen, generator):
-    result = bpy.ops.orogen.terrain_add(generator=generator, size=40, seed=3, height=8.0, width=39.0,
-                                        use_blur=True, blur_passes=2, use_erosion=True, erosion_k=0.4)
+    spec = {"version": 2, "generator": generator, "size": 40, "seed": 3, "height": 8.0, "width": 39.0,
+            "filters": [{"type": "flatten", "exponent": 1.5}, {"type": "box_blur", "passes": 2},
+                        {"type": "lowpass", "k": 0.4}]}
+    result = bpy.ops.orogen.terrain_add(spec=json.dumps(spec))
     assert result == {'FINISHED'}
     obj = bpy.context.active_object
     co = z_of(obj)
@@ -27,7 +29,7 @@ def test_each_generator_makes_a_terrain_spanning_the_height(scene, orogen, gener
     # The mesh is exactly the recipe the settings describe.
     recipe = orogen.core.recipe.Recipe(
         generator, 3, (40, 40), _params(generator),
-        (("flatten", {"exponent": 1.5}), ("box_blur", {"passes": 2}), ("erosion", {"k": 0.4, "passes": 1})),
+        (("flatten", {"exponent": 1.5}), ("box_blur", {"passes": 2}), ("lowpass", {"k": 0.4, "passes": 1})),
     )
     expected = recipe.evaluate()
     assert np.allclose(co[:, 2].reshape(40, 40), expected * np.float32(8.0), atol=1e-5)
@@ -36,18 +38,18 @@ def test_each_generator_makes_a_terrain_spanning_the_height(scene, orogen, gener
 def _params(generator):
     return {
         'hills': {"count": 150, "radius_min": 4.0, "radius_max": 20.0, "island": False},
-        'faults': {"faults": 200, "displacement_max": 1.0, "displacement_min": np.float32(0.05).item()},
+        'faults': {"faults": 200, "displacement_max": 1.0, "displacement_min": 0.05},
         'diamond_square': {"roughness": 1.0},
-        'noise': {"noise": np.float32(0.1).item(), "hills": 300, "hill_radius": (4.0, 16.0),
-                  "hill_height": (np.float32(0.2).item(), np.float32(0.6).item()), "pits": 100,
-                  "pit_radius": (3.0, 8.0), "pit_height": (np.float32(0.2).item(), 0.5)},
+        'noise': {"noise": 0.1, "hills": 300, "hill_radius": (4.0, 16.0), "hill_height": (0.2, 0.6), "pits": 100,
+                  "pit_radius": (3.0, 8.0), "pit_height": (0.2, 0.5)},
     }[generator]
 
 
 def test_terrace_and_sea_level_shape_the_heights(scene):
-    bpy.ops.orogen.terrain_add(generator='diamond_square', size=64, height=10.0, flattening=1.0,
-                               use_sea_level=True, sea_level=0.4, use_terrace=True, terrace_levels=4,
-                               terrace_smoothness=0.2)
+    spec = {"version": 2, "generator": "diamond_square", "size": 64, "height": 10.0,
+            "filters": [{"type": "terrace", "levels": 4, "smoothness": 0.2}, {"type": "sea_level", "level": 0.4}]}
+    bpy.ops.orogen.terrain_add(spec=json.dumps(spec))
+    assert len(bpy.context.active_object.data.vertices) == 64 * 64
     z = z_of(bpy.context.active_object)[:, 2]
     # Sea: a flat floor at Z = 0 covering a good part of the map; terraces: few distinct levels dominate.
     assert (z == 0.0).mean() > 0.2
@@ -58,8 +60,10 @@ def test_terrace_and_sea_level_shape_the_heights(scene):
 def test_recipe_json_replaces_the_generator_settings(scene, orogen):
     recipe = {"generator": "faults", "seed": 9, "shape": [30, 50], "params": {"faults": 80},
               "filters": [{"type": "erosion", "k": 0.5, "passes": 1}]}
-    assert bpy.ops.orogen.terrain_add(recipe=json.dumps(recipe), height=5.0, width=49.0) == {'FINISHED'}
-    co = z_of(bpy.context.active_object)
+    assert bpy.ops.orogen.terrain_add(spec=json.dumps(recipe), set="height=5; width=49") == {'FINISHED'}
+    obj = bpy.context.active_object
+    assert [item.type for item in obj.orogen.filters] == ['lowpass']  # 0.1's "erosion" filter
+    co = z_of(obj)
     assert len(co) == 1500
     expected = orogen.core.recipe.Recipe.from_dict(recipe).evaluate()
     assert np.array_equal(co[:, 2].reshape(30, 50), expected * np.float32(5.0))
@@ -69,9 +73,9 @@ def test_recipe_json_replaces_the_generator_settings(scene, orogen):
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [
-        ({"recipe": "{not json"}, "Terrain not added"),
-        ({"recipe": json.dumps({"generator": "perlin"})}, "generator must be one of"),
-        ({"generator": 'noise', "pit_depth_min": 0.9, "pit_depth_max": 0.1}, "Pit Depth Min"),
+        ({"spec": "{not json"}, "Terrain not added"),
+        ({"spec": json.dumps({"version": 2, "generator": "perlin"})}, "generator must be one of"),
+        ({"generator": 'noise', "set": "noise.pit_height=[0.9, 0.1]"}, r"noise\.pit_height must be \(low, high\)"),
     ],
 )
 def test_bad_recipes_and_ranges_are_reported_and_change_nothing(scene, kwargs, match):
@@ -81,13 +85,31 @@ def test_bad_recipes_and_ranges_are_reported_and_change_nothing(scene, kwargs, m
     assert (len(bpy.data.objects), len(bpy.data.meshes), len(bpy.data.materials)) == before
 
 
-def test_panel_shows_only_the_chosen_generators_settings(orogen):
-    props = orogen.addon.properties
-    shown = props.GENERATOR_SETTINGS
-    assert set(shown) == set(GENERATORS)
-    every = [name for names in shown.values() for name in names]
-    assert len(every) == len(set(every))  # no setting belongs to two generators
-    assert set(every) <= set(props.setting_names())
+class _Layout:
+    """Stands in for a panel's layout: records every setting drawn, as (property group, name)."""
+
+    def __init__(self, drawn):
+        self.drawn = drawn
+
+    def prop(self, data, name, **_kwargs):
+        self.drawn.append((data, name))
+
+    def __getattr__(self, _name):  # column, row, box, label, operator, menu, template_list...
+        return lambda *_args, **_kwargs: _Layout(self.drawn)
+
+
+def test_panel_shows_only_the_chosen_generators_settings(scene, orogen):
+    declared = orogen.core.params.GENERATORS
+    assert set(GENERATORS) <= set(declared)
+    settings = scene.orogen
+    for generator in declared:
+        settings.generator = generator
+        drawn = []
+        orogen.addon.panel.draw_spec(_Layout(drawn), settings)
+        shown = {name for data, name in drawn if data == getattr(settings, generator)}
+        assert shown == {p.name for p in declared[generator].params}
+        others = {getattr(settings, g) for g in declared if g != generator}
+        assert not [name for data, name in drawn if data in others]  # no other generator's settings
 
 
 @pytest.mark.parametrize("method", ['WALK', 'SECTIONS'])

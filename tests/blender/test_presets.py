@@ -1,5 +1,6 @@
-"""Built-in presets load and generate; user presets go through Blender's preset system."""
+"""Built-in presets load and generate; user presets are JSON specs in the user's presets folder."""
 
+import json
 import os
 from pathlib import Path
 
@@ -7,11 +8,15 @@ import bpy
 import numpy as np
 import pytest
 
-BUILTINS = ("rolling_hills", "island", "alpine_faults", "diamond_square_peaks", "badlands", "side_view_level")
+SPECS = ("rolling_hills", "island", "alpine_faults", "diamond_square_peaks", "badlands", "eroded_mountains",
+         "river_valleys", "scree_slopes", "alpine_ridges", "rolling_farmland")
+PROFILES = ("side_view_level",)
+BUILTINS = SPECS + PROFILES
 
 
 def test_the_built_in_presets_are_there(orogen):
-    assert tuple(orogen.addon.presets.BUILTIN_PRESETS) == BUILTINS
+    assert tuple(orogen.core.presets.PRESETS) == SPECS
+    assert tuple(orogen.addon.presets.PROFILE_PRESETS) == PROFILES
 
 
 @pytest.mark.parametrize("name", BUILTINS)
@@ -19,17 +24,15 @@ def test_each_built_in_preset_loads_and_generates(scene, orogen, name):
     settings = scene.orogen
     settings.size = 33  # keep the test small; the preset resets it
     assert bpy.ops.orogen.preset_load(name=name) == {'FINISHED'}
-    preset = orogen.addon.presets.BUILTIN_PRESETS[name]
-    if "profile" in preset:
+    if name in PROFILES:
         obj = bpy.context.active_object
         assert obj.name.startswith("Terrain Profile") and len(obj.data.vertices) == 2 * 1024
         return
-    for key, value in preset["settings"].items():
-        assert getattr(settings, key) == pytest.approx(value) if isinstance(value, float) else getattr(
-            settings, key) == value
+    # The panel's settings are now exactly the preset's spec (its size too).
+    loaded = orogen.addon.specio.read_spec(settings).to_dict()
+    assert loaded == orogen.core.presets.preset_spec(name).to_dict()
     settings.size = 65
-    names = orogen.addon.properties.setting_names()
-    assert bpy.ops.orogen.terrain_add(**{n: getattr(settings, n) for n in names}) == {'FINISHED'}
+    assert bpy.ops.orogen.terrain_generate() == {'FINISHED'}
     co = np.empty(65 * 65 * 3, dtype=np.float32)
     bpy.context.active_object.data.vertices.foreach_get("co", co)
     z = co[2::3]
@@ -39,27 +42,29 @@ def test_each_built_in_preset_loads_and_generates(scene, orogen, name):
 
 def test_presets_do_not_inherit_each_other(scene):
     bpy.ops.orogen.preset_load(name="badlands")
-    assert scene.orogen.use_terrace
+    assert 'terrace' in [item.type for item in scene.orogen.filters]
     bpy.ops.orogen.preset_load(name="rolling_hills")
-    assert not scene.orogen.use_terrace and scene.orogen.generator == 'hills'
+    assert 'terrace' not in [item.type for item in scene.orogen.filters] and scene.orogen.generator == 'hills'
 
 
 def test_user_presets_are_saved_in_the_users_presets_folder_and_load(scene, orogen, user_dir):
     settings = scene.orogen
-    settings.generator, settings.seed, settings.roughness, settings.height = 'diamond_square', 77, 1.7, 31.0
-    assert bpy.ops.orogen.terrain_preset_add(name="My Ridge") == {'FINISHED'}
+    settings.generator, settings.seed, settings.height = 'diamond_square', 77, 31.0
+    settings.diamond_square.roughness = 1.7
+    assert bpy.ops.orogen.preset_save(name="My Ridge") == {'FINISHED'}
     folder = Path(bpy.utils.user_resource('SCRIPTS', path=os.path.join("presets", "orogen", "terrain")))
-    saved = folder / "My_Ridge.py"
+    saved = folder / "My_Ridge.json"
     assert saved.is_file() and str(saved).startswith(user_dir)
+    assert json.loads(saved.read_text())["diamond_square"]["roughness"] == 1.7
     extension_dir = Path(orogen.__file__).parent
-    assert not list(extension_dir.rglob("My_Ridge.py"))
+    assert not list(extension_dir.rglob("My_Ridge.*"))
     settings.generator, settings.seed, settings.height = 'hills', 1, 5.0
-    bpy.ops.script.execute_preset(filepath=str(saved), menu_idname="OROGEN_MT_terrain_presets")
+    settings.diamond_square.roughness = 1.0
+    assert bpy.ops.orogen.preset_load(name="My_Ridge") == {'FINISHED'}
     assert (settings.generator, settings.seed, settings.height) == ('diamond_square', 77, pytest.approx(31.0))
-    assert settings.roughness == pytest.approx(1.7)
-    # Remove it again, as the panel's minus button does.
-    bpy.types.OROGEN_MT_terrain_presets.bl_label = "My Ridge"
-    assert bpy.ops.orogen.terrain_preset_add(name="My Ridge", remove_active=True) == {'FINISHED'}
+    assert settings.diamond_square.roughness == pytest.approx(1.7)
+    # Remove it again, as the panel's minus menu does.
+    assert bpy.ops.orogen.preset_remove(name="My_Ridge") == {'FINISHED'}
     assert not saved.exists()
 
 
@@ -70,8 +75,8 @@ def test_generate_adds_the_loaded_preset_with_the_panel_layers(scene):
     scene.orogen.layers[0].color = (1.0, 0.0, 0.0)
     assert bpy.ops.orogen.terrain_generate() == {'FINISHED'}
     obj = bpy.context.active_object
-    assert obj.orogen.island and obj.orogen.hill_count == 800 and len(obj.data.vertices) == 33 * 33
-    assert '"color": [1.0, 0.0, 0.0]' in obj["orogen_layers"]
-    scene.orogen.radius_min = 80.0  # above radius_max
-    with pytest.raises(RuntimeError, match="Radius Min"):
+    assert obj.orogen.hills.island and obj.orogen.hills.count == 800 and len(obj.data.vertices) == 33 * 33
+    assert tuple(obj.orogen.layers[0].color) == (1.0, 0.0, 0.0)
+    scene.orogen.hills.radius_min = 80.0  # above radius_max
+    with pytest.raises(RuntimeError, match=r"hills\.radius_min \(80\) must not exceed hills\.radius_max"):
         bpy.ops.orogen.terrain_generate()

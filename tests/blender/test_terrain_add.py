@@ -30,7 +30,8 @@ def point_attribute(obj, name, prop, width):
 
 @pytest.mark.parametrize(("size", "height"), [(2, 5.0), (33, 12.5), (64, 30.0)])
 def test_grid_has_size_squared_vertices_and_z_range_equal_to_height(scene, size, height):
-    result, obj = add(size=size, seed=3, hill_count=40, radius_min=2, radius_max=12, height=height, width=50)
+    result, obj = add(size=size, seed=3, height=height, width=50,
+                      set="hills.count=40; hills.radius_min=2; hills.radius_max=12")
     assert result == {'FINISHED'}
     mesh = obj.data
     assert len(mesh.vertices) == size * size
@@ -44,7 +45,8 @@ def test_grid_has_size_squared_vertices_and_z_range_equal_to_height(scene, size,
 
 def test_mesh_matches_the_core_heightmap_north_up(scene, orogen):
     core = orogen.core
-    _, obj = add(size=40, seed=11, hill_count=30, radius_min=3, radius_max=9, height=10.0, width=39.0)
+    _, obj = add(size=40, seed=11, height=10.0, width=39.0,
+                 set="hills.count=30; hills.radius_min=3; hills.radius_max=9")
     expected = core.circle_hills((40, 40), seed=11, count=30, radius_min=3, radius_max=9, flattening=1.5)
     co = vertices(obj).reshape(40, 40, 3)
     assert np.array_equal(co[..., 2], expected * np.float32(10.0))
@@ -55,7 +57,7 @@ def test_mesh_matches_the_core_heightmap_north_up(scene, orogen):
 
 
 def test_attributes_uv_and_smooth_shading(scene):
-    _, obj = add(size=24, seed=1, hill_count=20, radius_min=2, radius_max=6)
+    _, obj = add(size=24, seed=1, set="hills.count=20; hills.radius_min=2; hills.radius_max=6")
     mesh = obj.data
     height = point_attribute(obj, "height", "value", 1)
     assert height.shape == (24 * 24, 1) and height.min() == 0.0 and height.max() == 1.0
@@ -84,8 +86,10 @@ def test_attributes_uv_and_smooth_shading(scene):
 
 def test_lightmap_matches_core_in_linear_values(scene, orogen):
     core = orogen.core
-    _, obj = add(size=32, seed=5, hill_count=25, radius_min=2, radius_max=8, width=31.0, height=6.0,
-                 light_azimuth=math.radians(90.0), light_softness=0.75, min_brightness=0.125)
+    _, obj = add(size=32, seed=5, width=31.0, height=6.0,
+                 set="hills.count=25; hills.radius_min=2; hills.radius_max=8; lighting.azimuth=90; "
+                     "lighting.softness=0.75; lighting.min_brightness=0.125")
+    assert obj.orogen.lighting.azimuth == pytest.approx(math.radians(90.0))
     h = core.circle_hills((32, 32), seed=5, count=25, radius_min=2, radius_max=8, flattening=1.5)
     expected = core.slope_lightmap(h * np.float32(6.0), azimuth=90.0, softness=0.75, min_brightness=0.125,
                                    cell_size=1.0)
@@ -109,18 +113,18 @@ def test_material_links_are_valid_and_read_the_attributes(scene):
 
 
 def test_unlit_shading_uses_emission_and_toggles_work(scene):
-    _, obj = add(size=8, shading='UNLIT')
+    _, obj = add(size=8, set="material.shading=unlit")
     output = next(n for n in obj.active_material.node_tree.nodes if n.bl_idname == "ShaderNodeOutputMaterial")
     assert output.inputs["Surface"].links[0].from_node.bl_idname == "ShaderNodeEmission"
-    _, bare = add(size=8, use_lightmap=False, use_material=False)
+    _, bare = add(size=8, set="lighting.enabled=false; material.enabled=false")
     assert "Lightmap" not in bare.data.color_attributes
     assert len(bare.data.materials) == 0
 
 
 def test_same_seed_gives_identical_vertices(scene):
-    _, a = add(size=48, seed=99, hill_count=60, island=True)
-    _, b = add(size=48, seed=99, hill_count=60, island=True)
-    _, c = add(size=48, seed=100, hill_count=60, island=True)
+    _, a = add(size=48, seed=99, set="hills.count=60; hills.island=true")
+    _, b = add(size=48, seed=99, set="hills.count=60; hills.island=true")
+    _, c = add(size=48, seed=100, set="hills.count=60; hills.island=true")
     assert np.array_equal(vertices(a), vertices(b))
     assert not np.array_equal(vertices(a), vertices(c))
 
@@ -128,39 +132,43 @@ def test_same_seed_gives_identical_vertices(scene):
 def test_bad_radius_range_is_reported_and_leaves_the_scene_as_it_was(scene):
     add(size=8)
     before = (len(bpy.data.objects), len(bpy.data.meshes), len(bpy.data.materials))
-    with pytest.raises(RuntimeError, match="Radius Min .* must not exceed Radius Max"):
-        bpy.ops.orogen.terrain_add(radius_min=30.0, radius_max=5.0)
-    with pytest.raises(RuntimeError, match="Min Brightness"):
-        bpy.ops.orogen.terrain_add(min_brightness=0.9, max_brightness=0.2)
+    with pytest.raises(RuntimeError, match=r"hills\.radius_min \(30\) must not exceed hills\.radius_max \(5\)"):
+        bpy.ops.orogen.terrain_add(set="hills.radius_max=5; hills.radius_min=30")
+    with pytest.raises(RuntimeError, match=r"lighting\.min_brightness .* must not exceed lighting\.max_brightness"):
+        bpy.ops.orogen.terrain_add(set="lighting.max_brightness=0.2; lighting.min_brightness=0.9")
     assert (len(bpy.data.objects), len(bpy.data.meshes), len(bpy.data.materials)) == before
 
 
 def test_out_of_bounds_values_are_clamped_by_the_properties(scene):
-    result, obj = add(size=1, hill_count=-5)
+    result, obj = add(size=1)
     assert result == {'FINISHED'}
     assert len(obj.data.vertices) == 4  # size clamped to its minimum, 2
+    settings = scene.orogen  # the panel's settings clamp the same way
+    settings.size, settings.hills.count = 1, -5
+    assert (settings.size, settings.hills.count) == (2, 0)
 
 
 def test_panel_settings_drive_the_generate_button(scene, orogen):
     settings = scene.orogen
     settings.size, settings.seed, settings.height = 20, 42, 7.0
     panel_module = orogen.addon.panel
-    names = orogen.addon.properties.setting_names()
-    assert {"size", "seed", "hill_count", "height", "width", "light_azimuth"} <= set(names)
+    names = orogen.core.spec.setting_paths(orogen.addon.specio.read_spec(settings))
+    assert {"size", "seed", "hills.count", "height", "width", "lighting.azimuth"} <= set(names)
     assert panel_module.VIEW3D_PT_orogen_terrain.bl_category == "Terrain"
-    # What the Generate button does: run the operator with the scene's settings.
-    bpy.ops.orogen.terrain_add(**{n: getattr(settings, n) for n in names})
+    # The Generate button: a terrain with the scene's settings.
+    assert bpy.ops.orogen.terrain_generate() == {'FINISHED'}
     obj = bpy.context.active_object
     assert len(obj.data.vertices) == 400
     assert vertices(obj)[:, 2].max() == pytest.approx(7.0)
+    assert (obj.orogen.size, obj.orogen.seed) == (20, 42)
 
 
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [
-        ({"width": float("nan")}, "Width must be a finite number"),
-        ({"height": float("nan"), "use_lightmap": False}, "Height must be a finite number"),
-        ({"light_softness": float("nan")}, "Softness must be a finite number"),
+        ({"width": float("nan")}, "width must be finite"),
+        ({"height": float("nan"), "set": "lighting.enabled=false"}, "height must be finite"),
+        ({"set": "lighting.softness=NaN"}, r"lighting\.softness must be finite"),
         ({"location": (float("nan"), 0.0, 0.0)}, "Location must be a finite number"),
     ],
 )
@@ -179,7 +187,7 @@ def test_too_much_hill_work_is_refused_quickly(scene):
     # enough that the memory guard passes on any test machine, so the hill-work bound must answer.
     before = len(bpy.data.objects)
     with pytest.raises(RuntimeError, match=r"2\.63e\+10 cell updates"):
-        bpy.ops.orogen.terrain_add(size=513, hill_count=100_000, radius_min=600, radius_max=600)
+        bpy.ops.orogen.terrain_add(size=513, set="hills.count=100000; hills.radius_max=600; hills.radius_min=600")
     assert len(bpy.data.objects) == before
 
 
@@ -250,15 +258,19 @@ def test_available_memory_without_meminfo_falls_back_to_free_pages(orogen, tmp_p
     assert terrain.available_memory() is None
 
 
-def test_the_stored_recipe_says_the_numbers_as_typed_and_a_hand_written_recipe_gives_the_same_terrain(scene):
-    assert bpy.ops.orogen.terrain_add(generator='faults', size=33, seed=5, fault_count=40, displacement_min=0.1,
-                                      flattening=1.8, use_erosion=True, erosion_k=0.6, height=10.0) == {'FINISHED'}
+def test_the_stored_recipe_says_the_numbers_as_typed_and_a_hand_written_recipe_gives_the_same_terrain(scene, orogen):
+    stack = json.dumps({"version": 2, "generator": "faults", "size": 33, "seed": 5, "height": 10.0,
+                        "filters": [{"type": "flatten", "exponent": 1.5}, {"type": "lowpass", "k": 0.5}]})
+    # The numbers go through the settings (float32 properties) and come back as typed.
+    assert bpy.ops.orogen.terrain_add(spec=stack, set="faults.faults=40; faults.displacement_min=0.1; "
+                                                      "flatten.exponent=1.8; lowpass.k=0.6") == {'FINISHED'}
     first = bpy.context.active_object
-    recipe = json.loads(first["orogen_recipe"])
-    assert recipe["params"]["displacement_min"] == 0.1
-    assert recipe["filters"] == [{"type": "flatten", "exponent": 1.8}, {"type": "erosion", "k": 0.6, "passes": 1}]
+    recipe = orogen.addon.specio.read_spec(first.orogen).to_dict()
+    assert recipe["faults"]["displacement_min"] == 0.1
+    assert recipe["filters"] == [{"type": "flatten", "enabled": True, "exponent": 1.8},
+                                 {"type": "lowpass", "enabled": True, "k": 0.6, "passes": 1}]
     by_hand = json.dumps({"generator": "faults", "seed": 5, "shape": [33, 33],
                           "params": {"faults": 40, "displacement_min": 0.1},
                           "filters": [{"type": "flatten", "exponent": 1.8}, {"type": "erosion", "k": 0.6}]})
-    assert bpy.ops.orogen.terrain_add(recipe=by_hand, height=10.0) == {'FINISHED'}
+    assert bpy.ops.orogen.terrain_add(spec=by_hand, set="height=10") == {'FINISHED'}
     assert np.array_equal(vertices(bpy.context.active_object), vertices(first))
