@@ -244,7 +244,7 @@ def sidecar_scale(path: str) -> tuple[float, float] | None:
     except (OSError, TypeError, ValueError):
         data = None
         spec = None
-    if spec is not None:
+    if isinstance(data, dict) and isinstance(data.get("spec"), dict) and spec is not None:
         return spec.width, spec.height
     if isinstance(data, dict) and isinstance(data.get("width_m"), (int, float)):
         low, high = data.get("height_range_m", [0.0, 0.0])

@@ -16,23 +16,28 @@ from .specio import read_group, read_spec, write_filter, write_layer, write_laye
 _MIN_LAYERS = 2
 
 
-def target(context):
+def shown(context):
     """``(owner, settings)``: the active terrain and its settings, or the scene and the panel's settings."""
     obj = active_terrain(context)
     if obj is not None:
         return obj, obj.orogen
     scene = getattr(context, "scene", None)
-    settings = scene.orogen if scene is not None else None
-    if settings is not None and not settings.initialized:  # make the default stack and layers real before editing
+    return scene, (scene.orogen if scene is not None else None)
+
+
+def target(context):
+    """:func:`shown`, with a new scene's default stack and layers made real first (in ``execute`` only)."""
+    owner, settings = shown(context)
+    if settings is not None and not getattr(settings, "initialized", True):
         write_spec(settings, read_spec(settings))
-    return scene, settings
+    return owner, settings
 
 
 def _poll(cls, context, check=None) -> bool:
     if getattr(context, "mode", 'OBJECT') != 'OBJECT':
         cls.poll_message_set("Leave Edit Mode first")
         return False
-    owner, settings = target(context)
+    owner, settings = shown(context)  # a poll may not write
     if settings is None:
         cls.poll_message_set("No scene and no terrain selected")
         return False

@@ -181,7 +181,8 @@ def _check_int(value: object, name: str, hard: tuple[float, float] | None) -> in
     else:
         raise TypeError(f"{name} must be an integer in [{low}, {high}], got {value!r:.40}")
     if not low <= v <= high:
-        raise ValueError(f"{name} must be in [{low}, {high}], got {v}")
+        shown = str(v) if len(str(v)) <= 24 else f"an integer of {len(str(abs(v)))} digits"
+        raise ValueError(f"{name} must be in [{low}, {high}], got {shown}")
     return v
 
 

@@ -85,6 +85,10 @@ def spec_from_args(args, orogen, default: dict | None = None):
             spec = core.spec.load_spec(default or DEMO_SPEC)
         shortcuts = [f"{key}={getattr(args, key)!r}" for key in ("seed", "size", "width", "height")
                      if getattr(args, key) is not None]
+        named = {item.partition("=")[0].strip() for item in args.set}
+        both = [key for key in ("seed", "size", "width", "height") if getattr(args, key) is not None and key in named]
+        if both:
+            sys.exit(f"error: give --{both[0]} or --set {both[0]}, not both")
         return core.spec.apply_settings(spec, shortcuts + list(args.set))
     except (OSError, ValueError, TypeError) as err:
         sys.exit(f"error: {err}")

@@ -12,7 +12,7 @@ import pytest
 @pytest.fixture
 def terrain(scene):
     bpy.ops.orogen.terrain_add(generator='diamond_square', size=37, seed=6, width=36.0, height=12.0,
-                               lighting='HILLSHADE')
+                               set="lighting.mode=hillshade")
     return bpy.context.active_object
 
 
@@ -60,7 +60,7 @@ def test_absolute_metres_with_a_sidecar(terrain, orogen, tmp_path):
     assert metres.min() == 0.0 and metres.max() == pytest.approx(12.0)
     info = json.loads((tmp_path / "t_height.exr.json").read_text())
     assert info["encoding"] == "metres" and info["height_range_m"] == [0.0, 12.0]
-    assert info["recipe"]["generator"] == "diamond_square" and info["cell_size_m"] == pytest.approx(1.0)
+    assert info["spec"]["generator"] == "diamond_square" and info["cell_size_m"] == pytest.approx(1.0)
     assert "north" in info["orientation"]
 
 
@@ -260,10 +260,12 @@ def test_a_small_file_claiming_a_huge_image_is_refused_before_decoding(scene, tm
 
 def test_a_recipe_outside_the_size_bounds_is_refused(scene):
     before = len(bpy.data.objects)
-    for shape in ([5000, 5000], [1, 1], [4098, 2]):
+    for shape, match in (([5000, 5000], r"size must be in \[2, 4097\], got 5000"),
+                         ([1, 1], r"size must be in \[2, 4097\], got 1"),
+                         ([4098, 2], r"size_y must be in \[0, 4097\], got 4098")):  # shape is [rows, cols]
         recipe = json.dumps({"generator": "hills", "seed": 1, "shape": shape})
-        with pytest.raises(RuntimeError, match=rf"2 to 4097 vertices per side, got {shape[0]} x {shape[1]}"):
-            bpy.ops.orogen.terrain_add(recipe=recipe)
+        with pytest.raises(RuntimeError, match=match):
+            bpy.ops.orogen.terrain_add(spec=recipe)  # a 0.1 recipe is a spec
     assert len(bpy.data.objects) == before
 
 

@@ -28,15 +28,25 @@ def test_operator_menu_and_panel_are_registered(orogen):
     assert hasattr(bpy.types.Scene, "orogen")
 
 
+def operator_property(path):
+    """The add operator's RNA property at ``path`` (``hills.count``: through its property groups)."""
+    rna = bpy.ops.orogen.terrain_add.get_rna_type()
+    *groups, name = path.split(".")
+    for group in groups:
+        rna = rna.properties[group].fixed_type
+    return rna.properties[name]
+
+
 def test_operator_properties_have_bounds_and_descriptions(orogen):
-    props = bpy.ops.orogen.terrain_add.get_rna_type().properties
-    size = props["size"]
+    size = operator_property("size")
     assert (size.hard_min, size.hard_max) == (2, 4097)  # up to the 4097 engine size
-    assert props["width"].unit == 'LENGTH' and props["height"].unit == 'LENGTH'
-    assert props["light_azimuth"].subtype == 'ANGLE'
-    for name in ("size", "seed", "hill_count", "radius_min", "radius_max", "island", "flattening", "width",
-                 "height", "light_azimuth", "light_softness", "use_lightmap", "use_material"):
-        assert props[name].description, name
+    assert operator_property("width").unit == 'LENGTH' and operator_property("height").unit == 'LENGTH'
+    assert operator_property("lighting.azimuth").subtype == 'ANGLE'
+    # The filter stack is a list: its items hold each filter's settings (flatten's exponent, 0.1's flattening).
+    assert operator_property("filters").fixed_type.properties["flatten"].fixed_type.properties["exponent"].description
+    for path in ("size", "seed", "hills.count", "hills.radius_min", "hills.radius_max", "hills.island", "width",
+                 "height", "lighting.azimuth", "lighting.softness", "lighting.enabled", "material.enabled"):
+        assert operator_property(path).description, path
 
 
 def leftovers():

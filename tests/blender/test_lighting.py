@@ -29,6 +29,11 @@ def lightmap_of(obj):
     return values.reshape(-1, 4)[:, 0]
 
 
+def spec(**values):
+    """Spec JSON for ``terrain_add(spec=...)``: the default filter stack of a new terrain unless given."""
+    return json.dumps({"version": 2, "filters": [{"type": "flatten", "exponent": 1.5}], **values})
+
+
 def heights(orogen, size, seed, **params):
     recipe = orogen.core.recipe.Recipe("diamond_square", seed, (size, size), params,
                                        (("flatten", {"exponent": 1.5}),))
@@ -44,16 +49,17 @@ def test_slope_and_curvature_attributes_match_core(scene, orogen):
     assert np.array_equal(point(obj, "curvature").reshape(33, 33), shading.curvature(h, 1.0))
 
 
-@pytest.mark.parametrize("mode", ['HILLSHADE', 'MULTIDIRECTIONAL'])
+@pytest.mark.parametrize("mode", ['hillshade', 'multidirectional'])
 def test_hillshade_modes_with_shadows_and_ao(scene, orogen, mode):
     bpy.ops.orogen.terrain_add(generator='diamond_square', size=40, seed=5, width=39.0, height=15.0,
-                               lighting=mode, light_azimuth=math.radians(120.0), light_altitude=math.radians(30.0),
-                               use_shadows=True, use_ao=True, ao_strength=1.5, ao_directions=8, ao_radius=12,
-                               min_brightness=0.0, max_brightness=1.0)
+                               set=f"lighting.mode={mode}; lighting.azimuth=120; lighting.altitude=30; "
+                                   "lighting.shadows=true; lighting.ao=true; lighting.ao_strength=1.5; "
+                                   "lighting.ao_directions=8; lighting.ao_radius=12; lighting.min_brightness=0; "
+                                   "lighting.max_brightness=1")
     obj = bpy.context.active_object
     h = heights(orogen, 40, 5, roughness=1.0) * np.float32(15.0)
     expected = orogen.core.shading.combined_lightmap(
-        h, 1.0, 120.0, 30.0, multidirectional=mode == 'MULTIDIRECTIONAL', shadow_softness=2.0,
+        h, 1.0, 120.0, 30.0, multidirectional=mode == 'multidirectional', shadow_softness=2.0,
         ambient_strength=np.float32(1.5).item(), ambient_directions=8, ambient_radius=12)
     assert np.allclose(lightmap_of(obj).reshape(40, 40), expected, atol=1e-5)
 
@@ -64,8 +70,9 @@ def test_scene_sun_sets_the_light_direction(scene, orogen):
     orogen.addon.render._look_at(sun, -orogen.addon.render.sun_vector(math.radians(250.0), math.radians(40.0)))
     bpy.context.view_layer.update()
     assert orogen.addon.terrain.scene_sun(scene) == pytest.approx((250.0, 40.0), abs=1e-3)
-    bpy.ops.orogen.terrain_add(size=24, seed=1, lighting='HILLSHADE', use_scene_sun=True, width=23.0,
-                               height=6.0, min_brightness=0.0, light_azimuth=0.0, light_altitude=math.radians(80))
+    bpy.ops.orogen.terrain_add(size=24, seed=1, width=23.0, height=6.0,
+                               set="lighting.mode=hillshade; lighting.use_scene_sun=true; "
+                                   "lighting.min_brightness=0; lighting.azimuth=0; lighting.altitude=80")
     obj = bpy.context.active_object
     h = orogen.core.circle_hills((24, 24), 1, 150, 4.0, 20.0, flattening=1.5) * np.float32(6.0)
     sun_az, sun_alt = orogen.addon.terrain.scene_sun(scene)
@@ -77,10 +84,11 @@ def test_unlit_render_with_slope_layers_equals_core_colour_map_times_lightmap(sc
     """Top-down orthographic Emission render at 1 sample: the node tree mirrors core, slope terms included."""
     core, render = orogen.core, orogen.addon.render
     size, width, height = 48, 47.0, 20.0
-    bpy.ops.orogen.terrain_add(generator='diamond_square', size=size, seed=4, width=width, height=height,
-                               shading='UNLIT', lighting='HILLSHADE', light_azimuth=math.radians(300.0),
-                               light_altitude=math.radians(40.0), min_brightness=0.2,
-                               layers=json.dumps(SLOPED_LAYERS))
+    bpy.ops.orogen.terrain_add(spec=spec(generator="diamond_square", size=size, seed=4, width=width, height=height,
+                                         material={"shading": "unlit"},
+                                         lighting={"mode": "hillshade", "azimuth": 300.0, "altitude": 40.0,
+                                                   "min_brightness": 0.2},
+                                         layers=SLOPED_LAYERS))
     terrain = bpy.context.active_object
     cam = render.add_camera(scene, terrain, view='TOP', aspect=1.0)
     cam.data.ortho_scale = width + width / (size - 1)
@@ -95,7 +103,7 @@ def test_unlit_render_with_slope_layers_equals_core_colour_map_times_lightmap(sc
     h = heights(orogen, size, 4, roughness=1.0)
     metres = h * np.float32(height)
     slope = core.shading.slope_degrees(metres, 1.0)
-    layers = orogen.addon.layers.layers_from_json(json.dumps(SLOPED_LAYERS))
+    layers = core.spec.layers_from_data(SLOPED_LAYERS)
     light = np.float32(0.2) + np.float32(0.8) * core.shading.hillshade(metres, 1.0, 300.0, 40.0)
     expected = core.colormap(h, layers, slope) * light[..., None]
     inner = (slice(2, -2), slice(2, -2))
@@ -117,7 +125,7 @@ def test_texture_layers_build_valid_nodes_with_uvs_and_extend(scene, tmp_path):
         {"name": "vor", "color": [0.6, 0.6, 0.6], "color2": [0.3, 0.3, 0.3], "minimum": 0.5, "optimal": 0.9,
          "maximum": 2.0, "kind": "VORONOI"},
     ]
-    assert bpy.ops.orogen.terrain_add(size=16, layers=json.dumps(layers)) == {'FINISHED'}
+    assert bpy.ops.orogen.terrain_add(spec=spec(size=16, layers=layers)) == {'FINISHED'}
     tree = bpy.context.active_object.active_material.node_tree
     assert all(link.is_valid for link in tree.links)
     images = [n for n in tree.nodes if n.bl_idname == "ShaderNodeTexImage"]
@@ -133,13 +141,14 @@ def test_missing_image_is_reported_and_leaves_nothing(scene):
     layers = [{"name": "img", "color": [0.5, 0.5, 0.5], "minimum": -1.0, "optimal": 0.5, "maximum": 2.0,
                "kind": "IMAGE", "image": "/nonexistent/texture.png"}]
     with pytest.raises(RuntimeError, match="image file not found"):
-        bpy.ops.orogen.terrain_add(size=8, layers=json.dumps(layers))
+        bpy.ops.orogen.terrain_add(spec=spec(size=8, layers=layers))
     assert (len(bpy.data.objects), len(bpy.data.meshes), len(bpy.data.materials)) == before
 
 
 def test_layer_list_operators_and_generate_with_the_panel_layers(scene, orogen):
     settings = scene.orogen
-    assert len(settings.layers) == 0
+    # A new scene's panel settings hold the default layers.
+    assert [lay.name for lay in orogen.addon.specio.read_spec(settings).layers] == ["low", "mid", "high"]
     bpy.ops.orogen.layers_reset()
     assert [item.name for item in settings.layers] == ["low", "mid", "high"]
     bpy.ops.orogen.layer_add()
@@ -148,11 +157,13 @@ def test_layer_list_operators_and_generate_with_the_panel_layers(scene, orogen):
     bpy.ops.orogen.layer_remove()
     assert len(settings.layers) == 2
     assert not bpy.ops.orogen.layer_remove.poll()  # two layers stay
-    settings.layers[1].slope_min = 30.0
-    layers_mod = orogen.addon.layers
-    text = layers_mod.layers_to_json(tuple(layers_mod.layer_from_item(i) for i in settings.layers))
-    assert bpy.ops.orogen.terrain_add(size=12, layers=text) == {'FINISHED'}
-    tree = bpy.context.active_object.active_material.node_tree
+    settings.layers[1].slope_min = math.radians(30.0)  # an angle property: radians in Blender
+    settings.size = 12
+    assert bpy.ops.orogen.terrain_generate() == {'FINISHED'}  # the panel's Generate: its settings and layers
+    obj = bpy.context.active_object
+    assert [lay.name for lay in obj.orogen.layers] == ["low", "mid"]
+    assert obj.orogen.layers[1].slope_min == pytest.approx(math.radians(30.0))
+    tree = obj.active_material.node_tree
     assert "slope" in [n.attribute_name for n in tree.nodes if n.bl_idname == "ShaderNodeAttribute"]
 
 
@@ -163,27 +174,31 @@ def counts():
 @pytest.mark.parametrize(
     ("layers", "match"),
     [
-        ([{"name": None, "color": [0.1, 0.2, 0.3], "minimum": 0, "optimal": 0.5, "maximum": 1}], "name must be a str"),
+        ([{"name": None, "color": [0.1, 0.2, 0.3], "minimum": 0, "optimal": 0.5, "maximum": 1}],
+         r"layers\[0\]\.name must be text"),
         ([{"name": "x", "color": [0.1, 0.2, 0.3], "minimum": 0, "optimal": 0.5, "maximum": 1, "kind": "IMAGE",
            "image": __file__}], "not an image Blender can read"),
-        ("[" * 100_000 + "]" * 100_000, "the layers JSON is nested too deeply"),
-        ("[{]", "layers is not valid JSON: Expecting property name"),
+        ("[" * 100_000 + "]" * 100_000, "the terrain spec JSON is nested"),
+        ("[{]", "terrain spec is not valid JSON: Expecting property name"),
         ([{"name": "x", "color": [0.1, 0.2, 0.3], "optimal": 0.5}],
          r"layers\[0\]: missing keys \['minimum', 'maximum'\]"),
     ],
 )
 def test_bad_layers_leave_nothing_behind(scene, layers, match):
     before = counts()
+    # Layers reach the add operator inside a spec; malformed layers JSON makes malformed spec JSON.
+    text = spec(size=8, layers=layers) if not isinstance(layers, str) else spec(size=8)[:-1] + f', "layers": {layers}}}'
     with pytest.raises(RuntimeError, match=match):
-        bpy.ops.orogen.terrain_add(size=8, layers=layers if isinstance(layers, str) else json.dumps(layers))
+        bpy.ops.orogen.terrain_add(spec=text)
     assert counts() == before
 
 
 def test_rebuild_material_with_a_missing_image_is_reported(scene):
     bpy.ops.orogen.terrain_add(size=8)
     obj = bpy.context.active_object
-    obj.orogen.layers_json = json.dumps([{"name": "img", "color": [0.5, 0.5, 0.5], "minimum": -1.0, "optimal": 0.5,
-                                          "maximum": 2.0, "kind": "IMAGE", "image": "/nonexistent.png"}])
+    obj.orogen.live_update = False  # only the operator below may touch the material
+    obj.orogen.layers[0].kind = 'IMAGE'
+    obj.orogen.layers[0].image = "/nonexistent.png"
     before = counts()
     with pytest.raises(RuntimeError, match="image file not found"):
         bpy.ops.orogen.material_rebuild()

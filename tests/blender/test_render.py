@@ -1,5 +1,6 @@
 """Cycles renders of terrains, checked by pixel statistics."""
 
+import json
 import math
 
 import bpy
@@ -9,8 +10,11 @@ import numpy as np
 def test_lit_render_shows_the_terrain_and_the_lit_side_is_brighter(scene, orogen, tmp_path):
     render = orogen.addon.render
     # One large hill in the middle (island mode centres it), light from the east.
-    bpy.ops.orogen.terrain_add(size=64, seed=1, hill_count=1, radius_min=30, radius_max=30, island=True,
-                               flattening=1.0, width=20.0, height=6.0, light_azimuth=math.radians(90.0))
+    # No filters: 0.1's flattening 1.0 left the flatten filter out.
+    bpy.ops.orogen.terrain_add(spec=json.dumps({
+        "version": 2, "size": 64, "seed": 1, "width": 20.0, "height": 6.0, "generator": "hills",
+        "hills": {"count": 1, "radius_min": 30, "radius_max": 30, "island": True}, "filters": [],
+        "lighting": {"azimuth": 90.0}}))
     terrain = bpy.context.active_object
     render.add_camera(scene, terrain, view='TOP', aspect=64 / 48)
     render.add_sun(scene, math.radians(90.0), math.radians(35.0))
@@ -36,8 +40,9 @@ def test_unlit_render_equals_core_colormap_times_lightmap(scene, orogen, tmp_pat
     """Top-down orthographic Emission render: the node tree mirrors core's colour map exactly."""
     core, render = orogen.core, orogen.addon.render
     size, width = 48, 47.0  # one metre per cell
-    bpy.ops.orogen.terrain_add(size=size, seed=4, hill_count=60, radius_min=3, radius_max=14, width=width,
-                               height=12.0, shading='UNLIT', light_azimuth=math.radians(315.0))
+    bpy.ops.orogen.terrain_add(size=size, seed=4, width=width, height=12.0,
+                               set="hills.count=60; hills.radius_min=3; hills.radius_max=14; material.shading=unlit; "
+                                   "lighting.azimuth=315")
     terrain = bpy.context.active_object
     cam = render.add_camera(scene, terrain, view='TOP', aspect=1.0)
     cam.data.ortho_scale = width + width / (size - 1)  # one pixel centre on every vertex

@@ -75,7 +75,7 @@ def test_render_terrain_writes_the_same_pixels_twice_without_stamp_metadata(tmp_
     assert np.array_equal(pictures[0], pictures[1])
 
 
-def test_render_terrain_reads_a_recipe(tmp_path):
+def test_render_terrain_reads_a_recipe(tmp_path, orogen):
     recipe = tmp_path / "r.json"
     recipe.write_text(json.dumps({"generator": "diamond_square", "seed": 2, "shape": [20, 30]}))
     proc = run(ROOT / "scripts" / "render_terrain.py", "--recipe", recipe, "--resolution", "16", "16",
@@ -84,7 +84,9 @@ def test_render_terrain_reads_a_recipe(tmp_path):
     bpy.ops.wm.open_mainfile(filepath=str(tmp_path / "r.blend"))
     terrain = bpy.data.objects["Terrain"]
     assert len(terrain.data.vertices) == 600
-    assert json.loads(terrain["orogen_recipe"])["generator"] == "diamond_square"
+    assert terrain.orogen.is_terrain and terrain.orogen.generator == "diamond_square"
+    spec = orogen.addon.specio.read_spec(terrain.orogen)
+    assert (spec.generator, spec.seed, spec.shape) == ("diamond_square", 2, (20, 30))
     bpy.ops.wm.read_homefile(use_empty=True)
 
 
@@ -94,17 +96,19 @@ def test_render_terrain_reads_a_recipe(tmp_path):
         (["--resolution", "0", "0"], "--resolution must be 4 to 16384 pixels"),
         (["--resolution", "1000000", "1000000"], "--resolution must be 4 to 16384 pixels"),
         (["--samples", "0"], "--samples must be in [1, 65536]"),
-        (["--seed", "2147483648"], "--seed must be in"),
+        (["--seed", "2147483648"], "error: seed must be in [0, 2147483647], got 2147483648"),
         (["--altitude", "nan"], "--altitude in"),
         (["--output", "out/terrain.jpg"], "--output must be a .png file path"),
-        (["--radius", "40", "8"], "error: Radius Min (40) must not exceed Radius Max (8)"),
+        (["--set", "hills.radius_min=40", "--set", "hills.radius_max=8"],
+         "error: hills.radius_min (40) must not exceed hills.radius_max (8)"),
         # Values Blender would clamp to the property's bounds without a word are refused by the script.
-        (["--hills", "-3"], "--hills must be in [0, 100000], got -3"),
-        (["--hills", "1" + "0" * 400], "--hills must be in [0, 100000], got an integer of 401 digits"),
-        (["--width", "0"], "--width must be in [0.001, "),
-        (["--height", "-5"], "--height must be in [0, 100000], got -5.0"),
-        (["--recipe", "/nonexistent.json"], "--recipe '/nonexistent.json' is not a file"),
-        (["--recipe", "README.md"], "--recipe 'README.md' is not JSON"),
+        (["--set", "count=-3"], "error: hills.count must be in [0, 1000000], got -3"),
+        (["--set", "count=1" + "0" * 400], "error: hills.count must be in [0, 1000000], got an integer of 401 digits"),
+        (["--width", "0"], "error: width must be in [0.001, "),
+        (["--height", "-5"], "error: height must be in [0.0, 100000.0], got -5.0"),
+        (["--spec", "/nonexistent.json"], "error: --spec '/nonexistent.json' is not a file"),
+        (["--recipe", "README.md"], "error: the terrain spec is not valid JSON"),
+        (["--set", "faults.faults=3"], "--set faults.faults: a parameter of 'faults', which this spec"),
         (["--blend", "/proc/x.blend"], "error: could not write"),  # and leaves no picture behind
     ],
 )
@@ -131,7 +135,7 @@ def test_bench_quick_run_writes_every_case(tmp_path):
 def test_export_heightmaps_from_a_preset_and_from_a_recipe(tmp_path):
     out = tmp_path / "preset"
     proc = run(ROOT / "scripts" / "export_heightmaps.py", "--preset", "badlands", "--size", "33", "--seed", "4",
-               "--format", "PNG16,R16,png16", "--output-dir", out, "--set", "terrace_levels=3")
+               "--format", "PNG16,R16,png16", "--output-dir", out, "--set", "terrace.levels=3")
     assert proc.returncode == 0, proc.stderr
     names = sorted(p.name for p in out.iterdir())
     assert names == sorted(["terrain_height.png", "terrain_height.png.json", "terrain_height.r16",
@@ -140,19 +144,22 @@ def test_export_heightmaps_from_a_preset_and_from_a_recipe(tmp_path):
     raw = np.fromfile(out / "terrain_height.r16", dtype="<u2")
     assert raw.size == 33 * 33 and raw.min() == 0 and raw.max() == 65535
     info = json.loads((out / "terrain_height.r16.json").read_text())
-    assert info["recipe"]["seed"] == 4 and info["raw"]["byte_order"] == "little"
+    assert info["spec"]["seed"] == 4 and info["raw"]["byte_order"] == "little"
+    assert [f["levels"] for f in info["spec"]["filters"] if f["type"] == "terrace"] == [3]
 
     recipe = tmp_path / "r.json"
     recipe.write_text(json.dumps({"generator": "faults", "seed": 1, "shape": [40, 40], "params": {"faults": 50}}))
-    proc = run(ROOT / "scripts" / "export_heightmaps.py", "--recipe", recipe, "--seed", str(2**63 + 9),
+    seed = 2**31 - 1  # the largest seed a spec holds (Blender's integer properties are 32-bit)
+    proc = run(ROOT / "scripts" / "export_heightmaps.py", "--recipe", recipe, "--seed", str(seed),
                "--set", "faults=80", "--format", "NPY", "--metres", "--height", "30", "--maps", "none",
                "--output-dir", tmp_path / "r")
     assert proc.returncode == 0, proc.stderr
     heights = np.load(tmp_path / "r" / "terrain_height.npy")
     assert heights.shape == (40, 40) and heights.min() == 0.0 and heights.max() == pytest.approx(30.0)
     sidecar = tmp_path / "r" / "terrain_height.npy.json"
-    assert json.loads(sidecar.read_text())["recipe"]["params"] == {"faults": 80}
-    assert json.loads(sidecar.read_text())["recipe"]["seed"] == 2**63 + 9
+    info = json.loads(sidecar.read_text())
+    assert info["spec"]["generator"] == "faults" and info["spec"]["faults"]["faults"] == 80
+    assert info["spec"]["seed"] == seed and info["spec"]["height"] == 30.0
     # A sidecar is a recipe too: exporting from it again gives the same heights.
     proc = run(ROOT / "scripts" / "export_heightmaps.py", "--recipe", sidecar, "--format", "NPY", "--metres",
                "--height", "30", "--maps", "none", "--output-dir", tmp_path / "again")
@@ -180,7 +187,8 @@ def test_recipes_with_params_that_are_not_an_object_are_refused(tmp_path):
         for script, output in (("export_heightmaps.py", ["--output-dir", tmp_path / "e"]),
                                ("render_terrain.py", ["--output", tmp_path / "r.png"])):
             proc = run(ROOT / "scripts" / script, "--recipe", recipe, *output)
-            assert proc.returncode == 1 and '"params" must be an object' in proc.stderr, proc.stderr
+            assert proc.returncode == 1, proc.stderr
+            assert f"hills must be a mapping of names to values, got {type(params).__name__}" in proc.stderr
             assert "Traceback" not in proc.stderr
 
 
@@ -192,32 +200,40 @@ def test_export_heightmaps_lists_only_heightmap_presets():
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--preset", "nope"], "--preset must be one of"),
+        (["--preset", "nope"], "no preset 'nope'; built-in: rolling_hills, island,"),
         (["--preset", "island", "--format", "GIF"], "--format must list some of"),
-        (["--preset", "island", "--set", "colour=red"], "not a terrain setting"),
-        (["--preset", "island", "--set", "radius_min=99", "--size", "9"], "Radius Min (99) must not exceed"),
+        (["--preset", "island", "--set", "colour=red"], "--set colour: no such setting; valid: "),
+        (["--preset", "island", "--set", "radius_min=99", "--size", "9"],
+         "hills.radius_min (99) must not exceed hills.radius_max (40)"),
         (["--recipe", "/nonexistent.json"], "is not a file"),
-        (["--preset", "island", "--height", "0"], "--height must be a positive number"),
-        (["--preset", "island", "--size", "5000"], "--size must be in [2, 4097]"),
-        (["--preset", "island", "--seed", "2147483648"], "--seed must be in [0, 2147483647]"),
-        (["--preset", "island", "--set", "seed=2147483648"], "--set seed must be in [0, 2147483647]"),
-        (["--preset", "island", "--set", "size=true"], "--set size must be an integer, got True"),
+        (["--preset", "island", "--height", "-5"], "height must be in [0.0, 100000.0], got -5.0"),
+        (["--preset", "island", "--size", "5000"], "size must be in [2, 4097], got 5000"),
+        (["--preset", "island", "--seed", "2147483648"], "seed must be in [0, 2147483647], got 2147483648"),
+        (["--preset", "island", "--set", "seed=2147483648"], "seed must be in [0, 2147483647], got 2147483648"),
+        (["--preset", "island", "--set", "size=true"], "size must be an integer in [2, 4097], got True"),
         (["--preset", "island", "--output-dir", ""], "--output-dir must name a folder"),
-        (["--preset", "island", "--set", "hill_count=1" + "0" * 400],
-         "--set hill_count must be in [0, 100000], got an integer of 401 digits"),
-        (["--preset", "island", "--set", "size=" + "9" * 5000], "--set size: Exceeds the limit"),
+        (["--preset", "island", "--set", "hills.count=1" + "0" * 400],
+         "hills.count must be in [0, 1000000], got an integer of 401 digits"),
+        (["--preset", "island", "--set", "size=" + "9" * 5000], "the value of --set size is larger than 4096 bytes"),
         (["--preset", "island", "--set", "size=4098", "--size", "17"], "give --size or --set size, not both"),
-        (["--recipe", "pyproject.toml", "--seed", str(2**64)], "--seed must be in [0, 18446744073709551615]"),
-        (["--preset", "island", "--set", "hill_count=NaN"], "--set hill_count must be an integer, got nan"),
-        (["--preset", "island", "--set", "hill_count=-3"], "--set hill_count must be in [0, 100000], got -3"),
-        (["--preset", "island", "--set", "flattening=\"steep\""], "--set flattening must be a number, got 'steep'"),
-        (["--preset", "island", "--set", "generator=CAVES"], "--set generator='CAVES' does not fit the setting"),
+        (["--recipe", "{recipe}", "--seed", str(2**31)], "seed must be in [0, 2147483647], got 2147483648"),
+        (["--preset", "island", "--set", "hills.count=NaN"], "hills.count must be an integer in [0, 1000000], got nan"),
+        (["--preset", "island", "--set", "hills.count=-3"], "hills.count must be in [0, 1000000], got -3"),
+        (["--preset", "island", "--set", "flatten.exponent=\"steep\""],
+         "flatten.exponent must be a real number, got str"),
+        (["--preset", "island", "--set", "generator=CAVES"],
+         "generator must be one of diamond_square, faults, fractal, hills, noise, got 'CAVES'"),
         (["--preset", "island", "--metres", "--format", "PNG16"], "--metres applies to the EXR and NPY formats"),
-        (["--recipe", "README.md"], "--recipe 'README.md' is not JSON"),
-        (["--recipe", "pyproject.toml"], "--recipe 'pyproject.toml' is not JSON"),
+        (["--recipe", "README.md"], "the terrain spec is not valid JSON"),
+        (["--recipe", "pyproject.toml"], "the terrain spec is not valid JSON"),
+        (["--preset", "island", "--set", "roughness=2"],
+         "--set roughness: a parameter of 'diamond_square' or 'fractal', which this spec (generator 'hills'"),
     ],
 )
 def test_export_heightmaps_refuses_bad_arguments(args, message, tmp_path):
+    recipe = tmp_path / "recipe.json"  # a valid 0.1 recipe, for the cases that need one
+    recipe.write_text(json.dumps({"generator": "hills", "seed": 1, "shape": [9, 9]}))
+    args = [str(recipe) if a == "{recipe}" else a for a in args]
     proc = run(ROOT / "scripts" / "export_heightmaps.py", "--output-dir", tmp_path, *args)
     assert proc.returncode != 0 and message in proc.stderr and "Traceback" not in proc.stderr
 
