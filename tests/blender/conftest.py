@@ -60,3 +60,20 @@ def scene(orogen):
     bpy.ops.wm.read_homefile(use_empty=True)
     assert MODULE in bpy.context.preferences.addons
     return bpy.context.scene
+
+
+_status = {}
+
+
+def pytest_sessionfinish(session, exitstatus):
+    _status["exit"] = int(exitstatus)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config):
+    """The bpy 4.2 and 4.5 modules can crash while Python tears them down after the run (a segfault at exit,
+    after every test has reported). The result is known by then: leave with it, skipping the teardown."""
+    if bpy.app.version < (5, 0, 0) and "exit" in _status:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(_status["exit"])
