@@ -32,6 +32,7 @@ __all__ = [
     "KINDS",
     "UNITS",
     "Param",
+    "Part",
     "Generator",
     "Filter",
     "GENERATORS",
@@ -232,14 +233,10 @@ def check_values(params: Sequence[Param], values: object, where: str,
 
 
 @dataclass(frozen=True)
-class Generator:
-    """A 2-D generator: ``function(world_shape, seed, window=..., **params)`` -> raw float heights.
-
-    ``params`` are the function's keyword parameters; ``ordered`` pairs of
-    them must satisfy ``first <= second``. With ``uses_cell_size`` the
-    function also takes ``cell_size`` (metres per cell). ``source`` names the
-    paper or tutorial.
-    """
+class Part:
+    """What generators and filters share: a key, a label and description, the function and its declared
+    parameters; ``ordered`` pairs of them must satisfy ``first <= second``; ``source`` names the paper or
+    tutorial."""
 
     key: str
     label: str
@@ -248,7 +245,6 @@ class Generator:
     params: tuple[Param, ...]
     source: str = ""
     ordered: tuple[tuple[str, str], ...] = ()
-    uses_cell_size: bool = False
 
     def check(self, values: object, partial: bool = False) -> dict[str, Any]:
         """Validated parameter values (see :func:`check_values`)."""
@@ -256,7 +252,18 @@ class Generator:
 
 
 @dataclass(frozen=True)
-class Filter:
+class Generator(Part):
+    """A 2-D generator: ``function(world_shape, seed, window=..., **params)`` -> raw float heights.
+
+    ``params`` are the function's keyword parameters. With ``uses_cell_size``
+    the function also takes ``cell_size`` (metres per cell).
+    """
+
+    uses_cell_size: bool = False
+
+
+@dataclass(frozen=True)
+class Filter(Part):
     """A filter of the stack: ``function(heightmap, **params)`` -> heightmap in ``[0, 1]``.
 
     ``margin(params)`` is how many cells around a window it reads (for exact
@@ -267,20 +274,9 @@ class Filter:
     based filters work in metres.
     """
 
-    key: str
-    label: str
-    description: str
-    function: Callable[..., Any]
-    params: tuple[Param, ...]
-    source: str = ""
-    ordered: tuple[tuple[str, str], ...] = ()
     margin: Callable[[Mapping[str, Any]], int] = field(default=lambda _p: 0)
     passes: Callable[[Mapping[str, Any]], int] = field(default=lambda _p: 1)
     uses_scale: bool = False
-
-    def check(self, values: object, partial: bool = False) -> dict[str, Any]:
-        """Validated parameter values (see :func:`check_values`)."""
-        return check_values(self.params, values, f"{self.key}.", self.ordered, partial)
 
 
 #: Generators by key, in registration order (the order menus show them).
@@ -293,7 +289,7 @@ RESERVED = frozenset({"version", "size", "size_y", "seed", "width", "height", "g
                       "material", "layers", "type", "enabled"})
 
 
-def _register(registry: dict[str, Any], item: Generator | Filter, what: str) -> None:
+def _register(registry: dict[str, Any], item: Part, what: str) -> None:
     if not item.key.isidentifier() or not item.key.islower() or item.key in RESERVED:
         raise ValueError(f"a {what} key must be a lower-case identifier other than {sorted(RESERVED)}, "
                          f"got {item.key!r}")

@@ -25,6 +25,7 @@ version; their ``erosion`` filter is ``lowpass``), its export sidecars, and
 from __future__ import annotations
 
 import inspect
+import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
@@ -38,7 +39,7 @@ from .colormap import DEFAULT_LAYERS, LAYER_KINDS, MAX_LAYERS, Layer, check_laye
 from .heightmap import check_number
 from .jsonio import load_json
 from .lighting import LIGHTING_ORDERED, LIGHTING_PARAMS, Maps, bake, cell_size
-from .params import FILTERS, GENERATORS, Filter, Generator, Param, check_values, short_list
+from .params import FILTERS, GENERATORS, Param, Part, check_values, short_list
 from .recipe import MAX_FILTERS, V1_FILTER_KEYS, Recipe
 
 __all__ = [
@@ -249,8 +250,6 @@ class TerrainSpec:
 
     def to_json(self, indent: int | None = None) -> str:
         """JSON text (keys sorted: equal specs give equal text)."""
-        import json
-
         return json.dumps(self.to_dict(), sort_keys=True, indent=indent)
 
     @classmethod
@@ -504,7 +503,7 @@ def _resolve(spec: TerrainSpec, name: str) -> str:
     if len(matches) > 1:
         raise ValueError(f"--set {name}: ambiguous, say which: {short_list(matches)}")
     group, _, param = name.rpartition(".")
-    parts: dict[str, Generator | Filter] = {**GENERATORS, **FILTERS}
+    parts: dict[str, Part] = {**GENERATORS, **FILTERS}
     owners = [key for key, part in parts.items()
               if any(p.name == (param or name) for p in part.params) and (not group or group == key)]
     if owners:
