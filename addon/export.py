@@ -282,12 +282,6 @@ def point_map(obj: bpy.types.Object, name: str) -> npt.NDArray[np.float32] | Non
     return values.reshape(rows, cols)
 
 
-def cell_size(info: dict) -> float:
-    """Metres between neighbouring cells of a terrain described by its ``orogen_terrain`` info."""
-    rows, cols = info["shape"]
-    return float(info["width"]) / max(rows - 1, cols - 1, 1)
-
-
 def move_into_place(pairs: list[tuple[str, str]]) -> None:
     """Move each ``(new, target)`` file onto its target, all or none.
 

@@ -22,11 +22,13 @@ follows is not an undo step of its own.
 """
 
 import json
+import os
 import time
 from dataclasses import replace
 
 import bpy
 
+from ..core.colormap import check_layers
 from ..core.spec import TerrainSpec
 from .material import build_material
 from .mesh import CURVATURE_ATTRIBUTE, SLOPE_ATTRIBUTE, update_grid_mesh
@@ -58,6 +60,24 @@ def active_terrain(context) -> bpy.types.Object | None:
     return obj if obj is not None and obj.type == 'MESH' and obj.orogen.is_terrain else None
 
 
+def mode_reason(context) -> str | None:
+    """Why nothing can be added or edited now (no scene, or not in Object Mode), or ``None``."""
+    if getattr(context, "scene", None) is None:
+        return "No scene to work in"
+    if getattr(context, "mode", 'OBJECT') != 'OBJECT':
+        return "Leave Edit Mode first"
+    return None
+
+
+def poll_with(cls, reason: str | None) -> bool:
+    """A poll's answer: ``True`` without a reason; else ``False``, with the reason shown on the disabled button
+    (``poll_message_set``) and raised by the same call from Python."""
+    if reason:
+        cls.poll_message_set(reason)
+        return False
+    return True
+
+
 def terrain_reason(context) -> str | None:
     """Why the active object cannot be edited as a terrain now (``None`` when it can)."""
     obj = getattr(context, "active_object", None)
@@ -67,14 +87,45 @@ def terrain_reason(context) -> str | None:
         if obj.type == 'MESH' and TERRAIN_PROPERTY in obj:
             return "An imported heightmap has no generator to re-run: import it again to change it"
         return f"{obj.name} is not an Orogen terrain"
-    if context.mode != 'OBJECT':
-        return "Leave Edit Mode first"
-    return None
+    return mode_reason(context)
+
+
+def export_reason(context) -> str | None:
+    """Why the active object's maps cannot be exported or its material rebuilt now (``None`` when they can)."""
+    obj = getattr(context, "active_object", None)
+    if obj is None or obj.type != 'MESH' or TERRAIN_PROPERTY not in obj:
+        return "Select a terrain (generated or imported) first"
+    return mode_reason(context)
 
 
 def material_layers(spec: TerrainSpec) -> tuple:
     """The spec's layers with image paths resolved as Blender resolves ``//``."""
     return tuple(replace(lay, image=image_path(lay.image)) if lay.image else lay for lay in spec.layers)
+
+
+def checked_layers(spec: TerrainSpec) -> tuple:
+    """The spec's colour layers (image paths resolved), with every image layer's file readable as an image.
+
+    Raises ``ValueError``/``TypeError`` before anything is created (an image
+    loaded only to be checked is removed again).
+    """
+    layers = check_layers(material_layers(spec))
+    for i, lay in enumerate(layers):
+        if lay.kind != 'IMAGE':
+            continue
+        if not os.path.isfile(lay.image):
+            raise ValueError(f"layers[{i}] ({lay.name!r}): image file not found: {lay.image}")
+        known = {image.as_pointer() for image in bpy.data.images}
+        try:
+            image = bpy.data.images.load(lay.image, check_existing=True)
+        except RuntimeError:
+            raise ValueError(f"layers[{i}] ({lay.name!r}): not an image Blender can read: {lay.image}") from None
+        readable = image.size[0] > 0 and image.size[1] > 0
+        if image.as_pointer() not in known:
+            bpy.data.images.remove(image)  # build_material loads it again
+        if not readable:
+            raise ValueError(f"layers[{i}] ({lay.name!r}): not an image Blender can read: {lay.image}")
+    return layers
 
 
 def new_material(name: str, spec: TerrainSpec) -> bpy.types.Material:
@@ -258,14 +309,6 @@ def unsubscribe() -> None:
         bpy.app.timers.unregister(_settle_timer)
 
 
-def _edit_poll(cls, context) -> bool:
-    reason = terrain_reason(context)
-    if reason:
-        cls.poll_message_set(reason)
-        return False
-    return True
-
-
 class OROGEN_OT_terrain_regenerate(bpy.types.Operator):
     """Regenerate the active terrain from its spec, in place (the object and its material stay)"""
 
@@ -275,7 +318,7 @@ class OROGEN_OT_terrain_regenerate(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context):
-        return _edit_poll(cls, context)
+        return poll_with(cls, terrain_reason(context))
 
     def execute(self, context):
         obj = context.active_object
@@ -297,15 +340,9 @@ class OROGEN_OT_material_rebuild(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context):
-        obj = getattr(context, "active_object", None)
-        if obj is None or obj.type != 'MESH' or TERRAIN_PROPERTY not in obj:
-            cls.poll_message_set("Select a terrain (generated or imported) first")
-            return False
-        return True
+        return poll_with(cls, export_reason(context))
 
     def execute(self, context):
-        from .operators import checked_layers  # image layers must be readable before anything changes
-
         obj = context.active_object
         try:
             spec = read_spec(obj.orogen)
@@ -332,10 +369,7 @@ class OROGEN_OT_size_set(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context):
-        if context.scene is None or context.mode != 'OBJECT':
-            cls.poll_message_set("Leave Edit Mode first")
-            return False
-        return True
+        return poll_with(cls, mode_reason(context))
 
     def execute(self, context):
         obj = active_terrain(context)

@@ -14,14 +14,19 @@ from bpy_extras.io_utils import ImportHelper
 from ..core import normalize
 from ..core.colormap import DEFAULT_LAYERS, check_layers
 from ..core.jsonio import load_json
-from ..core.lighting import LIGHTING_PARAMS
+from ..core.lighting import LIGHTING_PARAMS, cell_size
 from ..core.profiles import sectioned_profile, slope_walk
 from ..core.spec import MATERIAL_PARAMS, TerrainSpec, apply_settings, load_spec
 from . import export
+from .draw import draw_lighting, draw_spec
 from .live import (
     TERRAIN_PROPERTY,
+    checked_layers,
+    export_reason,
     material_layers,
+    mode_reason,
     new_material,
+    poll_with,
     record_terrain,
     suspended,
 )
@@ -32,43 +37,12 @@ from .specio import read_group, read_spec, write_filters, write_layers, write_sp
 from .terrain import TerrainArrays, check_size, compute_terrain, scene_sun
 
 
-def checked_layers(spec: TerrainSpec) -> tuple:
-    """The spec's colour layers (image paths resolved), with every image layer's file readable as an image.
-
-    Raises ``ValueError``/``TypeError`` before anything is created (an image
-    loaded only to be checked is removed again).
-    """
-    layers = check_layers(material_layers(spec))
-    for i, lay in enumerate(layers):
-        if lay.kind != 'IMAGE':
-            continue
-        if not os.path.isfile(lay.image):
-            raise ValueError(f"layers[{i}] ({lay.name!r}): image file not found: {lay.image}")
-        known = {image.as_pointer() for image in bpy.data.images}
-        try:
-            image = bpy.data.images.load(lay.image, check_existing=True)
-        except RuntimeError:
-            raise ValueError(f"layers[{i}] ({lay.name!r}): not an image Blender can read: {lay.image}") from None
-        readable = image.size[0] > 0 and image.size[1] > 0
-        if image.as_pointer() not in known:
-            bpy.data.images.remove(image)  # build_material loads it again
-        if not readable:
-            raise ValueError(f"layers[{i}] ({lay.name!r}): not an image Blender can read: {lay.image}")
-    return layers
-
-
 class _AddsObjects:
     """Mixin for operators that add objects: Object Mode with a scene."""
 
     @classmethod
     def poll(cls, context):
-        if context.scene is None:
-            cls.poll_message_set("No scene to add to")
-            return False
-        if context.mode != 'OBJECT':
-            cls.poll_message_set("Leave Edit Mode first")
-            return False
-        return True
+        return poll_with(cls, mode_reason(context))
 
 
 class OROGEN_OT_terrain_add(_AddsObjects, bpy.types.Operator, object_utils.AddObjectHelper):
@@ -81,8 +55,6 @@ material"""
     # Its settings (every spec setting, made from core's declarations) are added at register time.
 
     def draw(self, _context):
-        from .panel import draw_spec  # the panel's drawing, shared
-
         draw_spec(self.layout, self, operator=True)
         col = self.layout.column()
         col.prop(self, "align")
@@ -268,8 +240,6 @@ class OROGEN_OT_heightmap_import(_AddsObjects, bpy.types.Operator, ImportHelper,
     # width, height, lighting and material: made from core's declarations at register time.
 
     def draw(self, _context):
-        from .panel import draw_lighting
-
         layout = self.layout
         layout.use_property_split = True
         layout.use_property_decorate = False
@@ -354,14 +324,7 @@ class OROGEN_OT_export_maps(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context):
-        obj = context.active_object
-        if obj is None or obj.type != 'MESH' or TERRAIN_PROPERTY not in obj:
-            cls.poll_message_set("Select a terrain (generated or imported) to export its maps")
-            return False
-        if context.mode != 'OBJECT':
-            cls.poll_message_set("Leave Edit Mode first")
-            return False
-        return True
+        return poll_with(cls, export_reason(context))
 
     def invoke(self, context, _event):
         context.window_manager.fileselect_add(self)
@@ -416,7 +379,7 @@ def _write_maps(obj, options, stem: str, formats: tuple[str, ...]) -> list[str]:
     info = json.loads(obj[TERRAIN_PROPERTY])
     h = export.heightmap_from_mesh(obj)
     metres = h * np.float32(info["height"])
-    cell = export.cell_size(info)
+    cell = cell_size(tuple(info["shape"]), info["width"])
     written: list[str] = []
     spec = read_spec(obj.orogen)
     sidecar = {"spec": spec.to_dict() if obj.orogen.is_terrain else None, "cell_size_m": cell,

@@ -14,7 +14,7 @@ import bpy
 from ..core.jsonio import load_json
 from ..core.presets import PRESETS, preset_spec
 from ..core.spec import TerrainSpec, load_spec
-from .live import active_terrain, changed, suspended
+from .live import active_terrain, changed, mode_reason, poll_with, suspended
 from .migrate import v1_preset
 from .specio import read_spec, write_spec
 
@@ -97,10 +97,7 @@ terrain (which then regenerates)"""
 
     @classmethod
     def poll(cls, context):
-        if context.scene is None or context.mode != 'OBJECT':
-            cls.poll_message_set("Leave Edit Mode first")
-            return False
-        return True
+        return poll_with(cls, mode_reason(context))
 
     def execute(self, context):
         try:
@@ -134,10 +131,7 @@ class OROGEN_OT_preset_save(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context):
-        if context.scene is None:
-            cls.poll_message_set("No scene")
-            return False
-        return True
+        return poll_with(cls, None if getattr(context, "scene", None) is not None else "No scene to work in")
 
     def invoke(self, context, _event):
         return context.window_manager.invoke_props_dialog(self)
@@ -191,10 +185,7 @@ class OROGEN_OT_terrain_generate(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context):
-        if context.scene is None or context.mode != 'OBJECT':
-            cls.poll_message_set("Leave Edit Mode first")
-            return False
-        return True
+        return poll_with(cls, mode_reason(context))
 
     def execute(self, context):
         try:

@@ -9,18 +9,16 @@ import math
 import bpy
 from mathutils import Vector
 
+from ..core.lighting import sun_vector as core_sun_vector
+
 
 def sun_vector(azimuth: float, altitude: float) -> Vector:
-    """Unit vector pointing toward the sun.
+    """Unit vector pointing toward the sun (:func:`core.lighting.sun_vector`), from radians as Blender holds them.
 
     ``azimuth`` in radians clockwise from north (+Y), ``altitude`` in radians
     above the horizon.
     """
-    return Vector((
-        math.sin(azimuth) * math.cos(altitude),
-        math.cos(azimuth) * math.cos(altitude),
-        math.sin(altitude),
-    ))
+    return Vector(core_sun_vector(math.degrees(azimuth), math.degrees(altitude)))
 
 
 def _look_at(obj: bpy.types.Object, direction: Vector) -> None:

@@ -109,11 +109,6 @@ def write_layers(data, layers) -> None:
     data.active_layer = max(0, min(data.active_layer, len(layers) - 1))
 
 
-def copy_spec(source, target) -> None:
-    """Copy the spec settings of ``source`` to ``target`` exactly (no float32 round trip through decimals)."""
-    write_spec(target, read_spec(source))
-
-
 def image_path(path: str) -> str:
     """A layer's image path made absolute the way Blender resolves ``//`` paths."""
     return bpy.path.abspath(path) if path else ""

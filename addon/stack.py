@@ -10,7 +10,7 @@ import bpy
 from ..core.colormap import MAX_LAYERS
 from ..core.params import FILTERS
 from ..core.spec import TerrainSpec
-from .live import active_terrain, changed
+from .live import active_terrain, changed, mode_reason, poll_with
 from .specio import read_group, read_spec, write_filter, write_layer, write_layers, write_spec
 
 _MIN_LAYERS = 2
@@ -34,18 +34,9 @@ def target(context):
 
 
 def _poll(cls, context, check=None) -> bool:
-    if getattr(context, "mode", 'OBJECT') != 'OBJECT':
-        cls.poll_message_set("Leave Edit Mode first")
-        return False
-    owner, settings = shown(context)  # a poll may not write
-    if settings is None:
-        cls.poll_message_set("No scene and no terrain selected")
-        return False
-    reason = check(settings) if check is not None else None
-    if reason:
-        cls.poll_message_set(reason)
-        return False
-    return True
+    _owner, settings = shown(context)  # a poll may not write
+    reason = mode_reason(context) if settings is None or context.mode != 'OBJECT' else None
+    return poll_with(cls, reason or (check(settings) if check is not None else None))
 
 
 def _active_filter(settings) -> str | None:

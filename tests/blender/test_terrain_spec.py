@@ -81,9 +81,9 @@ def test_a_generator_declared_in_core_only_appears_everywhere(scene, orogen, toy
     assert spec.to_dict()["toy_plane"] == {"amplitude": 2.0, "tilt": 1.0}
     assert orogen.core.TerrainSpec.from_json(spec.to_json()) == spec
     # The N-panel draws its parameters, as the redo panel does.
-    panel = orogen.addon.panel
-    assert {"amplitude", "tilt"} <= shown_names(panel.draw_spec, obj.orogen)
-    assert {"amplitude", "tilt"} <= shown_names(lambda lay, d: panel.draw_spec(lay, d, operator=True), obj.orogen)
+    draw = orogen.addon.draw
+    assert {"amplitude", "tilt"} <= shown_names(draw.draw_spec, obj.orogen)
+    assert {"amplitude", "tilt"} <= shown_names(lambda lay, d: draw.draw_spec(lay, d, operator=True), obj.orogen)
     # A user preset saved and loaded again by name (the panel's settings: no terrain selected).
     bpy.context.view_layer.objects.active = None
     scene.orogen.generator = 'toy_plane'
