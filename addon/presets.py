@@ -149,7 +149,8 @@ class OROGEN_OT_preset_save(bpy.types.Operator):
                 f.write(text)
                 f.flush()
                 os.fsync(f.fileno())
-            load_spec(load_json(open(staged, "rb").read(), "preset"))  # verify before it replaces anything
+            with open(staged, "rb") as f:  # verify what was written before it replaces anything
+                load_spec(load_json(f.read(), "preset"))
             os.replace(staged, path)
         except (ValueError, TypeError, OSError) as err:
             self.report({'ERROR'}, f"Preset not saved: {err}")

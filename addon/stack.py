@@ -7,9 +7,9 @@ settings for new terrains (``scene.orogen``).
 
 import bpy
 
-from ..core.colormap import MAX_LAYERS
+from ..core.colormap import MAX_LAYERS, Layer
 from ..core.params import FILTERS
-from ..core.spec import TerrainSpec
+from ..core.spec import Step, TerrainSpec
 from .live import active_terrain, changed, mode_reason, poll_with
 from .specio import read_group, read_spec, write_filter, write_layer, write_layers, write_spec
 
@@ -60,8 +60,6 @@ class OROGEN_OT_filter_add(bpy.types.Operator):
 
     def execute(self, context):
         owner, settings = target(context)
-        from ..core.spec import Step
-
         write_filter(settings.filters.add(), Step(self.type))
         settings.active_filter = len(settings.filters) - 1
         changed(owner, context)
@@ -127,8 +125,6 @@ class OROGEN_OT_filter_duplicate(bpy.types.Operator):
 
     def execute(self, context):
         owner, settings = target(context)
-        from ..core.spec import Step
-
         i = settings.active_filter
         item = settings.filters[i]
         step = Step(item.type, read_group(getattr(item, item.type), FILTERS[item.type].params), item.enabled)
@@ -171,8 +167,6 @@ class OROGEN_OT_layer_add(bpy.types.Operator):
 
     def execute(self, context):
         owner, settings = target(context)
-        from ..core.colormap import Layer
-
         write_layer(settings.layers.add(), Layer(f"Layer {len(settings.layers)}", (0.5, 0.5, 0.5), 0.0, 0.5, 1.0))
         settings.active_layer = len(settings.layers) - 1
         changed(owner, context)
