@@ -5,7 +5,7 @@ Terrain Programming*, 2002; described again in the fractal-terrain
 tutorials): draw a random line across the map through two random points,
 raise every cell on one side of it, and repeat. The displacement falls linearly from a maximum
 for the first fault to a minimum for the last, ``d_i = d_max - (d_max -
-d_min) * i / n``; the result is then normalised and usually smoothed with
+d_min) * i / (n - 1)`` (the last fault's is exactly ``d_min``); the result is then normalised and usually smoothed with
 the erosion filter (:mod:`.erosion`).
 
 Orogen's implementation is exact and fast. A fault line crosses each row of
@@ -59,9 +59,16 @@ def fault_lines(world_shape: tuple[int, int], seed: int, faults: int) -> npt.NDA
 
 
 def fault_displacements(faults: int, displacement_max: float, displacement_min: float) -> npt.NDArray[np.float64]:
-    """``d_i = d_max - (d_max - d_min) * i / faults`` for ``i = 0 .. faults - 1``, ``float64 (faults,)``."""
+    """``d_i = d_max - (d_max - d_min) * i / (faults - 1)`` for ``i = 0 .. faults - 1``, ``float64 (faults,)``.
+
+    The first fault moves by ``displacement_max`` and the last by exactly
+    ``displacement_min`` (a single fault by ``displacement_max``).
+    """
     i = np.arange(faults, dtype=np.float64)
-    return displacement_max - (displacement_max - displacement_min) * i / max(faults, 1)
+    out: npt.NDArray[np.float64] = displacement_max - (displacement_max - displacement_min) * i / max(faults - 1, 1)
+    if faults > 1:
+        out[-1] = displacement_min  # exactly, whatever the rounding of the line above
+    return out
 
 
 def fault_formation(
