@@ -9,10 +9,11 @@ The public functions are here at the top level (``core.fault_formation``,
 ``core.hillshade``, ``core.Recipe``, ...); each lives in a module named after
 what it does: :mod:`.hills`, :mod:`.faults`, :mod:`.midpoint`
 (diamond-square), :mod:`.noise`, :mod:`.filters`, :mod:`.profiles`,
-:mod:`.lightmap`, :mod:`.shading`, :mod:`.colormap`, :mod:`.recipe`,
+:mod:`.lightmap`, :mod:`.shading`, :mod:`.bake`, :mod:`.colormap`, :mod:`.recipe`,
 :mod:`.window`, :mod:`.rng`.
 """
 
+from .bake import BakedMaps, bake_maps
 from .colormap import DEFAULT_LAYERS, Layer, colormap, layer_presence, layer_weights, splat_maps
 from .faults import fault_formation
 from .filters import box_blur, erosion_filter, sea_level, terrace
@@ -42,9 +43,11 @@ __all__ = [
     "MAX_CELLS",
     "Recipe",
     "Window",
+    "BakedMaps",
     "add_hill",
     "ambient_occlusion",
     "as_heightmap",
+    "bake_maps",
     "box_blur",
     "cast_shadows",
     "circle_hills",
