@@ -753,7 +753,7 @@ def _ambient_occlusion(h: F32, cell: float, z: float, plan: list[list[tuple[int,
     padded = np.full((rows, cols + 2 * pad), -np.inf, np.float32)
     padded[:, pad : pad + cols] = h
     out = np.empty(h.shape, np.float32)
-    block = _block_rows(cols)
+    block = max(1, _AO_BLOCK_CELLS // cols)
     starts = list(range(0, rows, block))
     workers = min(_workers(rows * cols), len(starts))
 
@@ -771,6 +771,9 @@ def _ambient_occlusion(h: F32, cell: float, z: float, plan: list[list[tuple[int,
     return out
 
 
+#: Cells per block of rows of ambient occlusion: larger than the Horn blocks (its working set is three
+#: blocks and the rows they sample); measured fastest on two cores with a 1 MiB second-level cache each.
+_AO_BLOCK_CELLS = 1 << 18
 #: Columns of -inf padding beside the map for ambient occlusion's samples (farther ones are clipped).
 _AO_PAD = 256
 
