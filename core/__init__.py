@@ -6,20 +6,21 @@ otherwise (see :mod:`.heightmap`). Every random step takes an explicit seed
 and draws from the counter-based hash in :mod:`.rng`.
 
 The public functions are here at the top level (``core.fault_formation``,
-``core.hillshade``, ``core.Recipe``, ...); each lives in a module named after
-what it does: :mod:`.hills`, :mod:`.faults`, :mod:`.midpoint`
-(diamond-square), :mod:`.noise`, :mod:`.filters`, :mod:`.profiles`,
-:mod:`.thermal`, :mod:`.hydraulic`,
-:mod:`.lightmap`, :mod:`.shading`, :mod:`.colormap`, :mod:`.recipe`,
-:mod:`.window`, :mod:`.rng`; the parameter declarations in :mod:`.params` and
-:mod:`.catalog`, the whole terrain in :mod:`.spec`, built-in presets in :mod:`.presets`.
+``core.hillshade``, ``core.TerrainSpec``, ...); each lives in a module named
+after what it does: generators :mod:`.hills`, :mod:`.faults`, :mod:`.midpoint`
 (diamond-square), :mod:`.noise`, :mod:`.fractal` (fBm and Musgrave's
-multifractals over the lattice noises of :mod:`.gradient`), :mod:`.filters`,
-:mod:`.profiles`, :mod:`.lightmap`, :mod:`.shading`, :mod:`.colormap`, :mod:`.recipe`,
-:mod:`.window`, :mod:`.rng`.
+multifractals over the lattice noises of :mod:`.gradient`); filters
+:mod:`.filters`, :mod:`.thermal`, :mod:`.hydraulic`, :mod:`.stream_power`
+(with :mod:`.flow` and :mod:`.geomorph`); :mod:`.profiles`; lighting
+:mod:`.lightmap`, :mod:`.shading`, :mod:`.bake`, :mod:`.lighting`;
+:mod:`.colormap`; the parameter declarations in :mod:`.params` and
+:mod:`.catalog`, the whole terrain in :mod:`.spec` (its heightmap part in
+:mod:`.recipe`, exact windows in :mod:`.window`), built-in presets in
+:mod:`.presets`, JSON in :mod:`.jsonio`, randomness in :mod:`.rng`.
 """
 
 from . import catalog, params, presets, spec  # noqa: F401  (catalog registers the built-in generators and filters)
+from .bake import BakedMaps, bake_maps
 from .colormap import DEFAULT_LAYERS, Layer, colormap, layer_presence, layer_weights, splat_maps
 from .faults import fault_formation
 from .filters import box_blur, erosion_filter, sea_level, terrace
@@ -86,9 +87,11 @@ __all__ = [
     "StreamPowerCancelled",
     "StreamPowerResult",
     "Window",
+    "BakedMaps",
     "add_hill",
     "ambient_occlusion",
     "as_heightmap",
+    "bake_maps",
     "box_blur",
     "cast_shadows",
     "cellular_noise",

@@ -5,7 +5,7 @@ Terrain Programming*, 2002; described again in the fractal-terrain
 tutorials): draw a random line across the map through two random points,
 raise every cell on one side of it, and repeat. The displacement falls linearly from a maximum
 for the first fault to a minimum for the last, ``d_i = d_max - (d_max -
-d_min) * i / n``; the result is then normalised and usually smoothed with
+d_min) * i / (n - 1)`` (the last fault's is exactly ``d_min``); the result is then normalised and usually smoothed with
 the erosion filter (:mod:`.erosion`).
 
 Orogen's implementation is exact and fast. A fault line crosses each row of
@@ -58,10 +58,31 @@ def fault_lines(world_shape: tuple[int, int], seed: int, faults: int) -> npt.NDA
     ) if faults else np.zeros((0, 4))
 
 
-def fault_displacements(faults: int, displacement_max: float, displacement_min: float) -> npt.NDArray[np.float64]:
-    """``d_i = d_max - (d_max - d_min) * i / faults`` for ``i = 0 .. faults - 1``, ``float64 (faults,)``."""
+#: How the displacement falls from the first fault to the last: ``"to_last"`` reaches ``displacement_min``
+#: at the last fault; ``"orogen_0_1"`` is Orogen 0.1's spacing, one step short of it, which 0.1's terrains
+#: and recipes were made with (they keep it, so they give the heightmaps they gave).
+SPACINGS = ("to_last", "orogen_0_1")
+
+
+def fault_displacements(faults: int, displacement_max: float, displacement_min: float,
+                        spacing: str = "to_last") -> npt.NDArray[np.float64]:
+    """The displacement of each fault, ``float64 (faults,)``, falling linearly from the first to the last.
+
+    ``"to_last"``: ``d_i = d_max - (d_max - d_min) * i / (faults - 1)``, so the first fault moves by
+    ``displacement_max`` and the last by exactly ``displacement_min`` (a single fault by
+    ``displacement_max``). ``"orogen_0_1"``: ``d_i = d_max - (d_max - d_min) * i / faults``, Orogen 0.1's
+    spacing (the last fault one step above ``displacement_min``). Raises ``ValueError`` for another spacing.
+    """
+    if spacing not in SPACINGS:
+        raise ValueError(f"spacing must be one of {', '.join(SPACINGS)}, got {spacing!r:.40}")
     i = np.arange(faults, dtype=np.float64)
-    return displacement_max - (displacement_max - displacement_min) * i / max(faults, 1)
+    if spacing == "orogen_0_1":
+        legacy: npt.NDArray[np.float64] = displacement_max - (displacement_max - displacement_min) * i / faults
+        return legacy
+    out: npt.NDArray[np.float64] = displacement_max - (displacement_max - displacement_min) * i / max(faults - 1, 1)
+    if faults > 1:
+        out[-1] = displacement_min  # exactly, whatever the rounding of the line above
+    return out
 
 
 def fault_formation(
@@ -71,6 +92,7 @@ def fault_formation(
     displacement_max: float = 1.0,
     displacement_min: float = 0.0,
     window: Window | None = None,
+    spacing: str = "to_last",
 ) -> npt.NDArray[np.float64]:
     """Raise random faults across a world; unnormalised heights of a window of it.
 
@@ -92,6 +114,8 @@ def fault_formation(
         <= displacement_max``, ``1e-6 <= displacement_max <= 1e6``.
     window : Window, optional
         Part of the world to compute (default: the whole).
+    spacing : {"to_last", "orogen_0_1"}
+        How the displacement falls (see :func:`fault_displacements`).
 
     Returns
     -------
@@ -114,7 +138,7 @@ def fault_formation(
         raise ValueError(f"faults x rows is {n * win.rows:.3g}, more than {MAX_FAULT_WORK:.0e}: "
                          "use fewer faults or a smaller map")
     quantum = d_max / 2**_QUANTUM_BITS
-    steps = np.rint(fault_displacements(n, d_max, d_min) / quantum).astype(np.int64)
+    steps = np.rint(fault_displacements(n, d_max, d_min, spacing) / quantum).astype(np.int64)
     width = win.cols + 1
     diff = np.zeros(win.rows * width, dtype=np.float64)
     per_chunk = max(1, _CHUNK // max(win.rows, 1))

@@ -167,11 +167,14 @@ class Recipe:
             key = str(f["type"])
             key = V1_FILTER_KEYS.get(key, key) if version == 1 else key
             stack.append((key, {k: v for k, v in f.items() if k != "type"}))
+        params = data.get("params", {})
+        if version == 1 and data.get("generator") == "faults" and isinstance(params, Mapping):
+            params = {"spacing": "orogen_0_1", **params}  # 0.1 spaced its faults so: its recipes keep it
         return cls(
             generator=data.get("generator", "hills"),
             seed=data.get("seed", 0),
             shape=data.get("shape", (129, 129)),
-            params=data.get("params", {}),
+            params=params,
             filters=tuple(stack),
             cell_size=data.get("cell_size", 1.0),
             height=data.get("height", 1.0),

@@ -7,14 +7,27 @@ degrees above the horizon.
 
 Gradients use Horn's 3 x 3 operator (Horn, "Hill shading and the reflectance
 map", Proc. IEEE 69(1), 1981), the one ``gdaldem`` and most GIS tools use.
-**Edges:** the map is extended by repeating its border cells, so edge cells
-get a defined one-sided gradient (GDAL instead leaves them as no-data unless
-asked to compute them); interior cells do not depend on this choice.
+**Edges:** as ``gdaldem -compute_edges``, the neighbours a border cell lacks
+are extrapolated linearly from the two cells beside them (``2 * h[0] - h[1]``),
+so a plane's gradient, slope, hillshade and normal are exact on every cell and
+its curvature is 0 everywhere. At the four corners gdaldem repeats the
+missing column instead of extrapolating it (which halves the gradient across
+it); Orogen extrapolates there too, so planes stay exact in the corners.
+
+The kernels work in ``float32`` on blocks of rows small enough to stay in the
+processor's cache, differencing neighbours before summing them (a difference
+of nearby float32 heights is exact), so one pass over the map computes each
+output. :func:`core.bake.bake_maps` computes everything a terrain bake needs
+from one Horn gradient per block.
 """
 
 from __future__ import annotations
 
 import math
+import os
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -22,11 +35,16 @@ import numpy.typing as npt
 from .heightmap import as_heightmap, check_count, check_number
 
 __all__ = [
+    "MAX_HEIGHT",
+    "MAX_LIGHT_WORK",
     "horn_gradient",
     "hillshade",
     "multidirectional_hillshade",
     "cast_shadows",
+    "shadow_work",
     "ambient_occlusion",
+    "ambient_work",
+    "check_light_work",
     "combined_lightmap",
     "normal_map",
     "slope_degrees",
@@ -34,21 +52,31 @@ __all__ = [
 ]
 
 #: Largest height (metres, after the z-factor) the shading functions accept: far beyond any terrain,
-#: and small enough that gradients and curvature stay finite in float32 at the smallest cell size.
+#: and small enough that gradients and curvature stay finite at the smallest cell size.
 MAX_HEIGHT = 1e12
+#: Upper bound on the work of one cast-shadow or ambient-occlusion call, in cell samples
+#: (see :func:`ambient_work` and :func:`shadow_work`): about a minute on two cores. Requests
+#: above it are refused up front instead of freezing the caller.
+MAX_LIGHT_WORK = 100_000_000_000
 
 F64 = npt.NDArray[np.float64]
 F32 = npt.NDArray[np.float32]
 
+#: Cells per block of rows: four float32 blocks of this size fit the 1-2 MiB second-level cache.
+_BLOCK_CELLS = 1 << 16
 
-def _heights(heightmap: npt.ArrayLike, cell_size: float, z_factor: float) -> tuple[F64, float]:
-    h: F64 = as_heightmap(heightmap, dtype=np.float64)
+
+# --- input checks (once per call) ------------------------------------------------------------
+def _heights(heightmap: npt.ArrayLike, cell_size: float, z_factor: float) -> tuple[F32, float, float]:
+    """Checked ``(heights as float32, cell_size, z_factor)``; heights are not yet scaled by ``z_factor``."""
+    arr = heightmap if isinstance(heightmap, np.ndarray) else np.asarray(heightmap)
+    source: npt.NDArray[Any] = as_heightmap(arr, dtype=np.float32 if arr.dtype == np.float32 else np.float64)
     cell = check_number(cell_size, "cell_size", 1e-9, 1e9)
     z = check_number(z_factor, "z_factor", 1e-9, 1e9)
-    scaled = h * z if z != 1.0 else h
-    if float(np.abs(scaled).max()) > MAX_HEIGHT:
+    if max(abs(float(source.min())), abs(float(source.max()))) * z > MAX_HEIGHT:
         raise ValueError(f"heights x z_factor must stay within +-{MAX_HEIGHT:g} metres")
-    return scaled, cell
+    h: F32 = source.astype(np.float32, copy=False)
+    return h, cell, z
 
 
 def _sun(azimuth: float, altitude: float) -> tuple[float, float, float]:
@@ -58,30 +86,202 @@ def _sun(azimuth: float, altitude: float) -> tuple[float, float, float]:
     return math.sin(az) * math.cos(alt), math.cos(az) * math.cos(alt), math.sin(alt)
 
 
+def _block_rows(cols: int) -> int:
+    return max(1, _BLOCK_CELLS // max(cols, 1))
+
+
+# --- Horn's gradient with linearly extrapolated edges ----------------------------------------
+def _fill_extension(ext: npt.NDArray[Any], h: npt.NDArray[Any], r0: int, r1: int) -> None:
+    """Fill ``ext`` (``(r1 - r0 + 2, cols + 2)``) with rows ``r0 - 1 .. r1`` of ``h`` and a column each side.
+
+    Rows and columns beyond the map are extrapolated linearly, ``a + (a - b)``
+    from the border cell ``a`` and its inner neighbour ``b`` (repeated when the
+    map is a single row or column), corners from the extrapolated rows.
+    """
+    rows, cols = h.shape
+    inner = ext[:, 1:-1]
+    inner[1:-1] = h[r0:r1]
+    for halo, edge, inside, beyond in ((0, 0, 1, r0 > 0), (-1, rows - 1, rows - 2, r1 < rows)):
+        if beyond:
+            inner[halo] = h[r0 - 1] if halo == 0 else h[r1]
+        elif rows > 1:
+            np.subtract(h[edge], h[inside], out=inner[halo])
+            inner[halo] += h[edge]
+        else:
+            inner[halo] = h[edge]
+    for halo, edge, inside in ((0, 1, 2), (-1, -2, -3)):
+        if cols > 1:
+            np.subtract(ext[:, edge], ext[:, inside], out=ext[:, halo])
+            ext[:, halo] += ext[:, edge]
+        else:
+            ext[:, halo] = ext[:, edge]
+
+
+class _Gradient:
+    """Horn's gradient of ``h`` block by block: reusable float32 buffers, one Horn pass per cell."""
+
+    def __init__(self, h: F32, cell: float, z: float, block_rows: int | None = None) -> None:
+        self.h = h
+        rows, cols = h.shape
+        self.block = block_rows or _block_rows(cols)
+        b = min(self.block, rows)
+        self.ext = np.empty((b + 2, cols + 2), np.float32)
+        self._across = np.empty((b + 2, cols), np.float32)
+        self._along = np.empty((b, cols + 2), np.float32)
+        self.dx_buf = np.empty((b, cols), np.float32)
+        self.dy_buf = np.empty((b, cols), np.float32)
+        self.scale = np.float32(z / (8.0 * cell))
+
+    def blocks(self) -> Iterator[tuple[int, int, F32, F32, F32]]:
+        """``(r0, r1, ext, dx, dy)`` for each block of rows; the arrays are reused between blocks.
+
+        ``dx`` is dz/d(east) and ``dy`` dz/d(north), dimensionless, scaled by
+        the z-factor; ``ext`` holds the block's heights with a cell of
+        (extrapolated) border all round, unscaled.
+        """
+        rows = self.h.shape[0]
+        for r0 in range(0, rows, self.block):
+            r1 = min(rows, r0 + self.block)
+            b = r1 - r0
+            ext, across, along = self.ext[: b + 2], self._across[: b + 2], self._along[:b]
+            dx, dy = self.dx_buf[:b], self.dy_buf[:b]
+            _fill_extension(ext, self.h, r0, r1)
+            # Horn: (c + 2f + i) - (a + 2d + g), summed as differences of neighbours (exact in float32).
+            np.subtract(ext[:, 2:], ext[:, :-2], out=across)
+            np.add(across[:-2], across[2:], out=dx)
+            dx += across[1:-1]
+            dx += across[1:-1]
+            dx *= self.scale
+            np.subtract(ext[:-2], ext[2:], out=along)  # north minus south: row 0 is north
+            np.add(along[:, :-2], along[:, 2:], out=dy)
+            dy += along[:, 1:-1]
+            dy += along[:, 1:-1]
+            dy *= self.scale
+            yield r0, r1, ext, dx, dy
+
+
 def horn_gradient(heightmap: npt.ArrayLike, cell_size: float = 1.0, z_factor: float = 1.0) -> tuple[F64, F64]:
     """Horn's gradient ``(dz/d east, dz/d north)``, ``float64 (rows, cols)`` each, dimensionless.
 
     ``dz/dx = ((c + 2f + i) - (a + 2d + g)) / (8 * cell)`` over the 3 x 3
     window ``a b c / d e f / g h i`` (row 0 north), likewise north minus
-    south for ``dz/dy``. Border cells repeat (see the module docstring).
+    south for ``dz/dy``. Border cells extrapolate their missing neighbours
+    linearly (see the module docstring): a plane's gradient is exact on every
+    cell. Computed in ``float64`` from the heights as given.
     """
-    h, cell = _heights(heightmap, cell_size, z_factor)
-    p = np.pad(h, 1, mode="edge")
-    scale = 1.0 / (8.0 * cell)
-    # Horn's operator is separable: a 1-2-1 smoothing across the direction, a difference along it.
-    across_rows = p[:-2] + 2.0 * p[1:-1] + p[2:]  # (rows, cols + 2)
-    dx = (across_rows[:, 2:] - across_rows[:, :-2]) * scale
-    del across_rows
-    across_cols = p[:, :-2] + 2.0 * p[:, 1:-1] + p[:, 2:]  # (rows + 2, cols)
-    dy = (across_cols[:-2] - across_cols[2:]) * scale
+    arr = heightmap if isinstance(heightmap, np.ndarray) else np.asarray(heightmap)
+    h: F64 = as_heightmap(arr, dtype=np.float64)
+    cell = check_number(cell_size, "cell_size", 1e-9, 1e9)
+    z = check_number(z_factor, "z_factor", 1e-9, 1e9)
+    if float(np.abs(h).max()) * z > MAX_HEIGHT:
+        raise ValueError(f"heights x z_factor must stay within +-{MAX_HEIGHT:g} metres")
+    rows, cols = h.shape
+    p = np.empty((rows + 2, cols + 2))
+    _fill_extension(p, h, 0, rows)
+    scale = z / (8.0 * cell)
+    across = p[:, 2:] - p[:, :-2]
+    dx = (across[:-2] + 2.0 * across[1:-1] + across[2:]) * scale
+    along = p[:-2] - p[2:]
+    dy = (along[:, :-2] + 2.0 * along[:, 1:-1] + along[:, 2:]) * scale
     return dx, dy
 
 
-def _lambert(dx: F64, dy: F64, sun: tuple[float, float, float]) -> F64:
-    """Cosine between the surface normal ``(-dx, -dy, 1)/|.|`` and the sun, unclamped numerator/denominator."""
+# --- per-block kernels (shared with core.bake) -------------------------------------------------
+def _norm2(dx: F32, dy: F32, out: F32) -> F32:
+    """``dx**2 + dy**2`` into ``out``."""
+    np.multiply(dx, dx, out=out)
+    out += dy * dy
+    return out
+
+
+def _hillshade_block(dx: F32, dy: F32, g2: F32, sun: tuple[float, float, float], out: F32, tmp: F32) -> None:
+    """``clip((up - east*dx - north*dy) / sqrt(1 + g2), 0, 1)`` into ``out`` (``tmp`` is scratch)."""
     e, n, u = sun
-    cosine: F64 = (u - dx * e - dy * n) / np.sqrt(1.0 + dx * dx + dy * dy)
-    return cosine
+    np.add(g2, np.float32(1.0), out=tmp)
+    np.sqrt(tmp, out=tmp)
+    np.multiply(dx, np.float32(-e), out=out)
+    out -= np.float32(n) * dy
+    out += np.float32(u)
+    out /= tmp
+    np.clip(out, 0.0, 1.0, out=out)
+
+
+#: The four lights of the multidirectional hillshade (Mark, 1992).
+MULTIDIRECTIONAL_AZIMUTHS = (225.0, 270.0, 315.0, 360.0)
+
+
+def _multidirectional_block(dx: F32, dy: F32, g2: F32, altitude_deg: float, out: F32, tmp: F32,
+                            along: F32) -> None:
+    """Mark's oblique-weighted hillshade into ``out`` (``tmp`` and ``along`` are scratch)."""
+    alt = math.radians(altitude_deg)
+    sin_alt, cos_alt = np.float32(math.sin(alt)), np.float32(math.cos(alt))
+    out.fill(0.0)
+    for az_deg in MULTIDIRECTIONAL_AZIMUTHS:
+        az = math.radians(az_deg)
+        np.multiply(dx, np.float32(math.sin(az)), out=along)
+        along += np.float32(math.cos(az)) * dy
+        np.multiply(along, -cos_alt, out=tmp)
+        tmp += sin_alt
+        np.maximum(tmp, 0.0, out=tmp)
+        tmp *= along
+        tmp *= along
+        out += tmp
+    # total / (2 g2 sqrt(1 + g2)); flat cells (g2 == 0) get sin(altitude).
+    np.add(g2, np.float32(1.0), out=tmp)
+    np.sqrt(tmp, out=tmp)
+    tmp *= g2
+    tmp *= np.float32(2.0)
+    flat = g2 == 0.0
+    np.copyto(tmp, np.float32(1.0), where=flat)
+    out /= tmp
+    np.copyto(out, sin_alt, where=flat)
+    np.clip(out, 0.0, 1.0, out=out)
+
+
+def _slope_block(g2: F32, out: F32) -> None:
+    """Slope in degrees, ``atan(sqrt(g2))``, into ``out``."""
+    np.sqrt(g2, out=out)
+    np.arctan(out, out=out)
+    out *= np.float32(180.0 / math.pi)
+
+
+def _curvature_block(ext: F32, scale: float, out: F32, tmp: F32) -> None:
+    """``-scale * laplacian`` of the heights in ``ext`` (the block with its border) into ``out``."""
+    centre = ext[1:-1, 1:-1]
+    np.subtract(ext[1:-1, :-2], centre, out=out)
+    for other in (ext[1:-1, 2:], ext[:-2, 1:-1], ext[2:, 1:-1]):
+        np.subtract(other, centre, out=tmp)
+        out += tmp
+    out *= np.float32(-scale)
+
+
+def _normal_block(dx: F32, dy: F32, g2: F32, out: F32, tmp: F32, tmp2: F32) -> None:
+    """OpenGL tangent-space normal ``(-dx, -dy, 1) / |.|`` mapped to ``[0, 1]`` into ``out`` (b, cols, 3)."""
+    np.add(g2, np.float32(1.0), out=tmp)
+    np.sqrt(tmp, out=tmp)
+    np.divide(np.float32(-0.5), tmp, out=tmp)  # minus half the inverse length
+    np.multiply(dx, tmp, out=tmp2)
+    tmp2 += np.float32(0.5)
+    out[..., 0] = tmp2
+    np.multiply(dy, tmp, out=tmp2)
+    tmp2 += np.float32(0.5)
+    out[..., 1] = tmp2
+    np.subtract(np.float32(0.5), tmp, out=tmp2)
+    out[..., 2] = tmp2
+
+
+def _per_block(heightmap: npt.ArrayLike, cell_size: float, z_factor: float, shape_tail: tuple[int, ...],
+               kernel: Callable[[F32, F32, F32, F32, F32, F32, F32], None]) -> F32:
+    """Run ``kernel(ext, dx, dy, g2, out_block, tmp, tmp2)`` over the blocks of one Horn pass."""
+    h, cell, z = _heights(heightmap, cell_size, z_factor)
+    grad = _Gradient(h, cell, z)
+    out = np.empty(h.shape + shape_tail, np.float32)
+    g2_buf, tmp_buf, tmp2_buf = (np.empty_like(grad.dx_buf) for _ in range(3))
+    for r0, r1, ext, dx, dy in grad.blocks():
+        b = r1 - r0
+        g2 = _norm2(dx, dy, g2_buf[:b])
+        kernel(ext, dx, dy, g2, out[r0:r1], tmp_buf[:b], tmp2_buf[:b])
+    return out
 
 
 def hillshade(
@@ -95,7 +295,8 @@ def hillshade(
 
     ``max(0, (sin(alt) - cos(alt) * (dz/dx * sin(az) + dz/dy * cos(az))) /
     sqrt(1 + dz/dx**2 + dz/dy**2))`` with Horn's gradient; the same model as
-    ``gdaldem hillshade`` (whose 8-bit output is ``1 + 254 * hillshade``).
+    ``gdaldem hillshade -compute_edges`` (whose 8-bit output is ``1 + 254 *
+    hillshade``), edges included (see the module docstring).
 
     Parameters
     ----------
@@ -114,13 +315,9 @@ def hillshade(
     -------
     ndarray of float32, shape (rows, cols), in ``[0, 1]``.
     """
-    dx, dy = horn_gradient(heightmap, cell_size, z_factor)
-    out: F32 = np.clip(_lambert(dx, dy, _sun(azimuth, altitude)), 0.0, 1.0).astype(np.float32)
-    return out
-
-
-#: The four lights of the multidirectional hillshade (Mark, 1992).
-MULTIDIRECTIONAL_AZIMUTHS = (225.0, 270.0, 315.0, 360.0)
+    sun = _sun(azimuth, altitude)
+    return _per_block(heightmap, cell_size, z_factor, (),
+                      lambda ext, dx, dy, g2, out, tmp, tmp2: _hillshade_block(dx, dy, g2, sun, out, tmp))
 
 
 def multidirectional_hillshade(
@@ -140,50 +337,116 @@ def multidirectional_hillshade(
 
     Parameters and result as :func:`hillshade` (no azimuth).
     """
-    dx, dy = horn_gradient(heightmap, cell_size, z_factor)
-    alt = math.radians(check_number(altitude, "altitude", 0.0, 90.0))
-    g2 = dx * dx + dy * dy
-    total = np.zeros_like(dx)
-    for az_deg in MULTIDIRECTIONAL_AZIMUTHS:
-        az = math.radians(az_deg)
-        se, sn = math.sin(az), math.cos(az)
-        along = dx * se + dy * sn
-        total += along * along * np.maximum(math.sin(alt) - math.cos(alt) * along, 0.0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        shade = total / (2.0 * g2 * np.sqrt(1.0 + g2))
-    shade = np.where(g2 == 0.0, math.sin(alt), shade)
-    out: F32 = np.clip(shade, 0.0, 1.0).astype(np.float32)
+    alt = check_number(altitude, "altitude", 0.0, 90.0)
+    return _per_block(heightmap, cell_size, z_factor, (),
+                      lambda ext, dx, dy, g2, out, tmp, tmp2: _multidirectional_block(dx, dy, g2, alt, out, tmp, tmp2))
+
+
+def normal_map(heightmap: npt.ArrayLike, cell_size: float = 1.0, z_factor: float = 1.0) -> F32:
+    """Tangent-space normal map, OpenGL convention: ``float32 (rows, cols, 3)`` in ``[0, 1]``.
+
+    The unit normal ``(-dz/dx, -dz/dy, 1) / |.|`` with X east (red) and Y
+    north (green, "Y+" as OpenGL, Blender and Unity expect; flip green for
+    DirectX/Unreal), mapped from ``[-1, 1]`` to ``[0, 1]``: flat ground is
+    ``(0.5, 0.5, 1)``. Horn's gradient, edges as the module docstring says.
+    """
+    return _per_block(heightmap, cell_size, z_factor, (3,),
+                      lambda ext, dx, dy, g2, out, tmp, tmp2: _normal_block(dx, dy, g2, out, tmp, tmp2))
+
+
+def slope_degrees(heightmap: npt.ArrayLike, cell_size: float = 1.0, z_factor: float = 1.0) -> F32:
+    """Slope angle in degrees, ``[0, 90)``: ``atan(|grad|)`` with Horn's gradient (as ``gdaldem slope
+    -compute_edges``, edges as the module docstring says). ``float32 (rows, cols)``."""
+    return _per_block(heightmap, cell_size, z_factor, (),
+                      lambda ext, dx, dy, g2, out, tmp, tmp2: _slope_block(g2, out))
+
+
+def curvature(heightmap: npt.ArrayLike, cell_size: float = 1.0, z_factor: float = 1.0) -> F32:
+    """Curvature in 1/metres: minus the Laplacian of the heights, positive on ridges and peaks.
+
+    ``-(d2z/dx2 + d2z/dy2)`` by central differences (Zevenbergen and Thorne,
+    "Quantitative analysis of land surface topography", 1987, whose total
+    curvature this is up to sign). Border cells extrapolate their missing
+    neighbours linearly, as the gradient does: a plane's curvature is 0
+    everywhere, and on an edge only the second difference along the edge
+    remains. ``float32 (rows, cols)``.
+    """
+    h, cell, z = _heights(heightmap, cell_size, z_factor)
+    scale = z / (cell * cell)
+    rows, cols = h.shape
+    block = _block_rows(cols)
+    ext_buf = np.empty((min(block, rows) + 2, cols + 2), np.float32)
+    tmp_buf = np.empty((min(block, rows), cols), np.float32)
+    out = np.empty(h.shape, np.float32)
+    for r0 in range(0, rows, block):
+        r1 = min(rows, r0 + block)
+        ext = ext_buf[: r1 - r0 + 2]
+        _fill_extension(ext, h, r0, r1)
+        _curvature_block(ext, scale, out[r0:r1], tmp_buf[: r1 - r0])
     return out
 
 
-def _march_distances(max_cells: float, growth: float) -> list[int]:
-    """Step distances in cells: every cell up to 8, then growing by ``growth`` (distinct integers)."""
-    d, out = 1.0, []
-    while d <= max_cells:
-        out.append(int(round(d)))
-        d = d + 1.0 if d < 8 else d * growth
-    return sorted(set(out))
+# --- cast shadows: an exact sweep toward the sun --------------------------------------------
+#: Sample altitudes across the sun's disc: the penumbra has this many steps by default.
+SHADOW_SAMPLES = 8
 
 
-def _horizon_tangent(h: F64, cell: float, east: float, north: float, distances: list[int]) -> F64:
-    """Largest ``(h(x + d*dir) - h(x)) / (d * cell)`` over the distances, along direction (east, north).
+def _sun_frame(h: F32, azimuth: float) -> tuple[F32, Callable[[F32], F32], float]:
+    """A view of ``h`` in which the sun lies toward row 0 and drifts toward higher columns.
 
-    Samples the nearest cell to each point of the ray; cells beyond the map
-    do not occlude. Starts at ``-inf`` (nothing in the way).
+    Returns ``(v, back, drift)``: rows of ``v`` are lines across the sun's
+    direction ordered from the sun; going one row toward the sun moves
+    ``drift`` in ``[0, 1]`` columns to the right; ``back`` maps an array in
+    ``v``'s frame to ``h``'s.
     """
-    rows, cols = h.shape
-    best = np.full(h.shape, -np.inf)
-    for d in distances:
-        dr, dc = int(round(-north * d)), int(round(east * d))
-        if abs(dr) >= rows or abs(dc) >= cols or (dr == 0 and dc == 0):
-            continue
-        # Cells (r, c) whose sample (r + dr, c + dc) lies on the map.
-        r0, r1 = max(0, -dr), min(rows, rows - dr)
-        c0, c1 = max(0, -dc), min(cols, cols - dc)
-        sample = h[r0 + dr : r1 + dr, c0 + dc : c1 + dc]
-        rise = (sample - h[r0:r1, c0:c1]) * (1.0 / (math.hypot(dr, dc) * cell))
-        np.maximum(best[r0:r1, c0:c1], rise, out=best[r0:r1, c0:c1])
-    return best
+    az = math.radians(azimuth)
+    d_col, d_row = math.sin(az), -math.cos(az)  # one unit step toward the sun, array axes
+    transpose = abs(d_col) > abs(d_row)
+    major, minor = (d_col, d_row) if transpose else (d_row, d_col)
+    flip_major, flip_minor = major > 0, minor < 0
+    v: F32 = np.ascontiguousarray(h.T) if transpose else h
+    if flip_major:
+        v = v[::-1]
+    if flip_minor:
+        v = v[:, ::-1]
+    drift = abs(minor) / abs(major)
+
+    def back(a: F32) -> F32:
+        if flip_minor:
+            a = a[:, ::-1]
+        if flip_major:
+            a = a[::-1]
+        out: F32 = np.ascontiguousarray(a.T) if transpose else np.ascontiguousarray(a)
+        return out
+
+    return v, back, drift
+
+
+def _disc_altitudes(altitude: float, softness: float, samples: int) -> list[float]:
+    """Altitudes (degrees) at the centres of ``samples`` equal bands across the sun's disc."""
+    return [altitude - softness / 2.0 + softness * (j + 0.5) / samples for j in range(samples)]
+
+
+def shadow_work(shape: tuple[int, int], samples: int = SHADOW_SAMPLES, max_distance: int | None = None) -> int:
+    """Work of :func:`cast_shadows` on a ``(rows, cols)`` map, in cell samples.
+
+    ``rows x cols x samples``, times ``2 + log2(max_distance)`` when a
+    ``max_distance`` shorter than the map bounds the rays (a windowed maximum
+    instead of a running one).
+    """
+    rows, cols = shape
+    work = rows * cols * samples
+    if max_distance is not None and max_distance < max(rows, cols):
+        work *= 2 + max(1, int(max_distance)).bit_length()
+    return work
+
+
+def check_light_work(work: int, what: str) -> None:
+    """Refuse a shadow or ambient-occlusion request above :data:`MAX_LIGHT_WORK` cell samples,
+    naming the parameters in ``what``."""
+    if work > MAX_LIGHT_WORK:
+        raise ValueError(f"{what}: {work:.3g} cell samples, more than {MAX_LIGHT_WORK:.2g} (about a minute): "
+                         "use fewer directions, a smaller radius or a smaller map")
 
 
 def cast_shadows(
@@ -194,16 +457,32 @@ def cast_shadows(
     z_factor: float = 1.0,
     softness: float = 2.0,
     max_distance: int | None = None,
+    *,
+    samples: int = SHADOW_SAMPLES,
 ) -> F32:
-    """Cast shadows by marching toward the sun: 1 lit, 0 in shadow, soft at the edge.
+    """Cast shadows: the share of the sun's disc each cell sees, 1 lit, 0 in shadow.
 
-    From each cell the ray toward the sun is sampled at growing distances
-    (every cell up to 8 cells, then 10 % further each step, up to where the
-    ray clears the map's highest point or ``max_distance`` cells). The cell's
-    horizon angle toward the sun is the steepest elevation angle of the
-    terrain along the ray; the cell is lit by the part of a sun disc
-    ``softness`` degrees wide that stands above it:
-    ``clip((altitude - horizon) / softness + 0.5, 0, 1)``.
+    **Rays.** Each cell's ray toward the sun is the digital line through it
+    parallel to the sun's azimuth: one cell per row (or per column, whichever
+    the sun's direction crosses faster), all rays of a map being translates of
+    one line, each within one cell of the exact ray. Every cell of the ray is
+    visited, up to the map's edge (cells beyond the map do not occlude) or
+    ``max_distance`` cells: no occluder is skipped, however thin.
+
+    **Sweep.** A cell ``x`` is lit from altitude ``a`` when no cell ``p`` of
+    its ray rises above the line of slope ``tan(a)`` through it:
+    ``h(p) + tan(a) * d(p) <= h(x) + tan(a) * d(x)``, with ``d`` the distance
+    along the rays from the map's sunward side. So one pass from that side,
+    keeping the running maximum of ``h + tan(a) * d`` along every ray, decides
+    every cell exactly (a windowed maximum when ``max_distance`` is given).
+
+    **Penumbra.** The sun is a disc ``softness`` degrees wide; the result is
+    the share of ``samples`` altitudes, at the centres of equal bands across
+    the disc, from which the cell sees the sun (so the penumbra has
+    ``samples`` steps; sample altitudes below 0 count as hidden by flat
+    ground, above 90 as lit). With an exact horizon angle ``H`` this is the
+    ``clip((altitude - H) / softness + 0.5, 0, 1)`` of a uniform disc,
+    rounded to the samples.
 
     Parameters
     ----------
@@ -212,32 +491,196 @@ def cast_shadows(
     cell_size, azimuth, altitude, z_factor : float
         As :func:`hillshade`.
     softness : float
-        Width of the penumbra in degrees, ``[0.01, 45]``.
+        Width of the sun's disc (the penumbra) in degrees, ``[0.01, 45]``.
     max_distance : int, optional
-        Longest ray in cells (default: no limit beyond the map).
+        Longest ray in cells, ``[1, 2**20]`` (default: to the map's edge).
+    samples : int
+        Altitudes sampled across the disc, ``[1, 64]``.
 
     Returns
     -------
-    ndarray of float32, shape (rows, cols), in ``[0, 1]``.
+    ndarray of float32, shape (rows, cols), in ``[0, 1]`` (multiples of ``1 / samples``).
+
+    Raises
+    ------
+    TypeError, ValueError
+        For bad parameters, naming the parameter and its range, or work above
+        :data:`MAX_LIGHT_WORK` (see :func:`shadow_work`).
     """
-    h, cell = _heights(heightmap, cell_size, z_factor)
-    east, north, up = _sun(azimuth, altitude)
+    h, cell, z = _heights(heightmap, cell_size, z_factor)
+    alt_deg, soft, k, reach = _shadow_parameters(h.shape, azimuth, altitude, softness, max_distance, samples)
+    return _cast_shadows(h, cell, z, float(azimuth) % 360.0, alt_deg, soft, k, reach)
+
+
+def _shadow_parameters(shape: tuple[int, ...], azimuth: float, altitude: float, softness: float,
+                       max_distance: int | None, samples: int) -> tuple[float, float, int, int | None]:
+    """Checked ``(altitude, softness, samples, max_distance)`` of :func:`cast_shadows`, its work bounded."""
+    check_number(azimuth, "azimuth")
+    alt_deg = check_number(altitude, "altitude", 0.0, 90.0)
     soft = check_number(softness, "softness", 0.01, 45.0)
-    alt_deg = math.degrees(math.asin(up))
-    rows, cols = h.shape
-    reach = float(max(rows, cols))
-    lowest = math.radians(max(alt_deg - soft / 2.0, 0.01))
-    span = float(h.max() - h.min())
-    reach = min(reach, span / (cell * math.tan(lowest)) + 1.0)
-    if max_distance is not None:
-        reach = min(reach, float(check_count(max_distance, "max_distance", 1, 1 << 20)))
-    horizontal = math.hypot(east, north)
-    if horizontal == 0.0:  # sun at the zenith: nothing casts a shadow
+    k = check_count(samples, "samples", 1, 64)
+    reach = None if max_distance is None else check_count(max_distance, "max_distance", 1, 1 << 20)
+    check_light_work(shadow_work((shape[0], shape[1]), k, reach),
+                     f"cast_shadows: {k} samples over {shape[0]} x {shape[1]} cells")
+    return alt_deg, soft, k, reach
+
+
+def _cast_shadows(h: F32, cell: float, z: float, azimuth: float, alt_deg: float, soft: float, k: int,
+                  reach: int | None) -> F32:
+    """:func:`cast_shadows` of checked float32 heights (not yet scaled by ``z``)."""
+    if alt_deg >= 90.0:  # sun at the zenith: nothing casts a shadow
         return np.ones(h.shape, dtype=np.float32)
-    tangent = _horizon_tangent(h, cell, east / horizontal, north / horizontal, _march_distances(reach, 1.1))
-    horizon = np.degrees(np.arctan(tangent))  # -90 where nothing lies on the map toward the sun
-    out: F32 = np.clip((alt_deg - horizon) / soft + 0.5, 0.0, 1.0).astype(np.float32)
+    v, back, drift = _sun_frame(h, azimuth)
+    step = math.hypot(1.0, drift) * cell / z  # metres along the ray per row of v, in unscaled heights
+    altitudes = _disc_altitudes(alt_deg, soft, k)
+    always = sum(1 for a in altitudes if a >= 90.0)
+    slopes = [math.tan(math.radians(a)) * step for a in altitudes if a < 90.0]
+    n = v.shape[0]
+    steps = None if reach is None else max(1, int(math.floor(reach / math.hypot(1.0, drift) + 1e-9)))
+    if slopes and steps is not None and steps < n - 1:
+        count = _windowed_sweep(v, drift, slopes, steps)
+    elif slopes:
+        count = _running_sweep(v, drift, slopes)
+    else:
+        count = np.zeros(v.shape, np.uint8)
+    lit = count.astype(np.float32)
+    lit += np.float32(always)
+    lit *= np.float32(1.0 / k)
+    return back(lit)
+
+
+def _lane_offsets(n: int, drift: float) -> npt.NDArray[np.int64]:
+    """Column offset of the rays in row ``i`` of the sun frame: ``round(drift * i)``.
+
+    A ray through ``(i, w)`` passes ``(i - k, w + offset[i] - offset[i - k])``
+    toward the sun: ray ``u = w + offset[i]`` is a column of the sheared map.
+    """
+    offsets: npt.NDArray[np.int64] = np.rint(np.arange(n) * drift).astype(np.int64)
+    return offsets
+
+
+def _running_sweep(v: F32, drift: float, slopes: list[float]) -> npt.NDArray[np.uint8]:
+    """For each cell of ``v`` (sun frame), how many of the slopes it is lit at, rays to the map's edge.
+
+    Keeps, for each slope, the running maximum of ``h + slope * row`` of the
+    ray through each cell of the current row (indexed by column, so every
+    operation is on contiguous rows); when the rays' offset grows by one
+    between rows, the maxima move one column left and a new ray enters on
+    the right.
+    """
+    n, width = v.shape
+    offsets = _lane_offsets(n, drift)
+    k = len(slopes)
+    seen = np.full((k, width), -np.inf, np.float32)  # running max along the ray through (row, column)
+    spare = np.empty_like(seen)
+    ramp = (np.asarray(slopes, np.float64)[:, None] * np.arange(n)[None, :]).astype(np.float32)
+    g = np.empty((k, width), np.float32)
+    lit = np.empty((k, width), np.bool_)
+    count = np.empty((n, width), np.uint8)
+    previous = 0
+    for i in range(n):  # a loop over the rows of the sweep; each step is a whole-row operation
+        if offsets[i] != previous:  # rays move one column: (i, w) continues the ray of (i - 1, w + 1)
+            spare[:, :-1] = seen[:, 1:]
+            spare[:, -1] = -np.inf
+            seen, spare = spare, seen
+            previous = int(offsets[i])
+        np.add(v[i], ramp[:, i : i + 1], out=g)
+        np.greater_equal(g, seen, out=lit)
+        np.add.reduce(lit, axis=0, dtype=np.uint8, out=count[i])
+        np.maximum(seen, g, out=seen)
+    return count
+
+
+def _windowed_sweep(v: F32, drift: float, slopes: list[float], steps: int) -> npt.NDArray[np.uint8]:
+    """As :func:`_running_sweep`, but only the ``steps`` rows of a ray nearest each cell can occlude it.
+
+    The rays are sheared into the columns of an array; the maximum over the
+    ``steps`` rows before each cell is a sparse-table maximum (windows of
+    ``2**j`` rows doubled ``log2(steps)`` times, then two overlapping
+    windows), computed on column blocks that stay in cache.
+    """
+    n, width = v.shape
+    offsets = _lane_offsets(n, drift)
+    lanes = width + int(offsets[-1])
+    sheared = np.full((n, lanes), -np.inf, np.float32)
+    for i in range(n):
+        s = int(offsets[i])
+        sheared[i, s : s + width] = v[i]
+    count = np.empty((n, lanes), np.uint8)
+    rows = np.arange(n, dtype=np.float64)[:, None]
+    level = steps.bit_length() - 1  # 2**level <= steps < 2**(level + 1)
+    chunk = max(16, 4 * _BLOCK_CELLS // n)
+    for u0 in range(0, lanes, chunk):
+        u1 = min(lanes, u0 + chunk)
+        block = np.ascontiguousarray(sheared[:, u0:u1])  # contiguous operations are several times faster
+        counted = np.zeros(block.shape, np.uint8)
+        g = np.empty(block.shape, np.float32)
+        win, other, blocked = np.empty_like(g), np.empty_like(g), np.empty_like(g)
+        for slope in slopes:
+            np.add(block, (rows * slope).astype(np.float32), out=g)
+            win[:] = g
+            for j in range(level):  # win[i] = max of g over rows (i - 2**(j+1), i]
+                span = 1 << j
+                other[:span] = win[:span]
+                np.maximum(win[span:], win[:-span], out=other[span:])
+                win, other = other, win
+            # rows i - steps .. i - 1: the window ending at i - 1 and the one starting at i - steps.
+            top = 1 << level
+            blocked[0] = -np.inf
+            blocked[1:] = win[:-1]
+            if steps > top:
+                shift = steps - top + 1
+                np.maximum(blocked[shift:], win[: n - shift], out=blocked[shift:])
+            counted += g >= blocked
+        count[:, u0:u1] = counted
+    out = np.empty((n, width), np.uint8)
+    for i in range(n):
+        s = int(offsets[i])
+        out[i] = count[i, s : s + width]
     return out
+
+
+# --- ambient occlusion ------------------------------------------------------------------------
+def _march_distances(max_cells: float, growth: float) -> list[int]:
+    """Step distances in cells: every cell up to 8, then growing by ``growth`` (distinct integers)."""
+    d, out = 1.0, []
+    while d <= max_cells:
+        out.append(int(round(d)))
+        d = d + 1.0 if d < 8 else d * growth
+    return sorted(set(out))
+
+
+def _ambient_plan(shape: tuple[int, int], directions: int, radius: int) -> list[list[tuple[int, int, float]]]:
+    """Per direction, the ``(d_row, d_col, 1 / length in cells)`` of each sample inside the map."""
+    rows, cols = shape
+    distances = _march_distances(float(radius), 1.25)
+    plan = []
+    for k in range(directions):
+        az = 2.0 * math.pi * k / directions
+        east, north = math.sin(az), math.cos(az)
+        steps = []
+        for d in distances:
+            dr, dc = int(round(-north * d)), int(round(east * d))
+            if abs(dr) >= rows or abs(dc) >= cols or (dr == 0 and dc == 0):
+                continue
+            steps.append((dr, dc, 1.0 / math.hypot(dr, dc)))
+        plan.append(steps)
+    return plan
+
+
+def ambient_work(shape: tuple[int, int], directions: int = 16, radius: int = 64) -> int:
+    """Work of :func:`ambient_occlusion` on a ``(rows, cols)`` map, in cell samples.
+
+    ``rows x cols x`` the number of samples (directions x distances) that
+    fall inside the map.
+    """
+    rows, cols = shape
+    return rows * cols * sum(len(s) for s in _ambient_plan(shape, directions, radius))
+
+
+def _workers(cells: int) -> int:
+    """Threads for a kernel over ``cells`` cells: numpy releases the GIL inside each block's operations."""
+    return 1 if cells < (1 << 18) else max(1, min(4, os.cpu_count() or 1))
 
 
 def ambient_occlusion(
@@ -253,9 +696,16 @@ def ambient_occlusion(
     Kokalj, "Sky-view factor as a relief visualization technique", Remote
     Sensing 3, 2011; also RVT and the heightmap AO of terrain tools): in each
     of ``directions`` evenly spaced azimuths the horizon angle ``h`` is the
-    steepest elevation angle of the terrain within ``radius`` cells (marched
-    as in :func:`cast_shadows`); the cell sees ``1 - sin(max(h, 0))`` of the
-    sky in that direction, averaged over the directions.
+    steepest elevation angle of the terrain sampled within ``radius`` cells
+    (at the nearest cell every cell out to 8 cells, then 25 % further each
+    sample; cells beyond the map do not occlude); the cell sees
+    ``1 - sin(max(h, 0))`` of the sky in that direction, averaged over the
+    directions.
+
+    **Speed.** The map is marched in blocks of rows small enough to stay in
+    the processor's cache (every sample of every direction for one block
+    before the next), in ``float32``, on up to four threads: the values equal
+    a whole-map ``float64`` march within about ``1e-6``.
 
     Parameters
     ----------
@@ -271,19 +721,102 @@ def ambient_occlusion(
     Returns
     -------
     ndarray of float32, shape (rows, cols), in ``[0, 1]`` (1 = open sky).
+
+    Raises
+    ------
+    TypeError, ValueError
+        For bad parameters, naming the parameter and its range, or work above
+        :data:`MAX_LIGHT_WORK` (see :func:`ambient_work`).
     """
-    h, cell = _heights(heightmap, cell_size, z_factor)
+    h, cell, z = _heights(heightmap, cell_size, z_factor)
+    plan = _ambient_parameters(h.shape, directions, radius)
+    return _ambient_occlusion(h, cell, z, plan)
+
+
+def _ambient_parameters(shape: tuple[int, ...], directions: int, radius: int) -> list[list[tuple[int, int, float]]]:
+    """The checked sampling plan of :func:`ambient_occlusion`, its work bounded."""
     n_dir = check_count(directions, "directions", 4, 360)
     r = check_count(radius, "radius", 1, 100_000)
-    distances = _march_distances(float(r), 1.25)
-    sky = np.zeros(h.shape)
-    for k in range(n_dir):
-        az = 2.0 * math.pi * k / n_dir
-        tangent = _horizon_tangent(h, cell, math.sin(az), math.cos(az), distances)
-        t = np.maximum(tangent, 0.0)
-        sky += 1.0 - t / np.sqrt(1.0 + t * t)  # sin(arctan(t))
-    out: F32 = np.clip(sky / n_dir, 0.0, 1.0).astype(np.float32)
+    rows, cols = shape[0], shape[1]
+    plan = _ambient_plan((rows, cols), n_dir, r)
+    check_light_work(rows * cols * sum(len(s) for s in plan),
+                     f"ambient_occlusion: {n_dir} directions x radius {r} over {rows} x {cols} cells")
+    return plan
+
+
+def _ambient_occlusion(h: F32, cell: float, z: float, plan: list[list[tuple[int, int, float]]]) -> F32:
+    """:func:`ambient_occlusion` of checked float32 heights (not yet scaled by ``z``) with a checked plan."""
+    rows, cols = h.shape
+    scaled = [[(dr, dc, np.float32(inv * z / cell)) for dr, dc, inv in steps] for steps in plan]
+    # Columns beyond the map hold -inf (no occluder), so most samples read whole rows: numpy's fast path.
+    pad = min(_AO_PAD, max((abs(dc) for steps in plan for _, dc, _ in steps), default=0))
+    padded = np.full((rows, cols + 2 * pad), -np.inf, np.float32)
+    padded[:, pad : pad + cols] = h
+    out = np.empty(h.shape, np.float32)
+    block = max(1, _AO_BLOCK_CELLS // cols)
+    starts = list(range(0, rows, block))
+    workers = min(_workers(rows * cols), len(starts))
+
+    def run(mine: list[int]) -> None:
+        shape = (min(block, rows), cols)
+        buffers = (np.empty(shape, np.float32), np.empty(shape, np.float32), np.empty(shape, np.float32))
+        for r0 in mine:
+            _ambient_rows(h, padded, pad, r0, min(rows, r0 + block), scaled, out, buffers)
+
+    if workers > 1:
+        with ThreadPoolExecutor(workers) as pool:
+            list(pool.map(run, [starts[w::workers] for w in range(workers)]))
+    else:
+        run(starts)
     return out
+
+
+#: Cells per block of rows of ambient occlusion: larger than the Horn blocks (its working set is three
+#: blocks and the rows they sample); measured fastest on two cores with a 1 MiB second-level cache each.
+_AO_BLOCK_CELLS = 1 << 18
+#: Columns of -inf padding beside the map for ambient occlusion's samples (farther ones are clipped).
+_AO_PAD = 256
+
+
+def _ambient_rows(h: F32, padded: F32, pad: int, r0: int, r1: int, plan: list[list[tuple[int, int, np.float32]]],
+                  out: F32, buffers: tuple[F32, F32, F32]) -> None:
+    """Ambient occlusion of rows ``r0 .. r1 - 1`` into ``out``: every sample of every direction.
+
+    ``padded`` is ``h`` with ``pad`` columns of ``-inf`` each side. Samples
+    within the padding read whole rows (contiguous operations, several times
+    faster than clipped ones); farther ones are clipped to the map.
+    """
+    rows, cols = h.shape
+    b = r1 - r0
+    best, tmp, sky = (x[:b] for x in buffers)
+    sky.fill(0.0)
+    for steps in plan:
+        best.fill(0.0)  # horizons below 0 count as 0
+        for dr, dc, inv in steps:
+            a0, a1 = max(r0, -dr), min(r1, rows - dr)  # rows whose sample lies on the map
+            if a0 >= a1:
+                continue
+            if abs(dc) <= pad:
+                c0, c1 = 0, cols
+                source = padded[a0 + dr : a1 + dr, pad + dc : pad + dc + cols]
+            else:
+                c0, c1 = max(0, -dc), min(cols, cols - dc)
+                source = h[a0 + dr : a1 + dr, c0 + dc : c1 + dc]
+            t = tmp[a0 - r0 : a1 - r0, c0:c1]
+            np.subtract(source, h[a0:a1, c0:c1], out=t)
+            t *= inv
+            view = best[a0 - r0 : a1 - r0, c0:c1]
+            np.maximum(view, t, out=view)
+        # sin(atan(t)) = t / sqrt(1 + t * t)
+        np.multiply(best, best, out=tmp)
+        tmp += np.float32(1.0)
+        np.sqrt(tmp, out=tmp)
+        np.divide(best, tmp, out=tmp)
+        sky += tmp
+    target = out[r0:r1]
+    np.multiply(sky, np.float32(-1.0 / len(plan)), out=target)
+    target += np.float32(1.0)
+    np.clip(target, 0.0, 1.0, out=target)
 
 
 def combined_lightmap(
@@ -308,49 +841,23 @@ def combined_lightmap(
     """
     strength = check_number(ambient_strength, "ambient_strength", 0.0, 10.0)
     if multidirectional:
-        light = multidirectional_hillshade(heightmap, cell_size, altitude, z_factor).astype(np.float64)
+        light = multidirectional_hillshade(heightmap, cell_size, altitude, z_factor)
     else:
-        light = hillshade(heightmap, cell_size, azimuth, altitude, z_factor).astype(np.float64)
+        light = hillshade(heightmap, cell_size, azimuth, altitude, z_factor)
     if shadows:
         light *= cast_shadows(heightmap, cell_size, azimuth, altitude, z_factor, shadow_softness)
     if ambient and strength > 0.0:
-        ao = ambient_occlusion(heightmap, cell_size, z_factor, ambient_directions, ambient_radius)
-        light *= np.power(ao.astype(np.float64), strength)
-    out: F32 = np.clip(light, 0.0, 1.0).astype(np.float32)
-    return out
+        light *= _ambient_power(ambient_occlusion(heightmap, cell_size, z_factor, ambient_directions, ambient_radius),
+                                strength)
+    np.clip(light, 0.0, 1.0, out=light)
+    return light
 
 
-def normal_map(heightmap: npt.ArrayLike, cell_size: float = 1.0, z_factor: float = 1.0) -> F32:
-    """Tangent-space normal map, OpenGL convention: ``float32 (rows, cols, 3)`` in ``[0, 1]``.
-
-    The unit normal ``(-dz/dx, -dz/dy, 1) / |.|`` with X east (red) and Y
-    north (green, "Y+" as OpenGL, Blender and Unity expect; flip green for
-    DirectX/Unreal), mapped from ``[-1, 1]`` to ``[0, 1]``: flat ground is
-    ``(0.5, 0.5, 1)``.
-    """
-    dx, dy = horn_gradient(heightmap, cell_size, z_factor)
-    inv = 1.0 / np.sqrt(1.0 + dx * dx + dy * dy)
-    n = np.stack([-dx * inv, -dy * inv, inv], axis=-1)
-    out: F32 = ((n + 1.0) * 0.5).astype(np.float32)
-    return out
-
-
-def slope_degrees(heightmap: npt.ArrayLike, cell_size: float = 1.0, z_factor: float = 1.0) -> F32:
-    """Slope angle in degrees, ``[0, 90)``: ``atan(|grad|)`` with Horn's gradient (as ``gdaldem slope``)."""
-    dx, dy = horn_gradient(heightmap, cell_size, z_factor)
-    out: F32 = np.degrees(np.arctan(np.sqrt(dx * dx + dy * dy))).astype(np.float32)
-    return out
-
-
-def curvature(heightmap: npt.ArrayLike, cell_size: float = 1.0, z_factor: float = 1.0) -> F32:
-    """Curvature in 1/metres: minus the Laplacian of the heights, positive on ridges and peaks.
-
-    ``-(d2z/dx2 + d2z/dy2)`` by central differences (Zevenbergen and Thorne,
-    "Quantitative analysis of land surface topography", 1987, whose total
-    curvature this is up to sign); border cells repeat. ``float32 (rows, cols)``.
-    """
-    h, cell = _heights(heightmap, cell_size, z_factor)
-    p = np.pad(h, 1, mode="edge")
-    lap = (p[1:-1, :-2] + p[1:-1, 2:] + p[:-2, 1:-1] + p[2:, 1:-1] - 4.0 * h) / (cell * cell)
-    out: F32 = (-lap).astype(np.float32)
-    return out
+def _ambient_power(ao: F32, strength: float) -> F32:
+    """``ao ** strength`` in place, as ``exp(strength * log(ao))`` (vectorised float32 exp and log)."""
+    if strength != 1.0:
+        with np.errstate(divide="ignore"):  # log(0) = -inf, and exp(-inf) = 0 as it should
+            np.log(ao, out=ao)
+        ao *= np.float32(strength)
+        np.exp(ao, out=ao)
+    return ao

@@ -373,7 +373,7 @@ def _v1_heightmap(s: Mapping[str, Any]) -> Recipe:
         "hills": lambda: {"count": s["hill_count"], "radius_min": s["radius_min"], "radius_max": s["radius_max"],
                           "island": s["island"]},
         "faults": lambda: {"faults": s["fault_count"], "displacement_max": 1.0,
-                           "displacement_min": s["displacement_min"]},
+                           "displacement_min": s["displacement_min"], "spacing": "orogen_0_1"},
         "diamond_square": lambda: {"roughness": s["roughness"]},
         "noise": lambda: {
             "noise": s["noise_amplitude"], "hills": s["noise_hill_count"],

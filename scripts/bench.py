@@ -17,6 +17,10 @@ timed next to pyfastnoiselite (FastNoise Lite, MIT; a benchmark dependency
 only) computing the same octaves, frequencies and fractal type over the same
 points, in the same run; its inputs (the point coordinates) are made before
 the clock starts.
+The lighting kernels are measured
+against the memory-bandwidth bound: the time to read the heightmap once and
+write each output once at the bandwidth of a numpy copy of a large array,
+measured in the same run.
 """
 
 import argparse
@@ -35,6 +39,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # scripts may import the source tree; the extension itself never does this
 
 from core import filters, rng, shading  # noqa: E402
+from core.bake import bake_maps  # noqa: E402
 from core.faults import fault_displacements, fault_formation, fault_lines  # noqa: E402
 from core.fractal import fractal_noise  # noqa: E402
 from core.hills import hill_parameters, hills_raw  # noqa: E402
@@ -56,6 +61,9 @@ TARGETS = {
     "erosion_steps_per_s_1025": 10.0,
     "noise_x_fastnoiselite": 2.0,
     "stream_power_x_fastscapelib": 2.0,
+    "ambient_4097_s": 2.0,
+    "shadows_4097_s": 1.0,
+    "bake_4097_s": 0.7,
 }
 
 
@@ -188,6 +196,41 @@ def bench_generators(sizes, runs):
             peak = peak_bytes(fn)
             rows.append({"case": name, "size": n, "seconds": t, "peak_bytes": peak,
                          "peak_x_heightmap": peak / heightmap_bytes})
+    return rows
+
+
+def copy_bandwidth(elements, runs):
+    """Bytes per second of ``np.copyto`` between two large float32 arrays (read + write), median of runs."""
+    src = np.random.default_rng(0).random(elements, dtype=np.float32)
+    dst = np.empty_like(src)
+    np.copyto(dst, src)  # touch the pages first
+    return 2 * src.nbytes / median_time(lambda: np.copyto(dst, src), max(runs, 3))
+
+
+def bench_lighting(sizes, runs, bandwidth):
+    """The lighting kernels at each size, against the memory-bandwidth bound of their input and outputs."""
+    rows = []
+    for n in sizes:
+        terrain = Recipe("diamond_square", 1, (n, n)).evaluate() * np.float32(n * 0.15)  # metres, 1 m cells
+        cases = [  # (name, function, float32 maps read + written per cell)
+            ("hillshade", lambda t=terrain: shading.hillshade(t, 1.0, 315.0, 45.0), 2),
+            ("multidirectional hillshade", lambda t=terrain: shading.multidirectional_hillshade(t, 1.0), 2),
+            ("slope", lambda t=terrain: shading.slope_degrees(t, 1.0), 2),
+            ("curvature", lambda t=terrain: shading.curvature(t, 1.0), 2),
+            ("normal map", lambda t=terrain: shading.normal_map(t, 1.0), 4),
+            ("cast shadows (sun 315/30, 8 samples)", lambda t=terrain: shading.cast_shadows(t, 1.0, 315.0, 30.0), 2),
+            ("ambient occlusion (16 directions, radius 64)",
+             lambda t=terrain: shading.ambient_occlusion(t, 1.0, directions=16, radius=64), 2),
+            ("bake_maps (slope lighting, slope, curvature)",
+             lambda t=terrain: bake_maps(t, 1.0, lighting="slope"), 4),
+            ("bake_maps (hillshade x shadows x AO, slope, curvature)",
+             lambda t=terrain: bake_maps(t, 1.0, shadows=True, ambient=True), 4),
+        ]
+        for name, fn, maps in cases:
+            t = median_time(fn, runs if n <= 1025 else max(1, runs // 2))
+            floor = maps * 4 * n * n / bandwidth
+            rows.append({"case": name, "size": n, "seconds": t, "bandwidth_floor_seconds": floor,
+                         "x_bandwidth_floor": t / floor, "peak_x_heightmap": peak_bytes(fn) / (4 * n * n)})
     return rows
 
 
@@ -401,7 +444,7 @@ def bench_erosion(n, runs, steps):
     return rows
 
 
-def verdicts(gen, refs, blender, regen=(), erosion=(), noise=(), stream=()):
+def verdicts(gen, refs, blender, regen=(), erosion=(), noise=(), stream=(), light=()):
     out = {}
     e1025 = [r for r in erosion if r["size"] == 1025]
     if e1025:
@@ -430,7 +473,16 @@ def verdicts(gen, refs, blender, regen=(), erosion=(), noise=(), stream=()):
         match = [r for r in gen if r["case"] == case and r["size"] == 1025]
         if match:
             out[words] = match[0]["seconds"] < TARGETS[key]
-    big = [r for r in gen if r["size"] == 4097]
+    for case, key, words in (("ambient occlusion (16 directions, radius 64)", "ambient_4097_s",
+                              "ambient occlusion (16 directions) at 4097 under 2 s"),
+                             ("cast shadows (sun 315/30, 8 samples)", "shadows_4097_s",
+                              "cast shadows at 4097 under 1 s"),
+                             ("bake_maps (slope lighting, slope, curvature)", "bake_4097_s",
+                              "baking the add-on's default maps at 4097 under 0.7 s")):
+        match = [r for r in light if r["case"] == case and r["size"] == 4097]
+        if match:
+            out[words] = match[0]["seconds"] < TARGETS[key]
+    big = [r for r in gen + light if r["size"] == 4097]
     if big:
         out["everything at 4097 under 4 s"] = all(r["seconds"] < TARGETS["any_4097_s"] for r in big)
         out["peak memory at 4097 under 10x the heightmap"] = all(
@@ -485,6 +537,14 @@ def main():
                         ("× pyfastnoiselite", lambda r: f"{r['x_reference']:.2f}" if "reference" in r else "—"),
                         ("peak MiB", lambda r: f"{r['peak_bytes'] / 2**20:.0f}"),
                         ("peak / heightmap", lambda r: f"{r['peak_x_heightmap']:.1f}×")]))
+    bandwidth = copy_bandwidth(1 << (22 if args.quick else 26), runs)
+    light = bench_lighting(sizes, runs, bandwidth)
+    print(f"\n## Lighting kernels (memory bandwidth of a numpy copy: {bandwidth / 1e9:.1f} GB/s)\n")
+    print(table(light, [("case", lambda r: r["case"]), ("size", lambda r: f"{r['size']}²"),
+                        ("median s", lambda r: f"{r['seconds']:.3f}"),
+                        ("bandwidth bound s", lambda r: f"{r['bandwidth_floor_seconds']:.4f}"),
+                        ("× bound", lambda r: f"{r['x_bandwidth_floor']:.0f}×"),
+                        ("peak / heightmap", lambda r: f"{r['peak_x_heightmap']:.1f}×")]))
     refs = [] if args.no_reference else bench_references(sizes[0], runs, args.quick)
     if refs:
         print("\n## Against straightforward references\n")
@@ -514,7 +574,7 @@ def main():
                             ("regenerate s", lambda r: f"{r['seconds']:.3f}"),
                             ("add s", lambda r: f"{r['add_seconds']:.3f}"),
                             ("× add", lambda r: f"{r['x_add']:.2f}")]))
-    checks = verdicts(gen, refs, blender, regen, erosion, noise, stream)
+    checks = verdicts(gen, refs, blender, regen, erosion, noise, stream, light)
     if checks:
         print("\n## Targets\n")
         for name, ok in checks.items():
@@ -523,8 +583,9 @@ def main():
     args.json.write_text(json.dumps({
         "machine": {"python": platform.python_version(), "numpy": np.__version__, "cpus": __import__("os").cpu_count(),
                     "platform": platform.platform()},
-        "targets": TARGETS, "generators": gen, "erosion": erosion, "noise": noise, "references": refs,
-        "stream_power": stream, "blender": blender, "regenerate": regen, "verdicts": checks,
+        "targets": TARGETS, "copy_bandwidth_bytes_per_s": bandwidth, "generators": gen, "lighting": light,
+        "erosion": erosion, "noise": noise, "references": refs, "stream_power": stream, "blender": blender,
+        "regenerate": regen, "verdicts": checks,
     }, indent=2))
     print(f"\nwrote {args.json}")
 

@@ -269,8 +269,10 @@ def test_the_stored_recipe_says_the_numbers_as_typed_and_a_hand_written_recipe_g
     assert recipe["faults"]["displacement_min"] == 0.1
     assert recipe["filters"] == [{"type": "flatten", "enabled": True, "exponent": 1.8},
                                  {"type": "lowpass", "enabled": True, "k": 0.6, "passes": 1}]
+    # Written by hand in 0.1's recipe form (its "erosion" filter is the low-pass one); a 0.1 recipe keeps
+    # 0.1's fault spacing unless it says otherwise, and this one says the spec's.
     by_hand = json.dumps({"generator": "faults", "seed": 5, "shape": [33, 33],
-                          "params": {"faults": 40, "displacement_min": 0.1},
+                          "params": {"faults": 40, "displacement_min": 0.1, "spacing": "to_last"},
                           "filters": [{"type": "flatten", "exponent": 1.8}, {"type": "erosion", "k": 0.6}]})
     assert bpy.ops.orogen.terrain_add(spec=by_hand, set="height=10") == {'FINISHED'}
     assert np.array_equal(vertices(bpy.context.active_object), vertices(first))

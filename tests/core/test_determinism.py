@@ -48,10 +48,10 @@ GOLDEN = {
     "island": "float32(64, 64):7f9dd77c4a3e1c7224d2cfe2",
     "lightmap": "float32(97, 131):265cb55577bfdb59b2ca0439",
     "colormap": "float32(97, 131, 3):958c4e8740d27d5c6b414802",
-    "faults": "float64(77, 65):b26e1880fdaf97f19afa6427",
+    "faults": "float64(77, 65):e48c416e52fc369cabcfd858",
     "diamond_square": "float64(100, 60):3f3a451052200fa440bcce09",
     "noise": "float64(70, 90):045ac5020f8501007f02ac68",
-    "recipe": "float32(64, 80):de2cf13f11257bb76c418a71",
+    "recipe": "float32(64, 80):49836a0c6376c9e3e548cf63",
     "slope_walk": "float32(500,):ab8fcdaa49ab9bd87f5cccec",
     "sectioned": "float32(600,):fb54ec009c953b9961963a8f",
 }

@@ -22,8 +22,15 @@ def test_one_fault_raises_exactly_one_side_by_its_displacement():
 
 
 def test_displacement_falls_linearly_from_max_to_min():
+    # The first fault moves by displacement_max and the last by exactly displacement_min (issue #12).
+    assert fault_displacements(4, 1.0, 0.0).tolist() == pytest.approx([1.0, 2 / 3, 1 / 3, 0.0])
     d = fault_displacements(4, 1.0, 0.2)
-    assert d.tolist() == pytest.approx([1.0, 0.8, 0.6, 0.4])
+    assert d.tolist() == pytest.approx([1.0, 0.2 + 0.8 * 2 / 3, 0.2 + 0.8 / 3, 0.2])
+    assert d[0] == 1.0 and d[-1] == 0.2
+    for n in (2, 3, 7, 1000):
+        assert fault_displacements(n, 3.0, 0.7)[-1] == 0.7 and fault_displacements(n, 3.0, 0.7)[0] == 3.0
+    assert fault_displacements(1, 1.0, 0.5).tolist() == [1.0]
+    assert fault_displacements(0, 1.0, 0.5).shape == (0,)
 
 
 def test_matches_a_per_fault_reference_within_quantisation():

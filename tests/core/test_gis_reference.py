@@ -1,4 +1,10 @@
-"""Orogen's hillshade and colour map against GDAL's gdaldem on a real DEM.
+"""Orogen's hillshade, slope, normals and colour map against GDAL's gdaldem on a real DEM.
+
+Edge cells are compared too: gdaldem runs with ``-compute_edges``, which
+extrapolates a border cell's missing neighbours linearly, as Orogen does.
+The four corner cells are left out: there gdaldem repeats the missing column
+instead of extrapolating it (halving the gradient across it), where Orogen
+extrapolates both ways so that planes stay exact.
 
 The DEM is the Jacksboro fault elevation model shipped with matplotlib's
 sample data (344 x 403 cells, metres). gdaldem comes from Debian's gdal-bin,
@@ -14,7 +20,7 @@ import numpy as np
 import pytest
 
 import core
-from core.shading import hillshade, multidirectional_hillshade
+from core.shading import hillshade, multidirectional_hillshade, normal_map, slope_degrees
 
 CELL = 90.0  # metres: the DEM's 3 arc-second spacing, written as a projected grid for both tools
 
@@ -58,24 +64,60 @@ def gdaldem(tmp_path, mode, values, *options, cell=CELL, extra_files=()):
 SUNS = [(0.0, 20.0), (90.0, 35.0), (225.0, 45.0), (315.0, 60.0)]
 
 
+def all_but_corners(shape):
+    """Every cell, edges included, except the four corners (see the module docstring)."""
+    keep = np.ones(shape, bool)
+    keep[[0, 0, -1, -1], [0, -1, 0, -1]] = False
+    return keep
+
+
+def edges(shape):
+    """The border cells without the corners."""
+    ring = all_but_corners(shape)
+    ring[1:-1, 1:-1] = False
+    return ring
+
+
 @pytest.mark.parametrize(("azimuth", "altitude"), SUNS)
 @pytest.mark.parametrize("z_factor", [1.0, 2.5])
 def test_hillshade_matches_gdaldem_within_one_level(dem, tmp_path, azimuth, altitude, z_factor):
-    reference = gdaldem(tmp_path, "hillshade", dem, "-az", azimuth, "-alt", altitude, "-z", z_factor)
+    reference = gdaldem(tmp_path, "hillshade", dem, "-az", azimuth, "-alt", altitude, "-z", z_factor,
+                        "-compute_edges")
     ours = np.rint(1.0 + 254.0 * hillshade(dem, CELL, azimuth, altitude, z_factor).astype(np.float64))
-    inner = (slice(1, -1), slice(1, -1))
-    diff = np.abs(ours[inner] - reference[inner])
+    keep = all_but_corners(dem.shape)
+    diff = np.abs(ours[keep] - reference[keep])
     assert diff.max() <= 1.0, (diff.max(), (diff > 1).sum())
-    assert reference[inner].std() > 10  # real relief, not a flat comparison
+    assert reference[keep].std() > 10 and reference[edges(dem.shape)].std() > 10  # real relief, edges too
 
 
 @pytest.mark.parametrize("altitude", [20.0, 45.0, 60.0])
 @pytest.mark.parametrize("z_factor", [1.0, 3.0])
 def test_multidirectional_hillshade_matches_gdaldem(dem, tmp_path, altitude, z_factor):
-    reference = gdaldem(tmp_path, "hillshade", dem, "-multidirectional", "-alt", altitude, "-z", z_factor)
+    reference = gdaldem(tmp_path, "hillshade", dem, "-multidirectional", "-alt", altitude, "-z", z_factor,
+                        "-compute_edges")
     ours = np.rint(1.0 + 254.0 * multidirectional_hillshade(dem, CELL, altitude, z_factor).astype(np.float64))
-    inner = (slice(1, -1), slice(1, -1))
-    assert np.abs(ours[inner] - reference[inner]).max() <= 1.0
+    keep = all_but_corners(dem.shape)
+    assert np.abs(ours[keep] - reference[keep]).max() <= 1.0
+
+
+@pytest.mark.parametrize("z_factor", [1.0, 4.0])
+def test_slope_matches_gdaldem_edges_included(dem, tmp_path, z_factor):
+    # gdaldem slope has no z-factor; its scale divides the heights instead.
+    reference = gdaldem(tmp_path, "slope", dem, "-s", 1.0 / z_factor, "-compute_edges")
+    ours = slope_degrees(dem, CELL, z_factor).astype(np.float64)
+    keep = all_but_corners(dem.shape)
+    assert np.abs(ours[keep] - reference[keep]).max() <= 2e-3
+    assert reference[edges(dem.shape)].max() > 5.0  # the edges are real slopes, not a flat comparison
+
+
+def test_normal_map_matches_gdaldem_slope_and_aspect_edges_included(dem, tmp_path):
+    """The unit normal from gdaldem's slope and aspect (the downslope azimuth): (sin s sin a, sin s cos a, cos s)."""
+    slope = np.radians(gdaldem(tmp_path, "slope", dem, "-compute_edges"))
+    aspect = np.radians(gdaldem(tmp_path, "aspect", dem, "-compute_edges", "-zero_for_flat"))
+    reference = np.stack([np.sin(slope) * np.sin(aspect), np.sin(slope) * np.cos(aspect), np.cos(slope)], axis=-1)
+    ours = normal_map(dem, CELL).astype(np.float64) * 2.0 - 1.0
+    keep = all_but_corners(dem.shape)
+    assert np.abs(ours[keep] - reference[keep]).max() <= 1e-4
 
 
 def test_colormap_matches_gdaldem_color_relief_on_a_height_ramp(tmp_path):

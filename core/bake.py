@@ -1,0 +1,224 @@
+"""Everything a terrain bake needs, from one Horn gradient: slope, curvature, lightmap, normals.
+
+:func:`bake_maps` checks its input once, then walks the heightmap in blocks
+of rows small enough to stay in the processor's cache, computing Horn's
+gradient once per block (float32, differences of neighbours, edges
+extrapolated as ``gdaldem -compute_edges``; see :mod:`.shading`) and from it
+the slope, the curvature, the hillshade (or the multidirectional hillshade,
+or the classic slope lightmap) and optionally the normal map; cast shadows
+and ambient occlusion, which need the whole map, multiply the hillshade
+after. Each output equals the matching public function of :mod:`.shading`
+(and :func:`.lightmap.slope_lightmap` within float32 rounding).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from .heightmap import check_number
+from .lightmap import light_direction
+from .shading import (
+    F32,
+    _ambient_occlusion,
+    _ambient_parameters,
+    _ambient_power,
+    _cast_shadows,
+    _curvature_block,
+    _Gradient,
+    _heights,
+    _hillshade_block,
+    _multidirectional_block,
+    _norm2,
+    _normal_block,
+    _shadow_parameters,
+    _slope_block,
+    _sun,
+)
+
+__all__ = ["LIGHTINGS", "BakedMaps", "bake_maps"]
+
+#: The lightmaps :func:`bake_maps` can bake (``None`` bakes none).
+LIGHTINGS = ("slope", "hillshade", "multidirectional")
+
+
+@dataclass(frozen=True)
+class BakedMaps:
+    """The maps of one bake, each ``float32`` with the heightmap's ``(rows, cols)``.
+
+    ``slope`` in degrees ``[0, 90)``; ``curvature`` in 1/m (positive on
+    ridges); ``lightmap`` brightness in ``[min_brightness, max_brightness]``,
+    or ``None`` when no lighting was asked for; ``normal`` the OpenGL
+    tangent-space normal map ``(rows, cols, 3)`` in ``[0, 1]``, or ``None``.
+    """
+
+    slope: F32
+    curvature: F32
+    lightmap: F32 | None
+    normal: F32 | None
+
+
+def bake_maps(
+    heights_m: npt.ArrayLike,
+    cell_size: float,
+    *,
+    lighting: str | None = "hillshade",
+    azimuth: float = 315.0,
+    altitude: float = 45.0,
+    z_factor: float = 1.0,
+    light_softness: float = 1.0,
+    min_brightness: float = 0.0,
+    max_brightness: float = 1.0,
+    shadows: bool = False,
+    shadow_softness: float = 2.0,
+    ambient: bool = False,
+    ambient_strength: float = 1.0,
+    ambient_directions: int = 16,
+    ambient_radius: int = 64,
+    normals: bool = False,
+) -> BakedMaps:
+    """Slope, curvature, lightmap and (optionally) normal map of a heightmap in metres, in one pass.
+
+    Parameters
+    ----------
+    heights_m : array_like, shape (rows, cols)
+        Heights in metres (float32 is used as is; other types are converted once).
+    cell_size : float
+        Cell size in metres, ``[1e-9, 1e9]``.
+    lighting : {"slope", "hillshade", "multidirectional"} or None
+        The lightmap (case-insensitive): ``"slope"`` is
+        :func:`.lightmap.slope_lightmap` (the classic tutorials' lighting:
+        ``clip(1 - rise / light_softness, min_brightness, max_brightness)``
+        toward ``azimuth``; ``altitude``, shadows and ambient occlusion do not
+        apply); ``"hillshade"`` and ``"multidirectional"`` are
+        :func:`.shading.combined_lightmap` ``hillshade x shadow x
+        AO**ambient_strength`` mapped to ``min_brightness + (max_brightness -
+        min_brightness) * light``; ``None`` bakes no lightmap.
+    azimuth, altitude : float
+        The sun, degrees clockwise from north and above the horizon ``[0, 90]``.
+    z_factor : float
+        Vertical exaggeration ``[1e-9, 1e9]``, applied to every map.
+    light_softness : float
+        The slope lighting's softness, rise over run ``[1e-9, 1e9]``.
+    min_brightness, max_brightness : float
+        ``0 <= min_brightness <= max_brightness <= 1``.
+    shadows, shadow_softness :
+        Cast shadows (:func:`.shading.cast_shadows`), penumbra in degrees ``[0.01, 45]``.
+    ambient, ambient_strength, ambient_directions, ambient_radius :
+        Ambient occlusion (:func:`.shading.ambient_occlusion`), its exponent ``[0, 10]``.
+    normals : bool
+        Also bake the normal map.
+
+    Returns
+    -------
+    BakedMaps
+
+    Raises
+    ------
+    TypeError, ValueError
+        For bad input or parameters, naming the parameter and its range,
+        before any work; also for shadows or ambient occlusion that would run
+        for minutes (:data:`.shading.MAX_LIGHT_WORK`).
+    """
+    h, cell, z = _heights(heights_m, cell_size, z_factor)
+    mode = _check_lighting(lighting)
+    lo = check_number(min_brightness, "min_brightness", 0.0, 1.0)
+    hi = check_number(max_brightness, "max_brightness", 0.0, 1.0)
+    if lo > hi:
+        raise ValueError(f"min_brightness ({lo}) must be <= max_brightness ({hi})")
+    soft = check_number(light_softness, "light_softness", 1e-9, 1e9)
+    sun = _sun(azimuth, altitude)
+    alt_deg = check_number(altitude, "altitude", 0.0, 90.0)
+    strength = check_number(ambient_strength, "ambient_strength", 0.0, 10.0)
+    shade = mode in ("hillshade", "multidirectional")
+    shadow_args = _shadow_parameters(h.shape, azimuth, altitude, shadow_softness, None, 8) if shade and shadows \
+        else None
+    plan = _ambient_parameters(h.shape, ambient_directions, ambient_radius) if shade and ambient and strength > 0 \
+        else None
+
+    rows, cols = h.shape
+    slope = np.empty((rows, cols), np.float32)
+    curv = np.empty((rows, cols), np.float32)
+    light = np.empty((rows, cols), np.float32) if mode else None
+    normal = np.empty((rows, cols, 3), np.float32) if normals else None
+    grad = _Gradient(h, cell, z)
+    g2_buf, tmp_buf, tmp2_buf = (np.empty_like(grad.dx_buf) for _ in range(3))
+    slope_light = _SlopeLight(h, cell / z, float(azimuth), soft, lo, hi, grad.ext.shape) if mode == "slope" else None
+    for r0, r1, ext, dx, dy in grad.blocks():
+        b = r1 - r0
+        g2, tmp, tmp2 = _norm2(dx, dy, g2_buf[:b]), tmp_buf[:b], tmp2_buf[:b]
+        _slope_block(g2, slope[r0:r1])
+        _curvature_block(ext, z / (cell * cell), curv[r0:r1], tmp)
+        if light is not None:
+            if slope_light is not None:
+                slope_light.block(r0, r1, light[r0:r1], tmp)
+            elif mode == "hillshade":
+                _hillshade_block(dx, dy, g2, sun, light[r0:r1], tmp)
+            else:
+                _multidirectional_block(dx, dy, g2, alt_deg, light[r0:r1], tmp, tmp2)
+        if normal is not None:
+            _normal_block(dx, dy, g2, normal[r0:r1], tmp, tmp2)
+    if light is not None and shade:
+        if shadow_args is not None:
+            alt, penumbra, samples, _ = shadow_args
+            light *= _cast_shadows(h, cell, z, float(azimuth) % 360.0, alt, penumbra, samples, None)
+        if plan is not None:
+            light *= _ambient_power(_ambient_occlusion(h, cell, z, plan), strength)
+        np.clip(light, 0.0, 1.0, out=light)
+        if (lo, hi) != (0.0, 1.0):
+            light *= np.float32(hi - lo)
+            light += np.float32(lo)
+    return BakedMaps(slope, curv, light, normal)
+
+
+def _check_lighting(lighting: object) -> str | None:
+    if lighting is None:
+        return None
+    if not isinstance(lighting, str) or lighting.lower() not in LIGHTINGS:
+        raise ValueError(f"lighting must be one of {', '.join(LIGHTINGS)} or None, got {lighting!r}")
+    return lighting.lower()
+
+
+class _SlopeLight:
+    """The slope lightmap of :func:`.lightmap.slope_lightmap` block by block, in float32.
+
+    The neighbour one cell toward the light is sampled bilinearly from the
+    heights with repeated border cells (as ``slope_lightmap``); the rise is
+    summed as weighted differences from the cell (exact-ish in float32).
+    """
+
+    def __init__(self, h: F32, run: float, azimuth: float, softness: float, lo: float, hi: float,
+                 ext_shape: tuple[int, ...]) -> None:
+        self.h, self.lo, self.hi = h, lo, hi
+        d_row, d_col = light_direction(azimuth)
+        r0, c0 = math.floor(d_row), math.floor(d_col)
+        tr, tc = d_row - r0, d_col - c0
+        taps = [(r0, c0, (1.0 - tr) * (1.0 - tc)), (r0, c0 + 1, (1.0 - tr) * tc),
+                (r0 + 1, c0, tr * (1.0 - tc)), (r0 + 1, c0 + 1, tr * tc)]
+        self.taps = [(dr, dc, np.float32(w)) for dr, dc, w in taps if w != 0.0]
+        self.scale = np.float32(-1.0 / (run * softness))  # brightness = 1 - rise / (cell * softness)
+        self.rep = np.empty(ext_shape, np.float32)
+
+    def block(self, r0: int, r1: int, out: F32, tmp: F32) -> None:
+        h = self.h
+        rows, cols = h.shape
+        b = r1 - r0
+        rep = self.rep[: b + 2]
+        rep[1:-1, 1:-1] = h[r0:r1]
+        rep[0, 1:-1] = h[max(r0 - 1, 0)]
+        rep[-1, 1:-1] = h[min(r1, rows - 1)]
+        rep[:, 0] = rep[:, 1]
+        rep[:, -1] = rep[:, -2]
+        centre = rep[1:-1, 1:-1]
+        out.fill(0.0)
+        for dr, dc, w in self.taps:
+            np.subtract(rep[1 + dr : 1 + dr + b, 1 + dc : 1 + dc + cols], centre, out=tmp)
+            if w != 1.0:
+                tmp *= w
+            out += tmp
+        out *= self.scale
+        out += np.float32(1.0)
+        np.clip(out, np.float32(self.lo), np.float32(self.hi), out=out)
