@@ -263,6 +263,7 @@ def hydraulic_erosion(
     padded = np.empty((rows + 2, cols + 2), np.float64)
     moved = np.zeros((rows + 2, cols + 2), np.float64)
     lost = 0.0
+    exchanged = 0.0
     done = 0
     for step in range(steps):
         # 1. Rain.
@@ -355,6 +356,7 @@ def hydraulic_erosion(
         del gx
         change = tmp - s  # float64: C - s
         change *= np.where(change > 0.0, ks, kd)
+        exchanged += float(np.abs(change).sum())
         b -= change
         s += change
         del change
@@ -372,7 +374,7 @@ def hydraulic_erosion(
         s[:] = 0.0
     deposited, removed = change_maps(before, b)
     return ErosionResult(b.astype(np.float32), deposited, removed, lost, done,
-                         water=d.copy(), sediment=s.astype(np.float32))
+                         water=d.copy(), sediment=s.astype(np.float32), exchanged=exchanged)
 
 
 def _advect(s: F64, ux: F32, uy: F32, moved: F64) -> None:

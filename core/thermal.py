@@ -97,6 +97,11 @@ class ErosionResult:
     sediment : ndarray of float32, shape (rows, cols), or None
         Hydraulic erosion only: sediment still suspended at the end, metres
         of material (zeros when ``settle=True`` dropped it into ``heights``).
+    exchanged : float
+        Hydraulic erosion only: metres of material taken up or laid down,
+        summed over cells and steps (the gross exchange between terrain and
+        water; the conservation balance holds to float64 rounding of this,
+        which can exceed the net change when the two nearly cancel).
     """
 
     heights: F32
@@ -106,6 +111,7 @@ class ErosionResult:
     steps_done: int
     water: F32 | None = None
     sediment: F32 | None = None
+    exchanged: float = 0.0
 
 
 def erosion_heights(heightmap: npt.ArrayLike) -> F64:

@@ -155,9 +155,11 @@ def test_any_parameters_in_bounds_give_finite_non_negative_conserving_results(
     assert math.isfinite(r.lost_volume) and r.lost_volume >= 0
     balance = (r.removed.astype(np.float64).sum() - r.deposited.astype(np.float64).sum()
                - r.sediment.astype(np.float64).sum() - r.lost_volume / cell**2)
-    # float32 outputs round each cell to 6e-8 of its height (or of what moved)
+    # float32 outputs round each cell to 6e-8 of its height (or of what moved); the float64 state rounds to
+    # 1e-16 of the gross exchange, which can dwarf a net change that nearly cancels (2 cells at 0 m, 1e-28 m net)
     scale_of_rounding = float(np.abs(h).sum() + r.removed.sum() + r.deposited.sum() + r.sediment.sum())
-    assert abs(balance) <= 1e-6 * float((h - h.min()).sum()) + 1e-7 * scale_of_rounding + 1e-30
+    assert abs(balance) <= (1e-6 * float((h - h.min()).sum()) + 1e-7 * scale_of_rounding + 1e-12 * r.exchanged
+                            + 1e-30)
 
 
 def test_time_step_bound_follows_the_cell_size():
