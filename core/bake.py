@@ -13,14 +13,13 @@ after. Each output equals the matching public function of :mod:`.shading`
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
 from .heightmap import check_number
-from .lightmap import light_direction
+from .lightmap import SlopeLight
 from .shading import (
     F32,
     _ambient_occlusion,
@@ -146,7 +145,7 @@ def bake_maps(
     normal = np.empty((rows, cols, 3), np.float32) if normals else None
     grad = _Gradient(h, cell, z)
     g2_buf, tmp_buf, tmp2_buf = (np.empty_like(grad.dx_buf) for _ in range(3))
-    slope_light = _SlopeLight(h, cell / z, float(azimuth), soft, lo, hi, grad.ext.shape) if mode == "slope" else None
+    slope_light = SlopeLight(h, cell / z, float(azimuth), soft, lo, hi, grad.ext.shape) if mode == "slope" else None
     for r0, r1, ext, dx, dy in grad.blocks():
         b = r1 - r0
         g2, tmp, tmp2 = _norm2(dx, dy, g2_buf[:b]), tmp_buf[:b], tmp2_buf[:b]
@@ -182,43 +181,3 @@ def _check_lighting(lighting: object) -> str | None:
     return lighting.lower()
 
 
-class _SlopeLight:
-    """The slope lightmap of :func:`.lightmap.slope_lightmap` block by block, in float32.
-
-    The neighbour one cell toward the light is sampled bilinearly from the
-    heights with repeated border cells (as ``slope_lightmap``); the rise is
-    summed as weighted differences from the cell (exact-ish in float32).
-    """
-
-    def __init__(self, h: F32, run: float, azimuth: float, softness: float, lo: float, hi: float,
-                 ext_shape: tuple[int, ...]) -> None:
-        self.h, self.lo, self.hi = h, lo, hi
-        d_row, d_col = light_direction(azimuth)
-        r0, c0 = math.floor(d_row), math.floor(d_col)
-        tr, tc = d_row - r0, d_col - c0
-        taps = [(r0, c0, (1.0 - tr) * (1.0 - tc)), (r0, c0 + 1, (1.0 - tr) * tc),
-                (r0 + 1, c0, tr * (1.0 - tc)), (r0 + 1, c0 + 1, tr * tc)]
-        self.taps = [(dr, dc, np.float32(w)) for dr, dc, w in taps if w != 0.0]
-        self.scale = np.float32(-1.0 / (run * softness))  # brightness = 1 - rise / (cell * softness)
-        self.rep = np.empty(ext_shape, np.float32)
-
-    def block(self, r0: int, r1: int, out: F32, tmp: F32) -> None:
-        h = self.h
-        rows, cols = h.shape
-        b = r1 - r0
-        rep = self.rep[: b + 2]
-        rep[1:-1, 1:-1] = h[r0:r1]
-        rep[0, 1:-1] = h[max(r0 - 1, 0)]
-        rep[-1, 1:-1] = h[min(r1, rows - 1)]
-        rep[:, 0] = rep[:, 1]
-        rep[:, -1] = rep[:, -2]
-        centre = rep[1:-1, 1:-1]
-        out.fill(0.0)
-        for dr, dc, w in self.taps:
-            np.subtract(rep[1 + dr : 1 + dr + b, 1 + dc : 1 + dc + cols], centre, out=tmp)
-            if w != 1.0:
-                tmp *= w
-            out += tmp
-        out *= self.scale
-        out += np.float32(1.0)
-        np.clip(out, np.float32(self.lo), np.float32(self.hi), out=out)

@@ -1,4 +1,5 @@
-"""Lighting settings, declared once, and the bake: heightmap + lighting -> lightmap, slope, curvature.
+"""Lighting settings, declared once, and the bake: heightmap + lighting -> lightmap, slope, curvature
+(one pass of :func:`core.bake.bake_maps`, from one Horn gradient).
 
 The add-on only moves these arrays into Blender's attributes; the exporter
 and the scripts call the same :func:`bake`.
@@ -14,9 +15,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from . import shading
+from .bake import bake_maps
 from .heightmap import as_heightmap, check_number
-from .lightmap import slope_lightmap
 from .params import Param, check_values
 
 __all__ = ["LIGHTING_PARAMS", "LIGHTING_ORDERED", "Maps", "cell_size", "sun_vector", "sun_angles", "bake"]
@@ -129,17 +129,10 @@ def bake(heightmap: npt.ArrayLike, width: float, height: float, lighting: Mappin
     cell = cell_size((h.shape[0], h.shape[1]), width)
     metres = h * np.float32(height)
     azimuth, altitude = sun if sun is not None else (light["azimuth"], light["altitude"])
-    lightmap = None
-    if light["enabled"]:
-        lo, hi = light["min_brightness"], light["max_brightness"]
-        if light["mode"] == "slope":
-            lightmap = slope_lightmap(metres, azimuth=azimuth, softness=light["softness"], min_brightness=lo,
-                                      max_brightness=hi, cell_size=cell)
-        else:
-            shade = shading.combined_lightmap(
-                metres, cell, azimuth, altitude, multidirectional=light["mode"] == "multidirectional",
-                shadows=light["shadows"], shadow_softness=light["shadow_softness"], ambient=light["ao"],
-                ambient_strength=light["ao_strength"], ambient_directions=light["ao_directions"],
-                ambient_radius=light["ao_radius"])
-            lightmap = (np.float32(lo) + np.float32(hi - lo) * shade).astype(np.float32)
-    return Maps(lightmap, shading.slope_degrees(metres, cell), shading.curvature(metres, cell))
+    maps = bake_maps(metres, cell, lighting=light["mode"] if light["enabled"] else None, azimuth=azimuth,
+                     altitude=altitude, light_softness=light["softness"], min_brightness=light["min_brightness"],
+                     max_brightness=light["max_brightness"], shadows=light["shadows"],
+                     shadow_softness=light["shadow_softness"], ambient=light["ao"],
+                     ambient_strength=light["ao_strength"], ambient_directions=light["ao_directions"],
+                     ambient_radius=light["ao_radius"])
+    return Maps(maps.lightmap, maps.slope, maps.curvature)

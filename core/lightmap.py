@@ -22,6 +22,8 @@ import numpy.typing as npt
 
 from .heightmap import as_heightmap, check_number
 
+F32 = npt.NDArray[np.float32]
+
 __all__ = ["light_direction", "slope_lightmap"]
 
 
@@ -42,24 +44,46 @@ def _snap(v: float) -> float:
     return 0.0 if abs(v) < 1e-12 else v
 
 
-def _sample_offset(h: npt.NDArray[np.float64], d_row: float, d_col: float) -> npt.NDArray[np.float64]:
-    """Bilinear sample of ``h`` at every cell shifted by ``(d_row, d_col)``, |d| <= 1, edges clamped."""
-    p = np.pad(h, 1, mode="edge")
-    rows, cols = h.shape
-    r0, c0 = math.floor(d_row), math.floor(d_col)
-    tr, tc = d_row - r0, d_col - c0
+class SlopeLight:
+    """The slope lightmap block by block, in float32 (what :func:`slope_lightmap` and :func:`.bake.bake_maps` run).
 
-    def shifted(dr: int, dc: int) -> npt.NDArray[np.float64]:
-        return p[1 + dr : 1 + dr + rows, 1 + dc : 1 + dc + cols]
+    The neighbour one cell toward the light is sampled bilinearly from the
+    heights with repeated border cells (as ``slope_lightmap``); the rise is
+    summed as weighted differences from the cell (exact-ish in float32).
+    """
 
-    out = shifted(r0, c0) * ((1.0 - tr) * (1.0 - tc))
-    if tc:
-        out = out + shifted(r0, c0 + 1) * ((1.0 - tr) * tc)
-    if tr:
-        out = out + shifted(r0 + 1, c0) * (tr * (1.0 - tc))
-        if tc:
-            out = out + shifted(r0 + 1, c0 + 1) * (tr * tc)
-    return out
+    def __init__(self, h: F32, run: float, azimuth: float, softness: float, lo: float, hi: float,
+                 ext_shape: tuple[int, ...]) -> None:
+        self.h, self.lo, self.hi = h, lo, hi
+        d_row, d_col = light_direction(azimuth)
+        r0, c0 = math.floor(d_row), math.floor(d_col)
+        tr, tc = d_row - r0, d_col - c0
+        taps = [(r0, c0, (1.0 - tr) * (1.0 - tc)), (r0, c0 + 1, (1.0 - tr) * tc),
+                (r0 + 1, c0, tr * (1.0 - tc)), (r0 + 1, c0 + 1, tr * tc)]
+        self.taps = [(dr, dc, np.float32(w)) for dr, dc, w in taps if w != 0.0]
+        self.scale = np.float32(-1.0 / (run * softness))  # brightness = 1 - rise / (cell * softness)
+        self.rep = np.empty(ext_shape, np.float32)
+
+    def block(self, r0: int, r1: int, out: F32, tmp: F32) -> None:
+        h = self.h
+        rows, cols = h.shape
+        b = r1 - r0
+        rep = self.rep[: b + 2]
+        rep[1:-1, 1:-1] = h[r0:r1]
+        rep[0, 1:-1] = h[max(r0 - 1, 0)]
+        rep[-1, 1:-1] = h[min(r1, rows - 1)]
+        rep[:, 0] = rep[:, 1]
+        rep[:, -1] = rep[:, -2]
+        centre = rep[1:-1, 1:-1]
+        out.fill(0.0)
+        for dr, dc, w in self.taps:
+            np.subtract(rep[1 + dr : 1 + dr + b, 1 + dc : 1 + dc + cols], centre, out=tmp)
+            if w != 1.0:
+                tmp *= w
+            out += tmp
+        out *= self.scale
+        out += np.float32(1.0)
+        np.clip(out, np.float32(self.lo), np.float32(self.hi), out=out)
 
 
 def slope_lightmap(
@@ -105,14 +129,20 @@ def slope_lightmap(
     TypeError, ValueError
         For a non-numeric or non-finite map, or parameters out of range.
     """
-    h: npt.NDArray[np.float64] = as_heightmap(heightmap, dtype=np.float64)
-    d_row, d_col = light_direction(azimuth)
+    h: npt.NDArray[np.float32] = as_heightmap(heightmap)
     soft = check_number(softness, "softness", 1e-9, 1e9)
     lo = check_number(min_brightness, "min_brightness", 0.0, 1.0)
     hi = check_number(max_brightness, "max_brightness", 0.0, 1.0)
     if lo > hi:
         raise ValueError(f"min_brightness ({lo}) must be <= max_brightness ({hi})")
     cell = check_number(cell_size, "cell_size", 1e-9, 1e9)
-    with np.errstate(over="ignore"):  # extreme slopes saturate; the clip below bounds them
-        rise = (_sample_offset(h, d_row, d_col) - h) / cell
-        return np.clip(1.0 - rise / soft, lo, hi).astype(np.float32)
+    rows, cols = h.shape
+    out = np.empty((rows, cols), np.float32)
+    block = max(1, (1 << 16) // cols)  # rows per block: a few hundred kB of working arrays
+    light = SlopeLight(h, cell, check_number(azimuth, "azimuth"), soft, lo, hi, (block + 2, cols + 2))
+    tmp = np.empty((block, cols), np.float32)
+    with np.errstate(over="ignore"):  # extreme slopes saturate; the clip bounds them
+        for r0 in range(0, rows, block):
+            r1 = min(r0 + block, rows)
+            light.block(r0, r1, out[r0:r1], tmp[: r1 - r0])
+    return out

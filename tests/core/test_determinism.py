@@ -46,7 +46,7 @@ print(json.dumps({
 GOLDEN = {
     "hills": "float32(97, 131):436d722785f03176bf290894",
     "island": "float32(64, 64):7f9dd77c4a3e1c7224d2cfe2",
-    "lightmap": "float32(97, 131):265cb55577bfdb59b2ca0439",
+    "lightmap": "float32(97, 131):a90ea4969d92706ae8bf4b82",
     "colormap": "float32(97, 131, 3):958c4e8740d27d5c6b414802",
     "faults": "float64(77, 65):e48c416e52fc369cabcfd858",
     "diamond_square": "float64(100, 60):3f3a451052200fa440bcce09",
