@@ -31,7 +31,7 @@ import bpy
 from ..core.colormap import check_layers
 from ..core.spec import TerrainSpec
 from .material import build_material
-from .mesh import CURVATURE_ATTRIBUTE, SLOPE_ATTRIBUTE, update_grid_mesh
+from .mesh import CURVATURE_ATTRIBUTE, SLOPE_ATTRIBUTE, drop_other_mesh, grid_mesh_for, update_grid_mesh
 from .specio import image_path, read_spec
 from .terrain import TerrainArrays, compute_terrain, preview_shape, scene_sun
 
@@ -185,6 +185,10 @@ def regenerate(obj: bpy.types.Object, context, preview: bool = False) -> str:
         arrays = compute_terrain(spec, _sun(spec, context), shape)
         if wm is not None:
             wm.progress_update(2)
+        if settings.live_update:  # a preview lives in a mesh of its own: no topology rebuilt back and forth
+            grid_mesh_for(obj, *shape)
+        else:
+            drop_other_mesh(obj)
         write_arrays(obj, arrays)
     finally:
         if wm is not None:

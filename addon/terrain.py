@@ -29,10 +29,13 @@ class TerrainArrays:
     spec: TerrainSpec | None
 
 
-#: Bytes a terrain needs per vertex: the Blender mesh (positions, four corners with vertex, edge and UV
-#: data, edges, faces, five attributes) plus numpy's working arrays. The peak measured for a 2049^2
-#: terrain with hillshade and ambient occlusion was about 175 bytes; this leaves room for the undo copy.
-BYTES_PER_VERTEX = 420
+#: Bytes a terrain needs per vertex at its peak: the Blender mesh (positions, two edges, four corners
+#: with vertex, edge and UV data, a face, the height, slope, curvature and Lightmap attributes: about
+#: 130 bytes) plus the arrays being written from. Measured peak growth of the process while adding a
+#: terrain (tests/blender/test_memory.py, Blender 4.2 to 5.0): 188 bytes at 1025^2, 176 at 2049^2, any
+#: generator, filters and lighting; this is within 25 % of both. An interactive session's undo step
+#: later stores another copy of the mesh, which is not counted here.
+BYTES_PER_VERTEX = 200
 
 
 #: Where Linux says how much memory can be had without swapping (``MemAvailable``, page cache

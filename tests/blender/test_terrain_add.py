@@ -194,7 +194,7 @@ def test_too_much_hill_work_is_refused_quickly(scene):
 def test_memory_guard_refuses_before_allocating(scene, monkeypatch):
     monkeypatch.setenv("OROGEN_MEMORY_LIMIT", str(64 * 2**20))  # as if only 64 MiB were free
     before = len(bpy.data.objects)
-    with pytest.raises(RuntimeError, match=r"1025 x 1025 terrain needs about 0.4 GiB .* choose a smaller Size"):
+    with pytest.raises(RuntimeError, match=r"1025 x 1025 terrain needs about 0.2 GiB .* choose a smaller Size"):
         bpy.ops.orogen.terrain_add(size=1025)
     assert len(bpy.data.objects) == before
     assert bpy.ops.orogen.terrain_add(size=129) == {'FINISHED'}  # 7 MiB fits
