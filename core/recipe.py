@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import inspect
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -32,14 +32,36 @@ from . import filters
 from .faults import fault_formation
 from .heightmap import check_count, check_number, check_shape, flatten, normalize
 from .hills import hills_raw
+from .jsonio import load_json
 from .midpoint import diamond_square
 from .noise import noise_hills_pits
 from .rng import check_seed
 from .window import Window, check_window, crop, expand
 
-__all__ = ["GENERATORS", "FILTERS", "Recipe", "Ranges"]
+__all__ = ["GENERATORS", "FILTERS", "MAX_FILTERS", "MAX_JSON_BYTES", "MAX_PARAMS", "Recipe", "Ranges"]
 
 Ranges = tuple[tuple[float, float], tuple[float, float]]
+
+#: Bounds checked before anything else is validated, so a huge recipe is refused at once with a short message.
+MAX_FILTERS = 64
+#: Most parameters a generator or filter entry may name (every function has fewer than 16).
+MAX_PARAMS = 64
+#: Largest recipe JSON read, in bytes (a recipe is about 1 kB).
+MAX_JSON_BYTES = 1 << 20
+
+
+def _names(names: Iterable[object], limit: int = 8) -> str:
+    """A sorted list of names for a message, cut after ``limit`` with the count."""
+    shown = sorted(repr(n)[:40] for n in names)
+    if len(shown) <= limit:
+        return "[" + ", ".join(shown) + "]"
+    return "[" + ", ".join(shown[:limit]) + f", … ({len(shown)} in all)]"
+
+
+def _check_count_of(items: object, what: str, limit: int) -> None:
+    """Refuse more than ``limit`` entries before looking at any of them (``ValueError``)."""
+    if isinstance(items, (Mapping, list, tuple)) and len(items) > limit:
+        raise ValueError(f"{what} has {len(items)} entries; at most {limit} are allowed")
 
 
 @dataclass(frozen=True)
@@ -97,13 +119,16 @@ def _check_ranges(ranges: object) -> Ranges:
 
 def _check_params(params: object, what: str, function: Callable[..., Any], fixed: set[str]) -> dict[str, Any]:
     """Validate parameter names against ``function``'s keywords (values are checked when it runs)."""
-    if not isinstance(params, Mapping) or not all(isinstance(k, str) for k in params):
+    if not isinstance(params, Mapping):
+        raise TypeError(f"{what} must be a mapping of parameter names to values")
+    _check_count_of(params, what, MAX_PARAMS)
+    if not all(isinstance(k, str) for k in params):
         raise TypeError(f"{what} must be a mapping of parameter names to values")
     signature = inspect.signature(function).parameters
     allowed = set(signature) - fixed
     unknown = set(params) - allowed
     if unknown:
-        raise ValueError(f"{what}: unknown parameters {sorted(unknown)}; valid: {sorted(allowed)}")
+        raise ValueError(f"{what}: unknown parameters {_names(unknown)}; valid: {sorted(allowed)}")
     missing = [name for name in allowed if signature[name].default is inspect.Parameter.empty and name not in params]
     if missing:
         raise ValueError(f"{what}: missing parameters {sorted(missing)}")
@@ -137,13 +162,14 @@ class Recipe:
             {"world_shape", "seed", "window"}))
         if not isinstance(self.filters, (tuple, list)):
             raise TypeError(f"filters must be a sequence of (key, params) pairs, got {type(self.filters).__name__}")
+        _check_count_of(self.filters, "filters", MAX_FILTERS)
         stack = []
         for i, entry in enumerate(self.filters):
             if not isinstance(entry, (tuple, list)) or len(entry) != 2:
-                raise TypeError(f"filters[{i}] must be a (key, params) pair, got {entry!r}")
+                raise TypeError(f"filters[{i}] must be a (key, params) pair, got {repr(entry)[:80]}")
             key, params = entry
             if not isinstance(key, str) or key not in FILTERS:
-                raise ValueError(f"filters[{i}] must be one of {sorted(FILTERS)}, got {key!r}")
+                raise ValueError(f"filters[{i}] must be one of {sorted(FILTERS)}, got {repr(key)[:40]}")
             stack.append((key, _check_params(params, f"filters[{i}] ({key!r})", FILTERS[key].function,
                                              {"heightmap"})))
         # The stack's whole work, before any of it runs (each filter alone is bounded by its function).
@@ -176,16 +202,19 @@ class Recipe:
         """Recipe from :meth:`to_dict` data; raises ``ValueError``/``TypeError`` naming what is wrong."""
         if not isinstance(data, Mapping):
             raise TypeError(f"a recipe must be a JSON object, got {type(data).__name__}")
-        unknown = set(data) - {"generator", "seed", "shape", "params", "filters"}
+        keys = {"generator", "seed", "shape", "params", "filters"}
+        unknown = set(data) - keys
         if unknown:
-            raise ValueError(f"unknown recipe keys: {sorted(unknown)}")
+            raise ValueError(f"unknown recipe keys: {_names(unknown)}; valid: {sorted(keys)}")
         filters_data = data.get("filters", [])
         if not isinstance(filters_data, list):
             raise TypeError(f"filters must be a JSON list, got {type(filters_data).__name__}")
+        _check_count_of(filters_data, "filters", MAX_FILTERS)
+        _check_count_of(data.get("params", {}), "params", MAX_PARAMS)
         stack = []
         for i, f in enumerate(filters_data):
             if not isinstance(f, Mapping) or "type" not in f:
-                raise ValueError(f"filters[{i}] must be an object with a 'type', got {f!r}")
+                raise ValueError(f"filters[{i}] must be an object with a 'type', got {repr(f)[:80]}")
             stack.append((f["type"], {k: v for k, v in f.items() if k != "type"}))
         return cls(
             generator=data.get("generator", "hills"),
@@ -197,16 +226,15 @@ class Recipe:
 
     @classmethod
     def from_json(cls, text: str) -> Recipe:
-        """Recipe from JSON text (see :meth:`from_dict`); invalid JSON raises ``ValueError``."""
+        """Recipe from JSON text (see :meth:`from_dict`).
+
+        The text is read with :func:`core.jsonio.load_json`: at most
+        :data:`MAX_JSON_BYTES` bytes and 32 levels of nesting. Invalid or
+        oversized JSON raises a :class:`core.jsonio.JSONError` (a ``ValueError``).
+        """
         if not isinstance(text, (str, bytes, bytearray)):
             raise TypeError(f"a recipe's JSON must be text, got {type(text).__name__}")
-        try:
-            data = json.loads(text)
-        except RecursionError:
-            raise ValueError("the recipe JSON is nested too deeply") from None
-        except ValueError as err:  # syntax, or an integer of thousands of digits
-            raise ValueError(f"the recipe is not valid JSON: {err}") from None
-        return cls.from_dict(data)
+        return cls.from_dict(load_json(text, "the recipe", max_bytes=MAX_JSON_BYTES))
 
     # --- evaluation ------------------------------------------------------------------------
     def margin(self) -> int:
