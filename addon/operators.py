@@ -3,7 +3,6 @@
 import json
 import os
 import shutil
-import tempfile
 
 import bpy
 import numpy as np
@@ -242,7 +241,10 @@ class OROGEN_OT_heightmap_import(_AddsObjects, bpy.types.Operator, ImportHelper,
         try:
             if not os.path.isfile(self.filepath):
                 raise ValueError(f"no such file: {self.filepath}")
-            heightmap = normalize(export.read_heightmap(self.filepath, check_size=check_size))
+            values, dem = export.read_elevation(self.filepath, check_size=check_size)
+            if dem is not None and dem.cell_size is not None:  # a georeferenced DEM: its own scale, in metres
+                self.width, self.height = export.dem_extent(values, dem)
+            heightmap = normalize(values)
             arrays = bake_terrain(self, heightmap, None, scene_sun(context.scene) if self.use_scene_sun else None)
             layers = DEFAULT_LAYERS
         except (ValueError, TypeError, RuntimeError) as err:
@@ -255,8 +257,11 @@ class OROGEN_OT_heightmap_import(_AddsObjects, bpy.types.Operator, ImportHelper,
             mesh.materials.append(build_material(name, layers, self.use_lightmap, self.shading))
         obj = object_utils.object_data_add(context, mesh, operator=self)
         obj[TERRAIN_PROPERTY] = json.dumps({"shape": list(arrays.heightmap.shape), "width": arrays.width,
-                                            "height": arrays.height, "source": self.filepath})
+                                            "height": arrays.height, "source": self.filepath,
+                                            **export.dem_record(values, dem)})
         obj[LAYERS_PROPERTY] = layers_to_json(layers)
+        if dem is not None:
+            self.report({'WARNING'} if dem.nodata else {'INFO'}, export.dem_summary(values, dem))
         return {'FINISHED'}
 
 
@@ -336,13 +341,13 @@ def export_terrain_maps(obj, options, formats=None) -> list[str]:
     ``RuntimeError`` (Blender's image writer).
     """
     folder = export.check_path(options.directory)
-    staging = tempfile.mkdtemp(prefix=".orogen-export-", dir=folder)
+    staging = export.stage_dir(folder)
     try:
         stem = os.path.join(staging, bpy.path.clean_name(options.name) or "terrain")
         formats = (options.heightmap_format,) if formats is None else tuple(dict.fromkeys(formats))  # each once
         staged = _write_maps(obj, options, stem, formats)
         finals = [os.path.join(folder, os.path.basename(path)) for path in staged]
-        export.move_into_place(list(zip(staged, finals, strict=True)))
+        export.commit(list(zip(staged, finals, strict=True)), export.terrain_shape(obj))
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return finals

@@ -208,12 +208,15 @@ def _roll_back(entries: Sequence[Mapping[str, str | None]], from_journal: bool) 
     From a dead writer's journal, a target was replaced when its staged file
     is gone (staged files exist, verified, before the journal is written);
     its leftover staged files are removed. In the writer itself, ``placed``
-    says it, and the staged files stay with the caller.
+    says it, and the new files go back to their staged names (hard links).
     """
     for entry in reversed(entries):
         target, backup, staged = entry["target"], entry.get("backup"), entry.get("staged")
         assert target is not None and staged is not None
         placed = not os.path.lexists(staged) if from_journal else entry.get("placed") is not None
+        if placed and not from_journal:  # give the caller its staged file back (a second name, no gap)
+            with contextlib.suppress(OSError):
+                os.link(target, staged)
         if backup is not None and os.path.lexists(backup):
             os.replace(backup, target)
         elif backup is None and placed and os.path.lexists(target):

@@ -15,7 +15,6 @@ import contextlib
 import importlib.util
 import json
 import math
-import os
 import sys
 from pathlib import Path
 
@@ -184,14 +183,16 @@ def main(argv=None):
     render.configure_cycles(scene, tuple(args.resolution), args.samples)
     # Both files or neither: render and save beside their targets under temporary names, then rename.
     targets = [args.output.resolve()] + ([args.blend.resolve()] if args.blend else [])
-    staged = [t.with_name(f".{t.stem}.{os.getpid()}.partial{t.suffix}") for t in targets]
+    for path in targets:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    staged = [Path(orogen.core.files.staged_path(str(t))) for t in targets]
     try:
-        for path in targets:
-            path.parent.mkdir(parents=True, exist_ok=True)
         render.render_still(scene, str(staged[0]))
         if args.blend:
             bpy.ops.wm.save_as_mainfile(filepath=str(staged[1]), copy=True)
-        orogen.addon.export.move_into_place([(str(p), str(t)) for p, t in zip(staged, targets, strict=True)])
+        # Each file is checked whole (Blender's writer does not report a short write) before it replaces anything.
+        orogen.core.files.commit([(str(p), str(t)) for p, t in zip(staged, targets, strict=True)],
+                                 {str(targets[0]): (args.resolution[1], args.resolution[0])})
     except (RuntimeError, OSError, ValueError) as err:
         sys.exit(f"error: could not write {' and '.join(map(str, targets))}: {report_text(err)}")
     finally:
