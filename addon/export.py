@@ -1,14 +1,15 @@
-"""Writing heightmaps and baked maps to files with Blender's image API (PNG, OpenEXR) and numpy (RAW, .npy).
+"""Moving heightmaps and baked maps between Blender and files: Blender's image API for PNG and OpenEXR.
 
 Orientation everywhere: row 0 of an array is the top row of the image and
 the north (+Y) edge of the terrain mesh. PNG and EXR pass through Blender's
 image writer (no hand-written encoders); data maps are tagged Non-Color so
 no colour transform touches their values: 0 maps to 0 and 1 to 65535
-exactly in a 16-bit PNG. RAW is little-endian unsigned 16-bit, row-major,
-no header (the ``.r16`` layout terrain tools and game engines read).
+exactly in a 16-bit PNG. RAW, ``.npy`` and the JSON sidecars are core's
+(:mod:`core.formats`), (Geo)TIFF is read by :mod:`core.geotiff`, and every
+file written reaches its target through :func:`core.files.commit`
+(verified, then one atomic rename).
 """
 
-import contextlib
 import json
 import math
 import os
@@ -17,8 +18,9 @@ import bpy
 import numpy as np
 import numpy.typing as npt
 
+from ..core import files, formats
 from ..core.heightmap import check_shape
-from ..core.imagesize import image_size
+from ..core.imagesize import check_image, image_size
 
 HEIGHTMAP_FORMATS = ('PNG16', 'EXR', 'R16', 'NPY')
 _SUFFIX = {'PNG16': ".png", 'EXR': ".exr", 'R16': ".r16", 'NPY': ".npy"}
@@ -83,9 +85,12 @@ def read_image(path: str, check_size=None) -> npt.NDArray[np.float32]:
 
     8- and 16-bit images come back as ``level / 255`` or ``level / 65535``
     (no colour transform: the image is read as Non-Color data). The file must
-    be PNG, TIFF or OpenEXR: ``check_size(rows, cols)`` runs on the size its
-    header gives (:func:`core.imagesize.image_size`) before Blender decodes
-    any pixel, to refuse an image too large for memory. Raises ``ValueError``.
+    be PNG, TIFF or OpenEXR, whole: :func:`core.imagesize.check_image` reads
+    its header and checks that every chunk, strip or tile lies inside the
+    file (Blender's OpenEXR loader crashes on a cut file, its TIFF loader
+    fills missing strips with 0). ``check_size(rows, cols)`` runs on the
+    size its header gives before Blender decodes any pixel, to refuse an
+    image too large for memory. Raises ``ValueError``.
     """
     # The size from the header first: Blender decodes the whole image to answer Image.size, and a small
     # compressed file can claim gigabytes of pixels.
@@ -95,6 +100,10 @@ def read_image(path: str, check_size=None) -> npt.NDArray[np.float32]:
         raise ValueError(f"{os.path.basename(path)} cannot be read as an image: {err}") from None
     if check_size is not None:
         check_size(rows, cols)
+    try:
+        check_image(path)
+    except (ValueError, OSError) as err:
+        raise ValueError(f"{os.path.basename(path)} cannot be read as an image: {err}") from None
     image = bpy.data.images.load(path, check_existing=False)
     try:
         image.colorspace_settings.name = 'Non-Color'
@@ -115,75 +124,103 @@ def read_image(path: str, check_size=None) -> npt.NDArray[np.float32]:
 IMPORT_SUFFIXES = (".png", ".tif", ".tiff", ".exr", ".r16", ".raw", ".npy")
 
 
-def _raw_shape(path: str, size: int) -> tuple[int, int]:
-    """``(rows, cols)`` of a RAW heightmap: its sidecar's ``shape`` if it has a sidecar, else square."""
-    sidecar = path + ".json"
-    if not os.path.exists(sidecar):
-        side = math.isqrt(size // 2)
-        return side, side
-    try:
-        with open(sidecar, encoding="utf-8") as f:
-            shape = json.load(f).get("shape")
-    except (ValueError, RecursionError, AttributeError):
-        shape = None
-    checked = _recorded_shape(shape)
-    if checked is None:
-        raise ValueError(f"{os.path.basename(sidecar)} must be a JSON object with \"shape\": [rows, cols]")
-    return checked
-
-
 def read_heightmap(path: str, check_size=None) -> npt.NDArray[np.float32]:
     """Read a heightmap file as ``float32 (rows, cols)``, row 0 the north (top) edge.
 
-    Images (PNG 8/16-bit, TIFF, OpenEXR) go through :func:`read_image` and give
-    their first channel. ``.r16``/``.raw`` is little-endian unsigned 16-bit,
-    row-major, no header, read as ``level / 65535``; its shape comes from the
-    ``<file>.json`` sidecar Orogen writes beside it, or else the file must be
-    square. ``.npy`` must hold a 2D array of real numbers (read without
-    pickles). ``check_size(rows, cols)`` runs before the values are read.
-
-    Raises ``ValueError`` naming the problem (unknown format, a size that does
-    not match, NaN or Inf values); nothing is left in ``bpy.data``.
+    :func:`read_elevation` without the georeferencing.
     """
+    return read_elevation(path, check_size)[0]
+
+
+def read_elevation(path: str, check_size=None):
+    """Read a heightmap file: ``(float32 (rows, cols), core.geotiff.Elevation or None)``, row 0 north.
+
+    - PNG (8/16-bit) and OpenEXR go through :func:`read_image` and must be
+      grey: an image whose red, green and blue differ anywhere is refused
+      (a colour or palette picture is not a heightmap, and its red channel
+      alone would import silently).
+    - TIFF is read by :func:`core.geotiff.read_elevation` (tifffile): heights
+      in metres when georeferenced, nodata filled and counted; the
+      ``Elevation`` is returned beside the values.
+    - ``.r16``/``.raw`` and ``.npy``: :func:`core.formats.read_raw` and
+      :func:`core.formats.read_npy` (the RAW sidecar's shape and byte order
+      are honoured).
+
+    ``check_size(rows, cols)`` runs before the values are read. Raises
+    ``ValueError`` naming the problem (unknown format, a size that does not
+    match, a cut file, NaN or Inf values); nothing is left in ``bpy.data``.
+    """
+    from ..core import geotiff
+
     suffix = os.path.splitext(path)[1].lower()
     name = os.path.basename(path)
-    if suffix in (".r16", ".raw"):
-        try:
-            size = os.path.getsize(path)
-            rows, cols = _raw_shape(path, size)
-            if rows * cols * 2 != size:
-                raise ValueError(f"{name} has {size} bytes: not a {rows} x {cols} 16-bit RAW heightmap "
-                                 "(give it a <file>.json sidecar with its \"shape\" if it is not square)")
-            if check_size is not None:
-                check_size(rows, cols)
-            levels = np.fromfile(path, dtype="<u2")
-        except OSError as err:
-            raise ValueError(f"cannot read {name}: {err.strerror or err}") from None
-        values = levels.reshape(rows, cols).astype(np.float32) / np.float32(65535.0)
+    elevation = None
+    if suffix in formats.RAW_SUFFIXES:
+        values = formats.read_raw(path, check_size)
     elif suffix == ".npy":
-        try:
-            array = np.load(path, mmap_mode="r", allow_pickle=False)
-        except Exception as err:  # noqa: BLE001 - any failure to parse a foreign file means it is not readable
-            raise ValueError(f"{name} is not a readable .npy array: {err}") from None
-        if not isinstance(array, np.ndarray):  # a .npz archive under a .npy name
-            getattr(array, "close", lambda: None)()
-            raise ValueError(f"{name} is an archive of arrays, not one array (save it with numpy.save)")
-        if array.ndim != 2 or array.dtype.kind not in "iuf":
-            raise ValueError(f"{name} must hold a 2D array of real numbers, got shape {array.shape} of {array.dtype}")
-        if check_size is not None:
-            check_size(*array.shape)
-        try:
-            values = np.array(array, dtype=np.float32)
-        except OSError as err:
-            raise ValueError(f"cannot read {name}: {err}") from None
+        values = formats.read_npy(path, check_size)
+    elif suffix in (".tif", ".tiff"):
+        elevation = geotiff.read_elevation(path, check_size)
+        values = elevation.heights
     elif suffix in IMPORT_SUFFIXES:
-        values = read_image(path, check_size)[..., 0]  # grey images repeat it in R, G and B
+        pixels = read_image(path, check_size)
+        if not (np.array_equal(pixels[..., 0], pixels[..., 1]) and np.array_equal(pixels[..., 0], pixels[..., 2])):
+            raise ValueError(f"{name} is a colour image (its red, green and blue differ): a heightmap must be "
+                             "greyscale; convert it to grey first")
+        values = pixels[..., 0]
     else:
         raise ValueError(f"cannot read {suffix or 'a file without a suffix'}: "
                          f"Orogen reads heightmaps in {', '.join(IMPORT_SUFFIXES)}")
     if not np.isfinite(values).all():
-        raise ValueError(f"{os.path.basename(path)} holds NaN or Inf heights")
-    return values
+        raise ValueError(f"{name} holds NaN or Inf heights")
+    return values, elevation
+
+
+def dem_extent(values: npt.NDArray[np.float32], dem) -> tuple[float, float]:
+    """Width and height (metres) of a terrain that keeps a georeferenced DEM's real scale.
+
+    The height is the DEM's relief (highest minus lowest height, metres); the
+    width spans ``max(rows, cols) - 1`` cells of the DEM's pixel size. A
+    terrain's cells are square: where the DEM's are not (a raster in degrees
+    away from the equator), the side is their geometric mean, which keeps the
+    area. Raises ``ValueError`` when the extent is beyond the terrain's bounds.
+    """
+    dx, dy = dem.cell_size
+    rows, cols = values.shape
+    width = math.sqrt(dx * dy) * (max(rows, cols) - 1)
+    height = float(values.max()) - float(values.min())
+    if not 0.001 <= width <= 1.0e6 or height > 1.0e5:
+        raise ValueError(f"the DEM spans {width:.6g} m with a relief of {height:.6g} m; a terrain is 0.001 m to "
+                         "1000 km wide with up to 100 km of relief")
+    return width, height
+
+
+def dem_record(values: npt.NDArray[np.float32], dem) -> dict:
+    """What a terrain records of the DEM it was imported from (``orogen_terrain``): real heights, cells, nodata."""
+    if dem is None:
+        return {}
+    record = {"elevation_range_m": [float(values.min()), float(values.max())], "nodata_cells": dem.nodata}
+    if dem.cell_size is not None:
+        record["dem_cell_size_m"] = list(dem.cell_size)
+    return record
+
+
+def dem_summary(values: npt.NDArray[np.float32], dem) -> str:
+    """One line for the import's report: heights, cells and the nodata filled."""
+    parts = [f"heights {float(values.min()):.6g} to {float(values.max()):.6g}"
+             + (" m" if dem.cell_size is not None else "")]
+    if dem.cell_size is not None:
+        dx, dy = dem.cell_size
+        cells = f"cells {dx:.4g} x {dy:.4g} m"
+        if dem.geographic:
+            cells += f" (from degrees at latitude {dem.latitude:.4g})"
+        if abs(dx - dy) > 0.01 * max(dx, dy):
+            cells += f", made square at {math.sqrt(dx * dy):.4g} m"
+        parts.append(cells)
+    if dem.nodata:
+        value = "" if dem.nodata_value is None else f" ({dem.nodata_value:g})"
+        parts.append(f"{dem.nodata} nodata cells{value} filled from their neighbours")
+    return "Imported DEM: " + "; ".join(parts)
 
 
 def write_heightmap(path_stem: str, heightmap: npt.NDArray[np.float32], fmt: str, *,
@@ -213,24 +250,12 @@ def write_heightmap(path_stem: str, heightmap: npt.NDArray[np.float32], fmt: str
     elif fmt == 'EXR':
         write_image(path, values, depth='32', file_format='OPEN_EXR')
     elif fmt == 'R16':
-        levels = np.rint(np.clip(values, 0.0, 1.0) * 65535.0).astype("<u2")
-        levels.tofile(path)
+        formats.write_raw(path, values)
     else:
-        np.save(path, values.astype(np.float32))
+        formats.write_npy(path, values)
     written = [path]
     if sidecar is not None or height_range is not None:
-        info = dict(sidecar or {})
-        rows, cols = h.shape
-        info.update({
-            "file": os.path.basename(path),
-            "shape": [rows, cols],
-            "encoding": ("metres" if absolute else
-                         "normalised 0..1" if fmt in ('EXR', 'NPY') else "normalised, 0 -> 0, 1 -> 65535"),
-            "height_range_m": list(height_range) if height_range is not None else None,
-            "orientation": "row 0 = top row of the image = north (+Y) edge of the mesh; column 0 = west (-X)",
-        })
-        if fmt == 'R16':
-            info["raw"] = {"dtype": "uint16", "byte_order": "little", "layout": "row-major", "header": None}
+        info = formats.sidecar_info(path, h.shape, fmt, absolute=absolute, height_range=height_range, extra=sidecar)
         with open(path + ".json", "w", encoding="utf-8") as f:
             json.dump(info, f, indent=2, sort_keys=True)
         written.append(path + ".json")
@@ -282,46 +307,42 @@ def point_map(obj: bpy.types.Object, name: str) -> npt.NDArray[np.float32] | Non
     return values.reshape(rows, cols)
 
 
-def move_into_place(pairs: list[tuple[str, str]]) -> None:
-    """Move each ``(new, target)`` file onto its target, all or none.
+def stage_dir(folder: str) -> str:
+    """A private staging folder inside ``folder`` for files to :func:`commit` (see :func:`core.files.stage_dir`)."""
+    return files.stage_dir(folder)
 
-    Existing targets are first renamed aside (beside themselves, so on the
-    same file system); only when every target is out of the way are the new
-    files renamed in. Any failure (a folder where a file should go, an
-    immutable or locked file) puts every old file back, moves what was
-    placed back where it came from, and raises ``ValueError`` or
-    ``OSError``: the folders are left as they were, and the ``new`` files
-    stay with their caller.
+
+def commit(pairs: list[tuple[str, str]], shape: tuple[int, int] | None = None) -> None:
+    """Move each ``(staged, target)`` file onto its target: verified, atomically, all or nothing.
+
+    :func:`core.files.commit`, with ``shape`` the ``(rows, cols)`` every
+    image, RAW and ``.npy`` target must have. A file Blender's writer left
+    short (a full disk, a file-size limit) fails the check and nothing is
+    replaced (``ValueError``); a failed rename puts the old files back
+    (``OSError``). The staged files stay with the caller.
     """
-    for _, target in pairs:
-        if os.path.isdir(target):
-            raise ValueError(f"{target} is a folder: nothing was written")
-    aside: list[tuple[str, str]] = []
-    placed: list[tuple[str, str]] = []
-    try:
-        for i, (_, target) in enumerate(pairs):
-            if os.path.lexists(target):
-                backup = os.path.join(os.path.dirname(target), f".{os.path.basename(target)}.{os.getpid()}-{i}.old")
-                os.replace(target, backup)
-                aside.append((target, backup))
-        for new, target in pairs:
-            os.replace(new, target)
-            placed.append((new, target))
-    except OSError:
-        for new, target in reversed(placed):
-            with contextlib.suppress(OSError):
-                os.replace(target, new)
-        for target, backup in reversed(aside):
-            with contextlib.suppress(OSError):
-                os.replace(backup, target)
-        raise
-    for _, backup in aside:
-        with contextlib.suppress(OSError):
-            os.remove(backup)
+    shapes = {}
+    if shape is not None:
+        for _, target in pairs:
+            if os.path.splitext(target)[1].lower() != ".json":
+                shapes[os.path.abspath(target)] = tuple(shape)
+    files.commit(pairs, shapes)
+
+
+def terrain_shape(obj: bpy.types.Object) -> tuple[int, int]:
+    """A terrain object's ``(rows, cols)``, checked against its mesh."""
+    return _shape_of(obj, json.loads(obj.get("orogen_terrain", "{}")))
 
 
 def check_path(directory: str) -> str:
-    """An absolute, writable folder (created if missing); raises ``ValueError`` otherwise."""
+    """An absolute, writable folder (created if missing); raises ``ValueError`` otherwise.
+
+    A folder relative to the .blend file (``//``) needs a saved .blend file:
+    without one Blender has nothing to resolve it against.
+    """
+    if directory.startswith("//") and not bpy.data.filepath:
+        raise ValueError(f"the folder {directory!r} is relative to the .blend file, which is not saved: "
+                         "save the file first or choose an absolute folder")
     path = os.path.abspath(bpy.path.abspath(directory))
     if os.path.exists(path) and not os.path.isdir(path):
         raise ValueError(f"{path} is a file, not a folder")

@@ -149,9 +149,10 @@ def set_material(obj: bpy.types.Object, spec: TerrainSpec) -> None:
         bpy.data.materials.remove(old)
 
 
-def record_terrain(obj: bpy.types.Object, arrays: TerrainArrays, source: str = "") -> None:
-    """Write the grid's shape and scale onto ``obj`` (what exports read back)."""
-    info = {"shape": list(arrays.heightmap.shape), "width": arrays.width, "height": arrays.height}
+def record_terrain(obj: bpy.types.Object, arrays: TerrainArrays, source: str = "", **extra) -> None:
+    """Write the grid's shape and scale onto ``obj`` (what exports read back); an import adds its ``source``
+    file and what it learnt of it (``extra``: a DEM's elevation range and nodata count)."""
+    info = {"shape": list(arrays.heightmap.shape), "width": arrays.width, "height": arrays.height, **extra}
     if source:
         info["source"] = source
     obj[TERRAIN_PROPERTY] = json.dumps(info)

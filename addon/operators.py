@@ -4,7 +4,7 @@ import json
 import math
 import os
 import shutil
-import tempfile
+from pathlib import Path
 
 import bpy
 import numpy as np
@@ -207,13 +207,12 @@ class OROGEN_OT_profile_add(_AddsObjects, bpy.types.Operator, object_utils.AddOb
 def sidecar_scale(path: str) -> tuple[float, float] | None:
     """``(width, height)`` in metres from the JSON sidecar Orogen writes beside an exported heightmap, if any."""
     sidecar = path + ".json"
-    if not os.path.isfile(sidecar) or os.path.getsize(sidecar) > (1 << 20):
+    if not os.path.isfile(sidecar):
         return None
     try:
-        with open(sidecar, "rb") as f:
-            data = load_json(f.read(), os.path.basename(sidecar))
+        data = load_json(Path(sidecar), os.path.basename(sidecar))  # a regular file of bounded size
         spec = load_spec(data)
-    except (OSError, TypeError, ValueError):
+    except (TypeError, ValueError):
         data = None
         spec = None
     if isinstance(data, dict) and isinstance(data.get("spec"), dict) and spec is not None:
@@ -234,9 +233,9 @@ class OROGEN_OT_heightmap_import(_AddsObjects, bpy.types.Operator, ImportHelper,
     filter_glob: bpy.props.StringProperty(default=";".join("*" + s for s in export.IMPORT_SUFFIXES),
                                           options={'HIDDEN'})
     use_sidecar_scale: bpy.props.BoolProperty(
-        name="Scale from Sidecar", default=True,
-        description="Take the width and height from the JSON sidecar Orogen exports beside a heightmap, if there "
-                    "is one (Width and Height otherwise)")
+        name="Scale from File", default=True,
+        description="Take the width and height from the JSON sidecar Orogen exports beside a heightmap, or from "
+                    "a GeoTIFF's georeferencing, if there is one (Width and Height otherwise)")
     # width, height, lighting and material: made from core's declarations at register time.
 
     def draw(self, _context):
@@ -267,7 +266,11 @@ class OROGEN_OT_heightmap_import(_AddsObjects, bpy.types.Operator, ImportHelper,
             if not os.path.isfile(self.filepath):
                 raise ValueError(f"no such file: {self.filepath}")
             spec, sun = self._spec(context)
-            heightmap = normalize(export.read_heightmap(self.filepath, check_size=check_size))
+            values, dem = export.read_elevation(self.filepath, check_size=check_size)
+            if self.use_sidecar_scale and dem is not None and dem.cell_size is not None:
+                width, height = export.dem_extent(values, dem)  # a georeferenced DEM: its own scale, in metres
+                spec = spec.replace(width=width, height=height)
+            heightmap = normalize(values)
             arrays = TerrainArrays(heightmap, spec.bake(heightmap, sun), spec.width, spec.height, None)
         except (ValueError, TypeError, RuntimeError) as err:
             self.report({'ERROR'}, f"Heightmap not imported: {err}")
@@ -278,9 +281,11 @@ class OROGEN_OT_heightmap_import(_AddsObjects, bpy.types.Operator, ImportHelper,
         if spec.material["enabled"]:
             mesh.materials.append(new_material(name, spec))
         obj = object_utils.object_data_add(context, mesh, operator=self)
-        record_terrain(obj, arrays, source=self.filepath)
+        record_terrain(obj, arrays, source=self.filepath, **export.dem_record(values, dem))
         with suspended():
             write_spec(obj.orogen, spec)  # its layers, lighting and scale; no generator to re-run (not is_terrain)
+        if dem is not None:
+            self.report({'WARNING'} if dem.nodata else {'INFO'}, export.dem_summary(values, dem))
         return {'FINISHED'}
 
 
@@ -359,13 +364,13 @@ def export_terrain_maps(obj, options, formats=None) -> list[str]:
     ``RuntimeError`` (Blender's image writer).
     """
     folder = export.check_path(options.directory)
-    staging = tempfile.mkdtemp(prefix=".orogen-export-", dir=folder)
+    staging = export.stage_dir(folder)
     try:
         stem = os.path.join(staging, bpy.path.clean_name(options.name) or "terrain")
         formats = (options.heightmap_format,) if formats is None else tuple(dict.fromkeys(formats))  # each once
         staged = _write_maps(obj, options, stem, formats)
         finals = [os.path.join(folder, os.path.basename(path)) for path in staged]
-        export.move_into_place(list(zip(staged, finals, strict=True)))
+        export.commit(list(zip(staged, finals, strict=True)), export.terrain_shape(obj))
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return finals

@@ -8,10 +8,11 @@ The side-view profile preset adds its profile directly (profiles are not terrain
 """
 
 import os
+from pathlib import Path
 
 import bpy
 
-from ..core.jsonio import load_json
+from ..core.jsonio import load_json, read_regular_file
 from ..core.presets import PRESETS, preset_spec
 from ..core.spec import TerrainSpec, load_spec
 from .live import active_terrain, changed, mode_reason, poll_with, suspended
@@ -50,11 +51,8 @@ def user_presets() -> dict[str, str]:
 
 def read_user_preset(path: str) -> TerrainSpec:
     """The spec in a user preset file (a spec JSON, or a 0.1 Python preset). Raises ``ValueError``."""
-    if not os.path.isfile(path) or os.path.getsize(path) > _MAX_PRESET_BYTES:
-        raise ValueError(f"{os.path.basename(path)} is not a preset file of at most {_MAX_PRESET_BYTES} bytes")
-    with open(path, "rb") as f:
-        data = f.read()
     name = os.path.basename(path)
+    data = read_regular_file(path, f"preset {name}", _MAX_PRESET_BYTES)
     if path.endswith(".py"):
         return v1_preset(data.decode("utf-8", errors="replace"))
     return load_spec(load_json(data, f"preset {name}"))
@@ -149,8 +147,7 @@ class OROGEN_OT_preset_save(bpy.types.Operator):
                 f.write(text)
                 f.flush()
                 os.fsync(f.fileno())
-            with open(staged, "rb") as f:  # verify what was written before it replaces anything
-                load_spec(load_json(f.read(), "preset"))
+            load_spec(load_json(Path(staged), "preset"))  # verify what was written before it replaces anything
             os.replace(staged, path)
         except (ValueError, TypeError, OSError) as err:
             self.report({'ERROR'}, f"Preset not saved: {err}")

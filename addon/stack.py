@@ -9,6 +9,7 @@ import bpy
 
 from ..core.colormap import MAX_LAYERS, Layer
 from ..core.params import FILTERS
+from ..core.recipe import MAX_FILTERS
 from ..core.spec import Step, TerrainSpec
 from .live import active_terrain, changed, mode_reason, poll_with
 from .specio import read_group, read_spec, write_filter, write_layer, write_layers, write_spec
@@ -56,7 +57,8 @@ class OROGEN_OT_filter_add(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context):
-        return _poll(cls, context, lambda s: "The stack is full" if len(s.filters) >= 256 else None)
+        return _poll(cls, context, lambda s: f"A stack holds at most {MAX_FILTERS} filters"
+                     if len(s.filters) >= MAX_FILTERS else None)
 
     def execute(self, context):
         owner, settings = target(context)

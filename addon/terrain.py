@@ -69,13 +69,16 @@ def available_memory() -> int | None:
     On Linux this is ``MemAvailable`` (free memory plus the page cache the kernel
     can drop, not the much smaller ``MemFree``), capped by the cgroup v2 limit
     minus its use when the process runs in a container. Elsewhere it is the free
-    physical pages where ``sysconf`` knows them. ``OROGEN_MEMORY_LIMIT`` (bytes)
-    caps the answer further.
+    physical pages where ``sysconf`` knows them. ``OROGEN_MEMORY_LIMIT`` (bytes,
+    or with a unit: ``1G``, ``512MiB``, ``1e9``) caps the answer further; a
+    value that is not a size raises ``ValueError`` rather than being ignored.
     """
     candidates = []
     text = os.environ.get("OROGEN_MEMORY_LIMIT", "")
-    if text.isdigit():
-        candidates.append(int(text))
+    if text.strip():  # 1073741824, 1e9, 1G, 512MiB, 2GB (core.units.parse_bytes); anything else is refused
+        from ..core.units import parse_bytes
+
+        candidates.append(parse_bytes(text, "OROGEN_MEMORY_LIMIT"))
     available = _read_int(MEMINFO, "MemAvailable")
     if available is None:
         try:

@@ -14,14 +14,29 @@ these few lines read the three headers directly, from their specifications:
   SHORT or LONG (LONG8 in BigTIFF).
 - OpenEXR: the header attributes of the first part (OpenEXR file layout),
   ``dataWindow`` of type ``box2i``: ``xMin, yMin, xMax, yMax``.
+
+:func:`check_image` goes further and checks that the whole file is there
+before any decoder sees it (Blender's OpenEXR loader crashes on a file cut
+inside its pixel data; its TIFF loader fills missing strips with 0; its PNG
+writer does not report a short write):
+
+- PNG: every chunk's length and CRC-32, IHDR first, IEND present.
+- OpenEXR (single-part scan-line or tiled): the chunk offset table that
+  follows the header, its length from the compression's lines per chunk or
+  the tile description, every chunk's header and data inside the file.
+- TIFF: the first directory's StripOffsets/StripByteCounts (or
+  TileOffsets/TileByteCounts), as many as the image needs, every strip or
+  tile inside the file.
 """
 
 from __future__ import annotations
 
+import math
 import struct
+import zlib
 from typing import BinaryIO
 
-__all__ = ["FORMATS", "image_size"]
+__all__ = ["FORMATS", "check_image", "image_size"]
 
 #: Formats :func:`image_size` reads.
 FORMATS = ("PNG", "TIFF", "OpenEXR")
@@ -62,6 +77,234 @@ def image_size(path: str) -> tuple[str, int, int]:
     if head.startswith(_EXR_MAGIC):
         return ("OpenEXR", *_exr(head))
     raise ValueError("not a PNG, TIFF or OpenEXR file (by its first bytes)")
+
+
+def check_image(path: str, shape: tuple[int, int] | None = None) -> tuple[str, int, int]:
+    """Format, rows and columns of an image file, after checking that the whole file is present.
+
+    Parameters
+    ----------
+    path : str
+        A PNG, TIFF or single-part OpenEXR file.
+    shape : (int, int), optional
+        The ``(rows, cols)`` the image must have (a file just written).
+
+    Returns
+    -------
+    (format, rows, cols) : tuple of (str, int, int)
+        As :func:`image_size`.
+
+    Raises
+    ------
+    ValueError
+        If the file is cut short or damaged (a PNG chunk with a wrong CRC or
+        no IEND, an OpenEXR chunk or a TIFF strip or tile past the end of the
+        file, a missing offset table), is a multi-part or deep OpenEXR, or
+        has another size than ``shape``.
+    OSError
+        If the file cannot be opened or read.
+    """
+    fmt, rows, cols = image_size(path)
+    with open(path, "rb") as f:
+        size = f.seek(0, 2)
+        f.seek(0)
+        if fmt == "PNG":
+            _check_png(f)
+        elif fmt == "OpenEXR":
+            _check_exr(f, size)
+        else:
+            _check_tiff(f, size, rows, cols)
+    if shape is not None and (rows, cols) != tuple(shape):
+        raise ValueError(f"the {fmt} file is {cols} x {rows} pixels, not {shape[1]} x {shape[0]}")
+    return fmt, rows, cols
+
+
+def _check_png(f: BinaryIO) -> None:
+    f.seek(len(_PNG_MAGIC))
+    first = True
+    while True:
+        head = f.read(8)
+        if len(head) < 8:
+            raise ValueError("the PNG file is cut short (no IEND chunk)")
+        length, kind = struct.unpack(">I4s", head)
+        if length > 0x7FFFFFFF:
+            raise ValueError("the PNG file has a chunk longer than the format allows")
+        if first and kind != b"IHDR":
+            raise ValueError("the PNG file has no IHDR chunk first")
+        first = False
+        crc = zlib.crc32(kind)
+        left = length
+        while left:
+            block = f.read(min(left, 1 << 20))
+            if not block:
+                raise ValueError(f"the PNG file is cut short inside its {kind.decode('latin-1')} chunk")
+            crc = zlib.crc32(block, crc)
+            left -= len(block)
+        stored = f.read(4)
+        if len(stored) < 4:
+            raise ValueError(f"the PNG file is cut short inside its {kind.decode('latin-1')} chunk")
+        if struct.unpack(">I", stored)[0] != crc:
+            raise ValueError(f"the PNG file's {kind.decode('latin-1')} chunk is damaged (CRC mismatch)")
+        if kind == b"IEND":
+            return
+
+
+#: Scan lines per chunk of each OpenEXR compression (OpenEXR file layout, "Compression").
+_EXR_LINES = {0: 1, 1: 1, 2: 1, 3: 16, 4: 32, 5: 16, 6: 32, 7: 32, 8: 32, 9: 256}
+
+
+def _exr_attributes(f: BinaryIO) -> tuple[dict[bytes, tuple[bytes, bytes]], int]:
+    """The first header's attributes ``{name: (type, value)}`` and the offset just after it."""
+    f.seek(0)
+    head = f.read(_HEADER_LIMIT)
+    pos = 8
+    found: dict[bytes, tuple[bytes, bytes]] = {}
+    while True:
+        end = head.find(b"\x00", pos)
+        if end < 0:
+            raise ValueError("the OpenEXR header is cut short")
+        if end == pos:
+            return found, end + 1
+        type_end = head.find(b"\x00", end + 1)
+        if type_end < 0 or type_end + 5 > len(head):
+            raise ValueError("the OpenEXR header is cut short")
+        (length,) = struct.unpack_from("<i", head, type_end + 1)
+        value = type_end + 5
+        if length < 0 or value + length > len(head):
+            raise ValueError("the OpenEXR header is cut short or damaged")
+        found[head[pos:end]] = (head[end + 1:type_end], head[value:value + length])
+        pos = value + length
+
+
+def _level_count(size: int, rounding_up: bool) -> int:
+    """Mip levels of an axis of ``size`` pixels: ``floor`` or ``ceil`` of ``log2(size)``, plus 1."""
+    return int((math.ceil if rounding_up else math.floor)(math.log2(size))) + 1 if size > 1 else 1
+
+
+def _levels(size: int, tile: int, rounding_up: bool, count: int) -> list[int]:
+    """Tiles along one axis of ``size`` pixels at each of ``count`` levels (OpenEXR level sizes)."""
+    sizes = []
+    for level in range(count):
+        div = 1 << level
+        side = max((size + div - 1) // div if rounding_up else size // div, 1)
+        sizes.append(-(-side // tile))
+    return sizes
+
+
+def _check_exr(f: BinaryIO, size: int) -> None:
+    f.seek(4)
+    (version,) = struct.unpack("<I", f.read(4))
+    if version & 0x1000:
+        raise ValueError("multi-part OpenEXR files are not read: save the heights as a single-part image")
+    if version & 0x800:
+        raise ValueError("deep OpenEXR files are not read: save the heights as a plain image")
+    attrs, table = _exr_attributes(f)
+    if b"dataWindow" not in attrs or b"compression" not in attrs:
+        raise ValueError("the OpenEXR header has no dataWindow or compression")
+    x_min, y_min, x_max, y_max = struct.unpack("<4i", attrs[b"dataWindow"][1][:16])
+    rows, cols = y_max - y_min + 1, x_max - x_min + 1
+    compression = attrs[b"compression"][1][0]
+    if compression not in _EXR_LINES:
+        raise ValueError(f"the OpenEXR file uses compression {compression}, which Orogen does not know")
+    if version & 0x200:  # tiled
+        tiles = attrs.get(b"tiles")
+        if tiles is None or len(tiles[1]) < 9:
+            raise ValueError("the tiled OpenEXR file has no tile description")
+        tx, ty, mode = struct.unpack_from("<IIB", tiles[1])
+        if tx < 1 or ty < 1:
+            raise ValueError("the OpenEXR tile description gives a tile size below 1")
+        level_mode, up = mode & 0xF, bool(mode >> 4)
+        if level_mode == 0:
+            chunks = -(-cols // tx) * -(-rows // ty)
+        elif level_mode == 1:
+            n = _level_count(max(cols, rows), up)
+            chunks = sum(a * b for a, b in zip(_levels(cols, tx, up, n), _levels(rows, ty, up, n), strict=True))
+        elif level_mode == 2:
+            chunks = sum(a * b for a in _levels(cols, tx, up, _level_count(cols, up))
+                         for b in _levels(rows, ty, up, _level_count(rows, up)))
+        else:
+            raise ValueError(f"the OpenEXR tile description has an unknown level mode {level_mode}")
+        chunk_head = 20  # tile x, y, level x, y, data size
+    else:
+        chunks = -(-rows // _EXR_LINES[compression])
+        chunk_head = 8  # y, data size
+    end_of_table = table + 8 * chunks
+    if end_of_table > size:
+        raise ValueError("the OpenEXR file is cut short inside its chunk offset table")
+    f.seek(table)
+    offsets = struct.unpack(f"<{chunks}Q", f.read(8 * chunks))
+    for offset in offsets:
+        if offset < end_of_table or offset + chunk_head > size:
+            raise ValueError("the OpenEXR file is cut short: a chunk lies past the end of the file")
+        f.seek(offset + chunk_head - 4)
+        (length,) = struct.unpack("<i", f.read(4))
+        if length < 0 or offset + chunk_head + length > size:
+            raise ValueError("the OpenEXR file is cut short inside its pixel data")
+
+
+_TIFF_TYPES = {1: "B", 3: "H", 4: "I", 16: "Q", 13: "I", 18: "Q"}
+
+
+def _check_tiff(f: BinaryIO, size: int, rows: int, cols: int) -> None:
+    f.seek(0)
+    head = f.read(16)
+    order = "<" if head[:2] == b"II" else ">"
+    big = head[2:4] in (b"+\x00", b"\x00+")
+    offset_code, count_code, entry_size = ("Q", "Q", 20) if big else ("I", "H", 12)
+    inline = 8 if big else 4
+    (ifd,) = struct.unpack_from(order + offset_code, head, 8 if big else 4)
+    f.seek(ifd)
+    raw = f.read(8)
+    (count,) = struct.unpack_from(order + count_code, raw, 0)
+    first = ifd + struct.calcsize(order + count_code)
+    f.seek(first)
+    directory = f.read(min(count, 4096) * entry_size)
+    if len(directory) < min(count, 4096) * entry_size:
+        raise ValueError("the TIFF directory is cut short")
+    wanted = {258, 259, 277, 278, 284, 273, 279, 322, 323, 324, 325}
+    tags: dict[int, tuple[int, ...]] = {}
+    for i in range(min(count, 4096)):
+        tag, kind = struct.unpack_from(order + "HH", directory, i * entry_size)
+        if tag not in wanted:
+            continue
+        (n,) = struct.unpack_from(order + ("Q" if big else "I"), directory, i * entry_size + 4)
+        code = _TIFF_TYPES.get(kind)
+        if code is None:
+            raise ValueError(f"the TIFF directory gives tag {tag} an unexpected type {kind}")
+        nbytes = n * struct.calcsize(code)
+        if n > 1 << 26:
+            raise ValueError(f"the TIFF directory gives tag {tag} {n} values")
+        value_at = i * entry_size + 4 + (8 if big else 4)
+        if nbytes <= inline:
+            data = directory[value_at:value_at + nbytes]
+        else:
+            (where,) = struct.unpack_from(order + offset_code, directory, value_at)
+            if where + nbytes > size:
+                raise ValueError(f"the TIFF file is cut short: tag {tag}'s values lie past its end")
+            f.seek(where)
+            data = f.read(nbytes)
+        tags[tag] = struct.unpack(f"{order}{n}{code}", data)
+    planes = tags.get(277, (1,))[0] if tags.get(284, (1,))[0] == 2 else 1
+    if 324 in tags:
+        tw, tl = tags.get(322, (0,))[0], tags.get(323, (0,))[0]
+        if tw < 1 or tl < 1:
+            raise ValueError("the tiled TIFF file has no TileWidth or TileLength")
+        offsets, counts, what = tags[324], tags.get(325), "tiles"
+        needed = -(-cols // tw) * -(-rows // tl) * planes
+    elif 273 in tags:
+        per_strip = min(tags.get(278, (rows,))[0] or rows, rows)
+        offsets, counts, what = tags[273], tags.get(279), "strips"
+        needed = -(-rows // per_strip) * planes
+    else:
+        raise ValueError("the TIFF file has neither strips nor tiles")
+    if counts is None or len(counts) != len(offsets):
+        raise ValueError(f"the TIFF file does not say how long its {what} are")
+    if len(offsets) < needed:
+        raise ValueError(f"the TIFF file has {len(offsets)} {what}; its size needs {needed}")
+    for offset, length in zip(offsets, counts, strict=True):
+        if offset + length > size:
+            raise ValueError(f"the TIFF file is cut short: its {what} run past the end of the file "
+                             f"({size} bytes)")
 
 
 def _checked(rows: int, cols: int, what: str) -> tuple[int, int]:

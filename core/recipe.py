@@ -35,17 +35,28 @@ from .params import FILTERS, GENERATORS, short_list
 from .rng import check_seed
 from .window import Window, check_window, crop, expand
 
-__all__ = ["GENERATORS", "FILTERS", "RECIPE_VERSION", "Recipe", "Ranges"]
+__all__ = ["GENERATORS", "FILTERS", "MAX_FILTERS", "MAX_JSON_BYTES", "MAX_PARAMS", "RECIPE_VERSION", "Recipe", "Ranges"]
 
 Ranges = tuple[tuple[float, float], tuple[float, float]]
+
+#: Bounds checked before anything else is validated, so a huge recipe is refused at once with a short message.
+MAX_FILTERS = 64
+#: Most parameters a generator or filter entry may name (every function has fewer than 16).
+MAX_PARAMS = 64
+#: Largest recipe JSON read, in bytes (a recipe is about 1 kB).
+MAX_JSON_BYTES = 1 << 20
+
+
+def _check_count_of(items: object, what: str, limit: int) -> None:
+    """Refuse more than ``limit`` entries before looking at any of them (``ValueError``)."""
+    if isinstance(items, (Mapping, list, tuple)) and len(items) > limit:
+        raise ValueError(f"{what} has {len(items)} entries; at most {limit} are allowed")
 
 
 #: Recipe JSON written since the terrain spec (0.2); recipes without a version are 0.1's.
 RECIPE_VERSION = 2
 #: Filter keys renamed since 0.1: its one-pole "erosion" filter is the low-pass filter.
 V1_FILTER_KEYS = {"erosion": "lowpass"}
-#: At most this many filters in a stack (checked before any of them is validated).
-MAX_FILTERS = 256
 
 
 def _check_required(function: Callable[..., Any], params: Mapping[str, Any], what: str) -> None:
@@ -101,8 +112,7 @@ class Recipe:
         object.__setattr__(self, "params", GENERATORS[self.generator].check(self.params, partial=True))
         if not isinstance(self.filters, (tuple, list)):
             raise TypeError(f"filters must be a sequence of (key, params) pairs, got {type(self.filters).__name__}")
-        if len(self.filters) > MAX_FILTERS:
-            raise ValueError(f"a filter stack holds at most {MAX_FILTERS} filters, got {len(self.filters)}")
+        _check_count_of(self.filters, "filters", MAX_FILTERS)
         stack = []
         for i, entry in enumerate(self.filters):
             if not isinstance(entry, (tuple, list)) or len(entry) != 2:
@@ -158,8 +168,8 @@ class Recipe:
         filters_data = data.get("filters", [])
         if not isinstance(filters_data, list):
             raise TypeError(f"filters must be a JSON list, got {type(filters_data).__name__}")
-        if len(filters_data) > MAX_FILTERS:
-            raise ValueError(f"a filter stack holds at most {MAX_FILTERS} filters, got {len(filters_data)}")
+        _check_count_of(filters_data, "filters", MAX_FILTERS)
+        _check_count_of(data.get("params", {}), "params", MAX_PARAMS)
         stack: list[tuple[str, Mapping[str, Any]]] = []
         for i, f in enumerate(filters_data):
             if not isinstance(f, Mapping) or "type" not in f:
@@ -182,8 +192,15 @@ class Recipe:
 
     @classmethod
     def from_json(cls, text: str) -> Recipe:
-        """Recipe from JSON text (see :meth:`from_dict`); invalid JSON raises ``ValueError``."""
-        return cls.from_dict(load_json(text, "recipe"))
+        """Recipe from JSON text (see :meth:`from_dict`).
+
+        The text is read with :func:`core.jsonio.load_json`: at most
+        :data:`MAX_JSON_BYTES` bytes and 32 levels of nesting. Invalid or
+        oversized JSON raises a :class:`core.jsonio.JSONError` (a ``ValueError``).
+        """
+        if not isinstance(text, (str, bytes, bytearray)):
+            raise TypeError(f"a recipe's JSON must be text, got {type(text).__name__}")
+        return cls.from_dict(load_json(text, "the recipe", max_bytes=MAX_JSON_BYTES))
 
     # --- evaluation ------------------------------------------------------------------------
     def margin(self) -> int:

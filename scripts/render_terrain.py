@@ -14,7 +14,6 @@ import atexit
 import contextlib
 import importlib.util
 import math
-import os
 import sys
 from pathlib import Path
 
@@ -25,8 +24,6 @@ ROOT = Path(__file__).resolve().parent.parent
 DEMO_SPEC = {"version": 2, "size": 257, "seed": 7, "width": 100.0, "height": 22.0, "generator": "hills",
              "hills": {"count": 300, "radius_min": 8.0, "radius_max": 40.0},
              "filters": [{"type": "flatten", "exponent": 1.6}]}
-#: Largest spec file read (bytes).
-MAX_SPEC_BYTES = 1 << 20
 
 
 def load_orogen():
@@ -74,9 +71,7 @@ def spec_from_args(args, orogen, default: dict | None = None):
             path = args.spec
             if not path.is_file():
                 sys.exit(f"error: --spec {str(path)!r} is not a file")
-            if path.stat().st_size > MAX_SPEC_BYTES:
-                sys.exit(f"error: --spec {str(path)!r} is larger than {MAX_SPEC_BYTES} bytes: not a spec")
-            spec = core.spec.TerrainSpec.from_json(path.read_bytes())
+            spec = core.spec.load_spec(core.jsonio.load_json(path, "terrain spec"))  # regular files, bounded
         elif args.preset is not None:
             spec = orogen.addon.presets.find_preset(args.preset)
             if spec is None:
@@ -162,14 +157,16 @@ def main(argv=None):
     render.configure_cycles(scene, tuple(args.resolution), args.samples)
     # Both files or neither: render and save beside their targets under temporary names, then rename.
     targets = [args.output.resolve()] + ([args.blend.resolve()] if args.blend else [])
-    staged = [t.with_name(f".{t.stem}.{os.getpid()}.partial{t.suffix}") for t in targets]
+    for path in targets:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    staged = [Path(orogen.core.files.staged_path(str(t))) for t in targets]
     try:
-        for path in targets:
-            path.parent.mkdir(parents=True, exist_ok=True)
         render.render_still(scene, str(staged[0]))
         if args.blend:
             bpy.ops.wm.save_as_mainfile(filepath=str(staged[1]), copy=True)
-        orogen.addon.export.move_into_place([(str(p), str(t)) for p, t in zip(staged, targets, strict=True)])
+        # Each file is checked whole (Blender's writer does not report a short write) before it replaces anything.
+        orogen.core.files.commit([(str(p), str(t)) for p, t in zip(staged, targets, strict=True)],
+                                 {str(targets[0]): (args.resolution[1], args.resolution[0])})
     except (RuntimeError, OSError, ValueError) as err:
         sys.exit(f"error: could not write {' and '.join(map(str, targets))}: {report_text(err)}")
     finally:

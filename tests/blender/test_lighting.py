@@ -178,7 +178,7 @@ def counts():
          r"layers\[0\]\.name must be text"),
         ([{"name": "x", "color": [0.1, 0.2, 0.3], "minimum": 0, "optimal": 0.5, "maximum": 1, "kind": "IMAGE",
            "image": __file__}], "not an image Blender can read"),
-        ("[" * 100_000 + "]" * 100_000, "the terrain spec JSON is nested"),
+        ("[" * 100_000 + "]" * 100_000, "terrain spec nests 100001 levels deep, more than the 32 allowed"),
         ("[{]", "terrain spec is not valid JSON: Expecting property name"),
         ([{"name": "x", "color": [0.1, 0.2, 0.3], "optimal": 0.5}],
          r"layers\[0\]: missing keys \['minimum', 'maximum'\]"),

@@ -117,7 +117,7 @@ def test_recipe_filter_parameters_are_checked_before_margins():
                         ({"filters": [{"type": ["x"]}]}, ValueError)):
         with pytest.raises(error):
             Recipe.from_dict(data)
-    with pytest.raises(ValueError, match="nested"):
+    with pytest.raises(ValueError, match="nests 100000 levels deep"):
         Recipe.from_json("[" * 100_000 + "]" * 100_000)
     with pytest.raises(ValueError, match=r"window.rows must be in \[1, 33\]"):
         Recipe("hills", 0, (33, 33)).evaluate(Window(0, 0, 34, 33), r.world_ranges())

@@ -95,5 +95,5 @@ def test_recipe_json_errors_say_it_is_the_recipe():
         Recipe.from_json('{"seed": ' + "9" * 5000 + "}")
     with pytest.raises(ValueError, match="the recipe is not valid JSON: Expecting"):
         Recipe.from_json("{seed: 1}")
-    with pytest.raises(TypeError, match="the recipe's JSON must be text, got dict"):
+    with pytest.raises(TypeError, match="a recipe's JSON must be text, got dict"):
         Recipe.from_json({"seed": 1})

@@ -1,0 +1,173 @@
+"""RAW, NPY and sidecars in core, and whole-file checks of PNG, OpenEXR and TIFF headers built by the specs."""
+
+import json
+import os
+import struct
+import zlib
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from core import formats
+from core.imagesize import check_image
+
+
+def test_raw_round_trip_little_endian_with_its_sidecar(tmp_path):
+    h = np.linspace(0.0, 1.0, 3 * 5, dtype=np.float32).reshape(3, 5)
+    path = str(tmp_path / "t.r16")
+    formats.write_raw(path, h)
+    assert os.path.getsize(path) == 30
+    assert np.fromfile(path, "<u2").tolist() == np.rint(h.ravel() * 65535).astype(int).tolist()
+    info = formats.sidecar_info(path, h.shape, "R16", absolute=False, height_range=(0.0, 20.0), extra={"a": 1})
+    assert info["raw"] == {"dtype": "uint16", "byte_order": "little", "layout": "row-major", "header": None}
+    assert info["shape"] == [3, 5] and info["a"] == 1 and info["file"] == "t.r16"
+    (tmp_path / "t.r16.json").write_text(json.dumps(info))
+    back = formats.read_raw(path)
+    assert np.array_equal(back, np.rint(h * 65535).astype(np.float32) / np.float32(65535))
+
+
+def test_raw_honours_a_big_endian_sidecar(tmp_path):
+    levels = np.array([[0, 1, 256], [65535, 4660, 2]], dtype=">u2")
+    path = tmp_path / "be.raw"
+    levels.tofile(path)
+    (tmp_path / "be.raw.json").write_text(json.dumps({"shape": [2, 3], "raw": {"byte_order": "big"}}))
+    assert np.array_equal(formats.read_raw(str(path)) * 65535, levels.astype(np.float32))
+
+
+@pytest.mark.parametrize(("raw", "message"), [
+    ({"byte_order": "middle"}, "byte_order must be"),
+    ({"dtype": "uint8"}, r"\"raw\".dtype is 'uint8'; Orogen reads 'uint16' only"),
+    ({"header": 512}, "header"),
+    ("little", "\"raw\" must be an object"),
+])
+def test_raw_sidecars_describing_another_layout_are_refused(tmp_path, raw, message):
+    path = tmp_path / "t.r16"
+    np.zeros((2, 3), "<u2").tofile(path)
+    (tmp_path / "t.r16.json").write_text(json.dumps({"shape": [2, 3], "raw": raw}))
+    with pytest.raises(ValueError, match=message):
+        formats.read_raw(str(path))
+
+
+def test_sidecars_must_be_small_regular_files(tmp_path):
+    path = tmp_path / "t.r16"
+    np.zeros((4, 4), "<u2").tofile(path)
+    os.mkfifo(tmp_path / "t.r16.json")  # once hung the import forever
+    with pytest.raises(ValueError, match="t.r16.json is not a regular file"):
+        formats.read_raw(str(path))
+    os.remove(tmp_path / "t.r16.json")
+    (tmp_path / "t.r16.json").symlink_to("/dev/zero")  # once read until MemoryError
+    with pytest.raises(ValueError, match="t.r16.json is not a regular file"):
+        formats.read_raw(str(path))
+    os.remove(tmp_path / "t.r16.json")
+    (tmp_path / "t.r16.json").write_text(" " * (formats.SIDECAR_MAX_BYTES + 1))
+    with pytest.raises(ValueError, match="more than the 1048576 allowed"):
+        formats.read_raw(str(path))
+    os.remove(tmp_path / "t.r16.json")
+    assert formats.read_raw(str(path)).shape == (4, 4)  # no sidecar: square
+
+
+def test_npy_round_trip_and_refusals(tmp_path):
+    h = np.arange(6, dtype=np.float64).reshape(2, 3)
+    formats.write_npy(str(tmp_path / "a.npy"), h)
+    back = formats.read_npy(str(tmp_path / "a.npy"))
+    assert back.dtype == np.float32 and np.array_equal(back, h)
+    data = (tmp_path / "a.npy").read_bytes()
+    (tmp_path / "cut.npy").write_bytes(data[:-4])
+    with pytest.raises(ValueError, match="cut.npy is not a readable .npy array"):
+        formats.read_npy(str(tmp_path / "cut.npy"))
+    np.save(tmp_path / "c.npy", np.zeros((2, 2, 3)))
+    with pytest.raises(ValueError, match="must hold a 2D array"):
+        formats.read_npy(str(tmp_path / "c.npy"))
+    calls = []
+    formats.read_npy(str(tmp_path / "a.npy"), lambda r, c: calls.append((r, c)))
+    assert calls == [(2, 3)]
+
+
+def exr(rows, cols, compression=0, tiled=None, cut=None):
+    """A single-part OpenEXR file with one FLOAT channel "Y", scan-line or tiled, laid out by the spec."""
+    channels = b"Y\0" + struct.pack("<iBBBBii", 2, 0, 0, 0, 0, 1, 1) + b"\0"
+    def attr(name, kind, value):
+        return name + b"\0" + kind + b"\0" + struct.pack("<i", len(value)) + value
+    header = (attr(b"channels", b"chlist", channels) + attr(b"compression", b"compression", bytes((compression,)))
+              + attr(b"dataWindow", b"box2i", struct.pack("<4i", 0, 0, cols - 1, rows - 1))
+              + attr(b"displayWindow", b"box2i", struct.pack("<4i", 0, 0, cols - 1, rows - 1))
+              + attr(b"lineOrder", b"lineOrder", b"\0"))
+    version = 2
+    if tiled is not None:
+        header += attr(b"tiles", b"tiledesc", struct.pack("<IIB", tiled, tiled, 0))
+        version |= 0x200
+        blocks = [(tx, ty) for ty in range(-(-rows // tiled)) for tx in range(-(-cols // tiled))]
+    else:
+        blocks = list(range(rows))
+    start = 8 + len(header) + 1 + 8 * len(blocks)
+    table, body = b"", b""
+    for block in blocks:
+        table += struct.pack("<Q", start + len(body))
+        if tiled is not None:
+            width = min(tiled, cols - block[0] * tiled)
+            height = min(tiled, rows - block[1] * tiled)
+            data = bytes(4 * width * height)
+            body += struct.pack("<4ii", block[0], block[1], 0, 0, len(data)) + data
+        else:
+            data = bytes(4 * cols)
+            body += struct.pack("<ii", block, len(data)) + data
+    whole = b"\x76\x2f\x31\x01" + struct.pack("<I", version) + header + b"\0" + table + body
+    return whole if cut is None else whole[:cut]
+
+
+@pytest.mark.parametrize("tiled", [None, 4])
+def test_an_openexr_cut_anywhere_is_refused_before_any_decoder_sees_it(tmp_path, tiled):
+    whole = exr(9, 7, tiled=tiled)
+    path = tmp_path / "h.exr"
+    path.write_bytes(whole)
+    assert check_image(str(path)) == ("OpenEXR", 9, 7)
+    header_end = whole.index(b"\0\0", 8)  # inside the header, the table or the pixels
+    for cut in sorted({header_end + 40, len(whole) // 2, len(whole) - 1, len(whole) - 30}):
+        path.write_bytes(whole[:cut])
+        with pytest.raises(ValueError, match="cut short|has no dataWindow"):
+            check_image(str(path))
+
+
+def test_multi_part_and_deep_openexr_are_refused(tmp_path):
+    whole = bytearray(exr(3, 3))
+    for flag, message in ((0x1000, "multi-part"), (0x800, "deep")):
+        data = bytearray(whole)
+        data[4:8] = struct.pack("<I", 2 | flag)
+        (tmp_path / "m.exr").write_bytes(bytes(data))
+        with pytest.raises(ValueError, match=message):
+            check_image(str(tmp_path / "m.exr"))
+
+
+@pytest.mark.parametrize("options", [{}, {"compression": "tiff_deflate"}, {"compression": "tiff_lzw"}])
+def test_a_tiff_cut_in_half_is_refused(tmp_path, options):
+    values = (np.arange(64 * 48) % 65536).astype(np.uint16).reshape(48, 64)
+    path = tmp_path / "h.tif"
+    Image.fromarray(values).save(path, **options)
+    assert check_image(str(path)) == ("TIFF", 48, 64)
+    data = path.read_bytes()
+    directory = struct.unpack_from("<I", data, 4)[0]
+    if directory < len(data) // 2:  # the directory first: cut the strips
+        path.write_bytes(data[:len(data) // 2])
+        with pytest.raises(ValueError, match="strips run past the end"):
+            check_image(str(path))
+    path.write_bytes(data[:-1] if directory < len(data) - 200 else data[:directory + 20])
+    with pytest.raises(ValueError, match="cut short"):
+        check_image(str(path))
+
+
+def test_png_chunks_and_crcs_are_checked(tmp_path):
+    path = tmp_path / "h.png"
+    Image.fromarray(np.zeros((5, 6), np.uint8)).save(path)
+    data = path.read_bytes()
+    assert check_image(str(path), (5, 6)) == ("PNG", 5, 6)
+    with pytest.raises(ValueError, match="not 7 x 5"):
+        check_image(str(path), (5, 7))
+    idat = data.index(b"IDAT")
+    path.write_bytes(data[:idat + 6] + bytes([data[idat + 6] ^ 0xFF]) + data[idat + 7:])
+    with pytest.raises(ValueError, match="IDAT chunk is damaged"):
+        check_image(str(path))
+    path.write_bytes(data[:-12])
+    with pytest.raises(ValueError, match="no IEND"):
+        check_image(str(path))
+    assert zlib.crc32(b"IEND") == struct.unpack(">I", data[-4:])[0]
