@@ -1,6 +1,7 @@
 """The README's core example runs as written and gives what its comments say."""
 
 import re
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +31,11 @@ def test_the_readme_core_example_runs_and_its_comments_hold():
 
 
 def test_every_public_name_is_at_the_top_level():
+    assert len(set(core.__all__)) == len(core.__all__)
     for name in core.__all__:
-        assert getattr(core, name) is not None
+        obj = getattr(core, name)
+        home = getattr(obj, "__module__", None)
+        if home is not None and home.startswith("core."):
+            assert getattr(sys.modules[home], name) is obj, name  # the module's own object, re-exported
+        assert callable(obj) or name.isupper(), name  # functions and classes, or declared constants
     assert callable(core.diamond_square) and callable(core.fault_formation) and callable(core.hillshade)
