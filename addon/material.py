@@ -153,14 +153,26 @@ def build_material(
         mat = bpy.data.materials.new(name)
         _build_tree(mat, layers, use_lightmap, shading)
         return mat
+    template = _template(layers, use_lightmap, shading)
+    if template is None:  # someone else's material holds the template's name: build without the cache
+        return build_material(name, layers, use_lightmap, shading, cached=False)
+    mat = template.copy()
+    for prop in (TEMPLATE_KEY, TEMPLATE_ORDER):
+        del mat[prop]
+    mat.name = name
+    return mat
+
+
+def _template(layers: tuple[Layer, ...], use_lightmap: bool, shading: str) -> bpy.types.Material | None:
+    """The cached template for these layers and options, made if missing or stale (``None``: its name is taken
+    by a material that is not ours). At most ``MAX_TEMPLATES`` unused templates are kept, oldest dropped."""
     key = repr((_TREE_VERSION, tuple(layers), bool(use_lightmap), shading))
     template_name = TEMPLATE_PREFIX + hashlib.sha1(key.encode()).hexdigest()[:16]
     template = bpy.data.materials.get(template_name)
     if template is not None and (template.library is not None or template.get(TEMPLATE_KEY) != key):
-        if template.library is None and TEMPLATE_KEY in template and template.users == 0:
-            bpy.data.materials.remove(template)  # ours, but stale: make it again
-        else:  # someone else's material by that name: leave it alone, build without the cache
-            return build_material(name, layers, use_lightmap, shading, cached=False)
+        if not (template.library is None and TEMPLATE_KEY in template and template.users == 0):
+            return None
+        bpy.data.materials.remove(template)  # ours, but stale: make it again
         template = None
     if template is None:
         older = templates()
@@ -171,11 +183,7 @@ def build_material(
         unused = [m for m in older if m.users == 0]
         for old in unused[: max(len(unused) + 1 - MAX_TEMPLATES, 0)]:
             bpy.data.materials.remove(old)
-    mat = template.copy()
-    for prop in (TEMPLATE_KEY, TEMPLATE_ORDER):
-        del mat[prop]
-    mat.name = name
-    return mat
+    return template
 
 
 def templates() -> list[bpy.types.Material]:
@@ -192,51 +200,59 @@ def _build_tree(mat: bpy.types.Material, layers: tuple[Layer, ...], use_lightmap
     tree = mat.node_tree
     tree.nodes.clear()
     b = _TreeBuilder(tree)
-
     h = b.node("ShaderNodeAttribute", 0, 0, attribute_type='GEOMETRY', attribute_name=HEIGHT_ATTRIBUTE,
                label="Height")
     slope = None
     if any(lay.has_slope_range for lay in layers):
         slope = b.node("ShaderNodeAttribute", 0, 2, attribute_type='GEOMETRY', attribute_name=SLOPE_ATTRIBUTE,
                        label="Slope (degrees)")
-    neg_inv_scale = -1.0 / FALLBACK_SCALE
+    parts = [_presence_and_distance(b, h, slope, lay, i * 4) for i, lay in enumerate(layers)]
+    weights = _weights(b, layers, [p for p, _ in parts], [d for _, d in parts])
+    color, color_out = _blend(b, layers, weights)
+    _output(b, color, color_out, use_lightmap, shading)
 
-    presences, distances = [], []
-    for i, lay in enumerate(layers):
-        y = i * 4
-        rising = b.map_range(h, lay.minimum, lay.optimal, 1, y, f"{lay.name} rising")
-        falling = b.map_range(h, lay.maximum, lay.optimal, 1, y + 1, f"{lay.name} falling")
-        presence = b.math('MINIMUM', rising, falling, 2, y, f"{lay.name} presence")
-        below = b.math('MAXIMUM', b.math('SUBTRACT', lay.minimum, h, 2, y + 1), 0.0, 3, y + 1)
-        above = b.math('MAXIMUM', b.math('SUBTRACT', h, lay.maximum, 2, y + 2), 0.0, 3, y + 2)
-        distance = b.math('ADD', below, above, 4, y + 1, f"{lay.name} distance")
-        if slope is not None and lay.has_slope_range:
-            soft = lay.slope_softness
-            low = b.map_range(slope, lay.slope_min - soft, lay.slope_min, 1, y + 2, f"{lay.name} slope in")
-            high = b.map_range(slope, lay.slope_max + soft, lay.slope_max, 1, y + 3, f"{lay.name} slope out")
-            factor = b.math('MINIMUM', low, high, 2, y + 3, f"{lay.name} slope factor")
-            presence = b.math('MULTIPLY', presence, factor, 3, y, f"{lay.name} presence x slope")
-            s_below = b.math('MAXIMUM', b.math('SUBTRACT', lay.slope_min, slope, 2, y + 4), 0.0, 3, y + 3)
-            s_above = b.math('MAXIMUM', b.math('SUBTRACT', slope, lay.slope_max, 2, y + 5), 0.0, 3, y + 4)
-            s_dist = b.math('DIVIDE', b.math('ADD', s_below, s_above, 4, y + 3), 90.0, 4, y + 4)
-            distance = b.math('ADD', distance, s_dist, 4, y + 2, f"{lay.name} distance")
-        presences.append(presence)
-        distances.append(distance)
+
+def _presence_and_distance(b: _TreeBuilder, h, slope, lay: Layer, y: int) -> tuple:
+    """A layer's presence (height ramps, times its slope window) and its distance outside its ranges."""
+    rising = b.map_range(h, lay.minimum, lay.optimal, 1, y, f"{lay.name} rising")
+    falling = b.map_range(h, lay.maximum, lay.optimal, 1, y + 1, f"{lay.name} falling")
+    presence = b.math('MINIMUM', rising, falling, 2, y, f"{lay.name} presence")
+    below = b.math('MAXIMUM', b.math('SUBTRACT', lay.minimum, h, 2, y + 1), 0.0, 3, y + 1)
+    above = b.math('MAXIMUM', b.math('SUBTRACT', h, lay.maximum, 2, y + 2), 0.0, 3, y + 2)
+    distance = b.math('ADD', below, above, 4, y + 1, f"{lay.name} distance")
+    if slope is None or not lay.has_slope_range:
+        return presence, distance
+    soft = lay.slope_softness
+    low = b.map_range(slope, lay.slope_min - soft, lay.slope_min, 1, y + 2, f"{lay.name} slope in")
+    high = b.map_range(slope, lay.slope_max + soft, lay.slope_max, 1, y + 3, f"{lay.name} slope out")
+    factor = b.math('MINIMUM', low, high, 2, y + 3, f"{lay.name} slope factor")
+    presence = b.math('MULTIPLY', presence, factor, 3, y, f"{lay.name} presence x slope")
+    s_below = b.math('MAXIMUM', b.math('SUBTRACT', lay.slope_min, slope, 2, y + 4), 0.0, 3, y + 3)
+    s_above = b.math('MAXIMUM', b.math('SUBTRACT', slope, lay.slope_max, 2, y + 5), 0.0, 3, y + 4)
+    s_dist = b.math('DIVIDE', b.math('ADD', s_below, s_above, 4, y + 3), 90.0, 4, y + 4)
+    return presence, b.math('ADD', distance, s_dist, 4, y + 2, f"{lay.name} distance")
+
+
+def _weights(b: _TreeBuilder, layers: tuple[Layer, ...], presences: list, distances: list) -> list:
+    """Each layer's weight: presence plus the no-hole fallback decaying with its distance beyond the nearest."""
     nearest = distances[0]
     for i, d in enumerate(distances[1:], start=1):
         nearest = b.math('MINIMUM', nearest, d, 5, i * 4 + 1, "nearest distance")
-
     weights = []
     for i, (lay, p, d) in enumerate(zip(layers, presences, distances, strict=True)):
         y = i * 4
-        scaled = b.math('MULTIPLY', b.math('SUBTRACT', d, nearest, 6, y + 1), neg_inv_scale, 7, y + 1)
+        scaled = b.math('MULTIPLY', b.math('SUBTRACT', d, nearest, 6, y + 1), -1.0 / FALLBACK_SCALE, 7, y + 1)
         fallback = b.math('EXPONENT', scaled, 0.0, 8, y + 1, f"{lay.name} fallback")
         weight = b.node("ShaderNodeMath", 9, y, operation='MULTIPLY_ADD', label=f"{lay.name} weight")
         b.tree.links.new(fallback.outputs[0], weight.inputs[0])
         weight.inputs[1].default_value = FALLBACK_WEIGHT
         b.tree.links.new(p.outputs[0], weight.inputs[2])
         weights.append(weight)
+    return weights
 
+
+def _blend(b: _TreeBuilder, layers: tuple[Layer, ...], weights: list) -> tuple:
+    """The weighted mix of the layers' colours or textures: ``(node, output socket name)``."""
     color, color_out = None, ""
     total = weights[0]
     for i, (lay, w) in enumerate(zip(layers, weights, strict=True)):
@@ -261,6 +277,11 @@ def _build_tree(mat: bpy.types.Material, layers: tuple[Layer, ...], use_lightmap
         else:
             b.link(source[0], source[1], mix, "B_Color")
         color, color_out = mix, "Result_Color"
+    return color, color_out
+
+
+def _output(b: _TreeBuilder, color, color_out: str, use_lightmap: bool, shading: str) -> None:
+    """Colour (times the lightmap) into a Principled BSDF (Lit) or an Emission shader (Unlit), then the output."""
     x_out = 14
     if use_lightmap:
         lightmap = b.node("ShaderNodeVertexColor", x_out, 2, layer_name=LIGHTMAP_ATTRIBUTE, label="Lightmap")
@@ -270,7 +291,6 @@ def _build_tree(mat: bpy.types.Material, layers: tuple[Layer, ...], use_lightmap
         b.link(lightmap, "Color", lit, "B_Color")
         color, color_out = lit, "Result_Color"
         x_out += 2
-
     if shading == 'LIT':
         shader = b.node("ShaderNodeBsdfPrincipled", x_out, 0)
         b.link(color, color_out, shader, "Base Color")
