@@ -96,9 +96,19 @@ def _enum_items(registry):
     return tuple((key, item.label, item.description) for key, item in registry.items())
 
 
+def wide_name(name: str) -> str:
+    """The hidden text property that holds an integer setting too large for Blender's 32-bit integers."""
+    return f"{name}_wide"
+
+
 def spec_annotations(update=None) -> dict:
     """Annotations of every spec setting: the terrain group's and the add operator's."""
     out = {p.name: blender_property(p, update) for p in WORLD_PARAMS}
+    for p in WORLD_PARAMS:  # a seed above 2^31 - 1 (any 64-bit seed is a spec's): kept whole beside the integer
+        if p.kind == "int" and p.hard[1] > _INT32:
+            out[wide_name(p.name)] = StringProperty(
+                name=f"{p.label} (whole)", default="", options={'HIDDEN'},
+                description=f"The whole {p.label} when it is above {_INT32}; the {p.label} shown is its low 31 bits")
     out["generator"] = EnumProperty(name="Generator", description="Algorithm that makes the heightmap",
                                     items=_enum_items(GENERATORS), default=next(iter(GENERATORS)),
                                     **({"update": update} if update else {}))

@@ -17,10 +17,29 @@ from ..core.colormap import DEFAULT_LAYERS, Layer
 from ..core.lighting import LIGHTING_PARAMS
 from ..core.params import FILTERS, GENERATORS
 from ..core.spec import LAYER_PARAMS, MATERIAL_PARAMS, WORLD_PARAMS, Step, TerrainSpec
+from .properties import wide_name
 
 
 def _typed(value: float) -> float:
     return float(str(np.float32(value)))
+
+
+def _read_int(group, p) -> int:
+    """An integer setting, whole: a value above Blender's 32-bit range lives in its hidden ``_wide`` text
+    while the integer shown holds its low 31 bits; editing the shown integer makes it the value again."""
+    shown = getattr(group, p.name)
+    wide = getattr(group, wide_name(p.name), "")
+    if wide and wide.isdigit() and int(wide) % 2**31 == shown:
+        return int(wide)
+    return shown
+
+
+def _write_int(group, p, value: int) -> None:
+    if not hasattr(group, wide_name(p.name)):
+        setattr(group, p.name, value)
+        return
+    setattr(group, wide_name(p.name), str(value) if value > 2**31 - 1 else "")
+    setattr(group, p.name, value % 2**31)
 
 
 def read_value(p, value):
@@ -38,13 +57,16 @@ def _blender_value(p, value):
 
 def read_group(group, params) -> dict:
     """``{name: value}`` of ``params`` held by a property group."""
-    return {p.name: read_value(p, getattr(group, p.name)) for p in params}
+    return {p.name: _read_int(group, p) if p.kind == "int" else read_value(p, getattr(group, p.name))
+            for p in params}
 
 
 def write_group(group, params, values) -> None:
     """Set a property group's ``params`` from ``values`` (missing names are left as they are)."""
     for p in params:
-        if p.name in values:
+        if p.name in values and p.kind == "int":
+            _write_int(group, p, values[p.name])
+        elif p.name in values:
             setattr(group, p.name, _blender_value(p, values[p.name]))
 
 

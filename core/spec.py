@@ -61,8 +61,9 @@ __all__ = [
 
 #: Version of the spec's JSON form.
 SPEC_VERSION = 2
-#: Largest seed a spec holds: Blender's integer properties are signed 32-bit.
-SEED_MAX = 2**31 - 1
+#: Largest seed a spec holds: any 64-bit seed, as core's hash takes (Blender shows the low 31 bits; see
+#: ``addon.specio``).
+SEED_MAX = 2**64 - 1
 #: Vertices per side of a terrain grid (4097: the largest engine size).
 MIN_SIDE, MAX_SIDE = 2, 4097
 

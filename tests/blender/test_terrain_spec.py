@@ -272,3 +272,17 @@ def test_export_then_import_and_spec_from_sidecar_keep_the_scale(scene, orogen, 
     assert max(xs) - min(xs) == pytest.approx(200.0) and max(zs) == pytest.approx(40.0)
     spec = orogen.core.TerrainSpec.from_json((tmp_path / "t_height.r16.json").read_text())
     assert (spec.width, spec.height, spec.size) == (200.0, 40.0, 33)
+
+
+def test_a_64_bit_seed_is_kept_whole_and_editing_the_seed_replaces_it(scene, orogen):
+    recipe = {"generator": "faults", "seed": 2**63 + 9, "shape": [20, 20], "params": {"faults": 30}}
+    bpy.ops.orogen.terrain_add(spec=json.dumps(recipe))  # a 0.1 recipe could hold any 64-bit seed
+    obj = bpy.context.active_object
+    assert obj.orogen.seed == 9  # Blender's 32-bit integer shows the low 31 bits
+    spec = orogen.addon.specio.read_spec(obj.orogen)
+    assert spec.seed == 2**63 + 9
+    assert np.array_equal(mesh_heightmap(obj), orogen.core.load_spec(recipe).heightmap())
+    bpy.ops.orogen.terrain_regenerate()
+    assert np.array_equal(mesh_heightmap(obj), orogen.core.load_spec(recipe).heightmap())
+    obj.orogen.seed = 5
+    assert orogen.addon.specio.read_spec(obj.orogen).seed == 5
