@@ -286,3 +286,33 @@ def test_a_64_bit_seed_is_kept_whole_and_editing_the_seed_replaces_it(scene, oro
     assert np.array_equal(mesh_heightmap(obj), orogen.core.load_spec(recipe).heightmap())
     obj.orogen.seed = 5
     assert orogen.addon.specio.read_spec(obj.orogen).seed == 5
+
+
+def test_editing_a_terrains_layer_colour_changes_its_render(scene, orogen, tmp_path):
+    """Unlit top-down renders before and after the edit: the pixels where the first layer rules turn red."""
+    render, core = orogen.addon.render, orogen.core
+    size, width = 24, 23.0
+    bpy.ops.orogen.terrain_add(size=size, width=width, set="material.shading=unlit; lighting.enabled=false")
+    obj = bpy.context.active_object
+    cam = render.add_camera(scene, obj, view='TOP', aspect=1.0)
+    cam.data.ortho_scale = width + width / (size - 1)
+    render.configure_cycles(scene, (size, size), samples=1)
+    scene.cycles.filter_width = 0.01
+    scene.view_settings.view_transform = 'Standard'
+    scene.render.image_settings.file_format = 'OPEN_EXR'
+    scene.render.image_settings.color_depth = '32'
+
+    def shot(name):
+        render.render_still(scene, str(tmp_path / name))
+        return orogen.addon.export.read_image(str(tmp_path / name))[..., :3]
+
+    before = shot("before.exr")
+    obj.orogen.layers[0].color = (1.0, 0.0, 0.0)
+    orogen.addon.live.on_setting_changed(obj, bpy.context)
+    after = shot("after.exr")
+    spec = orogen.addon.specio.read_spec(obj.orogen)
+    first = core.layer_weights(mesh_heightmap(obj), spec.layers)[..., 0] > 0.99  # where layer 0 alone shows
+    first[:2], first[-2:], first[:, :2], first[:, -2:] = False, False, False, False  # pixels wholly on the terrain
+    assert first.sum() > 10
+    assert np.abs(after[first] - (1.0, 0.0, 0.0)).max() < 2 / 255
+    assert np.linalg.norm(before[first] - (1.0, 0.0, 0.0), axis=-1).min() > 0.5  # every one was another colour
