@@ -31,7 +31,7 @@ from .heightmap import MAX_CELLS, as_heightmap, flatten, normalize
 from .hills import add_hill, circle_hills, hill_parameters, raw_hills
 from .hydraulic import hydraulic_erosion
 from .jsonio import load_json
-from .lighting import bake, sun_angles, sun_vector
+from .lighting import bake, sun_angles
 from .lightmap import light_direction, slope_lightmap
 from .midpoint import diamond_square
 from .noise import noise_hills_pits, white_noise
@@ -49,6 +49,7 @@ from .shading import (
     multidirectional_hillshade,
     normal_map,
     slope_degrees,
+    sun_vector,
 )
 from .spec import TerrainSpec, apply_settings, json_schema, load_spec
 from .stream_power import (

@@ -35,7 +35,7 @@ from .shading import (
     _normal_block,
     _shadow_parameters,
     _slope_block,
-    _sun,
+    sun_vector,
 )
 
 __all__ = ["LIGHTINGS", "BakedMaps", "bake_maps"]
@@ -129,7 +129,7 @@ def bake_maps(
     if lo > hi:
         raise ValueError(f"min_brightness ({lo}) must be <= max_brightness ({hi})")
     soft = check_number(light_softness, "light_softness", 1e-9, 1e9)
-    sun = _sun(azimuth, altitude)
+    sun = sun_vector(azimuth, altitude)
     alt_deg = check_number(altitude, "altitude", 0.0, 90.0)
     strength = check_number(ambient_strength, "ambient_strength", 0.0, 10.0)
     shade = mode in ("hillshade", "multidirectional")

@@ -18,6 +18,7 @@ import numpy.typing as npt
 from .bake import bake_maps
 from .heightmap import as_heightmap, check_number
 from .params import Param, check_values
+from .shading import sun_vector
 
 __all__ = ["LIGHTING_PARAMS", "LIGHTING_ORDERED", "Maps", "cell_size", "sun_vector", "sun_angles", "bake"]
 
@@ -76,15 +77,6 @@ def cell_size(shape: tuple[int, int], width: float) -> float:
     """
     width = check_number(width, "width", 0.0, None, low_open=True)
     return width / max(shape[0] - 1, shape[1] - 1, 1)
-
-
-def sun_vector(azimuth: float, altitude: float) -> tuple[float, float, float]:
-    """Unit vector toward the sun in Blender's frame (x east, y north, z up) from degrees.
-
-    ``azimuth`` is clockwise from north (+Y), ``altitude`` above the horizon.
-    """
-    az, alt = math.radians(azimuth), math.radians(altitude)
-    return (math.sin(az) * math.cos(alt), math.cos(az) * math.cos(alt), math.sin(alt))
 
 
 def sun_angles(x: float, y: float, z: float) -> tuple[float, float]:

@@ -38,6 +38,7 @@ __all__ = [
     "MAX_HEIGHT",
     "MAX_LIGHT_WORK",
     "horn_gradient",
+    "sun_vector",
     "hillshade",
     "multidirectional_hillshade",
     "cast_shadows",
@@ -79,8 +80,12 @@ def _heights(heightmap: npt.ArrayLike, cell_size: float, z_factor: float) -> tup
     return h, cell, z
 
 
-def _sun(azimuth: float, altitude: float) -> tuple[float, float, float]:
-    """(east, north, up) components of the unit vector toward the sun."""
+def sun_vector(azimuth: float, altitude: float) -> tuple[float, float, float]:
+    """``(east, north, up)`` components of the unit vector toward the sun, Blender's ``(x, y, z)``.
+
+    ``azimuth`` in degrees clockwise from north (+Y), ``altitude`` in degrees above the horizon
+    ``[0, 90]``. Raises ``ValueError``/``TypeError`` for a non-finite azimuth or an altitude out of range.
+    """
     az = math.radians(check_number(azimuth, "azimuth") % 360.0)
     alt = math.radians(check_number(altitude, "altitude", 0.0, 90.0))
     return math.sin(az) * math.cos(alt), math.cos(az) * math.cos(alt), math.sin(alt)
@@ -315,7 +320,7 @@ def hillshade(
     -------
     ndarray of float32, shape (rows, cols), in ``[0, 1]``.
     """
-    sun = _sun(azimuth, altitude)
+    sun = sun_vector(azimuth, altitude)
     return _per_block(heightmap, cell_size, z_factor, (),
                       lambda ext, dx, dy, g2, out, tmp, tmp2: _hillshade_block(dx, dy, g2, sun, out, tmp))
 
