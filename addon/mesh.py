@@ -4,6 +4,8 @@ import bpy
 import numpy as np
 import numpy.typing as npt
 
+from ..core.lighting import cell_size
+
 HEIGHT_ATTRIBUTE = "height"
 SLOPE_ATTRIBUTE = "slope"
 CURVATURE_ATTRIBUTE = "curvature"
@@ -49,7 +51,7 @@ def grid_coordinates(heightmap: npt.NDArray[np.float32], width: float, height: f
     ``out``: a scratch buffer to write into (see :func:`_buffer`).
     """
     rows, cols = heightmap.shape
-    cell = width / max(rows - 1, cols - 1, 1)
+    cell = cell_size((rows, cols), width)
     x = (np.arange(cols, dtype=np.float64) - (cols - 1) / 2.0) * cell  # one row: float64 is cheap here
     y = ((rows - 1) / 2.0 - np.arange(rows, dtype=np.float64)) * cell
     co = _buffer(out, np.float32, (rows, cols, 3))

@@ -267,3 +267,16 @@ def test_picture_scripts_check_their_arguments(tmp_path):
                                   ("render_presets.py", ["--resolution", "0", "0"], "--resolution must be")):
         proc = run(ROOT / "scripts" / script, *args)
         assert proc.returncode == 2 and message in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_export_from_a_sidecar_keeps_the_terrains_scale(tmp_path):
+    first = run(ROOT / "scripts" / "export_heightmaps.py", "--preset", "rolling_hills", "--size", "33",
+                "--width", "250", "--height", "35", "--format", "R16", "--maps", "none", "--output-dir", tmp_path / "a")
+    assert first.returncode == 0, first.stderr
+    again = run(ROOT / "scripts" / "export_heightmaps.py", "--spec", tmp_path / "a" / "terrain_height.r16.json",
+                "--format", "NPY", "--metres", "--maps", "none", "--output-dir", tmp_path / "b")
+    assert again.returncode == 0, again.stderr
+    info = json.loads((tmp_path / "b" / "terrain_height.npy.json").read_text())
+    assert (info["spec"]["width"], info["spec"]["height"], info["width_m"]) == (250.0, 35.0, 250.0)
+    heights = np.load(tmp_path / "b" / "terrain_height.npy")
+    assert heights.shape == (33, 33) and heights.max() == pytest.approx(35.0)
