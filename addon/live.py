@@ -29,7 +29,7 @@ from dataclasses import replace
 import bpy
 
 from ..core.colormap import check_layers
-from ..core.spec import TerrainSpec
+from ..core.spec import MAX_SIDE, MIN_SIDE, TerrainSpec
 from .material import build_material
 from .mesh import CURVATURE_ATTRIBUTE, SLOPE_ATTRIBUTE, drop_other_mesh, grid_mesh_for, update_grid_mesh
 from .specio import image_path, read_spec
@@ -361,6 +361,7 @@ class OROGEN_OT_material_rebuild(bpy.types.Operator):
 
 #: Sizes game engines expect for heightmaps: 2^n + 1 vertices per side.
 ENGINE_SIZES = (129, 257, 513, 1025, 2049, 4097)
+assert ENGINE_SIZES[-1] == MAX_SIDE
 
 
 class OROGEN_OT_size_set(bpy.types.Operator):
@@ -370,7 +371,7 @@ class OROGEN_OT_size_set(bpy.types.Operator):
     bl_label = "Set Size"
     bl_options = {'REGISTER', 'UNDO', 'INTERNAL'}
 
-    size: bpy.props.IntProperty(name="Size", description="Vertices per side", min=2, max=4097, default=257)
+    size: bpy.props.IntProperty(name="Size", description="Vertices per side", min=MIN_SIDE, max=MAX_SIDE, default=257)
 
     @classmethod
     def poll(cls, context):

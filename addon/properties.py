@@ -35,7 +35,7 @@ from ..core.lighting import LIGHTING_PARAMS
 from ..core.params import FILTERS, GENERATORS
 from ..core.spec import LAYER_PARAMS, MATERIAL_PARAMS, WORLD_PARAMS
 
-_INT32 = 2**31 - 1
+INT32_MAX = 2**31 - 1
 #: Blender's float subtype and unit for each declared unit.
 _FLOAT_UNITS = {"m": {"subtype": 'DISTANCE', "unit": 'LENGTH'}, "deg": {"subtype": 'ANGLE', "unit": 'ROTATION'},
                 "factor": {"subtype": 'FACTOR'}}
@@ -63,8 +63,8 @@ def blender_property(p, update=None):
     lo, hi = p.hard
     slo, shi = p.soft_bounds
     if p.kind == "int":
-        return IntProperty(min=max(int(lo), -_INT32), max=min(int(hi), _INT32), soft_min=int(slo),
-                           soft_max=min(int(shi), _INT32), default=p.default, **kw)
+        return IntProperty(min=max(int(lo), -INT32_MAX), max=min(int(hi), INT32_MAX), soft_min=int(slo),
+                           soft_max=min(int(shi), INT32_MAX), default=p.default, **kw)
     scale = math.radians(1.0) if p.unit == "deg" else 1.0
     bounds = {"min": lo * scale, "max": hi * scale, "soft_min": slo * scale, "soft_max": shi * scale}
     if p.kind == "range":
@@ -105,10 +105,10 @@ def spec_annotations(update=None) -> dict:
     """Annotations of every spec setting: the terrain group's and the add operator's."""
     out = {p.name: blender_property(p, update) for p in WORLD_PARAMS}
     for p in WORLD_PARAMS:  # a seed above 2^31 - 1 (any 64-bit seed is a spec's): kept whole beside the integer
-        if p.kind == "int" and p.hard[1] > _INT32:
+        if p.kind == "int" and p.hard[1] > INT32_MAX:
             out[wide_name(p.name)] = StringProperty(
                 name=f"{p.label} (whole)", default="", options={'HIDDEN'},
-                description=f"The whole {p.label} when it is above {_INT32}; the {p.label} shown is its low 31 bits")
+                description=f"The whole {p.label} when it is above {INT32_MAX}; the {p.label} shown is its low 31 bits")
     out["generator"] = EnumProperty(name="Generator", description="Algorithm that makes the heightmap",
                                     items=_enum_items(GENERATORS), default=next(iter(GENERATORS)),
                                     **({"update": update} if update else {}))

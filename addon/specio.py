@@ -17,7 +17,7 @@ from ..core.colormap import DEFAULT_LAYERS, Layer
 from ..core.lighting import LIGHTING_PARAMS
 from ..core.params import FILTERS, GENERATORS
 from ..core.spec import LAYER_PARAMS, MATERIAL_PARAMS, WORLD_PARAMS, Step, TerrainSpec
-from .properties import wide_name
+from .properties import INT32_MAX, wide_name
 
 
 def _typed(value: float) -> float:
@@ -29,7 +29,7 @@ def _read_int(group, p) -> int:
     while the integer shown holds its low 31 bits; editing the shown integer makes it the value again."""
     shown = getattr(group, p.name)
     wide = getattr(group, wide_name(p.name), "")
-    if wide and wide.isdigit() and int(wide) % 2**31 == shown:
+    if wide and wide.isdigit() and int(wide) % (INT32_MAX + 1) == shown:
         return int(wide)
     return shown
 
@@ -38,8 +38,8 @@ def _write_int(group, p, value: int) -> None:
     if not hasattr(group, wide_name(p.name)):
         setattr(group, p.name, value)
         return
-    setattr(group, wide_name(p.name), str(value) if value > 2**31 - 1 else "")
-    setattr(group, p.name, value % 2**31)
+    setattr(group, wide_name(p.name), str(value) if value > INT32_MAX else "")
+    setattr(group, p.name, value % (INT32_MAX + 1))
 
 
 def read_value(p, value):
