@@ -328,8 +328,14 @@ def _log(progress: bool, text: str) -> None:
         print(text, flush=True)
 
 
-def build_world(plan: Plan, address: str = "threads", workers: int | None = None, progress: bool = True) -> dict:
+def build_world(plan: Plan, address: str = "threads", workers: int | None = None, progress: bool = True,
+                timings: dict[str, float] | None = None) -> dict:
     """Build (or finish) the world of ``plan``; returns the manifest written to ``OUT/manifest.json``.
+
+    ``address`` is a local Dask scheduler (``threads``, ``processes``,
+    ``synchronous``) or a ``dask.distributed`` scheduler's address; ``workers``
+    the tasks at once on a local one. ``timings``, if given, receives the
+    seconds each pass took (``whole``, ``raw``, ``filtered``, ``tiles``).
 
     Raises
     ------
@@ -349,6 +355,15 @@ def build_world(plan: Plan, address: str = "threads", workers: int | None = None
         write_json_atomic(config_path, plan.config())
     ny, nx = plan.grid.tiles
     rows, cols = plan.grid.shape
+    timings = {} if timings is None else timings
+    clock = time.perf_counter()
+
+    def lap(name: str) -> None:
+        nonlocal clock
+        now = time.perf_counter()
+        timings[name] = now - clock
+        clock = now
+
     with scheduler(address, workers, progress) as compute:
         grid = _grid_array(plan.grid)
         ranges: Any = None
@@ -359,19 +374,26 @@ def build_world(plan: Plan, address: str = "threads", workers: int | None = None
                 buffer = io.BytesIO()
                 np.save(buffer, plan.recipe.evaluate())
                 write_atomic(whole_path, buffer.getvalue())
+            lap("whole")
         else:
             _log(progress, f"pass 1/3: raw range of {ny} x {nx} tiles")
             per_tile = compute(da.map_blocks(_range_block, grid, plan, "raw", None, dtype=np.float64,
                                              new_axis=2, chunks=(1, 1, 2)))
             world_raw = combine_ranges(per_tile.reshape(-1, 2).tolist())
-            _log(progress, f"pass 2/3: range after the filters of {ny} x {nx} tiles")
-            per_tile = compute(da.map_blocks(_range_block, grid, plan, "filtered", world_raw, dtype=np.float64,
-                                             new_axis=2, chunks=(1, 1, 2)))
-            ranges = (world_raw, combine_ranges(per_tile.reshape(-1, 2).tolist()))
+            lap("raw")
+            if plan.recipe.filters:
+                _log(progress, f"pass 2/3: range after the filters of {ny} x {nx} tiles")
+                per_tile = compute(da.map_blocks(_range_block, grid, plan, "filtered", world_raw, dtype=np.float64,
+                                                 new_axis=2, chunks=(1, 1, 2)))
+                ranges = (world_raw, combine_ranges(per_tile.reshape(-1, 2).tolist()))
+            else:  # no filters: normalising by the raw range maps the world's minimum to 0 and maximum to 1 exactly
+                ranges = (world_raw, (0.0, 1.0 if world_raw[1] > world_raw[0] else 0.0))
+            lap("filtered")
         _create_store(plan)
         size = plan.grid.tile
         _log(progress, f"pass 3/3: {ny} x {nx} tiles of {size} x {size} ({', '.join(plan.formats)})")
         built = compute(da.map_blocks(_tile_block, grid, plan, ranges, dtype=np.int8, chunks=(1, 1)))
+        lap("tiles")
     _log(progress, f"{int(built.sum())} tiles built, {int(built.size - built.sum())} already there")
     manifest = _manifest(plan, ranges)
     write_json_atomic(plan.path("manifest.json"), manifest)

@@ -157,6 +157,17 @@ def test_a_built_world_is_the_whole_world_bit_for_bit(tmp_path, generator):
     assert manifest["world"]["size_m"] == [640.0, 640.0] and manifest["spec"] == plan.spec.to_dict()
 
 
+@pytest.mark.parametrize("generator", ["fractal", "hills"])
+def test_without_filters_the_second_pass_is_skipped_and_the_world_is_the_same(tmp_path, generator):
+    plan = make_plan(tmp_path, spec(generator, []), formats=("r16",))
+    timings = {}
+    manifest = build_world.build_world(plan, "synchronous", progress=False, timings=timings)
+    assert manifest["ranges"] == [list(r) for r in plan.recipe.world_ranges()]
+    assert set(timings) == {"raw", "filtered", "tiles"}
+    assert np.array_equal(zarr.open_array(str(tmp_path / "world.zarr" / "height"), mode="r")[:],
+                          plan.recipe.evaluate())
+
+
 def test_a_non_square_world_with_the_lowpass_filter(tmp_path):
     plan = make_plan(tmp_path, spec("faults", [LOWPASS]), size=65, size_y=33, formats=("png",))
     build_world.build_world(plan, "threads", workers=2, progress=False)
