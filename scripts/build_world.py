@@ -46,6 +46,11 @@ Resumable: after each tile a record of its files' checksums is written
 atomically under ``.build/``; a rerun skips the tiles whose files match their
 record and builds the rest, giving the same bytes as an uninterrupted build.
 Peak memory is set by the tile size and ``--workers``, not the world size.
+
+On a ``dask.distributed`` cluster the scheduler and the workers must import
+Orogen and this script (``PYTHONPATH=/path/to/orogen:/path/to/orogen/scripts``),
+with Dask, Zarr, Pillow and OpenEXR installed, and write to ``--out`` (a
+shared file system).
 """
 
 from __future__ import annotations
@@ -537,4 +542,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run from the module, not __main__: the tasks then pickle by reference (``build_world.build_tile``), which a
+    # dask.distributed scheduler and workers import with this folder and the repository on their PYTHONPATH.
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import build_world
+
+    sys.exit(build_world.main())
