@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from .heightmap import check_count, check_number, check_shape
+from .heightmap import check_count, check_number, check_world_shape
 from .rng import check_seed, uniform
 from .window import Window, check_window
 
@@ -43,7 +43,7 @@ def fault_lines(world_shape: tuple[int, int], seed: int, faults: int) -> npt.NDA
     Both points of each line are uniform over the world's cell coordinates
     ``[0, rows - 1] x [0, cols - 1]``.
     """
-    rows, cols = check_shape(world_shape, "world_shape")
+    rows, cols = check_world_shape(world_shape)
     seed = check_seed(seed)
     faults = check_count(faults, "faults", 0, MAX_FAULTS)
     i = np.arange(faults, dtype=np.int64)

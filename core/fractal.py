@@ -62,7 +62,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import gradient
-from .heightmap import check_count, check_number, check_shape
+from .heightmap import check_count, check_number, check_world_shape
 from .rng import check_seed, uniform
 from .window import Window, check_window
 
@@ -341,7 +341,7 @@ def fractal_noise(
         when ``lacunarity**detail / feature_size`` (and the warp) would put
         more than ``2**31`` lattice cells across the world.
     """
-    rows, cols = check_shape(world_shape, "world_shape")
+    rows, cols = check_world_shape(world_shape)
     win = check_window(world_shape, window)
     seed = check_seed(seed)
     cell = check_number(cell_size, "cell_size", 0.0, 1e4, low_open=True)

@@ -21,6 +21,8 @@ import numpy.typing as npt
 __all__ = [
     "MAX_CELLS",
     "check_shape",
+    "MAX_WORLD_SIDE",
+    "check_world_shape",
     "check_number",
     "check_count",
     "as_heightmap",
@@ -30,6 +32,9 @@ __all__ = [
 
 #: Largest heightmap accepted (cells): 8193 x 8193, about 256 MiB as float32.
 MAX_CELLS = 8193 * 8193
+#: Largest world side (cells): a world is only ever evaluated in windows of at most ``MAX_CELLS``
+#: cells (tiles), so its own size is bounded only by exact coordinates (2**20 + 1: 1.1e12 cells).
+MAX_WORLD_SIDE = 2**20 + 1
 _F32_MAX = float(np.finfo(np.float32).max)
 
 
@@ -106,6 +111,25 @@ def check_shape(shape: object, name: str = "shape", min_side: int = 1) -> tuple[
             f"{name} {rows}x{cols} has {rows * cols} cells; at most {MAX_CELLS} (8193x8193) are allowed"
         )
     return rows, cols
+
+
+def check_world_shape(shape: object, name: str = "world_shape") -> tuple[int, int]:
+    """Validate a world's shape ``(rows, cols)``: each side an integer in ``[1, MAX_WORLD_SIDE]``.
+
+    A world is evaluated in windows (see :mod:`.window`), each at most
+    :data:`MAX_CELLS` cells, so its own cell count is not bounded here.
+
+    Raises
+    ------
+    TypeError
+        If ``shape`` is not a pair of integers.
+    ValueError
+        If a side is outside ``[1, MAX_WORLD_SIDE]``.
+    """
+    if not isinstance(shape, (tuple, list)) or len(shape) != 2:
+        raise TypeError(f"{name} must be a (rows, cols) pair of integers, got {shape!r}")
+    return (check_count(shape[0], f"{name}[0] (rows)", 1, MAX_WORLD_SIDE),
+            check_count(shape[1], f"{name}[1] (cols)", 1, MAX_WORLD_SIDE))
 
 
 def _real(values: npt.ArrayLike, name: str, what: str) -> npt.NDArray[Any]:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from .heightmap import check_count, check_number, check_shape, flatten, normalize
+from .heightmap import check_count, check_number, check_world_shape, flatten, normalize
 from .rng import check_seed, uniform
 from .window import Window, check_window
 
@@ -92,7 +92,7 @@ def hill_parameters(
         For a bad shape, seed, count or radius range; messages name the
         parameter and its valid range.
     """
-    rows, cols = check_shape(shape)
+    rows, cols = check_world_shape(shape, "shape")
     seed = check_seed(seed)
     count = check_count(count, "count", 0, MAX_HILLS)
     rmin = check_number(radius_min, "radius_min", 0.0, MAX_RADIUS, low_open=True)

@@ -39,7 +39,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from .heightmap import check_number, check_shape
+from .heightmap import check_number, check_world_shape
 from .rng import check_seed, uniform
 from .window import Window, check_window
 
@@ -48,7 +48,7 @@ __all__ = ["period", "diamond_square"]
 
 def period(world_shape: tuple[int, int]) -> int:
     """Period ``P = 2**n`` of the diamond-square lattice for a world (at least 2)."""
-    rows, cols = check_shape(world_shape, "world_shape")
+    rows, cols = check_world_shape(world_shape)
     return max(2, 1 << max(max(rows, cols) - 2, 0).bit_length())
 
 

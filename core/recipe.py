@@ -29,7 +29,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import catalog, filters  # noqa: F401  (catalog registers the built-in generators and filters)
-from .heightmap import check_number, check_shape, normalize
+from .heightmap import MAX_CELLS, check_number, check_world_shape, normalize
 from .jsonio import load_json
 from .params import FILTERS, GENERATORS, short_list
 from .rng import check_seed
@@ -105,8 +105,8 @@ class Recipe:
         if not isinstance(self.generator, str) or self.generator not in GENERATORS:
             raise ValueError(f"generator must be one of {short_list(list(GENERATORS))}, got {self.generator!r:.40}")
         object.__setattr__(self, "seed", check_seed(self.seed))
-        object.__setattr__(self, "shape", check_shape(tuple(self.shape) if isinstance(self.shape, list)
-                                                      else self.shape))
+        object.__setattr__(self, "shape", check_world_shape(tuple(self.shape) if isinstance(self.shape, list)
+                                                            else self.shape, "shape"))
         object.__setattr__(self, "cell_size", check_number(self.cell_size, "cell_size", 1e-9, 1e9))
         object.__setattr__(self, "height", check_number(self.height, "height", 0.0, 1e9))
         object.__setattr__(self, "params", GENERATORS[self.generator].check(self.params, partial=True))
@@ -127,8 +127,14 @@ class Recipe:
             if not FILTERS[key].uses_scale:
                 _check_required(FILTERS[key].function, stack[-1][1], f"filters[{i}] ({key!r})")
         # The stack's whole work, before any of it runs (each filter alone is bounded by its function).
-        filters.check_filter_work(self.shape, sum(FILTERS[key].passes(p) for key, p in stack), "filters")
+        # A world too large to evaluate whole is checked per window instead (see _run).
+        if self.shape[0] * self.shape[1] <= MAX_CELLS:
+            filters.check_filter_work(self.shape, self._passes(stack), "filters")
         object.__setattr__(self, "filters", tuple(stack))
+
+    @staticmethod
+    def _passes(stack: Sequence[tuple[str, Mapping[str, Any]]]) -> int:
+        return sum(FILTERS[key].passes(p) for key, p in stack)
 
     # --- JSON -------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
@@ -207,12 +213,38 @@ class Recipe:
         """Cells the filter stack reads around a window."""
         return sum(FILTERS[key].margin(params) for key, params in self.filters)
 
+    def global_filters(self) -> list[str]:
+        """Keys of the stack's filters that read the whole world around any window (the erosion filters)."""
+        return [key for key, params in self.filters if FILTERS[key].margin(params) >= max(self.shape)]
+
+    def raw_heights(self, window: Window | None = None) -> npt.NDArray[np.float64]:
+        """The generator's raw (unnormalised) heights of ``window``, ``float64 window.shape``.
+
+        Their minimum and maximum over the whole world are the world's raw range
+        (``world_ranges()[0]``), whichever windows cover it.
+        """
+        win = check_window(self.shape, window)
+        generator = GENERATORS[self.generator]
+        extra = {"cell_size": self.cell_size} if generator.uses_cell_size else {}
+        raw: npt.NDArray[np.float64] = generator.function(self.shape, self.seed, window=win, **extra, **self.params)
+        return raw
+
+    def filtered_heights(self, window: Window, raw_range: tuple[float, float]) -> npt.NDArray[np.float32]:
+        """Heights of ``window`` after normalising by the world's ``raw_range`` and the filter stack.
+
+        ``float32 window.shape``, before the final normalisation: their minimum and
+        maximum over the whole world are ``world_ranges()[1]``, and
+        ``normalize(filtered_heights(w, r[0]), r[1])`` is ``evaluate(w, r)``.
+        """
+        win = check_window(self.shape, window)
+        low, high = _check_ranges((raw_range, (0.0, 0.0)))[0]
+        return self._run(win, (low, high))[0]
+
     def _run(self, window: Window, raw_range: tuple[float, float] | None) -> tuple[
             npt.NDArray[np.float32], tuple[float, float]]:
         outer = expand(self.shape, window, self.margin())
-        generator = GENERATORS[self.generator]
-        extra = {"cell_size": self.cell_size} if generator.uses_cell_size else {}
-        raw = generator.function(self.shape, self.seed, window=outer, **extra, **self.params)
+        filters.check_filter_work(outer.shape, self._passes(self.filters), "filters")
+        raw = self.raw_heights(outer)
         if raw_range is None:
             raw_range = (float(raw.min()), float(raw.max()))
         h = normalize(raw, raw_range)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from .heightmap import check_count, check_shape
+from .heightmap import check_count, check_shape, check_world_shape
 
 __all__ = ["Window", "whole", "check_window", "expand", "crop"]
 
@@ -57,20 +57,27 @@ def whole(world_shape: tuple[int, int]) -> Window:
 def check_window(world_shape: tuple[int, int], window: Window | None) -> Window:
     """Validate ``window`` against the world (``None`` means the whole world).
 
+    A world's sides may reach :data:`.heightmap.MAX_WORLD_SIDE`; what is
+    computed at once, the window (or the whole world when ``window`` is
+    ``None``), holds at most :data:`.heightmap.MAX_CELLS` cells.
+
     Raises
     ------
     TypeError
         If ``window`` is not a :class:`Window`.
     ValueError
-        If it is empty or reaches outside the world.
+        If it is empty, reaches outside the world, or has more than
+        ``MAX_CELLS`` cells.
     """
-    rows, cols = check_shape(world_shape, "world_shape")
     if window is None:
+        rows, cols = check_shape(world_shape, "world_shape")
         return Window(0, 0, rows, cols)
+    rows, cols = check_world_shape(world_shape)
     if not isinstance(window, Window):
         raise TypeError(f"window must be a Window or None, got {type(window).__name__}")
     check_count(window.rows, "window.rows", 1, rows)
     check_count(window.cols, "window.cols", 1, cols)
+    check_shape((window.rows, window.cols), "window")
     r = check_count(window.row, "window.row", 0, rows - window.rows)
     c = check_count(window.col, "window.col", 0, cols - window.cols)
     return Window(r, c, int(window.rows), int(window.cols))

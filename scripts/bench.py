@@ -3,6 +3,7 @@
     .venv/bin/python scripts/bench.py                 # full run (about two minutes on 2 cores)
     .venv/bin/python scripts/bench.py --quick         # small sizes, a smoke run
     .venv/bin/python scripts/bench.py --json out/bench.json --no-blender
+    .venv/bin/python scripts/bench.py --world         # only the world build (16385², 1025² tiles; minutes)
 
 Prints a table and writes JSON. Times are medians of several runs
 (``time.perf_counter``); peak memory is measured separately with
@@ -167,6 +168,68 @@ def ref_noise(shape, seed):
 
 
 # --- measurement ---------------------------------------------------------------------------
+# --- world builds (scripts/build_world.py), each in a fresh process so its peak memory is its own ---------------
+_WORLD_CHILD = """
+import json, resource, sys, time
+sys.path.insert(0, {scripts!r})
+import build_world
+plan = build_world.plan_from_args(build_world.parse_args({argv!r}))
+timings = {{}}
+start = time.perf_counter()
+manifest = build_world.build_world(plan, {scheduler!r}, progress=True, timings=timings)
+seconds = time.perf_counter() - start
+size = sum((plan.path(rel)).stat().st_size for rel in manifest["files"])
+print("RESULT " + json.dumps({{"seconds": seconds, "timings": timings, "bytes": size, "tiles": len(manifest["tiles"]),
+      "peak_rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}}))
+"""
+_WHOLE_CHILD = """
+import json, resource, sys, time
+sys.path.insert(0, {root!r})
+from core.presets import preset_spec
+from core.world import world_recipe
+recipe = world_recipe(preset_spec({preset!r}), ({size}, {size}))
+start = time.perf_counter()
+recipe.evaluate()
+print("RESULT " + json.dumps({{"seconds": time.perf_counter() - start,
+      "peak_rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}}))
+"""
+
+
+def _child(code):
+    """Run ``code`` in a fresh Python; its ``RESULT {json}`` line (progress passes through to the terminal)."""
+    import subprocess
+
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, stdout=subprocess.PIPE, text=True, check=True)
+    for line in proc.stdout.splitlines():
+        if line.startswith("RESULT "):
+            return json.loads(line[7:])
+        print(line)
+    raise RuntimeError("the child process printed no RESULT line")
+
+
+def bench_world(size, tile, preset, whole_size, out, scheduler="threads", keep=False):
+    """A ``size``² world in ``tile``² tiles (all formats, Zarr, manifest) against one whole-array build."""
+    import shutil
+
+    shutil.rmtree(out, ignore_errors=True)
+    argv = ["--preset", preset, "--size", str(size), "--tile", str(tile), "--out", str(out)]
+    world = _child(_WORLD_CHILD.format(scripts=str(ROOT / "scripts"), argv=argv, scheduler=scheduler))
+    if not keep:
+        shutil.rmtree(out, ignore_errors=True)
+    whole = _child(_WHOLE_CHILD.format(root=str(ROOT), preset=preset, size=whole_size))
+    cells, whole_cells = size * size, whole_size * whole_size
+    world_rate, whole_rate = cells / world["seconds"], whole_cells / whole["seconds"]
+    workers = __import__("os").cpu_count()
+    # Worker-seconds per tile: every pass's wall time on all local workers, shared out over the tiles.
+    per_tile = world["seconds"] * workers / world["tiles"]
+    return {"case": f"{preset} world", "size": size, "tile": tile, "tiles": world["tiles"],
+            "seconds": world["seconds"], "timings": world["timings"], "cells_per_s": world_rate,
+            "peak_rss": world["peak_rss"], "bytes": world["bytes"], "workers": workers,
+            "worker_s_per_tile": per_tile, "whole_size": whole_size, "whole_seconds": whole["seconds"],
+            "whole_cells_per_s": whole_rate, "whole_peak_rss": whole["peak_rss"],
+            "x_whole_rate": world_rate / whole_rate}
+
+
 def median_time(fn, runs):
     times = []
     for _ in range(runs):
@@ -690,11 +753,22 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, one run: a smoke test")
     parser.add_argument("--runs", type=int, default=5, help="runs per timing (median); default 5")
-    parser.add_argument("--json", type=Path, default=ROOT / "out" / "bench.json", help="JSON output file")
+    parser.add_argument("--json", type=Path, default=None,
+                        help="JSON output file (default out/bench.json, out/bench_world.json with --world)")
     parser.add_argument("--no-blender", action="store_true", help="skip the Blender part")
     parser.add_argument("--no-reference", action="store_true", help="skip the reference implementations")
     parser.add_argument("--no-generators", action="store_true", help="skip the generator and filter timings")
+    parser.add_argument("--world", action="store_true",
+                        help="only the world build: a 16385² world of 1025² tiles against a whole 8193² build")
+    parser.add_argument("--world-size", type=int, default=16385, help="world vertices per side (with --world)")
+    parser.add_argument("--world-tile", type=int, default=1025, help="tile vertices per side (with --world)")
+    parser.add_argument("--world-preset", default="alpine_ridges", help="preset of the world (with --world)")
+    parser.add_argument("--keep-world", action="store_true", help="keep out/bench_world after --world")
     args = parser.parse_args()
+    if args.world:
+        args.json = args.json or ROOT / "out" / "bench_world.json"
+        return main_world(args)
+    args.json = args.json or ROOT / "out" / "bench.json"
     sizes = (65, 129) if args.quick else (1025, 4097)
     runs = 1 if args.quick else args.runs
     load_before = os.getloadavg() if hasattr(os, "getloadavg") else None
@@ -789,6 +863,35 @@ def main():
         "stream_power": stream, "blender": blender, "material": material, "regenerate": regen, "live": live,
         "verdicts": checks,
     }, indent=2))
+    print(f"\nwrote {args.json}")
+
+
+def main_world(args):
+    """``--world``: build the world, print the figures and what a 65537² world would cost on a cluster."""
+    r = bench_world(args.world_size, args.world_tile, args.world_preset, 8193, ROOT / "out" / "bench_world",
+                    keep=args.keep_world)
+    gib = 2**30
+    print("\n## World build\n")
+    print(table([r], [("world", lambda r: f"{r['size']}², {r['tiles']} tiles of {r['tile']}²"),
+                      ("s", lambda r: f"{r['seconds']:.0f}"),
+                      ("passes s", lambda r: " / ".join(f"{v:.0f}" for v in r["timings"].values())),
+                      ("Mcells/s", lambda r: f"{r['cells_per_s'] / 1e6:.1f}"),
+                      ("peak GiB", lambda r: f"{r['peak_rss'] / gib:.2f}"),
+                      ("output GiB", lambda r: f"{r['bytes'] / gib:.2f}"),
+                      ("whole", lambda r: f"{r['whole_size']}² in {r['whole_seconds']:.1f} s"),
+                      ("whole Mcells/s", lambda r: f"{r['whole_cells_per_s'] / 1e6:.1f}"),
+                      ("whole peak GiB", lambda r: f"{r['whole_peak_rss'] / gib:.2f}"),
+                      ("× whole rate", lambda r: f"{r['x_whole_rate']:.2f}")]))
+    tiles_65537 = ((65537 - 1) // (args.world_tile - 1)) ** 2
+    work = tiles_65537 * r["worker_s_per_tile"]
+    print(f"\n{r['worker_s_per_tile']:.2f} worker-seconds per tile (all passes, files included): a 65537² world "
+          f"({tiles_65537} tiles) is {work / 3600:.1f} worker-hours, e.g. {work / 64 / 60:.0f} min on 64 workers, "
+          f"{r['bytes'] * tiles_65537 / r['tiles'] / gib:.0f} GiB of output")
+    if r["size"] == 16385 and r["tile"] == 1025:
+        print(f"- {'met' if r['peak_rss'] < 2 * gib else 'MISSED'}: peak memory under 2 GiB")
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps({"world": r, "tiles_65537": tiles_65537, "worker_hours_65537": work / 3600},
+                                    indent=2))
     print(f"\nwrote {args.json}")
 
 

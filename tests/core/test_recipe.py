@@ -71,12 +71,24 @@ def test_a_window_needs_the_world_ranges():
         ({"filters": (("lowpass", {"kk": 1}),)}, ValueError, "unknown parameters"),
         ({"seed": -1}, ValueError, "seed must be in"),
         ({"shape": (0, 5)}, ValueError, "rows"),
-        ({"shape": (100000, 100000)}, ValueError, "at most"),
+        ({"shape": (2**21, 5)}, ValueError, r"rows\) must be in \[1, 1048577\]"),
     ],
 )
 def test_bad_recipes(kwargs, error, match):
     with pytest.raises(error, match=match):
         Recipe(**kwargs)
+
+
+def test_a_world_larger_than_one_heightmap_is_evaluated_in_windows_only():
+    world = Recipe("fractal", 3, (100_000, 100_000), filters=(("box_blur", {"passes": 2}),))
+    with pytest.raises(ValueError, match="at most"):
+        world.evaluate()
+    with pytest.raises(ValueError, match="window .* at most"):
+        world.raw_heights(Window(0, 0, 10_000, 10_000))
+    raw = world.raw_heights(Window(5000, 70_000, 16, 16))
+    low, high = float(raw.min()), float(raw.max())
+    tile = world.evaluate(Window(5000, 70_000, 16, 16), ((low, high), (0.0, 1.0)))
+    assert tile.shape == (16, 16) and tile.dtype == np.float32
 
 
 def test_bad_parameter_values_fail_when_evaluated_with_named_errors():

@@ -1,0 +1,550 @@
+"""Build a world larger than one terrain, tile by tile, with Dask: engine tiles, a Zarr store and a manifest.
+
+    .venv/bin/python scripts/build_world.py my_spec.json --size 16385 --tile 1025 --out out/world
+    .venv/bin/python scripts/build_world.py --preset rolling_farmland --size 4097 --tile 513 --out out/farm
+    .venv/bin/python scripts/build_world.py --preset alpine_ridges --size 65537 --tile 1025 --out /shared/world \\
+        --scheduler tcp://scheduler:8786          # on a dask.distributed cluster
+
+SPEC is any file ``core.spec.load_spec`` reads (a spec, an export sidecar, a
+0.1 recipe), or ``--preset NAME``; ``--set NAME=VALUE`` overrides settings
+with the spec's names. The world keeps the spec's cell size (``width /
+(size - 1)`` of the spec's own grid): ``--size`` vertices per side (``--size-y``
+for rows) make a world ``(size - 1) x cell size`` metres wide. The spec's size
+limit (4097, Blender terrains) does not apply to worlds.
+
+Tiles are ``--tile`` vertices square and share their edge rows and columns
+(``size = n x (tile - 1) + 1``). Passes over the tiles, each a Dask array
+of one task per tile (``--scheduler``: ``threads``, the default, ``processes``,
+``synchronous``, or a ``dask.distributed`` scheduler address; ``--workers``
+tasks at once on the local schedulers):
+
+1. the generator's raw range per tile, combined into the world's;
+2. the range after the filters per tile, combined;
+3. each tile's final heights, written as files and into the Zarr store.
+
+A world with a global filter (stream-power, thermal or hydraulic erosion) is
+computed whole once instead (at most 8193 x 8193 vertices; larger ones are
+refused) and cut into the same tiles.
+
+Output in ``--out``:
+
+- ``unreal/NAME_x{X}_y{Y}.png``: 16-bit grey PNG (``0 -> 0``, ``1 -> 65535``),
+  image row 0 = north, X = tile column from the west, Y = tile row from the
+  north (Unreal's tiled landscape import: columns along +X, rows along +Y).
+- ``unity/NAME_x{X}_y{Y}.r16``: RAW little-endian uint16, no header, rows
+  from the SOUTH (Unity reads a RAW file's first row at Z = 0), X = tile
+  column from the west (+X), Y = tile row from the south (+Z).
+- ``exr/NAME_x{X}_y{Y}.exr``: 32-bit float normalised heights (channel
+  ``Y``), laid out and named as the PNG tiles.
+- ``world.zarr``: the whole world once (array ``height``, float32 in [0, 1],
+  row 0 north, chunks of ``tile - 1`` cells), with the spec and the scale in
+  its attributes.
+- ``manifest.json``: the spec, the world's shape and scale, the tile grid,
+  the ranges, and the sha256 of every file.
+
+Resumable: after each tile a record of its files' checksums is written
+atomically under ``.build/``; a rerun skips the tiles whose files match their
+record and builds the rest, giving the same bytes as an uninterrupted build.
+Peak memory is set by the tile size and ``--workers``, not the world size.
+
+On a ``dask.distributed`` cluster the scheduler and the workers must import
+Orogen and this script (``PYTHONPATH=/path/to/orogen:/path/to/orogen/scripts``),
+with Dask, Zarr, Pillow and OpenEXR installed, and write to ``--out`` (a
+shared file system).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import io
+import json
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))  # scripts import the source tree
+
+from core.presets import PRESETS, preset_spec  # noqa: E402
+from core.recipe import Recipe  # noqa: E402
+from core.spec import TerrainSpec, apply_settings  # noqa: E402
+from core.world import (  # noqa: E402
+    TileGrid,
+    check_world,
+    combine_ranges,
+    filtered_range,
+    raw_range,
+    tile_heights,
+    to_uint16,
+    world_recipe,
+)
+
+FORMATS = ("png", "r16", "exr")
+#: Folder and extension of each tile format.
+FOLDERS = {"png": ("unreal", ".png"), "r16": ("unity", ".r16"), "exr": ("exr", ".exr")}
+MANIFEST_VERSION = 1
+STATE = ".build"
+STORE = "world.zarr"
+ARRAY = "height"
+
+
+def have_exr() -> bool:
+    """Whether the OpenEXR package (the EXR writer) imports."""
+    try:
+        import OpenEXR  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Everything a tile task needs: what to build and where."""
+
+    out: str
+    name: str
+    spec: TerrainSpec
+    recipe: Recipe
+    grid: TileGrid
+    formats: tuple[str, ...]
+    whole: bool  # a global filter: the world is computed whole once, then cut
+    tile_sleep: float = 0.0  # seconds after each tile (tests stop a build midway)
+
+    def config(self) -> dict[str, Any]:
+        """What identifies the build (a rerun must match it to resume)."""
+        return {"name": self.name, "recipe": self.recipe.to_dict(), "spec": self.spec.to_dict(),
+                "shape": list(self.grid.shape), "tile": self.grid.tile, "formats": list(self.formats)}
+
+    def path(self, *parts: str) -> Path:
+        return Path(self.out, *parts)
+
+    def tile_files(self, ty: int, tx: int) -> dict[str, str]:
+        """Relative path of each format's file of tile ``(ty, tx)``."""
+        ny = self.grid.tiles[0]
+        files = {}
+        for fmt in self.formats:
+            folder, ext = FOLDERS[fmt]
+            y = ny - 1 - ty if fmt == "r16" else ty  # Unity counts tiles from the south (+Z)
+            files[fmt] = f"{folder}/{self.name}_x{tx}_y{y}{ext}"
+        return files
+
+
+# --- small file helpers -----------------------------------------------------------------------
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file and a rename: the file is whole or absent."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    write_atomic(path, (json.dumps(data, sort_keys=True, indent=1) + "\n").encode())
+
+
+def read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+# --- encoders -----------------------------------------------------------------------------------
+def png16(levels: np.ndarray) -> bytes:
+    """A 16-bit grey PNG of ``uint16`` levels (Pillow), row 0 the image's top row."""
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.fromarray(np.ascontiguousarray(levels, dtype=np.uint16)).save(buffer, format="PNG", compress_level=6)
+    return buffer.getvalue()
+
+
+def write_exr(path: Path, heights: np.ndarray) -> None:
+    """A 32-bit float EXR of ``heights`` (one channel ``Y``, ZIP compression), written atomically."""
+    import OpenEXR
+
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp.exr")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    header = {"compression": OpenEXR.ZIP_COMPRESSION, "type": OpenEXR.scanlineimage}
+    with OpenEXR.File(header, {"Y": np.ascontiguousarray(heights, dtype=np.float32)}) as f:
+        f.write(str(tmp))
+    os.replace(tmp, path)
+
+
+# --- the passes ----------------------------------------------------------------------------------
+def _range_record(plan: Plan, stage: str, ty: int, tx: int) -> Path:
+    return plan.path(STATE, stage, f"y{ty}_x{tx}.json")
+
+
+def tile_range(plan: Plan, stage: str, ty: int, tx: int, world_raw: tuple[float, float] | None) -> tuple[float, float]:
+    """Pass 1 (``raw``) or 2 (``filtered``) for one tile, read back from its record when a build resumes."""
+    record = _range_record(plan, stage, ty, tx)
+    known = read_json(record)
+    if isinstance(known, list) and len(known) == 2:
+        return float(known[0]), float(known[1])
+    window = plan.grid.window(ty, tx)
+    if stage == "raw":
+        result = raw_range(plan.recipe, window)
+    else:
+        assert world_raw is not None
+        result = filtered_range(plan.recipe, window, world_raw)
+    write_json_atomic(record, list(result))  # JSON floats round-trip exactly
+    return result
+
+
+@lru_cache(maxsize=4)
+def _whole(path: str) -> np.ndarray:
+    return np.load(path, mmap_mode="r")
+
+
+def _zarr_array(plan: Plan) -> Any:
+    import zarr
+
+    return zarr.open_array(str(plan.path(STORE, ARRAY)), mode="r+")
+
+
+def _chunk_files(plan: Plan, ty: int, tx: int) -> list[str]:
+    """Relative paths of the Zarr chunk files tile ``(ty, tx)`` owns (default v3 chunk keys ``c/i/j``)."""
+    own, s = plan.grid.owned(ty, tx), plan.grid.stride
+    rows = range(own.row // s, -(-(own.row + own.rows) // s))
+    cols = range(own.col // s, -(-(own.col + own.cols) // s))
+    return [f"{STORE}/{ARRAY}/c/{i}/{j}" for i in rows for j in cols]
+
+
+def verify(plan: Plan, record: Any) -> bool:
+    """Whether every file of a tile record exists with its recorded checksum."""
+    if not isinstance(record, dict) or not isinstance(record.get("files"), dict):
+        return False
+    for rel, digest in record["files"].items():
+        path = plan.path(rel)
+        if not path.is_file() or sha256_file(path) != digest:
+            return False
+    return True
+
+
+def build_tile(plan: Plan, ranges: Any, ty: int, tx: int) -> int:
+    """Pass 3 for one tile: its files, its Zarr chunks and its record. Returns 1 if built, 0 if already there."""
+    record_path = plan.path(STATE, "tiles", f"y{ty}_x{tx}.json")
+    if verify(plan, read_json(record_path)):
+        return 0
+    window = plan.grid.window(ty, tx)
+    if plan.whole:
+        whole = _whole(str(plan.path(STATE, "whole.npy")))
+        heights = np.array(whole[window.row : window.row + window.rows, window.col : window.col + window.cols],
+                           dtype=np.float32)
+    else:
+        heights = tile_heights(plan.recipe, window, ranges)
+    levels = to_uint16(heights)
+    files: dict[str, str] = {}
+    for fmt, rel in plan.tile_files(ty, tx).items():
+        path = plan.path(rel)
+        if fmt == "exr":
+            write_exr(path, heights)
+            files[rel] = sha256_file(path)
+            continue
+        data = png16(levels) if fmt == "png" else np.ascontiguousarray(levels[::-1]).astype("<u2").tobytes()
+        write_atomic(path, data)
+        files[rel] = hashlib.sha256(data).hexdigest()
+    own = plan.grid.owned(ty, tx)
+    _zarr_array(plan)[own.row : own.row + own.rows, own.col : own.col + own.cols] = heights[: own.rows, : own.cols]
+    for rel in _chunk_files(plan, ty, tx):
+        files[rel] = sha256_file(plan.path(rel))
+    write_json_atomic(record_path, {"tile": [ty, tx], "files": files})
+    if plan.tile_sleep:
+        time.sleep(plan.tile_sleep)
+    return 1
+
+
+def _range_block(block: np.ndarray, plan: Plan, stage: str, world_raw: tuple[float, float] | None,
+                 block_info: Any = None) -> np.ndarray:
+    ty, tx = block_info[0]["chunk-location"]
+    return np.array(tile_range(plan, stage, ty, tx, world_raw), dtype=np.float64).reshape(1, 1, 2)
+
+
+def _tile_block(block: np.ndarray, plan: Plan, ranges: Any, block_info: Any = None) -> np.ndarray:
+    ty, tx = block_info[0]["chunk-location"]
+    return np.full((1, 1), build_tile(plan, ranges, ty, tx), dtype=np.int8)
+
+
+# --- scheduling ------------------------------------------------------------------------------------
+LOCAL_SCHEDULERS = ("threads", "processes", "synchronous")
+
+
+@contextmanager
+def scheduler(address: str, workers: int | None, progress: bool) -> Iterator[Callable[[Any], Any]]:
+    """A function computing a Dask collection on the chosen scheduler, with a progress bar."""
+    import dask
+
+    if address in LOCAL_SCHEDULERS:
+        from dask.diagnostics import ProgressBar
+
+        def compute_local(collection: Any) -> Any:
+            with dask.config.set(scheduler=address, num_workers=workers):
+                if not progress:
+                    return collection.compute()
+                with ProgressBar(minimum=0.5, dt=0.5):
+                    return collection.compute()
+
+        yield compute_local
+        return
+    from distributed import Client
+    from distributed import progress as distributed_progress
+
+    with Client(address) as client:
+        def compute_distributed(collection: Any) -> Any:
+            future = client.compute(collection)
+            if progress:
+                distributed_progress(future)
+                print()
+            return future.result()
+
+        yield compute_distributed
+
+
+def _grid_array(grid: TileGrid) -> Any:
+    import dask.array as da
+
+    return da.zeros(grid.tiles, chunks=1, dtype=np.int8)
+
+
+def _log(progress: bool, text: str) -> None:
+    if progress:
+        print(text, flush=True)
+
+
+def build_world(plan: Plan, address: str = "threads", workers: int | None = None, progress: bool = True,
+                timings: dict[str, float] | None = None) -> dict:
+    """Build (or finish) the world of ``plan``; returns the manifest written to ``OUT/manifest.json``.
+
+    ``address`` is a local Dask scheduler (``threads``, ``processes``,
+    ``synchronous``) or a ``dask.distributed`` scheduler's address; ``workers``
+    the tasks at once on a local one. ``timings``, if given, receives the
+    seconds each pass took (``whole``, ``raw``, ``filtered``, ``tiles``).
+
+    Raises
+    ------
+    ValueError
+        If ``OUT`` holds another build (different spec, size, tiles or formats).
+    """
+    import dask.array as da
+
+    out = Path(plan.out)
+    out.mkdir(parents=True, exist_ok=True)
+    config_path = plan.path(STATE, "build.json")
+    existing = read_json(config_path)
+    if existing is not None and existing != json.loads(json.dumps(plan.config())):
+        raise ValueError(f"{out} holds another world build (different spec, size, tiles or formats): "
+                         "use a new --out, or delete that folder to start over")
+    if existing is None:
+        write_json_atomic(config_path, plan.config())
+    ny, nx = plan.grid.tiles
+    rows, cols = plan.grid.shape
+    timings = {} if timings is None else timings
+    clock = time.perf_counter()
+
+    def lap(name: str) -> None:
+        nonlocal clock
+        now = time.perf_counter()
+        timings[name] = now - clock
+        clock = now
+
+    with scheduler(address, workers, progress) as compute:
+        grid = _grid_array(plan.grid)
+        ranges: Any = None
+        if plan.whole:
+            whole_path = plan.path(STATE, "whole.npy")
+            if not whole_path.is_file():
+                _log(progress, f"global filter: computing the {rows} x {cols} world whole once")
+                buffer = io.BytesIO()
+                np.save(buffer, plan.recipe.evaluate())
+                write_atomic(whole_path, buffer.getvalue())
+            lap("whole")
+        else:
+            _log(progress, f"pass 1/3: raw range of {ny} x {nx} tiles")
+            per_tile = compute(da.map_blocks(_range_block, grid, plan, "raw", None, dtype=np.float64,
+                                             new_axis=2, chunks=(1, 1, 2)))
+            world_raw = combine_ranges(per_tile.reshape(-1, 2).tolist())
+            lap("raw")
+            if plan.recipe.filters:
+                _log(progress, f"pass 2/3: range after the filters of {ny} x {nx} tiles")
+                per_tile = compute(da.map_blocks(_range_block, grid, plan, "filtered", world_raw, dtype=np.float64,
+                                                 new_axis=2, chunks=(1, 1, 2)))
+                ranges = (world_raw, combine_ranges(per_tile.reshape(-1, 2).tolist()))
+            else:  # no filters: normalising by the raw range maps the world's minimum to 0 and maximum to 1 exactly
+                ranges = (world_raw, (0.0, 1.0 if world_raw[1] > world_raw[0] else 0.0))
+            lap("filtered")
+        _create_store(plan)
+        size = plan.grid.tile
+        _log(progress, f"pass 3/3: {ny} x {nx} tiles of {size} x {size} ({', '.join(plan.formats)})")
+        built = compute(da.map_blocks(_tile_block, grid, plan, ranges, dtype=np.int8, chunks=(1, 1)))
+        lap("tiles")
+    _log(progress, f"{int(built.sum())} tiles built, {int(built.size - built.sum())} already there")
+    manifest = _manifest(plan, ranges)
+    write_json_atomic(plan.path("manifest.json"), manifest)
+    return manifest
+
+
+def _create_store(plan: Plan) -> None:
+    import zarr
+
+    root = zarr.open_group(str(plan.path(STORE)), mode="a", zarr_format=3)
+    s = plan.grid.stride
+    if ARRAY in root:
+        array = root[ARRAY]
+        if tuple(array.shape) != plan.grid.shape or tuple(array.chunks) != (s, s):
+            raise ValueError(f"{plan.path(STORE)} holds an array of another shape: delete it to start over")
+        return
+    # Fill NaN: a cell no tile has written reads as NaN, and every written chunk is stored (heights are finite,
+    # never the fill value), so each tile's chunk files exist and are checksummed.
+    root.create_array(ARRAY, shape=plan.grid.shape, chunks=(s, s), dtype="float32", fill_value=float("nan"),
+                      attributes=_attributes(plan))
+
+
+def _attributes(plan: Plan) -> dict[str, Any]:
+    rows, cols = plan.grid.shape
+    cell = plan.recipe.cell_size
+    return {"orogen": {"spec": plan.spec.to_dict(), "recipe": plan.recipe.to_dict(),
+                       "cell_size_m": cell, "size_m": [(rows - 1) * cell, (cols - 1) * cell],
+                       "height_m": plan.spec.height,
+                       "encoding": "normalised 0..1: metres = height * height_m",
+                       "orientation": "row 0 = north, column 0 = west"}}
+
+
+def _manifest(plan: Plan, ranges: Any) -> dict[str, Any]:
+    files: dict[str, str] = {}
+    tiles = []
+    for ty, tx in plan.grid.indices():
+        record = read_json(plan.path(STATE, "tiles", f"y{ty}_x{tx}.json"))
+        if not verify(plan, record):
+            raise RuntimeError(f"tile ({ty}, {tx}) is missing or damaged after the build: run it again")
+        files.update(record["files"])
+        window = plan.grid.window(ty, tx)
+        tiles.append({"tile": [ty, tx], "row": window.row, "col": window.col,
+                      "files": plan.tile_files(ty, tx)})
+    for rel in (f"{STORE}/zarr.json", f"{STORE}/{ARRAY}/zarr.json"):
+        files[rel] = sha256_file(plan.path(rel))
+    rows, cols = plan.grid.shape
+    ny, nx = plan.grid.tiles
+    cell = plan.recipe.cell_size
+    return {
+        "format": "orogen-world",
+        "version": MANIFEST_VERSION,
+        "name": plan.name,
+        "spec": plan.spec.to_dict(),
+        "recipe": plan.recipe.to_dict(),
+        "world": {"rows": rows, "cols": cols, "cell_size_m": cell, "size_m": [(rows - 1) * cell, (cols - 1) * cell],
+                  "height_m": plan.spec.height, "orientation": "row 0 = north, column 0 = west"},
+        "grid": {"tile": plan.grid.tile, "stride": plan.grid.stride, "tiles_y": ny, "tiles_x": nx,
+                 "shared_edges": True, "built_whole": plan.whole},
+        "ranges": None if ranges is None else [list(ranges[0]), list(ranges[1])],
+        "encoding": {"png": "16-bit grey, 0 -> 0, 1 -> 65535, row 0 north; x = tile column from west, "
+                            "y = tile row from north",
+                     "r16": "little-endian uint16, no header, 0 -> 0, 1 -> 65535, row 0 SOUTH; x = tile column "
+                            "from west, y = tile row from south",
+                     "exr": "float32 channel Y, normalised 0..1, row 0 north; named as the PNG tiles",
+                     "zarr": f"{STORE}/{ARRAY}: float32 normalised 0..1, the whole world once, row 0 north"},
+        "tiles": tiles,
+        "files": dict(sorted(files.items())),
+    }
+
+
+# --- command line ---------------------------------------------------------------------------------
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     epilog="\n".join(__doc__.splitlines()[1:]))
+    parser.add_argument("spec", nargs="?", help="a spec file (spec JSON, export sidecar or 0.1 recipe)")
+    parser.add_argument("--preset", choices=sorted(PRESETS), help="a built-in preset instead of a spec file")
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                        help="override a setting by its spec name (repeatable)")
+    parser.add_argument("--size", type=int, required=True, help="world vertices per side (columns), n x (tile-1) + 1")
+    parser.add_argument("--size-y", type=int, default=0, help="world rows if not --size")
+    parser.add_argument("--tile", type=int, default=1025, help="tile vertices per side (default 1025)")
+    parser.add_argument("--out", required=True, help="output folder (a rerun resumes a build there)")
+    parser.add_argument("--name", default=None, help="file name stem (default: the spec's or preset's name)")
+    parser.add_argument("--format", default="png,r16,exr", help="tile formats, comma-separated: png,r16,exr")
+    parser.add_argument("--scheduler", default="threads",
+                        help="threads (default), processes, synchronous, or a dask.distributed address")
+    parser.add_argument("--workers", type=int, default=None, help="tasks at once on a local scheduler")
+    parser.add_argument("--quiet", action="store_true", help="no progress output")
+    parser.add_argument("--tile-sleep", type=float, default=0.0, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if (args.spec is None) == (args.preset is None):
+        parser.error("give a spec file or --preset NAME (one of them)")
+    formats = tuple(f.strip().lower() for f in args.format.split(",") if f.strip())
+    if not formats or set(formats) - set(FORMATS):
+        parser.error(f"--format must list some of {','.join(FORMATS)}, got {args.format!r}")
+    if args.workers is not None and args.workers < 1:
+        parser.error(f"--workers must be at least 1, got {args.workers}")
+    args.formats = tuple(f for f in FORMATS if f in formats)
+    return args
+
+
+def plan_from_args(args: argparse.Namespace) -> Plan:
+    """The build plan of parsed arguments; ``ValueError``/``TypeError`` for a bad spec or world."""
+    if args.preset is not None:
+        spec, name = preset_spec(args.preset), args.preset
+    else:
+        path = Path(args.spec)
+        spec, name = TerrainSpec.from_json(path.read_bytes()), path.stem
+    if args.set:
+        spec = apply_settings(spec, args.set)
+    formats = args.formats
+    if "exr" in formats and not have_exr():
+        print("EXR tiles skipped: the OpenEXR package is not installed (pip install OpenEXR)", file=sys.stderr)
+        formats = tuple(f for f in formats if f != "exr")
+    shape = (args.size_y or args.size, args.size)
+    grid = TileGrid(shape, args.tile)
+    recipe = world_recipe(spec, shape)
+    whole = check_world(recipe, grid)
+    return Plan(str(Path(args.out)), args.name or name, spec, recipe, grid, formats, whole, args.tile_sleep)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    try:
+        plan = plan_from_args(args)
+    except (OSError, TypeError, ValueError) as err:
+        print(f"build_world: {err}", file=sys.stderr)
+        return 2
+    start = time.perf_counter()
+    try:
+        manifest = build_world(plan, args.scheduler, args.workers, progress=not args.quiet)
+    except ValueError as err:
+        print(f"build_world: {err}", file=sys.stderr)
+        return 2
+    rows, cols = plan.grid.shape
+    if not args.quiet:
+        print(f"{rows} x {cols} world, {len(manifest['tiles'])} tiles in {time.perf_counter() - start:.1f} s: "
+              f"{Path(plan.out) / 'manifest.json'}")
+    return 0
+
+
+if __name__ == "__main__":
+    # Run from the module, not __main__: the tasks then pickle by reference (``build_world.build_tile``), which a
+    # dask.distributed scheduler and workers import with this folder and the repository on their PYTHONPATH.
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import build_world
+
+    sys.exit(build_world.main())

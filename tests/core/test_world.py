@@ -1,0 +1,250 @@
+"""Worlds larger than one terrain: tiles equal the whole, resumable builds, the same bytes on any scheduler.
+
+The builds use ``scripts/build_world.py`` (Dask, Zarr, Pillow, OpenEXR: pipeline
+dependencies); the module skips when Dask is missing.
+"""
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("dask")
+
+import zarr  # noqa: E402
+from PIL import Image  # noqa: E402
+
+from core.filters import WINDOW_TOLERANCE  # noqa: E402
+from core.heightmap import MAX_WORLD_SIDE  # noqa: E402
+from core.params import FILTERS, GENERATORS  # noqa: E402
+from core.spec import TerrainSpec  # noqa: E402
+from core.window import Window  # noqa: E402
+from core.world import (  # noqa: E402
+    TileGrid,
+    check_world,
+    combine_ranges,
+    filtered_range,
+    raw_range,
+    tile_heights,
+    to_uint16,
+    world_recipe,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "scripts"))
+import build_world  # noqa: E402
+
+#: Every local filter; all but the low-pass filter are exact in a window.
+EXACT_STACK = [{"type": "flatten", "exponent": 1.7}, {"type": "box_blur", "passes": 3},
+               {"type": "terrace", "levels": 6, "smoothness": 0.7}, {"type": "sea_level", "level": 0.15}]
+LOWPASS = {"type": "lowpass", "k": 0.6, "passes": 2}
+LOCAL_FILTERS = sorted(key for key, f in FILTERS.items() if f.margin({}) < 1 << 20)
+
+
+def spec(generator, filters, **world):
+    return TerrainSpec.from_dict({"version": 2, "size": 65, "width": 640.0, "height": 50.0, "seed": 9,
+                                  "generator": generator, "filters": filters, **world})
+
+
+def make_plan(out, spec_, size=65, tile=17, size_y=0, formats=("png", "r16", "exr"), sleep=0.0):
+    grid_shape = (size_y or size, size)
+    grid = TileGrid(grid_shape, tile)
+    recipe = world_recipe(spec_, grid_shape)
+    return build_world.Plan(str(out), "w", spec_, recipe, grid, tuple(formats), check_world(recipe, grid), sleep)
+
+
+def files_of(folder):
+    """Every output file's bytes by relative path (the resume records under .build excluded)."""
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file() and build_world.STATE not in p.relative_to(folder).parts}
+
+
+def assert_tiles_equal(out, plan, whole):
+    """Every tile file and the Zarr store hold exactly ``whole``'s cells."""
+    import OpenEXR
+
+    assert np.array_equal(zarr.open_array(str(out / "world.zarr" / "height"), mode="r")[:], whole)
+    ny, _ = plan.grid.tiles
+    for ty, tx in plan.grid.indices():
+        w = plan.grid.window(ty, tx)
+        cells = whole[w.row : w.row + w.rows, w.col : w.col + w.cols]
+        assert np.array_equal(np.asarray(Image.open(out / f"unreal/w_x{tx}_y{ty}.png")), to_uint16(cells))
+        raw = np.fromfile(out / f"unity/w_x{tx}_y{ny - 1 - ty}.r16", dtype="<u2").reshape(w.shape)
+        assert np.array_equal(raw[::-1], to_uint16(cells))  # Unity's RAW rows run from the south
+        with OpenEXR.File(str(out / f"exr/w_x{tx}_y{ty}.exr")) as f:
+            assert np.array_equal(f.channels()["Y"].pixels, cells)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert set(manifest["files"]) == set(files_of(out)) - {"manifest.json"}
+    for rel, digest in manifest["files"].items():
+        assert build_world.sha256_file(out / rel) == digest
+
+
+# --- the tile grid ----------------------------------------------------------------------------
+def test_tile_grid_shares_edges_and_its_owned_windows_partition_the_world():
+    grid = TileGrid((49, 65), 17)
+    assert grid.tiles == (3, 4) and grid.stride == 16
+    assert grid.window(1, 2) == Window(16, 32, 17, 17)
+    cover = np.zeros(grid.shape, dtype=int)
+    for ty, tx in grid.indices():
+        o = grid.owned(ty, tx)
+        assert o.row % 16 == 0 and o.col % 16 == 0
+        cover[o.row : o.row + o.rows, o.col : o.col + o.cols] += 1
+    assert (cover == 1).all()
+
+
+@pytest.mark.parametrize(("shape", "tile", "match"), [
+    ((64, 65), 17, r"rows \(64\) must be n x \(tile - 1\) \+ 1 .* e.g. 49 or 65"),
+    ((65, 65), 1, r"tile must be in \[2, 8193\]"),
+    ((9, 9), 17, "rows"),
+    ((MAX_WORLD_SIDE + 1, 3), 2, "rows"),
+])
+def test_bad_tile_grids(shape, tile, match):
+    with pytest.raises(ValueError, match=match):
+        TileGrid(shape, tile)
+
+
+def test_a_world_keeps_the_spec_cell_size_beyond_the_spec_size_limit():
+    s = spec("fractal", [])
+    r = world_recipe(s, (16385, 16385))
+    assert r.cell_size == s.cell_size == 10.0 and r.shape == (16385, 16385)
+    # A window of the big world starts the same landscape as the spec's own terrain (fractal works in metres).
+    own = s.recipe()
+    assert np.array_equal(r.raw_heights(Window(0, 0, 65, 65)), own.raw_heights())
+
+
+def test_global_filters_are_refused_beyond_one_heightmap_and_built_whole_below():
+    big = world_recipe(spec("hills", [{"type": "thermal", "iterations": 5}]), (16385, 16385))
+    with pytest.raises(ValueError, match=r"'thermal' reads the whole world .* at most 8193 x 8193"):
+        check_world(big, TileGrid((16385, 16385), 1025))
+    small = world_recipe(spec("hills", [{"type": "erosion", "steps": 2}]), (65, 65))
+    assert check_world(small, TileGrid((65, 65), 17)) is True
+    assert check_world(world_recipe(spec("hills", EXACT_STACK), (65, 65)), TileGrid((65, 65), 17)) is False
+
+
+# --- tiles equal the whole ---------------------------------------------------------------------
+@pytest.mark.parametrize("generator", sorted(GENERATORS))
+@pytest.mark.parametrize("key", LOCAL_FILTERS)
+def test_four_by_four_tiles_equal_the_whole_for_every_generator_and_local_filter(generator, key):
+    recipe = world_recipe(spec(generator, [{"type": key}]), (65, 65))
+    grid = TileGrid((65, 65), 17)
+    whole = recipe.evaluate()
+    world_raw = combine_ranges(raw_range(recipe, grid.window(*t)) for t in grid.indices())
+    ranges = (world_raw, combine_ranges(filtered_range(recipe, grid.window(*t), world_raw) for t in grid.indices()))
+    assert ranges == recipe.world_ranges()
+    for ty, tx in grid.indices():
+        w = grid.window(ty, tx)
+        tile = tile_heights(recipe, w, ranges)
+        cells = whole[w.row : w.row + w.rows, w.col : w.col + w.cols]
+        if key == "lowpass":  # its reach decays as k**m: within the declared tolerance of the range
+            assert np.abs(tile - cells).max() <= 4 * 1 * WINDOW_TOLERANCE
+        else:
+            assert np.array_equal(tile, cells)
+
+
+@pytest.mark.parametrize("generator", sorted(GENERATORS))
+def test_a_built_world_is_the_whole_world_bit_for_bit(tmp_path, generator):
+    plan = make_plan(tmp_path, spec(generator, EXACT_STACK))
+    manifest = build_world.build_world(plan, "synchronous", progress=False)
+    assert_tiles_equal(tmp_path, plan, plan.recipe.evaluate())
+    assert manifest["grid"] == {"tile": 17, "stride": 16, "tiles_y": 4, "tiles_x": 4, "shared_edges": True,
+                                "built_whole": False}
+    assert manifest["ranges"] == [list(r) for r in plan.recipe.world_ranges()]
+    assert manifest["world"]["size_m"] == [640.0, 640.0] and manifest["spec"] == plan.spec.to_dict()
+
+
+@pytest.mark.parametrize("generator", ["fractal", "hills"])
+def test_without_filters_the_second_pass_is_skipped_and_the_world_is_the_same(tmp_path, generator):
+    plan = make_plan(tmp_path, spec(generator, []), formats=("r16",))
+    timings = {}
+    manifest = build_world.build_world(plan, "synchronous", progress=False, timings=timings)
+    assert manifest["ranges"] == [list(r) for r in plan.recipe.world_ranges()]
+    assert set(timings) == {"raw", "filtered", "tiles"}
+    assert np.array_equal(zarr.open_array(str(tmp_path / "world.zarr" / "height"), mode="r")[:],
+                          plan.recipe.evaluate())
+
+
+def test_a_non_square_world_with_the_lowpass_filter(tmp_path):
+    plan = make_plan(tmp_path, spec("faults", [LOWPASS]), size=65, size_y=33, formats=("png",))
+    build_world.build_world(plan, "threads", workers=2, progress=False)
+    whole = plan.recipe.evaluate()
+    store = zarr.open_array(str(tmp_path / "world.zarr" / "height"), mode="r")[:]
+    assert store.shape == (33, 65) and np.abs(store - whole).max() <= 4 * 2 * WINDOW_TOLERANCE
+    assert sorted(p.name for p in (tmp_path / "unreal").iterdir()) == [f"w_x{x}_y{y}.png" for x in range(4)
+                                                                      for y in range(2)]
+
+
+def test_a_world_with_a_global_filter_is_built_whole_then_cut(tmp_path):
+    plan = make_plan(tmp_path, spec("diamond_square", [{"type": "thermal", "iterations": 10}]), formats=("png",))
+    assert plan.whole
+    manifest = build_world.build_world(plan, "synchronous", progress=False)
+    assert manifest["grid"]["built_whole"] is True and manifest["ranges"] is None
+    assert np.array_equal(zarr.open_array(str(tmp_path / "world.zarr" / "height"), mode="r")[:],
+                          plan.recipe.evaluate())
+
+
+# --- resuming, schedulers --------------------------------------------------------------------------
+def test_a_rerun_rebuilds_only_damaged_or_missing_tiles(tmp_path, capsys):
+    plan = make_plan(tmp_path, spec("noise", EXACT_STACK))
+    build_world.build_world(plan, "synchronous", progress=False)
+    before = files_of(tmp_path)
+    (tmp_path / "unreal" / "w_x1_y2.png").write_bytes(b"damaged")
+    (tmp_path / "exr" / "w_x3_y0.exr").unlink()
+    build_world.build_world(plan, "synchronous", progress=True)
+    assert "2 tiles built, 14 already there" in capsys.readouterr().out
+    assert files_of(tmp_path) == before
+
+
+def test_another_build_in_the_same_folder_is_refused(tmp_path):
+    build_world.build_world(make_plan(tmp_path, spec("hills", [])), "synchronous", progress=False)
+    with pytest.raises(ValueError, match="holds another world build"):
+        build_world.build_world(make_plan(tmp_path, spec("faults", [])), "synchronous", progress=False)
+
+
+def test_a_build_killed_midway_finishes_the_missing_tiles_with_the_same_bytes(tmp_path):
+    spec_file = tmp_path / "world.json"
+    spec_file.write_text(spec("fractal", EXACT_STACK).to_json())
+    command = [sys.executable, str(ROOT / "scripts" / "build_world.py"), str(spec_file), "--size", "129",
+               "--tile", "17", "--scheduler", "synchronous"]
+    killed, whole = tmp_path / "killed", tmp_path / "whole"
+    proc = subprocess.Popen([*command, "--out", str(killed), "--tile-sleep", "0.2", "--quiet"], cwd=ROOT)
+    records = killed / build_world.STATE / "tiles"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None and len(list(records.glob("*.json"))) < 5:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    done = len(list(records.glob("*.json")))
+    assert 5 <= done < 64, "the build was not stopped midway"
+    assert not (killed / "manifest.json").exists()
+    resumed = subprocess.run([*command, "--out", str(killed)], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert f"{64 - done} tiles built, {done} already there" in resumed.stdout  # only the missing tiles
+    subprocess.run([*command, "--out", str(whole), "--quiet"], cwd=ROOT, check=True)
+    assert files_of(killed) == files_of(whole)
+
+
+def test_a_local_cluster_with_two_worker_processes_builds_the_same_bytes(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    s = spec("hills", [*EXACT_STACK, LOWPASS])
+    threaded, clustered = tmp_path / "threads", tmp_path / "cluster"
+    build_world.build_world(make_plan(threaded, s), "threads", progress=False)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  silence_logs=40) as cluster:
+        build_world.build_world(make_plan(clustered, s), cluster.scheduler_address, progress=False)
+    assert files_of(threaded) == files_of(clustered)
+
+
+def test_command_line_errors(tmp_path, capsys):
+    assert build_world.main(["--preset", "island", "--size", "100", "--tile", "17", "--out", str(tmp_path),
+                             "--quiet"]) == 2
+    assert "must be n x (tile - 1) + 1" in capsys.readouterr().err
+    assert build_world.main(["--preset", "eroded_mountains", "--size", "16385", "--tile", "1025", "--out",
+                             str(tmp_path), "--quiet"]) == 2
+    assert "'erosion' reads the whole world" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        build_world.main(["--preset", "island", "--size", "65", "--format", "tiff", "--out", str(tmp_path)])
+
