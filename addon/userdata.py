@@ -243,10 +243,13 @@ def restore(obj: bpy.types.Object, mesh: bpy.types.Mesh, data: Captured, shape: 
     for name, lock, weights, member in data.groups:
         group = obj.vertex_groups.get(name) or obj.vertex_groups.new(name=name)
         group.lock_weight = lock
-        new_weights = _points(weights[:, None], old, shape, True)[:, 0]
+        # Members where the nearest old vertex was one; weights bilinear among the old members only (a vertex
+        # on the group's border does not blend with the non-members' absent weight).
         new_member = _points(member[:, None], old, shape, False)[:, 0]
-        indices = np.flatnonzero(new_member)
-        values, inverse = np.unique(new_weights[indices], return_inverse=True)
+        share = _points(member[:, None].astype(np.float32), old, shape, True)[:, 0]
+        total = _points(weights[:, None], old, shape, True)[:, 0]
+        indices = np.flatnonzero(new_member & (share > 0))
+        values, inverse = np.unique(total[indices] / share[indices], return_inverse=True)
         for k, weight in enumerate(values.tolist()):
             group.add(indices[inverse == k].tolist(), weight, 'REPLACE')
     if data.keys:
