@@ -27,13 +27,17 @@ import time
 from dataclasses import replace
 
 import bpy
+import numpy as np
 
 from ..core.colormap import check_layers
 from ..core.spec import TerrainSpec
 from . import userdata
 from .material import build_material
 from .mesh import (
+    BAKED_COLOR_ATTRIBUTE,
     CURVATURE_ATTRIBUTE,
+    HEIGHT_ATTRIBUTE,
+    LIGHTMAP_ATTRIBUTE,
     SLOPE_ATTRIBUTE,
     drop_other_mesh,
     full_size_mesh,
@@ -143,8 +147,49 @@ def new_material(name: str, spec: TerrainSpec) -> bpy.types.Material:
     return build_material(name, material_layers(spec), spec.lighting["enabled"], spec.material["shading"].upper())
 
 
+def bake_unlit_color(obj: bpy.types.Object, spec: TerrainSpec) -> None:
+    """Bake an Unlit terrain's colour into its ``Color`` attribute (removed from other terrains).
+
+    ``core.colormap`` of the mesh's ``height`` and ``slope`` times its
+    ``Lightmap``, linear, one value per vertex: what the Unlit material's
+    export output shows (see :func:`material._unlit_export_output`), so that
+    glTF carries the terrain's colours as ``COLOR_0`` (texture layers
+    contribute their colour, as in the exported colour map). It is the render
+    colour attribute, and Orogen's: rewritten on every regeneration and layer
+    edit.
+    """
+    from ..core import colormap
+
+    mesh = obj.data
+    existing = mesh.color_attributes.get(BAKED_COLOR_ATTRIBUTE)
+    if not (spec.material["enabled"] and spec.material["shading"] == "unlit"):
+        if existing is not None:
+            mesh.color_attributes.remove(existing)
+        return
+    n = len(mesh.vertices)
+    maps = {}
+    for name in (HEIGHT_ATTRIBUTE, SLOPE_ATTRIBUTE):
+        values = np.zeros(n, dtype=np.float32)
+        if mesh.attributes.get(name) is not None:
+            mesh.attributes[name].data.foreach_get("value", values)
+        maps[name] = values
+    rgba = np.ones((n, 4), dtype=np.float32)
+    rgba[:, :3] = colormap(maps[HEIGHT_ATTRIBUTE][None, :], check_layers(material_layers(spec)),
+                           maps[SLOPE_ATTRIBUTE][None, :])[0]
+    light = mesh.color_attributes.get(LIGHTMAP_ATTRIBUTE)
+    if spec.lighting["enabled"] and light is not None:
+        grey = np.empty(n * 4, dtype=np.float32)
+        light.data.foreach_get("color", grey)
+        rgba[:, :3] *= grey.reshape(n, 4)[:, :1]
+    layer = existing or mesh.color_attributes.new(BAKED_COLOR_ATTRIBUTE, 'FLOAT_COLOR', 'POINT')
+    layer.data.foreach_set("color", rgba.ravel())
+    mesh.color_attributes.render_color_index = mesh.color_attributes.find(BAKED_COLOR_ATTRIBUTE)
+
+
 def set_material(obj: bpy.types.Object, spec: TerrainSpec) -> None:
-    """Give ``obj`` a freshly built material in its first slot (or none, when the spec's material is off)."""
+    """Give ``obj`` a freshly built material in its first slot (or none, when the spec's material is off);
+    an Unlit terrain's baked colour follows (:func:`bake_unlit_color`)."""
+    bake_unlit_color(obj, spec)
     old = obj.material_slots[0].material if obj.material_slots else None
     if not spec.material["enabled"]:
         if obj.material_slots:
@@ -278,6 +323,7 @@ def regenerate_with_notes(obj: bpy.types.Object, context, preview: bool = False)
             if not settings.live_update:
                 drop_other_mesh(obj)
         notes = write_arrays(obj, arrays)
+        bake_unlit_color(obj, spec)
     finally:
         if wm is not None:
             wm.progress_end()

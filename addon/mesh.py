@@ -8,6 +8,8 @@ HEIGHT_ATTRIBUTE = "height"
 SLOPE_ATTRIBUTE = "slope"
 CURVATURE_ATTRIBUTE = "curvature"
 LIGHTMAP_ATTRIBUTE = "Lightmap"
+#: Unlit terrains: the colour map times the lightmap at each vertex, linear (what glTF exports as COLOR_0).
+BAKED_COLOR_ATTRIBUTE = "Color"
 UV_MAP = "UVMap"
 
 

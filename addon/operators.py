@@ -21,6 +21,7 @@ from . import export
 from .draw import draw_lighting, draw_spec
 from .live import (
     TERRAIN_PROPERTY,
+    bake_unlit_color,
     checked_layers,
     export_reason,
     material_layers,
@@ -106,6 +107,7 @@ material"""
             mesh.materials.append(new_material("Terrain", spec))
         obj = object_utils.object_data_add(context, mesh, operator=self)
         record_terrain(obj, arrays)
+        bake_unlit_color(obj, spec)
         with suspended():
             write_spec(obj.orogen, spec)
             obj.orogen.is_terrain = True
@@ -282,6 +284,7 @@ class OROGEN_OT_heightmap_import(_AddsObjects, bpy.types.Operator, ImportHelper,
             mesh.materials.append(new_material(name, spec))
         obj = object_utils.object_data_add(context, mesh, operator=self)
         record_terrain(obj, arrays, source=self.filepath, **export.dem_record(values, dem))
+        bake_unlit_color(obj, spec)
         with suspended():
             write_spec(obj.orogen, spec)  # its layers, lighting and scale; no generator to re-run (not is_terrain)
         if dem is not None:

@@ -1,8 +1,8 @@
 """The user's data on a terrain mesh, kept across a change of grid size: read, resampled, written back.
 
 Regenerate touches only what Orogen made: the positions, the ``height``,
-``slope``, ``curvature`` and ``Lightmap`` attributes, the ``UVMap`` and the
-smooth shading. Everything else on the mesh is the user's: vertex groups,
+``slope``, ``curvature`` and ``Lightmap`` attributes, an Unlit terrain's
+baked ``Color``, the ``UVMap`` and the smooth shading. Everything else on the mesh is the user's: vertex groups,
 shape keys, other UV maps, colour attributes, custom attributes (any
 domain), per-face material indices, edge creases and seams. When the grid
 changes size the mesh is rebuilt, which would delete all of it; instead it
@@ -30,11 +30,18 @@ import bpy
 import numpy as np
 import numpy.typing as npt
 
-from .mesh import CURVATURE_ATTRIBUTE, HEIGHT_ATTRIBUTE, LIGHTMAP_ATTRIBUTE, SLOPE_ATTRIBUTE, UV_MAP
+from .mesh import (
+    BAKED_COLOR_ATTRIBUTE,
+    CURVATURE_ATTRIBUTE,
+    HEIGHT_ATTRIBUTE,
+    LIGHTMAP_ATTRIBUTE,
+    SLOPE_ATTRIBUTE,
+    UV_MAP,
+)
 
 #: Attributes Orogen writes itself (rewritten on every regeneration, never resampled).
 OROGEN_ATTRIBUTES = frozenset({"position", "sharp_face", HEIGHT_ATTRIBUTE, SLOPE_ATTRIBUTE, CURVATURE_ATTRIBUTE,
-                               LIGHTMAP_ATTRIBUTE, UV_MAP})
+                               LIGHTMAP_ATTRIBUTE, UV_MAP, BAKED_COLOR_ATTRIBUTE})
 
 #: Attribute data types: (foreach property, numpy dtype, components, interpolated).
 _TYPES = {
