@@ -60,9 +60,16 @@ def write_image(path: str, values: npt.ArrayLike, *, depth: str = '8', file_form
     rgba[..., :3] = arr[..., :3] if channels >= 3 else arr[..., :1]
     if channels == 4:
         rgba[..., 3] = arr[..., 3]
-    image = bpy.data.images.new("orogen-export", cols, rows, alpha=channels == 4, float_buffer=True, is_data=data)
+    # Four 8-bit data channels (splat weights) are four independent values, not colour and coverage: a float
+    # buffer is taken as premultiplied and divided by alpha on save, so (11, 118, 116, 10) would be written
+    # as (255, 255, 255, 10), whatever the alpha mode. A byte buffer is stored and written as given.
+    packed = channels == 4 and data and file_format == 'PNG' and depth == '8'
+    image = bpy.data.images.new("orogen-export", cols, rows, alpha=channels == 4, float_buffer=not packed,
+                                is_data=data)
     scene = bpy.data.scenes.new("orogen-export")
     try:
+        if packed:
+            image.alpha_mode = 'CHANNEL_PACKED'
         image.colorspace_settings.name = 'Non-Color' if data else 'Linear Rec.709'
         image.pixels.foreach_set(rgba[::-1].ravel())  # Blender's rows start at the bottom
         settings = scene.render.image_settings
@@ -271,6 +278,54 @@ def heightmap_from_mesh(obj: bpy.types.Object) -> npt.NDArray[np.float32]:
     values = np.empty(rows * cols, dtype=np.float32)
     obj.data.attributes["height"].data.foreach_get("value", values)
     return values.reshape(rows, cols)
+
+
+def mesh_heights(obj: bpy.types.Object) -> tuple[npt.NDArray[np.float32], tuple[float, float], int]:
+    """The heights of the terrain the user sees: ``(normalised float32 (rows, cols), (low, high) metres, edited)``.
+
+    Positions come from the evaluated object (shape keys at their values,
+    and modifiers that keep the vertices, such as Displace or Smooth), or from
+    the mesh itself when a modifier changes the vertex count (Subdivision).
+    When every Z equals the generated height (``height × Height``) this is the
+    ``height`` attribute with the range ``(0, Height)``, bit for bit;
+    otherwise (hand edits, sculpting, shape keys) the heights are the
+    vertices' Z, normalised over their own range, and ``edited`` counts the
+    vertices that differ. Raises ``ValueError`` when the vertices no longer
+    stand on the grid (moved sideways, reordered): such a mesh is no heightmap.
+    """
+    from .mesh import grid_coordinates
+
+    info = json.loads(obj.get("orogen_terrain", "{}"))
+    generated = heightmap_from_mesh(obj)
+    rows, cols = generated.shape
+    height = float(info["height"])
+    mesh, evaluated = obj.data, None
+    depsgraph = bpy.context.evaluated_depsgraph_get() if bpy.context is not None else None
+    if depsgraph is not None:
+        evaluated = obj.evaluated_get(depsgraph)
+        candidate = evaluated.to_mesh()
+        if len(candidate.vertices) == rows * cols:
+            mesh = candidate
+    try:
+        co = np.empty(rows * cols * 3, dtype=np.float32)
+        mesh.vertices.foreach_get("co", co)
+    finally:
+        if evaluated is not None:
+            evaluated.to_mesh_clear()
+    co = co.reshape(rows, cols, 3)
+    grid = grid_coordinates(np.zeros((rows, cols), np.float32), float(info["width"]), height).reshape(rows, cols, 3)
+    cell = float(info["width"]) / max(rows - 1, cols - 1, 1)
+    if np.abs(co[..., :2] - grid[..., :2]).max(initial=0.0) > 1e-3 * cell:
+        raise ValueError(f"{obj.name!r}: its vertices no longer stand on the terrain's grid (moved sideways or "
+                         "reordered), so it is no heightmap: regenerate it, or undo the edit")
+    z = co[..., 2]
+    edited = int(np.count_nonzero(z != generated * np.float32(height)))
+    if not edited:
+        return generated, (0.0, height), 0
+    low, high = float(z.min()), float(z.max())
+    span = high - low
+    h = ((z.astype(np.float64) - low) / span if span > 0 else np.zeros_like(z, dtype=np.float64)).astype(np.float32)
+    return h, (low, high), edited
 
 
 def _shape_of(obj: bpy.types.Object, info: dict) -> tuple[int, int]:

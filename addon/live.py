@@ -27,12 +27,26 @@ import time
 from dataclasses import replace
 
 import bpy
+import numpy as np
 
 from ..core.colormap import check_layers
 from ..core.spec import MAX_SIDE, MIN_SIDE, TerrainSpec
+from . import userdata
 from .material import build_material
-from .mesh import CURVATURE_ATTRIBUTE, SLOPE_ATTRIBUTE, drop_other_mesh, grid_mesh_for, update_grid_mesh
-from .specio import image_path, read_spec
+from .mesh import (
+    BAKED_COLOR_ATTRIBUTE,
+    CURVATURE_ATTRIBUTE,
+    HEIGHT_ATTRIBUTE,
+    LIGHTMAP_ATTRIBUTE,
+    SLOPE_ATTRIBUTE,
+    drop_other_mesh,
+    full_size_mesh,
+    grid_mesh_for,
+    grid_shape_of,
+    is_grid_of,
+    update_grid_mesh,
+)
+from .specio import image_path, read_spec, write_spec
 from .terrain import TerrainArrays, compute_terrain, preview_shape, scene_sun
 
 #: Seconds without a further change before a live preview is replaced by the full-size terrain.
@@ -133,8 +147,49 @@ def new_material(name: str, spec: TerrainSpec) -> bpy.types.Material:
     return build_material(name, material_layers(spec), spec.lighting["enabled"], spec.material["shading"].upper())
 
 
+def bake_unlit_color(obj: bpy.types.Object, spec: TerrainSpec) -> None:
+    """Bake an Unlit terrain's colour into its ``Color`` attribute (removed from other terrains).
+
+    ``core.colormap`` of the mesh's ``height`` and ``slope`` times its
+    ``Lightmap``, linear, one value per vertex: what the Unlit material's
+    export output shows (see :func:`material._unlit_export_output`), so that
+    glTF carries the terrain's colours as ``COLOR_0`` (texture layers
+    contribute their colour, as in the exported colour map). It is the render
+    colour attribute, and Orogen's: rewritten on every regeneration and layer
+    edit.
+    """
+    from ..core import colormap
+
+    mesh = obj.data
+    existing = mesh.color_attributes.get(BAKED_COLOR_ATTRIBUTE)
+    if not (spec.material["enabled"] and spec.material["shading"] == "unlit"):
+        if existing is not None:
+            mesh.color_attributes.remove(existing)
+        return
+    n = len(mesh.vertices)
+    maps = {}
+    for name in (HEIGHT_ATTRIBUTE, SLOPE_ATTRIBUTE):
+        values = np.zeros(n, dtype=np.float32)
+        if mesh.attributes.get(name) is not None:
+            mesh.attributes[name].data.foreach_get("value", values)
+        maps[name] = values
+    rgba = np.ones((n, 4), dtype=np.float32)
+    rgba[:, :3] = colormap(maps[HEIGHT_ATTRIBUTE][None, :], check_layers(material_layers(spec)),
+                           maps[SLOPE_ATTRIBUTE][None, :])[0]
+    light = mesh.color_attributes.get(LIGHTMAP_ATTRIBUTE)
+    if spec.lighting["enabled"] and light is not None:
+        grey = np.empty(n * 4, dtype=np.float32)
+        light.data.foreach_get("color", grey)
+        rgba[:, :3] *= grey.reshape(n, 4)[:, :1]
+    layer = existing or mesh.color_attributes.new(BAKED_COLOR_ATTRIBUTE, 'FLOAT_COLOR', 'POINT')
+    layer.data.foreach_set("color", rgba.ravel())
+    mesh.color_attributes.render_color_index = mesh.color_attributes.find(BAKED_COLOR_ATTRIBUTE)
+
+
 def set_material(obj: bpy.types.Object, spec: TerrainSpec) -> None:
-    """Give ``obj`` a freshly built material in its first slot (or none, when the spec's material is off)."""
+    """Give ``obj`` a freshly built material in its first slot (or none, when the spec's material is off);
+    an Unlit terrain's baked colour follows (:func:`bake_unlit_color`)."""
+    bake_unlit_color(obj, spec)
     old = obj.material_slots[0].material if obj.material_slots else None
     if not spec.material["enabled"]:
         if obj.material_slots:
@@ -158,11 +213,75 @@ def record_terrain(obj: bpy.types.Object, arrays: TerrainArrays, source: str = "
     obj[TERRAIN_PROPERTY] = json.dumps(info)
 
 
-def write_arrays(obj: bpy.types.Object, arrays: TerrainArrays) -> None:
-    """Write a terrain's heightmap and maps into ``obj``'s mesh and record its shape."""
-    update_grid_mesh(obj.data, arrays.heightmap, arrays.width, arrays.height, arrays.maps.lightmap,
+def write_arrays(obj: bpy.types.Object, arrays: TerrainArrays) -> list[str]:
+    """Write a terrain's heightmap and maps into ``obj``'s mesh and record its shape; returns notes for the user.
+
+    Regenerate touches only what Orogen made. When ``obj.data`` already is
+    the grid (:func:`mesh.is_grid_of`: counts and topology) positions and
+    Orogen's attributes are rewritten in place and shape keys follow (the
+    Basis takes the new positions, the other keys keep their offsets). When
+    the size changed, the user's data (vertex groups, shape keys, UV maps,
+    colour and other attributes) is read, the grid rebuilt and the data
+    written back resampled (:mod:`.userdata`). A mesh that is no longer a
+    grid (edited, reordered) is rebuilt when it holds nothing of the user's,
+    and refused (``ValueError`` naming what would be lost) when it does.
+    """
+    mesh = obj.data
+    rows, cols = arrays.heightmap.shape
+    notes: list[str] = []
+    kept = None
+    if not is_grid_of(mesh, rows, cols):
+        old = grid_shape_of(mesh)
+        if old is None and len(mesh.vertices):
+            lost = userdata.names(obj, mesh)
+            if lost:
+                raise ValueError(f"the mesh is no longer Orogen's grid (edited or reordered) and holds your "
+                                 f"{', '.join(lost[:6])}{' ...' if len(lost) > 6 else ''}, which cannot be "
+                                 "resampled onto a new grid: undo the edit, or remove them to rebuild the grid")
+            notes.append("the mesh was no longer Orogen's grid (edited or reordered): rebuilt it")
+        elif old is not None:
+            kept = userdata.capture(obj, mesh, old)
+            if mesh.shape_keys is not None:
+                obj.shape_key_clear()
+    update_grid_mesh(mesh, arrays.heightmap, arrays.width, arrays.height, arrays.maps.lightmap,
                      {SLOPE_ATTRIBUTE: arrays.maps.slope, CURVATURE_ATTRIBUTE: arrays.maps.curvature})
+    if kept is not None and kept.summary():
+        userdata.restore(obj, mesh, kept, (rows, cols))
+        items = kept.summary()
+        notes.append(f"resampled {', '.join(items[:6])}{' ...' if len(items) > 6 else ''} "
+                     f"from {kept.shape[0]} x {kept.shape[1]}")
     record_terrain(obj, arrays)
+    return notes
+
+
+def linked_terrains(obj: bpy.types.Object) -> list[bpy.types.Object]:
+    """The other objects showing ``obj``'s mesh (linked duplicates, Alt+D)."""
+    return [other for other in bpy.data.objects if other != obj and other.data == obj.data]
+
+
+def share_spec(obj: bpy.types.Object) -> list[str]:
+    """Give every linked duplicate of ``obj`` (the same mesh) ``obj``'s spec and terrain record; their names.
+
+    A linked duplicate shares its mesh, as in Blender: regenerating one
+    regenerates the mesh of all. So they are one terrain with one spec, and
+    the spec and the geometry never disagree; *Make Single User* (Object ▸
+    Relations) first makes a duplicate a terrain of its own.
+    """
+    others = linked_terrains(obj)
+    if not others:
+        return []
+    spec = read_spec(obj.orogen)
+    for other in others:
+        with suspended():
+            write_spec(other.orogen, spec)
+            other.orogen.is_terrain = obj.orogen.is_terrain
+            other.orogen.live_update = obj.orogen.live_update
+            other.orogen.preview_size = obj.orogen.preview_size
+            other.orogen.applied = obj.orogen.applied
+            other.orogen.preview_pending = False
+        if TERRAIN_PROPERTY in obj:
+            other[TERRAIN_PROPERTY] = obj[TERRAIN_PROPERTY]
+    return [other.name for other in others]
 
 
 def _sun(spec: TerrainSpec, context) -> tuple[float, float] | None:
@@ -175,6 +294,17 @@ def regenerate(obj: bpy.types.Object, context, preview: bool = False) -> str:
 
     Raises ``ValueError``/``TypeError`` for a spec that cannot make a terrain; nothing is changed then.
     """
+    status, notes = regenerate_with_notes(obj, context, preview)
+    return "; ".join([status, *notes])
+
+
+def regenerate_with_notes(obj: bpy.types.Object, context, preview: bool = False) -> tuple[str, list[str]]:
+    """:func:`regenerate`, with what it did to the user's data apart: ``(status, notes)``.
+
+    A preview is written into Orogen's own preview mesh (:func:`mesh.grid_mesh_for`),
+    the full size into the object's own mesh (:func:`write_arrays`), and then
+    every linked duplicate of that mesh takes the spec (:func:`share_spec`).
+    """
     settings = obj.orogen
     spec = read_spec(settings)
     shape = preview_shape(spec.shape, settings.preview_size) if preview else spec.shape
@@ -186,20 +316,28 @@ def regenerate(obj: bpy.types.Object, context, preview: bool = False) -> str:
         arrays = compute_terrain(spec, _sun(spec, context), shape)
         if wm is not None:
             wm.progress_update(2)
-        if settings.live_update:  # a preview lives in a mesh of its own: no topology rebuilt back and forth
+        if preview:  # a preview lives in a mesh of its own: no topology rebuilt back and forth, no user data
             grid_mesh_for(obj, *shape)
         else:
-            drop_other_mesh(obj)
-        write_arrays(obj, arrays)
+            full_size_mesh(obj)
+            if not settings.live_update:
+                drop_other_mesh(obj)
+        notes = write_arrays(obj, arrays)
+        bake_unlit_color(obj, spec)
     finally:
         if wm is not None:
             wm.progress_end()
     with suspended():
         settings.applied = spec.to_json()
         settings.preview_pending = shape != spec.shape
+    if not preview:
+        shared = share_spec(obj)
+        if shared:
+            notes.append(f"linked duplicates share this mesh and now this spec: {', '.join(shared[:4])}"
+                         + (" ..." if len(shared) > 4 else ""))
     rows, cols = shape
     kind = "preview" if shape != spec.shape else "terrain"
-    return f"Regenerated {kind} {rows} x {cols} in {time.perf_counter() - started:.2f} s"
+    return f"Regenerated {kind} {rows} x {cols} in {time.perf_counter() - started:.2f} s", notes
 
 
 def _only_looks_changed(spec: TerrainSpec, applied: str) -> bool:
@@ -231,6 +369,7 @@ def on_setting_changed(obj: bpy.types.Object, context) -> None:
         set_material(obj, spec)
         with suspended():
             settings.applied = text
+        share_spec(obj)  # the material sits on the shared mesh
         settings.status = "Material rebuilt from the colour layers"
         return
     preview = max(spec.shape) > settings.preview_size
@@ -328,11 +467,12 @@ class OROGEN_OT_terrain_regenerate(bpy.types.Operator):
     def execute(self, context):
         obj = context.active_object
         try:
-            obj.orogen.status = regenerate(obj, context)
+            status, notes = regenerate_with_notes(obj, context)
         except (ValueError, TypeError) as err:
             self.report({'ERROR'}, f"Terrain not regenerated: {err}")
             return {'CANCELLED'}
-        self.report({'INFO'}, obj.orogen.status)
+        obj.orogen.status = "; ".join([status, *notes])
+        self.report({'WARNING'} if notes else {'INFO'}, obj.orogen.status)
         return {'FINISHED'}
 
 

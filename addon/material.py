@@ -24,7 +24,7 @@ import hashlib
 import bpy
 
 from ..core.colormap import FALLBACK_SCALE, FALLBACK_WEIGHT, Layer
-from .mesh import HEIGHT_ATTRIBUTE, LIGHTMAP_ATTRIBUTE, SLOPE_ATTRIBUTE, UV_MAP
+from .mesh import BAKED_COLOR_ATTRIBUTE, HEIGHT_ATTRIBUTE, LIGHTMAP_ATTRIBUTE, SLOPE_ATTRIBUTE, UV_MAP
 
 _COLUMN = 220.0  # horizontal spacing of node columns in the editor
 _ROW = 180.0
@@ -107,7 +107,7 @@ TEMPLATE_KEY = "orogen_template_key"
 #: Templates kept at most; the least recently made beyond this are removed when a new one is made.
 MAX_TEMPLATES = 8
 #: Bump when the node tree :func:`build_material` makes changes, so templates of an older tree are not reused.
-_TREE_VERSION = 1
+_TREE_VERSION = 2
 #: Custom property numbering the templates in the order they were made (oldest is pruned first).
 TEMPLATE_ORDER = "orogen_template_order"
 
@@ -301,5 +301,28 @@ def _output(b: _TreeBuilder, color, color_out: str, use_lightmap: bool, shading:
         b.link(color, color_out, shader, "Color")
         b.socket(shader.inputs, "Strength").default_value = 1.0
         shader_out = "Emission"
-    output = b.node("ShaderNodeOutputMaterial", x_out + 1, 0)
-    b.link(shader, shader_out, output, "Surface")
+        _unlit_export_output(b, x_out)
+    for y, target in enumerate(('CYCLES', 'EEVEE') if shading == 'UNLIT' else ('ALL',)):
+        output = b.node("ShaderNodeOutputMaterial", x_out + 1, y, target=target)
+        b.link(shader, shader_out, output, "Surface")
+
+
+def _unlit_export_output(b: _TreeBuilder, x: float) -> None:
+    """The Unlit material's output for exporters (active, target All): the baked ``Color`` attribute into an
+    Emission behind Light Path ▸ Is Camera Ray, the pattern Blender's glTF exporter writes as an unlit material
+    (``KHR_materials_unlit``) with that attribute as ``COLOR_0``.
+
+    Cycles and EEVEE render their own outputs (an output for the engine wins over one for All), which take
+    the colour the node tree computes per pixel; exporters, which read the active output, get the colour
+    baked at the vertices (:func:`live.bake_unlit_color`).
+    """
+    baked = b.node("ShaderNodeVertexColor", x - 1, 4, layer_name=BAKED_COLOR_ATTRIBUTE, label="Baked colour")
+    emission = b.node("ShaderNodeEmission", x, 4, label="Baked colour (exporters)")
+    b.link(baked, "Color", emission, "Color")
+    path = b.node("ShaderNodeLightPath", x, 5)
+    mix = b.node("ShaderNodeMixShader", x + 1, 4, label="Unlit for exporters")
+    b.tree.links.new(path.outputs["Is Camera Ray"], mix.inputs[0])
+    b.tree.links.new(emission.outputs[0], mix.inputs[2])
+    output = b.node("ShaderNodeOutputMaterial", x + 2, 4, target='ALL', label="Export (glTF)")
+    b.link(mix, "Shader", output, "Surface")
+    output.is_active_output = True

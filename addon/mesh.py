@@ -10,6 +10,8 @@ HEIGHT_ATTRIBUTE = "height"
 SLOPE_ATTRIBUTE = "slope"
 CURVATURE_ATTRIBUTE = "curvature"
 LIGHTMAP_ATTRIBUTE = "Lightmap"
+#: Unlit terrains: the colour map times the lightmap at each vertex, linear (what glTF exports as COLOR_0).
+BAKED_COLOR_ATTRIBUTE = "Color"
 UV_MAP = "UVMap"
 
 
@@ -271,8 +273,12 @@ def update_grid_mesh(
     if same_grid:
         scratch = np.empty(4 * 4 * rows * cols, dtype=np.uint8)  # positions, then the lightmap's colours
         co = grid_coordinates(heightmap, width, height, scratch)
+        shift_shape_keys(mesh, co)
         _set_attribute(mesh, "position", "vector", co.ravel(), lambda v: mesh.vertices.foreach_set("co", v))
     else:
+        if mesh.shape_keys is not None:  # its key blocks would keep the old length (NaN vertices in Edit Mode)
+            raise ValueError(f"mesh {mesh.name!r} has shape keys: remove them (or resample them, as "
+                             "regenerating a terrain does) before its grid is rebuilt")
         scratch = _grid_scratch(rows, cols)
         mesh.clear_geometry()
         _fill_grid(mesh, heightmap, width, height, scratch)
@@ -301,13 +307,70 @@ def update_grid_mesh(
     return not same_grid
 
 
-def is_grid_of(mesh: bpy.types.Mesh, rows: int, cols: int) -> bool:
-    """Whether ``mesh`` has the vertex, face and UV counts of a ``rows x cols`` terrain grid.
+def shift_shape_keys(mesh: bpy.types.Mesh, co: npt.NDArray[np.float32]) -> None:
+    """Make ``co`` (``float32 (n, 3)``, the new positions) the Basis of ``mesh``'s shape keys, if it has any.
 
-    :func:`update_grid_mesh` then rewrites positions and attributes only.
+    The Basis (reference key) is what Blender shows and exports, not the
+    vertex positions, so it takes the new positions; every other key moves
+    by the same per-vertex change, keeping its offset from the Basis (a key
+    that raised a hill by 2 m still raises it by 2 m on the new terrain).
     """
-    return (len(mesh.vertices) == rows * cols and len(mesh.polygons) == (rows - 1) * (cols - 1)
-            and mesh.attributes.get(UV_MAP) is not None)
+    keys = mesh.shape_keys
+    if keys is None or not keys.key_blocks:
+        return
+    basis = keys.reference_key
+    old = np.empty(co.size, dtype=np.float32)
+    basis.data.foreach_get("co", old)
+    delta = co.ravel() - old
+    values = np.empty_like(old)
+    for block in keys.key_blocks:
+        if block == basis:
+            block.data.foreach_set("co", co.ravel())
+            continue
+        block.data.foreach_get("co", values)
+        values += delta
+        block.data.foreach_set("co", values)
+
+
+def is_grid_of(mesh: bpy.types.Mesh, rows: int, cols: int) -> bool:
+    """Whether ``mesh`` is Orogen's ``rows x cols`` terrain grid: its counts, its UV map and its topology.
+
+    Counts alone are not enough: a mesh whose vertices were reordered (Sort
+    Mesh Elements) or whose faces were remade keeps its counts. So the faces
+    are read back and compared with :func:`grid_faces` (every face four
+    corners, in order, on the grid's vertices): the fingerprint of the grid's
+    topology, about 10 ms for a million faces, in blocks of rows so the
+    comparison needs no second full-size array. Vertex positions are not
+    compared: :func:`update_grid_mesh` rewrites them all. When this holds,
+    :func:`update_grid_mesh` rewrites positions and attributes only.
+    """
+    faces = (rows - 1) * (cols - 1)
+    if not (len(mesh.vertices) == rows * cols and len(mesh.polygons) == faces and len(mesh.loops) == 4 * faces
+            and len(mesh.edges) == rows * (cols - 1) + (rows - 1) * cols and mesh.attributes.get(UV_MAP) is not None):
+        return False
+    if faces == 0:
+        return True
+    starts = np.empty(faces, dtype=np.uint32)
+    mesh.polygons.foreach_get("loop_start", starts)
+    if not np.array_equal(starts, np.arange(0, 4 * faces, 4, dtype=np.uint32)):
+        return False
+    del starts
+    corners = np.empty(4 * faces, dtype=np.int32)
+    attribute = mesh.attributes.get(".corner_vert")
+    if attribute is None:
+        mesh.loops.foreach_get("vertex_index", corners.view(np.uint32))
+    else:
+        attribute.data.foreach_get("value", corners)
+    corners = corners.reshape(rows - 1, cols - 1, 4)
+    offsets = np.array([0, cols, cols + 1, 1], dtype=np.int32)  # top-left, bottom-left, bottom-right, top-right
+    column = np.arange(cols - 1, dtype=np.int32)
+    block = max(1, (1 << 20) // max(cols - 1, 1))
+    for start in range(0, rows - 1, block):
+        part = corners[start:start + block]
+        first = np.arange(start, start + len(part), dtype=np.int32)[:, None] * np.int32(cols) + column
+        if not np.array_equal(part, first[..., None] + offsets):
+            return False
+    return True
 
 
 #: Object custom property holding a terrain's other mesh (an ID pointer): the full-size grid while a
@@ -335,14 +398,55 @@ def grid_mesh_for(obj: bpy.types.Object, rows: int, cols: int) -> bpy.types.Mesh
     if is_grid_of(current, rows, cols):
         return current
     other = obj.get(OTHER_MESH_PROPERTY)
-    if not isinstance(other, bpy.types.Mesh) or other == current:
+    # Swap only between the object's own mesh and Orogen's preview mesh, never onto another mesh of the user's.
+    if not isinstance(other, bpy.types.Mesh) or other == current or \
+            bool(other.get(PREVIEW_MESH_PROPERTY)) == bool(current.get(PREVIEW_MESH_PROPERTY)):
         other = bpy.data.meshes.new(f"{current.name} preview")
-    other.materials.clear()
-    for material in current.materials:
-        other.materials.append(material)
-    obj.data = other
-    obj[OTHER_MESH_PROPERTY] = current
+        other[PREVIEW_MESH_PROPERTY] = True
+    _swap_in(obj, other)
     return other
+
+
+def _swap_in(obj: bpy.types.Object, mesh: bpy.types.Mesh) -> None:
+    """Show ``mesh`` on ``obj`` with the current mesh's material slots; keep the current one aside."""
+    current = obj.data
+    mesh.materials.clear()
+    for material in current.materials:
+        mesh.materials.append(material)
+    obj.data = mesh
+    obj[OTHER_MESH_PROPERTY] = current
+
+
+#: Mesh custom property marking the preview meshes :func:`grid_mesh_for` makes (Orogen's, holding no user data).
+PREVIEW_MESH_PROPERTY = "orogen_preview_mesh"
+
+
+def full_size_mesh(obj: bpy.types.Object) -> bpy.types.Mesh:
+    """Give ``obj`` back its own mesh if a live preview mesh is shown, and return it.
+
+    The user's mesh (with its vertex groups, shape keys, attributes, linked
+    duplicates) is the one a full-size pass writes into; a preview mesh made
+    by :func:`grid_mesh_for` is Orogen's and never holds user data.
+    """
+    other = obj.get(OTHER_MESH_PROPERTY)
+    if obj.data.get(PREVIEW_MESH_PROPERTY) and isinstance(other, bpy.types.Mesh) and \
+            not other.get(PREVIEW_MESH_PROPERTY):
+        _swap_in(obj, other)
+    return obj.data
+
+
+def grid_shape_of(mesh: bpy.types.Mesh) -> tuple[int, int] | None:
+    """``(rows, cols)`` of ``mesh`` if it is an Orogen grid (:func:`is_grid_of`), else ``None``.
+
+    The first face's second corner is vertex ``cols`` (see :func:`grid_faces`).
+    """
+    if len(mesh.polygons) == 0 or len(mesh.loops) < 2:
+        return None
+    cols = mesh.loops[1].vertex_index
+    if cols < 2 or len(mesh.vertices) % cols:
+        return None
+    rows = len(mesh.vertices) // cols
+    return (rows, cols) if is_grid_of(mesh, rows, cols) else None
 
 
 def drop_other_mesh(obj: bpy.types.Object) -> None:

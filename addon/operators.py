@@ -21,6 +21,7 @@ from . import export
 from .draw import draw_lighting, draw_spec
 from .live import (
     TERRAIN_PROPERTY,
+    bake_unlit_color,
     checked_layers,
     export_reason,
     material_layers,
@@ -106,6 +107,7 @@ material"""
             mesh.materials.append(new_material("Terrain", spec))
         obj = object_utils.object_data_add(context, mesh, operator=self)
         record_terrain(obj, arrays)
+        bake_unlit_color(obj, spec)
         with suspended():
             write_spec(obj.orogen, spec)
             obj.orogen.is_terrain = True
@@ -282,6 +284,7 @@ class OROGEN_OT_heightmap_import(_AddsObjects, bpy.types.Operator, ImportHelper,
             mesh.materials.append(new_material(name, spec))
         obj = object_utils.object_data_add(context, mesh, operator=self)
         record_terrain(obj, arrays, source=self.filepath, **export.dem_record(values, dem))
+        bake_unlit_color(obj, spec)
         with suspended():
             write_spec(obj.orogen, spec)  # its layers, lighting and scale; no generator to re-run (not is_terrain)
         if dem is not None:
@@ -340,19 +343,21 @@ class OROGEN_OT_export_maps(bpy.types.Operator):
         if not self.directory:
             self.report({'ERROR'}, "Export failed: choose a folder to write into")
             return {'CANCELLED'}
+        notes: list[str] = []
         try:
-            written = export_terrain_maps(obj, self)
+            written = export_terrain_maps(obj, self, notes=notes)
         except (ValueError, TypeError, KeyError, OSError, RuntimeError) as err:
             self.report({'ERROR'}, f"Export failed: {err}")
             return {'CANCELLED'}
         if not written:
             self.report({'WARNING'}, "Nothing exported: choose a heightmap format or some maps")
             return {'CANCELLED'}
-        self.report({'INFO'}, f"Wrote {len(written)} files to {os.path.dirname(written[0])}")
+        self.report({'WARNING'} if notes else {'INFO'},
+                    "; ".join([f"Wrote {len(written)} files to {os.path.dirname(written[0])}", *notes]))
         return {'FINISHED'}
 
 
-def export_terrain_maps(obj, options, formats=None) -> list[str]:
+def export_terrain_maps(obj, options, formats=None, notes: list[str] | None = None) -> list[str]:
     """Write the maps ``options`` asks for (see :class:`OROGEN_OT_export_maps`); returns the paths.
 
     ``formats`` lists the heightmap formats to write, each with its sidecar
@@ -360,7 +365,9 @@ def export_terrain_maps(obj, options, formats=None) -> list[str]:
     once. All or nothing: the files are written into a hidden staging folder inside
     the target folder and moved into place only once every one of them was
     written, so a failure (a full disk, a folder where a file should go)
-    leaves the target folder as it was. Raises ``ValueError``, ``OSError`` or
+    leaves the target folder as it was. The heights are the mesh's as the
+    user sees it (:func:`export.mesh_heights`); ``notes`` receives a line when
+    they hold hand edits. Raises ``ValueError``, ``OSError`` or
     ``RuntimeError`` (Blender's image writer).
     """
     folder = export.check_path(options.directory)
@@ -368,7 +375,7 @@ def export_terrain_maps(obj, options, formats=None) -> list[str]:
     try:
         stem = os.path.join(staging, bpy.path.clean_name(options.name) or "terrain")
         formats = (options.heightmap_format,) if formats is None else tuple(dict.fromkeys(formats))  # each once
-        staged = _write_maps(obj, options, stem, formats)
+        staged = _write_maps(obj, options, stem, formats, notes)
         finals = [os.path.join(folder, os.path.basename(path)) for path in staged]
         export.commit(list(zip(staged, finals, strict=True)), export.terrain_shape(obj))
     finally:
@@ -376,22 +383,29 @@ def export_terrain_maps(obj, options, formats=None) -> list[str]:
     return finals
 
 
-def _write_maps(obj, options, stem: str, formats: tuple[str, ...]) -> list[str]:
-    """Write the heightmap in each of ``formats`` and the maps to ``stem`` + suffixes; returns the paths."""
+def _write_maps(obj, options, stem: str, formats: tuple[str, ...], notes: list[str] | None = None) -> list[str]:
+    """Write the heightmap in each of ``formats`` and the maps to ``stem`` + suffixes; returns the paths (and adds
+    to ``notes`` what the user should know: hand edits exported)."""
     from ..core import colormap, layer_weights, shading
     from ..core.colormap import splat_maps
 
     info = json.loads(obj[TERRAIN_PROPERTY])
-    h = export.heightmap_from_mesh(obj)
-    metres = h * np.float32(info["height"])
+    h, (low, high), edited = export.mesh_heights(obj)  # what the mesh holds, hand edits included
+    metres = h * np.float32(high - low)
     cell = cell_size(tuple(info["shape"]), info["width"])
     written: list[str] = []
     spec = read_spec(obj.orogen)
-    sidecar = {"spec": spec.to_dict() if obj.orogen.is_terrain else None, "cell_size_m": cell,
-               "width_m": info["width"]}
+    # An edited mesh is no longer what its spec makes: its sidecar keeps that spec apart (an import then takes
+    # the width and the edited height range, not the spec's).
+    made_by = spec.to_dict() if obj.orogen.is_terrain else None
+    sidecar = {"spec": None if edited else made_by, "cell_size_m": cell, "width_m": info["width"],
+               **({"edited_vertices": edited, "spec_before_edits": made_by} if edited else {})}
+    if edited and notes is not None:
+        notes.append(f"exported the mesh as edited ({edited} vertices differ from the generated terrain; heights "
+                     f"{low:.6g} to {high:.6g} m; the lightmap is the one baked before the edits)")
     for fmt in formats:
         if fmt != 'NONE':
-            written += export.write_heightmap(stem + "_height", h, fmt, height_range=(0.0, float(info["height"])),
+            written += export.write_heightmap(stem + "_height", h, fmt, height_range=(low, high),
                                               absolute=options.absolute, sidecar=sidecar)
     lightmap = export.point_map(obj, "Lightmap")
     if options.use_lightmap and lightmap is not None:

@@ -114,8 +114,11 @@ def test_material_links_are_valid_and_read_the_attributes(scene):
 
 def test_unlit_shading_uses_emission_and_toggles_work(scene):
     _, obj = add(size=8, set="material.shading=unlit")
-    output = next(n for n in obj.active_material.node_tree.nodes if n.bl_idname == "ShaderNodeOutputMaterial")
-    assert output.inputs["Surface"].links[0].from_node.bl_idname == "ShaderNodeEmission"
+    outputs = [n for n in obj.active_material.node_tree.nodes if n.bl_idname == "ShaderNodeOutputMaterial"]
+    for output in outputs:  # Cycles and EEVEE render the Emission; exporters read the unlit pattern (test_maps)
+        linked = output.inputs["Surface"].links[0].from_node.bl_idname
+        assert linked == ("ShaderNodeEmission" if output.target != 'ALL' else "ShaderNodeMixShader")
+    assert {o.target for o in outputs} == {'CYCLES', 'EEVEE', 'ALL'}
     _, bare = add(size=8, set="lighting.enabled=false; material.enabled=false")
     assert "Lightmap" not in bare.data.color_attributes
     assert len(bare.data.materials) == 0
