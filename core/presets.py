@@ -52,23 +52,33 @@ PRESETS: dict[str, dict[str, Any]] = {
                  "lighting": {"mode": "hillshade", "shadows": True}},
     },
     "eroded_mountains": {
-        "label": "Eroded Mountains", "description": "Diamond-square uplift cut by rivers (stream-power erosion)",
+        "label": "Eroded Mountains",
+        "description": "Diamond-square uplift cut by rivers (stream-power erosion) down to a sea in the lowest basins",
+        # The lowest basins of the start (below 15 % of the range) are sea, the base level beside the map's edge:
+        # with the uplift taken from the terrain they would stay closed lakes. Diffusion of 0.006 m2/yr (more
+        # than the automatic one) rounds the sills so 20 steps drain the rest (tests/core/test_erosion_presets.py).
         "spec": {"size": 257, "width": 12800.0, "height": 1500.0, "generator": "diamond_square",
-                 "diamond_square": {"roughness": 1.0}, "filters": [{"type": "erosion", "steps": 30}],
+                 "diamond_square": {"roughness": 1.0},
+                 "filters": [{"type": "erosion", "steps": 20, "dt": 3.0e4, "auto_rates": False, "k": 1.6e-5,
+                              "diffusion": 0.006, "use_sea_level": True, "sea_level": 0.15},
+                             {"type": "sea_level", "level": 0.15}],
                  "lighting": {"mode": "hillshade", "altitude": 35.0, "shadows": True}},
     },
     "river_valleys": {
-        "label": "River Valleys", "description": "Ridged fractal hills drained by a dendritic river network",
+        "label": "River Valleys", "description": "Ridged fractal hills drained by a dendritic river network into lakes",
         "spec": {"size": 257, "width": 8000.0, "height": 600.0, "generator": "fractal",
                  "fractal": {"fractal": "ridged_multifractal", "feature_size": 3000.0, "detail": 4.0},
-                 "filters": [{"type": "erosion", "steps": 40, "use_sea_level": True, "sea_level": 0.05}],
+                 # 80 steps: lakes between the ridges are drained by channels cutting back into them a cell per
+                 # step; the lowest troughs (under 15 %) are lakes at the sea level
+                 "filters": [{"type": "erosion", "steps": 80, "use_sea_level": True, "sea_level": 0.15},
+                             {"type": "sea_level", "level": 0.15}],
                  "lighting": {"mode": "multidirectional"}},
     },
     "scree_slopes": {
         "label": "Scree Slopes", "description": "Sharp fault blocks softened by thermal erosion at a 33 degree talus",
         "spec": {"size": 257, "width": 400.0, "height": 120.0, "generator": "faults",
                  "faults": {"faults": 400, "displacement_min": 0.1},
-                 "filters": [{"type": "thermal", "talus_angle": 33.0, "iterations": 200}],
+                 "filters": [{"type": "thermal", "talus_angle": 33.0, "iterations": 500, "rate": 1.0}],
                  "lighting": {"mode": "hillshade", "shadows": True}},
     },
     "alpine_ridges": {
