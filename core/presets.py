@@ -83,7 +83,7 @@ PRESETS: dict[str, dict[str, Any]] = {
     },
     "alpine_ridges": {
         "label": "Alpine Ridges", "description": "Ridged multifractal with domain warping",
-        "spec": {"size": 257, "width": 6000.0, "height": 1800.0, "generator": "fractal",
+        "spec": {"size": 257, "width": 6000.0, "height": 1300.0, "generator": "fractal",
                  "fractal": {"fractal": "ridged_multifractal", "feature_size": 2500.0, "detail": 6.0,
                              "distortion": 300.0},
                  "filters": [{"type": "flatten", "exponent": 1.3}],
@@ -93,7 +93,12 @@ PRESETS: dict[str, dict[str, Any]] = {
         "label": "Rolling Farmland", "description": "Gentle fBm of gradient noise, low relief",
         "spec": {"size": 257, "width": 3000.0, "height": 60.0, "generator": "fractal",
                  "fractal": {"feature_size": 1200.0, "detail": 3.0, "roughness": 0.4},
-                 "filters": [], "lighting": {"mode": "hillshade", "altitude": 40.0}},
+                 "filters": [], "lighting": {"mode": "hillshade", "altitude": 40.0},
+                 # meadows and fields, no snow on 60 m of relief
+                 "layers": [{"name": "meadow", "color": [0.05, 0.14, 0.03], "minimum": -1.0, "optimal": 0.3,
+                             "maximum": 0.8},
+                            {"name": "fields", "color": [0.24, 0.21, 0.08], "minimum": 0.45, "optimal": 0.9,
+                             "maximum": 2.0}]},
     },
 }
 
