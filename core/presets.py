@@ -52,28 +52,38 @@ PRESETS: dict[str, dict[str, Any]] = {
                  "lighting": {"mode": "hillshade", "shadows": True}},
     },
     "eroded_mountains": {
-        "label": "Eroded Mountains", "description": "Diamond-square uplift cut by rivers (stream-power erosion)",
+        "label": "Eroded Mountains",
+        "description": "Diamond-square uplift cut by rivers (stream-power erosion) down to a sea in the lowest basins",
+        # The lowest basins of the start (below 15 % of the range) are sea, the base level beside the map's edge:
+        # with the uplift taken from the terrain they would stay closed lakes. Diffusion of 0.006 m2/yr (more
+        # than the automatic one) rounds the sills so 20 steps drain the rest (tests/core/test_erosion_presets.py).
         "spec": {"size": 257, "width": 12800.0, "height": 1500.0, "generator": "diamond_square",
-                 "diamond_square": {"roughness": 1.0}, "filters": [{"type": "erosion", "steps": 30}],
+                 "diamond_square": {"roughness": 1.0},
+                 "filters": [{"type": "erosion", "steps": 20, "dt": 3.0e4, "auto_rates": False, "k": 1.6e-5,
+                              "diffusion": 0.006, "use_sea_level": True, "sea_level": 0.15},
+                             {"type": "sea_level", "level": 0.15}],
                  "lighting": {"mode": "hillshade", "altitude": 35.0, "shadows": True}},
     },
     "river_valleys": {
-        "label": "River Valleys", "description": "Ridged fractal hills drained by a dendritic river network",
+        "label": "River Valleys", "description": "Ridged fractal hills drained by a dendritic river network into lakes",
         "spec": {"size": 257, "width": 8000.0, "height": 600.0, "generator": "fractal",
                  "fractal": {"fractal": "ridged_multifractal", "feature_size": 3000.0, "detail": 4.0},
-                 "filters": [{"type": "erosion", "steps": 40, "use_sea_level": True, "sea_level": 0.05}],
+                 # 80 steps: lakes between the ridges are drained by channels cutting back into them a cell per
+                 # step; the lowest troughs (under 15 %) are lakes at the sea level
+                 "filters": [{"type": "erosion", "steps": 80, "use_sea_level": True, "sea_level": 0.15},
+                             {"type": "sea_level", "level": 0.15}],
                  "lighting": {"mode": "multidirectional"}},
     },
     "scree_slopes": {
         "label": "Scree Slopes", "description": "Sharp fault blocks softened by thermal erosion at a 33 degree talus",
         "spec": {"size": 257, "width": 400.0, "height": 120.0, "generator": "faults",
                  "faults": {"faults": 400, "displacement_min": 0.1},
-                 "filters": [{"type": "thermal", "talus_angle": 33.0, "iterations": 200}],
+                 "filters": [{"type": "thermal", "talus_angle": 33.0, "iterations": 500, "rate": 1.0}],
                  "lighting": {"mode": "hillshade", "shadows": True}},
     },
     "alpine_ridges": {
         "label": "Alpine Ridges", "description": "Ridged multifractal with domain warping",
-        "spec": {"size": 257, "width": 6000.0, "height": 1800.0, "generator": "fractal",
+        "spec": {"size": 257, "width": 6000.0, "height": 1300.0, "generator": "fractal",
                  "fractal": {"fractal": "ridged_multifractal", "feature_size": 2500.0, "detail": 6.0,
                              "distortion": 300.0},
                  "filters": [{"type": "flatten", "exponent": 1.3}],
@@ -83,7 +93,12 @@ PRESETS: dict[str, dict[str, Any]] = {
         "label": "Rolling Farmland", "description": "Gentle fBm of gradient noise, low relief",
         "spec": {"size": 257, "width": 3000.0, "height": 60.0, "generator": "fractal",
                  "fractal": {"feature_size": 1200.0, "detail": 3.0, "roughness": 0.4},
-                 "filters": [], "lighting": {"mode": "hillshade", "altitude": 40.0}},
+                 "filters": [], "lighting": {"mode": "hillshade", "altitude": 40.0},
+                 # meadows and fields, no snow on 60 m of relief
+                 "layers": [{"name": "meadow", "color": [0.05, 0.14, 0.03], "minimum": -1.0, "optimal": 0.3,
+                             "maximum": 0.8},
+                            {"name": "fields", "color": [0.24, 0.21, 0.08], "minimum": 0.45, "optimal": 0.9,
+                             "maximum": 2.0}]},
     },
 }
 

@@ -1,10 +1,14 @@
 """Render every built-in preset to a small picture for the README.
 
-    .venv/bin/python scripts/render_presets.py [--output-dir docs/presets] [--size 257]
+    .venv/bin/python scripts/render_presets.py [--output-dir docs/presets] [--size 257] [--only NAME ...]
+    .venv/bin/python scripts/render_presets.py --erosion-pair docs   # docs/erosion_before.png, erosion_after.png
 
 Each preset is loaded as a user would (``orogen.preset_load``), generated
-with the panel's settings, and rendered with Cycles (lit, oblique camera;
-the side-view profile from the front).
+with the panel's settings (``orogen.terrain_generate``, the Generate button),
+and rendered with Cycles at 960 × 540 (lit, oblique camera; the side-view
+profile from the front). ``--erosion-pair`` renders the Eroded Mountains
+preset's diamond-square start without its filters and then with them (the
+stream-power erosion and its sea), same seed, world and camera.
 """
 
 import argparse
@@ -23,8 +27,11 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--output-dir", type=Path, default=ROOT / "docs" / "presets")
     parser.add_argument("--size", type=int, default=257, help="vertices per side (default 257)")
-    parser.add_argument("--resolution", type=int, nargs=2, default=(400, 225), metavar=("X", "Y"))
+    parser.add_argument("--resolution", type=int, nargs=2, default=(960, 540), metavar=("X", "Y"))
     parser.add_argument("--samples", type=int, default=16)
+    parser.add_argument("--only", nargs="+", metavar="NAME", help="render only these presets (keys)")
+    parser.add_argument("--erosion-pair", type=Path, metavar="DIR",
+                        help="render erosion_before.png and erosion_after.png into DIR instead of the presets")
     args = parser.parse_args()
     if min(args.resolution) < 4 or max(args.resolution) > 8192 or args.samples < 1:
         parser.error("--resolution must be 4 to 8192 pixels a side and --samples at least 1")
@@ -34,9 +41,17 @@ def main():
         parser.error(f"--output-dir {str(args.output_dir)!r} is a file, not a folder")
     orogen = load_orogen()
     presets, render = orogen.addon.presets, orogen.addon.render
-    names = orogen.addon.properties.setting_names()
+    if args.erosion_pair is not None:
+        render_erosion_pair(args, orogen)
+        return
+    everything = {**presets.PRESETS, **presets.PROFILE_PRESETS}
+    unknown = sorted(set(args.only or ()) - set(everything))
+    if unknown:
+        parser.error(f"--only: no preset {', '.join(unknown)}; built-in: {', '.join(everything)}")
     args.output_dir.mkdir(parents=True, exist_ok=True)
-    for key, preset in presets.BUILTIN_PRESETS.items():
+    for key, preset in everything.items():
+        if args.only and key not in args.only:
+            continue
         bpy.ops.wm.read_homefile(use_empty=True)
         scene = bpy.context.scene
         bpy.ops.orogen.preset_load(name=key)
@@ -49,16 +64,34 @@ def main():
             cam.data.ortho_scale = preset["profile"]["length"] * 1.05
         else:
             scene.orogen.size = args.size
-            bpy.ops.orogen.terrain_add(**{n: getattr(scene.orogen, n) for n in names})
+            if bpy.ops.orogen.terrain_generate() != {'FINISHED'}:
+                raise RuntimeError(f"preset {key} was not generated")
             terrain = bpy.context.active_object
             render.add_camera(scene, terrain, view='OBLIQUE', aspect=args.resolution[0] / args.resolution[1])
-        render.add_sun(scene, math.radians(300.0), math.radians(35.0))
-        render.set_world(scene)
-        render.configure_cycles(scene, tuple(args.resolution), args.samples)
-        out = args.output_dir / f"{key}.png"
-        render.render_still(scene, str(out))
-        print(f"wrote {out}")
+        shoot(scene, render, args, args.output_dir / f"{key}.png")
 
+
+def shoot(scene, render, args, out):
+    """Sun, sky and Cycles as for every preset picture; render to ``out``."""
+    render.add_sun(scene, math.radians(300.0), math.radians(35.0))
+    render.set_world(scene)
+    render.configure_cycles(scene, tuple(args.resolution), args.samples)
+    render.render_still(scene, str(out))
+    print(f"wrote {out}")
+
+
+def render_erosion_pair(args, orogen):
+    """Eroded Mountains' start without its filters, then the preset itself: the same seed, world and camera."""
+    spec = orogen.core.preset_spec("eroded_mountains").replace(size=args.size)
+    args.erosion_pair.mkdir(parents=True, exist_ok=True)
+    for name, pair_spec in (("erosion_before", spec.replace(filters=())), ("erosion_after", spec)):
+        bpy.ops.wm.read_homefile(use_empty=True)
+        scene = bpy.context.scene
+        if bpy.ops.orogen.terrain_add(spec=pair_spec.to_json()) != {'FINISHED'}:
+            raise RuntimeError(f"{name} was not generated")
+        terrain = bpy.context.active_object
+        orogen.addon.render.add_camera(scene, terrain, view='OBLIQUE', aspect=args.resolution[0] / args.resolution[1])
+        shoot(scene, orogen.addon.render, args, args.erosion_pair / f"{name}.png")
 
 if __name__ == "__main__":
     main()

@@ -22,10 +22,16 @@ def fastscapelib():
     return fs
 
 
-def grid(shape, cell):
-    """A raster grid with all four edges fixed (base level), as Orogen's default open_edges="nesw"."""
+def grid(shape, cell, base=None):
+    """A raster grid with all four edges fixed (base level), as Orogen's default open_edges="nesw".
+
+    ``base``: an optional boolean map of more fixed (base-level) cells, such as the sea.
+    """
     fs = fastscapelib()
-    return fs.RasterGrid(list(shape), [cell, cell], fs.NodeStatus.FIXED_VALUE)
+    nodes = None
+    if base is not None:
+        nodes = {(int(r), int(c)): fs.NodeStatus.FIXED_VALUE for r, c in np.argwhere(base)}
+    return fs.RasterGrid(list(shape), [cell, cell], fs.NodeStatus.FIXED_VALUE, nodes)
 
 
 def mst_graph(g):
@@ -55,9 +61,9 @@ def run(z0, cell, *, k, m, n, uplift, diffusion, dt, steps):
     return z
 
 
-def routing(z, cell):
-    """fastscapelib's receivers, receiver distances and drainage area (m²) of a surface."""
-    g = grid(z.shape, cell)  # kept alive while the graph is used: the graph does not own it
+def routing(z, cell, base=None):
+    """fastscapelib's receivers, receiver distances and drainage area (m²) of a surface (``base``: see grid)."""
+    g = grid(z.shape, cell, base)  # kept alive while the graph is used: the graph does not own it
     graph = mst_graph(g)
     graph.update_routes(np.asarray(z, dtype=np.float64))
     impl = graph.impl()
@@ -66,10 +72,10 @@ def routing(z, cell):
     return out
 
 
-def filled(z, cell):
-    """fastscapelib's priority-flood filled surface (Barnes et al. 2014, +epsilon)."""
+def filled(z, cell, base=None):
+    """fastscapelib's priority-flood filled surface (Barnes et al. 2014, +epsilon; ``base``: see grid)."""
     fs = fastscapelib()
-    g = grid(z.shape, cell)
+    g = grid(z.shape, cell, base)
     graph = fs.FlowGraph(g, [fs.SingleFlowRouter(), fs.PFloodSinkResolver()])
     out = graph.update_routes(np.asarray(z, dtype=np.float64)).copy()
     del graph, g

@@ -1,0 +1,94 @@
+"""Realism gates on the eroding presets, measured with an independent flow routing (fastscapelib's).
+
+Issue 9's acceptance: at 513² (each preset's spec with size 513, its width
+unchanged), channel cells (drainage area >= 50 cells) in closed depressions
+<= 5 %, channel concavity θ (S ∝ A^-θ) in 0.35-0.6 and Hack's exponent h
+(L ∝ A^h) in 0.5-0.6. Both presets end in a flat sea (or lake) at their
+lowest height, which is base level like the map's edge: rivers that reach it
+have drained, so the sea's cells are fixed nodes of fastscapelib's grid.
+Scree Slopes: after the thermal filter few slopes exceed the talus angle.
+"""
+
+import numpy as np
+import oracles
+import pytest
+
+from core import geomorph
+from core.presets import preset_spec
+
+CHANNEL_CELLS = 50
+
+
+def preset_metres(name, size=None):
+    """The preset's heightmap in metres (float64) as the add-on meshes it, and its cell size."""
+    spec = preset_spec(name)
+    if size is not None:
+        spec = spec.replace(size=size)
+    return spec.heightmap().astype(np.float64) * spec.height, spec.cell_size
+
+
+def gates(z, cell, base):
+    rec, dist, area = oracles.routing(z, cell, base)
+    threshold = CHANNEL_CELLS * cell * cell
+    share = geomorph.depression_share(z, oracles.filled(z, cell, base), area, threshold)
+    concavity = geomorph.concavity(z, rec, dist, area, threshold)
+    hack = geomorph.hack_exponent(geomorph.upstream_length(rec, dist), area, threshold)
+    return share, -concavity.exponent, concavity.r2, hack.exponent, hack.r2
+
+
+@pytest.mark.parametrize("name", ["eroded_mountains", "river_valleys"])
+def test_eroding_preset_passes_the_river_network_gates_at_513(name):
+    oracles.fastscapelib()  # skip (or fail with OROGEN_REQUIRE_ORACLES=1) before the erosion's work
+    z, cell = preset_metres(name, 513)
+    sea = z <= z.min()  # the flat sea / lake floor left by the sea_level filter
+    assert 0.0 < sea.mean() < 0.2  # a sea, not the whole map
+    share, theta, theta_r2, hack, hack_r2 = gates(z, cell, sea)
+    report = (f"{name}: channel cells in closed depressions {share:.3f}, concavity θ {theta:.3f} "
+              f"(fit R² {theta_r2:.2f}), Hack exponent {hack:.3f} (fit R² {hack_r2:.2f}), sea {sea.mean():.3f}")
+    assert share <= 0.05, report
+    assert 0.35 <= theta <= 0.6, report
+    assert 0.5 <= hack <= 0.6, report
+
+
+def test_the_sea_as_base_level_is_not_what_passes_the_gates():
+    """Without the erosion the same start and sea fail: the gates measure the erosion."""
+    oracles.fastscapelib()
+    spec = preset_spec("eroded_mountains")
+    spec = spec.replace(size=513, filters=spec.filters[1:])  # the sea_level filter only
+    z = spec.heightmap().astype(np.float64) * spec.height
+    share, theta, *_ = gates(z, spec.cell_size, z <= z.min())
+    assert share > 0.1 and not 0.35 <= theta <= 0.6, (share, theta)
+
+
+def steepest_descent_degrees(z, cell):
+    """Slope (degrees) to the lowest of the 8 neighbours, true distances; 0 where no neighbour is lower."""
+    p = np.pad(z, 1, mode="edge")
+    rows, cols = z.shape
+    best = np.zeros_like(z)
+    for dr in (-1, 0, 1):
+        for dc in (-1, 0, 1):
+            if dr or dc:
+                drop = z - p[1 + dr:1 + dr + rows, 1 + dc:1 + dc + cols]
+                best = np.maximum(best, drop / (cell * np.hypot(dr, dc)))
+    return np.degrees(np.arctan(best))
+
+
+def test_scree_slopes_rest_near_the_talus_angle():
+    """Scree Slopes (257², 1.56 m cells, talus 33°): measured 3.5 % of cells above 38°, none above 42.7°.
+
+    The faults start has 69 % of its cells steeper than 36° and cliffs of 85°.
+    Slopes rest a little above 33° (median 36.6°) because the spec's
+    heightmap is normalised after the filters: thermal erosion lowers the
+    peaks and fills the pits (range 106 m of 120 m), and the mesh stretches
+    that back to the spec's height, steepening slopes by the same factor
+    (1.13: 33° becomes 36.4°).
+    """
+    spec = preset_spec("scree_slopes")
+    talus = spec.filters[0].params["talus_angle"]
+    slope = steepest_descent_degrees(*preset_metres("scree_slopes"))
+    start = spec.replace(filters=())
+    before = steepest_descent_degrees(start.heightmap().astype(np.float64) * start.height, start.cell_size)
+    assert (before > talus + 5.0).mean() > 0.5 and before.max() > 80.0
+    assert (slope > talus + 5.0).mean() <= 0.05
+    assert (slope > talus + 10.0).mean() == 0.0
+    assert np.median(slope) <= talus + 4.0
