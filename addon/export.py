@@ -362,6 +362,32 @@ def point_map(obj: bpy.types.Object, name: str) -> npt.NDArray[np.float32] | Non
     return values.reshape(rows, cols)
 
 
+#: Units of the erosion maps, recorded in their sidecar.
+EROSION_UNITS = {"drainage_area": "m2", "flow_direction": "D8 code (core.flow.NEIGHBOR_OFFSETS index, -1 outlet)",
+                 "water_depth": "m", "deposited": "m", "removed": "m"}
+
+
+def write_erosion_maps(stem: str, maps: dict[str, npt.NDArray[np.float32]]) -> list[str]:
+    """Write each erosion map as ``stem_<name>.exr`` (32-bit float, the values) and ``stem_<name>.png`` (a 16-bit
+    grey mask, ``(v - low) / (high - low)``), with ``stem_erosion.json`` recording each map's ``low``, ``high``
+    and unit (a constant map is written as 0). Returns the paths."""
+    written: list[str] = []
+    ranges = {}
+    for name, values in maps.items():
+        v = np.asarray(values, dtype=np.float32)
+        _check_finite(v, name)
+        low, high = float(v.min()), float(v.max())
+        ranges[name] = {"low": low, "high": high, "unit": EROSION_UNITS.get(name, "")}
+        written.append(write_image(f"{stem}_{name}.exr", v, depth='32', file_format='OPEN_EXR'))
+        scaled = (v.astype(np.float64) - low) / (high - low) if high > low else np.zeros(v.shape)
+        written.append(write_image(f"{stem}_{name}.png", scaled, depth='16'))
+    path = f"{stem}_erosion.json"
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump({"maps": ranges, "png": "16-bit grey: value = low + png / 65535 * (high - low)"}, f, indent=1)
+    written.append(path)
+    return written
+
+
 def stage_dir(folder: str) -> str:
     """A private staging folder inside ``folder`` for files to :func:`commit` (see :func:`core.files.stage_dir`)."""
     return files.stage_dir(folder)

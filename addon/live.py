@@ -35,7 +35,7 @@ from . import userdata
 from .material import build_material
 from .mesh import (
     BAKED_COLOR_ATTRIBUTE,
-    CURVATURE_ATTRIBUTE,
+    EROSION_ATTRIBUTES,
     HEIGHT_ATTRIBUTE,
     LIGHTMAP_ATTRIBUTE,
     SLOPE_ATTRIBUTE,
@@ -173,9 +173,14 @@ def bake_unlit_color(obj: bpy.types.Object, spec: TerrainSpec) -> None:
         if mesh.attributes.get(name) is not None:
             mesh.attributes[name].data.foreach_get("value", values)
         maps[name] = values
+    erosion = {}
+    for name in EROSION_ATTRIBUTES:
+        if mesh.attributes.get(name) is not None:
+            erosion[name] = np.zeros((1, n), dtype=np.float32)
+            mesh.attributes[name].data.foreach_get("value", erosion[name].ravel())
     rgba = np.ones((n, 4), dtype=np.float32)
     rgba[:, :3] = colormap(maps[HEIGHT_ATTRIBUTE][None, :], check_layers(material_layers(spec)),
-                           maps[SLOPE_ATTRIBUTE][None, :])[0]
+                           maps[SLOPE_ATTRIBUTE][None, :], erosion)[0]
     light = mesh.color_attributes.get(LIGHTMAP_ATTRIBUTE)
     if spec.lighting["enabled"] and light is not None:
         grey = np.empty(n * 4, dtype=np.float32)
@@ -243,8 +248,7 @@ def write_arrays(obj: bpy.types.Object, arrays: TerrainArrays) -> list[str]:
             kept = userdata.capture(obj, mesh, old)
             if mesh.shape_keys is not None:
                 obj.shape_key_clear()
-    update_grid_mesh(mesh, arrays.heightmap, arrays.width, arrays.height, arrays.maps.lightmap,
-                     {SLOPE_ATTRIBUTE: arrays.maps.slope, CURVATURE_ATTRIBUTE: arrays.maps.curvature})
+    update_grid_mesh(mesh, arrays.heightmap, arrays.width, arrays.height, arrays.maps.lightmap, arrays.data_maps())
     if kept is not None and kept.summary():
         userdata.restore(obj, mesh, kept, (rows, cols))
         items = kept.summary()
@@ -284,6 +288,24 @@ def share_spec(obj: bpy.types.Object) -> list[str]:
     return [other.name for other in others]
 
 
+#: Steps of the status bar's progress (Blender's window-manager progress) while a terrain is computed.
+PROGRESS_STEPS = 100
+
+
+def status_progress(wm):
+    """A ``progress(done, total)`` callback for :func:`terrain.compute_terrain` that moves ``wm``'s progress
+    (``window_manager.progress_update``: the status bar's, or the console's in the background) through the
+    first ``PROGRESS_STEPS - 1`` steps as the generator and filters work; ``None`` without a window manager."""
+    if wm is None:
+        return None
+
+    def progress(done: int, total: int) -> bool:
+        wm.progress_update(min(PROGRESS_STEPS - 1, (PROGRESS_STEPS - 1) * done // max(total, 1)))
+        return True
+
+    return progress
+
+
 def _sun(spec: TerrainSpec, context) -> tuple[float, float] | None:
     scene = getattr(context, "scene", None)
     return scene_sun(scene) if spec.lighting["use_scene_sun"] and scene is not None else None
@@ -311,11 +333,11 @@ def regenerate_with_notes(obj: bpy.types.Object, context, preview: bool = False)
     wm = getattr(context, "window_manager", None)
     started = time.perf_counter()
     if wm is not None:
-        wm.progress_begin(0, 3)
+        wm.progress_begin(0, PROGRESS_STEPS)
     try:
-        arrays = compute_terrain(spec, _sun(spec, context), shape)
+        arrays = compute_terrain(spec, _sun(spec, context), shape, status_progress(wm))
         if wm is not None:
-            wm.progress_update(2)
+            wm.progress_update(PROGRESS_STEPS - 1)
         if preview:  # a preview lives in a mesh of its own: no topology rebuilt back and forth, no user data
             grid_mesh_for(obj, *shape)
         else:

@@ -6,9 +6,12 @@ layer has a slope range) and computes, per layer, exactly what
 
 * presence ``p = min(clamp((h - min) / (opt - min)), clamp((h - max) / (opt - max)))``
   (two clamped Map Range nodes and a Minimum), times the slope factor
-  ``min(clamp((s - (smin - soft)) / soft), clamp(((smax + soft) - s) / soft))``;
+  ``min(clamp((s - (smin - soft)) / soft), clamp(((smax + soft) - s) / soft))``,
+  times, for a layer masked by an erosion map, 1 where the map's attribute is in
+  ``[mask_min, mask_max]`` and 0 elsewhere (a missing attribute reads 0 < ``mask_min``);
 * distance to the layer's range ``d = max(min - h, 0) + max(h - max, 0)``
-  (plus the slope's distance from its range / 90) and the no-hole fallback
+  (plus the slope's distance from its range / 90, plus ``MASK_DISTANCE`` outside
+  a mask) and the no-hole fallback
   ``FALLBACK_WEIGHT * exp(-(d - d_min) / FALLBACK_SCALE)``;
 * raw weight ``W = p + fallback``.
 
@@ -23,7 +26,7 @@ import hashlib
 
 import bpy
 
-from ..core.colormap import FALLBACK_SCALE, FALLBACK_WEIGHT, Layer
+from ..core.colormap import FALLBACK_SCALE, FALLBACK_WEIGHT, MASK_DISTANCE, Layer
 from .mesh import BAKED_COLOR_ATTRIBUTE, HEIGHT_ATTRIBUTE, LIGHTMAP_ATTRIBUTE, SLOPE_ATTRIBUTE, UV_MAP
 
 _COLUMN = 220.0  # horizontal spacing of node columns in the editor
@@ -107,7 +110,7 @@ TEMPLATE_KEY = "orogen_template_key"
 #: Templates kept at most; the least recently made beyond this are removed when a new one is made.
 MAX_TEMPLATES = 8
 #: Bump when the node tree :func:`build_material` makes changes, so templates of an older tree are not reused.
-_TREE_VERSION = 2
+_TREE_VERSION = 3
 #: Custom property numbering the templates in the order they were made (oldest is pruned first).
 TEMPLATE_ORDER = "orogen_template_order"
 
@@ -220,8 +223,33 @@ def _presence_and_distance(b: _TreeBuilder, h, slope, lay: Layer, y: int) -> tup
     below = b.math('MAXIMUM', b.math('SUBTRACT', lay.minimum, h, 2, y + 1), 0.0, 3, y + 1)
     above = b.math('MAXIMUM', b.math('SUBTRACT', h, lay.maximum, 2, y + 2), 0.0, 3, y + 2)
     distance = b.math('ADD', below, above, 4, y + 1, f"{lay.name} distance")
-    if slope is None or not lay.has_slope_range:
-        return presence, distance
+    if slope is not None and lay.has_slope_range:
+        presence, distance = _slope_terms(b, slope, lay, y, presence, distance)
+    if lay.mask_map is not None:
+        presence, distance = _mask_terms(b, lay, y, presence, distance)
+    return presence, distance
+
+
+def _mask_terms(b: _TreeBuilder, lay: Layer, y: int, presence, distance) -> tuple:
+    """A masked layer: presence times 1 inside ``[mask_min, mask_max]`` of its erosion map's attribute, 0 outside,
+    distance plus ``MASK_DISTANCE`` outside (as :func:`core.colormap.layer_weights`). A mesh without the
+    attribute reads 0 (Cycles and EEVEE), which ``mask_min > 0`` keeps outside: the layer is absent, as in core."""
+    value = b.node("ShaderNodeAttribute", 0, y + 3, attribute_type='GEOMETRY', attribute_name=lay.mask_map,
+                   label=f"{lay.name} mask ({lay.mask_map})")
+    below = b.math('LESS_THAN', 0.0, lay.mask_min, 1, y + 5)
+    above = b.math('GREATER_THAN', 0.0, lay.mask_max, 1, y + 6)
+    for node in (below, above):  # the attribute's float output (Fac), not its colour
+        b.tree.links.new(b.socket(value.outputs, "Fac"), node.inputs[0])
+    outside = b.math('MAXIMUM', below, above, 2, y + 5)
+    inside = b.math('SUBTRACT', 1.0, outside, 3, y + 5)
+    factor = inside
+    presence = b.math('MULTIPLY', presence, factor, 5, y + 5, f"{lay.name} presence x mask")
+    away = b.math('MULTIPLY', b.math('SUBTRACT', 1.0, factor, 5, y + 6), MASK_DISTANCE, 6, y + 6)
+    return presence, b.math('ADD', distance, away, 7, y + 6, f"{lay.name} distance")
+
+
+def _slope_terms(b: _TreeBuilder, slope, lay: Layer, y: int, presence, distance) -> tuple:
+    """A layer's slope window times its presence, and its slope distance added to its distance."""
     soft = lay.slope_softness
     low = b.map_range(slope, lay.slope_min - soft, lay.slope_min, 1, y + 2, f"{lay.name} slope in")
     high = b.map_range(slope, lay.slope_max + soft, lay.slope_max, 1, y + 3, f"{lay.name} slope out")

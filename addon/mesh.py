@@ -9,6 +9,9 @@ from ..core.lighting import cell_size
 HEIGHT_ATTRIBUTE = "height"
 SLOPE_ATTRIBUTE = "slope"
 CURVATURE_ATTRIBUTE = "curvature"
+#: Point attributes of the erosion maps (core.recipe.MAP_NAMES): drainage area (m²), D8 flow direction code,
+#: water depth, material deposited and removed (metres); only those the terrain's filters make.
+EROSION_ATTRIBUTES = ("drainage_area", "flow_direction", "water_depth", "deposited", "removed")
 LIGHTMAP_ATTRIBUTE = "Lightmap"
 #: Unlit terrains: the colour map times the lightmap at each vertex, linear (what glTF exports as COLOR_0).
 BAKED_COLOR_ATTRIBUTE = "Color"
@@ -288,6 +291,9 @@ def update_grid_mesh(
     for name, values in {HEIGHT_ATTRIBUTE: heightmap, **(data_maps or {})}.items():
         attribute = mesh.attributes.get(name) or mesh.attributes.new(name, 'FLOAT', 'POINT')
         attribute.data.foreach_set("value", np.ascontiguousarray(values, dtype=np.float32).ravel())
+    for name in EROSION_ATTRIBUTES:  # a map the terrain no longer makes must not stay from an earlier run
+        if name not in (data_maps or {}) and mesh.attributes.get(name) is not None:
+            mesh.attributes.remove(mesh.attributes[name])
     existing = mesh.color_attributes.get(LIGHTMAP_ATTRIBUTE)
     if lightmap is None:
         if existing is not None:

@@ -32,7 +32,7 @@ from .live import (
     suspended,
 )
 from .material import build_material
-from .mesh import CURVATURE_ATTRIBUTE, SLOPE_ATTRIBUTE, build_grid_mesh, build_profile_mesh
+from .mesh import CURVATURE_ATTRIBUTE, EROSION_ATTRIBUTES, SLOPE_ATTRIBUTE, build_grid_mesh, build_profile_mesh
 from .properties import nonfinite_error, spec_annotations
 from .specio import read_group, read_spec, write_filters, write_layers, write_spec
 from .terrain import TerrainArrays, check_size, compute_terrain, scene_sun
@@ -102,7 +102,7 @@ material"""
             self.report({'ERROR'}, f"Terrain not added: {err}")
             return {'CANCELLED'}
         mesh = build_grid_mesh("Terrain", arrays.heightmap, arrays.width, arrays.height, arrays.maps.lightmap,
-                               {SLOPE_ATTRIBUTE: arrays.maps.slope, CURVATURE_ATTRIBUTE: arrays.maps.curvature})
+                               arrays.data_maps())
         if spec.material["enabled"]:
             mesh.materials.append(new_material("Terrain", spec))
         obj = object_utils.object_data_add(context, mesh, operator=self)
@@ -329,6 +329,12 @@ class OROGEN_OT_export_maps(bpy.types.Operator):
     use_splat_maps: bpy.props.BoolProperty(name="Splat Maps",
                                            description="Layer weights, four per RGBA PNG, summing to 255",
                                            default=True)
+    use_erosion_maps: bpy.props.BoolProperty(
+        name="Erosion Maps",
+        description="Drainage area, flow direction, water depth, deposited and removed (those the terrain's "
+                    "erosion filters made) as float EXR and as 16-bit PNG masks scaled to their range, the "
+                    "ranges in a JSON sidecar",
+        default=True)
 
     @classmethod
     def poll(cls, context):
@@ -412,8 +418,9 @@ def _write_maps(obj, options, stem: str, formats: tuple[str, ...], notes: list[s
         written.append(export.write_image(stem + "_lightmap.png", lightmap))
     slope = shading.slope_degrees(metres, cell)
     layers = check_layers(material_layers(spec))
+    erosion = {name: m for name in EROSION_ATTRIBUTES if (m := export.point_map(obj, name)) is not None}
     if options.use_colormap:
-        written.append(export.write_image(stem + "_color.png", colormap(h, layers, slope), data=False))
+        written.append(export.write_image(stem + "_color.png", colormap(h, layers, slope, erosion), data=False))
     if options.use_normal_map:
         written.append(export.write_image(stem + "_normal.png", shading.normal_map(metres, cell)))
     if options.use_data_maps:
@@ -421,8 +428,10 @@ def _write_maps(obj, options, stem: str, formats: tuple[str, ...], notes: list[s
         written.append(export.write_image(stem + "_curvature.exr", shading.curvature(metres, cell), depth='32',
                                           file_format='OPEN_EXR'))
     if options.use_splat_maps:
-        for i, rgba in enumerate(splat_maps(layer_weights(h, layers, slope))):
+        for i, rgba in enumerate(splat_maps(layer_weights(h, layers, slope, erosion))):
             written.append(export.write_image(f"{stem}_splat{i}.png", rgba / 255.0))
+    if getattr(options, "use_erosion_maps", False) and erosion:
+        written += export.write_erosion_maps(stem, erosion)
     return written
 
 

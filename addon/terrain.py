@@ -1,7 +1,7 @@
 """From a terrain spec to arrays, and the memory guard: the only place the add-on calls core's generators."""
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
@@ -19,7 +19,9 @@ class TerrainArrays:
 
     ``heightmap`` is ``float32 (rows, cols)`` normalised to ``[0, 1]``; ``maps`` the lightmap (or ``None``),
     slope (degrees) and curvature (1/m) baked from it; ``spec`` what made it (``None`` for an imported
-    heightmap); ``width`` and ``height`` in metres.
+    heightmap); ``width`` and ``height`` in metres; ``erosion`` the erosion maps the filters made (names of
+    :data:`core.recipe.MAP_NAMES`, see :meth:`core.recipe.Recipe.evaluate_with_maps`), baked as point
+    attributes of the same names.
     """
 
     heightmap: npt.NDArray[np.float32]
@@ -27,6 +29,11 @@ class TerrainArrays:
     width: float
     height: float
     spec: TerrainSpec | None
+    erosion: dict[str, npt.NDArray[np.float32]] = field(default_factory=dict)
+
+    def data_maps(self) -> dict[str, npt.NDArray[np.float32]]:
+        """The float point attributes to bake: slope, curvature and the erosion maps."""
+        return {"slope": self.maps.slope, "curvature": self.maps.curvature, **self.erosion}
 
 
 #: Bytes a terrain needs per vertex at its peak: the Blender mesh (positions, two edges, four corners
@@ -125,17 +132,19 @@ def preview_shape(shape: tuple[int, int], side: int) -> tuple[int, int]:
 
 
 def compute_terrain(spec: TerrainSpec, sun: tuple[float, float] | None = None,
-                    shape: tuple[int, int] | None = None) -> TerrainArrays:
+                    shape: tuple[int, int] | None = None, progress=None) -> TerrainArrays:
     """Run the generator, the filters and the bake of ``spec`` (at ``shape``, default the spec's own).
 
     ``sun`` is ``(azimuth, altitude)`` in degrees overriding the lighting's (the scene's Sun light).
+    ``progress(done, total)`` is called as the filters work (:meth:`core.recipe.Recipe.evaluate_with_maps`);
+    returning ``False`` cancels (``core.recipe.Cancelled``).
     Raises ``ValueError``/``TypeError`` from ``core`` naming the bad setting; nothing in Blender is
     touched, so a caller can report the error and leave the scene as it was.
     """
     shape = shape or spec.shape
     check_size(*shape)
-    heightmap = spec.heightmap(shape)
-    return TerrainArrays(heightmap, spec.bake(heightmap, sun), spec.width, spec.height, spec)
+    heightmap, erosion = spec.recipe(shape).evaluate_with_maps(progress)
+    return TerrainArrays(heightmap, spec.bake(heightmap, sun), spec.width, spec.height, spec, erosion)
 
 
 def scene_sun(scene) -> tuple[float, float] | None:

@@ -22,8 +22,8 @@ from .hydraulic import hydraulic_erosion
 from .midpoint import diamond_square
 from .noise import noise_hills_pits
 from .params import Filter, Generator, Param, register_filter, register_generator
-from .stream_power import stream_power_erosion
-from .thermal import thermal_erosion
+from .stream_power import StreamPowerCancelled, stream_power_erosion
+from .thermal import Callback, ErosionResult, thermal_erosion
 
 __all__ = ["RADIUS_MAX", "OPEN_LOW"]
 
@@ -216,19 +216,63 @@ _EDGES = (("closed", "Closed", "Water and material stay in the map"),
           ("open", "Open", "Water and material leave over the map's border"))
 
 
+class Cancelled(Exception):
+    """An erosion filter's ``callback`` returned ``False``: the evaluation stopped and its result is discarded."""
+
+
+#: Erosion maps a recipe evaluation can carry out (:meth:`core.recipe.Recipe.evaluate_with_maps`).
+MAP_NAMES = ("drainage_area", "flow_direction", "water_depth", "deposited", "removed")
+
+
+def _add_change(maps: dict[str, Any] | None, deposited: Any, removed: Any) -> None:
+    """Add a filter's deposited and removed metres to ``maps`` (summed over the erosion filters of a stack)."""
+    if maps is None:
+        return
+    for name, values in (("deposited", deposited), ("removed", removed)):
+        previous = maps.get(name)
+        v = np.asarray(values, dtype=np.float32)
+        maps[name] = v.copy() if previous is None else (previous + v).astype(np.float32)
+
+
+class _Watch:
+    """Wraps a progress callback and remembers whether it asked to stop (the filters stop without raising)."""
+
+    def __init__(self, callback: Callback | None) -> None:
+        self.callback = callback
+        self.stopped = False
+
+    def __call__(self, step: int, steps: int) -> bool:
+        if self.callback is not None and self.callback(step, steps) is False:
+            self.stopped = True
+        return not self.stopped
+
+    def check(self, result: ErosionResult) -> ErosionResult:
+        if self.stopped:
+            raise Cancelled(f"cancelled after step {result.steps_done}")
+        return result
+
+
 def _thermal(heightmap: Any, *, cell_size: float, height: float, talus_angle: float, iterations: int, rate: float,
-             edges: str) -> Any:
+             edges: str, maps: dict[str, Any] | None = None, callback: Callback | None = None) -> Any:
     """Thermal erosion of a normalised heightmap at the terrain's scale (metres), back to normalised units."""
-    result = thermal_erosion(heightmap * np.float32(height), talus_angle, cell_size, iterations, rate, edges)
+    watch = _Watch(callback)
+    result = watch.check(thermal_erosion(heightmap * np.float32(height), talus_angle, cell_size, iterations, rate,
+                                         edges, callback=watch))
+    _add_change(maps, result.deposited, result.removed)
     return (result.heights / np.float32(height)).astype(np.float32)
 
 
 def _hydraulic(heightmap: Any, *, cell_size: float, height: float, steps: int, rain_rate: float, capacity: float,
                dissolve_rate: float, deposit_rate: float, evaporation_rate: float, depth_scale: float,
-               edges: str) -> Any:
+               edges: str, maps: dict[str, Any] | None = None, callback: Callback | None = None) -> Any:
     """Hydraulic erosion of a normalised heightmap at the terrain's scale (metres), back to normalised units."""
-    result = hydraulic_erosion(heightmap * np.float32(height), cell_size, steps, None, rain_rate, capacity,
-                               dissolve_rate, deposit_rate, evaporation_rate, depth_scale=depth_scale, edges=edges)
+    watch = _Watch(callback)
+    result = watch.check(hydraulic_erosion(heightmap * np.float32(height), cell_size, steps, None, rain_rate, capacity,
+                                           dissolve_rate, deposit_rate, evaporation_rate, depth_scale=depth_scale,
+                                           edges=edges, callback=watch))
+    _add_change(maps, result.deposited, result.removed)
+    if maps is not None and result.water is not None:
+        maps["water_depth"] = result.water.astype(np.float32)
     return (result.heights / np.float32(height)).astype(np.float32)
 
 
@@ -248,6 +292,7 @@ register_filter(Filter(
     margin=lambda _p: _WHOLE_WORLD,
     passes=lambda p: 5 * int(p.get("iterations", 50)),
     uses_scale=True,
+    makes_maps=True,
 ))
 
 register_filter(Filter(
@@ -275,12 +320,14 @@ register_filter(Filter(
     margin=lambda _p: _WHOLE_WORLD,
     passes=lambda p: 6 * int(p.get("steps", 200)),
     uses_scale=True,
+    makes_maps=True,
 ))
 
 
 def _stream_power(heightmap: Any, *, cell_size: float, height: float, auto_rates: bool, k: float, m: float, n: float,
                   uplift: float, uplift_from_terrain: bool, diffusion: float, dt: float, steps: int,
-                  use_sea_level: bool, sea_level: float) -> Any:
+                  use_sea_level: bool, sea_level: float, maps: dict[str, Any] | None = None,
+                  callback: Callback | None = None) -> Any:
     """Stream-power erosion of a normalised heightmap at the terrain's scale, back to normalised units.
 
     With ``uplift_from_terrain`` the uplift map is the starting terrain scaled to ``uplift`` at its highest
@@ -288,10 +335,18 @@ def _stream_power(heightmap: Any, *, cell_size: float, height: float, auto_rates
     """
     metres = heightmap.astype(np.float64) * height
     rate: Any = uplift * np.asarray(heightmap, dtype=np.float64) if uplift_from_terrain else uplift
-    result = stream_power_erosion(
-        metres, cell_size, k=None if auto_rates else k, m=m, n=n, uplift=rate,
-        diffusion=None if auto_rates else diffusion, dt=dt, steps=steps,
-        sea_level=sea_level * height if use_sea_level else None)
+    try:
+        result = stream_power_erosion(
+            metres, cell_size, k=None if auto_rates else k, m=m, n=n, uplift=rate,
+            diffusion=None if auto_rates else diffusion, dt=dt, steps=steps,
+            sea_level=sea_level * height if use_sea_level else None,
+            callback=None if callback is None else _Watch(callback))
+    except StreamPowerCancelled as err:
+        raise Cancelled(str(err)) from None
+    if maps is not None:
+        maps["drainage_area"] = result.drainage_area.astype(np.float32)
+        maps["flow_direction"] = result.direction.astype(np.float32)
+        _add_change(maps, np.maximum(-result.eroded, 0.0), np.maximum(result.eroded, 0.0))
     return (result.heights / np.float32(max(height, 1e-6))).astype(np.float32)
 
 
@@ -329,4 +384,5 @@ register_filter(Filter(
     margin=lambda _p: _WHOLE_WORLD,
     passes=lambda p: 40 * int(p.get("steps", 30)),
     uses_scale=True,
+    makes_maps=True,
 ))

@@ -15,10 +15,21 @@ less than ``FALLBACK_WEIGHT``; in a gap between layers it hands the colour
 smoothly to the nearest layers. The weights are then normalised to sum to 1,
 so they are continuous in the height and never leave a hole. The material
 node tree built by the add-on computes exactly these formulas.
+
+A layer can be masked by an erosion map (:data:`MASKS`: drainage area,
+material deposited or removed, water depth, see
+:meth:`core.recipe.Recipe.evaluate_with_maps`): its presence is multiplied by
+1 where the map's value lies in ``[mask_min, mask_max]`` and 0 elsewhere, and
+its fallback distance grows by :data:`MASK_DISTANCE` outside the range. A
+terrain without that map has mask 0 everywhere: the layer is absent (a river
+layer on an uneroded terrain paints nothing); ``mask_min`` is at least
+:data:`MASK_MIN` > 0, so the material, where a missing attribute reads 0,
+agrees.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -28,6 +39,10 @@ from .heightmap import as_heightmap, as_real_array, check_number
 
 __all__ = [
     "LAYER_KINDS",
+    "MASKS",
+    "MASK_DISTANCE",
+    "MASK_MIN",
+    "mask_factor",
     "MAX_LAYERS",
     "splat_maps",
     "FALLBACK_WEIGHT",
@@ -44,6 +59,13 @@ __all__ = [
 FALLBACK_WEIGHT = 1e-6
 #: Height distance (normalised units) over which the fallback decays by 1/e.
 FALLBACK_SCALE = 0.05
+#: Layer masks: the mask's name and the erosion map it reads (``None``: not masked).
+MASKS: dict[str, str | None] = {"none": None, "drainage": "drainage_area", "deposited": "deposited",
+                                "removed": "removed", "water": "water_depth"}
+#: Smallest ``mask_min``: a mask range never holds 0, the value a mesh without the map reads in the material.
+MASK_MIN = 1.0e-6
+#: Fallback distance (normalised height units) added to a masked layer outside its mask range.
+MASK_DISTANCE = 1.0
 
 
 @dataclass(frozen=True)
@@ -72,6 +94,16 @@ class Layer:
     image: str = ""
     color2: tuple[float, float, float] = (0.0, 0.0, 0.0)
     scale: float = 5.0
+    #: Erosion map the layer is limited to (a key of :data:`MASKS`) and the range of its values it covers
+    #: (m² for drainage area, metres for the others).
+    mask: str = "none"
+    mask_min: float = 1.0e-6
+    mask_max: float = 1.0e15
+
+    @property
+    def mask_map(self) -> str | None:
+        """Name of the erosion map the layer is masked by, or ``None``."""
+        return MASKS.get(self.mask)
 
     @property
     def has_slope_range(self) -> bool:
@@ -140,13 +172,20 @@ def check_layers(layers: object) -> tuple[Layer, ...]:
             raise TypeError(f"layers[{i}].image must be a file path (str), got {type(layer.image).__name__}")
         if layer.kind == "IMAGE" and not layer.image:
             raise ValueError(f"layers[{i}] ({layer.name!r}) is an IMAGE layer without an image path")
+        if not isinstance(layer.mask, str) or layer.mask not in MASKS:
+            raise ValueError(f"layers[{i}].mask must be one of {tuple(MASKS)}, got {layer.mask!r:.40}")
+        m_lo = check_number(layer.mask_min, f"layers[{i}].mask_min", MASK_MIN, 1e15)
+        m_hi = check_number(layer.mask_max, f"layers[{i}].mask_max", MASK_MIN, 1e15)
+        if m_lo > m_hi:
+            raise ValueError(f"layers[{i}] ({layer.name!r}) needs mask_min <= mask_max, got {m_lo}, {m_hi}")
     # The numbers as floats (a Fraction or numpy scalar must not turn the weights into object arrays).
     return tuple(
         replace(layer, minimum=float(layer.minimum), optimal=float(layer.optimal), maximum=float(layer.maximum),
                 color=(float(layer.color[0]), float(layer.color[1]), float(layer.color[2])),
                 color2=(float(layer.color2[0]), float(layer.color2[1]), float(layer.color2[2])),
                 slope_min=float(layer.slope_min), slope_max=float(layer.slope_max),
-                slope_softness=float(layer.slope_softness), scale=float(layer.scale))
+                slope_softness=float(layer.slope_softness), scale=float(layer.scale),
+                mask_min=float(layer.mask_min), mask_max=float(layer.mask_max))
         for layer in layers
     )
 
@@ -225,10 +264,44 @@ def _slope_distance(slopes: npt.NDArray[np.float64], layer: Layer) -> npt.NDArra
     return d
 
 
+def mask_factor(layer: Layer, maps: Mapping[str, npt.ArrayLike] | None,
+                shape: tuple[int, ...]) -> npt.NDArray[np.float64] | None:
+    """A layer's mask: 1 where its map's value is in ``[mask_min, mask_max]``, else 0; ``None`` if unmasked.
+
+    Values are compared in float32 (as the material's node tree compares its
+    float attributes). Without the map in ``maps`` the mask is 0 everywhere.
+
+    Parameters
+    ----------
+    layer : Layer
+        A checked layer.
+    maps : mapping of str to array_like, or None
+        Erosion maps by name (:data:`core.recipe.MAP_NAMES`), each of ``shape``.
+    shape : tuple of int
+        The heightmap's shape.
+
+    Raises
+    ------
+    ValueError
+        If the map's shape is not ``shape`` or it holds NaN or infinity.
+    """
+    name = layer.mask_map
+    if name is None:
+        return None
+    if maps is None or maps.get(name) is None:
+        return np.zeros(shape)
+    v = np.asarray(as_real_array(maps[name], name), dtype=np.float32)
+    if v.shape != shape:
+        raise ValueError(f"maps[{name!r}] must have the heightmap's shape {shape}, got {v.shape}")
+    inside = (v >= np.float32(layer.mask_min)) & (v <= np.float32(layer.mask_max))
+    return inside.astype(np.float64)
+
+
 def layer_weights(
     heightmap: npt.ArrayLike,
     layers: tuple[Layer, ...] = DEFAULT_LAYERS,
     slope: npt.ArrayLike | None = None,
+    maps: Mapping[str, npt.ArrayLike] | None = None,
 ) -> npt.NDArray[np.float32]:
     """Blend weights of the layers at every cell.
 
@@ -242,6 +315,9 @@ def layer_weights(
         Slope in degrees (:func:`.shading.slope_degrees`); required when a
         layer has a slope range. The fallback distance then adds the slope's
         distance from each layer's slope range (in units of 90 degrees).
+    maps : mapping of str to array_like (rows, cols), optional
+        Erosion maps for masked layers (:func:`mask_factor`); a masked
+        layer whose map is missing has weight 0 (up to the fallback).
 
     Returns
     -------
@@ -260,14 +336,21 @@ def layer_weights(
     elif any(lay.has_slope_range for lay in layers):
         raise ValueError("slope (degrees) is required: a layer has a slope range")
     distances = []
+    presences = []
     for lay in layers:
         d = np.maximum(lay.minimum - h, 0.0) + np.maximum(h - lay.maximum, 0.0)
         if s is not None and lay.has_slope_range:
             d = d + _slope_distance(s, lay)
+        p = _presence(h, lay, s)
+        mask = mask_factor(lay, maps, h.shape)
+        if mask is not None:
+            d = d + (1.0 - mask) * MASK_DISTANCE
+            p = p * mask
         distances.append(d)
+        presences.append(p)
     distance = np.stack(distances, axis=-1)
     fallback = np.exp(-(distance - distance.min(axis=-1, keepdims=True)) / FALLBACK_SCALE)
-    raw = np.stack([_presence(h, lay, s) for lay in layers], axis=-1) + FALLBACK_WEIGHT * fallback
+    raw = np.stack(presences, axis=-1) + FALLBACK_WEIGHT * fallback
     weights: npt.NDArray[np.float32] = (raw / _sum_layers(raw)[..., None]).astype(np.float32)
     return weights
 
@@ -284,6 +367,7 @@ def colormap(
     heightmap: npt.ArrayLike,
     layers: tuple[Layer, ...] = DEFAULT_LAYERS,
     slope: npt.ArrayLike | None = None,
+    maps: Mapping[str, npt.ArrayLike] | None = None,
 ) -> npt.NDArray[np.float32]:
     """Height-blended colour map.
 
@@ -295,6 +379,8 @@ def colormap(
         Colour layers (linear RGB; texture layers contribute their ``color``).
     slope : array_like, shape (rows, cols), optional
         Slope in degrees, for layers with a slope range.
+    maps : mapping of str to array_like (rows, cols), optional
+        Erosion maps, for masked layers (see :func:`layer_weights`).
 
     Returns
     -------
@@ -306,7 +392,7 @@ def colormap(
     TypeError, ValueError
         For a bad heightmap or layers.
     """
-    weights = layer_weights(heightmap, layers, slope).astype(np.float64)
+    weights = layer_weights(heightmap, layers, slope, maps).astype(np.float64)
     colors = np.array([lay.color for lay in check_layers(layers)], dtype=np.float64)
     rgb: npt.NDArray[np.float32] = np.clip(_sum_layers(weights[..., None, :] * colors.T), 0.0, 1.0).astype(np.float32)
     return rgb

@@ -271,12 +271,16 @@ class Filter(Part):
     grid passes it costs (the stack's work bound counts them). With
     ``uses_scale`` the function also takes ``cell_size`` and ``height`` (metres
     per cell and metres per unit of the normalised heightmap): physically
-    based filters work in metres.
+    based filters work in metres. With ``makes_maps`` it also takes ``maps``
+    (a dict it adds its maps to, see :data:`core.recipe.MAP_NAMES`, or None)
+    and ``callback`` (``callback(step, steps)`` after each step; returning
+    ``False`` stops the filter, which then raises :class:`core.recipe.Cancelled`).
     """
 
     margin: Callable[[Mapping[str, Any]], int] = field(default=lambda _p: 0)
     passes: Callable[[Mapping[str, Any]], int] = field(default=lambda _p: 1)
     uses_scale: bool = False
+    makes_maps: bool = False
 
 
 #: Generators by key, in registration order (the order menus show them).

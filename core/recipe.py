@@ -29,15 +29,20 @@ import numpy as np
 import numpy.typing as npt
 
 from . import catalog, filters  # noqa: F401  (catalog registers the built-in generators and filters)
+from .catalog import MAP_NAMES, Cancelled
 from .heightmap import MAX_CELLS, check_number, check_world_shape, normalize
 from .jsonio import load_json
 from .params import FILTERS, GENERATORS, short_list
 from .rng import check_seed
 from .window import Window, check_window, crop, expand
 
-__all__ = ["GENERATORS", "FILTERS", "MAX_FILTERS", "MAX_JSON_BYTES", "MAX_PARAMS", "RECIPE_VERSION", "Recipe", "Ranges"]
+__all__ = ["Cancelled", "MAP_NAMES", "Progress",
+           "GENERATORS", "FILTERS", "MAX_FILTERS", "MAX_JSON_BYTES", "MAX_PARAMS", "RECIPE_VERSION", "Recipe", "Ranges"]
 
 Ranges = tuple[tuple[float, float], tuple[float, float]]
+#: ``progress(done, total)``: work units done of the evaluation's total (see :meth:`Recipe.evaluate_with_maps`);
+#: returning ``False`` cancels it.
+Progress = Callable[[int, int], object]
 
 #: Bounds checked before anything else is validated, so a huge recipe is refused at once with a short message.
 MAX_FILTERS = 64
@@ -240,23 +245,87 @@ class Recipe:
         low, high = _check_ranges((raw_range, (0.0, 0.0)))[0]
         return self._run(win, (low, high))[0]
 
-    def _run(self, window: Window, raw_range: tuple[float, float] | None) -> tuple[
+    def _run(self, window: Window, raw_range: tuple[float, float] | None,
+             maps: dict[str, npt.NDArray[np.float32]] | None = None, progress: Progress | None = None) -> tuple[
             npt.NDArray[np.float32], tuple[float, float]]:
         outer = expand(self.shape, window, self.margin())
         filters.check_filter_work(outer.shape, self._passes(self.filters), "filters")
+        total = 1 + self._passes(self.filters)
+        done = 0
+
+        def report(units: int) -> None:
+            if progress is not None and progress(units, total) is False:
+                raise Cancelled(f"cancelled after {units} of {total} work units")
+
         raw = self.raw_heights(outer)
+        report(1)
+        done = 1
         if raw_range is None:
             raw_range = (float(raw.min()), float(raw.max()))
         h = normalize(raw, raw_range)
         for key, params in self.filters:
-            scale = {"cell_size": self.cell_size, "height": self.height} if FILTERS[key].uses_scale else {}
-            h = FILTERS[key].function(h, **scale, **params)
+            f = FILTERS[key]
+            scale = {"cell_size": self.cell_size, "height": self.height} if f.uses_scale else {}
+            extra: dict[str, Any] = {}
+            passes = f.passes(params)
+            if f.makes_maps:
+                def step(i: int, steps: int, start: int = done, passes: int = passes) -> bool:
+                    return progress is None or progress(start + passes * i // max(steps, 1), total) is not False
+                extra = {"maps": maps, "callback": None if progress is None else step}
+            h = f.function(h, **scale, **params, **extra)
+            done += passes
+            report(done)
         return np.ascontiguousarray(crop(h, outer, window)), raw_range
 
     def world_ranges(self) -> Ranges:
         """The world's raw range and its range after the filters (what windows normalise by)."""
         h, raw_range = self._run(check_window(self.shape, None), None)
         return raw_range, (float(h.min()), float(h.max()))
+
+    def evaluate_with_maps(self, progress: Progress | None = None) -> tuple[
+            npt.NDArray[np.float32], dict[str, npt.NDArray[np.float32]]]:
+        """The whole world's heightmap (:meth:`evaluate`, bit for bit) and the erosion maps its filters made.
+
+        Maps come from the whole world only (a window has none: the erosion
+        filters read the whole world, and tiles take heights alone).
+
+        Parameters
+        ----------
+        progress : callable(done, total) or None
+            Called after the generator, after each filter and after each step
+            of an erosion filter, with work units (the generator counts 1, a
+            filter its passes, see :class:`core.params.Filter`): ``0 < done <=
+            total``. Returning ``False`` cancels.
+
+        Returns
+        -------
+        heights : ndarray of float32, shape (rows, cols)
+            In ``[0, 1]``, equal to ``evaluate()``.
+        maps : dict of str to ndarray of float32, shape (rows, cols)
+            Some of :data:`MAP_NAMES`, each only when a filter of the stack
+            made it: ``drainage_area`` (m², at least one cell's area) and
+            ``flow_direction`` (D8 code, the index into
+            :data:`core.flow.NEIGHBOR_OFFSETS`, -1 at outlets) from the last
+            stream-power filter's routing; ``water_depth`` (metres) left by
+            the last hydraulic filter; ``deposited`` and ``removed`` (metres,
+            >= 0) summed over the erosion filters (thermal, hydraulic and
+            stream power, whose ``removed`` is its erosion and ``deposited``
+            where hillslope diffusion laid down more than was eroded). Metres
+            are at the filters' scale (``height`` metres per unit of the
+            normalised heights, before the final normalisation).
+
+        Raises
+        ------
+        Cancelled
+            When ``progress`` returned ``False`` (nothing is returned).
+        TypeError, ValueError
+            As :meth:`evaluate`.
+        """
+        if progress is not None and not callable(progress):
+            raise TypeError(f"progress must be callable(done, total) or None, got {type(progress).__name__}")
+        maps: dict[str, npt.NDArray[np.float32]] = {}
+        h, _ = self._run(check_window(self.shape, None), None, maps, progress)
+        return normalize(h), maps
 
     def evaluate(self, window: Window | None = None, ranges: Ranges | None = None) -> npt.NDArray[np.float32]:
         """The heightmap: ``float32`` of ``window.shape`` (default the whole world), in ``[0, 1]``.

@@ -35,7 +35,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import catalog  # noqa: F401  (registers the built-in generators and filters)
-from .colormap import DEFAULT_LAYERS, LAYER_KINDS, MAX_LAYERS, Layer, check_layers
+from .colormap import DEFAULT_LAYERS, LAYER_KINDS, MASKS, MAX_LAYERS, Layer, check_layers
 from .heightmap import check_number
 from .jsonio import load_json
 from .lighting import LIGHTING_ORDERED, LIGHTING_PARAMS, Maps, bake, cell_size
@@ -115,9 +115,22 @@ LAYER_PARAMS: tuple[Param, ...] = (
           description="Second colour of a Noise or Voronoi layer"),
     Param("scale", "float", 5.0, hard=(0.001, 10_000.0), soft=(0.001, 100.0), label="Scale",
           description="Scale of a procedural texture"),
+    Param("mask", "enum", "none", label="Mask", description="An erosion map the layer is limited to (no such map "
+          "in the terrain: the layer is absent)",
+          items=(("none", "None", "Not masked"),
+                 ("drainage", "Drainage Area", "Drainage area in m² (rivers: large areas)"),
+                 ("deposited", "Deposited", "Material deposited by erosion, metres (sediment, scree)"),
+                 ("removed", "Removed", "Material removed by erosion, metres (gullies, cliffs)"),
+                 ("water", "Water Depth", "Water left by hydraulic erosion, metres"))),
+    Param("mask_min", "float", 1.0e-6, hard=(1.0e-6, 1.0e15), soft=(1.0e-6, 1.0e7), label="Mask Min",
+          description="Smallest mask value the layer covers (m² for drainage area, else metres; above 0: a "
+                      "mask marks where its map is positive)"),
+    Param("mask_max", "float", 1.0e15, hard=(1.0e-6, 1.0e15), soft=(1.0e-6, 1.0e7), label="Mask Max",
+          description="Largest mask value the layer covers"),
 )
 assert tuple(p.name for p in LAYER_PARAMS) == tuple(f.name for f in fields(Layer)), "LAYER_PARAMS must match Layer"
 assert LAYER_PARAMS[8].choices == LAYER_KINDS
+assert LAYER_PARAMS[12].choices == tuple(MASKS)
 
 _WORLD = {p.name: p for p in WORLD_PARAMS}
 _TOP_KEYS = {"version", "generator", "filters", "lighting", "material", "layers", *_WORLD}

@@ -35,8 +35,9 @@ def parse_args(argv):
     parser.add_argument("--list", action="store_true", help="list the presets and exit")
     parser.add_argument("--format", default="PNG16", help=f"heightmap formats, comma-separated: {','.join(FORMATS)}")
     parser.add_argument("--metres", action="store_true", help="EXR/NPY in absolute metres (with a JSON sidecar)")
-    parser.add_argument("--maps", default="lightmap,color,normal,data,splat",
-                        help="other maps, comma-separated: lightmap,color,normal,data,splat (or 'none')")
+    parser.add_argument("--maps", default="lightmap,color,normal,data,splat,erosion",
+                        help="other maps, comma-separated: lightmap,color,normal,data,splat,erosion (or 'none'); "
+                             "erosion: the erosion filters' maps as EXR and 16-bit PNG with a JSON of ranges")
     parser.add_argument("--output-dir", default=str(ROOT / "out" / "export"),
                         help="folder to write into (default out/export)")
     parser.add_argument("--name", default="terrain", help="file name stem (default terrain)")
@@ -47,8 +48,9 @@ def parse_args(argv):
         parser.error(f"--format must list some of {', '.join(FORMATS)}, got {args.format!r}")
     args.formats = formats
     maps = {m.strip() for m in args.maps.split(",") if m.strip()} - {"none"}
-    if maps - {"lightmap", "color", "normal", "data", "splat"}:
-        parser.error(f"--maps: unknown {sorted(maps - {'lightmap', 'color', 'normal', 'data', 'splat'})}")
+    known = {"lightmap", "color", "normal", "data", "splat", "erosion"}
+    if maps - known:
+        parser.error(f"--maps: unknown {sorted(maps - known)}")
     args.map_set = maps
     problems = []
     if not args.output_dir.strip():
@@ -83,7 +85,7 @@ def main(argv=None):
         directory=str(args.output_dir), name=args.name, heightmap_format=args.formats[0], absolute=args.metres,
         use_lightmap="lightmap" in args.map_set, use_colormap="color" in args.map_set,
         use_normal_map="normal" in args.map_set, use_data_maps="data" in args.map_set,
-        use_splat_maps="splat" in args.map_set,
+        use_splat_maps="splat" in args.map_set, use_erosion_maps="erosion" in args.map_set,
     )
     try:  # all or nothing: every format and map, or none of them
         written = orogen.addon.operators.export_terrain_maps(terrain, options, args.formats)
