@@ -23,6 +23,7 @@ follows is not an undo step of its own.
 
 import json
 import os
+import threading
 import time
 from dataclasses import replace
 
@@ -338,17 +339,25 @@ def regenerate_with_notes(obj: bpy.types.Object, context, preview: bool = False)
         arrays = compute_terrain(spec, _sun(spec, context), shape, status_progress(wm))
         if wm is not None:
             wm.progress_update(PROGRESS_STEPS - 1)
-        if preview:  # a preview lives in a mesh of its own: no topology rebuilt back and forth, no user data
-            grid_mesh_for(obj, *shape)
-        else:
-            full_size_mesh(obj)
-            if not settings.live_update:
-                drop_other_mesh(obj)
-        notes = write_arrays(obj, arrays)
-        bake_unlit_color(obj, spec)
+        return apply_arrays(obj, spec, shape, arrays, started, preview)
     finally:
         if wm is not None:
             wm.progress_end()
+
+
+def apply_arrays(obj: bpy.types.Object, spec: TerrainSpec, shape: tuple[int, int], arrays: TerrainArrays,
+                 started: float, preview: bool = False) -> tuple[str, list[str]]:
+    """Write ``arrays`` computed from ``spec`` at ``shape`` into ``obj`` (the second half of
+    :func:`regenerate_with_notes`); returns ``(status, notes)``."""
+    settings = obj.orogen
+    if preview:  # a preview lives in a mesh of its own: no topology rebuilt back and forth, no user data
+        grid_mesh_for(obj, *shape)
+    else:
+        full_size_mesh(obj)
+        if not settings.live_update:
+            drop_other_mesh(obj)
+    notes = write_arrays(obj, arrays)
+    bake_unlit_color(obj, spec)
     with suspended():
         settings.applied = spec.to_json()
         settings.preview_pending = shape != spec.shape
@@ -360,6 +369,53 @@ def regenerate_with_notes(obj: bpy.types.Object, context, preview: bool = False)
     rows, cols = shape
     kind = "preview" if shape != spec.shape else "terrain"
     return f"Regenerated {kind} {rows} x {cols} in {time.perf_counter() - started:.2f} s", notes
+
+
+class BackgroundCompute:
+    """A terrain computed in a worker thread (core is numpy only, no ``bpy``), cancellable between erosion steps.
+
+    ``start()`` runs :func:`terrain.compute_terrain` in a thread; ``fraction`` is its progress (0 to 1);
+    ``cancel()`` makes the next progress report return ``False`` (core raises ``Cancelled``, nothing is
+    returned); ``done()`` says whether the thread finished, and then ``arrays`` or ``error`` holds the outcome.
+    Nothing in Blender is touched by the thread: the caller writes ``arrays`` into the object in the main
+    thread, so a cancelled run leaves the terrain as it was.
+    """
+
+    def __init__(self, spec: TerrainSpec, sun, shape: tuple[int, int]) -> None:
+        self.spec, self.sun, self.shape = spec, sun, shape
+        self.fraction = 0.0
+        self.arrays: TerrainArrays | None = None
+        self.error: BaseException | None = None
+        self.cancelled = False
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="orogen-terrain", daemon=True)
+
+    def _progress(self, done: int, total: int) -> bool:
+        self.fraction = done / max(total, 1)
+        return not self._stop.is_set()
+
+    def _run(self) -> None:
+        from ..core.recipe import Cancelled
+
+        try:
+            self.arrays = compute_terrain(self.spec, self.sun, self.shape, self._progress)
+        except Cancelled:
+            self.cancelled = True
+        except BaseException as err:  # noqa: BLE001  (handed to the main thread, which reports it)
+            self.error = err
+
+    def start(self) -> "BackgroundCompute":
+        self._thread.start()
+        return self
+
+    def cancel(self) -> None:
+        self._stop.set()
+
+    def done(self) -> bool:
+        return not self._thread.is_alive()
+
+    def join(self, timeout: float | None = None) -> None:
+        self._thread.join(timeout)
 
 
 def _only_looks_changed(spec: TerrainSpec, applied: str) -> bool:
@@ -493,9 +549,65 @@ class OROGEN_OT_terrain_regenerate(bpy.types.Operator):
         except (ValueError, TypeError) as err:
             self.report({'ERROR'}, f"Terrain not regenerated: {err}")
             return {'CANCELLED'}
+        return self._finish(obj, status, notes)
+
+    def _finish(self, obj, status: str, notes: list[str]):
         obj.orogen.status = "; ".join([status, *notes])
         self.report({'WARNING'} if notes else {'INFO'}, obj.orogen.status)
         return {'FINISHED'}
+
+    # From the UI (a button or F3) the terrain is computed in a worker thread while this operator runs modal:
+    # the status bar shows the progress and Esc cancels, leaving the terrain as it was. From Python
+    # (bpy.ops.orogen.terrain_regenerate()) execute() runs, blocking, as before.
+    def invoke(self, context, _event):
+        if context.window is None:
+            return self.execute(context)
+        obj = context.active_object
+        try:
+            spec = read_spec(obj.orogen)
+            sun = _sun(spec, context)
+            self._job = BackgroundCompute(spec, sun, spec.shape).start()
+        except (ValueError, TypeError) as err:
+            self.report({'ERROR'}, f"Terrain not regenerated: {err}")
+            return {'CANCELLED'}
+        self._obj_name = obj.name
+        self._started = time.perf_counter()
+        wm = context.window_manager
+        wm.progress_begin(0, PROGRESS_STEPS)
+        self._timer = wm.event_timer_add(0.1, window=context.window)
+        wm.modal_handler_add(self)
+        context.workspace.status_text_set("Regenerating terrain: Esc to cancel")
+        return {'RUNNING_MODAL'}
+
+    def _end(self, context) -> None:
+        wm = context.window_manager
+        wm.event_timer_remove(self._timer)
+        wm.progress_end()
+        context.workspace.status_text_set(None)
+
+    def modal(self, context, event):
+        job = self._job
+        if event.type == 'ESC' and event.value == 'PRESS':
+            job.cancel()
+        if event.type != 'TIMER' and not (event.type == 'ESC' and event.value == 'PRESS'):
+            return {'PASS_THROUGH'}
+        if not job.done():
+            context.window_manager.progress_update(int((PROGRESS_STEPS - 1) * job.fraction))
+            return {'RUNNING_MODAL'}
+        self._end(context)
+        obj = bpy.data.objects.get(self._obj_name)
+        if job.cancelled:
+            self.report({'WARNING'}, "Regenerate cancelled: the terrain is as it was")
+            return {'CANCELLED'}
+        if job.error is not None or obj is None:
+            self.report({'ERROR'}, f"Terrain not regenerated: {job.error or 'the terrain was deleted'}")
+            return {'CANCELLED'}
+        try:
+            status, notes = apply_arrays(obj, job.spec, job.shape, job.arrays, self._started)
+        except (ValueError, TypeError) as err:
+            self.report({'ERROR'}, f"Terrain not regenerated: {err}")
+            return {'CANCELLED'}
+        return self._finish(obj, status, notes)
 
 
 class OROGEN_OT_material_rebuild(bpy.types.Operator):

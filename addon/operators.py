@@ -20,6 +20,7 @@ from ..core.spec import MATERIAL_PARAMS, TerrainSpec, apply_settings, load_spec
 from . import export
 from .draw import draw_lighting, draw_spec
 from .live import (
+    PROGRESS_STEPS,
     TERRAIN_PROPERTY,
     bake_unlit_color,
     checked_layers,
@@ -29,6 +30,7 @@ from .live import (
     new_material,
     poll_with,
     record_terrain,
+    status_progress,
     suspended,
 )
 from .material import build_material
@@ -97,7 +99,11 @@ material"""
             if spec.lighting["use_scene_sun"] and sun is None:
                 self.report({'WARNING'}, "No Sun light in the scene: using the Light Azimuth and Altitude")
             checked_layers(spec)
-            arrays = compute_terrain(spec, sun)
+            context.window_manager.progress_begin(0, PROGRESS_STEPS)
+            try:
+                arrays = compute_terrain(spec, sun, progress=status_progress(context.window_manager))
+            finally:
+                context.window_manager.progress_end()
         except (ValueError, TypeError) as err:
             self.report({'ERROR'}, f"Terrain not added: {err}")
             return {'CANCELLED'}

@@ -123,3 +123,47 @@ def test_export_writes_exr_values_and_16_bit_masks_with_their_ranges(scene, orog
         assert png.dtype == np.uint16 or png.max() > 255
         expected = np.rint((values.astype(np.float64) - low) / (high - low) * 65535)
         assert np.array_equal(png.astype(np.float64), expected), name
+
+
+class FakeWindowManager:
+    def __init__(self):
+        self.updates = []
+
+    def progress_update(self, value):
+        self.updates.append(value)
+
+
+def test_progress_reaches_the_window_manager_as_the_filters_work(scene, orogen):
+    live, terrain = orogen.addon.live, orogen.addon.terrain
+    spec = orogen.core.spec.TerrainSpec.from_json(spec_json(FILTERS, 10.0))
+    wm = FakeWindowManager()
+    terrain.compute_terrain(spec, None, None, live.status_progress(wm))
+    assert len(wm.updates) >= 6 + 5 + 5  # every step of every erosion filter
+    assert wm.updates == sorted(wm.updates) and 0 <= wm.updates[0] and wm.updates[-1] == live.PROGRESS_STEPS - 1
+
+
+def test_a_cancelled_background_run_leaves_the_terrain_as_it_was_and_a_finished_one_applies(scene, orogen):
+    live = orogen.addon.live
+    bpy.ops.orogen.terrain_add(spec=spec_json(FILTERS[:1], 10.0))
+    obj = bpy.context.active_object
+    before = point(obj, "height").copy(), point(obj, "drainage_area").copy()
+    heavy = orogen.core.spec.TerrainSpec.from_json(spec_json([{"type": "erosion", "steps": 400}], 10.0))
+    job = live.BackgroundCompute(heavy, None, heavy.shape)
+    job._stop.set()  # cancelled before the first step reports
+    job.start().join(60)
+    assert job.done() and job.cancelled and job.arrays is None and job.error is None
+    assert np.array_equal(point(obj, "height"), before[0]) and np.array_equal(point(obj, "drainage_area"), before[1])
+
+    other = orogen.core.spec.TerrainSpec.from_json(spec_json(FILTERS, 10.0, seed=8))
+    job = live.BackgroundCompute(other, None, other.shape).start()
+    job.join(60)
+    assert job.done() and not job.cancelled and job.fraction == 1.0
+    live.apply_arrays(obj, other, other.shape, job.arrays, 0.0)
+    h, maps = other.recipe().evaluate_with_maps()
+    assert np.array_equal(point(obj, "height"), h)
+    assert np.array_equal(point(obj, "water_depth"), maps["water_depth"])
+
+
+def test_invoking_regenerate_without_a_window_runs_it_at_once(scene, orogen):
+    bpy.ops.orogen.terrain_add(spec=spec_json(FILTERS[:1], 10.0))
+    assert bpy.ops.orogen.terrain_regenerate('INVOKE_DEFAULT') == {'FINISHED'}
