@@ -269,23 +269,23 @@ def _write_positions(mesh, co) -> None:
     mesh.update()
 
 
-def _neighbour_levels(tiles: dict, ty: int, tx: int, levels: dict | None = None) -> dict:
+def _neighbour_levels(tiles: dict, ty: int, tx: int, top: int) -> dict:
+    """``{edge: level}`` of the tile's neighbours (as built: at most ``top``)."""
     out = {}
     for edge, ((dy, dx), _where) in EDGES.items():
         key = (ty + dy, tx + dx)
-        if levels is not None and key in levels:
-            out[edge] = levels[key]
-        elif key in tiles:
-            out[edge] = tiles[key].orogen_tile.level
+        if key in tiles:
+            out[edge] = min(tiles[key].orogen_tile.level, top)
     return out
 
 
 def build_tile(obj, cache: WorldCache, tiles: dict, material=None) -> None:
     """(Re)write tile ``obj``'s mesh from ``cache`` at its level, snapped to its coarser neighbours."""
     t = obj.orogen_tile
-    level = min(t.level, max_level(cache.grid.tile))
+    top = max_level(cache.grid.tile)
+    level = min(t.level, top)
     heights, maps, lightmap, co = cache.tile(t.ty, t.tx, level)
-    snap_edges(co, heights, level, _neighbour_levels(tiles, t.ty, t.tx))
+    snap_edges(co, heights, level, _neighbour_levels(tiles, t.ty, t.tx, top))
     update_grid_mesh(obj.data, heights, cache.spec.width, cache.spec.height, lightmap, maps)
     _write_positions(obj.data, co)
     if material is not None:

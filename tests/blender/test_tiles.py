@@ -192,3 +192,18 @@ def test_mixed_levels_of_detail_leave_no_cracks(scene):
     assert bpy.ops.orogen.tile_rebuild(level=0) == {'FINISHED'}
     assert len(tiles[(2, 2)].data.vertices) == TILE * TILE
     assert np.array_equal(grid(tiles[(2, 2)])[0][::4, ::4], coarse)
+
+
+def test_a_new_tile_size_rebuilds_every_tile_at_that_size_and_bad_worlds_are_refused(scene, tiles_module):
+    world = add_world(tiles_x=2, tiles_y=1)
+    world.orogen_world.size = 33
+    world.orogen_world.width = CELL * 32
+    tiles_module._on_msgbus()
+    tiles = tiles_of(world)
+    assert sorted(tiles) == [(0, 0), (0, 1)]
+    assert all(len(o.data.vertices) == 33 * 33 for o in tiles.values())
+    (a, b, edge_a, edge_b), = pairs(tiles)
+    assert np.array_equal(grid(a)[0][edge_a], grid(b)[0][edge_b])
+    assert grid(b)[0][0, -1, 0] - grid(a)[0][0, 0, 0] == CELL * 64  # two tiles of 32 cells
+    with pytest.raises(RuntimeError, match="Size Y"):
+        bpy.ops.orogen.tiles_add(size=17, size_y=9)
