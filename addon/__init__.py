@@ -5,7 +5,7 @@ Imports point one way: panel -> (operators, presets, stack) -> live -> (mesh, ma
 
 import bpy
 
-from . import live, migrate, operators, panel, presets, properties, render, stack  # noqa: F401  (render: scripts)
+from . import live, migrate, operators, panel, presets, properties, render, stack, tiles  # noqa: F401  (render: scripts)
 
 
 @bpy.app.handlers.persistent
@@ -27,12 +27,14 @@ def register() -> None:
     operators.register()
     presets.register()
     panel.register()
+    tiles.register()
     bpy.app.handlers.load_post.append(_on_load_post)
 
 
 def unregister() -> None:
     if _on_load_post in bpy.app.handlers.load_post:
         bpy.app.handlers.load_post.remove(_on_load_post)
+    tiles.unregister()
     panel.unregister()
     presets.unregister()
     operators.unregister()

@@ -1,0 +1,209 @@
+"""Terrain Tiles: a world of tile objects, seamless at their edges, equal to the world built whole."""
+
+import sys
+
+import bpy
+import numpy as np
+import pytest
+
+SETTINGS = ("hills.count=60; hills.radius_min=2; hills.radius_max=9; lighting.mode=hillshade; "
+            "lighting.ao=true; lighting.ao_radius=6; lighting.shadows=true; lighting.altitude=30")
+#: Tiles of 17 vertices, 2 m cells (a binary number: the whole world's width / (size - 1) gives it exactly).
+TILE, CELL, HEIGHT, SEED = 17, 2.0, 12.0, 5
+ATTRIBUTES = ("height", "slope", "curvature")
+
+
+@pytest.fixture
+def tiles_module(orogen):
+    return sys.modules[orogen.__name__ + ".addon.tiles"]
+
+
+def add_world(**kw):
+    args = {"tiles_x": 3, "tiles_y": 3, "size": TILE, "width": CELL * (TILE - 1), "height": HEIGHT, "seed": SEED,
+            "set": SETTINGS, "location": (1.0, -2.0, 0.5)}
+    args.update(kw)
+    assert bpy.ops.orogen.tiles_add(**args) == {'FINISHED'}
+    return bpy.context.active_object.orogen_tile.world
+
+
+def tiles_of(world):
+    return {(o.orogen_tile.ty, o.orogen_tile.tx): o for o in world.objects}
+
+
+def grid(obj):
+    """Local positions ``(n, n, 3)`` and the point attributes ``{name: (n, n)}`` (Lightmap: its red channel)."""
+    mesh = obj.data
+    n = int(round(len(mesh.vertices) ** 0.5))
+    co = np.empty(len(mesh.vertices) * 3, np.float32)
+    mesh.vertices.foreach_get("co", co)
+    out = {}
+    for name in ATTRIBUTES:
+        values = np.empty(len(mesh.vertices), np.float32)
+        mesh.attributes[name].data.foreach_get("value", values)
+        out[name] = values.reshape(n, n)
+    rgba = np.empty(len(mesh.vertices) * 4, np.float32)
+    mesh.color_attributes["Lightmap"].data.foreach_get("color", rgba)
+    out["Lightmap"] = rgba.reshape(n, n, 4)[..., 0]
+    return co.reshape(n, n, 3), out
+
+
+def world_positions(obj):
+    co, _ = grid(obj)
+    m = np.array(obj.matrix_world, dtype=np.float32)
+    return co @ m[:3, :3].T + m[:3, 3]
+
+
+def pairs(tiles):
+    """Every pair of neighbours with the slices of their shared edge: (a, b, edge of a, edge of b)."""
+    for (ty, tx), a in tiles.items():
+        if (ty, tx + 1) in tiles:
+            yield a, tiles[(ty, tx + 1)], (slice(None), -1), (slice(None), 0)
+        if (ty + 1, tx) in tiles:
+            yield a, tiles[(ty + 1, tx)], (-1, slice(None)), (0, slice(None))
+
+
+@pytest.mark.parametrize("azimuth", [315.0, 290.0, 200.0])
+def test_tiles_share_edge_vertices_and_attributes_bit_for_bit(scene, azimuth):
+    world = add_world(set=SETTINGS + f"; lighting.azimuth={azimuth}")
+    tiles = tiles_of(world)
+    assert sorted(tiles) == [(y, x) for y in range(3) for x in range(3)]
+    assert all(len(o.data.vertices) == TILE * TILE for o in tiles.values())
+    assert len({tuple(map(tuple, o.matrix_world)) for o in tiles.values()}) == 1  # one transform for all
+    checked = 0
+    for a, b, edge_a, edge_b in pairs(tiles):
+        co_a, maps_a = grid(a)
+        co_b, maps_b = grid(b)
+        assert np.array_equal(co_a[edge_a], co_b[edge_b]), (a.name, b.name)
+        assert np.array_equal(world_positions(a)[edge_a], world_positions(b)[edge_b])
+        for name in (*ATTRIBUTES, "Lightmap"):
+            assert np.array_equal(maps_a[name][edge_a], maps_b[name][edge_b]), (a.name, b.name, name)
+        checked += 1
+    assert checked == 12
+    # Not a flat or unlit world: the lightmap has shadows and occlusion, the slopes are real.
+    _, maps = grid(tiles[(1, 1)])
+    assert maps["slope"].max() > 10.0 and maps["Lightmap"].min() < 0.5
+    assert "9 of 9 tiles" in world.orogen_tiles.status
+
+
+def test_tiles_equal_the_world_built_whole(scene):
+    world = add_world()
+    tiles = tiles_of(world)
+    side = 3 * (TILE - 1) + 1
+    bpy.ops.orogen.terrain_add(size=side, width=CELL * (side - 1), height=HEIGHT, seed=SEED, set=SETTINGS,
+                               location=(1.0, -2.0, 0.5))
+    whole = bpy.context.active_object
+    co, maps = grid(whole)
+    assert np.array_equal(np.array(whole.matrix_world), np.array(tiles[(0, 0)].matrix_world))
+    for (ty, tx), obj in tiles.items():
+        cut = (slice(ty * (TILE - 1), ty * (TILE - 1) + TILE), slice(tx * (TILE - 1), tx * (TILE - 1) + TILE))
+        tile_co, tile_maps = grid(obj)
+        assert np.array_equal(tile_co, co[cut]), obj.name
+        for name in ATTRIBUTES:
+            assert np.array_equal(tile_maps[name], maps[name][cut]), (obj.name, name)
+        # The lightmap: hillshade and occlusion as the whole; the tiles' cast shadows trace rays anchored at each
+        # cell (core.rayshadow), the whole terrain's the sweep of core.shading: at most one penumbra step apart
+        # (0.75 / 8 of brightness; on the diagonal sun of this test they agree exactly).
+        assert np.abs(tile_maps["Lightmap"] - maps["Lightmap"][cut]).max() <= 0.1, obj.name
+
+
+def test_editing_the_world_regenerates_every_tile_and_only_the_tiles(scene, tiles_module):
+    bpy.ops.orogen.terrain_add(size=20, seed=1)
+    other = bpy.context.active_object
+    other_before, _ = grid(other)
+    world = add_world()
+    tiles = tiles_of(world)
+    before = {k: grid(o)[0] for k, o in tiles.items()}
+    world.orogen_world.seed = SEED + 1
+    tiles_module._on_msgbus()  # the message bus notifies in a window's event loop: delivered by hand here
+    for key, obj in tiles.items():
+        assert not np.array_equal(grid(obj)[0][..., 2], before[key][..., 2]), obj.name
+    assert np.array_equal(grid(other)[0], other_before)
+    assert "9 of 9 tiles" in world.orogen_tiles.status
+    # Still seamless after the edit.
+    for a, b, edge_a, edge_b in pairs(tiles):
+        assert np.array_equal(grid(a)[0][edge_a], grid(b)[0][edge_b])
+    # Nothing changed: nothing is rebuilt.
+    status = world.orogen_tiles.status
+    tiles_module._on_msgbus()
+    assert world.orogen_tiles.status == status
+
+
+def test_one_tile_rebuilds_alone(scene):
+    world = add_world()
+    tiles = tiles_of(world)
+    target = tiles[(1, 2)]
+    good, _ = grid(target)
+    target.data.vertices[5].co.z += 3.0
+    others = {k: grid(o)[0] for k, o in tiles.items() if o != target}
+    for obj in bpy.context.view_layer.objects:
+        obj.select_set(obj == target)
+    bpy.context.view_layer.objects.active = target
+    assert bpy.ops.orogen.tile_rebuild() == {'FINISHED'}
+    assert np.array_equal(grid(target)[0], good)
+    assert all(np.array_equal(grid(o)[0], others[k]) for k, o in tiles.items() if o != target)
+    assert "1 of 9 tiles" in world.orogen_tiles.status
+
+
+def coarse_edge_check(fine, coarse, edge_f, edge_c):
+    """Every vertex of the fine edge lies on the coarse edge's polyline (within float32 rounding of the
+    interpolation); the coarse vertices are fine vertices, bit for bit."""
+    line_f = world_positions(fine)[edge_f]
+    line_c = world_positions(coarse)[edge_c]
+    ratio = (len(line_f) - 1) // (len(line_c) - 1)
+    assert ratio >= 2
+    assert np.array_equal(line_f[::ratio], line_c)
+    along = 0 if abs(line_f[-1, 0] - line_f[0, 0]) > abs(line_f[-1, 1] - line_f[0, 1]) else 1
+    z = np.interp(line_f[:, along].astype(np.float64), line_c[:, along].astype(np.float64)[::np.sign(
+        line_c[-1, along] - line_c[0, along]).astype(int)], line_c[:, 2].astype(np.float64)[::np.sign(
+            line_c[-1, along] - line_c[0, along]).astype(int)])
+    assert np.abs(line_f[:, 2] - z).max() <= 1e-5 * HEIGHT
+    return np.abs(line_f[:, 2] - z).max()
+
+
+def test_mixed_levels_of_detail_leave_no_cracks(scene):
+    world = add_world(set=SETTINGS + "; lighting.shadows=false")
+    world.orogen_tiles.lod_levels = 2
+    tiles = tiles_of(world)
+    bpy.context.view_layer.objects.active = tiles[(0, 0)]
+    corner = world_positions(tiles[(0, 0)])[2, 2]
+    bpy.context.scene.cursor.location = tuple(float(v) for v in corner)
+    assert bpy.ops.orogen.tiles_lod() == {'FINISHED'}
+    levels = {k: o.orogen_tile.level for k, o in tiles.items()}
+    assert levels == {(y, x): max(y, x) for y in range(3) for x in range(3)}
+    sizes = {k: int(round(len(o.data.vertices) ** 0.5)) for k, o in tiles.items()}
+    assert sizes == {k: (TILE - 1) // 2 ** lv + 1 for k, lv in levels.items()}
+    mixed = 0
+    for a, b, edge_a, edge_b in pairs(tiles):
+        la, lb = levels[(a.orogen_tile.ty, a.orogen_tile.tx)], levels[(b.orogen_tile.ty, b.orogen_tile.tx)]
+        if la == lb:
+            assert np.array_equal(world_positions(a)[edge_a], world_positions(b)[edge_b])
+        elif la < lb:
+            coarse_edge_check(a, b, edge_a, edge_b)
+            mixed += 1
+        else:
+            coarse_edge_check(b, a, edge_b, edge_a)
+            mixed += 1
+    assert mixed == 6  # 0|1 and 1|2 along the first row and column, 1|2 beside and below the middle tile
+    # A coarse tile's vertices are the full-resolution tile's: back to level 0, its every 4th vertex agrees.
+    coarse = grid(tiles[(2, 2)])[0]
+    for obj in bpy.context.view_layer.objects:
+        obj.select_set(obj == tiles[(2, 2)])
+    bpy.context.view_layer.objects.active = tiles[(2, 2)]
+    assert bpy.ops.orogen.tile_rebuild(level=0) == {'FINISHED'}
+    assert len(tiles[(2, 2)].data.vertices) == TILE * TILE
+    assert np.array_equal(grid(tiles[(2, 2)])[0][::4, ::4], coarse)
+
+
+def test_a_new_tile_size_rebuilds_every_tile_at_that_size_and_bad_worlds_are_refused(scene, tiles_module):
+    world = add_world(tiles_x=2, tiles_y=1)
+    world.orogen_world.size = 33
+    world.orogen_world.width = CELL * 32
+    tiles_module._on_msgbus()
+    tiles = tiles_of(world)
+    assert sorted(tiles) == [(0, 0), (0, 1)]
+    assert all(len(o.data.vertices) == 33 * 33 for o in tiles.values())
+    (a, b, edge_a, edge_b), = pairs(tiles)
+    assert np.array_equal(grid(a)[0][edge_a], grid(b)[0][edge_b])
+    assert grid(b)[0][0, -1, 0] - grid(a)[0][0, 0, 0] == CELL * 64  # two tiles of 32 cells
+    with pytest.raises(RuntimeError, match="Size Y"):
+        bpy.ops.orogen.tiles_add(size=17, size_y=9)
