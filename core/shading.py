@@ -33,7 +33,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from .heightmap import as_heightmap, check_count, check_number
+from .heightmap import _float_heightmap, as_heightmap, check_count, check_number
 
 __all__ = [
     "MAX_HEIGHT",
@@ -71,11 +71,13 @@ _BLOCK_CELLS = 1 << 16
 # --- input checks (once per call) ------------------------------------------------------------
 def _heights(heightmap: npt.ArrayLike, cell_size: float, z_factor: float) -> tuple[F32, float, float]:
     """Checked ``(heights as float32, cell_size, z_factor)``; heights are not yet scaled by ``z_factor``."""
-    arr = heightmap if isinstance(heightmap, np.ndarray) else np.asarray(heightmap)
-    source: npt.NDArray[Any] = as_heightmap(arr, dtype=np.float32 if arr.dtype == np.float32 else np.float64)
+    source = _float_heightmap(heightmap)
     cell = check_number(cell_size, "cell_size", 1e-9, 1e9)
     z = check_number(z_factor, "z_factor", 1e-9, 1e9)
-    if max(abs(float(source.min())), abs(float(source.max()))) * z > MAX_HEIGHT:
+    low, high = float(source.min()), float(source.max())
+    if not (math.isfinite(low) and math.isfinite(high)):  # NaN propagates to both, Inf to one: one pass each
+        raise ValueError("heightmap contains NaN or Inf")
+    if max(abs(low), abs(high)) * z > MAX_HEIGHT:
         raise ValueError(f"heights x z_factor must stay within +-{MAX_HEIGHT:g} metres")
     h: F32 = source.astype(np.float32, copy=False)
     return h, cell, z
@@ -138,15 +140,15 @@ class _Gradient:
         self.dy_buf = np.empty((b, cols), np.float32)
         self.scale = np.float32(z / (8.0 * cell))
 
-    def blocks(self) -> Iterator[tuple[int, int, F32, F32, F32]]:
-        """``(r0, r1, ext, dx, dy)`` for each block of rows; the arrays are reused between blocks.
+    def blocks(self, start: int = 0, stop: int | None = None) -> Iterator[tuple[int, int, F32, F32, F32]]:
+        """``(r0, r1, ext, dx, dy)`` for each block of rows from ``start`` to ``stop``; the arrays are reused.
 
         ``dx`` is dz/d(east) and ``dy`` dz/d(north), dimensionless, scaled by
         the z-factor; ``ext`` holds the block's heights with a cell of
         (extrapolated) border all round, unscaled.
         """
-        rows = self.h.shape[0]
-        for r0 in range(0, rows, self.block):
+        rows = self.h.shape[0] if stop is None else stop
+        for r0 in range(start, rows, self.block):
             r1 = min(rows, r0 + self.block)
             b = r1 - r0
             ext, across, along = self.ext[: b + 2], self._across[: b + 2], self._along[:b]
