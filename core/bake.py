@@ -13,6 +13,7 @@ after. Each output equals the matching public function of :mod:`.shading`
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,6 +26,7 @@ from .shading import (
     _ambient_occlusion,
     _ambient_parameters,
     _ambient_power,
+    _block_rows,
     _cast_shadows,
     _curvature_block,
     _Gradient,
@@ -35,6 +37,7 @@ from .shading import (
     _normal_block,
     _shadow_parameters,
     _slope_block,
+    _workers,
     sun_vector,
 )
 
@@ -143,23 +146,40 @@ def bake_maps(
     curv = np.empty((rows, cols), np.float32)
     light = np.empty((rows, cols), np.float32) if mode else None
     normal = np.empty((rows, cols, 3), np.float32) if normals else None
-    grad = _Gradient(h, cell, z)
-    g2_buf, tmp_buf, tmp2_buf = (np.empty_like(grad.dx_buf) for _ in range(3))
-    slope_light = SlopeLight(h, cell / z, float(azimuth), soft, lo, hi, grad.ext.shape) if mode == "slope" else None
-    for r0, r1, ext, dx, dy in grad.blocks():
-        b = r1 - r0
-        g2, tmp, tmp2 = _norm2(dx, dy, g2_buf[:b]), tmp_buf[:b], tmp2_buf[:b]
-        _slope_block(g2, slope[r0:r1])
-        _curvature_block(ext, z / (cell * cell), curv[r0:r1], tmp)
-        if light is not None:
-            if slope_light is not None:
-                slope_light.block(r0, r1, light[r0:r1], tmp)
-            elif mode == "hillshade":
-                _hillshade_block(dx, dy, g2, sun, light[r0:r1], tmp)
-            else:
-                _multidirectional_block(dx, dy, g2, alt_deg, light[r0:r1], tmp, tmp2)
-        if normal is not None:
-            _normal_block(dx, dy, g2, normal[r0:r1], tmp, tmp2)
+    scale = z / (cell * cell)
+
+    def run(starts: list[int]) -> None:
+        """The blocks of rows from ``starts[0]`` to the end of the block at ``starts[-1]``, own buffers."""
+        grad = _Gradient(h, cell, z)
+        g2_buf, tmp_buf, tmp2_buf = (np.empty_like(grad.dx_buf) for _ in range(3))
+        slope_light = SlopeLight(h, cell / z, float(azimuth), soft, lo, hi, grad.ext.shape) if mode == "slope" \
+            else None
+        for r0, r1, ext, dx, dy in grad.blocks(starts[0], min(rows, starts[-1] + grad.block)):
+            b = r1 - r0
+            g2, tmp, tmp2 = _norm2(dx, dy, g2_buf[:b]), tmp_buf[:b], tmp2_buf[:b]
+            _slope_block(g2, slope[r0:r1])
+            _curvature_block(ext, scale, curv[r0:r1], tmp)
+            if light is not None:
+                if slope_light is not None:
+                    slope_light.block(r0, r1, light[r0:r1], tmp)
+                elif mode == "hillshade":
+                    _hillshade_block(dx, dy, g2, sun, light[r0:r1], tmp)
+                else:
+                    _multidirectional_block(dx, dy, g2, alt_deg, light[r0:r1], tmp, tmp2)
+            if normal is not None:
+                _normal_block(dx, dy, g2, normal[r0:r1], tmp, tmp2)
+
+    # Blocks of rows are independent (each reads its own rows and one beside them): runs of them go to
+    # up to four threads, several runs per thread so that one slowed by another job holds up nothing.
+    block = _block_rows(cols)
+    starts = list(range(0, rows, block))
+    workers = _workers(rows * cols)
+    if workers > 1:
+        size = -(-len(starts) // (4 * workers))
+        with ThreadPoolExecutor(workers) as pool:
+            list(pool.map(run, [starts[i : i + size] for i in range(0, len(starts), size)]))
+    else:
+        run(starts)
     if light is not None and shade:
         if shadow_args is not None:
             alt, penumbra, samples, _ = shadow_args

@@ -12,7 +12,11 @@ Conventions (written down once, used everywhere in Orogen):
 
 from __future__ import annotations
 
+import math
 import numbers
+import os
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -221,9 +225,11 @@ def normalize(
     ValueError
         For NaN/Inf input or a ``value_range`` with ``high < low``.
     """
-    h: npt.NDArray[np.float64] = as_heightmap(heightmap, dtype=np.float64)
+    h = _float_heightmap(heightmap)
     if value_range is None:
         low, high = float(h.min()), float(h.max())
+        if not (math.isfinite(low) and math.isfinite(high)):  # NaN propagates to the minimum, Inf to either
+            raise ValueError("heightmap contains NaN or Inf")
     else:
         if not isinstance(value_range, (tuple, list)) or len(value_range) != 2:
             raise TypeError(f"value_range must be a (low, high) pair, got {value_range!r}")
@@ -232,12 +238,30 @@ def normalize(
         if high < low:
             raise ValueError(f"value_range must have low <= high, got {tuple(value_range)}")
     if high == low:
+        if value_range is not None:
+            _by_blocks(h.shape, lambda r0, r1, buf: _check_finite(h[r0:r1]))
         return np.zeros(h.shape, dtype=np.float32)
-    if np.isfinite(high - low):
-        out = (h - low) / (high - low)
-    else:  # a span beyond float64's range: halve everything first (exact), then the same formula
-        out = (h * 0.5 - low * 0.5) / (high * 0.5 - low * 0.5)
-    return np.clip(out, 0.0, 1.0).astype(np.float32)
+    halve = not math.isfinite(high - low)  # a span beyond float64's range: halve everything first (exact)
+    span = high * 0.5 - low * 0.5 if halve else high - low
+    out = np.empty(h.shape, np.float32)
+
+    def work(r0: int, r1: int, buf: npt.NDArray[np.float64]) -> None:
+        np.copyto(buf, h[r0:r1])
+        if value_range is not None:  # (the map's own minimum and maximum are finite: so is every cell)
+            _check_finite(buf)
+        if halve:
+            buf *= 0.5
+            buf -= low * 0.5
+        else:
+            buf -= low
+        buf /= span
+        np.clip(buf, 0.0, 1.0, out=buf)
+        np.copyto(out[r0:r1], buf, casting="same_kind")
+
+    # In blocks of rows (float64 temporaries that stay in cache, no whole-map copies): per cell the same
+    # float64 operations as ``clip((h - low) / (high - low), 0, 1)`` rounded to float32.
+    _by_blocks(h.shape, work)
+    return out
 
 
 def flatten(heightmap: npt.ArrayLike, exponent: float) -> npt.NDArray[np.float32]:
@@ -267,10 +291,81 @@ def flatten(heightmap: npt.ArrayLike, exponent: float) -> npt.NDArray[np.float32
         For NaN/Inf input or an exponent outside ``(0, 64]``.
     """
     e = check_number(exponent, "exponent", 0.0, 64.0, low_open=True)
-    h: npt.NDArray[np.float64] = np.clip(as_heightmap(heightmap, dtype=np.float64), 0.0, 1.0)
-    if e.is_integer():
-        return _int_power(h, int(e)).astype(np.float32)
-    return np.power(h, e).astype(np.float32)
+    h = _float_heightmap(heightmap)
+    out = np.empty(h.shape, np.float32)
+
+    def work(r0: int, r1: int, buf: npt.NDArray[np.float64]) -> None:
+        np.copyto(buf, h[r0:r1])
+        _check_finite(buf)
+        np.clip(buf, 0.0, 1.0, out=buf)
+        if e.is_integer():
+            buf = _int_power(buf, int(e))
+        else:
+            # pow(+-0, e > 0) is +0 (C99, IEEE 754), and numpy's float64 pow is several times slower on 0
+            # than elsewhere: most of a hills map is 0. Those cells take 0.5 through pow, then +0.
+            zero = np.equal(buf, 0.0)
+            np.copyto(buf, 0.5, where=zero)
+            np.power(buf, e, out=buf)
+            np.copyto(buf, 0.0, where=zero)
+        np.copyto(out[r0:r1], buf, casting="same_kind")
+
+    # In blocks of rows, with float64 temporaries that stay in cache: the same float64 steps per cell.
+    _by_blocks(h.shape, work)
+    return out
+
+
+#: Cells per block of rows of :func:`normalize` and :func:`flatten`: a float64 block of 512 KiB.
+_BLOCK_CELLS = 1 << 16
+
+
+def _float_heightmap(heightmap: npt.ArrayLike) -> npt.NDArray[Any]:
+    """A 2-D real array as ``float32`` or ``float64`` without copying those (others become ``float64``).
+
+    Finiteness is not checked here (see :func:`_check_finite`): converting
+    ``float32`` to ``float64`` is exact, so either gives the same results.
+    """
+    arr = _real(heightmap, "heightmap", "2-D array")
+    if arr.ndim != 2 or arr.size == 0:
+        raise ValueError(f"heightmap must be a non-empty 2-D (rows, cols) array, got shape {arr.shape}")
+    if arr.dtype not in (np.float32, np.float64):
+        arr = arr.astype(np.float64)
+    return arr
+
+
+def _check_finite(block: npt.NDArray[Any]) -> None:
+    """Raise ValueError if a block of a heightmap holds NaN or Inf."""
+    if not np.isfinite(block).all():
+        raise ValueError("heightmap contains NaN or Inf")
+
+
+def _by_blocks(shape: tuple[int, ...], work: Callable[[int, int, npt.NDArray[np.float64]], None]) -> None:
+    """``work(r0, r1, buffer)`` for blocks of rows covering ``shape``, with a float64 buffer of each block's shape.
+
+    Large maps are shared among up to four threads in runs of blocks (numpy releases the GIL inside each
+    operation); each block's cells are computed the same way whatever the split.
+    """
+    rows, cols = shape[0], shape[1]
+    block = max(1, _BLOCK_CELLS // cols)
+    starts = list(range(0, rows, block))
+
+    def run(mine: list[int]) -> None:
+        buf = np.empty((min(block, rows), cols), np.float64)
+        for r0 in mine:
+            r1 = min(rows, r0 + block)
+            work(r0, r1, buf[: r1 - r0])
+
+    workers = 1 if rows * cols < _THREAD_CELLS else max(1, min(4, os.cpu_count() or 1))
+    if workers == 1:
+        run(starts)
+        return
+    runs = 4 * workers  # several runs per thread, so that a thread slowed by another job does not hold up the rest
+    size = -(-len(starts) // runs)
+    with ThreadPoolExecutor(workers) as pool:
+        list(pool.map(run, [starts[i : i + size] for i in range(0, len(starts), size)]))
+
+
+#: Cells from which :func:`normalize` and :func:`flatten` use threads.
+_THREAD_CELLS = 1 << 20
 
 
 def _int_power(base: npt.NDArray[np.float64], n: int) -> npt.NDArray[np.float64]:

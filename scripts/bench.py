@@ -52,6 +52,7 @@ from core.fractal import fractal_noise  # noqa: E402
 from core.hills import hill_parameters, hills_raw  # noqa: E402
 from core.hydraulic import hydraulic_erosion  # noqa: E402
 from core.recipe import GENERATORS, Recipe  # noqa: E402
+from core.spec import TerrainSpec  # noqa: E402
 from core.thermal import thermal_erosion  # noqa: E402
 
 TARGETS = {
@@ -74,6 +75,7 @@ TARGETS = {
     "ambient_4097_s": 2.0,
     "shadows_4097_s": 1.0,
     "bake_4097_s": 0.7,
+    "terrain_numpy_4097_s": 0.7,
 }
 
 
@@ -279,6 +281,14 @@ def copy_bandwidth(elements, runs):
     return 2 * src.nbytes / median_time(lambda: np.copyto(dst, src), max(runs, 3))
 
 
+TERRAIN_NUMPY = "terrain_add's numpy work (TerrainSpec defaults: heightmap + bake)"
+
+
+def terrain_numpy(spec):
+    """What terrain_add computes in numpy before Blender: the heightmap and its baked maps."""
+    return spec.bake(spec.heightmap())
+
+
 def bench_lighting(sizes, runs, bandwidth):
     """The lighting kernels at each size, against the memory-bandwidth bound of their input and outputs."""
     rows = []
@@ -297,6 +307,9 @@ def bench_lighting(sizes, runs, bandwidth):
              lambda t=terrain: bake_maps(t, 1.0, lighting="slope"), 4),
             ("bake_maps (hillshade x shadows x AO, slope, curvature)",
              lambda t=terrain: bake_maps(t, 1.0, shadows=True, ambient=True), 4),
+            # terrain_add's numpy work with the add-on's defaults: heightmap (generator, normalisation,
+            # filters) and the bake (slope lightmap, slope, curvature); writes 4 maps
+            (TERRAIN_NUMPY, lambda n=n: terrain_numpy(TerrainSpec(size=n)), 4),
         ]
         for name, fn, maps in cases:
             t = median_time(fn, runs if n <= 1025 else max(1, runs // 2))
@@ -723,7 +736,9 @@ def verdicts(gen, refs, blender, regen=(), erosion=(), noise=(), stream=(), ligh
                              ("cast shadows (sun 315/30, 8 samples)", "shadows_4097_s",
                               "cast shadows at 4097 under 1 s"),
                              ("bake_maps (slope lighting, slope, curvature)", "bake_4097_s",
-                              "baking the add-on's default maps at 4097 under 0.7 s")):
+                              "baking the add-on's default maps at 4097 under 0.7 s"),
+                             (TERRAIN_NUMPY, "terrain_numpy_4097_s",
+                              "numpy work of terrain_add at 4097 (heightmap + bake) under 0.7 s")):
         match = [r for r in light if r["case"] == case and r["size"] == 4097]
         if match:
             out[words] = match[0]["seconds"] < TARGETS[key]

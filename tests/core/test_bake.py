@@ -64,3 +64,19 @@ def test_bake_maps_refuses_minutes_of_ambient_occlusion_before_any_work():
     with pytest.raises(ValueError, match="ambient_occlusion: 360 directions"):
         bake_maps(np.zeros((4097, 4097), np.float32), 1.0, ambient=True, ambient_directions=360,
                   ambient_radius=4096)
+
+
+@pytest.mark.parametrize("lighting", ["slope", "hillshade", "multidirectional"])
+def test_bake_maps_on_threads_equals_one_thread(monkeypatch, lighting):
+    """Issue #13: runs of blocks of rows on threads give the same bytes as one thread."""
+    import sys
+
+    bake_module = sys.modules["core.bake"]  # (core.bake is also the name of a function)
+    h = core.diamond_square((300, 230), 5, 1.0).astype(np.float32) * np.float32(40.0)
+    maps = {}
+    for workers in (1, 2, 3):
+        monkeypatch.setattr(bake_module, "_workers", lambda cells, w=workers: w)
+        m = bake_maps(h, 0.5, lighting=lighting, normals=True, min_brightness=0.2)
+        maps[workers] = [m.slope, m.curvature, m.lightmap, m.normal]
+    for workers in (2, 3):
+        assert all(np.array_equal(a, b) for a, b in zip(maps[1], maps[workers], strict=True))

@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from core import flatten, normalize
+from core import flatten, heightmap, normalize
 from core.heightmap import MAX_CELLS, check_shape
 
 
@@ -87,3 +87,27 @@ def test_check_shape_refuses_oversized_and_degenerate_maps():
         check_shape(5)
     with pytest.raises(TypeError, match="integer"):
         check_shape((2.0, 3))
+
+
+@pytest.mark.parametrize("shape", [(1100, 1000), (37, 5), (3, 70000)])
+def test_normalize_and_flatten_in_blocks_are_bit_identical_to_whole_map_float64(monkeypatch, shape):
+    """Issue #13: blocks of rows on threads, 0 kept out of pow, and no temporaries change no bit."""
+    rng = np.random.default_rng(shape[0])
+    u = rng.random(shape) * 1.2 - 0.1
+    u[rng.random(shape) < 0.6] = 0.0  # most of a hills map is 0
+    u[0, 0], u[-1, -1], u[0, -1] = -0.0, 1.0, 5e-324
+    raw = u * 700.0 - 30.0
+    for threads in (1 << 20, 1 << 40):  # with and without threads
+        monkeypatch.setattr(heightmap, "_THREAD_CELLS", threads)
+        for dtype in (np.float32, np.float64):
+            x = raw.astype(dtype)
+            x64 = x.astype(np.float64)
+            lo, hi = float(x64.min()), float(x64.max())
+            whole = np.clip((x64 - lo) / (hi - lo), 0.0, 1.0).astype(np.float32)
+            assert normalize(x).tobytes() == whole.tobytes()
+            whole = np.clip((x64 - 10.0) / 290.0, 0.0, 1.0).astype(np.float32)
+            assert normalize(x, (10.0, 300.0)).tobytes() == whole.tobytes()
+            v = u.astype(dtype)
+            for e in (1.5, 0.37, 7.3):
+                whole = np.power(np.clip(v.astype(np.float64), 0.0, 1.0), e).astype(np.float32)
+                assert flatten(v, e).tobytes() == whole.tobytes()
