@@ -467,6 +467,15 @@ def _pending_objects() -> list:
             if obj.type == 'MESH' and obj.orogen.is_terrain and obj.orogen.preview_pending and obj.users > 0]
 
 
+def _back_to_full_size(obj: bpy.types.Object) -> None:
+    """Show the terrain as it was before its preview (a full-size pass failed), with its recorded shape."""
+    full_size_mesh(obj)
+    shape = grid_shape_of(obj.data)
+    if shape is not None and TERRAIN_PROPERTY in obj:
+        info = json.loads(obj[TERRAIN_PROPERTY])
+        obj[TERRAIN_PROPERTY] = json.dumps({**info, "shape": list(shape)})
+
+
 def flush_live_updates(force: bool = False) -> list[str]:
     """Regenerate at full size every terrain whose preview is pending once changes have settled
     (at once with ``force``); returns the names regenerated."""
@@ -474,9 +483,13 @@ def flush_live_updates(force: bool = False) -> list[str]:
         return []
     done = []
     for obj in _pending_objects():
+        if obj.mode != 'OBJECT':  # a mesh in Edit Mode cannot be rewritten: it waits until the user leaves
+            obj.orogen.status = "Full size waits: leave Edit Mode"
+            continue
         try:
             obj.orogen.status = regenerate(obj, bpy.context)
-        except (ValueError, TypeError) as err:
+        except (ValueError, TypeError, RuntimeError) as err:
+            _back_to_full_size(obj)
             obj.orogen.status = f"Not regenerated: {err}"
             with suspended():
                 obj.orogen.preview_pending = False

@@ -403,9 +403,9 @@ def grid_mesh_for(obj: bpy.types.Object, rows: int, cols: int) -> bpy.types.Mesh
     current = obj.data
     if is_grid_of(current, rows, cols):
         return current
-    other = obj.get(OTHER_MESH_PROPERTY)
+    other = _own_other(obj)
     # Swap only between the object's own mesh and Orogen's preview mesh, never onto another mesh of the user's.
-    if not isinstance(other, bpy.types.Mesh) or other == current or \
+    if other is None or other == current or \
             bool(other.get(PREVIEW_MESH_PROPERTY)) == bool(current.get(PREVIEW_MESH_PROPERTY)):
         other = bpy.data.meshes.new(f"{current.name} preview")
         other[PREVIEW_MESH_PROPERTY] = True
@@ -421,8 +421,21 @@ def _swap_in(obj: bpy.types.Object, mesh: bpy.types.Mesh) -> None:
         mesh.materials.append(material)
     obj.data = mesh
     obj[OTHER_MESH_PROPERTY] = current
+    mesh[OWNER_PROPERTY] = current[OWNER_PROPERTY] = obj
 
 
+def _own_other(obj: bpy.types.Object) -> bpy.types.Mesh | None:
+    """The mesh ``obj`` keeps aside, if it is ``obj``'s own: a duplicated object inherits the record of the
+    original's mesh (a custom property), which must never be swapped into the copy."""
+    other = obj.get(OTHER_MESH_PROPERTY)
+    if not isinstance(other, bpy.types.Mesh):
+        return None
+    owner = other.get(OWNER_PROPERTY)
+    return other if owner is None or owner == obj else None
+
+
+#: Mesh custom property naming the object whose own or preview mesh it is (see :func:`grid_mesh_for`).
+OWNER_PROPERTY = "orogen_owner"
 #: Mesh custom property marking the preview meshes :func:`grid_mesh_for` makes (Orogen's, holding no user data).
 PREVIEW_MESH_PROPERTY = "orogen_preview_mesh"
 
@@ -434,9 +447,12 @@ def full_size_mesh(obj: bpy.types.Object) -> bpy.types.Mesh:
     duplicates) is the one a full-size pass writes into; a preview mesh made
     by :func:`grid_mesh_for` is Orogen's and never holds user data.
     """
+    if not obj.data.get(PREVIEW_MESH_PROPERTY):
+        return obj.data
     other = obj.get(OTHER_MESH_PROPERTY)
-    if obj.data.get(PREVIEW_MESH_PROPERTY) and isinstance(other, bpy.types.Mesh) and \
-            not other.get(PREVIEW_MESH_PROPERTY):
+    if isinstance(other, bpy.types.Mesh) and not other.get(PREVIEW_MESH_PROPERTY):
+        if _own_other(obj) is None:  # a duplicate made during a preview: its own copy of the original's mesh
+            other = other.copy()
         _swap_in(obj, other)
     return obj.data
 

@@ -20,6 +20,8 @@ from .specio import write_spec
 V1_RECIPE_PROPERTY = "orogen_recipe"
 V1_LAYERS_PROPERTY = "orogen_layers"
 _V1_ONLY = set(V1_DEFAULTS) - {"size", "seed", "width", "height", "generator"} | {"layers_json"}
+#: 0.1's keys that today's settings never store (``lighting`` and ``layers`` name groups of the spec now).
+_V1_MARKERS = _V1_ONLY - {"lighting", "layers"}
 _V1_LAYER_KINDS = ("COLOR", "IMAGE", "NOISE", "VORONOI")
 
 
@@ -54,7 +56,7 @@ def v1_spec(id_data) -> TerrainSpec | None:
     if group is None:
         return None
     raw = group.to_dict()
-    if not _V1_ONLY & set(raw):
+    if not _V1_MARKERS & set(raw):
         return None
     settings = {k: (bool(v) if isinstance(V1_DEFAULTS.get(k), bool) else v) for k, v in raw.items()
                 if k in V1_DEFAULTS}
@@ -114,6 +116,8 @@ def v1_preset(text: str) -> TerrainSpec:
         tree = ast.parse(text)
     except SyntaxError as err:
         raise ValueError(f"not a 0.1 preset: {err.msg} on line {err.lineno}") from None
+    except (MemoryError, RecursionError):
+        raise ValueError("not a 0.1 preset: nested too deeply to read") from None
     for node in tree.body:
         if isinstance(node, (ast.Import, ast.ImportFrom)) or (
                 isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name)):
@@ -124,6 +128,9 @@ def v1_preset(text: str) -> TerrainSpec:
             raise ValueError(f"not a 0.1 preset: line {node.lineno} is not 'settings.NAME = VALUE'")
         try:
             settings[target.attr] = ast.literal_eval(node.value)
-        except ValueError:
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             raise ValueError(f"not a 0.1 preset: line {node.lineno} does not set a plain value") from None
-    return from_v1_settings(settings)
+    try:
+        return from_v1_settings(settings)
+    except (KeyError, TypeError, OverflowError) as err:  # a value of the wrong kind for a 0.1 setting
+        raise ValueError(f"not a 0.1 preset: {err!s:.200}") from None

@@ -13,6 +13,7 @@ from bpy_extras.io_utils import ImportHelper
 
 from ..core import normalize
 from ..core.colormap import DEFAULT_LAYERS, check_layers
+from ..core.heightmap import check_number
 from ..core.jsonio import load_json
 from ..core.lighting import LIGHTING_PARAMS, cell_size
 from ..core.profiles import sectioned_profile, slope_walk
@@ -30,6 +31,7 @@ from .live import (
     new_material,
     poll_with,
     record_terrain,
+    regenerate,
     status_progress,
     suspended,
 )
@@ -213,22 +215,31 @@ class OROGEN_OT_profile_add(_AddsObjects, bpy.types.Operator, object_utils.AddOb
 
 
 def sidecar_scale(path: str) -> tuple[float, float] | None:
-    """``(width, height)`` in metres from the JSON sidecar Orogen writes beside an exported heightmap, if any."""
+    """``(width, height)`` in metres from the JSON sidecar Orogen writes beside an exported heightmap;
+    ``None`` when there is no sidecar or it records no scale.
+
+    A generated terrain's sidecar holds its spec; an imported terrain's (``"spec": null``) and 0.1's hold
+    ``width_m`` and ``height_range_m``. Raises ``ValueError`` for a sidecar that is there but cannot say a
+    scale (broken, or a width or height range that is not a positive, finite number of metres).
+    """
     sidecar = path + ".json"
-    if not os.path.isfile(sidecar):
+    if not os.path.isfile(sidecar):  # none, or not a regular file (which the RAW reader refuses, naming it)
         return None
-    try:
-        data = load_json(Path(sidecar), os.path.basename(sidecar))  # a regular file of bounded size
+    name = os.path.basename(sidecar)
+    data = load_json(Path(sidecar), name)  # a regular file of bounded size (FIFOs, devices refused)
+    if isinstance(data, dict) and isinstance(data.get("spec"), dict):
         spec = load_spec(data)
-    except (TypeError, ValueError):
-        data = None
-        spec = None
-    if isinstance(data, dict) and isinstance(data.get("spec"), dict) and spec is not None:
         return spec.width, spec.height
-    if isinstance(data, dict) and isinstance(data.get("width_m"), (int, float)):
-        low, high = data.get("height_range_m", [0.0, 0.0])
-        return float(data["width_m"]), float(high) - float(low)
-    return None
+    if not isinstance(data, dict):
+        raise ValueError(f"{name} must be a JSON object (a sidecar Orogen writes)")
+    if "width_m" not in data:
+        return None  # a sidecar with a RAW file's shape only
+    width = check_number(data["width_m"], f"{name}: width_m", 0.001, 1.0e6)
+    span = data.get("height_range_m", [0.0, 20.0])
+    if not isinstance(span, list) or len(span) != 2:
+        raise ValueError(f"{name}: height_range_m must be [low, high] in metres")
+    low, high = (check_number(v, f"{name}: height_range_m", -1.0e6, 1.0e6) for v in span)
+    return width, check_number(high - low, f"{name}: height range", 0.0, 1.0e5)
 
 
 class OROGEN_OT_heightmap_import(_AddsObjects, bpy.types.Operator, ImportHelper, object_utils.AddObjectHelper):
@@ -261,6 +272,9 @@ class OROGEN_OT_heightmap_import(_AddsObjects, bpy.types.Operator, ImportHelper,
     def _spec(self, context) -> tuple[TerrainSpec, tuple[float, float] | None]:
         scale = sidecar_scale(self.filepath) if self.use_sidecar_scale else None
         width, height = scale or (self.width, self.height)
+        if scale is not None:
+            self.report({'INFO'}, f"Width {width:g} m and height {height:g} m from {os.path.basename(self.filepath)}"
+                                  ".json (turn off Scale from File to set them)")
         spec = TerrainSpec(width=width, height=height, lighting=read_group(self.lighting, LIGHTING_PARAMS),
                            material=read_group(self.material, MATERIAL_PARAMS))
         return spec, scene_sun(context.scene) if spec.lighting["use_scene_sun"] else None
@@ -380,9 +394,12 @@ def export_terrain_maps(obj, options, formats=None, notes: list[str] | None = No
     leaves the target folder as it was. The heights are the mesh's as the
     user sees it (:func:`export.mesh_heights`); ``notes`` receives a line when
     they hold hand edits. Raises ``ValueError``, ``OSError`` or
-    ``RuntimeError`` (Blender's image writer).
+    ``RuntimeError`` (Blender's image writer). A terrain still showing a live-update preview is
+    regenerated at full size first: an export is of the terrain, never of its preview.
     """
     folder = export.check_path(options.directory)
+    if obj.orogen.is_terrain and obj.orogen.preview_pending:
+        obj.orogen.status = regenerate(obj, bpy.context)
     staging = export.stage_dir(folder)
     try:
         stem = os.path.join(staging, bpy.path.clean_name(options.name) or "terrain")

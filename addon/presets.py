@@ -170,7 +170,11 @@ class OROGEN_OT_preset_remove(bpy.types.Operator):
         if path is None:
             self.report({'ERROR'}, f"No preset of yours is called {self.name!r}")
             return {'CANCELLED'}
-        os.remove(path)
+        try:
+            os.remove(path)
+        except OSError as err:
+            self.report({'ERROR'}, f"Preset not removed: {err.strerror or err}: {path}")
+            return {'CANCELLED'}
         return {'FINISHED'}
 
 

@@ -40,6 +40,10 @@ def _poll(cls, context, check=None) -> bool:
     return poll_with(cls, reason or (check(settings) if check is not None else None))
 
 
+def _room(settings) -> str | None:
+    return f"A stack holds at most {MAX_FILTERS} filters" if len(settings.filters) >= MAX_FILTERS else None
+
+
 def _active_filter(settings) -> str | None:
     return None if 0 <= settings.active_filter < len(settings.filters) else "The filter stack is empty"
 
@@ -57,8 +61,7 @@ class OROGEN_OT_filter_add(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context):
-        return _poll(cls, context, lambda s: f"A stack holds at most {MAX_FILTERS} filters"
-                     if len(s.filters) >= MAX_FILTERS else None)
+        return _poll(cls, context, _room)
 
     def execute(self, context):
         owner, settings = target(context)
@@ -123,7 +126,7 @@ class OROGEN_OT_filter_duplicate(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context):
-        return _poll(cls, context, _active_filter)
+        return _poll(cls, context, lambda s: _active_filter(s) or _room(s))
 
     def execute(self, context):
         owner, settings = target(context)

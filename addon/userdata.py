@@ -33,6 +33,7 @@ import numpy.typing as npt
 from .mesh import (
     BAKED_COLOR_ATTRIBUTE,
     CURVATURE_ATTRIBUTE,
+    EROSION_ATTRIBUTES,
     HEIGHT_ATTRIBUTE,
     LIGHTMAP_ATTRIBUTE,
     SLOPE_ATTRIBUTE,
@@ -41,7 +42,7 @@ from .mesh import (
 
 #: Attributes Orogen writes itself (rewritten on every regeneration, never resampled).
 OROGEN_ATTRIBUTES = frozenset({"position", "sharp_face", HEIGHT_ATTRIBUTE, SLOPE_ATTRIBUTE, CURVATURE_ATTRIBUTE,
-                               LIGHTMAP_ATTRIBUTE, UV_MAP, BAKED_COLOR_ATTRIBUTE})
+                               LIGHTMAP_ATTRIBUTE, UV_MAP, BAKED_COLOR_ATTRIBUTE, *EROSION_ATTRIBUTES})
 
 #: Attribute data types: (foreach property, numpy dtype, components, interpolated).
 _TYPES = {

@@ -435,6 +435,10 @@ def from_v1_settings(settings: Mapping[str, Any], recipe: object = None, layers:
         For settings no spec can hold.
     """
     s = dict(V1_DEFAULTS)
+    generator = settings.get("generator", "hills")
+    if isinstance(generator, str) and generator not in V1_ENUMS["generator"]:
+        raise ValueError(f"generator must be one of {', '.join(V1_ENUMS['generator'])} in 0.1 settings, "
+                         f"got {generator!r:.40}")
     for key, value in settings.items():
         if key in V1_ENUMS and isinstance(value, int) and not isinstance(value, bool):
             value = V1_ENUMS[key][value] if 0 <= value < len(V1_ENUMS[key]) else V1_DEFAULTS[key]
@@ -495,6 +499,9 @@ def load_spec(data: object) -> TerrainSpec:
 
 
 # --- settings by path (the scripts' --set) -----------------------------------------------------
+#: Most ``NAME=VALUE`` assignments applied at once (a spec has a few hundred settings at most).
+MAX_ASSIGNMENTS = 1000
+
 def setting_paths(spec: TerrainSpec) -> dict[str, Param]:
     """Every setting of ``spec`` by its path (``size``, ``hills.count``, ``lighting.azimuth``, ``lowpass.k``)."""
     paths = {p.name: p for p in WORLD_PARAMS}
@@ -548,6 +555,8 @@ def apply_settings(spec: TerrainSpec, assignments: Sequence[str]) -> TerrainSpec
         For a malformed assignment, a name the spec does not use (saying
         which generator or filter it belongs to), or a bad value.
     """
+    if len(assignments) > MAX_ASSIGNMENTS:
+        raise ValueError(f"--set takes at most {MAX_ASSIGNMENTS} settings at once, got {len(assignments)}")
     for item in assignments:
         name, sep, text = item.partition("=")
         name = name.strip()

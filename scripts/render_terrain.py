@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 #: What the script renders without --preset or --spec: the README's demo terrain.
 DEMO_SPEC = {"version": 2, "size": 257, "seed": 7, "width": 100.0, "height": 22.0, "generator": "hills",
              "hills": {"count": 300, "radius_min": 8.0, "radius_max": 40.0},
-             "filters": [{"type": "flatten", "exponent": 1.6}]}
+             "filters": [{"type": "flatten", "exponent": 1.6}], "lighting": {"azimuth": 300.0, "altitude": 35.0}}
 
 
 def load_orogen():
@@ -92,9 +92,11 @@ def spec_from_args(args, orogen, default: dict | None = None):
 def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add_spec_arguments(parser)
-    parser.add_argument("--azimuth", type=float, default=300.0,
-                        help="sun azimuth in degrees from north, for the sun lamp and the lightmap (default 300)")
-    parser.add_argument("--altitude", type=float, default=35.0, help="sun altitude in degrees (default 35)")
+    parser.add_argument("--azimuth", type=float, default=None,
+                        help="sun azimuth in degrees from north (--set lighting.azimuth=X): the sun lamp and the "
+                             "lightmap follow the spec's lighting (default: the spec's)")
+    parser.add_argument("--altitude", type=float, default=None,
+                        help="sun altitude in degrees (--set lighting.altitude=X; default: the spec's)")
     parser.add_argument("--shading", choices=("lit", "unlit"), type=str.lower, default=None,
                         help="material look (default: the spec's, lit)")
     parser.add_argument("--view", choices=("OBLIQUE", "TOP"), default="OBLIQUE", help="camera (default OBLIQUE)")
@@ -110,8 +112,10 @@ def parse_args(argv):
         problems.append("--resolution must be 4 to 16384 pixels each way")
     if not 1 <= args.samples <= 65536:
         problems.append("--samples must be in [1, 65536]")
-    if not (math.isfinite(args.azimuth) and math.isfinite(args.altitude) and 0 < args.altitude <= 90):
-        problems.append("--azimuth must be finite and --altitude in (0, 90] degrees")
+    if args.altitude is not None and not (math.isfinite(args.altitude) and 0 < args.altitude <= 90):
+        problems.append("--altitude must be in (0, 90] degrees")
+    if args.azimuth is not None and not math.isfinite(args.azimuth):
+        problems.append("--azimuth must be a finite number of degrees")
     for option, path, suffix in (("--output", args.output, ".png"), ("--blend", args.blend, ".blend")):
         if path is None:
             continue
@@ -142,7 +146,8 @@ def main(argv=None):
     render = orogen.addon.render
     scene = bpy.context.scene
     spec = spec_from_args(args, orogen)
-    settings = [f"lighting.azimuth={args.azimuth % 360.0!r}"] + (
+    settings = ([f"lighting.azimuth={args.azimuth % 360.0!r}"] if args.azimuth is not None else []) + (
+        [f"lighting.altitude={args.altitude!r}"] if args.altitude is not None else []) + (
         [f"material.shading={args.shading}"] if args.shading else [])
     try:
         spec = orogen.core.spec.apply_settings(spec, settings)
@@ -152,7 +157,8 @@ def main(argv=None):
     terrain = bpy.context.active_object
     aspect = args.resolution[0] / args.resolution[1]
     render.add_camera(scene, terrain, view=args.view, aspect=aspect)
-    render.add_sun(scene, math.radians(args.azimuth), math.radians(args.altitude))
+    light = spec.lighting  # the sun lamp stands where the baked light comes from
+    render.add_sun(scene, math.radians(light["azimuth"]), math.radians(max(light["altitude"], 1.0)))
     render.set_world(scene)
     render.configure_cycles(scene, tuple(args.resolution), args.samples)
     # Both files or neither: render and save beside their targets under temporary names, then rename.

@@ -36,6 +36,25 @@ def test_render_terrain_writes_the_picture_and_the_blend(tmp_path):
     assert blend.stat().st_size > 10_000
 
 
+def test_render_terrain_lights_the_terrain_from_the_specs_sun(tmp_path):
+    """--set lighting.azimuth is the baked light's and the sun lamp's direction (nothing overrides it)."""
+    blend = tmp_path / "t.blend"
+    proc = run("-c", "import sys, runpy; sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')",
+               ROOT / "scripts" / "render_terrain.py", "--size", "17", "--resolution", "8", "8", "--samples", "1",
+               "--set", "lighting.azimuth=200", "--set", "lighting.altitude=25", "--output", tmp_path / "t.png",
+               "--blend", blend)
+    assert proc.returncode == 0, proc.stderr
+    check = ("import bpy, math, sys; sys.path.insert(0, sys.argv[2]); from render_terrain import load_orogen; "
+             "o = load_orogen(); bpy.ops.wm.open_mainfile(filepath=sys.argv[1]); "
+             "t = next(x for x in bpy.data.objects if x.type == 'MESH'); "
+             "sun = next(x for x in bpy.data.objects if x.type == 'LIGHT'); "
+             "print(o.addon.specio.read_spec(t.orogen).lighting['azimuth'], "
+             "o.addon.terrain.scene_sun(bpy.context.scene))")
+    out = run("-c", check, blend, ROOT / "scripts")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().splitlines()[-1] == "200.0 (200.0, 25.0)"
+
+
 # What ``blender -b -P SCRIPT -- ARGS`` does to a script, done with the bpy module (no Blender
 # binary of 4.2+ is installable here): Blender's own flags in sys.argv before "--", the script run
 # as __main__ with __file__ set, and neither the script's folder nor the working folder on sys.path.
@@ -100,7 +119,7 @@ def test_render_terrain_reads_a_recipe(tmp_path, orogen):
         (["--resolution", "1000000", "1000000"], "--resolution must be 4 to 16384 pixels"),
         (["--samples", "0"], "--samples must be in [1, 65536]"),
         (["--seed", str(2**64)], f"error: {TOO_BIG_SEED}"),
-        (["--altitude", "nan"], "--altitude in"),
+        (["--altitude", "nan"], "--altitude must be in (0, 90] degrees"),
         (["--output", "out/terrain.jpg"], "--output must be a .png file path"),
         (["--set", "hills.radius_min=40", "--set", "hills.radius_max=8"],
          "error: hills.radius_min (40) must not exceed hills.radius_max (8)"),

@@ -316,3 +316,123 @@ def test_editing_a_terrains_layer_colour_changes_its_render(scene, orogen, tmp_p
     assert first.sum() > 10
     assert np.abs(after[first] - (1.0, 0.0, 0.0)).max() < 2 / 255
     assert np.linalg.norm(before[first] - (1.0, 0.0, 0.0), axis=-1).min() > 0.5  # every one was another colour
+
+
+def test_duplicating_with_shift_d_during_a_preview_keeps_both_terrains_their_own(scene, orogen):
+    live = orogen.addon.live
+    bpy.ops.orogen.terrain_add(size=65, seed=1)
+    a = bpy.context.active_object
+    a.orogen.preview_size = 17
+    a.orogen.seed = 2
+    live.on_setting_changed(a, bpy.context)  # a shows its preview; its own mesh waits aside
+    bpy.ops.object.duplicate()  # Shift+D: the copy inherits the record of a's own mesh
+    b = bpy.context.active_object
+    assert b != a
+    b.orogen.seed = 3
+    live.on_setting_changed(b, bpy.context)
+    live.flush_live_updates(force=True)
+    assert a.data != b.data and (a.orogen.seed, b.orogen.seed) == (2, 3)
+    for obj, seed in ((a, 2), (b, 3)):
+        spec = orogen.addon.specio.read_spec(obj.orogen)
+        assert spec.seed == seed and len(obj.data.vertices) == 65 * 65
+        assert np.array_equal(mesh_heightmap(obj), spec.heightmap())
+
+
+def test_a_failed_full_size_pass_goes_back_to_the_terrain_before_the_preview(scene, orogen):
+    live = orogen.addon.live
+    bpy.ops.orogen.terrain_add(spec=json.dumps({"version": 2, "size": 33, "width": 0.5,
+                                                 "filters": [{"type": "hydraulic", "steps": 2}]}))
+    obj = bpy.context.active_object
+    before = mesh_heightmap(obj).copy()
+    obj.orogen.preview_size = 17
+    obj.orogen.size = 65  # its preview (17²) has 3 cm cells; at full size 8 mm: the hydraulic filter refuses
+    live.on_setting_changed(obj, bpy.context)
+    live.flush_live_updates(force=True)
+    assert obj.orogen.status.startswith("Not regenerated") and "cell" in obj.orogen.status
+    assert not obj.data.get("orogen_preview_mesh") and np.array_equal(mesh_heightmap(obj), before)
+    assert not any(name in obj.orogen.status for name in ("deposited", "water_depth"))  # Orogen's own maps
+
+
+def test_the_full_size_pass_waits_while_the_terrain_is_in_edit_mode(scene, orogen):
+    live = orogen.addon.live
+    bpy.ops.orogen.terrain_add(size=65)
+    obj = bpy.context.active_object
+    obj.orogen.preview_size = 17
+    obj.orogen.seed = 4
+    live.on_setting_changed(obj, bpy.context)
+    bpy.ops.object.mode_set(mode='EDIT')
+    assert live.flush_live_updates(force=True) == [] and obj.orogen.preview_pending
+    bpy.ops.object.mode_set(mode='OBJECT')
+    assert live.flush_live_updates(force=True) == [obj.name] and len(obj.data.vertices) == 65 * 65
+
+
+def test_an_imported_terrains_export_comes_back_at_its_scale_and_a_lying_sidecar_is_refused(scene, orogen,
+                                                                                             tmp_path):
+    np.save(tmp_path / "dem.npy", np.linspace(0, 1, 81, dtype=np.float32).reshape(9, 9))
+    bpy.ops.orogen.heightmap_import(filepath=str(tmp_path / "dem.npy"), use_sidecar_scale=False, width=321.0,
+                                    height=45.0)
+    bpy.ops.orogen.export_maps(directory=str(tmp_path / "out"), name="t", heightmap_format='NPY', use_lightmap=False,
+                               use_colormap=False, use_normal_map=False, use_data_maps=False, use_splat_maps=False)
+    bpy.ops.orogen.heightmap_import(filepath=str(tmp_path / "out" / "t_height.npy"))
+    xs = [v.co.x for v in bpy.context.active_object.data.vertices]
+    zs = [v.co.z for v in bpy.context.active_object.data.vertices]
+    assert max(xs) - min(xs) == pytest.approx(321.0) and max(zs) == pytest.approx(45.0)
+    sidecar = tmp_path / "out" / "t_height.npy.json"
+    info = json.loads(sidecar.read_text())
+    info["width_m"] = -5
+    sidecar.write_text(json.dumps(info))
+    count = len(bpy.data.objects)
+    with pytest.raises(RuntimeError, match=r"width_m must be in \[0.001, 1000000.0\], got -5"):
+        bpy.ops.orogen.heightmap_import(filepath=str(tmp_path / "out" / "t_height.npy"))
+    assert len(bpy.data.objects) == count
+
+
+def test_a_blend_saved_today_opens_without_being_taken_for_0_1(scene, orogen, tmp_path, capfd):
+    bpy.ops.orogen.terrain_add(size=17, set="lighting.azimuth=100; lighting.mode=hillshade")
+    bpy.context.scene.orogen.lighting.azimuth = 1.0  # the panel's lighting edited too
+    spec = orogen.addon.specio.read_spec(bpy.context.active_object.orogen)
+    path = tmp_path / "today.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(path))
+    bpy.ops.wm.open_mainfile(filepath=str(path))
+    try:
+        assert "0.1 settings" not in capfd.readouterr().out
+        assert orogen.addon.specio.read_spec(bpy.data.objects["Terrain"].orogen) == spec
+    finally:
+        bpy.ops.wm.read_homefile(use_empty=True)
+
+
+def test_an_export_during_a_pending_preview_writes_the_full_size_terrain(scene, orogen, tmp_path):
+    bpy.ops.orogen.terrain_add(size=65)
+    obj = bpy.context.active_object
+    obj.orogen.preview_size = 17
+    bpy.ops.orogen.size_set(size=129)  # headless, the settle timer never fires: the preview stays
+    assert len(obj.data.vertices) == 17 * 17 and obj.orogen.preview_pending
+    bpy.ops.orogen.export_maps(directory=str(tmp_path), name="t", heightmap_format='NPY', use_lightmap=False,
+                               use_colormap=False, use_normal_map=False, use_data_maps=False, use_splat_maps=False)
+    assert np.load(tmp_path / "t_height.npy").shape == (129, 129)
+    assert json.loads((tmp_path / "t_height.npy.json").read_text())["shape"] == [129, 129]
+    assert not obj.orogen.preview_pending
+
+
+@pytest.mark.parametrize("text, match", [
+    ("settings.generator = 'evil'\n", "generator must be one of hills"),
+    ("settings.size = " + "-" * 200_000 + "1\n", "not a 0.1 preset"),
+    ("import os\nsettings.size = __import__('os').system('touch /tmp/orogen-pwned')\n", "not a 0.1 preset"),
+])
+def test_a_broken_0_1_preset_is_reported_and_never_run(scene, orogen, text, match):
+    folder = Path(orogen.addon.presets.user_preset_folder(create=True))
+    (folder / "broken.py").write_text(text)
+    try:
+        with pytest.raises(RuntimeError, match=match):
+            bpy.ops.orogen.preset_load(name="broken")
+        assert not Path("/tmp/orogen-pwned").exists()
+    finally:
+        (folder / "broken.py").unlink()
+
+
+def test_duplicating_a_filter_respects_the_stack_limit(scene, orogen):
+    limit = orogen.core.recipe.MAX_FILTERS
+    bpy.ops.orogen.terrain_add(size=9, spec=json.dumps({"version": 2, "size": 9,
+                                                        "filters": [{"type": "sea_level"}] * limit}))
+    with pytest.raises(RuntimeError, match=f"at most {limit} filters"):
+        bpy.ops.orogen.filter_duplicate()
