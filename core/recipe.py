@@ -231,7 +231,15 @@ class Recipe:
         win = check_window(self.shape, window)
         generator = GENERATORS[self.generator]
         extra = {"cell_size": self.cell_size} if generator.uses_cell_size else {}
-        raw: npt.NDArray[np.float64] = generator.function(self.shape, self.seed, window=win, **extra, **self.params)
+        try:
+            raw: npt.NDArray[np.float64] = generator.function(self.shape, self.seed, window=win, **extra,
+                                                              **self.params)
+        except ValueError as err:
+            if "cell_size" not in str(err):
+                raise
+            raise ValueError(f"the {self.generator} generator cannot work at this scale: {err} (the cell size is "
+                             "the width divided by the longer side's vertices minus one: change Width or Size)"
+                             ) from None
         return raw
 
     def filtered_heights(self, window: Window, raw_range: tuple[float, float]) -> npt.NDArray[np.float32]:
@@ -272,7 +280,13 @@ class Recipe:
                 def step(i: int, steps: int, start: int = done, passes: int = passes) -> bool:
                     return progress is None or progress(start + passes * i // max(steps, 1), total) is not False
                 extra = {"maps": maps, "callback": None if progress is None else step}
-            h = f.function(h, **scale, **params, **extra)
+            try:
+                h = f.function(h, **scale, **params, **extra)
+            except ValueError as err:
+                if "cell_size" not in str(err):
+                    raise
+                raise ValueError(f"the {key} filter cannot work at this scale: {err} (the cell size is the width "
+                                 "divided by the longer side's vertices minus one: change Width or Size)") from None
             done += passes
             report(done)
         return np.ascontiguousarray(crop(h, outer, window)), raw_range
