@@ -236,7 +236,8 @@ def write_arrays(obj: bpy.types.Object, arrays: TerrainArrays) -> list[str]:
     rows, cols = arrays.heightmap.shape
     notes: list[str] = []
     kept = None
-    if not is_grid_of(mesh, rows, cols):
+    same_grid = is_grid_of(mesh, rows, cols)
+    if not same_grid:
         old = grid_shape_of(mesh)
         if old is None and len(mesh.vertices):
             lost = userdata.names(obj, mesh)
@@ -249,7 +250,8 @@ def write_arrays(obj: bpy.types.Object, arrays: TerrainArrays) -> list[str]:
             kept = userdata.capture(obj, mesh, old)
             if mesh.shape_keys is not None:
                 obj.shape_key_clear()
-    update_grid_mesh(mesh, arrays.heightmap, arrays.width, arrays.height, arrays.maps.lightmap, arrays.data_maps())
+    update_grid_mesh(mesh, arrays.heightmap, arrays.width, arrays.height, arrays.maps.lightmap, arrays.data_maps(),
+                     same_grid=same_grid)
     if kept is not None and kept.summary():
         userdata.restore(obj, mesh, kept, (rows, cols))
         items = kept.summary()

@@ -261,6 +261,8 @@ def update_grid_mesh(
     height: float,
     lightmap: npt.NDArray[np.float32] | None = None,
     data_maps: dict[str, npt.NDArray[np.float32]] | None = None,
+    *,
+    same_grid: bool | None = None,
 ) -> bool:
     """Write a terrain into an existing mesh (see :func:`build_grid_mesh`); returns True if rebuilt.
 
@@ -272,7 +274,8 @@ def update_grid_mesh(
     arrays share one scratch buffer.
     """
     rows, cols = heightmap.shape
-    same_grid = is_grid_of(mesh, rows, cols)
+    if same_grid is None:  # a caller that already checked says so (the check reads every corner)
+        same_grid = is_grid_of(mesh, rows, cols)
     if same_grid:
         scratch = np.empty(4 * 4 * rows * cols, dtype=np.uint8)  # positions, then the lightmap's colours
         co = grid_coordinates(heightmap, width, height, scratch)
