@@ -88,6 +88,12 @@ MATERIAL_PARAMS: tuple[Param, ...] = (
           description="How the material turns colour and lightmap into light",
           items=(("lit", "Lit", "Principled BSDF: scene lights shade the terrain, the lightmap darkens it"),
                  ("unlit", "Unlit", "Emission of colour x lightmap: the flat look of the classic tutorials"))),
+    Param("water", "bool", False, label="Water",
+          description="Add a water surface at the water level: its own object and a water material"),
+    Param("water_level", "float", 0.0, hard=(-1.0e5, 1.0e5), soft=(0.0, 1000.0), unit="m", label="Water Level",
+          description="Height of the water surface above the terrain's Z = 0"),
+    Param("water_color", "color", (0.02, 0.09, 0.1), label="Depth Colour",
+          description="Linear RGB colour deep water takes on (the water's absorption colour)"),
 )
 
 #: One colour layer (items of a spec's ``layers`` list); :class:`core.colormap.Layer` holds the values.
@@ -256,8 +262,8 @@ class TerrainSpec:
             "filters": [{"type": s.key, "enabled": s.enabled,
                          **{p.name: p.to_plain(s.params[p.name]) for p in FILTERS[s.key].params}}
                         for s in self.filters],
-            "lighting": dict(self.lighting),
-            "material": dict(self.material),
+            "lighting": {p.name: p.to_plain(self.lighting[p.name]) for p in LIGHTING_PARAMS},
+            "material": {p.name: p.to_plain(self.material[p.name]) for p in MATERIAL_PARAMS},
             "layers": [{k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(lay).items()}
                        for lay in self.layers],
         }
