@@ -65,13 +65,13 @@ def find_preset(name: str) -> TerrainSpec | None:
     """
     if name in PRESETS:
         return preset_spec(name)
-    labels = {p["label"]: key for key, p in PRESETS.items()}
-    if name in labels:
-        return preset_spec(labels[name])
-    users = user_presets()
+    users = user_presets()  # before the labels: a preset of yours named "Island" is yours, not the built-in
     for key in (name, bpy.path.clean_name(name)):  # the name as typed, or as saved (a file name)
         if key in users:
             return read_user_preset(users[key])
+    labels = {p["label"]: key for key, p in PRESETS.items()}
+    if name in labels:
+        return preset_spec(labels[name])
     if name in PROFILE_PRESETS:
         return None
     raise ValueError(f"no preset {name!r:.60}; built-in: {', '.join([*PRESETS, *PROFILE_PRESETS])}; "

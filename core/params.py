@@ -157,6 +157,13 @@ class Param:
                 raise TypeError(f"{name} must be text, got {type(value).__name__}")
             if len(value) > 4096:
                 raise ValueError(f"{name} must be at most 4096 characters, got {len(value)}")
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError as err:  # a lone surrogate: no file or Blender string can hold it
+                raise ValueError(f"{name} must be valid Unicode text (character {err.start} is a lone "
+                                 f"surrogate)") from None
+            if "\x00" in value:
+                raise ValueError(f"{name} must not contain a NUL character")
             return value
         if self.kind == "range":
             low, high = _check_tuple(value, name, 2, self.hard)

@@ -449,7 +449,10 @@ def from_v1_settings(settings: Mapping[str, Any], recipe: object = None, layers:
         if key in V1_ENUMS and isinstance(value, int) and not isinstance(value, bool):
             value = V1_ENUMS[key][value] if 0 <= value < len(V1_ENUMS[key]) else V1_DEFAULTS[key]
         if key in s and isinstance(V1_DEFAULTS[key], bool):
-            s[key] = bool(value)  # a .blend stores booleans as 0 and 1
+            if isinstance(value, bool) or (isinstance(value, (int, np.integer)) and value in (0, 1)):
+                s[key] = bool(value)  # a .blend stores booleans as 0 and 1
+            else:  # 'false' is a true value in Python: refuse it rather than read it as True
+                raise ValueError(f"{key} must be True or False (or 0 or 1) in 0.1 settings, got {value!r:.40}")
         elif key in s:
             s[key] = _typed(value) if isinstance(value, float) else value
     if isinstance(terrain, str):

@@ -80,3 +80,17 @@ def test_generate_adds_the_loaded_preset_with_the_panel_layers(scene):
     scene.orogen.hills.radius_min = 80.0  # above radius_max
     with pytest.raises(RuntimeError, match=r"hills\.radius_min \(80\) must not exceed hills\.radius_max"):
         bpy.ops.orogen.terrain_generate()
+
+
+def test_a_user_preset_named_like_a_built_in_label_loads_the_users(scene, orogen, user_dir):
+    settings = scene.orogen
+    settings.generator, settings.seed = 'faults', 4242
+    assert bpy.ops.orogen.preset_save(name="Island") == {'FINISHED'}  # "Island" is the island preset's label
+    try:
+        settings.generator, settings.seed = 'hills', 1
+        assert bpy.ops.orogen.preset_load(name="Island") == {'FINISHED'}
+        assert (settings.generator, settings.seed) == ('faults', 4242)
+        assert bpy.ops.orogen.preset_load(name="island") == {'FINISHED'}  # the key still names the built-in
+        assert settings.generator == 'hills' and settings.hills.island
+    finally:
+        bpy.ops.orogen.preset_remove(name="Island")

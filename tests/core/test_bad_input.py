@@ -166,3 +166,24 @@ def test_a_filter_without_its_required_parameter_names_it():
         Recipe.from_dict({"filters": [{"type": "flatten"}]})
     with pytest.raises(ValueError, match=r"filters\[1\]: lowpass.passes must be"):
         Recipe.from_dict({"filters": [{"type": "box_blur"}, {"type": "erosion", "passes": -1}]})
+
+
+@pytest.mark.parametrize("name, message", [("rock\ud800", "lone surrogate"), ("ro\x00ck", "NUL")])
+def test_a_layer_name_no_file_or_blender_can_hold_is_refused_by_name(name, message):
+    from core.spec import TerrainSpec
+
+    data = TerrainSpec().to_dict()
+    data["layers"][1]["name"] = name
+    with pytest.raises(ValueError, match=rf"layers\[1\]\.name must .*") as err:
+        TerrainSpec.from_dict(data)
+    assert message.split()[-1] in str(err.value)
+
+
+@pytest.mark.parametrize("value", ["false", "True", 2, 0.5, None])
+def test_a_0_1_boolean_setting_that_is_not_true_or_false_is_refused(value):
+    from core.spec import from_v1_settings
+
+    with pytest.raises(ValueError, match="island must be True or False"):
+        from_v1_settings({"generator": "hills", "island": value})
+    assert from_v1_settings({"generator": "hills", "island": 0}).params["island"] is False
+    assert from_v1_settings({"generator": "hills", "island": True}).params["island"] is True
