@@ -24,7 +24,7 @@ import bpy
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
-from render_terrain import add_spec_arguments, load_orogen, report_text, script_argv, spec_from_args  # noqa: E402
+from render_terrain import add_spec_arguments, add_terrain, load_orogen, report_text, script_argv, spec_from_args  # noqa: E402
 
 FORMATS = ('PNG16', 'EXR', 'R16', 'NPY')
 
@@ -76,10 +76,7 @@ def main(argv=None):
         return
     bpy.ops.wm.read_homefile(use_empty=True)
     spec = spec_from_args(args, orogen)
-    try:
-        bpy.ops.orogen.terrain_add(spec=spec.to_json())
-    except RuntimeError as err:  # the operator's report
-        sys.exit(f"error: {report_text(err)}")
+    add_terrain(spec)
     terrain = bpy.context.active_object
     options = SimpleNamespace(
         directory=str(args.output_dir), name=args.name, heightmap_format=args.formats[0], absolute=args.metres,

@@ -14,7 +14,9 @@ import atexit
 import contextlib
 import importlib.util
 import math
+import os
 import sys
+import tempfile
 from pathlib import Path
 
 import bpy
@@ -134,6 +136,34 @@ def report_text(err: Exception) -> str:
     return text.removeprefix("Error: ")
 
 
+def add_terrain(spec) -> None:
+    """Add ``spec``'s terrain with Orogen's operator, as a user would; exit with its report if it refuses.
+
+    In background mode Blender prints an operator's reports to standard output itself and ``bpy.ops`` raises
+    the same text: that printed copy is held back so the error is said once, on standard error.
+    """
+    sys.stdout.flush()
+    saved = os.dup(1)
+    error: RuntimeError | None = None
+    with tempfile.TemporaryFile() as held:
+        os.dup2(held.fileno(), 1)
+        try:
+            bpy.ops.orogen.terrain_add(spec=spec.to_json())
+        except RuntimeError as err:
+            error = err
+        finally:
+            sys.stdout.flush()
+            os.dup2(saved, 1)
+            os.close(saved)
+        held.seek(0)
+        printed = held.read().decode("utf-8", errors="replace").splitlines(keepends=True)
+    report = set(str(error).splitlines()) if error else set()
+    sys.stdout.write("".join(line for line in printed if line.rstrip("\n") not in report))
+    sys.stdout.flush()
+    if error is not None:
+        sys.exit(f"error: {report_text(error)}")
+
+
 def script_argv() -> list[str]:
     """The script's own arguments: after ``--`` under ``blender -b -P``, else all of them."""
     return sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else sys.argv[1:]
@@ -151,9 +181,9 @@ def main(argv=None):
         [f"material.shading={args.shading}"] if args.shading else [])
     try:
         spec = orogen.core.spec.apply_settings(spec, settings)
-        bpy.ops.orogen.terrain_add(spec=spec.to_json())
-    except (RuntimeError, ValueError) as err:  # the operator reported an error (bpy.ops raises it)
-        sys.exit(f"error: {report_text(err)}")
+    except ValueError as err:
+        sys.exit(f"error: {err}")
+    add_terrain(spec)
     terrain = bpy.context.active_object
     aspect = args.resolution[0] / args.resolution[1]
     render.add_camera(scene, terrain, view=args.view, aspect=aspect)

@@ -299,3 +299,16 @@ def test_export_from_a_sidecar_keeps_the_terrains_scale(tmp_path):
     assert (info["spec"]["width"], info["spec"]["height"], info["width_m"]) == (250.0, 35.0, 250.0)
     heights = np.load(tmp_path / "b" / "terrain_height.npy")
     assert heights.shape == (33, 33) and heights.max() == pytest.approx(35.0)
+
+
+@pytest.mark.parametrize("script", ["render_terrain.py", "export_heightmaps.py"])
+def test_an_operators_refusal_is_said_once_on_standard_error(tmp_path, orogen, script):
+    data = orogen.core.TerrainSpec(size=17).to_dict()
+    data["layers"][0]["kind"], data["layers"][0]["image"] = "IMAGE", str(tmp_path / "missing.png")
+    (tmp_path / "s.json").write_text(json.dumps(data))
+    out = ["--output", tmp_path / "t.png"] if script == "render_terrain.py" else ["--output-dir", tmp_path]
+    proc = run(ROOT / "scripts" / script, "--spec", tmp_path / "s.json", *out)
+    assert proc.returncode == 1
+    said = "Terrain not added: layers[0] ('low'): image file not found"
+    assert proc.stderr.count(said) == 1 and said not in proc.stdout, (proc.stdout, proc.stderr)
+    assert not list(tmp_path.glob("*.png"))

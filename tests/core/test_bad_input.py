@@ -174,7 +174,7 @@ def test_a_layer_name_no_file_or_blender_can_hold_is_refused_by_name(name, messa
 
     data = TerrainSpec().to_dict()
     data["layers"][1]["name"] = name
-    with pytest.raises(ValueError, match=rf"layers\[1\]\.name must .*") as err:
+    with pytest.raises(ValueError, match=r"layers\[1\]\.name must .*") as err:
         TerrainSpec.from_dict(data)
     assert message.split()[-1] in str(err.value)
 
