@@ -194,13 +194,14 @@ PRESETS.update({
 #: Colour layers in metres for the presets above that had the default layers: snow above a snow line on
 #: mountains, rock on steep slopes, no snow on badlands (kept apart from the entries so they merge easily).
 _PLACE_LAYERS: dict[str, list[dict[str, Any]]] = {
+    # Alpine Ridges is steep (median slope about 49 degrees at 257²): meadows hold to 55, bare rock beyond.
     "alpine_ridges": [_flat(_layer("meadow", (0.05, 0.11, 0.03), -_FAR, 150.0, 620.0, edge_noise=60.0,
-                                   noise_size=300.0), 42.0),
+                                   noise_size=300.0), 55.0),
                       _flat(_layer("alpine tundra", (0.14, 0.13, 0.07), 450.0, 700.0, 950.0, edge_noise=60.0,
-                                   noise_size=300.0), 42.0),
+                                   noise_size=300.0), 55.0),
                       _layer("rock", (0.22, 0.2, 0.18), 700.0, 900.0, _FAR),
-                      _snow(780.0, 60.0, 60.0, 300.0, slope_max=50.0),
-                      _rock_on_steep((0.2, 0.18, 0.16), 44.0, 200.0)],
+                      _snow(780.0, 60.0, 60.0, 300.0, slope_max=58.0),
+                      _rock_on_steep((0.2, 0.18, 0.16), 57.0, 200.0)],
     "eroded_mountains": [_layer("shore", (0.32, 0.28, 0.18), -_FAR, 0.0, 30.0, edge_noise=8.0, noise_size=300.0),
                          _flat(_layer("forest", (0.03, 0.075, 0.025), 5.0, 150.0, 650.0, edge_noise=80.0,
                                       noise_size=500.0), 30.0),

@@ -165,8 +165,8 @@ def test_rock_covers_the_steep_slopes_of_the_mountains():
     spec, h, z, slope, w = preset_maps("alpine_ridges")
     steep = [i for i, lay in enumerate(spec.layers) if lay.name == "rock (steep)"][0]
     rock = w[..., [i for i, lay in enumerate(spec.layers) if lay.name.startswith("rock")]].sum(axis=-1)
-    assert np.mean(rock[slope > 55.0] > 0.9) > 0.9  # bare rock on the cliffs, whatever their height
-    assert np.mean(w[..., steep][slope < 30.0] > 0.1) < 0.02
+    assert np.mean(rock[slope > 68.0] > 0.9) > 0.9  # bare rock on the cliffs, whatever their height
+    assert np.mean(w[..., steep][slope < 40.0] > 0.1) < 0.02
 
 
 def test_volcanic_island_has_sea_beaches_and_a_crater():
