@@ -31,6 +31,7 @@ import bpy
 import numpy as np
 
 from ..core.colormap import check_layers
+from ..core.lighting import cell_size
 from ..core.spec import MAX_SIDE, MIN_SIDE, TerrainSpec
 from . import userdata
 from .material import build_material
@@ -179,9 +180,12 @@ def bake_unlit_color(obj: bpy.types.Object, spec: TerrainSpec) -> None:
         if mesh.attributes.get(name) is not None:
             erosion[name] = np.zeros((1, n), dtype=np.float32)
             mesh.attributes[name].data.foreach_get("value", erosion[name].ravel())
+    # On the grid (rows, cols), so that layers with noisy edges see their noise at the vertices' world positions.
+    shape = grid_shape_of(mesh) or (1, n)
     rgba = np.ones((n, 4), dtype=np.float32)
-    rgba[:, :3] = colormap(maps[HEIGHT_ATTRIBUTE][None, :], check_layers(material_layers(spec)),
-                           maps[SLOPE_ATTRIBUTE][None, :], erosion)[0]
+    rgba[:, :3] = colormap(maps[HEIGHT_ATTRIBUTE].reshape(shape), check_layers(material_layers(spec)),
+                           maps[SLOPE_ATTRIBUTE].reshape(shape), {k: v.reshape(shape) for k, v in erosion.items()},
+                           height=spec.height, cell_size=cell_size(shape, spec.width), seed=spec.seed).reshape(n, 3)
     light = mesh.color_attributes.get(LIGHTMAP_ATTRIBUTE)
     if spec.lighting["enabled"] and light is not None:
         grey = np.empty(n * 4, dtype=np.float32)

@@ -15,6 +15,17 @@ layer has a slope range) and computes, per layer, exactly what
   ``FALLBACK_WEIGHT * exp(-(d - d_min) / FALLBACK_SCALE)``;
 * raw weight ``W = p + fallback``.
 
+A layer whose heights are in metres reads the mesh's Z in object space (a
+Texture Coordinate node's Object output; Z is ``height * Height``, as core
+computes it), so its snow line stays put when the terrain's Height changes
+without the material being rebuilt, and its distance is counted in
+``METRE_DISTANCE`` metres. A layer with edge noise or the noise mask reads a
+2D Noise Texture (Detail ``NOISE_DETAIL``) on the object's coordinates, with
+Scale ``1 / noise_size`` and an offset per layer, scaled to the noise field's
+mean 0.5 and standard deviation ``NOISE_STD`` and clamped to [0, 1] (``core.colormap``'s own field
+has the same statistics but another pattern), and shifts the height and
+slope it sees by ``edge_noise`` and ``slope_noise`` times ``2 (U - 0.5)``.
+
 Colours are then mixed in sequence with Mix nodes (RGBA): step ``k`` blends
 the running colour toward layer ``k`` by ``W_k / (W_0 + ... + W_k)``, which
 equals ``sum_i W_i * colour_i / sum_i W_i``, the normalised blend. The result
@@ -26,7 +37,16 @@ import hashlib
 
 import bpy
 
-from ..core.colormap import FALLBACK_SCALE, FALLBACK_WEIGHT, MASK_DISTANCE, Layer
+from ..core.colormap import (
+    BLENDER_FAC_STD,
+    FALLBACK_SCALE,
+    FALLBACK_WEIGHT,
+    MASK_DISTANCE,
+    METRE_DISTANCE,
+    NOISE_DETAIL,
+    NOISE_STD,
+    Layer,
+)
 from .mesh import BAKED_COLOR_ATTRIBUTE, HEIGHT_ATTRIBUTE, LIGHTMAP_ATTRIBUTE, SLOPE_ATTRIBUTE, UV_MAP
 
 _COLUMN = 220.0  # horizontal spacing of node columns in the editor
@@ -60,18 +80,20 @@ class _TreeBuilder:
         """A Math node; ``a``/``b`` are nodes (their first output is used) or constants."""
         node = self.node("ShaderNodeMath", x, y, operation=op, label=label)
         for value, identifier in ((a, "Value"), (b, "Value_001")):
-            if isinstance(value, bpy.types.Node):
+            if isinstance(value, tuple):
+                self.tree.links.new(self.socket(value[0].outputs, value[1]), self.socket(node.inputs, identifier))
+            elif isinstance(value, bpy.types.Node):
                 self.tree.links.new(value.outputs[0], self.socket(node.inputs, identifier))
             else:
                 self.socket(node.inputs, identifier).default_value = value
         return node
 
-    def map_range(self, source: bpy.types.Node, from_min: float, from_max: float, x: float, y: float,
+    def map_range(self, source: tuple, from_min: float, from_max: float, x: float, y: float,
                   label: str):
-        """Clamped linear Map Range of an Attribute node's value from [from_min, from_max] to [0, 1]."""
+        """Clamped linear Map Range of a value ``(node, output identifier)`` from [from_min, from_max] to [0, 1]."""
         node = self.node("ShaderNodeMapRange", x, y, data_type='FLOAT', interpolation_type='LINEAR',
                          clamp=True, label=label)
-        self.link(source, "Fac", node, "Value")
+        self.link(source[0], source[1], node, "Value")
         for identifier, value in (("From Min", from_min), ("From Max", from_max), ("To Min", 0.0), ("To Max", 1.0)):
             self.socket(node.inputs, identifier).default_value = value
         return node
@@ -110,7 +132,7 @@ TEMPLATE_KEY = "orogen_template_key"
 #: Templates kept at most; the least recently made beyond this are removed when a new one is made.
 MAX_TEMPLATES = 8
 #: Bump when the node tree :func:`build_material` makes changes, so templates of an older tree are not reused.
-_TREE_VERSION = 3
+_TREE_VERSION = 4
 #: Custom property numbering the templates in the order they were made (oldest is pruned first).
 TEMPLATE_ORDER = "orogen_template_order"
 
@@ -209,37 +231,90 @@ def _build_tree(mat: bpy.types.Material, layers: tuple[Layer, ...], use_lightmap
     if any(lay.has_slope_range for lay in layers):
         slope = b.node("ShaderNodeAttribute", 0, 2, attribute_type='GEOMETRY', attribute_name=SLOPE_ATTRIBUTE,
                        label="Slope (degrees)")
-    parts = [_presence_and_distance(b, h, slope, lay, i * 4) for i, lay in enumerate(layers)]
+    coords = metres = None
+    if any(lay.in_metres or lay.uses_noise for lay in layers):
+        coords = b.node("ShaderNodeTexCoord", -2, 1, label="Object coordinates (metres)")
+    if any(lay.in_metres for lay in layers):
+        metres = b.node("ShaderNodeSeparateXYZ", -1, 1, label="Z (metres)")
+        b.link(coords, "Object", metres, "Vector")
+    sources = {"height": (h, "Fac"), "slope": None if slope is None else (slope, "Fac"),
+               "metres": None if metres is None else (metres, "Z"), "coords": coords}
+    parts = [_presence_and_distance(b, sources, lay, i, i * 4) for i, lay in enumerate(layers)]
     weights = _weights(b, layers, [p for p, _ in parts], [d for _, d in parts])
     color, color_out = _blend(b, layers, weights)
     _output(b, color, color_out, use_lightmap, shading)
 
 
-def _presence_and_distance(b: _TreeBuilder, h, slope, lay: Layer, y: int) -> tuple:
-    """A layer's presence (height ramps, times its slope window) and its distance outside its ranges."""
+def _noise(b: _TreeBuilder, coords, lay: Layer, index: int, y: int) -> tuple:
+    """The layer's noise field ``U`` and ``2 U - 1``: a 2D Noise Texture on object coordinates, scaled to mean 0.5
+    and standard deviation ``NOISE_STD``, clamped to [0, 1] (as ``core.colormap.noise_field``)."""
+    mapping = b.node("ShaderNodeMapping", -1, y + 3, vector_type='POINT', label=f"{lay.name} noise offset")
+    b.link(coords, "Object", mapping, "Vector")
+    step = 1000.0 * lay.noise_size  # a thousand features apart: another stretch of the noise per layer
+    b.socket(mapping.inputs, "Location").default_value = (0.7371 * step * (index + 1), 0.3119 * step * (index + 1),
+                                                         0.0)
+    tex = b.node("ShaderNodeTexNoise", 0, y + 3, noise_dimensions='2D', label=f"{lay.name} noise")
+    if hasattr(tex, "normalize"):
+        tex.normalize = True
+    b.link(mapping, "Vector", tex, "Vector")
+    for name, value in (("Scale", 1.0 / lay.noise_size), ("Detail", NOISE_DETAIL), ("Roughness", 0.5),
+                        ("Lacunarity", 2.0), ("Distortion", 0.0)):
+        b.socket(tex.inputs, name).default_value = value
+    k = NOISE_STD / BLENDER_FAC_STD
+    u = b.node("ShaderNodeMath", 1, y + 3, operation='MULTIPLY_ADD', use_clamp=True, label=f"{lay.name} noise U")
+    b.link(tex, "Fac", u, "Value")
+    u.inputs[1].default_value = k
+    u.inputs[2].default_value = 0.5 - 0.5 * k
+    shift = b.node("ShaderNodeMath", 2, y + 3, operation='MULTIPLY_ADD', label=f"{lay.name} noise 2U - 1")
+    b.link(u, "Value", shift, "Value")
+    shift.inputs[1].default_value = 2.0
+    shift.inputs[2].default_value = -1.0
+    return (u, "Value"), (shift, "Value")
+
+
+def _presence_and_distance(b: _TreeBuilder, sources: dict, lay: Layer, index: int, y: int) -> tuple:
+    """A layer's presence (height ramps, times its slope window and mask) and its distance outside its ranges."""
+    h = sources["metres"] if lay.in_metres else sources["height"]
+    slope = sources["slope"]
+    field, noise = _noise(b, sources["coords"], lay, index, y) if lay.uses_noise else (None, None)
+    if noise is not None and lay.edge_noise > 0.0:
+        h = b.node("ShaderNodeMath", 1, y + 2, operation='MULTIPLY_ADD', label=f"{lay.name} noisy height"), "Value"
+        b.link(noise[0], noise[1], h[0], "Value")
+        h[0].inputs[1].default_value = -lay.edge_noise
+        b.link(*(sources["metres"] if lay.in_metres else sources["height"]), h[0], "Value_002")
+    if noise is not None and slope is not None and lay.slope_noise > 0.0:
+        noisy = b.node("ShaderNodeMath", 1, y + 4, operation='MULTIPLY_ADD', label=f"{lay.name} noisy slope")
+        b.link(noise[0], noise[1], noisy, "Value")
+        noisy.inputs[1].default_value = -lay.slope_noise
+        b.link(slope[0], slope[1], noisy, "Value_002")
+        slope = (noisy, "Value")
     rising = b.map_range(h, lay.minimum, lay.optimal, 1, y, f"{lay.name} rising")
     falling = b.map_range(h, lay.maximum, lay.optimal, 1, y + 1, f"{lay.name} falling")
     presence = b.math('MINIMUM', rising, falling, 2, y, f"{lay.name} presence")
     below = b.math('MAXIMUM', b.math('SUBTRACT', lay.minimum, h, 2, y + 1), 0.0, 3, y + 1)
     above = b.math('MAXIMUM', b.math('SUBTRACT', h, lay.maximum, 2, y + 2), 0.0, 3, y + 2)
     distance = b.math('ADD', below, above, 4, y + 1, f"{lay.name} distance")
+    if lay.in_metres:
+        distance = b.math('DIVIDE', distance, METRE_DISTANCE, 4, y + 2, f"{lay.name} distance / {METRE_DISTANCE:g} m")
     if slope is not None and lay.has_slope_range:
         presence, distance = _slope_terms(b, slope, lay, y, presence, distance)
-    if lay.mask_map is not None:
-        presence, distance = _mask_terms(b, lay, y, presence, distance)
+    if lay.mask == "noise":
+        assert field is not None
+        presence, distance = _mask_terms(b, lay, y, presence, distance, field)
+    elif lay.mask_map is not None:
+        value = b.node("ShaderNodeAttribute", 0, y + 3, attribute_type='GEOMETRY', attribute_name=lay.mask_map,
+                       label=f"{lay.name} mask ({lay.mask_map})")
+        presence, distance = _mask_terms(b, lay, y, presence, distance, (value, "Fac"))
     return presence, distance
 
 
-def _mask_terms(b: _TreeBuilder, lay: Layer, y: int, presence, distance) -> tuple:
-    """A masked layer: presence times 1 inside ``[mask_min, mask_max]`` of its erosion map's attribute, 0 outside,
-    distance plus ``MASK_DISTANCE`` outside (as :func:`core.colormap.layer_weights`). A mesh without the
-    attribute reads 0 (Cycles and EEVEE), which ``mask_min > 0`` keeps outside: the layer is absent, as in core."""
-    value = b.node("ShaderNodeAttribute", 0, y + 3, attribute_type='GEOMETRY', attribute_name=lay.mask_map,
-                   label=f"{lay.name} mask ({lay.mask_map})")
-    below = b.math('LESS_THAN', 0.0, lay.mask_min, 1, y + 5)
-    above = b.math('GREATER_THAN', 0.0, lay.mask_max, 1, y + 6)
-    for node in (below, above):  # the attribute's float output (Fac), not its colour
-        b.tree.links.new(b.socket(value.outputs, "Fac"), node.inputs[0])
+def _mask_terms(b: _TreeBuilder, lay: Layer, y: int, presence, distance, value: tuple) -> tuple:
+    """A masked layer: presence times 1 inside ``[mask_min, mask_max]`` of its erosion map's attribute (or its
+    noise field), 0 outside, distance plus ``MASK_DISTANCE`` outside (as :func:`core.colormap.layer_weights`). A
+    mesh without the attribute reads 0 (Cycles and EEVEE), which ``mask_min > 0`` keeps outside: the layer is
+    absent, as in core."""
+    below = b.math('LESS_THAN', value, lay.mask_min, 1, y + 5)
+    above = b.math('GREATER_THAN', value, lay.mask_max, 1, y + 6)
     outside = b.math('MAXIMUM', below, above, 2, y + 5)
     inside = b.math('SUBTRACT', 1.0, outside, 3, y + 5)
     factor = inside
@@ -248,7 +323,7 @@ def _mask_terms(b: _TreeBuilder, lay: Layer, y: int, presence, distance) -> tupl
     return presence, b.math('ADD', distance, away, 7, y + 6, f"{lay.name} distance")
 
 
-def _slope_terms(b: _TreeBuilder, slope, lay: Layer, y: int, presence, distance) -> tuple:
+def _slope_terms(b: _TreeBuilder, slope: tuple, lay: Layer, y: int, presence, distance) -> tuple:
     """A layer's slope window times its presence, and its slope distance added to its distance."""
     soft = lay.slope_softness
     low = b.map_range(slope, lay.slope_min - soft, lay.slope_min, 1, y + 2, f"{lay.name} slope in")

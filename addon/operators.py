@@ -442,8 +442,10 @@ def _write_maps(obj, options, stem: str, formats: tuple[str, ...], notes: list[s
     slope = shading.slope_degrees(metres, cell)
     layers = check_layers(material_layers(spec))
     erosion = {name: m for name in EROSION_ATTRIBUTES if (m := export.point_map(obj, name)) is not None}
+    scale = {"height": float(high - low), "cell_size": cell, "seed": spec.seed}  # metres layers, noisy edges
     if options.use_colormap:
-        written.append(export.write_image(stem + "_color.png", colormap(h, layers, slope, erosion), data=False))
+        written.append(export.write_image(stem + "_color.png", colormap(h, layers, slope, erosion, **scale),
+                                          data=False))
     if options.use_normal_map:
         written.append(export.write_image(stem + "_normal.png", shading.normal_map(metres, cell)))
     if options.use_data_maps:
@@ -451,7 +453,7 @@ def _write_maps(obj, options, stem: str, formats: tuple[str, ...], notes: list[s
         written.append(export.write_image(stem + "_curvature.exr", shading.curvature(metres, cell), depth='32',
                                           file_format='OPEN_EXR'))
     if options.use_splat_maps:
-        for i, rgba in enumerate(splat_maps(layer_weights(h, layers, slope, erosion))):
+        for i, rgba in enumerate(splat_maps(layer_weights(h, layers, slope, erosion, **scale))):
             written.append(export.write_image(f"{stem}_splat{i}.png", rgba / 255.0))
     if getattr(options, "use_erosion_maps", False) and erosion:
         written += export.write_erosion_maps(stem, erosion)

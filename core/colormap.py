@@ -25,6 +25,34 @@ terrain without that map has mask 0 everywhere: the layer is absent (a river
 layer on an uneroded terrain paints nothing); ``mask_min`` is at least
 :data:`MASK_MIN` > 0, so the material, where a missing attribute reads 0,
 agrees.
+
+**Heights in metres.** A layer's ``heights`` says whether its minimum,
+optimal and maximum are normalised heights (the default) or metres above the
+terrain's lowest point (``height * terrain height``, the mesh's Z): a snow
+line at 1800 m stays at 1800 m when the terrain's Height changes. A metres
+layer's distance for the fallback is counted in units of
+:data:`METRE_DISTANCE` metres (the fallback only matters in gaps between
+layers; a fixed unit lets the material compute it without knowing the
+terrain's Height).
+
+**Noisy edges.** So that a layer's edges are not contour lines, each layer
+can shift the height and slope it sees by a deterministic noise ``N`` of the
+world position: the layer is evaluated at ``h - edge_noise * N`` and
+``s - slope_noise * N`` (so its height and slope bounds move by up to about
+``edge_noise`` and ``slope_noise``). ``N = 2 * (U - 0.5)`` where ``U`` is the
+layer's *noise field* (:func:`noise_field`): a 4-octave fBm of Orogen's
+gradient noise with feature size ``noise_size`` metres in world coordinates,
+seeded by the terrain's seed and the layer's index, scaled so that ``U`` has
+mean 0.5 and standard deviation :data:`NOISE_STD`, and clipped to ``[0, 1]``
+(about 5 % of the cells): a layer's edges move by at most ``edge_noise``
+and ``slope_noise``, so a snow layer whose minimum is ``edge_noise`` above a
+snow line never shows below that line. The same field is the ``noise`` mask (``mask_min`` ≤ ``U`` ≤
+``mask_max``): patches of a layer. The material computes ``U`` with Blender's
+Noise Texture on the object's coordinates, scaled to the same mean and
+standard deviation: the same statistics, not the same pattern (Blender's
+noise hash is not Orogen's), so a noisy layer's edges in a render and in the
+exported colour map are alike but not equal; layers without noise agree
+exactly.
 """
 
 from __future__ import annotations
@@ -35,10 +63,18 @@ from dataclasses import dataclass, replace
 import numpy as np
 import numpy.typing as npt
 
+from .fractal import fractal_noise
 from .heightmap import as_heightmap, as_real_array, check_number
+from .rng import check_seed, sub_seed
+from .window import Window
 
 __all__ = [
     "LAYER_KINDS",
+    "HEIGHT_UNITS",
+    "METRE_DISTANCE",
+    "NOISE_STD",
+    "NOISE_DETAIL",
+    "noise_field",
     "MASKS",
     "MASK_DISTANCE",
     "MASK_MIN",
@@ -61,11 +97,25 @@ FALLBACK_WEIGHT = 1e-6
 FALLBACK_SCALE = 0.05
 #: Layer masks: the mask's name and the erosion map it reads (``None``: not masked).
 MASKS: dict[str, str | None] = {"none": None, "drainage": "drainage_area", "deposited": "deposited",
-                                "removed": "removed", "water": "water_depth"}
+                                "removed": "removed", "water": "water_depth", "noise": None}
 #: Smallest ``mask_min``: a mask range never holds 0, the value a mesh without the map reads in the material.
 MASK_MIN = 1.0e-6
 #: Fallback distance (normalised height units) added to a masked layer outside its mask range.
 MASK_DISTANCE = 1.0
+#: Units of a layer's ``heights``: normalised (0 lowest, 1 highest point) or metres above the lowest point.
+HEIGHT_UNITS = ("normalised", "metres")
+#: Metres per fallback distance unit of a metres layer (see the module docstring).
+METRE_DISTANCE = 1000.0
+#: Standard deviation of a layer's noise field ``U`` (mean 0.5): ``N = 2 (U - 0.5)`` has 0.5.
+NOISE_STD = 0.25
+#: Octaves beyond the first of the edge noise (core's fBm and the material's Noise Texture Detail).
+NOISE_DETAIL = 3.0
+#: Standard deviation of core's fBm (gradient noise, detail 3, roughness 0.5, lacunarity 2), measured on
+#: four 1025² maps of 51 features across (0.1873); dividing by it gives the field unit variance.
+CORE_FBM_STD = 0.1873
+#: Standard deviation of the Fac of Blender's 2D Noise Texture (detail 3, roughness 0.5, lacunarity 2,
+#: normalised), measured on a 1001² grid of 50 features across in Blender 4.2 and 5.0 (0.0985).
+BLENDER_FAC_STD = 0.0985
 
 
 @dataclass(frozen=True)
@@ -99,11 +149,28 @@ class Layer:
     mask: str = "none"
     mask_min: float = 1.0e-6
     mask_max: float = 1.0e15
+    #: Unit of minimum, optimal and maximum (and ``edge_noise``): a key of :data:`HEIGHT_UNITS`.
+    heights: str = "normalised"
+    #: Noise on the height the layer sees (its height units) and on the slope (degrees): noisy edges.
+    edge_noise: float = 0.0
+    slope_noise: float = 0.0
+    #: Feature size of the layer's noise field in metres (edge noise and the ``noise`` mask).
+    noise_size: float = 50.0
 
     @property
     def mask_map(self) -> str | None:
         """Name of the erosion map the layer is masked by, or ``None``."""
         return MASKS.get(self.mask)
+
+    @property
+    def in_metres(self) -> bool:
+        """True when the layer's heights are metres."""
+        return self.heights == "metres"
+
+    @property
+    def uses_noise(self) -> bool:
+        """True when the layer reads its noise field (edge noise or the ``noise`` mask)."""
+        return self.edge_noise > 0.0 or self.slope_noise > 0.0 or self.mask == "noise"
 
     @property
     def has_slope_range(self) -> bool:
@@ -136,7 +203,8 @@ def check_layers(layers: object) -> tuple[Layer, ...]:
         If it holds no or more than ``MAX_LAYERS`` layers, a height is not
         finite or outside ``[-1e6, 1e6]``, ``minimum < optimal < maximum``
         does not hold, a colour channel is outside ``[0, 1]``, a slope range
-        is outside ``[0, 90]`` or reversed, or a kind is unknown.
+        is outside ``[0, 90]`` or reversed, a kind, mask or height unit is
+        unknown, or a noise amplitude or size is out of range.
     """
     if not isinstance(layers, (list, tuple)) or not all(isinstance(x, Layer) for x in layers):
         raise TypeError("layers must be a list or tuple of Layer")
@@ -178,6 +246,11 @@ def check_layers(layers: object) -> tuple[Layer, ...]:
         m_hi = check_number(layer.mask_max, f"layers[{i}].mask_max", MASK_MIN, 1e15)
         if m_lo > m_hi:
             raise ValueError(f"layers[{i}] ({layer.name!r}) needs mask_min <= mask_max, got {m_lo}, {m_hi}")
+        if not isinstance(layer.heights, str) or layer.heights not in HEIGHT_UNITS:
+            raise ValueError(f"layers[{i}].heights must be one of {HEIGHT_UNITS}, got {layer.heights!r:.40}")
+        check_number(layer.edge_noise, f"layers[{i}].edge_noise", 0.0, 1e6)
+        check_number(layer.slope_noise, f"layers[{i}].slope_noise", 0.0, 90.0)
+        check_number(layer.noise_size, f"layers[{i}].noise_size", 1e-3, 1e6)
     # The numbers as floats (a Fraction or numpy scalar must not turn the weights into object arrays).
     return tuple(
         replace(layer, minimum=float(layer.minimum), optimal=float(layer.optimal), maximum=float(layer.maximum),
@@ -185,7 +258,9 @@ def check_layers(layers: object) -> tuple[Layer, ...]:
                 color2=(float(layer.color2[0]), float(layer.color2[1]), float(layer.color2[2])),
                 slope_min=float(layer.slope_min), slope_max=float(layer.slope_max),
                 slope_softness=float(layer.slope_softness), scale=float(layer.scale),
-                mask_min=float(layer.mask_min), mask_max=float(layer.mask_max))
+                mask_min=float(layer.mask_min), mask_max=float(layer.mask_max),
+                edge_noise=float(layer.edge_noise), slope_noise=float(layer.slope_noise),
+                noise_size=float(layer.noise_size))
         for layer in layers
     )
 
@@ -264,8 +339,59 @@ def _slope_distance(slopes: npt.NDArray[np.float64], layer: Layer) -> npt.NDArra
     return d
 
 
+def noise_field(shape: tuple[int, int], index: int, noise_size: float, cell_size: float, seed: int = 0,
+                origin: tuple[int, int] = (0, 0)) -> npt.NDArray[np.float64]:
+    """Layer ``index``'s noise field ``U`` on a grid: mean 0.5, standard deviation about :data:`NOISE_STD`.
+
+    ``clip(0.5 + NOISE_STD * F / CORE_FBM_STD, 0, 1)`` where ``F`` is the fBm of Orogen's
+    gradient noise (:func:`.fractal.fractal_noise`, ``NOISE_DETAIL`` octaves
+    beyond the first, roughness 0.5, lacunarity 2) with feature size
+    ``noise_size`` in world coordinates (metres), seeded by
+    ``sub_seed(seed, "layer_noise", index)``. A cell's value depends only on
+    its world position, so a tile at ``origin`` equals the same cells of the
+    whole map bit for bit, and a coarser grid samples the same field.
+
+    Parameters
+    ----------
+    shape : (int, int)
+        ``(rows, cols)`` of the grid.
+    index : int
+        The layer's index (each layer has its own field).
+    noise_size : float
+        Feature size in metres, ``[1e-3, 1e6]``.
+    cell_size : float
+        Metres between neighbouring cells, ``(0, 1e4]``.
+    seed : int
+        The terrain's seed, ``[0, 2**64 - 1]``.
+    origin : (int, int)
+        World ``(row, col)`` of the grid's first cell (a tile's offset), non-negative.
+
+    Returns
+    -------
+    ndarray of float64, shape ``shape``
+        Values in ``[0, 1]`` (about 5 % of them clipped to 0 or 1).
+
+    Raises
+    ------
+    TypeError, ValueError
+        For a bad argument, naming it.
+    """
+    rows, cols = shape
+    r0, c0 = origin
+    if min(r0, c0) < 0:
+        raise ValueError(f"origin must be non-negative (row, col), got {origin}")
+    size = check_number(noise_size, "noise_size", 1e-3, 1e6)
+    world = (r0 + rows, c0 + cols)
+    f = fractal_noise(world, sub_seed(check_seed(seed), "layer_noise", index), window=Window(r0, c0, rows, cols),
+                      cell_size=cell_size, feature_size=size, detail=NOISE_DETAIL)
+    f *= NOISE_STD / CORE_FBM_STD
+    f += 0.5
+    np.clip(f, 0.0, 1.0, out=f)
+    return f
+
+
 def mask_factor(layer: Layer, maps: Mapping[str, npt.ArrayLike] | None,
-                shape: tuple[int, ...]) -> npt.NDArray[np.float64] | None:
+                shape: tuple[int, ...], noise: npt.ArrayLike | None = None) -> npt.NDArray[np.float64] | None:
     """A layer's mask: 1 where its map's value is in ``[mask_min, mask_max]``, else 0; ``None`` if unmasked.
 
     Values are compared in float32 (as the material's node tree compares its
@@ -279,22 +405,38 @@ def mask_factor(layer: Layer, maps: Mapping[str, npt.ArrayLike] | None,
         Erosion maps by name (:data:`core.recipe.MAP_NAMES`), each of ``shape``.
     shape : tuple of int
         The heightmap's shape.
+    noise : array_like of ``shape``, optional
+        The layer's noise field (:func:`noise_field`), for the ``noise`` mask.
 
     Raises
     ------
     ValueError
-        If the map's shape is not ``shape`` or it holds NaN or infinity.
+        If the map's shape is not ``shape`` or it holds NaN or infinity, or
+        the layer has the ``noise`` mask and ``noise`` is missing.
     """
-    name = layer.mask_map
-    if name is None:
-        return None
-    if maps is None or maps.get(name) is None:
-        return np.zeros(shape)
-    v = np.asarray(as_real_array(maps[name], name), dtype=np.float32)
+    if layer.mask == "noise":
+        if noise is None:
+            raise ValueError(f"layer {layer.name!r} has the noise mask: its noise field is required")
+        v = np.asarray(noise, dtype=np.float32)
+    else:
+        name = layer.mask_map
+        if name is None:
+            return None
+        if maps is None or maps.get(name) is None:
+            return np.zeros(shape)
+        v = np.asarray(as_real_array(maps[name], name), dtype=np.float32)
     if v.shape != shape:
-        raise ValueError(f"maps[{name!r}] must have the heightmap's shape {shape}, got {v.shape}")
+        raise ValueError(f"the mask of layer {layer.name!r} must have the heightmap's shape {shape}, got {v.shape}")
     inside = (v >= np.float32(layer.mask_min)) & (v <= np.float32(layer.mask_max))
     return inside.astype(np.float64)
+
+
+def _normalised_bounds(layer: Layer, height: float | None) -> tuple[float, float]:
+    """A layer's minimum and maximum in normalised units (metres divided by the terrain's height)."""
+    if not layer.in_metres:
+        return layer.minimum, layer.maximum
+    scale = max(height or 0.0, 1e-6)
+    return layer.minimum / scale, layer.maximum / scale
 
 
 def layer_weights(
@@ -302,6 +444,11 @@ def layer_weights(
     layers: tuple[Layer, ...] = DEFAULT_LAYERS,
     slope: npt.ArrayLike | None = None,
     maps: Mapping[str, npt.ArrayLike] | None = None,
+    *,
+    height: float | None = None,
+    cell_size: float | None = None,
+    seed: int = 0,
+    origin: tuple[int, int] = (0, 0),
 ) -> npt.NDArray[np.float32]:
     """Blend weights of the layers at every cell.
 
@@ -318,16 +465,37 @@ def layer_weights(
     maps : mapping of str to array_like (rows, cols), optional
         Erosion maps for masked layers (:func:`mask_factor`); a masked
         layer whose map is missing has weight 0 (up to the fallback).
+    height : float, optional
+        The terrain's height range in metres (metres = ``heightmap * height``
+        in float32, the mesh's Z); required when a layer's heights are metres.
+    cell_size : float, optional
+        Metres per cell; required when a layer uses its noise field.
+    seed : int
+        The terrain's seed (the noise fields').
+    origin : (int, int)
+        World ``(row, col)`` of the first cell (a tile's offset, for the noise fields).
 
     Returns
     -------
     ndarray of float32, shape (rows, cols, n_layers)
         Non-negative weights that sum to 1 at every cell (to float32 rounding).
+
+    Raises
+    ------
+    TypeError, ValueError
+        For bad input, or a missing ``slope``, ``height`` or ``cell_size`` that a layer needs.
     """
     layers = check_layers(layers)
     h: npt.NDArray[np.float64] = as_heightmap(heightmap, dtype=np.float64)
+    if any(lay.in_metres for lay in layers):
+        if height is None:
+            raise ValueError("height (metres) is required: a layer's heights are in metres")
+        height = check_number(height, "height", 0.0, 1e6)
+    if any(lay.uses_noise for lay in layers) and cell_size is None:
+        raise ValueError("cell_size (metres) is required: a layer uses its noise field")
     # Beyond every layer's range the weights no longer change: clipping keeps the arithmetic finite.
-    h = np.clip(h, min(lay.minimum for lay in layers) - 1.0, max(lay.maximum for lay in layers) + 1.0)
+    bounds = [_normalised_bounds(lay, height) for lay in layers]
+    h = np.clip(h, min(b[0] for b in bounds) - 1.0, max(b[1] for b in bounds) + 1.0)
     s: npt.NDArray[np.float64] | None = None
     if slope is not None:
         s = np.clip(as_heightmap(slope, "slope", dtype=np.float64), 0.0, 90.0)
@@ -335,14 +503,30 @@ def layer_weights(
             raise ValueError(f"slope must have the heightmap's shape {h.shape}, got {s.shape}")
     elif any(lay.has_slope_range for lay in layers):
         raise ValueError("slope (degrees) is required: a layer has a slope range")
+    metres: npt.NDArray[np.float64] | None = None
+    if height is not None and any(lay.in_metres for lay in layers):
+        metres = (h.astype(np.float32) * np.float32(height)).astype(np.float64)  # the mesh's Z
     distances = []
     presences = []
-    for lay in layers:
-        d = np.maximum(lay.minimum - h, 0.0) + np.maximum(h - lay.maximum, 0.0)
-        if s is not None and lay.has_slope_range:
-            d = d + _slope_distance(s, lay)
-        p = _presence(h, lay, s)
-        mask = mask_factor(lay, maps, h.shape)
+    for i, lay in enumerate(layers):
+        hl = metres if lay.in_metres and metres is not None else h
+        sl = s
+        noise = None
+        if lay.uses_noise:
+            assert cell_size is not None
+            noise = noise_field((h.shape[0], h.shape[1]), i, lay.noise_size, cell_size, seed, origin)
+            shift = 2.0 * (noise - 0.5)
+            if lay.edge_noise > 0.0:
+                hl = hl - lay.edge_noise * shift
+            if sl is not None and lay.slope_noise > 0.0:
+                sl = sl - lay.slope_noise * shift
+        d = np.maximum(lay.minimum - hl, 0.0) + np.maximum(hl - lay.maximum, 0.0)
+        if lay.in_metres:
+            d = d / METRE_DISTANCE
+        if sl is not None and lay.has_slope_range:
+            d = d + _slope_distance(sl, lay)
+        p = _presence(hl, lay, sl)
+        mask = mask_factor(lay, maps, h.shape, noise)
         if mask is not None:
             d = d + (1.0 - mask) * MASK_DISTANCE
             p = p * mask
@@ -368,6 +552,11 @@ def colormap(
     layers: tuple[Layer, ...] = DEFAULT_LAYERS,
     slope: npt.ArrayLike | None = None,
     maps: Mapping[str, npt.ArrayLike] | None = None,
+    *,
+    height: float | None = None,
+    cell_size: float | None = None,
+    seed: int = 0,
+    origin: tuple[int, int] = (0, 0),
 ) -> npt.NDArray[np.float32]:
     """Height-blended colour map.
 
@@ -381,6 +570,10 @@ def colormap(
         Slope in degrees, for layers with a slope range.
     maps : mapping of str to array_like (rows, cols), optional
         Erosion maps, for masked layers (see :func:`layer_weights`).
+    height, cell_size, seed, origin
+        The terrain's height range and cell size in metres, its seed and the
+        grid's world offset, for layers in metres and with noise (see
+        :func:`layer_weights`).
 
     Returns
     -------
@@ -392,7 +585,8 @@ def colormap(
     TypeError, ValueError
         For a bad heightmap or layers.
     """
-    weights = layer_weights(heightmap, layers, slope, maps).astype(np.float64)
+    weights = layer_weights(heightmap, layers, slope, maps, height=height, cell_size=cell_size, seed=seed,
+                            origin=origin).astype(np.float64)
     colors = np.array([lay.color for lay in check_layers(layers)], dtype=np.float64)
     rgb: npt.NDArray[np.float32] = np.clip(_sum_layers(weights[..., None, :] * colors.T), 0.0, 1.0).astype(np.float32)
     return rgb

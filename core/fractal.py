@@ -39,6 +39,23 @@ gradient-noise fBm fields (same feature size, roughness and lacunarity,
 ``f(p + f(p + f(p)))``; one iteration with ``warp_detail = 0`` is Blender's
 Distortion).
 
+**Anisotropy** (``stretch > 1``): features are ``stretch`` times longer
+along ``stretch_direction`` (degrees clockwise from north, as a compass or
+the sun's azimuth) than across it: the noise is evaluated at
+``x' = x cos a + y sin a``, ``y' = (y cos a − x sin a) / stretch`` (``x``
+east, ``y`` south, ``a`` the direction), before the domain warp. Directions
+that are multiples of 180 degrees keep the separable fast path; ``cos`` and
+``sin`` of other directions are computed once, in Python (scalar libm calls,
+the same on numpy 1.26 and 2.x). Dunes, wind-streaked ridges, grain.
+
+**Cone** (``cone > 0``): a cone of height ``cone`` (in the noise's units:
+fBm spans about ``[-1, 1]``) and radius ``cone_radius`` metres is added at
+the world's centre, ``cone · clamp(1 − (|r − r_c| + r_c) / cone_radius, 0, 1)``
+with ``r`` the distance in metres from the centre and ``r_c`` the crater
+radius (inside it the cone falls again, mirrored: a summit crater). A
+volcanic island is a cone plus fractal noise; the centre is the world's, so
+windows and previews keep it.
+
 **World coordinates.** A cell's value depends only on the seed, the
 parameters and its position in metres: ``x = column · cell_size`` (east),
 ``y = row · cell_size`` (south; row 0 is the north edge). The grid size only
@@ -55,6 +72,7 @@ noise use the separable form of :func:`.gradient.perlin_grid`.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -66,7 +84,7 @@ from .heightmap import check_count, check_number, check_world_shape
 from .rng import check_seed, uniform
 from .window import Window, check_window
 
-__all__ = ["BASES", "FRACTALS", "MAX_DETAIL", "fractal_noise"]
+__all__ = ["BASES", "FRACTALS", "MAX_DETAIL", "MAX_STRETCH", "fractal_noise"]
 
 #: Basis noises: gradient (Perlin), simplex, value, and cellular F1, F2 and F2 − F1.
 BASES = ("perlin", "simplex", "value", "cellular_f1", "cellular_f2", "cellular_f2_f1")
@@ -75,6 +93,8 @@ FRACTALS = ("fbm", "billow", "ridged_multifractal", "hybrid_multifractal", "hete
 #: Largest detail (Blender's): 16 octaves.
 MAX_DETAIL = 15.0
 MAX_WARP_ITERATIONS = 8
+#: Largest anisotropy (feature length along the stretch direction over the length across).
+MAX_STRETCH = 100.0
 #: Finest lattice allowed across the world (lattice cells per side): keeps lattice coordinates exact.
 MAX_LATTICE_EXTENT = 2.0**31
 # Cellular distances are centred on their means (one jittered feature point per cell) and doubled,
@@ -272,6 +292,11 @@ def fractal_noise(
     distortion: float = 0.0,
     warp_iterations: int = 1,
     warp_detail: float = 2.0,
+    stretch: float = 1.0,
+    stretch_direction: float = 0.0,
+    cone: float = 0.0,
+    cone_radius: float = 500.0,
+    crater_radius: float = 0.0,
 ) -> F64:
     """Fractal noise heights of a window of a world, unnormalised (see the module docstring).
 
@@ -327,6 +352,20 @@ def fractal_noise(
     warp_detail : float
         ``2``; ``[0, 15]``; ``[0, 6]``; octaves beyond the first — *Warp
         Detail*: detail of the gradient-noise fBm that displaces the domain.
+    stretch : float
+        ``1``; ``[1, 100]``; ``[1, 10]``; ratio — *Stretch*: features are
+        this many times longer along the stretch direction (1: isotropic).
+    stretch_direction : float
+        ``0``; ``[0, 360]``; degrees clockwise from north — *Stretch
+        Direction*: the direction features run along.
+    cone : float
+        ``0``; ``[0, 1000]``; ``[0, 10]``; noise units — *Cone*: height of a
+        cone at the world's centre (0: none).
+    cone_radius : float
+        ``500``; ``(0, 1e6]``; ``[1, 20000]``; metres — *Cone Radius*.
+    crater_radius : float
+        ``0``; ``[0, 1e6]``; ``[0, 5000]``; metres — *Crater Radius*: the
+        cone falls again inside it (0: no crater).
 
     Returns
     -------
@@ -356,11 +395,17 @@ def fractal_noise(
     distortion = check_number(distortion, "distortion", 0.0, 1e6)
     iterations = check_count(warp_iterations, "warp_iterations", 1, MAX_WARP_ITERATIONS)
     warp_detail = check_number(warp_detail, "warp_detail", 0.0, MAX_DETAIL)
+    stretch = check_number(stretch, "stretch", 1.0, MAX_STRETCH)
+    direction = check_number(stretch_direction, "stretch_direction", 0.0, 360.0) % 360.0
+    cone = check_number(cone, "cone", 0.0, 1000.0)
+    cone_radius = check_number(cone_radius, "cone_radius", 0.0, 1e6, low_open=True)
+    crater_radius = check_number(crater_radius, "crater_radius", 0.0, 1e6)
 
     octaves = _octaves(seed, 0, size, detail, roughness, lacunarity)
     warps = [[_octaves(seed, _WARP_LATTICES * (1 + 2 * i + c), size, warp_detail, roughness, lacunarity)
               for c in (0, 1)] for i in range(iterations)] if distortion > 0.0 else []
-    extent = (max(rows, cols) - 1) * cell + distortion
+    rotated = stretch != 1.0 and direction not in (0.0, 180.0)
+    extent = (max(rows, cols) - 1) * cell * (2.0 if rotated else 1.0) + distortion
     finest = max([octaves[-1].frequency] + [w[0][-1].frequency for w in warps])
     if extent * finest + 1.0 >= MAX_LATTICE_EXTENT:
         raise ValueError(
@@ -371,19 +416,36 @@ def fractal_noise(
     out = np.empty(win.shape, dtype=np.float64)
     xm = win.col_coords().astype(np.float64)
     xm *= cell
+    # Anisotropy: along-axis directions stay separable (1-D coordinates); others rotate into 2-D coordinates.
+    sign = 1.0 if direction == 0.0 else -1.0 if direction == 180.0 else 0.0
+    cos_a, sin_a = math.cos(math.radians(direction)), math.sin(math.radians(direction))
     block = max(1, _BLOCK_CELLS // win.cols)
     for r0 in range(0, win.rows, block):
         ym = np.arange(win.row + r0, win.row + min(r0 + block, win.rows), dtype=np.float64)
         ym *= cell
         coords: _Coords = (xm, ym)
+        if stretch != 1.0 and sign != 0.0:
+            coords = (xm * sign, ym * sign / stretch)
+        elif stretch != 1.0:
+            px = xm[None, :] * cos_a + ym[:, None] * sin_a
+            py = (ym[:, None] * cos_a - xm[None, :] * sin_a) / stretch
+            coords = (px, py)
+        base = coords
         for fields in warps:
+            bx, by = (base[0][None, :], base[1][:, None]) if base[0].ndim == 1 else base
             wx, wy = (_fractal("perlin", "fbm", seed, field, coords, 0.0, 0.0) for field in fields)
             px = wx.astype(np.float64)
             px *= distortion
-            px += xm[None, :]
+            px += bx
             py = wy.astype(np.float64)
             py *= distortion
-            py += ym[:, None]
+            py += by
             coords = (px, py)
         out[r0 : r0 + len(ym)] = _fractal(basis, fractal, seed, octaves, coords, offset, gain)
+        if cone > 0.0:
+            dx = xm[None, :] - 0.5 * (cols - 1) * cell
+            dy = ym[:, None] - 0.5 * (rows - 1) * cell
+            r = np.sqrt(dx * dx + dy * dy)
+            profile = 1.0 - (np.abs(r - crater_radius) + crater_radius) / cone_radius
+            out[r0 : r0 + len(ym)] += cone * np.clip(profile, 0.0, 1.0)
     return out

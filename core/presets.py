@@ -15,6 +15,34 @@ from .spec import SPEC_VERSION, TerrainSpec
 
 __all__ = ["PRESETS", "preset_spec"]
 
+#: Far below or above any terrain (metres): a layer that never fades out on that side.
+_FAR = 1.0e5
+
+
+def _layer(name: str, color: tuple[float, float, float], minimum: float, optimal: float, maximum: float,
+           **options: Any) -> dict[str, Any]:
+    """A colour layer with heights in metres (a snow line stays put when the Height changes)."""
+    return {"name": name, "color": list(color), "minimum": minimum, "optimal": optimal, "maximum": maximum,
+            "heights": "metres", **options}
+
+
+def _rock_on_steep(color: tuple[float, float, float], slope_min: float, noise_size: float) -> dict[str, Any]:
+    """Bare rock on every slope steeper than ``slope_min`` degrees, at any height, with a ragged edge."""
+    return _layer("rock (steep)", color, -_FAR, 0.0, _FAR, slope_min=slope_min, slope_softness=6.0,
+                  slope_noise=5.0, noise_size=noise_size)
+
+
+def _snow(snow_line: float, noise: float, ramp: float, noise_size: float, slope_max: float = 40.0) -> dict[str, Any]:
+    """Snow above ``snow_line`` metres and never below it: its minimum is ``noise`` higher, the most the edge noise
+    lowers it; full cover ``ramp`` metres above the minimum; off slopes steeper than ``slope_max``."""
+    return _layer("snow", (0.8, 0.82, 0.86), snow_line + noise, snow_line + noise + ramp, _FAR, slope_max=slope_max,
+                  slope_softness=5.0, edge_noise=noise, noise_size=noise_size)
+
+
+def _flat(layer: dict[str, Any], slope_max: float) -> dict[str, Any]:
+    """``layer`` only on slopes up to ``slope_max`` degrees (so rock shows on the steep ones)."""
+    return {**layer, "slope_max": slope_max, "slope_softness": 6.0, "slope_noise": 4.0}
+
 #: Built-in presets by name: label, description and the spec.
 PRESETS: dict[str, dict[str, Any]] = {
     "rolling_hills": {
@@ -101,6 +129,106 @@ PRESETS: dict[str, dict[str, Any]] = {
                              "maximum": 2.0}]},
     },
 }
+
+# --- places: presets whose colour layers are in metres (snow lines, beaches) -------------------------------------
+PRESETS.update({
+    "volcanic_island": {
+        "label": "Volcanic Island",
+        "description": "A cone with a summit crater on fractal noise, rising from the sea: beaches, green flanks, "
+                       "dark lava rock above",
+        "spec": {"size": 257, "width": 4000.0, "height": 900.0, "generator": "fractal",
+                 "fractal": {"feature_size": 700.0, "detail": 5.0, "roughness": 0.45, "cone": 4.0,
+                             "cone_radius": 1800.0, "crater_radius": 220.0, "distortion": 150.0},
+                 "filters": [{"type": "flatten", "exponent": 1.3}],
+                 "lighting": {"mode": "hillshade", "altitude": 35.0, "shadows": True},
+                 "material": {"water": True, "water_level": 110.0},
+                 "layers": [_layer("sea floor sand", (0.3, 0.26, 0.17), -_FAR, 60.0, 112.0),
+                            _layer("beach", (0.55, 0.47, 0.31), 95.0, 113.0, 128.0, edge_noise=6.0,
+                                   noise_size=120.0),
+                            _flat(_layer("forest", (0.025, 0.07, 0.02), 112.0, 250.0, 620.0, edge_noise=60.0,
+                                         noise_size=250.0), 32.0),
+                            _layer("lava rock", (0.045, 0.04, 0.038), 480.0, 700.0, _FAR, edge_noise=70.0,
+                                   noise_size=200.0),
+                            _layer("cinder", (0.16, 0.06, 0.035), 700.0, 900.0, _FAR, edge_noise=40.0,
+                                   noise_size=150.0, mask="noise", mask_min=0.45, mask_max=1.0),
+                            _rock_on_steep((0.06, 0.05, 0.045), 32.0, 150.0)]},
+    },
+    "canyon_mesas": {
+        "label": "Canyon Mesas",
+        "description": "Fractal plateaus cut into terraces: flat mesas, sandstone cliffs in bands, no snow",
+        "spec": {"size": 257, "width": 3000.0, "height": 320.0, "generator": "fractal",
+                 "fractal": {"fractal": "hybrid_multifractal", "feature_size": 1100.0, "detail": 4.0,
+                             "roughness": 0.45, "distortion": 120.0},
+                 "filters": [{"type": "terrace", "levels": 5, "smoothness": 0.12}],
+                 "lighting": {"mode": "hillshade", "altitude": 35.0, "shadows": True},
+                 "layers": [_flat(_layer("wash", (0.42, 0.27, 0.14), -_FAR, 0.0, 70.0, edge_noise=15.0,
+                                         noise_size=120.0), 25.0),
+                            _layer("red band", (0.4, 0.13, 0.055), 40.0, 110.0, 190.0, edge_noise=15.0,
+                                   noise_size=150.0),
+                            _layer("buff band", (0.55, 0.34, 0.17), 150.0, 220.0, 280.0, edge_noise=15.0,
+                                   noise_size=150.0),
+                            _flat(_layer("cap rock", (0.6, 0.5, 0.36), 250.0, 320.0, _FAR, edge_noise=10.0,
+                                         noise_size=150.0), 25.0),
+                            _layer("scrub", (0.12, 0.12, 0.05), -_FAR, 0.0, _FAR, slope_max=8.0,
+                                   mask="noise", mask_min=0.62, mask_max=1.0, noise_size=40.0),
+                            _rock_on_steep((0.36, 0.14, 0.07), 30.0, 100.0)]},
+    },
+    "dunes": {
+        "label": "Dunes", "description": "Ridged noise stretched across the wind: transverse sand dunes, sand only",
+        # The wind blows from the west-south-west; transverse dune crests run across it (stretch direction 165).
+        "spec": {"size": 257, "width": 1500.0, "height": 35.0, "generator": "fractal",
+                 "fractal": {"fractal": "ridged_multifractal", "feature_size": 160.0, "detail": 1.0,
+                             "roughness": 0.35, "stretch": 6.0, "stretch_direction": 165.0,
+                             "distortion": 40.0},
+                 "filters": [{"type": "flatten", "exponent": 1.2}],
+                 "lighting": {"mode": "hillshade", "altitude": 30.0, "azimuth": 250.0, "shadows": True},
+                 "layers": [_layer("trough sand", (0.45, 0.26, 0.11), -_FAR, 0.0, 18.0, edge_noise=3.0,
+                                   noise_size=60.0),
+                            _layer("dune sand", (0.62, 0.4, 0.19), 5.0, 25.0, _FAR, edge_noise=3.0,
+                                   noise_size=60.0),
+                            _layer("slip face", (0.55, 0.34, 0.15), -_FAR, 0.0, _FAR, slope_min=22.0,
+                                   slope_softness=6.0, slope_noise=3.0, noise_size=40.0)]},
+    },
+})
+
+#: Colour layers in metres for the presets above that had the default layers: snow above a snow line on
+#: mountains, rock on steep slopes, no snow on badlands (kept apart from the entries so they merge easily).
+_PLACE_LAYERS: dict[str, list[dict[str, Any]]] = {
+    # Alpine Ridges is steep (median slope about 49 degrees at 257²): meadows hold to 55, bare rock beyond.
+    "alpine_ridges": [_flat(_layer("meadow", (0.05, 0.11, 0.03), -_FAR, 150.0, 620.0, edge_noise=60.0,
+                                   noise_size=300.0), 55.0),
+                      _flat(_layer("alpine tundra", (0.14, 0.13, 0.07), 450.0, 700.0, 950.0, edge_noise=60.0,
+                                   noise_size=300.0), 55.0),
+                      _layer("rock", (0.22, 0.2, 0.18), 700.0, 900.0, _FAR),
+                      _snow(780.0, 60.0, 60.0, 300.0, slope_max=58.0),
+                      _rock_on_steep((0.2, 0.18, 0.16), 57.0, 200.0)],
+    "eroded_mountains": [_layer("shore", (0.32, 0.28, 0.18), -_FAR, 0.0, 30.0, edge_noise=8.0, noise_size=300.0),
+                         _flat(_layer("forest", (0.03, 0.075, 0.025), 5.0, 150.0, 650.0, edge_noise=80.0,
+                                      noise_size=500.0), 30.0),
+                         _flat(_layer("alpine grass", (0.13, 0.12, 0.06), 450.0, 750.0, 1100.0, edge_noise=80.0,
+                                      noise_size=500.0), 30.0),
+                         _layer("rock", (0.17, 0.155, 0.14), 850.0, 1100.0, _FAR),
+                         _snow(1050.0, 80.0, 60.0, 500.0),
+                         _rock_on_steep((0.1, 0.09, 0.08), 30.0, 400.0)],
+    "alpine_faults": [_flat(_layer("grass", (0.05, 0.12, 0.025), -_FAR, 5.0, 26.0, edge_noise=3.0,
+                                   noise_size=12.0), 32.0),
+                      _layer("rock", (0.16, 0.125, 0.09), 18.0, 28.0, _FAR),
+                      _snow(31.0, 2.5, 2.0, 12.0),
+                      _rock_on_steep((0.09, 0.075, 0.06), 32.0, 10.0)],
+    "diamond_square_peaks": [_flat(_layer("grass", (0.05, 0.12, 0.025), -_FAR, 2.0, 22.0, edge_noise=3.0,
+                                          noise_size=12.0), 32.0),
+                             _layer("rock", (0.16, 0.125, 0.09), 14.0, 26.0, _FAR),
+                             _snow(30.0, 3.0, 2.0, 12.0),
+                             _rock_on_steep((0.09, 0.075, 0.06), 32.0, 10.0)],
+    # No snow on badlands: bands of clay and sandstone by height.
+    "badlands": [_layer("grey clay", (0.2, 0.16, 0.15), -_FAR, 6.0, 9.5, edge_noise=0.6, noise_size=15.0),
+                 _layer("red clay", (0.36, 0.12, 0.06), 7.5, 10.5, 13.0, edge_noise=0.6, noise_size=15.0),
+                 _layer("ochre", (0.5, 0.29, 0.11), 11.5, 14.0, 16.5, edge_noise=0.6, noise_size=15.0),
+                 _layer("cream sandstone", (0.58, 0.47, 0.32), 15.0, 18.0, _FAR, edge_noise=0.6, noise_size=15.0),
+                 _rock_on_steep((0.25, 0.1, 0.05), 35.0, 10.0)],
+}
+for _name, _layers in _PLACE_LAYERS.items():
+    PRESETS[_name]["spec"]["layers"] = _layers
 
 
 def preset_spec(name: str) -> TerrainSpec:

@@ -35,7 +35,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import catalog  # noqa: F401  (registers the built-in generators and filters)
-from .colormap import DEFAULT_LAYERS, LAYER_KINDS, MASKS, MAX_LAYERS, Layer, check_layers
+from .colormap import DEFAULT_LAYERS, HEIGHT_UNITS, LAYER_KINDS, MASKS, MAX_LAYERS, Layer, check_layers
 from .heightmap import check_number
 from .jsonio import load_json
 from .lighting import LIGHTING_ORDERED, LIGHTING_PARAMS, Maps, bake, cell_size
@@ -100,12 +100,12 @@ MATERIAL_PARAMS: tuple[Param, ...] = (
 LAYER_PARAMS: tuple[Param, ...] = (
     Param("name", "string", "Layer", label="Name", description="Name of the layer"),
     Param("color", "color", (0.5, 0.5, 0.5), label="Colour", description="Linear RGB colour of the layer"),
-    Param("minimum", "float", 0.0, hard=(-1000.0, 1000.0), soft=(-1.0, 2.0), unit="normalised", label="Minimum",
-          description="Height where the layer fades in"),
-    Param("optimal", "float", 0.5, hard=(-1000.0, 1000.0), soft=(-1.0, 2.0), unit="normalised", label="Optimal",
-          description="Height where the layer is at 100 %"),
-    Param("maximum", "float", 1.0, hard=(-1000.0, 1000.0), soft=(-1.0, 2.0), unit="normalised", label="Maximum",
-          description="Height where the layer has faded out"),
+    Param("minimum", "float", 0.0, hard=(-1.0e6, 1.0e6), soft=(-1.0, 2.0), label="Minimum",
+          description="Height where the layer fades in (normalised, or metres: see Heights)"),
+    Param("optimal", "float", 0.5, hard=(-1.0e6, 1.0e6), soft=(-1.0, 2.0), label="Optimal",
+          description="Height where the layer is at 100 % (normalised, or metres: see Heights)"),
+    Param("maximum", "float", 1.0, hard=(-1.0e6, 1.0e6), soft=(-1.0, 2.0), label="Maximum",
+          description="Height where the layer has faded out (normalised, or metres: see Heights)"),
     Param("slope_min", "float", 0.0, hard=(0.0, 90.0), unit="deg", label="Slope Min",
           description="Flattest slope the layer covers"),
     Param("slope_max", "float", 90.0, hard=(0.0, 90.0), unit="deg", label="Slope Max",
@@ -127,16 +127,28 @@ LAYER_PARAMS: tuple[Param, ...] = (
                  ("drainage", "Drainage Area", "Drainage area in m² (rivers: large areas)"),
                  ("deposited", "Deposited", "Material deposited by erosion, metres (sediment, scree)"),
                  ("removed", "Removed", "Material removed by erosion, metres (gullies, cliffs)"),
-                 ("water", "Water Depth", "Water left by hydraulic erosion, metres"))),
+                 ("water", "Water Depth", "Water left by hydraulic erosion, metres"),
+                 ("noise", "Noise", "The layer's noise field (mean 0.5, standard deviation 0.25): patches"))),
     Param("mask_min", "float", 1.0e-6, hard=(1.0e-6, 1.0e15), soft=(1.0e-6, 1.0e7), label="Mask Min",
           description="Smallest mask value the layer covers (m² for drainage area, else metres; above 0: a "
                       "mask marks where its map is positive)"),
     Param("mask_max", "float", 1.0e15, hard=(1.0e-6, 1.0e15), soft=(1.0e-6, 1.0e7), label="Mask Max",
           description="Largest mask value the layer covers"),
+    Param("heights", "enum", "normalised", label="Heights", description="Unit of Minimum, Optimal and Maximum",
+          items=(("normalised", "Normalised", "0 at the lowest point, 1 at the highest: follows the Height"),
+                 ("metres", "Metres", "Metres above the lowest point: a snow line stays put when Height changes"))),
+    Param("edge_noise", "float", 0.0, hard=(0.0, 1.0e6), soft=(0.0, 500.0), label="Height Noise",
+          description="Noise on the heights the layer sees, in its height unit (about 95 % of the shifts are "
+                      "within it): edges that are not contour lines"),
+    Param("slope_noise", "float", 0.0, hard=(0.0, 90.0), soft=(0.0, 20.0), unit="deg", label="Slope Noise",
+          description="Noise on the slopes the layer sees, in degrees"),
+    Param("noise_size", "float", 50.0, hard=(1.0e-3, 1.0e6), soft=(1.0, 2000.0), unit="m", label="Noise Size",
+          description="Feature size of the layer's noise (edge noise and the Noise mask)"),
 )
 assert tuple(p.name for p in LAYER_PARAMS) == tuple(f.name for f in fields(Layer)), "LAYER_PARAMS must match Layer"
 assert LAYER_PARAMS[8].choices == LAYER_KINDS
 assert LAYER_PARAMS[12].choices == tuple(MASKS)
+assert LAYER_PARAMS[15].choices == HEIGHT_UNITS
 
 _WORLD = {p.name: p for p in WORLD_PARAMS}
 _TOP_KEYS = {"version", "generator", "filters", "lighting", "material", "layers", *_WORLD}

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 SPECS = ("rolling_hills", "island", "alpine_faults", "diamond_square_peaks", "badlands", "eroded_mountains",
-         "river_valleys", "scree_slopes", "alpine_ridges", "rolling_farmland")
+         "river_valleys", "scree_slopes", "alpine_ridges", "rolling_farmland", "volcanic_island", "canyon_mesas",
+         "dunes")
 PROFILES = ("side_view_level",)
 BUILTINS = SPECS + PROFILES
 

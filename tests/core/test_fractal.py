@@ -299,6 +299,48 @@ def test_domain_warping_moves_the_terrain_by_at_most_the_distortion():
     assert np.array_equal(plain, fractal_noise((200, 200), 3, warp_iterations=3, **kw))  # no distortion, no warp
 
 
+@pytest.mark.parametrize("direction", [0.0, 30.0, 90.0, 165.0, 180.0])
+def test_stretch_runs_features_along_its_direction(direction):
+    a = fractal_noise((200, 200), 3, feature_size=30.0, detail=2.0, stretch=4.0, stretch_direction=direction)
+    gy, gx = np.gradient(a)
+    east, north = gx, -gy
+    # the structure tensor's main axis is the gradient's; features (ridges) run across it
+    jxx, jyy, jxy = (east * east).mean(), (north * north).mean(), (east * north).mean()
+    gradient_azimuth = (90.0 - 0.5 * np.degrees(np.arctan2(2 * jxy, jxx - jyy))) % 180.0
+    along = (gradient_azimuth + 90.0) % 180.0
+    diff = abs(along - direction % 180.0)
+    assert min(diff, 180.0 - diff) < 6.0
+    eig = np.linalg.eigvalsh([[jxx, jxy], [jxy, jyy]])
+    assert eig[1] / eig[0] > 6.0  # strongly anisotropic (about stretch squared)
+
+
+@pytest.mark.parametrize("direction", [0.0, 40.0, 180.0])
+def test_a_stretched_window_equals_the_whole_and_the_preview_its_cells(direction):
+    kw = dict(feature_size=40.0, stretch=3.0, stretch_direction=direction, distortion=8.0)
+    whole = fractal_noise((121, 121), 6, cell_size=1.0, **kw)
+    part = fractal_noise((121, 121), 6, cell_size=1.0, window=Window(13, 29, 40, 50), **kw)
+    assert np.array_equal(whole[13:53, 29:79], part)
+    assert np.array_equal(whole[::4, ::4], fractal_noise((31, 31), 6, cell_size=4.0, **kw))
+
+
+def test_stretch_one_and_cone_zero_leave_the_terrain_unchanged():
+    base = fractal_noise((50, 60), 4, feature_size=20.0)
+    assert np.array_equal(base, fractal_noise((50, 60), 4, feature_size=20.0, stretch=1.0, stretch_direction=77.0,
+                                              cone=0.0, crater_radius=5.0))
+
+
+def test_the_cone_is_centred_with_its_crater():
+    kw = dict(feature_size=50.0, detail=0.0)
+    flat = fractal_noise((101, 101), 2, cell_size=10.0, **kw)
+    cone = fractal_noise((101, 101), 2, cell_size=10.0, cone=2.0, cone_radius=400.0, crater_radius=100.0, **kw) - flat
+    yy, xx = np.mgrid[:101, :101]
+    r = np.hypot(yy - 50, xx - 50) * 10.0
+    expected = 2.0 * np.clip(1.0 - (np.abs(r - 100.0) + 100.0) / 400.0, 0.0, 1.0)
+    np.testing.assert_allclose(cone, expected, atol=1e-12)
+    assert cone[50, 50] == pytest.approx(1.0) and cone.max() == pytest.approx(1.5)  # rim at 100 m, floor at 0 m
+    assert (cone[r >= 400.0] == 0.0).all()
+
+
 def test_seeds_give_different_terrains():
     a, b = fractal_noise((100, 100), 1), fractal_noise((100, 100), 2)
     assert abs(np.corrcoef(a.ravel(), b.ravel())[0, 1]) < 0.5
@@ -326,6 +368,10 @@ print(json.dumps({
                                          feature_size=40.0, offset=0.7, gain=1.5, lacunarity=2.3)),
     "hetero_cellular": digest(fractal_noise((60, 70), 10, basis="cellular_f2_f1", fractal="hetero_terrain",
                                             feature_size=25.0, detail=2.0, roughness=0.6)),
+    "dunes": digest(fractal_noise((60, 70), 11, fractal="ridged_multifractal", feature_size=30.0, detail=2.0,
+                                  stretch=5.0, stretch_direction=165.0, distortion=6.0, cell_size=1.5)),
+    "cone": digest(fractal_noise((61, 61), 12, feature_size=30.0, cone=3.0, cone_radius=40.0, crater_radius=8.0,
+                                 stretch=3.0, stretch_direction=180.0)),
     "cellular_f2": digest(cellular_noise(x, y, 3, 1, "f2")),
     "simplex": digest(simplex_noise(x, y, 3, 1)),
 }))
@@ -337,6 +383,8 @@ GOLDEN = {
     "ridged_simplex": "float64(60, 70):eccd8d0220271fc028e03d80",
     "hybrid_value": "float64(60, 70):b3a5a6c648621258c215af09",
     "hetero_cellular": "float64(60, 70):6cec8f28c0786f193bef90a5",
+    "dunes": "float64(60, 70):2a7e379ac3881f00a4867f3d",
+    "cone": "float64(61, 61):f44ace1d4b50067df098df5a",
     "cellular_f2": "float32(50, 70):7833dcf2f77dddd0b0e53ce9",
     "simplex": "float32(50, 70):7af91bcd388882fdcbbfbf7b",
 }
@@ -365,6 +413,11 @@ def test_golden_hashes_in_a_fresh_process():
     (dict(warp_iterations=1.0), TypeError, "warp_iterations must be an integer"),
     (dict(warp_detail=-0.5), ValueError, r"warp_detail must be in \[0.0, 15.0\]"),
     (dict(cell_size=0.0), ValueError, r"cell_size must be in \(0.0, 10000.0\]"),
+    (dict(stretch=0.5), ValueError, r"stretch must be in \[1.0, 100.0\]"),
+    (dict(stretch_direction=400.0), ValueError, r"stretch_direction must be in \[0.0, 360.0\]"),
+    (dict(cone=-1.0), ValueError, r"cone must be in \[0.0, 1000.0\]"),
+    (dict(cone_radius=0.0), ValueError, r"cone_radius must be in \(0.0, 1000000.0\]"),
+    (dict(crater_radius=-1.0), ValueError, r"crater_radius must be in \[0.0, 1000000.0\]"),
     (dict(window=(0, 0, 2, 2)), TypeError, "window must be a Window"),
     (dict(window=Window(0, 0, 20, 2)), ValueError, "window.rows"),
     (dict(feature_size=1e-3, detail=15.0, lacunarity=4.0), ValueError, "feature_size .* lattice cells across"),
