@@ -39,14 +39,19 @@ numpy only: the scheduling (Dask) and the file formats live in
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from .heightmap import MAX_CELLS, check_count, check_world_shape
+from .bake import bake_maps
+from .heightmap import MAX_CELLS, as_heightmap, check_count, check_number, check_world_shape
+from .lighting import LIGHTING_ORDERED, LIGHTING_PARAMS, Maps
+from .params import check_values
 from .recipe import Ranges, Recipe
+from .shading import SHADOW_SAMPLES, shadow_margins, shadow_reach
 from .spec import TerrainSpec
 from .window import Window
 
@@ -60,6 +65,11 @@ __all__ = [
     "combine_ranges",
     "tile_heights",
     "to_uint16",
+    "MAX_SHADOW_TILES",
+    "Margins",
+    "map_margins",
+    "grow",
+    "window_maps",
 ]
 
 #: Largest tile side in vertices: one tile is one heightmap (8193 x 8193 at most).
@@ -215,3 +225,139 @@ def to_uint16(heights: npt.ArrayLike) -> npt.NDArray[np.uint16]:
     h = np.asarray(heights, dtype=np.float64)
     levels: npt.NDArray[np.uint16] = np.rint(np.clip(h, 0.0, 1.0) * 65535.0).astype("<u2")
     return levels
+
+
+# --- the maps of a tile: slope, curvature, lightmap (hillshade x cast shadows x ambient occlusion) -------------
+#: Longest cast shadow a tile's maps follow, in tiles: a sun so low that its shadows reach farther (or whose
+#: disc touches the horizon) has them cut there, and its shadows are then not seamless.
+MAX_SHADOW_TILES = 2
+
+
+@dataclass(frozen=True)
+class Margins:
+    """Cells of world a tile's maps read beyond each side: ``north``, ``south``, ``west``, ``east``.
+
+    ``reach`` is the cast shadows' reach (0 without shadows), ``cut`` whether it
+    was cut at :data:`MAX_SHADOW_TILES` tiles (the shadows are then not exact).
+    """
+
+    north: int
+    south: int
+    west: int
+    east: int
+    reach: int = 0
+    cut: bool = False
+
+    @property
+    def widest(self) -> int:
+        """The largest of the four margins."""
+        return max(self.north, self.south, self.west, self.east)
+
+
+def _lighting(lighting: Mapping[str, Any] | None) -> dict[str, Any]:
+    return check_values(LIGHTING_PARAMS, lighting or {}, "lighting.", LIGHTING_ORDERED)
+
+
+def _sun(light: Mapping[str, Any], sun: tuple[float, float] | None) -> tuple[float, float]:
+    return (float(light["azimuth"]), float(light["altitude"])) if sun is None else (float(sun[0]), float(sun[1]))
+
+
+def map_margins(lighting: Mapping[str, Any] | None, relief: float, cell_size: float, tile: int,
+                sun: tuple[float, float] | None = None, z_factor: float = 1.0) -> Margins:
+    """The margins a tile's maps read (:func:`window_maps`), from the lighting, the relief and the sun.
+
+    - 1 cell on every side: Horn's gradient (slope, hillshade), the curvature's
+      Laplacian, the slope lighting's neighbour;
+    - ambient occlusion: its radius (``ao_radius`` cells, its farthest sample) on every side;
+    - cast shadows: their reach, :func:`core.shading.shadow_reach` ``= ceil(relief / (tan(a) x cell_size)) + 1``
+      with ``a`` the lowest altitude sampled across the sun's disc, and only on the sides toward the sun
+      (:func:`core.shading.shadow_margins`). A ray toward the sun that has risen ``relief`` metres above a
+      cell has passed every point that could hide it; a normalised world rises at most its height range
+      (``relief``, metres, times ``z_factor``). Cut at :data:`MAX_SHADOW_TILES` tiles.
+
+    Parameters
+    ----------
+    lighting : mapping or None
+        Values of :data:`core.lighting.LIGHTING_PARAMS` (missing ones take their defaults).
+    relief : float
+        Metres, ``[0, 1e12]``: how far any point of the world rises above another.
+    cell_size : float
+        Metres per cell, ``[1e-9, 1e9]``.
+    tile : int
+        Tile side in vertices, ``[2, MAX_TILE]`` (the cap's unit).
+    sun : (float, float), optional
+        ``(azimuth, altitude)`` in degrees replacing the lighting's own.
+    z_factor : float
+        Vertical exaggeration of the bake, ``[1e-9, 1e9]``.
+    """
+    light = _lighting(lighting)
+    tile = check_count(tile, "tile", 2, MAX_TILE)
+    relief = check_number(relief, "relief", 0.0, 1e12) * check_number(z_factor, "z_factor", 1e-9, 1e9)
+    base = 1  # Horn's gradient (slope, hillshade), the curvature's Laplacian, the slope lighting's neighbour
+    shade = light["enabled"] and light["mode"] in ("hillshade", "multidirectional")
+    if shade and light["ao"] and light["ao_strength"] > 0:
+        base = max(base, int(light["ao_radius"]))
+    if not (shade and light["shadows"]):
+        return Margins(base, base, base, base)
+    azimuth, altitude = _sun(light, sun)
+    reach = shadow_reach(relief, cell_size, altitude, float(light["shadow_softness"]), SHADOW_SAMPLES)
+    cap = MAX_SHADOW_TILES * (tile - 1)
+    cut = reach is None or reach > cap
+    reach = cap if reach is None else min(reach, cap)
+    n, s, w, e = shadow_margins(azimuth, reach)
+    return Margins(max(base, n), max(base, s), max(base, w), max(base, e), reach, cut)
+
+
+def grow(world_shape: tuple[int, int], window: Window, margins: Margins) -> Window:
+    """``window`` grown by ``margins`` on each side, clamped to the world (at its edges the maps' own edge
+    rules apply, as for the whole world)."""
+    rows, cols = world_shape
+    r0, c0 = max(window.row - margins.north, 0), max(window.col - margins.west, 0)
+    r1 = min(window.row + window.rows + margins.south, rows)
+    c1 = min(window.col + window.cols + margins.east, cols)
+    return Window(r0, c0, r1 - r0, c1 - c0)
+
+
+def window_maps(heights: npt.ArrayLike, outer: Window, height: float, cell_size: float,
+                lighting: Mapping[str, Any] | None = None, sun: tuple[float, float] | None = None) -> Maps:
+    """Lightmap, slope and curvature of normalised ``heights`` covering the world cells ``outer``.
+
+    As :func:`core.lighting.bake` of the whole world, cell for cell: crop the
+    result to a tile whose window grown by :func:`map_margins` (:func:`grow`)
+    is ``outer``, and every map equals the whole world's bit for bit
+    (hillshade, slope and curvature read one cell, ambient occlusion its
+    radius; cast shadows trace the world's own rays from ``outer``'s origin,
+    :func:`core.shading.cast_shadows`), unless the shadows were cut
+    (``Margins.cut``).
+
+    Parameters
+    ----------
+    heights : array_like, shape (outer.rows, outer.cols)
+        Normalised heights in [0, 1] (the world's normalisation).
+    outer : Window
+        The world cells ``heights`` covers.
+    height : float
+        The world's height range in metres, ``[0, 1e6]``.
+    cell_size : float
+        Metres per cell, ``[1e-9, 1e9]`` (the whole world's ``width / (cols - 1)``, the same float).
+    lighting, sun :
+        As :func:`core.lighting.bake`.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For a bad heightmap, window or setting, naming it.
+    """
+    h = as_heightmap(heights)
+    if not isinstance(outer, Window) or h.shape != outer.shape:
+        raise ValueError(f"heights {h.shape} must have the shape of the window outer")
+    light = _lighting(lighting)
+    height = check_number(height, "height", 0.0, 1.0e6)
+    azimuth, altitude = _sun(light, sun)
+    maps = bake_maps(h * np.float32(height), cell_size, lighting=light["mode"] if light["enabled"] else None,
+                     azimuth=azimuth, altitude=altitude, light_softness=light["softness"],
+                     min_brightness=light["min_brightness"], max_brightness=light["max_brightness"],
+                     shadows=light["shadows"], shadow_softness=light["shadow_softness"], ambient=light["ao"],
+                     ambient_strength=light["ao_strength"], ambient_directions=light["ao_directions"],
+                     ambient_radius=light["ao_radius"], origin=(outer.row, outer.col))
+    return Maps(maps.lightmap, maps.slope, maps.curvature)
