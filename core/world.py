@@ -47,13 +47,14 @@ import numpy as np
 import numpy.typing as npt
 
 from .bake import bake_maps
+from .filters import check_filter_work
 from .heightmap import MAX_CELLS, as_heightmap, check_count, check_number, check_world_shape
 from .lighting import LIGHTING_ORDERED, LIGHTING_PARAMS, Maps
-from .params import check_values
+from .params import FILTERS, check_values
 from .recipe import Ranges, Recipe
 from .shading import SHADOW_SAMPLES, shadow_margins, shadow_reach
 from .spec import TerrainSpec
-from .window import Window
+from .window import Window, crop, expand
 
 __all__ = [
     "MAX_TILE",
@@ -65,6 +66,13 @@ __all__ = [
     "combine_ranges",
     "tile_heights",
     "to_uint16",
+    "COARSE_SIDE",
+    "CoarsePlan",
+    "coarse_plan",
+    "coarse_block",
+    "coarse_filters",
+    "upsample",
+    "global_heights",
     "MAX_SHADOW_TILES",
     "Margins",
     "map_margins",
@@ -361,3 +369,173 @@ def window_maps(heights: npt.ArrayLike, outer: Window, height: float, cell_size:
                      ambient_strength=light["ao_strength"], ambient_directions=light["ao_directions"],
                      ambient_radius=light["ao_radius"], origin=(outer.row, outer.col))
     return Maps(maps.lightmap, maps.slope, maps.curvature)
+
+
+# --- global filters: a coarse pass over the whole world, full-resolution detail per tile -------------------------
+#: Default largest side of the coarse world a build's global filters run on (16.8 M cells: a few hundred MB for
+#: the erosion filters' working arrays).
+COARSE_SIDE = 4097
+
+FilterStack = tuple[tuple[str, Mapping[str, Any]], ...]
+
+
+@dataclass(frozen=True)
+class CoarsePlan:
+    """How a world with global filters is built: the stack cut at its global filters, and the coarse grid.
+
+    ``prefix`` is the recipe up to the first global filter (its generator and the local filters before it),
+    evaluated at full resolution in any window; ``middle`` the filters from the first global filter to the last
+    (run once, over the whole world every ``factor``-th vertex, ``shape`` vertices, at ``factor x cell_size``
+    metres per cell); ``suffix`` the local filters after the last global one (per tile, full resolution, over
+    their margin). ``factor`` divides the tile stride, so every tile's corners are coarse vertices.
+    """
+
+    factor: int
+    shape: tuple[int, int]
+    prefix: Recipe
+    middle: FilterStack
+    suffix: FilterStack
+
+    @property
+    def cell_size(self) -> float:
+        """Metres per coarse cell: ``factor x`` the world's."""
+        return self.prefix.cell_size * self.factor
+
+    def describe(self) -> dict[str, Any]:
+        """What identifies the coarse pass (for a build's manifest and its resume check)."""
+        return {"factor": self.factor, "shape": list(self.shape), "cell_size_m": self.cell_size,
+                "filters": [key for key, _ in self.middle], "local_after": [key for key, _ in self.suffix]}
+
+
+def coarse_plan(recipe: Recipe, grid: TileGrid, max_side: int = COARSE_SIDE) -> CoarsePlan | None:
+    """The coarse pass of ``recipe`` over ``grid``, or ``None`` when its stack has no global filter.
+
+    The factor is the smallest divisor of the tile stride that brings the coarse world to at most ``max_side``
+    vertices per side (1, the full resolution, when the world fits).
+
+    Raises
+    ------
+    ValueError
+        If the grid does not cover the recipe's world, ``max_side`` is outside ``[3, 8193]``, or no divisor of
+        the stride is coarse enough (the message asks for larger tiles).
+    """
+    if not isinstance(recipe, Recipe) or not isinstance(grid, TileGrid):
+        raise TypeError("coarse_plan takes a Recipe and a TileGrid")
+    if recipe.shape != grid.shape:
+        raise ValueError(f"the tile grid covers {grid.shape}, the recipe's world is {recipe.shape}")
+    max_side = check_count(max_side, "max_side", 3, MAX_TILE)
+    side = max(recipe.shape)
+    is_global = [FILTERS[key].margin(params) >= side for key, params in recipe.filters]
+    if not any(is_global):
+        return None
+    first = is_global.index(True)
+    last = len(is_global) - 1 - is_global[::-1].index(True)
+    rows, cols = grid.shape
+    factor = next((f for f in range(1, grid.stride + 1) if grid.stride % f == 0
+                   and (max(rows, cols) - 1) // f + 1 <= max_side), None)
+    if factor is None:
+        raise ValueError(f"a {rows} x {cols} world's global filters run on a coarse world of at most {max_side} "
+                         f"vertices per side, every n-th vertex with n dividing the tile stride ({grid.stride}): "
+                         "use larger tiles (e.g. 1025) or a larger coarse side")
+    prefix = Recipe(recipe.generator, recipe.seed, recipe.shape, recipe.params, recipe.filters[:first],
+                    recipe.cell_size, recipe.height)
+    shape = ((rows - 1) // factor + 1, (cols - 1) // factor + 1)
+    return CoarsePlan(factor, shape, prefix, tuple(recipe.filters[first : last + 1]),
+                      tuple(recipe.filters[last + 1 :]))
+
+
+def coarse_block(plan: CoarsePlan, window: Window, world_raw: tuple[float, float]) -> npt.NDArray[np.float32]:
+    """The prefix heights (normalised by ``world_raw``, local filters applied) of ``window``'s coarse vertices.
+
+    ``window`` starts on a coarse vertex (a tile's owned window does); returns its every ``factor``-th row and
+    column, ``float32``, the world's own cells whichever windows cover the world.
+    """
+    f = plan.factor
+    if window.row % f or window.col % f:
+        raise ValueError(f"window must start on a coarse vertex (a multiple of {f}), got ({window.row}, {window.col})")
+    h = plan.prefix.filtered_heights(window, world_raw)
+    return np.ascontiguousarray(h[::f, ::f])
+
+
+def coarse_filters(plan: CoarsePlan, coarse: npt.ArrayLike) -> npt.NDArray[np.float32]:
+    """The global filters (``plan.middle``) over the whole coarse world, at ``plan.cell_size`` metres per cell.
+
+    ``coarse`` is :func:`coarse_block` over the world, ``float32 plan.shape``. Returns what a tile adds to its
+    prefix heights, upsampled (:func:`upsample`): the filters' change ``filtered - coarse`` when ``factor > 1``,
+    and the filtered heights themselves at full resolution (``factor == 1``: tiles are then the whole world's
+    cells bit for bit).
+
+    Raises
+    ------
+    ValueError
+        For a coarse world of another shape, or filtering that would run for minutes.
+    """
+    c0 = as_heightmap(coarse)
+    if c0.shape != plan.shape:
+        raise ValueError(f"coarse heights {c0.shape} must be the plan's coarse world {plan.shape}")
+    check_filter_work(plan.shape, sum(FILTERS[key].passes(params) for key, params in plan.middle),
+                      "global filters (coarse pass)")
+    h = c0.copy()
+    for key, params in plan.middle:
+        f = FILTERS[key]
+        scale = {"cell_size": plan.cell_size, "height": plan.prefix.height} if f.uses_scale else {}
+        h = as_heightmap(f.function(h, **scale, **params))
+    if plan.factor == 1:
+        return h
+    diff: npt.NDArray[np.float32] = h - c0
+    return diff
+
+
+def upsample(coarse: npt.ArrayLike, window: Window, factor: int) -> npt.NDArray[np.float32]:
+    """Bilinear values at ``window``'s world cells of a coarse grid sampled every ``factor`` cells.
+
+    World cell ``(r, c)`` reads the four coarse vertices around ``(r / factor, c / factor)``; the weights and
+    the arithmetic (float64, rows then columns, then float32) depend on the world coordinates alone, so any
+    two windows give a shared cell the same value bit for bit. Coarse vertices keep their values exactly.
+    ``coarse`` may be a memory-mapped array: only the rows and columns the window needs are read.
+    """
+    f = check_count(factor, "factor", 1, MAX_TILE)
+    grid = np.asanyarray(coarse)
+
+    def axis(start: int, count: int, n: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64],
+                                                      npt.NDArray[np.float64]]:
+        world = np.arange(start, start + count, dtype=np.int64)
+        i0 = world // f
+        if int(i0[-1]) > n - 1 or (int(i0[-1]) == n - 1 and int(world[-1] % f) != 0):
+            raise ValueError(f"window {window} reaches beyond the coarse grid {grid.shape} x {f}")
+        t = (world - i0 * f).astype(np.float64) / f
+        return i0, np.minimum(i0 + 1, n - 1), t
+
+    r0, r1, ty = axis(window.row, window.rows, grid.shape[0])
+    c0, c1, tx = axis(window.col, window.cols, grid.shape[1])
+    lo_r, hi_r, lo_c, hi_c = int(r0[0]), int(r1[-1]) + 1, int(c0[0]), int(c1[-1]) + 1
+    block = np.asarray(grid[lo_r:hi_r, lo_c:hi_c], dtype=np.float64)
+    across = (1.0 - tx) * block[:, c0 - lo_c] + tx * block[:, c1 - lo_c]  # (coarse rows, window cols)
+    out = (1.0 - ty)[:, None] * across[r0 - lo_r] + ty[:, None] * across[r1 - lo_r]
+    result: npt.NDArray[np.float32] = out.astype(np.float32)
+    return result
+
+
+def global_heights(plan: CoarsePlan, window: Window, world_raw: tuple[float, float],
+                   detail: npt.ArrayLike) -> npt.NDArray[np.float32]:
+    """Heights of ``window`` after the whole stack, before the final normalisation (a world with global filters).
+
+    The prefix heights at full resolution plus ``detail`` (:func:`coarse_filters`) upsampled, then the local
+    filters after the last global one over their margin; at ``factor == 1`` the filtered coarse world's cells
+    themselves. Their minimum and maximum over the tiles are the world's range after the filters; the final
+    heights are ``normalize(global_heights(...), that range)``. Tiles share their edges bit for bit.
+    """
+    rows, cols = plan.prefix.shape
+    margin = sum(FILTERS[key].margin(params) for key, params in plan.suffix)
+    outer = expand((rows, cols), window, margin)
+    if plan.factor == 1:
+        h = np.array(np.asanyarray(detail)[outer.row : outer.row + outer.rows, outer.col : outer.col + outer.cols],
+                     dtype=np.float32)
+    else:
+        h = plan.prefix.filtered_heights(outer, world_raw)
+        h += upsample(detail, outer, plan.factor)
+    for key, params in plan.suffix:
+        f = FILTERS[key]
+        scale = {"cell_size": plan.prefix.cell_size, "height": plan.prefix.height} if f.uses_scale else {}
+        h = as_heightmap(f.function(h, **scale, **params))
+    return np.ascontiguousarray(crop(h, outer, window))
