@@ -23,6 +23,8 @@ Seams:
 """
 
 import json
+import os
+import shutil
 import time
 
 import bpy
@@ -41,11 +43,13 @@ from ..core.world import (
     filtered_range,
     grow,
     raw_range,
+    to_uint16,
     window_maps,
     world_recipe,
 )
 from ..core.world import map_margins as map_margins_of
 from .draw import draw_spec
+from .export import check_path, commit, stage_dir, write_image
 from .live import bake_unlit_color, checked_layers, mode_reason, new_material, poll_with, suspended
 from .mesh import CURVATURE_ATTRIBUTE, SLOPE_ATTRIBUTE, update_grid_mesh
 from .properties import Groups, spec_annotations
@@ -588,6 +592,92 @@ class OROGEN_OT_tiles_lod(bpy.types.Operator):
         return {'FINISHED'}
 
 
+#: Tile files an export writes: folder, extension (the conventions of ``scripts/build_world.py``).
+TILE_FORMATS = {'PNG16': ("unreal", ".png"), 'R16': ("unity", ".r16"), 'EXR': ("exr", ".exr")}
+
+
+def tile_file(fmt: str, name: str, ty: int, tx: int, tiles_y: int) -> str:
+    """Relative path of tile ``(ty, tx)`` in ``fmt``: ``_x{X}_y{Y}`` with X the column from the west and Y the row
+    from the north (Unreal, EXR) or from the south (Unity's RAW tiles, +Z north)."""
+    folder, ext = TILE_FORMATS[fmt]
+    y = tiles_y - 1 - ty if fmt == 'R16' else ty
+    return f"{folder}/{name}_x{tx}_y{y}{ext}"
+
+
+def export_world(world, context, directory: str, name: str, fmts) -> list[str]:
+    """Write every tile of ``world`` at full resolution (whatever its level of detail) in ``fmts``; the paths.
+
+    As ``scripts/build_world.py`` writes them: 16-bit PNG (``0 -> 0``, ``1 -> 65535``, row 0 north), RAW
+    little-endian uint16 with its first row the tile's south edge (Unity), 32-bit float EXR (channel ``Y``,
+    normalised); neighbours share their edge rows and columns byte for byte. All files are staged and then
+    committed together (verified, atomic).
+    """
+    folder = check_path(directory)
+    cache = world_cache(world, context)
+    tiles = tiles_of(world)
+    ny = cache.grid.tiles[0]
+    stage = stage_dir(folder)
+    pairs = []
+    try:
+        for ty, tx in sorted(tiles):
+            heights = cache.tile(ty, tx, 0)[0]
+            levels = to_uint16(heights)
+            for fmt in fmts:
+                rel = tile_file(fmt, name, ty, tx, ny)
+                staged = os.path.join(stage, rel.replace("/", "_"))
+                if fmt == 'PNG16':
+                    write_image(staged, levels.astype(np.float64) / 65535.0, depth='16')
+                elif fmt == 'EXR':
+                    write_image(staged, heights, depth='32', file_format='OPEN_EXR')
+                else:
+                    with open(staged, "wb") as f:
+                        f.write(np.ascontiguousarray(levels[::-1]).astype("<u2").tobytes())
+                target = os.path.join(folder, rel)
+                os.makedirs(os.path.dirname(target), exist_ok=True)
+                pairs.append((staged, target))
+        commit(pairs, (cache.grid.tile, cache.grid.tile))
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+    return [target for _, target in pairs]
+
+
+class OROGEN_OT_tiles_export(bpy.types.Operator):
+    """Export every tile of the active tile's world as engine terrain tiles (16-bit PNG, RAW .r16, EXR)"""
+
+    bl_idname = "orogen.tiles_export"
+    bl_label = "Export Tiles"
+    bl_options = {'REGISTER'}
+
+    directory: bpy.props.StringProperty(name="Folder", subtype='DIR_PATH', default="//tiles/")
+    name: bpy.props.StringProperty(name="Name", default="terrain", description="File name stem of every tile")
+    png16: bpy.props.BoolProperty(name="16-bit PNG (Unreal)", default=True)
+    r16: bpy.props.BoolProperty(name="RAW .r16 (Unity)", default=True)
+    exr: bpy.props.BoolProperty(name="OpenEXR", default=True)
+
+    @classmethod
+    def poll(cls, context):
+        return poll_with(cls, _tile_reason(context))
+
+    def invoke(self, context, _event):
+        context.window_manager.fileselect_add(self)
+        return {'RUNNING_MODAL'}
+
+    def execute(self, context):
+        world = world_of(context.active_object)
+        fmts = [f for f, on in (('PNG16', self.png16), ('R16', self.r16), ('EXR', self.exr)) if on]
+        name = self.name.strip()
+        if not fmts or not name or any(c in name for c in '/\\:'):
+            self.report({'ERROR'}, "Tiles not exported: choose a format and a file name without slashes")
+            return {'CANCELLED'}
+        try:
+            written = export_world(world, context, self.directory, name, fmts)
+        except (ValueError, TypeError, OSError) as err:
+            self.report({'ERROR'}, f"Tiles not exported: {err}")
+            return {'CANCELLED'}
+        self.report({'INFO'}, f"Exported {len(written)} tile files to {os.path.dirname(os.path.dirname(written[0]))}")
+        return {'FINISHED'}
+
+
 class VIEW3D_PT_orogen_tiles(bpy.types.Panel):
     bl_space_type = 'VIEW_3D'
     bl_region_type = 'UI'
@@ -613,6 +703,7 @@ class VIEW3D_PT_orogen_tiles(bpy.types.Panel):
         row = layout.row(align=True)
         row.prop(settings, "lod_levels")
         row.operator(OROGEN_OT_tiles_lod.bl_idname, text="LOD from Cursor", icon='PIVOT_CURSOR')
+        layout.operator(OROGEN_OT_tiles_export.bl_idname, icon='EXPORT')
         if settings.status:
             layout.label(text=settings.status, icon='INFO')
         layout.label(text="World (Size = tile vertices, Width = tile width)")
@@ -624,7 +715,7 @@ def menu_func(self, _context):
 
 
 classes = (OROGEN_PG_tiles_world, OROGEN_PG_tile, OROGEN_OT_tiles_add, OROGEN_OT_tiles_regenerate,
-           OROGEN_OT_tile_rebuild, OROGEN_OT_tiles_lod, VIEW3D_PT_orogen_tiles)
+           OROGEN_OT_tile_rebuild, OROGEN_OT_tiles_lod, OROGEN_OT_tiles_export, VIEW3D_PT_orogen_tiles)
 
 
 def register() -> None:
