@@ -13,8 +13,9 @@ Seams:
   the tile), from the world row and column of each vertex, and every tile object has the same transform: a
   vertex shared by two tiles has bit-identical coordinates in both.
 - **Maps.** Slope, curvature and the lightmap of a tile are baked on its window grown by the margin they read
-  (:func:`map_margin`: one cell for Horn's gradient, the curvature and the slope lighting; the ambient-occlusion
-  radius; the cast shadows' reach) and then cropped, so a cell's maps are those of the whole world.
+  (:func:`map_margins`: one cell for Horn's gradient, the curvature and the slope lighting; the ambient-occlusion
+  radius; the cast shadows' reach, toward the sun only) and then cropped, so a cell's maps are those of the whole
+  world: cast shadows trace the world's rays (:func:`core.shading.cast_shadows` with the window's origin).
 - **Level of detail.** A tile at level ``k`` keeps every ``2^k``-th vertex of its window (``(size - 1) / 2^k + 1``
   per side), so its vertices are vertices of the full-resolution tile, with the same values. Where a finer
   tile meets a coarser one, the finer tile's edge vertices between two coarse vertices are moved onto the
@@ -22,20 +23,33 @@ Seams:
 """
 
 import json
+import os
+import shutil
 import time
 
 import bpy
 import numpy as np
 from bpy_extras import object_utils
 
-from ..core import rayshadow
-from ..core.bake import bake_maps
 from ..core.heightmap import MAX_CELLS
 from ..core.recipe import Recipe
 from ..core.spec import TerrainSpec, apply_settings
-from ..core.window import Window, crop, expand
-from ..core.world import TileGrid, check_world, combine_ranges, filtered_range, raw_range, world_recipe
+from ..core.window import Window, crop
+from ..core.world import (
+    Margins,
+    TileGrid,
+    check_world,
+    combine_ranges,
+    filtered_range,
+    grow,
+    raw_range,
+    to_uint16,
+    window_maps,
+    world_recipe,
+)
+from ..core.world import map_margins as map_margins_of
 from .draw import draw_spec
+from .export import check_path, commit, stage_dir, write_image
 from .live import bake_unlit_color, checked_layers, mode_reason, new_material, poll_with, suspended
 from .mesh import CURVATURE_ATTRIBUTE, SLOPE_ATTRIBUTE, update_grid_mesh
 from .properties import Groups, spec_annotations
@@ -45,10 +59,6 @@ from .terrain import check_memory, scene_sun
 #: Custom property of a world collection: the world's ranges, with the recipe they belong to (reused by
 #: rebuilding one tile).
 RANGES_PROPERTY = "orogen_world_ranges"
-#: Samples across the sun's disc that :func:`core.bake.bake_maps` takes for cast shadows.
-SHADOW_SAMPLES = 8
-#: Longest shadow followed, in tiles: a lower sun's shadows are cut there (and are then not seamless).
-MAX_SHADOW_TILES = 2
 
 
 # --- geometry and maps (numpy; no objects) -------------------------------------------------------------------
@@ -68,34 +78,10 @@ def max_level(tile: int) -> int:
     return k
 
 
-def shadow_reach(spec: TerrainSpec, altitude: float, tile: int) -> int:
-    """Cells a cast shadow can reach (:func:`core.rayshadow.shadow_reach` with the spec's height as the relief).
-
-    Heights are normalised by the world's range, so no point of the world is more than ``spec.height`` metres
-    above another; a ray toward the sun rising at the lowest altitude sampled across the sun's disc has left
-    every occluder behind after that many cells. A sun so low that the reach passes
-    :data:`MAX_SHADOW_TILES` tiles (or at the horizon) is cut there.
-    """
-    reach = rayshadow.shadow_reach(max(spec.height, 1e-6), spec.cell_size, altitude,
-                                   float(spec.lighting["shadow_softness"]), SHADOW_SAMPLES)
-    cap = MAX_SHADOW_TILES * (tile - 1)
-    return cap if reach is None else min(reach, cap)
-
-
-def _sun_angles(spec: TerrainSpec, sun: tuple[float, float] | None) -> tuple[float, float]:
-    return sun if sun is not None else (float(spec.lighting["azimuth"]), float(spec.lighting["altitude"]))
-
-
-def map_margin(spec: TerrainSpec, sun: tuple[float, float] | None = None) -> int:
-    """Cells of world a tile's maps read around it (see the module's docstring and the README)."""
-    light = spec.lighting
-    margin = 1  # Horn's gradient (slope, hillshade), the curvature's Laplacian, the slope lighting's neighbour
-    shade = light["enabled"] and light["mode"] in ("hillshade", "multidirectional")
-    if shade and light["ao"] and light["ao_strength"] > 0:
-        margin = max(margin, int(light["ao_radius"]))
-    if shade and light["shadows"]:
-        margin = max(margin, shadow_reach(spec, _sun_angles(spec, sun)[1], spec.size))
-    return margin
+def map_margins(spec: TerrainSpec, sun: tuple[float, float] | None = None) -> Margins:
+    """Cells of world a tile's maps read beyond each side (:func:`core.world.map_margins`: one cell, the
+    ambient-occlusion radius, the cast shadows' reach toward the sun), for tiles of ``spec.size`` vertices."""
+    return map_margins_of(spec.lighting, max(spec.height, 1e-6), spec.cell_size, spec.size, sun)
 
 
 def world_ranges(recipe: Recipe, grid: TileGrid):
@@ -105,36 +91,6 @@ def world_ranges(recipe: Recipe, grid: TileGrid):
         return recipe.world_ranges()
     raw = combine_ranges(raw_range(recipe, grid.window(ty, tx)) for ty, tx in grid.indices())
     return raw, combine_ranges(filtered_range(recipe, grid.window(ty, tx), raw) for ty, tx in grid.indices())
-
-
-def bake_window(spec: TerrainSpec, heights, sun: tuple[float, float] | None, reach: int = 0):
-    """Slope, curvature and lightmap of normalised ``heights`` at the world's cell size (as
-    :func:`core.lighting.bake`, which takes the cell size from a whole terrain's width).
-
-    Cast shadows are :func:`core.rayshadow.ray_shadows` over ``reach`` cells (rays anchored at each cell, so
-    every window gives a cell the same shadow), multiplied in before the clip and the brightness range, as
-    :func:`core.bake.bake_maps` does with its own.
-    """
-    light = spec.lighting
-    azimuth, altitude = _sun_angles(spec, sun)
-    mode = light["mode"] if light["enabled"] else None
-    shadows = bool(light["shadows"]) and mode in ("hillshade", "multidirectional")
-    lo, hi = float(light["min_brightness"]), float(light["max_brightness"])
-    metres = heights * np.float32(spec.height)
-    maps = bake_maps(metres, spec.cell_size, lighting=mode, azimuth=azimuth, altitude=altitude,
-                     light_softness=light["softness"], min_brightness=0.0 if shadows else lo,
-                     max_brightness=1.0 if shadows else hi, shadows=False, ambient=light["ao"],
-                     ambient_strength=light["ao_strength"], ambient_directions=light["ao_directions"],
-                     ambient_radius=light["ao_radius"])
-    if shadows and maps.lightmap is not None:
-        lightmap = maps.lightmap
-        lightmap *= rayshadow.ray_shadows(metres, spec.cell_size, azimuth, altitude, light["shadow_softness"],
-                                          reach, SHADOW_SAMPLES)
-        np.clip(lightmap, 0.0, 1.0, out=lightmap)
-        if (lo, hi) != (0.0, 1.0):
-            lightmap *= np.float32(hi - lo)
-            lightmap += np.float32(lo)
-    return maps
 
 
 def tile_positions(grid: TileGrid, window: Window, heights, height: float, cell: float, step: int):
@@ -196,18 +152,18 @@ class WorldCache:
             self.whole = self.recipe.evaluate()
             ranges = None
         self.ranges = ranges if ranges is not None or self.whole is not None else world_ranges(self.recipe, grid)
-        self.margin = map_margin(spec, sun)
-        self.reach = shadow_reach(spec, _sun_angles(spec, sun)[1], grid.tile)
+        self.margins = map_margins(spec, sun)
+        self.margin = self.margins.widest
 
     def tile(self, ty: int, tx: int, level: int = 0):
         """``(heights, maps, positions)`` of tile ``(ty, tx)`` at ``level`` (heights ``float32 (n, n)``)."""
         window = self.grid.window(ty, tx)
-        outer = expand(self.grid.shape, window, self.margin)
+        outer = grow(self.grid.shape, window, self.margins)
         if self.whole is not None:
             h_outer = np.ascontiguousarray(crop(self.whole, Window(0, 0, *self.grid.shape), outer))
         else:
             h_outer = self.recipe.evaluate(outer, self.ranges)
-        maps = bake_window(self.spec, h_outer, self.sun, self.reach)
+        maps = window_maps(h_outer, outer, self.spec.height, self.spec.cell_size, self.spec.lighting, self.sun)
         step = 2 ** level
         cut = (slice(window.row - outer.row, window.row - outer.row + window.rows, step),
                slice(window.col - outer.col, window.col - outer.col + window.cols, step))
@@ -636,6 +592,92 @@ class OROGEN_OT_tiles_lod(bpy.types.Operator):
         return {'FINISHED'}
 
 
+#: Tile files an export writes: folder, extension (the conventions of ``scripts/build_world.py``).
+TILE_FORMATS = {'PNG16': ("unreal", ".png"), 'R16': ("unity", ".r16"), 'EXR': ("exr", ".exr")}
+
+
+def tile_file(fmt: str, name: str, ty: int, tx: int, tiles_y: int) -> str:
+    """Relative path of tile ``(ty, tx)`` in ``fmt``: ``_x{X}_y{Y}`` with X the column from the west and Y the row
+    from the north (Unreal, EXR) or from the south (Unity's RAW tiles, +Z north)."""
+    folder, ext = TILE_FORMATS[fmt]
+    y = tiles_y - 1 - ty if fmt == 'R16' else ty
+    return f"{folder}/{name}_x{tx}_y{y}{ext}"
+
+
+def export_world(world, context, directory: str, name: str, fmts) -> list[str]:
+    """Write every tile of ``world`` at full resolution (whatever its level of detail) in ``fmts``; the paths.
+
+    As ``scripts/build_world.py`` writes them: 16-bit PNG (``0 -> 0``, ``1 -> 65535``, row 0 north), RAW
+    little-endian uint16 with its first row the tile's south edge (Unity), 32-bit float EXR (channel ``Y``,
+    normalised); neighbours share their edge rows and columns byte for byte. All files are staged and then
+    committed together (verified, atomic).
+    """
+    folder = check_path(directory)
+    cache = world_cache(world, context)
+    tiles = tiles_of(world)
+    ny = cache.grid.tiles[0]
+    stage = stage_dir(folder)
+    pairs = []
+    try:
+        for ty, tx in sorted(tiles):
+            heights = cache.tile(ty, tx, 0)[0]
+            levels = to_uint16(heights)
+            for fmt in fmts:
+                rel = tile_file(fmt, name, ty, tx, ny)
+                staged = os.path.join(stage, rel.replace("/", "_"))
+                if fmt == 'PNG16':
+                    write_image(staged, levels.astype(np.float64) / 65535.0, depth='16')
+                elif fmt == 'EXR':
+                    write_image(staged, heights, depth='32', file_format='OPEN_EXR')
+                else:
+                    with open(staged, "wb") as f:
+                        f.write(np.ascontiguousarray(levels[::-1]).astype("<u2").tobytes())
+                target = os.path.join(folder, rel)
+                os.makedirs(os.path.dirname(target), exist_ok=True)
+                pairs.append((staged, target))
+        commit(pairs, (cache.grid.tile, cache.grid.tile))
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+    return [target for _, target in pairs]
+
+
+class OROGEN_OT_tiles_export(bpy.types.Operator):
+    """Export every tile of the active tile's world as engine terrain tiles (16-bit PNG, RAW .r16, EXR)"""
+
+    bl_idname = "orogen.tiles_export"
+    bl_label = "Export Tiles"
+    bl_options = {'REGISTER'}
+
+    directory: bpy.props.StringProperty(name="Folder", subtype='DIR_PATH', default="//tiles/")
+    name: bpy.props.StringProperty(name="Name", default="terrain", description="File name stem of every tile")
+    png16: bpy.props.BoolProperty(name="16-bit PNG (Unreal)", default=True)
+    r16: bpy.props.BoolProperty(name="RAW .r16 (Unity)", default=True)
+    exr: bpy.props.BoolProperty(name="OpenEXR", default=True)
+
+    @classmethod
+    def poll(cls, context):
+        return poll_with(cls, _tile_reason(context))
+
+    def invoke(self, context, _event):
+        context.window_manager.fileselect_add(self)
+        return {'RUNNING_MODAL'}
+
+    def execute(self, context):
+        world = world_of(context.active_object)
+        fmts = [f for f, on in (('PNG16', self.png16), ('R16', self.r16), ('EXR', self.exr)) if on]
+        name = self.name.strip()
+        if not fmts or not name or any(c in name for c in '/\\:'):
+            self.report({'ERROR'}, "Tiles not exported: choose a format and a file name without slashes")
+            return {'CANCELLED'}
+        try:
+            written = export_world(world, context, self.directory, name, fmts)
+        except (ValueError, TypeError, OSError) as err:
+            self.report({'ERROR'}, f"Tiles not exported: {err}")
+            return {'CANCELLED'}
+        self.report({'INFO'}, f"Exported {len(written)} tile files to {os.path.dirname(os.path.dirname(written[0]))}")
+        return {'FINISHED'}
+
+
 class VIEW3D_PT_orogen_tiles(bpy.types.Panel):
     bl_space_type = 'VIEW_3D'
     bl_region_type = 'UI'
@@ -661,6 +703,7 @@ class VIEW3D_PT_orogen_tiles(bpy.types.Panel):
         row = layout.row(align=True)
         row.prop(settings, "lod_levels")
         row.operator(OROGEN_OT_tiles_lod.bl_idname, text="LOD from Cursor", icon='PIVOT_CURSOR')
+        layout.operator(OROGEN_OT_tiles_export.bl_idname, icon='EXPORT')
         if settings.status:
             layout.label(text=settings.status, icon='INFO')
         layout.label(text="World (Size = tile vertices, Width = tile width)")
@@ -672,7 +715,7 @@ def menu_func(self, _context):
 
 
 classes = (OROGEN_PG_tiles_world, OROGEN_PG_tile, OROGEN_OT_tiles_add, OROGEN_OT_tiles_regenerate,
-           OROGEN_OT_tile_rebuild, OROGEN_OT_tiles_lod, VIEW3D_PT_orogen_tiles)
+           OROGEN_OT_tile_rebuild, OROGEN_OT_tiles_lod, OROGEN_OT_tiles_export, VIEW3D_PT_orogen_tiles)
 
 
 def register() -> None:

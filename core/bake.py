@@ -38,6 +38,7 @@ from .shading import (
     _shadow_parameters,
     _slope_block,
     _workers,
+    check_origin,
     sun_vector,
 )
 
@@ -81,6 +82,7 @@ def bake_maps(
     ambient_directions: int = 16,
     ambient_radius: int = 64,
     normals: bool = False,
+    origin: tuple[int, int] = (0, 0),
 ) -> BakedMaps:
     """Slope, curvature, lightmap and (optionally) normal map of a heightmap in metres, in one pass.
 
@@ -113,6 +115,11 @@ def bake_maps(
         Ambient occlusion (:func:`.shading.ambient_occlusion`), its exponent ``[0, 10]``.
     normals : bool
         Also bake the normal map.
+    origin : (int, int)
+        World row and column of ``heights_m[0, 0]`` when the heightmap is a
+        window of a larger world (a tile grown by its margin), ``[0, 2**20]``
+        each: cast shadows trace the world's rays (:func:`.shading.cast_shadows`),
+        so a cell's maps are the same in every window that holds its margin.
 
     Returns
     -------
@@ -127,6 +134,7 @@ def bake_maps(
     """
     h, cell, z = _heights(heights_m, cell_size, z_factor)
     mode = _check_lighting(lighting)
+    where = check_origin(origin)
     lo = check_number(min_brightness, "min_brightness", 0.0, 1.0)
     hi = check_number(max_brightness, "max_brightness", 0.0, 1.0)
     if lo > hi:
@@ -183,7 +191,7 @@ def bake_maps(
     if light is not None and shade:
         if shadow_args is not None:
             alt, penumbra, samples, _ = shadow_args
-            light *= _cast_shadows(h, cell, z, float(azimuth) % 360.0, alt, penumbra, samples, None)
+            light *= _cast_shadows(h, cell, z, float(azimuth) % 360.0, alt, penumbra, samples, None, where)
         if plan is not None:
             light *= _ambient_power(_ambient_occlusion(h, cell, z, plan), strength)
         np.clip(light, 0.0, 1.0, out=light)

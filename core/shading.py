@@ -43,6 +43,8 @@ __all__ = [
     "hillshade",
     "multidirectional_hillshade",
     "cast_shadows",
+    "shadow_reach",
+    "shadow_margins",
     "shadow_work",
     "ambient_occlusion",
     "ambient_work",
@@ -399,13 +401,16 @@ def curvature(heightmap: npt.ArrayLike, cell_size: float = 1.0, z_factor: float 
 SHADOW_SAMPLES = 8
 
 
-def _sun_frame(h: F32, azimuth: float) -> tuple[F32, Callable[[F32], F32], float]:
+def _sun_frame(h: F32, azimuth: float, origin: tuple[int, int] = (0, 0)
+               ) -> tuple[F32, Callable[[F32], F32], float, int]:
     """A view of ``h`` in which the sun lies toward row 0 and drifts toward higher columns.
 
-    Returns ``(v, back, drift)``: rows of ``v`` are lines across the sun's
+    Returns ``(v, back, drift, base)``: rows of ``v`` are lines across the sun's
     direction ordered from the sun; going one row toward the sun moves
     ``drift`` in ``[0, 1]`` columns to the right; ``back`` maps an array in
-    ``v``'s frame to ``h``'s.
+    ``v``'s frame to ``h``'s; row ``i`` of ``v`` is line ``i + base`` of the
+    world's frame (``origin`` is the world row and column of ``h[0, 0]``), so
+    the rays, anchored at the world's line 0, are the same in every window.
     """
     az = math.radians(azimuth)
     d_col, d_row = math.sin(az), -math.cos(az)  # one unit step toward the sun, array axes
@@ -418,6 +423,8 @@ def _sun_frame(h: F32, azimuth: float) -> tuple[F32, Callable[[F32], F32], float
     if flip_minor:
         v = v[:, ::-1]
     drift = abs(minor) / abs(major)
+    first = int(origin[1] if transpose else origin[0])  # world index of h's first line along the major axis
+    base = -(first + v.shape[0] - 1) if flip_major else first
 
     def back(a: F32) -> F32:
         if flip_minor:
@@ -427,7 +434,7 @@ def _sun_frame(h: F32, azimuth: float) -> tuple[F32, Callable[[F32], F32], float
         out: F32 = np.ascontiguousarray(a.T) if transpose else np.ascontiguousarray(a)
         return out
 
-    return v, back, drift
+    return v, back, drift, base
 
 
 def _disc_altitudes(altitude: float, softness: float, samples: int) -> list[float]:
@@ -467,15 +474,22 @@ def cast_shadows(
     max_distance: int | None = None,
     *,
     samples: int = SHADOW_SAMPLES,
+    origin: tuple[int, int] = (0, 0),
 ) -> F32:
     """Cast shadows: the share of the sun's disc each cell sees, 1 lit, 0 in shadow.
 
     **Rays.** Each cell's ray toward the sun is the digital line through it
     parallel to the sun's azimuth: one cell per row (or per column, whichever
-    the sun's direction crosses faster), all rays of a map being translates of
-    one line, each within one cell of the exact ray. Every cell of the ray is
-    visited, up to the map's edge (cells beyond the map do not occlude) or
+    the sun's direction crosses faster), all rays being translates of one line
+    anchored at the *world's* line 0 (``origin`` places the map in its world),
+    each within one cell of the exact ray. Every cell of the ray is visited,
+    up to the map's edge (cells beyond the map do not occlude) or
     ``max_distance`` cells: no occluder is skipped, however thin.
+
+    **Windows.** Because the rays and the sweep's arithmetic depend on world
+    coordinates only, a window of a world (a tile) grown toward the sun by
+    :func:`shadow_reach` cells (:func:`shadow_margins`) and cropped gives
+    every cell exactly the shadow the whole world gives it.
 
     **Sweep.** A cell ``x`` is lit from altitude ``a`` when no cell ``p`` of
     its ray rises above the line of slope ``tan(a)`` through it:
@@ -504,6 +518,9 @@ def cast_shadows(
         Longest ray in cells, ``[1, 2**20]`` (default: to the map's edge).
     samples : int
         Altitudes sampled across the disc, ``[1, 64]``.
+    origin : (int, int)
+        World row and column of ``heightmap[0, 0]``, each in ``[0, 2**20]``
+        (default: the map is the world, or starts at its north-west corner).
 
     Returns
     -------
@@ -517,7 +534,71 @@ def cast_shadows(
     """
     h, cell, z = _heights(heightmap, cell_size, z_factor)
     alt_deg, soft, k, reach = _shadow_parameters(h.shape, azimuth, altitude, softness, max_distance, samples)
-    return _cast_shadows(h, cell, z, float(azimuth) % 360.0, alt_deg, soft, k, reach)
+    return _cast_shadows(h, cell, z, float(azimuth) % 360.0, alt_deg, soft, k, reach, check_origin(origin))
+
+
+def check_origin(origin: object) -> tuple[int, int]:
+    """A checked ``(row, col)`` world origin of a window, each in ``[0, 2**20]``."""
+    if not isinstance(origin, (tuple, list)) or len(origin) != 2:
+        raise TypeError(f"origin must be a (row, col) pair of integers, got {origin!r}")
+    return check_count(origin[0], "origin row", 0, 1 << 20), check_count(origin[1], "origin col", 0, 1 << 20)
+
+
+def shadow_reach(relief: float, cell_size: float, altitude: float, softness: float = 2.0,
+                 samples: int = SHADOW_SAMPLES) -> int | None:
+    """Cells toward the sun beyond which nothing can shadow a cell: ``ceil(relief / (tan(a) * cell_size)) + 1``.
+
+    ``a`` is the lowest of the ``samples`` altitudes across the sun's disc
+    (:func:`cast_shadows`' penumbra). A cell ``k`` steps along a ray lies at
+    least ``k * cell_size`` metres away, so it shadows only if it rises
+    ``tan(a) * k * cell_size`` above the cell: with no point more than
+    ``relief`` metres above another, no cell farther than ``relief / (tan(a) *
+    cell_size)`` steps does; the extra cell keeps the float32 sweep's
+    comparisons (heights plus ``tan(a)`` times the world distance, rounded
+    alike in every window) clear of that bound.
+
+    Parameters
+    ----------
+    relief : float
+        Metres, ``[0, 1e12]``: how far any point rises above another (a
+        normalised world: its height range times the z-factor).
+    cell_size : float
+        Metres per cell, ``[1e-9, 1e9]``.
+    altitude, softness : float
+        The sun's altitude ``[0, 90]`` and disc width ``[0.01, 45]``, degrees.
+    samples : int
+        Altitudes across the disc, ``[1, 64]``.
+
+    Returns
+    -------
+    int or None
+        ``0`` when the whole disc is at or above 90 degrees (no shadows);
+        ``None`` (unbounded) when its lowest sample is at or below the horizon.
+    """
+    relief = check_number(relief, "relief", 0.0, MAX_HEIGHT)
+    cell = check_number(cell_size, "cell_size", 1e-9, 1e9)
+    alt = check_number(altitude, "altitude", 0.0, 90.0)
+    soft = check_number(softness, "softness", 0.01, 45.0)
+    lowest = min(_disc_altitudes(alt, soft, check_count(samples, "samples", 1, 64)))
+    if lowest >= 90.0:
+        return 0
+    if lowest <= 0.0:
+        return None
+    return math.ceil(relief / (math.tan(math.radians(lowest)) * cell)) + 1
+
+
+def shadow_margins(azimuth: float, reach: int) -> tuple[int, int, int, int]:
+    """Cells a window must grow by on its ``(north, south, west, east)`` sides for exact shadows.
+
+    Only the sides toward the sun: :func:`cast_shadows`' ray from a cell
+    moves at most ``reach`` lines along the sun's major axis and at most as
+    many across it. ``reach`` from :func:`shadow_reach`, ``[0, 2**20]``.
+    """
+    az = math.radians(check_number(azimuth, "azimuth") % 360.0)
+    n = check_count(reach, "reach", 0, 1 << 20)
+    d_col, d_row = math.sin(az), -math.cos(az)  # toward the sun
+    eps = 1e-12  # cos(90 degrees) is 6e-17: its drift moves no ray across a world of 2**20 cells
+    return (n if d_row < -eps else 0, n if d_row > eps else 0, n if d_col < -eps else 0, n if d_col > eps else 0)
 
 
 def _shadow_parameters(shape: tuple[int, ...], azimuth: float, altitude: float, softness: float,
@@ -534,11 +615,11 @@ def _shadow_parameters(shape: tuple[int, ...], azimuth: float, altitude: float, 
 
 
 def _cast_shadows(h: F32, cell: float, z: float, azimuth: float, alt_deg: float, soft: float, k: int,
-                  reach: int | None) -> F32:
+                  reach: int | None, origin: tuple[int, int] = (0, 0)) -> F32:
     """:func:`cast_shadows` of checked float32 heights (not yet scaled by ``z``)."""
     if alt_deg >= 90.0:  # sun at the zenith: nothing casts a shadow
         return np.ones(h.shape, dtype=np.float32)
-    v, back, drift = _sun_frame(h, azimuth)
+    v, back, drift, base = _sun_frame(h, azimuth, origin)
     step = math.hypot(1.0, drift) * cell / z  # metres along the ray per row of v, in unscaled heights
     altitudes = _disc_altitudes(alt_deg, soft, k)
     always = sum(1 for a in altitudes if a >= 90.0)
@@ -546,9 +627,9 @@ def _cast_shadows(h: F32, cell: float, z: float, azimuth: float, alt_deg: float,
     n = v.shape[0]
     steps = None if reach is None else max(1, int(math.floor(reach / math.hypot(1.0, drift) + 1e-9)))
     if slopes and steps is not None and steps < n - 1:
-        count = _windowed_sweep(v, drift, slopes, steps)
+        count = _windowed_sweep(v, drift, slopes, steps, base)
     elif slopes:
-        count = _running_sweep(v, drift, slopes)
+        count = _running_sweep(v, drift, slopes, base)
     else:
         count = np.zeros(v.shape, np.uint8)
     lit = count.astype(np.float32)
@@ -557,17 +638,24 @@ def _cast_shadows(h: F32, cell: float, z: float, azimuth: float, alt_deg: float,
     return back(lit)
 
 
-def _lane_offsets(n: int, drift: float) -> npt.NDArray[np.int64]:
-    """Column offset of the rays in row ``i`` of the sun frame: ``round(drift * i)``.
+def _lines(n: int, base: int) -> npt.NDArray[np.float64]:
+    """World line numbers ``base .. base + n - 1`` of the sun frame's rows (exact in float64)."""
+    return np.arange(n, dtype=np.float64) + float(base)
+
+
+def _lane_offsets(n: int, drift: float, base: int = 0) -> npt.NDArray[np.int64]:
+    """Column offset of the rays in row ``i`` of the sun frame: ``round(drift * (i + base)) - round(drift * base)``.
 
     A ray through ``(i, w)`` passes ``(i - k, w + offset[i] - offset[i - k])``
     toward the sun: ray ``u = w + offset[i]`` is a column of the sheared map.
+    Rounded at world line numbers, so every window of a world traces the same rays.
     """
-    offsets: npt.NDArray[np.int64] = np.rint(np.arange(n) * drift).astype(np.int64)
+    offsets: npt.NDArray[np.int64] = np.rint(_lines(n, base) * drift).astype(np.int64)
+    offsets -= offsets[0]
     return offsets
 
 
-def _running_sweep(v: F32, drift: float, slopes: list[float]) -> npt.NDArray[np.uint8]:
+def _running_sweep(v: F32, drift: float, slopes: list[float], base: int = 0) -> npt.NDArray[np.uint8]:
     """For each cell of ``v`` (sun frame), how many of the slopes it is lit at, rays to the map's edge.
 
     Keeps, for each slope, the running maximum of ``h + slope * row`` of the
@@ -577,11 +665,12 @@ def _running_sweep(v: F32, drift: float, slopes: list[float]) -> npt.NDArray[np.
     the right.
     """
     n, width = v.shape
-    offsets = _lane_offsets(n, drift)
+    offsets = _lane_offsets(n, drift, base)
     k = len(slopes)
     seen = np.full((k, width), -np.inf, np.float32)  # running max along the ray through (row, column)
     spare = np.empty_like(seen)
-    ramp = (np.asarray(slopes, np.float64)[:, None] * np.arange(n)[None, :]).astype(np.float32)
+    # h + slope * world line, rounded the same in every window of the world
+    ramp = (np.asarray(slopes, np.float64)[:, None] * _lines(n, base)[None, :]).astype(np.float32)
     g = np.empty((k, width), np.float32)
     lit = np.empty((k, width), np.bool_)
     count = np.empty((n, width), np.uint8)
@@ -599,7 +688,7 @@ def _running_sweep(v: F32, drift: float, slopes: list[float]) -> npt.NDArray[np.
     return count
 
 
-def _windowed_sweep(v: F32, drift: float, slopes: list[float], steps: int) -> npt.NDArray[np.uint8]:
+def _windowed_sweep(v: F32, drift: float, slopes: list[float], steps: int, base: int = 0) -> npt.NDArray[np.uint8]:
     """As :func:`_running_sweep`, but only the ``steps`` rows of a ray nearest each cell can occlude it.
 
     The rays are sheared into the columns of an array; the maximum over the
@@ -608,14 +697,14 @@ def _windowed_sweep(v: F32, drift: float, slopes: list[float], steps: int) -> np
     windows), computed on column blocks that stay in cache.
     """
     n, width = v.shape
-    offsets = _lane_offsets(n, drift)
+    offsets = _lane_offsets(n, drift, base)
     lanes = width + int(offsets[-1])
     sheared = np.full((n, lanes), -np.inf, np.float32)
     for i in range(n):
         s = int(offsets[i])
         sheared[i, s : s + width] = v[i]
     count = np.empty((n, lanes), np.uint8)
-    rows = np.arange(n, dtype=np.float64)[:, None]
+    rows = _lines(n, base)[:, None]
     level = steps.bit_length() - 1  # 2**level <= steps < 2**(level + 1)
     chunk = max(16, 4 * _BLOCK_CELLS // n)
     for u0 in range(0, lanes, chunk):

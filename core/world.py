@@ -39,16 +39,22 @@ numpy only: the scheduling (Dask) and the file formats live in
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from .heightmap import MAX_CELLS, check_count, check_world_shape
+from .bake import bake_maps
+from .filters import check_filter_work
+from .heightmap import MAX_CELLS, as_heightmap, check_count, check_number, check_world_shape
+from .lighting import LIGHTING_ORDERED, LIGHTING_PARAMS, Maps
+from .params import FILTERS, check_values
 from .recipe import Ranges, Recipe
+from .shading import SHADOW_SAMPLES, shadow_margins, shadow_reach
 from .spec import TerrainSpec
-from .window import Window
+from .window import Window, crop, expand
 
 __all__ = [
     "MAX_TILE",
@@ -60,6 +66,18 @@ __all__ = [
     "combine_ranges",
     "tile_heights",
     "to_uint16",
+    "COARSE_SIDE",
+    "CoarsePlan",
+    "coarse_plan",
+    "coarse_block",
+    "coarse_filters",
+    "upsample",
+    "global_heights",
+    "MAX_SHADOW_TILES",
+    "Margins",
+    "map_margins",
+    "grow",
+    "window_maps",
 ]
 
 #: Largest tile side in vertices: one tile is one heightmap (8193 x 8193 at most).
@@ -215,3 +233,309 @@ def to_uint16(heights: npt.ArrayLike) -> npt.NDArray[np.uint16]:
     h = np.asarray(heights, dtype=np.float64)
     levels: npt.NDArray[np.uint16] = np.rint(np.clip(h, 0.0, 1.0) * 65535.0).astype("<u2")
     return levels
+
+
+# --- the maps of a tile: slope, curvature, lightmap (hillshade x cast shadows x ambient occlusion) -------------
+#: Longest cast shadow a tile's maps follow, in tiles: a sun so low that its shadows reach farther (or whose
+#: disc touches the horizon) has them cut there, and its shadows are then not seamless.
+MAX_SHADOW_TILES = 2
+
+
+@dataclass(frozen=True)
+class Margins:
+    """Cells of world a tile's maps read beyond each side: ``north``, ``south``, ``west``, ``east``.
+
+    ``reach`` is the cast shadows' reach (0 without shadows), ``cut`` whether it
+    was cut at :data:`MAX_SHADOW_TILES` tiles (the shadows are then not exact).
+    """
+
+    north: int
+    south: int
+    west: int
+    east: int
+    reach: int = 0
+    cut: bool = False
+
+    @property
+    def widest(self) -> int:
+        """The largest of the four margins."""
+        return max(self.north, self.south, self.west, self.east)
+
+
+def _lighting(lighting: Mapping[str, Any] | None) -> dict[str, Any]:
+    return check_values(LIGHTING_PARAMS, lighting or {}, "lighting.", LIGHTING_ORDERED)
+
+
+def _sun(light: Mapping[str, Any], sun: tuple[float, float] | None) -> tuple[float, float]:
+    return (float(light["azimuth"]), float(light["altitude"])) if sun is None else (float(sun[0]), float(sun[1]))
+
+
+def map_margins(lighting: Mapping[str, Any] | None, relief: float, cell_size: float, tile: int,
+                sun: tuple[float, float] | None = None, z_factor: float = 1.0) -> Margins:
+    """The margins a tile's maps read (:func:`window_maps`), from the lighting, the relief and the sun.
+
+    - 1 cell on every side: Horn's gradient (slope, hillshade), the curvature's
+      Laplacian, the slope lighting's neighbour;
+    - ambient occlusion: its radius (``ao_radius`` cells, its farthest sample) on every side;
+    - cast shadows: their reach, :func:`core.shading.shadow_reach` ``= ceil(relief / (tan(a) x cell_size)) + 1``
+      with ``a`` the lowest altitude sampled across the sun's disc, and only on the sides toward the sun
+      (:func:`core.shading.shadow_margins`). A ray toward the sun that has risen ``relief`` metres above a
+      cell has passed every point that could hide it; a normalised world rises at most its height range
+      (``relief``, metres, times ``z_factor``). Cut at :data:`MAX_SHADOW_TILES` tiles.
+
+    Parameters
+    ----------
+    lighting : mapping or None
+        Values of :data:`core.lighting.LIGHTING_PARAMS` (missing ones take their defaults).
+    relief : float
+        Metres, ``[0, 1e12]``: how far any point of the world rises above another.
+    cell_size : float
+        Metres per cell, ``[1e-9, 1e9]``.
+    tile : int
+        Tile side in vertices, ``[2, MAX_TILE]`` (the cap's unit).
+    sun : (float, float), optional
+        ``(azimuth, altitude)`` in degrees replacing the lighting's own.
+    z_factor : float
+        Vertical exaggeration of the bake, ``[1e-9, 1e9]``.
+    """
+    light = _lighting(lighting)
+    tile = check_count(tile, "tile", 2, MAX_TILE)
+    relief = check_number(relief, "relief", 0.0, 1e12) * check_number(z_factor, "z_factor", 1e-9, 1e9)
+    base = 1  # Horn's gradient (slope, hillshade), the curvature's Laplacian, the slope lighting's neighbour
+    shade = light["enabled"] and light["mode"] in ("hillshade", "multidirectional")
+    if shade and light["ao"] and light["ao_strength"] > 0:
+        base = max(base, int(light["ao_radius"]))
+    if not (shade and light["shadows"]):
+        return Margins(base, base, base, base)
+    azimuth, altitude = _sun(light, sun)
+    reach = shadow_reach(relief, cell_size, altitude, float(light["shadow_softness"]), SHADOW_SAMPLES)
+    cap = MAX_SHADOW_TILES * (tile - 1)
+    cut = reach is None or reach > cap
+    reach = cap if reach is None else min(reach, cap)
+    n, s, w, e = shadow_margins(azimuth, reach)
+    return Margins(max(base, n), max(base, s), max(base, w), max(base, e), reach, cut)
+
+
+def grow(world_shape: tuple[int, int], window: Window, margins: Margins) -> Window:
+    """``window`` grown by ``margins`` on each side, clamped to the world (at its edges the maps' own edge
+    rules apply, as for the whole world)."""
+    rows, cols = world_shape
+    r0, c0 = max(window.row - margins.north, 0), max(window.col - margins.west, 0)
+    r1 = min(window.row + window.rows + margins.south, rows)
+    c1 = min(window.col + window.cols + margins.east, cols)
+    return Window(r0, c0, r1 - r0, c1 - c0)
+
+
+def window_maps(heights: npt.ArrayLike, outer: Window, height: float, cell_size: float,
+                lighting: Mapping[str, Any] | None = None, sun: tuple[float, float] | None = None) -> Maps:
+    """Lightmap, slope and curvature of normalised ``heights`` covering the world cells ``outer``.
+
+    As :func:`core.lighting.bake` of the whole world, cell for cell: crop the
+    result to a tile whose window grown by :func:`map_margins` (:func:`grow`)
+    is ``outer``, and every map equals the whole world's bit for bit
+    (hillshade, slope and curvature read one cell, ambient occlusion its
+    radius; cast shadows trace the world's own rays from ``outer``'s origin,
+    :func:`core.shading.cast_shadows`), unless the shadows were cut
+    (``Margins.cut``).
+
+    Parameters
+    ----------
+    heights : array_like, shape (outer.rows, outer.cols)
+        Normalised heights in [0, 1] (the world's normalisation).
+    outer : Window
+        The world cells ``heights`` covers.
+    height : float
+        The world's height range in metres, ``[0, 1e6]``.
+    cell_size : float
+        Metres per cell, ``[1e-9, 1e9]`` (the whole world's ``width / (cols - 1)``, the same float).
+    lighting, sun :
+        As :func:`core.lighting.bake`.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For a bad heightmap, window or setting, naming it.
+    """
+    h = as_heightmap(heights)
+    if not isinstance(outer, Window) or h.shape != outer.shape:
+        raise ValueError(f"heights {h.shape} must have the shape of the window outer")
+    light = _lighting(lighting)
+    height = check_number(height, "height", 0.0, 1.0e6)
+    azimuth, altitude = _sun(light, sun)
+    maps = bake_maps(h * np.float32(height), cell_size, lighting=light["mode"] if light["enabled"] else None,
+                     azimuth=azimuth, altitude=altitude, light_softness=light["softness"],
+                     min_brightness=light["min_brightness"], max_brightness=light["max_brightness"],
+                     shadows=light["shadows"], shadow_softness=light["shadow_softness"], ambient=light["ao"],
+                     ambient_strength=light["ao_strength"], ambient_directions=light["ao_directions"],
+                     ambient_radius=light["ao_radius"], origin=(outer.row, outer.col))
+    return Maps(maps.lightmap, maps.slope, maps.curvature)
+
+
+# --- global filters: a coarse pass over the whole world, full-resolution detail per tile -------------------------
+#: Default largest side of the coarse world a build's global filters run on (16.8 M cells: a few hundred MB for
+#: the erosion filters' working arrays).
+COARSE_SIDE = 4097
+
+FilterStack = tuple[tuple[str, Mapping[str, Any]], ...]
+
+
+@dataclass(frozen=True)
+class CoarsePlan:
+    """How a world with global filters is built: the stack cut at its global filters, and the coarse grid.
+
+    ``prefix`` is the recipe up to the first global filter (its generator and the local filters before it),
+    evaluated at full resolution in any window; ``middle`` the filters from the first global filter to the last
+    (run once, over the whole world every ``factor``-th vertex, ``shape`` vertices, at ``factor x cell_size``
+    metres per cell); ``suffix`` the local filters after the last global one (per tile, full resolution, over
+    their margin). ``factor`` divides the tile stride, so every tile's corners are coarse vertices.
+    """
+
+    factor: int
+    shape: tuple[int, int]
+    prefix: Recipe
+    middle: FilterStack
+    suffix: FilterStack
+
+    @property
+    def cell_size(self) -> float:
+        """Metres per coarse cell: ``factor x`` the world's."""
+        return self.prefix.cell_size * self.factor
+
+    def describe(self) -> dict[str, Any]:
+        """What identifies the coarse pass (for a build's manifest and its resume check)."""
+        return {"factor": self.factor, "shape": list(self.shape), "cell_size_m": self.cell_size,
+                "filters": [key for key, _ in self.middle], "local_after": [key for key, _ in self.suffix]}
+
+
+def coarse_plan(recipe: Recipe, grid: TileGrid, max_side: int = COARSE_SIDE) -> CoarsePlan | None:
+    """The coarse pass of ``recipe`` over ``grid``, or ``None`` when its stack has no global filter.
+
+    The factor is the smallest divisor of the tile stride that brings the coarse world to at most ``max_side``
+    vertices per side (1, the full resolution, when the world fits).
+
+    Raises
+    ------
+    ValueError
+        If the grid does not cover the recipe's world, ``max_side`` is outside ``[3, 8193]``, or no divisor of
+        the stride is coarse enough (the message asks for larger tiles).
+    """
+    if not isinstance(recipe, Recipe) or not isinstance(grid, TileGrid):
+        raise TypeError("coarse_plan takes a Recipe and a TileGrid")
+    if recipe.shape != grid.shape:
+        raise ValueError(f"the tile grid covers {grid.shape}, the recipe's world is {recipe.shape}")
+    max_side = check_count(max_side, "max_side", 3, MAX_TILE)
+    side = max(recipe.shape)
+    is_global = [FILTERS[key].margin(params) >= side for key, params in recipe.filters]
+    if not any(is_global):
+        return None
+    first = is_global.index(True)
+    last = len(is_global) - 1 - is_global[::-1].index(True)
+    rows, cols = grid.shape
+    factor = next((f for f in range(1, grid.stride + 1) if grid.stride % f == 0
+                   and (max(rows, cols) - 1) // f + 1 <= max_side), None)
+    if factor is None:
+        raise ValueError(f"a {rows} x {cols} world's global filters run on a coarse world of at most {max_side} "
+                         f"vertices per side, every n-th vertex with n dividing the tile stride ({grid.stride}): "
+                         "use larger tiles (e.g. 1025) or a larger coarse side")
+    prefix = Recipe(recipe.generator, recipe.seed, recipe.shape, recipe.params, recipe.filters[:first],
+                    recipe.cell_size, recipe.height)
+    shape = ((rows - 1) // factor + 1, (cols - 1) // factor + 1)
+    return CoarsePlan(factor, shape, prefix, tuple(recipe.filters[first : last + 1]),
+                      tuple(recipe.filters[last + 1 :]))
+
+
+def coarse_block(plan: CoarsePlan, window: Window, world_raw: tuple[float, float]) -> npt.NDArray[np.float32]:
+    """The prefix heights (normalised by ``world_raw``, local filters applied) of ``window``'s coarse vertices.
+
+    ``window`` starts on a coarse vertex (a tile's owned window does); returns its every ``factor``-th row and
+    column, ``float32``, the world's own cells whichever windows cover the world.
+    """
+    f = plan.factor
+    if window.row % f or window.col % f:
+        raise ValueError(f"window must start on a coarse vertex (a multiple of {f}), got ({window.row}, {window.col})")
+    h = plan.prefix.filtered_heights(window, world_raw)
+    return np.ascontiguousarray(h[::f, ::f])
+
+
+def coarse_filters(plan: CoarsePlan, coarse: npt.ArrayLike) -> npt.NDArray[np.float32]:
+    """The global filters (``plan.middle``) over the whole coarse world, at ``plan.cell_size`` metres per cell.
+
+    ``coarse`` is :func:`coarse_block` over the world, ``float32 plan.shape``. Returns what a tile adds to its
+    prefix heights, upsampled (:func:`upsample`): the filters' change ``filtered - coarse`` when ``factor > 1``,
+    and the filtered heights themselves at full resolution (``factor == 1``: tiles are then the whole world's
+    cells bit for bit).
+
+    Raises
+    ------
+    ValueError
+        For a coarse world of another shape, or filtering that would run for minutes.
+    """
+    c0 = as_heightmap(coarse)
+    if c0.shape != plan.shape:
+        raise ValueError(f"coarse heights {c0.shape} must be the plan's coarse world {plan.shape}")
+    check_filter_work(plan.shape, sum(FILTERS[key].passes(params) for key, params in plan.middle),
+                      "global filters (coarse pass)")
+    h = c0.copy()
+    for key, params in plan.middle:
+        f = FILTERS[key]
+        scale = {"cell_size": plan.cell_size, "height": plan.prefix.height} if f.uses_scale else {}
+        h = as_heightmap(f.function(h, **scale, **params))
+    if plan.factor == 1:
+        return h
+    diff: npt.NDArray[np.float32] = h - c0
+    return diff
+
+
+def upsample(coarse: npt.ArrayLike, window: Window, factor: int) -> npt.NDArray[np.float32]:
+    """Bilinear values at ``window``'s world cells of a coarse grid sampled every ``factor`` cells.
+
+    World cell ``(r, c)`` reads the four coarse vertices around ``(r / factor, c / factor)``; the weights and
+    the arithmetic (float64, rows then columns, then float32) depend on the world coordinates alone, so any
+    two windows give a shared cell the same value bit for bit. Coarse vertices keep their values exactly.
+    ``coarse`` may be a memory-mapped array: only the rows and columns the window needs are read.
+    """
+    f = check_count(factor, "factor", 1, MAX_TILE)
+    grid = np.asanyarray(coarse)
+
+    def axis(start: int, count: int, n: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64],
+                                                      npt.NDArray[np.float64]]:
+        world = np.arange(start, start + count, dtype=np.int64)
+        i0 = world // f
+        if int(i0[-1]) > n - 1 or (int(i0[-1]) == n - 1 and int(world[-1] % f) != 0):
+            raise ValueError(f"window {window} reaches beyond the coarse grid {grid.shape} x {f}")
+        t = (world - i0 * f).astype(np.float64) / f
+        return i0, np.minimum(i0 + 1, n - 1), t
+
+    r0, r1, ty = axis(window.row, window.rows, grid.shape[0])
+    c0, c1, tx = axis(window.col, window.cols, grid.shape[1])
+    lo_r, hi_r, lo_c, hi_c = int(r0[0]), int(r1[-1]) + 1, int(c0[0]), int(c1[-1]) + 1
+    block = np.asarray(grid[lo_r:hi_r, lo_c:hi_c], dtype=np.float64)
+    across = (1.0 - tx) * block[:, c0 - lo_c] + tx * block[:, c1 - lo_c]  # (coarse rows, window cols)
+    out = (1.0 - ty)[:, None] * across[r0 - lo_r] + ty[:, None] * across[r1 - lo_r]
+    result: npt.NDArray[np.float32] = out.astype(np.float32)
+    return result
+
+
+def global_heights(plan: CoarsePlan, window: Window, world_raw: tuple[float, float],
+                   detail: npt.ArrayLike) -> npt.NDArray[np.float32]:
+    """Heights of ``window`` after the whole stack, before the final normalisation (a world with global filters).
+
+    The prefix heights at full resolution plus ``detail`` (:func:`coarse_filters`) upsampled, then the local
+    filters after the last global one over their margin; at ``factor == 1`` the filtered coarse world's cells
+    themselves. Their minimum and maximum over the tiles are the world's range after the filters; the final
+    heights are ``normalize(global_heights(...), that range)``. Tiles share their edges bit for bit.
+    """
+    rows, cols = plan.prefix.shape
+    margin = sum(FILTERS[key].margin(params) for key, params in plan.suffix)
+    outer = expand((rows, cols), window, margin)
+    if plan.factor == 1:
+        h = np.array(np.asanyarray(detail)[outer.row : outer.row + outer.rows, outer.col : outer.col + outer.cols],
+                     dtype=np.float32)
+    else:
+        h = plan.prefix.filtered_heights(outer, world_raw)
+        h += upsample(detail, outer, plan.factor)
+    for key, params in plan.suffix:
+        f = FILTERS[key]
+        scale = {"cell_size": plan.prefix.cell_size, "height": plan.prefix.height} if f.uses_scale else {}
+        h = as_heightmap(f.function(h, **scale, **params))
+    return np.ascontiguousarray(crop(h, outer, window))

@@ -22,9 +22,17 @@ tasks at once on the local schedulers):
 2. the range after the filters per tile, combined;
 3. each tile's final heights, written as files and into the Zarr store.
 
-A world with a global filter (stream-power, thermal or hydraulic erosion) is
-computed whole once instead (at most 8193 x 8193 vertices; larger ones are
-refused) and cut into the same tiles.
+A world with a global filter (stream-power, thermal or hydraulic erosion)
+runs those filters once over the whole world at a coarse resolution (every
+n-th vertex, n dividing ``tile - 1``, at most ``--coarse-side`` vertices per
+side, 4097 by default; n = 1 when the world fits, and the tiles are then the
+whole build's cells bit for bit): after pass 1 a coarse pass samples each
+tile's heights before the first global filter, runs the global filters (and
+any filters between them) on the coarse world, and stores the change they
+made (``.build/coarse.npy``); each tile then adds that change, upsampled
+bilinearly at its world coordinates, to its own full-resolution heights, and
+runs the local filters after the last global one. Shared edges stay
+bit-identical; what differs from one big build is the filters' resolution.
 
 Output in ``--out``:
 
@@ -75,14 +83,20 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))  # scripts import the source tree
 
+from core.heightmap import normalize  # noqa: E402
 from core.presets import PRESETS, preset_spec  # noqa: E402
 from core.recipe import Recipe  # noqa: E402
 from core.spec import TerrainSpec, apply_settings  # noqa: E402
 from core.world import (  # noqa: E402
+    COARSE_SIDE,
+    CoarsePlan,
     TileGrid,
-    check_world,
+    coarse_block,
+    coarse_filters,
+    coarse_plan,
     combine_ranges,
     filtered_range,
+    global_heights,
     raw_range,
     tile_heights,
     to_uint16,
@@ -92,8 +106,10 @@ from core.world import (  # noqa: E402
 FORMATS = ("png", "r16", "exr")
 #: Folder and extension of each tile format.
 FOLDERS = {"png": ("unreal", ".png"), "r16": ("unity", ".r16"), "exr": ("exr", ".exr")}
-MANIFEST_VERSION = 1
+MANIFEST_VERSION = 2
 STATE = ".build"
+#: The global filters' change on the coarse world (under STATE).
+COARSE = "coarse.npy"
 STORE = "world.zarr"
 ARRAY = "height"
 
@@ -117,13 +133,14 @@ class Plan:
     recipe: Recipe
     grid: TileGrid
     formats: tuple[str, ...]
-    whole: bool  # a global filter: the world is computed whole once, then cut
+    coarse: CoarsePlan | None  # global filters: their coarse pass (None: every filter is local)
     tile_sleep: float = 0.0  # seconds after each tile (tests stop a build midway)
 
     def config(self) -> dict[str, Any]:
         """What identifies the build (a rerun must match it to resume)."""
         return {"name": self.name, "recipe": self.recipe.to_dict(), "spec": self.spec.to_dict(),
-                "shape": list(self.grid.shape), "tile": self.grid.tile, "formats": list(self.formats)}
+                "shape": list(self.grid.shape), "tile": self.grid.tile, "formats": list(self.formats),
+                "coarse": None if self.coarse is None else self.coarse.describe()}
 
     def path(self, *parts: str) -> Path:
         return Path(self.out, *parts)
@@ -206,6 +223,10 @@ def tile_range(plan: Plan, stage: str, ty: int, tx: int, world_raw: tuple[float,
     window = plan.grid.window(ty, tx)
     if stage == "raw":
         result = raw_range(plan.recipe, window)
+    elif plan.coarse is not None:
+        assert world_raw is not None
+        h = global_heights(plan.coarse, window, world_raw, _coarse(str(plan.path(STATE, COARSE))))
+        result = float(h.min()), float(h.max())
     else:
         assert world_raw is not None
         result = filtered_range(plan.recipe, window, world_raw)
@@ -214,7 +235,7 @@ def tile_range(plan: Plan, stage: str, ty: int, tx: int, world_raw: tuple[float,
 
 
 @lru_cache(maxsize=4)
-def _whole(path: str) -> np.ndarray:
+def _coarse(path: str) -> np.ndarray:
     return np.load(path, mmap_mode="r")
 
 
@@ -249,10 +270,10 @@ def build_tile(plan: Plan, ranges: Any, ty: int, tx: int) -> int:
     if verify(plan, read_json(record_path)):
         return 0
     window = plan.grid.window(ty, tx)
-    if plan.whole:
-        whole = _whole(str(plan.path(STATE, "whole.npy")))
-        heights = np.array(whole[window.row : window.row + window.rows, window.col : window.col + window.cols],
-                           dtype=np.float32)
+    if plan.coarse is not None:
+        world_raw, world_range = ranges
+        heights = normalize(global_heights(plan.coarse, window, tuple(world_raw),
+                                           _coarse(str(plan.path(STATE, COARSE)))), tuple(world_range))
     else:
         heights = tile_heights(plan.recipe, window, ranges)
     levels = to_uint16(heights)
@@ -280,6 +301,22 @@ def _range_block(block: np.ndarray, plan: Plan, stage: str, world_raw: tuple[flo
                  block_info: Any = None) -> np.ndarray:
     ty, tx = block_info[0]["chunk-location"]
     return np.array(tile_range(plan, stage, ty, tx, world_raw), dtype=np.float64).reshape(1, 1, 2)
+
+
+def _coarse_block(block: np.ndarray, plan: Plan, world_raw: tuple[float, float], block_info: Any = None
+                  ) -> np.ndarray:
+    """The coarse vertices of tile ``(ty, tx)``'s owned window (its share of the coarse world)."""
+    ty, tx = block_info[0]["chunk-location"]
+    assert plan.coarse is not None
+    return coarse_block(plan.coarse, plan.grid.owned(ty, tx), world_raw)
+
+
+def _coarse_chunks(plan: Plan) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Rows and columns of coarse vertices each tile owns: ``stride / n``, one more on the south/east border."""
+    assert plan.coarse is not None
+    step = plan.grid.stride // plan.coarse.factor
+    ny, nx = plan.grid.tiles
+    return (step,) * (ny - 1) + (step + 1,), (step,) * (nx - 1) + (step + 1,)
 
 
 def _tile_block(block: np.ndarray, plan: Plan, ranges: Any, block_info: Any = None) -> np.ndarray:
@@ -372,31 +409,35 @@ def build_world(plan: Plan, address: str = "threads", workers: int | None = None
     with scheduler(address, workers, progress) as compute:
         grid = _grid_array(plan.grid)
         ranges: Any = None
-        if plan.whole:
-            whole_path = plan.path(STATE, "whole.npy")
-            if not whole_path.is_file():
-                _log(progress, f"global filter: computing the {rows} x {cols} world whole once")
+        passes = 4 if plan.coarse is not None else 3
+        _log(progress, f"pass 1/{passes}: raw range of {ny} x {nx} tiles")
+        per_tile = compute(da.map_blocks(_range_block, grid, plan, "raw", None, dtype=np.float64,
+                                         new_axis=2, chunks=(1, 1, 2)))
+        world_raw = combine_ranges(per_tile.reshape(-1, 2).tolist())
+        lap("raw")
+        if plan.coarse is not None:
+            coarse_path = plan.path(STATE, COARSE)
+            if not coarse_path.is_file():
+                c = plan.coarse
+                _log(progress, f"pass 2/{passes}: global filters ({', '.join(k for k, _ in c.middle)}) over the "
+                               f"{c.shape[0]} x {c.shape[1]} coarse world (every {c.factor}. vertex)")
+                coarse = compute(da.map_blocks(_coarse_block, grid, plan, world_raw, dtype=np.float32,
+                                               chunks=_coarse_chunks(plan)))
                 buffer = io.BytesIO()
-                np.save(buffer, plan.recipe.evaluate())
-                write_atomic(whole_path, buffer.getvalue())
-            lap("whole")
-        else:
-            _log(progress, f"pass 1/3: raw range of {ny} x {nx} tiles")
-            per_tile = compute(da.map_blocks(_range_block, grid, plan, "raw", None, dtype=np.float64,
+                np.save(buffer, coarse_filters(c, coarse))
+                write_atomic(coarse_path, buffer.getvalue())
+            lap("coarse")
+        if plan.recipe.filters:
+            _log(progress, f"pass {passes - 1}/{passes}: range after the filters of {ny} x {nx} tiles")
+            per_tile = compute(da.map_blocks(_range_block, grid, plan, "filtered", world_raw, dtype=np.float64,
                                              new_axis=2, chunks=(1, 1, 2)))
-            world_raw = combine_ranges(per_tile.reshape(-1, 2).tolist())
-            lap("raw")
-            if plan.recipe.filters:
-                _log(progress, f"pass 2/3: range after the filters of {ny} x {nx} tiles")
-                per_tile = compute(da.map_blocks(_range_block, grid, plan, "filtered", world_raw, dtype=np.float64,
-                                                 new_axis=2, chunks=(1, 1, 2)))
-                ranges = (world_raw, combine_ranges(per_tile.reshape(-1, 2).tolist()))
-            else:  # no filters: normalising by the raw range maps the world's minimum to 0 and maximum to 1 exactly
-                ranges = (world_raw, (0.0, 1.0 if world_raw[1] > world_raw[0] else 0.0))
-            lap("filtered")
+            ranges = (world_raw, combine_ranges(per_tile.reshape(-1, 2).tolist()))
+        else:  # no filters: normalising by the raw range maps the world's minimum to 0 and maximum to 1 exactly
+            ranges = (world_raw, (0.0, 1.0 if world_raw[1] > world_raw[0] else 0.0))
+        lap("filtered")
         _create_store(plan)
         size = plan.grid.tile
-        _log(progress, f"pass 3/3: {ny} x {nx} tiles of {size} x {size} ({', '.join(plan.formats)})")
+        _log(progress, f"pass {passes}/{passes}: {ny} x {nx} tiles of {size} x {size} ({', '.join(plan.formats)})")
         built = compute(da.map_blocks(_tile_block, grid, plan, ranges, dtype=np.int8, chunks=(1, 1)))
         lap("tiles")
     _log(progress, f"{int(built.sum())} tiles built, {int(built.size - built.sum())} already there")
@@ -456,7 +497,8 @@ def _manifest(plan: Plan, ranges: Any) -> dict[str, Any]:
         "world": {"rows": rows, "cols": cols, "cell_size_m": cell, "size_m": [(rows - 1) * cell, (cols - 1) * cell],
                   "height_m": plan.spec.height, "orientation": "row 0 = north, column 0 = west"},
         "grid": {"tile": plan.grid.tile, "stride": plan.grid.stride, "tiles_y": ny, "tiles_x": nx,
-                 "shared_edges": True, "built_whole": plan.whole},
+                 "shared_edges": True},
+        "global_filters": None if plan.coarse is None else plan.coarse.describe(),
         "ranges": None if ranges is None else [list(ranges[0]), list(ranges[1])],
         "encoding": {"png": "16-bit grey, 0 -> 0, 1 -> 65535, row 0 north; x = tile column from west, "
                             "y = tile row from north",
@@ -487,6 +529,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--scheduler", default="threads",
                         help="threads (default), processes, synchronous, or a dask.distributed address")
     parser.add_argument("--workers", type=int, default=None, help="tasks at once on a local scheduler")
+    parser.add_argument("--coarse-side", type=int, default=COARSE_SIDE,
+                        help=f"largest side of the coarse world global filters run on (default {COARSE_SIDE})")
     parser.add_argument("--quiet", action="store_true", help="no progress output")
     parser.add_argument("--tile-sleep", type=float, default=0.0, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -517,8 +561,8 @@ def plan_from_args(args: argparse.Namespace) -> Plan:
     shape = (args.size_y or args.size, args.size)
     grid = TileGrid(shape, args.tile)
     recipe = world_recipe(spec, shape)
-    whole = check_world(recipe, grid)
-    return Plan(str(Path(args.out)), args.name or name, spec, recipe, grid, formats, whole, args.tile_sleep)
+    coarse = coarse_plan(recipe, grid, args.coarse_side)
+    return Plan(str(Path(args.out)), args.name or name, spec, recipe, grid, formats, coarse, args.tile_sleep)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -114,11 +114,12 @@ def test_a_one_cell_wall_casts_an_unbroken_shadow_of_the_right_length(azimuth, a
     assert np.array_equal(got, want)
 
 
-def brute_shadows(h, azimuth, altitude, softness, samples, max_distance=None):
-    """Cell by cell: the steepest rise along each cell's ray (the same digital lines), then the disc samples."""
-    v, back, drift = shading._sun_frame(h.astype(np.float32), azimuth % 360.0)
+def brute_shadows(h, azimuth, altitude, softness, samples, max_distance=None, origin=(0, 0)):
+    """Cell by cell: the steepest rise along each cell's ray (the same digital lines, anchored at the world's line
+    0), then the disc samples."""
+    v, back, drift, base = shading._sun_frame(h.astype(np.float32), azimuth % 360.0, origin)
     n, width = v.shape
-    offsets = np.rint(np.arange(n) * drift).astype(int)
+    offsets = np.rint((np.arange(n) + base) * drift).astype(int)
     step = math.hypot(1.0, drift)
     bands = [altitude - softness / 2 + softness * (j + 0.5) / samples for j in range(samples)]
     out = np.zeros(v.shape)
@@ -141,8 +142,10 @@ def test_cast_shadows_match_a_cell_by_cell_march(seed):
     h = rng.random((13, 17)).cumsum(0) * rng.random() * 3 + rng.random((13, 17)) * 2
     azimuth, altitude, softness = rng.uniform(0, 360), rng.uniform(0, 60), rng.uniform(0.5, 10)
     max_distance = [None, 3, 5][seed % 3]
-    expected = brute_shadows(h, azimuth, altitude, softness, 8, max_distance)
-    got = shading.cast_shadows(h, 1.0, azimuth, altitude, softness=softness, max_distance=max_distance)
+    origin = (0, 0) if seed < 6 else (int(rng.integers(0, 5000)), int(rng.integers(0, 5000)))
+    expected = brute_shadows(h, azimuth, altitude, softness, 8, max_distance, origin)
+    got = shading.cast_shadows(h, 1.0, azimuth, altitude, softness=softness, max_distance=max_distance,
+                               origin=origin)
     assert np.abs(got - expected).max() <= 1e-6
 
 
