@@ -586,8 +586,9 @@ class MultipleFlowRouting:
         it on :attr:`filled`. All ``False`` at outlets.
     weights : ndarray of float64, shape (8, rows * cols)
         Share of a cell's water sent to each receiver: ``S_k^p / Σ S_j^p``
-        (``S`` the slope on :attr:`filled`, m/m); each column sums to 1 (to
-        rounding) except at outlets, where it is all 0.
+        (``S`` the slope on :attr:`filled`, m/m; equal shares if every
+        ``S^p`` underflows to 0); each column sums to 1 (to rounding) except
+        at outlets, where it is all 0.
     distances : ndarray of float64, shape (8,)
         Distance in metres to the neighbour in each direction.
     order : ndarray of int64, shape (rows * cols,)
@@ -666,6 +667,10 @@ def _mfd_partition(zf: _FloatArray, base: _BoolArray, cell_size: float,
         total += weights[k]  # summed in direction order, as a per-cell loop would
     has = total > 0.0
     weights[:, has] /= total[has]
+    # all slopes underflowed (a rise of one float64 step above 0, or S^p below the smallest float): equal shares
+    tiny = ~has & receives.any(axis=0)
+    if tiny.any():
+        weights[:, tiny] = receives[:, tiny] / receives[:, tiny].sum(axis=0)
     return receives, weights, dists
 
 
