@@ -24,7 +24,15 @@ from .bake import BakedMaps, bake_maps
 from .colormap import DEFAULT_LAYERS, Layer, colormap, layer_presence, layer_weights, splat_maps
 from .faults import fault_formation
 from .filters import box_blur, erosion_filter, sea_level, terrace
-from .flow import FlowRouting, drainage_area, flow_direction, flow_length, route_flow
+from .flow import (
+    FlowRouting,
+    MultipleFlowRouting,
+    drainage_area,
+    flow_direction,
+    flow_length,
+    route_flow,
+    route_multiple_flow,
+)
 from .fractal import fractal_noise
 from .gradient import cellular_noise, perlin_grid, perlin_noise, simplex_noise, value_grid, value_noise
 from .heightmap import MAX_CELLS, as_heightmap, flatten, normalize
@@ -68,6 +76,7 @@ __all__ = [
     "FILTERS",
     "Filter",
     "FlowRouting",
+    "MultipleFlowRouting",
     "GENERATORS",
     "Generator",
     "Layer",
@@ -121,6 +130,7 @@ __all__ = [
     "register_filter",
     "register_generator",
     "route_flow",
+    "route_multiple_flow",
     "sea_level",
     "sectioned_profile",
     "simplex_noise",

@@ -22,7 +22,7 @@ from .hydraulic import hydraulic_erosion
 from .midpoint import diamond_square
 from .noise import noise_hills_pits
 from .params import Filter, Generator, Param, register_filter, register_generator
-from .stream_power import StreamPowerCancelled, stream_power_erosion
+from .stream_power import MFD_STEP_COST, STEP_COST, StreamPowerCancelled, stream_power_erosion
 from .thermal import Callback, ErosionResult, thermal_erosion
 
 __all__ = ["RADIUS_MAX", "OPEN_LOW"]
@@ -337,8 +337,8 @@ register_filter(Filter(
 
 def _stream_power(heightmap: Any, *, cell_size: float, height: float, auto_rates: bool, k: float, m: float, n: float,
                   uplift: float, uplift_from_terrain: bool, diffusion: float, dt: float, steps: int,
-                  use_sea_level: bool, sea_level: float, maps: dict[str, Any] | None = None,
-                  callback: Callback | None = None) -> Any:
+                  use_sea_level: bool, sea_level: float, routing: str = "d8", flow_exponent: float = 1.0,
+                  maps: dict[str, Any] | None = None, callback: Callback | None = None) -> Any:
     """Stream-power erosion of a normalised heightmap at the terrain's scale, back to normalised units.
 
     With ``uplift_from_terrain`` the uplift map is the starting terrain scaled to ``uplift`` at its highest
@@ -350,7 +350,7 @@ def _stream_power(heightmap: Any, *, cell_size: float, height: float, auto_rates
         result = stream_power_erosion(
             metres, cell_size, k=None if auto_rates else k, m=m, n=n, uplift=rate,
             diffusion=None if auto_rates else diffusion, dt=dt, steps=steps,
-            sea_level=sea_level * height if use_sea_level else None,
+            sea_level=sea_level * height if use_sea_level else None, routing=routing, flow_exponent=flow_exponent,
             callback=None if callback is None else _Watch(callback))
     except StreamPowerCancelled as err:
         raise Cancelled(str(err)) from None
@@ -390,10 +390,19 @@ register_filter(Filter(
               description="Cells under the sea level are base level: rivers end at the coast"),
         Param("sea_level", "float", 0.1, hard=(0.0, 1.0), unit="normalised", label="Sea Level",
               description="Sea level as a share of the starting height range"),
+        Param("routing", "enum", "d8", label="Flow Routing",
+              description="How water leaves a cell: to its steepest neighbour, or shared among all lower ones",
+              items=(("d8", "D8", "All water to the steepest lower neighbour: sharp, one-cell channels"),
+                     ("mfd", "Multiple Flow", "Water shared among all lower neighbours by slope: drainage "
+                      "spreads over hillslopes and valley floors (about three times slower)"))),
+        Param("flow_exponent", "float", 1.0, hard=(0.0, 20.0), soft=(0.5, 8.0), label="Flow Exponent",
+              description="Multiple flow: slope exponent p of the shares S^p (1 Quinn, 1.1 Freeman, 4-8 Holmgren: "
+                          "higher is closer to D8)"),
     ),
-    source="Braun & Willett 2013; Cordonnier, Bovy & Braun 2019; Peaceman & Rachford 1955",
+    source="Braun & Willett 2013; Cordonnier, Bovy & Braun 2019; Peaceman & Rachford 1955; Quinn et al. 1991; "
+           "Freeman 1991; Holmgren 1994",
     margin=lambda _p: _WHOLE_WORLD,
-    passes=lambda p: 40 * int(p.get("steps", 30)),
+    passes=lambda p: (MFD_STEP_COST if p.get("routing") == "mfd" else STEP_COST) * int(p.get("steps", 30)),
     uses_scale=True,
     makes_maps=True,
 ))

@@ -45,8 +45,10 @@ from .heightmap import as_heightmap, check_number
 __all__ = [
     "NEIGHBOR_OFFSETS",
     "FlowRouting",
+    "MultipleFlowRouting",
     "base_level_mask",
     "route_flow",
+    "route_multiple_flow",
     "drainage_area",
     "flow_length",
     "flow_direction",
@@ -475,17 +477,23 @@ def _route(z: _FloatArray, cs: float, base: _BoolArray, resolve: bool = True) ->
 
 def _check_routing(routing: object) -> FlowRouting:
     if not isinstance(routing, FlowRouting):
-        raise TypeError(f"routing must be a FlowRouting (from route_flow), got {type(routing).__name__}")
+        raise TypeError(f"routing must be a FlowRouting (from route_flow; drainage_area also takes a "
+                        f"MultipleFlowRouting from route_multiple_flow), got {type(routing).__name__}")
     return routing
 
 
-def drainage_area(routing: FlowRouting, runoff: npt.ArrayLike | None = None) -> _FloatArray:
+def drainage_area(routing: FlowRouting | MultipleFlowRouting, runoff: npt.ArrayLike | None = None) -> _FloatArray:
     """Drainage area: the area (m²) of the cells that drain through each cell, the cell included.
+
+    With a :class:`MultipleFlowRouting` each cell passes its area on to its
+    receivers in proportion to their weights (the cells are taken a level at
+    a time, each after all its donors), so a cell's area counts the shares of
+    the upslope cells that reach it.
 
     Parameters
     ----------
-    routing : FlowRouting
-        From :func:`route_flow`.
+    routing : FlowRouting or MultipleFlowRouting
+        From :func:`route_flow` (D8) or :func:`route_multiple_flow` (MFD).
     runoff : array_like, shape (rows, cols), optional
         A weight per cell (e.g. precipitation relative to a reference); the
         result is then the weighted area. Default 1 everywhere.
@@ -496,14 +504,18 @@ def drainage_area(routing: FlowRouting, runoff: npt.ArrayLike | None = None) -> 
         At least ``cell_size²`` everywhere (with unit runoff); the outlets'
         values sum to the grid's area.
     """
-    r = _check_routing(routing)
+    r: FlowRouting | MultipleFlowRouting = (
+        routing if isinstance(routing, MultipleFlowRouting) else _check_routing(routing))
     area = np.full(r.shape[0] * r.shape[1], r.cell_size * r.cell_size)
     if runoff is not None:
         weights = as_heightmap(runoff, "runoff", dtype=np.float64)
         if weights.shape != r.shape:
             raise ValueError(f"runoff must have the routing's shape {r.shape}, got {weights.shape}")
         area *= weights.ravel()
-    _accumulate(r, area)
+    if isinstance(r, MultipleFlowRouting):
+        _accumulate_mfd(r, area)
+    else:
+        _accumulate(r, area)
     return area.reshape(r.shape)
 
 
@@ -552,3 +564,223 @@ def flow_direction(routing: FlowRouting) -> npt.NDArray[np.int8]:
     for k, (a, b) in enumerate(NEIGHBOR_OFFSETS):
         code[(dr == a) & (dc == b)] = k
     return code.reshape(rows, cols)
+
+
+# --- multiple flow direction (MFD) routing ----------------------------------------------------------------
+@dataclass(frozen=True)
+class MultipleFlowRouting:
+    """A multiple-flow-direction routing: each cell shares its water among all its lower neighbours.
+
+    Attributes
+    ----------
+    shape : (int, int)
+        ``(rows, cols)`` of the grid.
+    cell_size : float
+        Cell size in metres.
+    exponent : float
+        The slope exponent ``p`` of the partition (1: Quinn et al. 1991;
+        1.1: Freeman 1991; 4-8: Holmgren 1994, close to D8).
+    receives : ndarray of bool, shape (8, rows * cols)
+        ``receives[k, i]``: the neighbour of cell ``i`` in direction ``k``
+        (:data:`NEIGHBOR_OFFSETS`) is one of its receivers, i.e. lower than
+        it on :attr:`filled`. All ``False`` at outlets.
+    weights : ndarray of float64, shape (8, rows * cols)
+        Share of a cell's water sent to each receiver: ``S_k^p / Σ S_j^p``
+        (``S`` the slope on :attr:`filled`, m/m; equal shares if every
+        ``S^p`` underflows to 0); each column sums to 1 (to rounding) except
+        at outlets, where it is all 0.
+    distances : ndarray of float64, shape (8,)
+        Distance in metres to the neighbour in each direction.
+    order : ndarray of int64, shape (rows * cols,)
+        Every cell once, each after *all* its receivers (outlets first).
+    level_starts : ndarray of int64, shape (levels + 1,)
+        ``order[level_starts[k]:level_starts[k + 1]]``: the cells whose
+        longest path to an outlet has ``k`` steps.
+    base_level : ndarray of bool, shape (rows, cols)
+        The outlets water leaves the map through.
+    filled : ndarray of float64, shape (rows, cols)
+        The surface the partition is computed on, metres: the heights with
+        each closed depression filled to its spill point with the smallest
+        representable rise (one float64 step) per cell along the D8 routing,
+        so every cell but an outlet has a lower neighbour.
+    single : FlowRouting
+        The D8 routing (depressions rerouted) the filling followed.
+    """
+
+    shape: tuple[int, int]
+    cell_size: float
+    exponent: float
+    receives: _BoolArray
+    weights: _FloatArray
+    distances: _FloatArray
+    order: _IntArray
+    level_starts: _IntArray
+    base_level: _BoolArray
+    filled: _FloatArray
+    single: FlowRouting
+
+    def levels(self) -> list[_IntArray]:
+        """The cells of each level (views of :attr:`order`), outlets first."""
+        s = self.level_starts
+        return [self.order[s[i]:s[i + 1]] for i in range(len(s) - 1)]
+
+
+def _flat_offsets(cols: int) -> _IntArray:
+    """Flat offsets of the eight neighbours in an unpadded grid ``cols`` wide."""
+    return np.array([dr * cols + dc for dr, dc in NEIGHBOR_OFFSETS], dtype=np.int64)
+
+
+def _fill_along(single: FlowRouting, z: _FloatArray) -> _FloatArray:
+    """Raise each cell not above its receiver to one float64 step above it, receivers first (flat, float64)."""
+    zf = z.ravel().copy()
+    if single.depressions == 0:
+        return zf  # every D8 receiver is strictly lower already
+    s, order, rec = single.level_starts, single.order, single.receivers
+    for k in range(1, len(s) - 1):
+        cells = order[s[k]:s[k + 1]]
+        zr = zf[rec[cells]]
+        low = zf[cells] <= zr
+        if low.any():
+            zf[cells[low]] = np.nextafter(zr[low], np.inf)
+    return zf
+
+
+def _mfd_partition(zf: _FloatArray, base: _BoolArray, cell_size: float,
+                   exponent: float) -> tuple[_BoolArray, _FloatArray, _FloatArray]:
+    """Receivers (all strictly lower neighbours), weights ``S^p / Σ S^p`` and the eight distances."""
+    rows, cols = base.shape
+    z = zf.reshape(rows, cols)
+    zp = np.full((rows + 2, cols + 2), np.inf)
+    zp[1:-1, 1:-1] = z
+    dists = _neighbor_distances(cell_size)
+    receives = np.zeros((8, rows * cols), dtype=bool)
+    weights = np.zeros((8, rows * cols))
+    total = np.zeros(rows * cols)
+    inner = ~base.ravel()
+    for k, (dr, dc) in enumerate(NEIGHBOR_OFFSETS):
+        zn = zp[1 + dr:rows + 1 + dr, 1 + dc:cols + 1 + dc].ravel()
+        lower = (zf > zn) & inner
+        slope = np.where(lower, zf - np.where(lower, zn, zf), 0.0) / dists[k]
+        w = slope ** exponent if exponent != 1.0 else slope
+        receives[k] = lower
+        weights[k] = np.where(lower, w, 0.0)
+        total += weights[k]  # summed in direction order, as a per-cell loop would
+    has = total > 0.0
+    weights[:, has] /= total[has]
+    # all slopes underflowed (a rise of one float64 step above 0, or S^p below the smallest float): equal shares
+    tiny = ~has & receives.any(axis=0)
+    if tiny.any():
+        weights[:, tiny] = receives[:, tiny] / receives[:, tiny].sum(axis=0)
+    return receives, weights, dists
+
+
+def _topological_levels(receives: _BoolArray, shape: tuple[int, int]) -> tuple[_IntArray, _IntArray]:
+    """Levels of a multiple-flow graph (Kahn's algorithm, one whole-array round per level).
+
+    A cell joins level ``k + 1`` once all its receivers are in levels up to
+    ``k``: level = length of the longest path to an outlet.
+    """
+    rows, cols = shape
+    size = rows * cols
+    offsets = _flat_offsets(cols)
+    waiting = receives.sum(axis=0).astype(np.int64)
+    frontier = np.flatnonzero(waiting == 0)
+    levels = [frontier]
+    done = frontier.size
+    while frontier.size and done < size:
+        found = []
+        for k in range(8):
+            donor = frontier - offsets[k]  # the cell whose direction-k neighbour is the frontier cell
+            ok = (donor >= 0) & (donor < size)
+            d = donor[ok]
+            d = d[receives[k, d]]
+            waiting[d] -= 1  # each donor at most once per direction: no repeated indices
+            found.append(d)
+        cand = np.concatenate(found)
+        frontier = np.unique(cand[waiting[cand] == 0])  # sorted: the same order on every platform
+        levels.append(frontier)
+        done += frontier.size
+    if done != size:  # pragma: no cover - the filled surface has no cycles
+        raise RuntimeError("multiple-flow graph has a cycle")
+    order = np.concatenate(levels)
+    sizes = np.array([lv.size for lv in levels], dtype=np.int64)
+    starts = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    return order, starts
+
+
+def check_flow_exponent(exponent: float) -> float:
+    """The MFD partition exponent ``p`` checked to lie in ``[0, 20]`` (0: equal shares; 20: almost D8)."""
+    return check_number(exponent, "flow_exponent", 0.0, 20.0)
+
+
+def route_multiple_flow(
+    heights_m: npt.ArrayLike,
+    cell_size: float,
+    *,
+    exponent: float = 1.0,
+    open_edges: str = "nesw",
+    sea_level: float | None = None,
+) -> MultipleFlowRouting:
+    """Multiple-flow-direction routing: water shared among all lower neighbours by slope.
+
+    Each cell sends the share ``S_k^p / Σ_j S_j^p`` of its water to each
+    lower neighbour ``k`` (``S`` the slope in m/m to that neighbour, true
+    diagonal distances): Quinn, Beven, Chevallier & Planchon 1991 with
+    ``p = 1``, Freeman 1991 with ``p = 1.1``, Holmgren 1994 with ``p``
+    between 4 and 8. Closed depressions are first routed by D8 with the basin
+    graph (:func:`route_flow`) and filled along those routes to their spill
+    point by one float64 step per cell, so every cell drains (the scheme
+    fastscapelib uses for ``MultiFlowRouter`` after ``MSTSinkResolver``).
+
+    Parameters
+    ----------
+    heights_m : array_like, shape (rows, cols)
+        Finite heights in metres.
+    cell_size : float
+        Metres, in ``(0, 1e6]``.
+    exponent : float
+        The partition's slope exponent ``p``, in ``[0, 20]`` (0: equal shares
+        among the lower neighbours).
+    open_edges, sea_level
+        The base level, as for :func:`route_flow`.
+
+    Returns
+    -------
+    MultipleFlowRouting
+
+    Raises
+    ------
+    ValueError, TypeError
+        For bad heights, cell size, exponent, edges, or no base level.
+    """
+    z = as_heightmap(heights_m, "heights_m", dtype=np.float64)
+    cs = check_number(cell_size, "cell_size", 0.0, 1e6, low_open=True)
+    p = check_flow_exponent(exponent)
+    base = base_level_mask(z, open_edges, sea_level)
+    return _route_mfd(z, cs, base, p)
+
+
+def _route_mfd(z: _FloatArray, cs: float, base: _BoolArray, exponent: float,
+               single: FlowRouting | None = None) -> MultipleFlowRouting:
+    """:func:`route_multiple_flow` on checked input (``single``: the D8 routing of ``z``, if already made)."""
+    d8 = single if single is not None else _route(z, cs, base)
+    zf = _fill_along(d8, z)
+    receives, weights, dists = _mfd_partition(zf, base, cs, exponent)
+    order, starts = _topological_levels(receives, d8.shape)
+    return MultipleFlowRouting(
+        shape=d8.shape, cell_size=cs, exponent=exponent, receives=receives, weights=weights, distances=dists,
+        order=order, level_starts=starts, base_level=base, filled=zf.reshape(z.shape), single=d8)
+
+
+def _accumulate_mfd(r: MultipleFlowRouting, values: _FloatArray) -> None:
+    """In place: pass each cell's value on to its receivers by weight, from the top level down."""
+    s, order = r.level_starts, r.order
+    offsets = _flat_offsets(r.shape[1])
+    for lvl in range(len(s) - 2, 0, -1):
+        cells = order[s[lvl]:s[lvl + 1]]
+        v = values[cells]
+        for k in range(8):
+            w = r.weights[k, cells]
+            go = r.receives[k, cells]
+            # for one direction the receivers of distinct cells are distinct: plain fancy-index addition
+            values[cells[go] + offsets[k]] += v[go] * w[go]

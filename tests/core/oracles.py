@@ -40,11 +40,21 @@ def mst_graph(g):
     return fs.FlowGraph(g, [fs.SingleFlowRouter(), fs.MSTSinkResolver(fs.MSTMethod.KRUSKAL, fs.MSTRouteMethod.CARVE)])
 
 
-def run(z0, cell, *, k, m, n, uplift, diffusion, dt, steps):
-    """fastscapelib's "mountain" loop: uplift, route, accumulate, SPL erode, ADI diffuse. Returns float64 heights."""
+def mfd_graph(g, exponent):
+    """Multiple flow (MultiFlowRouter) on the D8 + basin-graph routing, depressions filled along it (+1 ulp a cell)."""
+    fs = fastscapelib()
+    return fs.FlowGraph(g, [fs.SingleFlowRouter(), fs.MSTSinkResolver(fs.MSTMethod.KRUSKAL, fs.MSTRouteMethod.CARVE),
+                            fs.MultiFlowRouter(exponent)])
+
+
+def run(z0, cell, *, k, m, n, uplift, diffusion, dt, steps, mfd_exponent=None):
+    """fastscapelib's "mountain" loop: uplift, route, accumulate, SPL erode, ADI diffuse. Returns float64 heights.
+
+    ``mfd_exponent``: route with ``MultiFlowRouter(mfd_exponent)`` instead of D8.
+    """
     fs = fastscapelib()
     g = grid(z0.shape, cell)
-    graph = mst_graph(g)
+    graph = mst_graph(g) if mfd_exponent is None else mfd_graph(g, mfd_exponent)
     spl = fs.SPLEroder(graph, k_coef=k, area_exp=m, slope_exp=n, tolerance=1e-9)
     dif = fs.DiffusionADIEroder(g, diffusion)
     up = np.full(z0.shape, uplift)
@@ -70,6 +80,16 @@ def routing(z, cell, base=None):
     out = impl.receivers[:, 0].astype(np.int64), impl.receivers_distance[:, 0].copy(), graph.accumulate(1.0).copy()
     del impl, graph, g
     return out
+
+
+def mfd_area(z, cell, exponent, base=None):
+    """fastscapelib's multiple-flow drainage area (m²) and its filled surface (``base``: see grid)."""
+    g = grid(z.shape, cell, base)
+    graph = mfd_graph(g, exponent)
+    zf = graph.update_routes(np.asarray(z, dtype=np.float64)).copy()
+    area = graph.accumulate(1.0).copy()
+    del graph, g
+    return area, zf
 
 
 def filled(z, cell, base=None):

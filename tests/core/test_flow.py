@@ -145,3 +145,99 @@ def test_on_white_noise_the_spanning_tree_weights_equal_fastscapelib():
     d8 = oracles.d8(z, 100.0)
     assert np.array_equal(pass_heights(z, r.receivers, d8), pass_heights(z, rec, d8))
     assert r.depressions > 5000 and (r.receivers != rec).mean() < 0.01
+
+
+# --- multiple flow direction ------------------------------------------------------------------
+def check_mfd_invariants(r):
+    size = r.shape[0] * r.shape[1]
+    cells = np.arange(size)
+    outlets = r.base_level.ravel()
+    # outlets send nothing; every other cell sends all its water (weights sum to 1) to lower neighbours
+    assert not r.receives[:, outlets].any() and (r.weights[:, outlets] == 0).all()
+    assert r.receives[:, ~outlets].any(axis=0).all()
+    assert np.allclose(r.weights[:, ~outlets].sum(axis=0), 1.0, rtol=0, atol=1e-12)
+    assert ((r.weights > 0) <= r.receives).all()
+    # the order holds every cell once, each after all its receivers, and receivers are lower on the filled surface
+    assert np.array_equal(np.sort(r.order), cells)
+    pos = np.empty(size, dtype=np.int64)
+    pos[r.order] = np.arange(size)
+    zf = r.filled.ravel()
+    for k, off in enumerate(flow._flat_offsets(r.shape[1])):
+        i = cells[r.receives[k]]
+        assert (pos[i + off] < pos[i]).all() and (zf[i + off] < zf[i]).all()
+    area = flow.drainage_area(r)
+    assert (area >= r.cell_size ** 2 * (1 - 1e-12)).all()
+    assert area[r.base_level].sum() == pytest.approx(size * r.cell_size ** 2, rel=1e-12)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(3, 24), st.integers(3, 24), st.integers(0, 2**32 - 1), st.sampled_from(["nesw", "n", "we", "s"]),
+       st.sampled_from([0.0, 1.0, 1.1, 6.0]))
+def test_mfd_invariants_hold_for_any_surface_edges_and_exponent(rows, cols, seed, edges, p):
+    rng = np.random.default_rng(seed)
+    z = np.round(rng.random((rows, cols)) * 4) / 4  # flats, ties and closed depressions
+    r = flow.route_multiple_flow(z, 2.0, exponent=p, open_edges=edges)
+    assert (r.filled >= z).all()
+    check_mfd_invariants(r)
+
+
+@pytest.mark.parametrize("p", [1.0, 1.1, 5.0])
+def test_mfd_on_a_plane_is_the_analytic_partition(p):
+    """z = 0.03 x + 0.02 y (x east, y south, metres): rising to the east and south.
+
+    An inner cell's lower neighbours are NW, N, W and SW (NE drops -0.1 m: uphill); each share is its slope
+    to the power p over the sum of them.
+    """
+    rows, cols, cs = 9, 11, 10.0
+    yy, xx = np.mgrid[0:rows, 0:cols] * cs
+    z = 0.03 * xx + 0.02 * yy
+    r = flow.route_multiple_flow(z, cs, exponent=p)
+    slopes = []
+    for dr, dc in flow.NEIGHBOR_OFFSETS:
+        drop = -(0.03 * dc * cs + 0.02 * dr * cs)
+        slopes.append(max(drop, 0.0) / (cs * np.hypot(dr, dc)))
+    slopes = np.array(slopes)
+    expected = slopes ** p / (slopes ** p).sum()
+    inner = np.zeros((rows, cols), dtype=bool)
+    inner[1:-1, 1:-1] = True
+    got = r.weights[:, inner.ravel()]
+    assert np.allclose(got, expected[:, None], rtol=1e-12, atol=0)
+    assert np.array_equal(r.receives[:, inner.ravel()], np.broadcast_to((slopes > 0)[:, None], got.shape))
+    assert (expected[[2, 4, 6, 7]] == 0).all() and (expected[[0, 1, 3, 5]] > 0).all()  # NE, E, S, SE uphill
+
+
+def test_mfd_area_crossing_each_row_of_a_southward_plane_is_the_area_above_it():
+    """A plane falling to the south, closed W and E edges: all water crosses every row (area conservation)."""
+    rows, cols, cs = 12, 7, 5.0
+    z = np.repeat(np.arange(rows, 0, -1, dtype=np.float64)[:, None], cols, axis=1)
+    r = flow.route_multiple_flow(z, cs, open_edges="s")
+    area = flow.drainage_area(r)
+    # row i receives all of rows 0..i-1 and adds its own: the row sum is (i + 1) x cols cells
+    assert np.allclose(area.sum(axis=1), (np.arange(rows) + 1) * cols * cs * cs, rtol=1e-12)
+    # an inner cell shares between S (slope 1/cs) and SW, SE (1/(cs sqrt 2)): Quinn's weights
+    w = r.weights[:, 3 * cols + 3]
+    s, d = 1.0 / cs, 1.0 / (cs * np.sqrt(2.0))
+    assert w[6] == pytest.approx(s / (s + 2 * d), rel=1e-12) and w[5] == pytest.approx(d / (s + 2 * d), rel=1e-12)
+    assert area[-1].sum() == pytest.approx(rows * cols * cs * cs, rel=1e-12)
+
+
+def test_mfd_bad_input_is_refused_by_name():
+    with pytest.raises(ValueError, match="flow_exponent"):
+        flow.route_multiple_flow(np.zeros((4, 4)), 1.0, exponent=-1.0)
+    with pytest.raises(ValueError, match="no base level"):
+        flow.route_multiple_flow(np.zeros((4, 4)), 1.0, open_edges="")
+
+
+@pytest.mark.parametrize(("seed", "p"), [(3, 1.0), (5, 1.1), (8, 4.0)])
+def test_mfd_filled_surface_and_drainage_area_equal_fastscapelib(seed, p):
+    """fastscapelib's SingleFlowRouter + MSTSinkResolver(Kruskal, carve) + MultiFlowRouter(p), 257²."""
+    z = ds_terrain(257, seed, 1.5 if seed != 8 else 2.0)
+    z[[0, -1], :] = 0.0
+    z[:, [0, -1]] = 0.0
+    r = flow.route_multiple_flow(z, 200.0, exponent=p)
+    assert r.single.depressions > 0
+    check_mfd_invariants(r)
+    area, zf = oracles.mfd_area(z, 200.0, p)
+    assert np.array_equal(r.filled, zf)  # the same one-ulp steps
+    assert np.allclose(flow.drainage_area(r), area, rtol=1e-12, atol=0)
+    assert not np.allclose(flow.drainage_area(r), flow.drainage_area(r.single), rtol=0.1)  # not D8 in disguise

@@ -8,9 +8,11 @@ import numpy as np
 import oracles
 import pytest
 
-from core import geomorph, stream_power
+from core import flow, geomorph, stream_power
 from core.faults import fault_formation
 from core.midpoint import diamond_square
+from core.params import FILTERS
+from core.recipe import Recipe
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -163,6 +165,86 @@ def test_steady_state_matches_fastscapelib():
     assert ours.mean() == pytest.approx(ref.mean(), rel=0.03)
     assert concavity_theta(ours, cell) == pytest.approx(concavity_theta(ref, cell), abs=0.02)
     assert concavity_theta(ours, cell) == pytest.approx(0.45, abs=0.05)
+
+
+# --- multiple flow direction ----------------------------------------------------------------------
+@pytest.mark.parametrize("p", [1.0, 1.1])
+def test_mfd_ten_steps_equal_fastscapelib(p):
+    """fastscapelib's loop on a SingleFlowRouter + MSTSinkResolver(Kruskal, carve) + MultiFlowRouter(p) graph, 257².
+
+    Same routing (test_flow.py: the filled surface bit for bit, areas to
+    1e-12) and the same implicit equation per cell over its receivers, so
+    the heights agree to rounding (measured 2e-9 and 1.2e-8 of the relief).
+    Only n = 1: for n != 1 fastscapelib 0.3.0's multiple-flow Newton
+    iteration keeps the last receiver's solution only (its comment: "only
+    valid for single flow direction"), so Orogen's (all receivers, with a
+    bracket) is checked against its equation below instead.
+    """
+    z0 = ds_terrain(257, 3, 1.5, 500.0)
+    kw = {"k": 2e-4, "m": 0.4, "n": 1.0, "uplift": 1e-3, "diffusion": 0.01, "dt": 2e4}
+    ref = oracles.run(z0, 200.0, steps=10, mfd_exponent=p, **kw)
+    z = z0
+    for _ in range(10):
+        z, r, _ = stream_power.stream_power_step(z, 200.0, routing="mfd", flow_exponent=p, **kw)
+    assert isinstance(r, flow.MultipleFlowRouting)
+    relief = ref.max() - ref.min()
+    assert np.abs(z - ref).max() <= 1e-3 * relief
+    assert np.abs(z - ref).max() <= 1e-7 * relief  # in fact to rounding
+    d8 = oracles.run(z0, 200.0, steps=10, **kw)
+    assert np.abs(d8 - ref).max() > 0.01 * relief  # and multiple flow is not D8
+
+
+@pytest.mark.parametrize("n", [0.6, 1.0, 1.7])
+def test_mfd_nonlinear_slope_exponent_solves_the_implicit_equation(n):
+    """A peak draining to all eight edge cells (at 0): x + Σ_r F_r x^n = z with F_r = K dt (A w_r)^m / d_r^n.
+
+    The shares are Quinn's (slope to each neighbour, orthogonal 1/d, diagonal 1/(d sqrt 2)).
+    """
+    z = np.zeros((3, 3))
+    z[1, 1] = 10.0
+    k, m, dt, cs = 1e-4, 0.5, 1e4, 100.0
+    out, r, area = stream_power.stream_power_step(z, cs, k=k, m=m, n=n, uplift=0.0, dt=dt, routing="mfd")
+    w = r.weights[:, 4]
+    d = r.distances
+    quinn = np.where(np.isin(np.arange(8), [1, 3, 4, 6]), 1.0, 1 / np.sqrt(2)) / (4 + 4 / np.sqrt(2))
+    assert np.allclose(w, quinn, rtol=1e-12)
+    x = out[1, 1]
+    residual = x - 10.0 + (k * dt * (area[1, 1] * w) ** m / d ** n * x ** n).sum()
+    assert 0.0 < x < 10.0 and residual == pytest.approx(0.0, abs=1e-8)
+
+
+def test_mfd_run_keeps_base_level_and_conserves_area():
+    z0 = ds_terrain(65, 4, 1.2, 300.0)
+    res = stream_power.stream_power_erosion(z0, 50.0, steps=8, dt=1e4, uplift=2e-3, routing="mfd", flow_exponent=1.1)
+    d8 = stream_power.stream_power_erosion(z0, 50.0, steps=8, dt=1e4, uplift=2e-3)
+    edge = np.zeros(z0.shape, dtype=bool)
+    edge[[0, -1], :] = edge[:, [0, -1]] = True
+    assert np.isfinite(res.heights).all() and (res.heights[edge] == 0.0).all()
+    assert (res.incision >= 0.0).all() and res.incision.max() > 1.0
+    assert res.drainage_area[edge].sum() == pytest.approx(65 * 65 * 2500.0, rel=1e-6)
+    # water spreads: more cells carry a few cells' area than with D8, and the D8 maps still come out
+    few = lambda a: ((a > 2 * 2500.0) & (a < 20 * 2500.0)).mean()  # noqa: E731
+    assert few(res.drainage_area) > 1.5 * few(d8.drainage_area)
+    assert set(np.unique(res.direction)) <= set(range(-1, 8))
+    with pytest.raises(ValueError, match="routing must be one of d8, mfd"):
+        stream_power.stream_power_erosion(z0, 50.0, steps=1, routing="dinf")
+    with pytest.raises(ValueError, match="flow_exponent"):
+        stream_power.stream_power_erosion(z0, 50.0, steps=1, routing="mfd", flow_exponent=50.0)
+    with pytest.raises(ValueError, match=r"steps: 40 stream-power steps \(mfd\)"):
+        stream_power.check_stream_power_work((1025, 1025), 40, "mfd")
+
+
+def test_the_erosion_filter_declares_routing_and_its_maps_are_the_mfd_ones():
+    stack = (("erosion", {"steps": 4, "routing": "mfd", "flow_exponent": 1.1}),)
+    r = Recipe("fractal", 5, (33, 40), {}, stack, cell_size=50.0, height=800.0)
+    _, maps = r.evaluate_with_maps()
+    start = Recipe("fractal", 5, (33, 40), {}, (), cell_size=50.0, height=800.0).evaluate().astype(np.float64)
+    result = stream_power.stream_power_erosion(start * 800.0, 50.0, uplift=1e-3 * start, steps=4, dt=2e4,
+                                               routing="mfd", flow_exponent=1.1)
+    assert np.array_equal(maps["drainage_area"], result.drainage_area)
+    params = {p.name: p for p in FILTERS["erosion"].params}
+    assert params["routing"].default == "d8" and params["routing"].choices == ("d8", "mfd")
+    assert params["flow_exponent"].hard == (0.0, 20.0)
 
 
 # --- geomorphic statistics, measured with an independent routing (fastscapelib's) -----------------
