@@ -423,7 +423,7 @@ def build_water_material(name: str, depth_color) -> bpy.types.Material:
     b.link(noise, "Fac", bump, "Height")
     b.socket(bump.inputs, "Strength").default_value = 0.08
     surface = b.node("ShaderNodeBsdfPrincipled", 3, 0, label="Water surface")
-    for identifier, value in (("Base Color", (1.0, 1.0, 1.0, 1.0)), ("Roughness", 0.02), ("IOR", WATER_IOR),
+    for identifier, value in (("Base Color", (1.0, 1.0, 1.0, 1.0)), ("Roughness", 0.05), ("IOR", WATER_IOR),
                               ("Transmission Weight", 1.0)):
         b.socket(surface.inputs, identifier).default_value = value
     b.link(bump, "Normal", surface, "Normal")

@@ -101,6 +101,8 @@ def parse_args(argv):
                         help="material look (default: the spec's, lit)")
     parser.add_argument("--view", choices=("OBLIQUE", "TOP"), default="OBLIQUE", help="camera (default OBLIQUE)")
     parser.add_argument("--samples", type=int, default=32, help="Cycles samples (default 32)")
+    parser.add_argument("--denoise", action=argparse.BooleanOptionalAction, default=True,
+                        help="denoise with OpenImageDenoise (default on; --no-denoise for the raw samples)")
     parser.add_argument("--resolution", type=int, nargs=2, default=(960, 540), metavar=("X", "Y"),
                         help="image size in pixels (default 960 540)")
     parser.add_argument("--output", type=Path, default=ROOT / "out" / "terrain.png",
@@ -163,6 +165,7 @@ def main(argv=None):
         scene.view_settings.view_transform = 'Standard'
         scene.view_settings.exposure = 0.0
     render.configure_cycles(scene, tuple(args.resolution), args.samples)
+    scene.cycles.use_denoising = args.denoise
     # Both files or neither: render and save beside their targets under temporary names, then rename.
     targets = [args.output.resolve()] + ([args.blend.resolve()] if args.blend else [])
     for path in targets:
