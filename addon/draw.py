@@ -104,6 +104,12 @@ def draw_spec(layout, data, operator: bool = False) -> None:
     sub = col.column()
     sub.active = data.material.enabled
     sub.prop(data.material, "shading")
+    col = layout.column()
+    col.prop(data.material, "water")
+    sub = col.column()
+    sub.active = data.material.water
+    sub.prop(data.material, "water_level")
+    sub.prop(data.material, "water_color")
 
 
 def draw_layers(layout, data) -> None:

@@ -50,6 +50,7 @@ from .mesh import (
 )
 from .specio import image_path, read_spec, write_spec
 from .terrain import TerrainArrays, compute_terrain, preview_shape, scene_sun
+from .water import sync_water
 
 #: Seconds without a further change before a live preview is replaced by the full-size terrain.
 SETTLE_SECONDS = 0.4
@@ -198,8 +199,10 @@ def bake_unlit_color(obj: bpy.types.Object, spec: TerrainSpec) -> None:
 
 def set_material(obj: bpy.types.Object, spec: TerrainSpec) -> None:
     """Give ``obj`` a freshly built material in its first slot (or none, when the spec's material is off);
-    an Unlit terrain's baked colour follows (:func:`bake_unlit_color`)."""
+    an Unlit terrain's baked colour and the water surface follow (:func:`bake_unlit_color`,
+    :func:`water.sync_water`)."""
     bake_unlit_color(obj, spec)
+    sync_water(obj, spec)
     old = obj.material_slots[0].material if obj.material_slots else None
     if not spec.material["enabled"]:
         if obj.material_slots:
@@ -364,11 +367,14 @@ def apply_arrays(obj: bpy.types.Object, spec: TerrainSpec, shape: tuple[int, int
             drop_other_mesh(obj)
     notes = write_arrays(obj, arrays)
     bake_unlit_color(obj, spec)
+    sync_water(obj, spec)
     with suspended():
         settings.applied = spec.to_json()
         settings.preview_pending = shape != spec.shape
     if not preview:
         shared = share_spec(obj)
+        for other in linked_terrains(obj):  # each object on the shared mesh has its own water
+            sync_water(other, spec)
         if shared:
             notes.append(f"linked duplicates share this mesh and now this spec: {', '.join(shared[:4])}"
                          + (" ..." if len(shared) > 4 else ""))
@@ -433,6 +439,16 @@ def _only_looks_changed(spec: TerrainSpec, applied: str) -> bool:
     return replace(before, layers=spec.layers, material=spec.material) == spec
 
 
+def _only_water_changed(spec: TerrainSpec, applied: str) -> bool:
+    """True when ``spec`` differs from the applied spec only in its water settings (terrain and material stay)."""
+    try:
+        before = TerrainSpec.from_json(applied)
+    except (TypeError, ValueError):
+        return False
+    water = {k: v for k, v in spec.material.items() if k.startswith("water")}
+    return replace(before, material={**before.material, **water}) == spec
+
+
 def on_setting_changed(obj: bpy.types.Object, context) -> None:
     """A setting of terrain ``obj`` changed: rebuild what it affects, live (a preview, then full size)."""
     settings = obj.orogen
@@ -448,6 +464,15 @@ def on_setting_changed(obj: bpy.types.Object, context) -> None:
         return  # nothing that shapes the terrain changed (or it was already applied)
     if obj.mode != 'OBJECT':
         settings.status = "Not regenerated: leave Edit Mode first"
+        return
+    if settings.applied and _only_water_changed(spec, settings.applied):
+        sync_water(obj, spec)
+        with suspended():
+            settings.applied = text
+        for other in linked_terrains(obj):
+            sync_water(other, spec)
+        share_spec(obj)
+        settings.status = "Water updated"
         return
     if settings.applied and _only_looks_changed(spec, settings.applied):
         set_material(obj, spec)

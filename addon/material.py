@@ -28,12 +28,20 @@ slope it sees by ``edge_noise`` and ``slope_noise`` times ``2 (U - 0.5)``.
 
 Colours are then mixed in sequence with Mix nodes (RGBA): step ``k`` blends
 the running colour toward layer ``k`` by ``W_k / (W_0 + ... + W_k)``, which
-equals ``sum_i W_i * colour_i / sum_i W_i``, the normalised blend. The result
-is multiplied by the ``Lightmap`` colour attribute and fed to a Principled
-BSDF (lit) or an Emission shader (unlit).
+equals ``sum_i W_i * colour_i / sum_i W_i``, the normalised blend.
+
+*Lit* feeds that colour map alone to a Principled BSDF's base colour: Blender's
+lights, sky and shadows shade the terrain, so nothing is shaded twice and
+nothing goes stale when the sun turns. *Unlit* multiplies it by the baked
+``Lightmap`` colour attribute (slope or hillshade, cast shadows, ambient
+occlusion) into an Emission shader: the flat look of the classic tutorials,
+and what the exported lightmap and colour maps hold.
+
+:func:`build_water_material` makes the water surface's material (see ``addon/water.py``).
 """
 
 import hashlib
+import math
 
 import bpy
 
@@ -154,9 +162,11 @@ def build_material(
     layers : tuple of core.colormap.Layer
         Validated layers (linear RGB colours).
     use_lightmap : bool
-        Multiply the colour by the ``Lightmap`` colour attribute.
+        Unlit only: multiply the colour by the ``Lightmap`` colour attribute.
+        A Lit material never reads the lightmap (Blender lights it).
     shading : {'LIT', 'UNLIT'}
-        Principled BSDF, or Emission (colour x lightmap, unaffected by lights).
+        Principled BSDF with the colour map as its base colour (shaded by the scene's
+        lights and world), or Emission (colour x lightmap, unaffected by lights).
     cached : bool
         Copy a cached template for the same layers and options (``material.copy()``,
         about 0.3 ms) instead of building the tree node by node (about 10 ms).
@@ -174,6 +184,7 @@ def build_material(
     """
     if shading not in {'LIT', 'UNLIT'}:
         raise ValueError(f"shading must be 'LIT' or 'UNLIT', got {shading!r}")
+    use_lightmap = bool(use_lightmap) and shading == 'UNLIT'  # one template for Lit, lightmap baked or not
     if not cached or any(lay.kind == 'IMAGE' for lay in layers):
         mat = bpy.data.materials.new(name)
         _build_tree(mat, layers, use_lightmap, shading)
@@ -384,9 +395,13 @@ def _blend(b: _TreeBuilder, layers: tuple[Layer, ...], weights: list) -> tuple:
 
 
 def _output(b: _TreeBuilder, color, color_out: str, use_lightmap: bool, shading: str) -> None:
-    """Colour (times the lightmap) into a Principled BSDF (Lit) or an Emission shader (Unlit), then the output."""
+    """The colour map into a Principled BSDF (Lit), or colour x lightmap into an Emission shader (Unlit).
+
+    Lit never multiplies the baked lightmap in: its slope or hillshade, shadows and ambient occlusion would
+    be shaded a second time by the renderer (dark blotches) and would not follow a sun that moves.
+    """
     x_out = 14
-    if use_lightmap:
+    if use_lightmap and shading == 'UNLIT':
         lightmap = b.node("ShaderNodeVertexColor", x_out, 2, layer_name=LIGHTMAP_ATTRIBUTE, label="Lightmap")
         lit = b.node("ShaderNodeMix", x_out + 1, 0, data_type='RGBA', blend_type='MULTIPLY', label="x lightmap")
         b.socket(lit.inputs, "Factor_Float").default_value = 1.0
@@ -429,3 +444,77 @@ def _unlit_export_output(b: _TreeBuilder, x: float) -> None:
     output = b.node("ShaderNodeOutputMaterial", x + 2, 4, target='ALL', label="Export (glTF)")
     b.link(mix, "Shader", output, "Surface")
     output.is_active_output = True
+
+
+#: Metres of water after which light has taken on the water's depth colour (its transmittance over this
+#: distance is the depth colour, per channel): see :func:`water_absorption`.
+WATER_COLOR_DEPTH = 3.0
+#: Index of refraction of water.
+WATER_IOR = 1.33
+#: Material custom property holding the depth colour a water material was built for.
+WATER_KEY = "orogen_water_color"
+
+
+def water_absorption(depth_color, depth: float = WATER_COLOR_DEPTH) -> tuple[tuple[float, float, float], float]:
+    """The Volume Absorption node's ``(colour, density)`` for water whose transmittance over ``depth`` metres
+    is ``depth_color``.
+
+    Cycles absorbs ``density * (1 - colour)`` per metre, per channel (Blender's Volume Absorption node);
+    Beer-Lambert asks ``-ln(depth_color) / depth``. The density is the largest channel's coefficient and
+    the colour the ratio that gives each channel its own. Channels are clamped to [1e-3, 0.999] (none
+    fully opaque or clear).
+    """
+    sigma = [-math.log(min(max(float(c), 1e-3), 0.999)) / depth for c in depth_color[:3]]
+    density = max(sigma)
+    return (tuple(1.0 - s / density for s in sigma), density)  # type: ignore[return-value]
+
+
+def build_water_material(name: str, depth_color) -> bpy.types.Material:
+    """A water material: a Principled BSDF set up as water over an absorbing volume.
+
+    The surface is a Principled BSDF with transmission 1, IOR 1.33 and low
+    roughness, with faint ripples (a Noise texture into Bump, in metres);
+    light reaching the sea floor is absorbed with depth by a Volume Absorption
+    in the material's volume output, so light that crosses
+    :data:`WATER_COLOR_DEPTH` metres of water takes on ``depth_color``
+    (linear RGB). Shadow rays see a Transparent BSDF instead of the refracting
+    surface (Light Path ▸ Is Shadow Ray), so the sun lights the sea floor
+    through the water, dimmed by the volume; without it, Cycles would leave
+    everything under water in the surface's shadow. The mesh must be closed
+    around the water for the volume (``addon/water.py`` makes it so).
+    """
+    mat = bpy.data.materials.new(name)
+    if bpy.app.version < (5, 0, 0):
+        mat.use_nodes = True
+    tree = mat.node_tree
+    tree.nodes.clear()
+    b = _TreeBuilder(tree)
+    coords = b.node("ShaderNodeTexCoord", 0, 0)
+    noise = b.node("ShaderNodeTexNoise", 1, 0, label="Ripples")
+    b.link(coords, "Object", noise, "Vector")
+    b.socket(noise.inputs, "Scale").default_value = 0.8  # per metre: ripples about a metre across
+    b.socket(noise.inputs, "Detail").default_value = 3.0
+    bump = b.node("ShaderNodeBump", 2, 0)
+    b.link(noise, "Fac", bump, "Height")
+    b.socket(bump.inputs, "Strength").default_value = 0.08
+    surface = b.node("ShaderNodeBsdfPrincipled", 3, 0, label="Water surface")
+    for identifier, value in (("Base Color", (1.0, 1.0, 1.0, 1.0)), ("Roughness", 0.05), ("IOR", WATER_IOR),
+                              ("Transmission Weight", 1.0)):
+        b.socket(surface.inputs, identifier).default_value = value
+    b.link(bump, "Normal", surface, "Normal")
+    path = b.node("ShaderNodeLightPath", 3, 2)
+    clear = b.node("ShaderNodeBsdfTransparent", 3, 3, label="Shadow rays pass")
+    mix = b.node("ShaderNodeMixShader", 4, 0)
+    tree.links.new(path.outputs["Is Shadow Ray"], mix.inputs[0])
+    tree.links.new(surface.outputs[0], mix.inputs[1])
+    tree.links.new(clear.outputs[0], mix.inputs[2])
+    color, density = water_absorption(depth_color)
+    volume = b.node("ShaderNodeVolumeAbsorption", 4, 2,
+                    label=f"Depth colour over {WATER_COLOR_DEPTH:g} m")
+    b.socket(volume.inputs, "Color").default_value = (*color, 1.0)
+    b.socket(volume.inputs, "Density").default_value = density
+    output = b.node("ShaderNodeOutputMaterial", 5, 0, target='ALL')
+    b.link(mix, "Shader", output, "Surface")
+    b.link(volume, "Volume", output, "Volume")
+    mat[WATER_KEY] = [float(c) for c in depth_color[:3]]
+    return mat

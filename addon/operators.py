@@ -40,6 +40,7 @@ from .mesh import CURVATURE_ATTRIBUTE, EROSION_ATTRIBUTES, SLOPE_ATTRIBUTE, buil
 from .properties import nonfinite_error, spec_annotations
 from .specio import read_group, read_spec, write_filters, write_layers, write_spec
 from .terrain import TerrainArrays, check_size, compute_terrain, scene_sun
+from .water import sync_water
 
 
 class _AddsObjects:
@@ -116,6 +117,7 @@ material"""
         obj = object_utils.object_data_add(context, mesh, operator=self)
         record_terrain(obj, arrays)
         bake_unlit_color(obj, spec)
+        sync_water(obj, spec)
         with suspended():
             write_spec(obj.orogen, spec)
             obj.orogen.is_terrain = True
@@ -305,6 +307,7 @@ class OROGEN_OT_heightmap_import(_AddsObjects, bpy.types.Operator, ImportHelper,
         obj = object_utils.object_data_add(context, mesh, operator=self)
         record_terrain(obj, arrays, source=self.filepath, **export.dem_record(values, dem))
         bake_unlit_color(obj, spec)
+        sync_water(obj, spec)
         with suspended():
             write_spec(obj.orogen, spec)  # its layers, lighting and scale; no generator to re-run (not is_terrain)
         if dem is not None:

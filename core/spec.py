@@ -86,7 +86,8 @@ MATERIAL_PARAMS: tuple[Param, ...] = (
     Param("enabled", "bool", True, label="Material", description="Give the terrain a height-blended material"),
     Param("shading", "enum", "lit", label="Shading",
           description="How the material turns colour and lightmap into light",
-          items=(("lit", "Lit", "Principled BSDF: scene lights shade the terrain, the lightmap darkens it"),
+          items=(("lit", "Lit", "Principled BSDF of the colour map: Blender's sun, sky and shadows shade the "
+                  "terrain (the lightmap is not used)"),
                  ("unlit", "Unlit", "Emission of colour x lightmap: the flat look of the classic tutorials"))),
     Param("water", "bool", False, label="Water",
           description="Add a water surface at the water level: its own object and a water material"),

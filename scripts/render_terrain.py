@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 #: What the script renders without --preset or --spec: the README's demo terrain.
 DEMO_SPEC = {"version": 2, "size": 257, "seed": 7, "width": 100.0, "height": 22.0, "generator": "hills",
              "hills": {"count": 300, "radius_min": 8.0, "radius_max": 40.0},
-             "filters": [{"type": "flatten", "exponent": 1.6}], "lighting": {"azimuth": 300.0, "altitude": 35.0}}
+             "filters": [{"type": "flatten", "exponent": 1.6}], "lighting": {"azimuth": 240.0, "altitude": 35.0}}
 
 
 def load_orogen():
@@ -103,6 +103,8 @@ def parse_args(argv):
                         help="material look (default: the spec's, lit)")
     parser.add_argument("--view", choices=("OBLIQUE", "TOP"), default="OBLIQUE", help="camera (default OBLIQUE)")
     parser.add_argument("--samples", type=int, default=32, help="Cycles samples (default 32)")
+    parser.add_argument("--denoise", action=argparse.BooleanOptionalAction, default=True,
+                        help="denoise with OpenImageDenoise (default on; --no-denoise for the raw samples)")
     parser.add_argument("--resolution", type=int, nargs=2, default=(960, 540), metavar=("X", "Y"),
                         help="image size in pixels (default 960 540)")
     parser.add_argument("--output", type=Path, default=ROOT / "out" / "terrain.png",
@@ -186,11 +188,14 @@ def main(argv=None):
     add_terrain(spec)
     terrain = bpy.context.active_object
     aspect = args.resolution[0] / args.resolution[1]
-    render.add_camera(scene, terrain, view=args.view, aspect=aspect)
-    light = spec.lighting  # the sun lamp stands where the baked light comes from
-    render.add_sun(scene, math.radians(light["azimuth"]), math.radians(max(light["altitude"], 1.0)))
-    render.set_world(scene)
+    render.add_camera(scene, terrain, view=args.view, aspect=aspect, horizon=0.22 if args.view == 'OBLIQUE' else None)
+    light = spec.lighting  # the sun stands where the baked light comes from
+    render.light_scene(scene, math.radians(light["azimuth"]), math.radians(max(light["altitude"], 1.0)))
+    if spec.material["shading"] == "unlit":  # the baked colour x lightmap, shown as it is (no tone mapping)
+        scene.view_settings.view_transform = 'Standard'
+        scene.view_settings.exposure = 0.0
     render.configure_cycles(scene, tuple(args.resolution), args.samples)
+    scene.cycles.use_denoising = args.denoise
     # Both files or neither: render and save beside their targets under temporary names, then rename.
     targets = [args.output.resolve()] + ([args.blend.resolve()] if args.blend else [])
     for path in targets:

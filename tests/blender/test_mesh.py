@@ -178,7 +178,7 @@ def material_cases(core):
     layers = core.DEFAULT_LAYERS
     slope_rock = core.Layer("rock", (0.3, 0.3, 0.3), 0.1, 0.5, 0.9, slope_min=30.0, slope_max=90.0)
     noise = core.Layer("moss", (0.1, 0.3, 0.1), -1.0, 0.2, 0.6, kind="NOISE", color2=(0.2, 0.4, 0.1))
-    return [(layers, True, 'LIT'), (layers, True, 'UNLIT'), (layers, False, 'LIT'),
+    return [(layers, True, 'LIT'), (layers, True, 'UNLIT'), (layers, False, 'UNLIT'),
             ((*layers[:2], slope_rock), True, 'LIT'), ((noise, layers[1]), True, 'UNLIT')]
 
 
@@ -197,6 +197,10 @@ def test_a_material_from_the_cache_equals_one_built_node_by_node(scene, orogen):
             assert mat.users == 0 and not mat.use_fake_user
     kept = material.templates()
     assert len(kept) == len(material_cases(orogen.core))
+    # Lit never reads the lightmap: with or without one it is the same material (the same template).
+    lit = material.build_material("Terrain", orogen.core.DEFAULT_LAYERS, False, 'LIT')
+    assert len(material.templates()) == len(kept)
+    assert not [n for n in lit.node_tree.nodes if n.bl_idname == "ShaderNodeVertexColor"]
     assert all(t.name.startswith(".") and t.users == 0 and not t.use_fake_user for t in kept)
 
 

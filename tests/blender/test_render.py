@@ -5,6 +5,7 @@ import math
 
 import bpy
 import numpy as np
+import pytest
 
 
 def test_lit_render_shows_the_terrain_and_the_lit_side_is_brighter(scene, orogen, tmp_path):
@@ -63,3 +64,32 @@ def test_unlit_render_equals_core_colormap_times_lightmap(scene, orogen, tmp_pat
     error = np.abs(rendered[inner] - expected[inner])
     assert error.max() < 2 / 255, error.max()
     assert expected[inner].std() > 0.05  # the comparison covers real variation
+
+
+def test_lit_terrain_follows_the_sun_not_the_baked_light(scene, orogen, tmp_path):
+    """Lit: Blender lights the terrain. The lightmap is baked for a sun in the east, and still a sun lamp in the
+    west lights the west side exactly as much as one in the east lights the east (no baked light in the base
+    colour, which would brighten the east under both)."""
+    render = orogen.addon.render
+    bpy.ops.orogen.terrain_add(spec=json.dumps({
+        "version": 2, "size": 64, "seed": 1, "width": 20.0, "height": 6.0, "generator": "hills",
+        "hills": {"count": 1, "radius_min": 30, "radius_max": 30, "island": True}, "filters": [],
+        "lighting": {"mode": "hillshade", "azimuth": 90.0, "altitude": 20.0, "shadows": True, "ao": True,
+                     "min_brightness": 0.0}}))
+    terrain = bpy.context.active_object
+    tree = terrain.active_material.node_tree
+    assert not [n for n in tree.nodes if n.bl_idname == "ShaderNodeVertexColor"]  # the lightmap is not read
+    render.add_camera(scene, terrain, view='TOP', aspect=1.0)
+    halves = {}
+    for azimuth in (90.0, 270.0):
+        for obj in [o for o in scene.objects if o.type == 'LIGHT']:
+            bpy.data.objects.remove(obj)
+        render.light_scene(scene, math.radians(azimuth), math.radians(35.0))
+        render.configure_cycles(scene, (48, 48), samples=16)
+        out = tmp_path / f"sun{azimuth:.0f}.png"
+        render.render_still(scene, str(out))
+        lum = orogen.addon.export.read_image(str(out))[..., :3].mean(axis=-1)
+        halves[azimuth] = (lum[12:36, 28:40].mean(), lum[12:36, 8:20].mean())  # (east, west)
+    (east_e, west_e), (east_w, west_w) = halves[90.0], halves[270.0]
+    assert east_e > 1.3 * west_e and west_w > 1.3 * east_w, halves  # the lit side moves with the sun
+    assert east_e == pytest.approx(west_w, rel=0.05) and west_e == pytest.approx(east_w, rel=0.05), halves

@@ -105,7 +105,8 @@ def test_material_links_are_valid_and_read_the_attributes(scene):
     assert tree.links and all(link.is_valid for link in tree.links)
     attrs = [n for n in tree.nodes if n.bl_idname == "ShaderNodeAttribute"]
     assert [n.attribute_name for n in attrs] == ["height"]
-    assert [n.layer_name for n in tree.nodes if n.bl_idname == "ShaderNodeVertexColor"] == ["Lightmap"]
+    # Lit (the default): Blender lights it, the baked lightmap is not read (Unlit's, below, is)
+    assert [n.layer_name for n in tree.nodes if n.bl_idname == "ShaderNodeVertexColor"] == []
     mixes = [n for n in tree.nodes if n.bl_idname == "ShaderNodeMix"]
     assert mixes and all(n.data_type == 'RGBA' for n in mixes)
     output = next(n for n in tree.nodes if n.bl_idname == "ShaderNodeOutputMaterial")
@@ -119,6 +120,8 @@ def test_unlit_shading_uses_emission_and_toggles_work(scene):
         linked = output.inputs["Surface"].links[0].from_node.bl_idname
         assert linked == ("ShaderNodeEmission" if output.target != 'ALL' else "ShaderNodeMixShader")
     assert {o.target for o in outputs} == {'CYCLES', 'EEVEE', 'ALL'}
+    assert "Lightmap" in [n.layer_name for n in obj.active_material.node_tree.nodes
+                          if n.bl_idname == "ShaderNodeVertexColor"]
     _, bare = add(size=8, set="lighting.enabled=false; material.enabled=false")
     assert "Lightmap" not in bare.data.color_attributes
     assert len(bare.data.materials) == 0

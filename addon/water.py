@@ -1,0 +1,166 @@
+"""A terrain's water surface: an object of Orogen's, parented to the terrain, filled to the water level.
+
+The spec's ``material.water`` turns it on, ``material.water_level`` is its
+height in metres above the terrain's Z = 0 (its lowest point), and
+``material.water_color`` the colour light takes on crossing water
+(:func:`material.build_water_material`). :func:`sync_water` makes, updates or
+removes it; the add operator, regenerate, live updates and material rebuilds
+call it, so the water follows the terrain.
+
+The water is a closed mesh so that Cycles can absorb light with depth in its
+volume: the top is the water plane over the terrain's bounds; the sides run
+down each edge of the terrain to the terrain's own edge profile (so no side
+hangs below the ground where the terrain's edge is above the sea floor) and
+the volume is closed underneath by the terrain itself, which is opaque. The
+object is marked as the terrain's (``OWNER_PROPERTY`` holds the terrain, as
+Orogen's preview meshes do) and Orogen only ever changes or removes a water
+object whose mark names that terrain: a user's object is never touched.
+"""
+
+import json
+
+import bpy
+import numpy as np
+
+from ..core.spec import TerrainSpec
+from .material import WATER_KEY, build_water_material
+from .mesh import OWNER_PROPERTY
+
+#: Object custom property marking Orogen's water objects (its value is True).
+WATER_PROPERTY = "orogen_water"
+#: Terrain object custom property pointing at its water object.
+WATER_OBJECT_PROPERTY = "orogen_water_object"
+
+
+def water_of(obj: bpy.types.Object) -> bpy.types.Object | None:
+    """``obj``'s own water object, or ``None``: one marked as Orogen's water and owned by ``obj``.
+
+    Found through ``obj``'s pointer, or among its children (a pointer lost to a copy); an object that
+    only looks like it (another terrain's, a user's) is not returned.
+    """
+    candidates = [obj.get(WATER_OBJECT_PROPERTY), *obj.children]
+    for water in candidates:
+        if isinstance(water, bpy.types.Object) and water.get(WATER_PROPERTY) and \
+                water.get(OWNER_PROPERTY) == obj and water.library is None:
+            return water
+    return None
+
+
+def remove_water(obj: bpy.types.Object) -> None:
+    """Remove ``obj``'s water object, and its mesh and material when nothing else uses them."""
+    water = water_of(obj)
+    if WATER_OBJECT_PROPERTY in obj:
+        del obj[WATER_OBJECT_PROPERTY]
+    if water is None:
+        return
+    mesh = water.data
+    materials = [m for m in mesh.materials if m is not None] if mesh is not None else []
+    bpy.data.objects.remove(water)
+    if mesh is not None and mesh.users == 0:
+        bpy.data.meshes.remove(mesh)
+    for material in materials:
+        if material.users == 0 and WATER_KEY in material:
+            bpy.data.materials.remove(material)
+
+
+def edge_profile(obj: bpy.types.Object) -> tuple[np.ndarray, tuple[int, int]] | None:
+    """The terrain mesh's edge vertices as ``float32 (n, 3)`` positions (local), once round the grid, and the
+    grid's ``(rows, cols)``; ``None`` when the mesh is not the grid its record says.
+
+    The loop starts at the north-west corner and runs east along row 0, south down the east column, west
+    along the last row and north up the west column (row-major vertex indices, see ``mesh.grid_faces``).
+    Only the edge vertices are read (one Python access each: 16 k for a 4097² grid).
+    """
+    from .live import TERRAIN_PROPERTY  # live calls this module
+
+    record = obj.get(TERRAIN_PROPERTY)
+    try:
+        rows, cols = json.loads(record)["shape"]
+    except (TypeError, ValueError, KeyError):
+        return None
+    verts = obj.data.vertices
+    if rows < 2 or cols < 2 or len(verts) != rows * cols:
+        return None
+    top = [c for c in range(cols)]
+    east = [r * cols + cols - 1 for r in range(1, rows)]
+    bottom = [(rows - 1) * cols + c for c in range(cols - 2, -1, -1)]
+    west = [r * cols for r in range(rows - 2, 0, -1)]
+    ring = top + east + bottom + west
+    return np.array([verts[i].co[:] for i in ring], dtype=np.float32), (rows, cols)
+
+
+def water_geometry(ring: np.ndarray, level: float) -> tuple[np.ndarray, list[tuple[int, ...]]]:
+    """Vertices and faces of the water over a terrain whose edge loop is ``ring`` (``(n, 3)``, clockwise seen
+    from above, as :func:`edge_profile` gives it), at Z = ``level``.
+
+    Vertices: the loop at the water level (``0 .. n-1``), the loop at the terrain's edge height capped at the
+    level (``n .. 2n-1``), and the centre of the top. Faces: a fan of triangles from the centre (the water
+    plane, facing up) and one quad per edge segment down to the terrain's edge (facing out), left out where
+    the terrain's edge is above the water on both ends. The terrain closes the volume underneath.
+    """
+    n = len(ring)
+    top = ring.copy()
+    top[:, 2] = level
+    low = ring.copy()
+    low[:, 2] = np.minimum(ring[:, 2], level)
+    centre = np.array([[(ring[:, 0].min() + ring[:, 0].max()) / 2, (ring[:, 1].min() + ring[:, 1].max()) / 2,
+                        level]], dtype=np.float32)
+    co = np.concatenate([top, low, centre]).astype(np.float32)
+    c = 2 * n
+    faces: list[tuple[int, ...]] = []
+    for i in range(n):
+        j = (i + 1) % n
+        faces.append((c, j, i))  # the loop runs clockwise from above: (centre, next, this) faces up
+        if low[i, 2] < level or low[j, 2] < level:
+            faces.append((i, j, n + j, n + i))  # outward: down the outside of the edge
+    return co, faces
+
+
+def sync_water(obj: bpy.types.Object, spec: TerrainSpec) -> None:
+    """Give terrain ``obj`` the water its spec asks for: made, moved to the level, or removed.
+
+    The water object is named after the terrain, parented to it (it follows the terrain's transform), linked
+    to the terrain's collections and holds a copy of no user data; its mesh is rewritten on every call (the
+    terrain's edge may have changed), its material rebuilt only when the depth colour changed (edits to it
+    otherwise stay). With ``material.water`` off any water of ``obj``'s is removed.
+    """
+    material = spec.material
+    if not material.get("water", False):
+        remove_water(obj)
+        return
+    profile = edge_profile(obj)
+    if profile is None:
+        return
+    ring, _shape = profile
+    co, faces = water_geometry(ring, float(material["water_level"]))
+    water = water_of(obj)
+    if water is None:
+        mesh = bpy.data.meshes.new(f"{obj.name} Water")
+        water = bpy.data.objects.new(f"{obj.name} Water", mesh)
+        water[WATER_PROPERTY] = True
+        water[OWNER_PROPERTY] = obj
+        mesh[OWNER_PROPERTY] = obj
+        for collection in obj.users_collection or (bpy.context.scene.collection,):
+            collection.objects.link(water)
+    obj[WATER_OBJECT_PROPERTY] = water
+    if water.parent != obj:
+        water.parent = obj
+    water.matrix_parent_inverse.identity()
+    water.location = (0.0, 0.0, 0.0)
+    water.rotation_euler = (0.0, 0.0, 0.0)
+    water.scale = (1.0, 1.0, 1.0)
+    mesh = water.data
+    mesh.clear_geometry()
+    mesh.from_pydata(co.tolist(), [], faces)
+    mesh.update()
+    color = [float(c) for c in material["water_color"][:3]]
+    current = mesh.materials[0] if len(mesh.materials) else None
+    if current is None or list(current.get(WATER_KEY, [])) != color:
+        new = build_water_material(f"{obj.name} Water", color)
+        if len(mesh.materials):
+            mesh.materials[0] = new
+        else:
+            mesh.materials.append(new)
+        if current is not None and current.users == 0 and WATER_KEY in current:
+            bpy.data.materials.remove(current)
+
