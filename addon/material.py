@@ -140,7 +140,7 @@ TEMPLATE_KEY = "orogen_template_key"
 #: Templates kept at most; the least recently made beyond this are removed when a new one is made.
 MAX_TEMPLATES = 8
 #: Bump when the node tree :func:`build_material` makes changes, so templates of an older tree are not reused.
-_TREE_VERSION = 4
+_TREE_VERSION = 5
 #: Custom property numbering the templates in the order they were made (oldest is pruned first).
 TEMPLATE_ORDER = "orogen_template_order"
 

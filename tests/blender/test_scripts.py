@@ -182,7 +182,8 @@ def test_export_heightmaps_from_a_preset_and_from_a_recipe(tmp_path):
     names = sorted(p.name for p in out.iterdir())
     assert names == sorted(["terrain_height.png", "terrain_height.png.json", "terrain_height.r16",
                             "terrain_height.r16.json", "terrain_lightmap.png", "terrain_color.png",
-                            "terrain_normal.png", "terrain_slope.exr", "terrain_curvature.exr", "terrain_splat0.png"])
+                            "terrain_normal.png", "terrain_slope.exr", "terrain_curvature.exr", "terrain_splat0.png",
+                            "terrain_splat1.png"])  # badlands has five layers: two RGBA splat maps
     raw = np.fromfile(out / "terrain_height.r16", dtype="<u2")
     assert raw.size == 33 * 33 and raw.min() == 0 and raw.max() == 65535
     info = json.loads((out / "terrain_height.r16.json").read_text())
