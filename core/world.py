@@ -47,7 +47,7 @@ import numpy.typing as npt
 
 from .heightmap import MAX_CELLS, check_count, check_world_shape
 from .recipe import Ranges, Recipe
-from .spec import TerrainSpec
+from .spec import SPEC_VERSION, TerrainSpec
 from .window import Window
 
 __all__ = [
@@ -143,7 +143,7 @@ def world_recipe(spec: TerrainSpec, shape: tuple[int, int]) -> Recipe:
     shape = check_world_shape(shape)
     return Recipe(spec.generator, spec.seed, shape, spec.params,
                   tuple((s.key, s.params) for s in spec.filters if s.enabled),
-                  spec.cell_size, max(spec.height, 1e-6))
+                  spec.cell_size, max(spec.height, 1e-6), version=SPEC_VERSION, fit_height=spec.fit_height)
 
 
 def check_world(recipe: Recipe, grid: TileGrid) -> bool:

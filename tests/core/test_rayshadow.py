@@ -16,7 +16,7 @@ from core.window import Window, crop, expand
 
 def terrain(size=97, seed=3):
     spec = TerrainSpec(size=size, seed=seed, width=2.0 * (size - 1), height=30.0,
-                       params={"count": 80, "radius_min": 3.0, "radius_max": 15.0})
+                       params={"count": 80, "radius_min": 6.0, "radius_max": 30.0})
     return spec.heightmap() * np.float32(spec.height), spec.cell_size, spec.height
 
 
