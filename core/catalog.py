@@ -64,7 +64,8 @@ def _hills_m(world_shape: tuple[int, int], seed: int = 0, count: int = 150, radi
 
 def _noise_m(world_shape: tuple[int, int], seed: int = 0, noise: float = 0.1, grain: float = 1.0, hills: int = 300,
              hill_radius: tuple[float, float] = (3.0, 12.0), hill_height: tuple[float, float] = (0.2, 0.6),
-             pits: int = 100, pit_radius: tuple[float, float] = (2.0, 6.0), pit_height: tuple[float, float] = (0.2, 0.5),
+             pits: int = 100, pit_radius: tuple[float, float] = (2.0, 6.0),
+             pit_height: tuple[float, float] = (0.2, 0.5),
              window: Any = None, cell_size: float = 1.0) -> Any:
     """Noise with hills and pits, lengths in metres (see :func:`core.noise.noise_hills_pits`)."""
     return noise_hills_pits(world_shape, seed, noise, hills, (hill_radius[0] / cell_size, hill_radius[1] / cell_size),

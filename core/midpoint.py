@@ -64,7 +64,7 @@ __all__ = ["LATTICES", "period", "diamond_square"]
 
 #: Lattice kinds: hashed by world position (resolution independent) or by grid cell (Orogen 0.2).
 LATTICES = ("world", "grid")
-#: World lattice keys are coordinates in units of ``2**-_KEY_BITS`` of the period (worlds have at most 2**20 cells a side).
+#: World lattice keys are coordinates in units of ``2**-_KEY_BITS`` of the period (worlds: at most 2**20 cells a side).
 _KEY_BITS = 20
 
 

@@ -51,7 +51,8 @@ PRESETS: dict[str, dict[str, Any]] = {
         "spec": {"size": 257, "width": 200.0, "height": 22.0, "generator": "noise",
                  "noise": {"noise": 0.15, "grain": 0.78125, "hills": 500, "hill_radius": [3.125, 15.625], "pits": 150,
                            "pit_radius": [2.34375, 6.25]},
-                 "filters": [{"type": "box_blur", "radius": 1.28}, {"type": "terrace", "levels": 7, "smoothness": 0.35}],
+                 "filters": [{"type": "box_blur", "radius": 1.28},
+                             {"type": "terrace", "levels": 7, "smoothness": 0.35}],
                  "lighting": {"mode": "hillshade", "shadows": True}},
     },
     "eroded_mountains": {
@@ -60,7 +61,8 @@ PRESETS: dict[str, dict[str, Any]] = {
         # The lowest basins of the start (below 15 % of the range) are sea, the base level beside the map's edge:
         # with the uplift taken from the terrain they would stay closed lakes. Diffusion of 0.006 m2/yr (more
         # than the automatic one) rounds the sills so 20 steps drain the rest (tests/core/test_erosion_presets.py).
-        "spec": {"size": 257, "width": 12800.0, "height": 1500.0, "generator": "diamond_square",
+        # fit_height: 20 steps of uplift at 1e-3 m/yr raise the peaks to about 1800 m; fitted back to 1500 m as before
+        "spec": {"size": 257, "width": 12800.0, "height": 1500.0, "fit_height": True, "generator": "diamond_square",
                  "diamond_square": {"roughness": 1.0},
                  "filters": [{"type": "erosion", "steps": 20, "dt": 3.0e4, "auto_rates": False, "k": 1.6e-5,
                               "diffusion": 0.006, "use_sea_level": True, "sea_level": 0.15},
@@ -69,7 +71,8 @@ PRESETS: dict[str, dict[str, Any]] = {
     },
     "river_valleys": {
         "label": "River Valleys", "description": "Ridged fractal hills drained by a dendritic river network into lakes",
-        "spec": {"size": 257, "width": 8000.0, "height": 600.0, "generator": "fractal",
+        # fit_height: 80 steps of uplift raise the ridges to about 1700 m; fitted back to 600 m as before
+        "spec": {"size": 257, "width": 8000.0, "height": 600.0, "fit_height": True, "generator": "fractal",
                  "fractal": {"fractal": "ridged_multifractal", "feature_size": 3000.0, "detail": 4.0},
                  # 80 steps: lakes between the ridges are drained by channels cutting back into them a cell per
                  # step; the lowest troughs (under 15 %) are lakes at the sea level

@@ -47,11 +47,11 @@ import numpy as np
 import numpy.typing as npt
 
 from . import catalog  # noqa: F401  (registers the built-in generators and filters)
+from .catalog import V2_PARTS, V2_TO_V3, part
 from .colormap import DEFAULT_LAYERS, LAYER_KINDS, MASKS, MAX_LAYERS, Layer, check_layers
 from .heightmap import check_number
 from .jsonio import load_json
 from .lighting import LIGHTING_ORDERED, LIGHTING_PARAMS, Maps, bake, cell_size
-from .catalog import V2_PARTS, V2_TO_V3, part
 from .params import FILTERS, GENERATORS, Param, Part, check_values, short_list
 from .recipe import MAX_FILTERS, V1_FILTER_KEYS, Recipe
 
