@@ -287,7 +287,9 @@ def mesh_heights(obj: bpy.types.Object) -> tuple[npt.NDArray[np.float32], tuple[
     and modifiers that keep the vertices, such as Displace or Smooth), or from
     the mesh itself when a modifier changes the vertex count (Subdivision).
     When every Z equals the generated height (``height × Height``) this is the
-    ``height`` attribute with the range ``(0, Height)``, bit for bit;
+    ``height`` attribute with the range ``(0, Height)``, bit for bit (when the
+    attribute lies in [0, 1]: a version-3 terrain whose filters raised it above
+    Height is normalised over its own range, in metres);
     otherwise (hand edits, sculpting, shape keys) the heights are the
     vertices' Z, normalised over their own range, and ``edited`` counts the
     vertices that differ. Raises ``ValueError`` when the vertices no longer
@@ -321,7 +323,14 @@ def mesh_heights(obj: bpy.types.Object) -> tuple[npt.NDArray[np.float32], tuple[
     z = co[..., 2]
     edited = int(np.count_nonzero(z != generated * np.float32(height)))
     if not edited:
-        return generated, (0.0, height), 0
+        low, high = float(generated.min()), float(generated.max())
+        if low >= 0.0 and high <= 1.0:
+            return generated, (0.0, height), 0
+        # Spec version 3 keeps filtered heights in metres: erosion with uplift can rise above Height (or a filter
+        # sink below 0). Normalise over the terrain's own range so no level is clipped.
+        span = high - low
+        h = ((generated.astype(np.float64) - low) / span).astype(np.float32)
+        return h, (low * height, high * height), 0
     low, high = float(z.min()), float(z.max())
     span = high - low
     h = ((z.astype(np.float64) - low) / span if span > 0 else np.zeros_like(z, dtype=np.float64)).astype(np.float32)

@@ -8,7 +8,8 @@ bounds).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -21,11 +22,11 @@ from .hills import MAX_HILLS, hills_raw
 from .hydraulic import hydraulic_erosion
 from .midpoint import diamond_square
 from .noise import noise_hills_pits
-from .params import Filter, Generator, Param, register_filter, register_generator
+from .params import FILTERS, GENERATORS, Filter, Generator, Param, register_filter, register_generator
 from .stream_power import MFD_STEP_COST, STEP_COST, StreamPowerCancelled, stream_power_erosion
 from .thermal import Callback, ErosionResult, thermal_erosion
 
-__all__ = ["RADIUS_MAX", "OPEN_LOW"]
+__all__ = ["RADIUS_MAX", "OPEN_LOW", "V2_PARTS", "V2_TO_V3", "blur_passes", "lowpass_k", "part"]
 
 #: Largest radius the UI offers (cells); the functions accept up to 1e6.
 RADIUS_MAX = 1.0e6
@@ -38,24 +39,54 @@ def _radius(name: str, label: str, default: float, what: str) -> Param:
                  label=label, description=f"{what}, in heightmap cells")
 
 
+def _radius_m(name: str, label: str, default: float, what: str) -> Param:
+    return Param(name, "float", default, hard=(OPEN_LOW, RADIUS_MAX), soft=(0.1, 1000.0), unit="m",
+                 label=label, description=f"{what}, in metres")
+
+
 def _pair(name: str, label: str, default: tuple[float, float], unit: str, description: str,
           hard: tuple[float, float], soft: tuple[float, float]) -> Param:
     return Param(name, "range", default, hard=hard, soft=soft, unit=unit, label=label, description=description)
 
 
+# --- spec version 3: lengths in metres ------------------------------------------------------------------------
+# A generator or filter whose lengths were cells until spec version 2 takes them in metres and converts them
+# with the terrain's cell size, so the size of a terrain sets its resolution, not its landscape. Its version-2
+# declaration and the conversion of version-2 values are kept below (V2_PARTS, V2_TO_V3) for recipes and specs
+# written before.
+
+def _hills_m(world_shape: tuple[int, int], seed: int = 0, count: int = 150, radius_min: float = 3.0,
+             radius_max: float = 16.0, island: bool = False, window: Any = None, cell_size: float = 1.0) -> Any:
+    """Circle hills with radii in metres (see :func:`core.hills.hills_raw`); centres are uniform over the world,
+    so the same hills stand at the same places at any resolution."""
+    return hills_raw(world_shape, seed, count, radius_min / cell_size, radius_max / cell_size, island, window)
+
+
+def _noise_m(world_shape: tuple[int, int], seed: int = 0, noise: float = 0.1, grain: float = 1.0, hills: int = 300,
+             hill_radius: tuple[float, float] = (3.0, 12.0), hill_height: tuple[float, float] = (0.2, 0.6),
+             pits: int = 100, pit_radius: tuple[float, float] = (2.0, 6.0),
+             pit_height: tuple[float, float] = (0.2, 0.5),
+             window: Any = None, cell_size: float = 1.0) -> Any:
+    """Noise with hills and pits, lengths in metres (see :func:`core.noise.noise_hills_pits`)."""
+    return noise_hills_pits(world_shape, seed, noise, hills, (hill_radius[0] / cell_size, hill_radius[1] / cell_size),
+                            hill_height, pits, (pit_radius[0] / cell_size, pit_radius[1] / cell_size), pit_height,
+                            window, grain=grain / cell_size)
+
+
 register_generator(Generator(
     "hills", "Hills", "Circle-based hills (paraboloids on random circles, summed), optionally clustered into an island",
-    hills_raw,
+    _hills_m,
     (
         Param("count", "int", 150, hard=(0, MAX_HILLS), soft=(0, 5000), label="Hills",
               description="Number of circle-based hills raised on the terrain"),
-        _radius("radius_min", "Radius Min", 4.0, "Smallest hill radius"),
-        _radius("radius_max", "Radius Max", 20.0, "Largest hill radius (at least Radius Min)"),
+        _radius_m("radius_min", "Radius Min", 3.0, "Smallest hill radius"),
+        _radius_m("radius_max", "Radius Max", 16.0, "Largest hill radius (at least Radius Min)"),
         Param("island", "bool", False, label="Island",
               description="Cluster the hills around the centre into one island"),
     ),
     source="Nystrom's and Lighthouse 3D's hill tutorials",
     ordered=(("radius_min", "radius_max"),),
+    uses_cell_size=True,
 ))
 
 register_generator(Generator(
@@ -84,30 +115,39 @@ register_generator(Generator(
     (
         Param("roughness", "float", 1.0, hard=(0.01, 8.0), soft=(0.05, 3.0), label="Roughness",
               description="Offsets shrink by 2^-roughness per level: above 1 smooth, below 1 rough and chaotic"),
+        Param("lattice", "enum", "world", label="Lattice", description="How the random offsets are placed",
+              items=(("world", "World", "By world position, over a period of the terrain's width: every size "
+                                        "samples the same landscape"),
+                     ("grid", "Grid (Orogen 0.2)", "By grid cell: the landscape changes with Size "
+                                                   "(spec version 2's terrains keep it)"))),
     ),
     source="Fournier, Fussell & Carpenter 1982; Miller 1986",
 ))
 
 register_generator(Generator(
-    "noise", "Noise, Hills and Pits", "White noise with hills and pits; smooth with the box blur",
-    noise_hills_pits,
+    "noise", "Noise, Hills and Pits", "Value noise with hills and pits; smooth with the box blur",
+    _noise_m,
     (
         Param("noise", "float", 0.1, hard=(0.0, 1.0e6), soft=(0.0, 2.0), label="Noise",
-              description="Amplitude of the white-noise base, relative to hill heights"),
+              description="Amplitude of the noise base, relative to hill heights"),
+        Param("grain", "float", 1.0, hard=(OPEN_LOW, RADIUS_MAX), soft=(0.01, 100.0), unit="m", label="Grain",
+              description="Spacing of the noise base's random values (interpolated between); cells larger than "
+                          "the grain see it averaged down"),
         Param("hills", "int", 300, hard=(0, MAX_HILLS), soft=(0, 5000), label="Hills",
               description="Number of hills raised on the noise"),
-        _pair("hill_radius", "Hill Radius", (4.0, 16.0), "cells", "Smallest and largest hill radius, in cells",
-              (OPEN_LOW, RADIUS_MAX), (0.5, 256.0)),
+        _pair("hill_radius", "Hill Radius", (3.0, 12.0), "m", "Smallest and largest hill radius, in metres",
+              (OPEN_LOW, RADIUS_MAX), (0.1, 1000.0)),
         _pair("hill_height", "Hill Height", (0.2, 0.6), "", "Lowest and highest hill peak, relative to the noise",
               (0.0, 1.0e6), (0.0, 5.0)),
         Param("pits", "int", 100, hard=(0, MAX_HILLS), soft=(0, 5000), label="Pits",
               description="Number of pits dug into the noise"),
-        _pair("pit_radius", "Pit Radius", (3.0, 8.0), "cells", "Smallest and largest pit radius, in cells",
-              (OPEN_LOW, RADIUS_MAX), (0.5, 256.0)),
+        _pair("pit_radius", "Pit Radius", (2.0, 6.0), "m", "Smallest and largest pit radius, in metres",
+              (OPEN_LOW, RADIUS_MAX), (0.1, 1000.0)),
         _pair("pit_height", "Pit Depth", (0.2, 0.5), "", "Shallowest and deepest pit, relative to the noise",
               (0.0, 1.0e6), (0.0, 5.0)),
     ),
     source="the elevation-map tutorial's hills and pits",
+    uses_cell_size=True,
 ))
 
 
@@ -119,34 +159,90 @@ register_filter(Filter(
     "flatten", "Flatten", "Raise heights to an exponent: above 1 broad lowlands and sharp peaks",
     flatten,
     (Param("exponent", "float", 1.5, hard=(OPEN_LOW, 64.0), soft=(0.1, 8.0), label="Exponent",
-           description="Exponent applied to the normalised heights: 1 = none, above 1 = broad lowlands and "
-                       "sharp peaks, below 1 = plateaus"),),
+           description="Exponent applied to the heights as a share of Height (clipped to [0, 1] first): 1 = none, "
+                       "above 1 = broad lowlands and sharp peaks, below 1 = plateaus"),),
     source="Lighthouse 3D's hill tutorial",
 ))
 
+
+def blur_passes(radius: float, cell_size: float) -> int:
+    """3 x 3 box-blur passes of a blur of ``radius`` metres (standard deviation) at ``cell_size`` metres.
+
+    One pass has a variance of 2/3 cell² per axis, so ``round(1.5 (radius / cell_size)**2)`` passes (Orogen 0.2's
+    ``passes``, kept exactly: :data:`V2_TO_V3` stores ``sqrt(passes / 1.5) * cell_size``).
+    """
+    return int(round(1.5 * (radius / cell_size) ** 2))
+
+
+def _blur(heightmap: Any, *, cell_size: float, height: float, radius: float, method: str) -> Any:
+    """Blur of ``radius`` metres (standard deviation): a Gaussian, or 3 x 3 passes (Orogen 0.2)."""
+    del height
+    if method == "passes":
+        return filters.box_blur(heightmap, blur_passes(radius, cell_size))
+    return filters.gaussian_blur(heightmap, radius / cell_size)
+
+
+def _blur_cells(p: Mapping[str, Any]) -> float:
+    return float(p.get("radius", 1.0)) / float(p.get("cell_size", 1.0))
+
+
 register_filter(Filter(
-    "box_blur", "Box Blur", "3 x 3 mean, edges included, N passes",
-    filters.box_blur,
-    (Param("passes", "int", 3, hard=(0, filters.MAX_PASSES), soft=(1, 50), label="Passes",
-           description="Box blur passes"),),
-    source="the elevation-map tutorial",
-    margin=_passes,
-    passes=_passes,
+    "box_blur", "Blur", "Smooth the terrain over a radius in metres (a Gaussian, or 3 x 3 box passes)",
+    _blur,
+    (
+        Param("radius", "float", 1.0, hard=(0.0, 1.0e5), soft=(0.0, 100.0), unit="m", label="Radius",
+              description="How far the blur reaches: the standard deviation of the Gaussian, in metres"),
+        Param("method", "enum", "gaussian", label="Method", description="How the blur is computed",
+              items=(("gaussian", "Gaussian", "Three extended box filters per axis (cost independent of the radius)"),
+                     ("passes", "3 x 3 Passes (Orogen 0.2)",
+                      "round(1.5 (radius / cell)^2) passes of the 3 x 3 mean (spec version 2's terrains keep it)"))),
+    ),
+    source="the elevation-map tutorial; Gwosdek et al. 2011 (extended box filtering)",
+    margin=lambda p: (blur_passes(float(p.get("radius", 1.0)), float(p.get("cell_size", 1.0)))
+                      if p.get("method") == "passes" else filters.gaussian_margin(_blur_cells(p))),
+    passes=lambda p: (blur_passes(float(p.get("radius", 1.0)), float(p.get("cell_size", 1.0)))
+                      if p.get("method") == "passes" else filters.gaussian_passes(_blur_cells(p))),
+    uses_scale=True,
 ))
+
+
+#: Largest per-cell coefficient a low-pass length gives (the filter needs k < 1).
+_K_MAX = 1.0 - 1e-9
+
+
+def lowpass_k(length: float, cell_size: float) -> float:
+    """The per-cell coefficient ``k = exp(-cell_size / length)`` of a low-pass decay length in metres (0 -> 0).
+
+    A one-pole filter ``y = k y[-1] + (1 - k) x`` weighs a value ``d`` metres back by ``exp(-d / length)``
+    at any cell size: the discretisation of exponential smoothing over ``length`` metres.
+    """
+    if length <= 0.0:
+        return 0.0
+    return min(math.exp(-cell_size / length), _K_MAX)
+
+
+def _lowpass(heightmap: Any, *, cell_size: float, height: float, length: float, passes: int) -> Any:
+    """The low-pass filter with its decay length in metres (:func:`lowpass_k`)."""
+    del height
+    return filters.erosion_filter(heightmap, lowpass_k(length, cell_size), passes)
+
 
 register_filter(Filter(
     "lowpass", "Low-pass (FIR erosion filter)",
-    "One-pole low-pass filter y = k*y[-1] + (1 - k)*x run in all four directions (the fault-formation smoothing)",
-    filters.erosion_filter,
+    "One-pole low-pass filter y = k*y[-1] + (1 - k)*x run in all four directions (the fault-formation smoothing), "
+    "k = exp(-cell / length)",
+    _lowpass,
     (
-        Param("k", "float", 0.5, hard=(0.0, 0.999), soft=(0.0, 0.99), unit="factor", label="Filter",
-              description="Filter coefficient k: 0 keeps the map, near 1 smooths strongly"),
+        Param("length", "float", 1.0, hard=(0.0, 1.0e6), soft=(0.0, 1000.0), unit="m", label="Length",
+              description="Decay length in metres: a height d metres away weighs exp(-d / length) (0 keeps the map)"),
         Param("passes", "int", 1, hard=(0, filters.MAX_PASSES), soft=(1, 20), label="Passes",
               description="Low-pass filter passes"),
     ),
     source="Polack 2002 (the 'FIR erosion filter')",
-    margin=lambda p: filters.erosion_margin(p.get("k", 0.5), p.get("passes", 1)),
+    margin=lambda p: filters.erosion_margin(lowpass_k(float(p.get("length", 1.0)), float(p.get("cell_size", 1.0))),
+                                            p.get("passes", 1)),
     passes=_passes,
+    uses_scale=True,
 ))
 
 register_filter(Filter(
@@ -406,3 +502,96 @@ register_filter(Filter(
     uses_scale=True,
     makes_maps=True,
 ))
+
+
+# --- spec version 2 (Orogen 0.2): lengths in cells --------------------------------------------------------------
+#: Version-2 declarations of the parts whose parameters changed in version 3 (recipes of version 1 or 2 run them,
+#: exactly as before); the other parts are the same in both versions.
+V2_PARTS: dict[str, Generator | Filter] = {
+    "hills": Generator(
+        "hills", "Hills", "Circle-based hills (version 2: radii in cells)", hills_raw,
+        (
+            Param("count", "int", 150, hard=(0, MAX_HILLS), soft=(0, 5000), label="Hills",
+                  description="Number of circle-based hills raised on the terrain"),
+            _radius("radius_min", "Radius Min", 4.0, "Smallest hill radius"),
+            _radius("radius_max", "Radius Max", 20.0, "Largest hill radius (at least Radius Min)"),
+            Param("island", "bool", False, label="Island",
+                  description="Cluster the hills around the centre into one island"),
+        ),
+        ordered=(("radius_min", "radius_max"),),
+    ),
+    "diamond_square": Generator(
+        "diamond_square", "Diamond-Square", "Midpoint displacement (version 2: lattice hashed by grid cell)",
+        diamond_square,
+        (Param("roughness", "float", 1.0, hard=(0.01, 8.0), soft=(0.05, 3.0), label="Roughness",
+               description="Offsets shrink by 2^-roughness per level"),),
+    ),
+    "noise": Generator(
+        "noise", "Noise, Hills and Pits", "White noise with hills and pits (version 2: one value per cell, radii in "
+        "cells)", noise_hills_pits,
+        (
+            Param("noise", "float", 0.1, hard=(0.0, 1.0e6), soft=(0.0, 2.0), label="Noise",
+                  description="Amplitude of the white-noise base, relative to hill heights"),
+            Param("hills", "int", 300, hard=(0, MAX_HILLS), soft=(0, 5000), label="Hills",
+                  description="Number of hills raised on the noise"),
+            _pair("hill_radius", "Hill Radius", (4.0, 16.0), "cells", "Smallest and largest hill radius, in cells",
+                  (OPEN_LOW, RADIUS_MAX), (0.5, 256.0)),
+            _pair("hill_height", "Hill Height", (0.2, 0.6), "", "Lowest and highest hill peak, relative to the noise",
+                  (0.0, 1.0e6), (0.0, 5.0)),
+            Param("pits", "int", 100, hard=(0, MAX_HILLS), soft=(0, 5000), label="Pits",
+                  description="Number of pits dug into the noise"),
+            _pair("pit_radius", "Pit Radius", (3.0, 8.0), "cells", "Smallest and largest pit radius, in cells",
+                  (OPEN_LOW, RADIUS_MAX), (0.5, 256.0)),
+            _pair("pit_height", "Pit Depth", (0.2, 0.5), "", "Shallowest and deepest pit, relative to the noise",
+                  (0.0, 1.0e6), (0.0, 5.0)),
+        ),
+    ),
+    "box_blur": Filter(
+        "box_blur", "Box Blur", "3 x 3 mean, edges included, N passes (version 2)", filters.box_blur,
+        (Param("passes", "int", 3, hard=(0, filters.MAX_PASSES), soft=(1, 50), label="Passes",
+               description="Box blur passes"),),
+        margin=_passes, passes=_passes,
+    ),
+    "lowpass": Filter(
+        "lowpass", "Low-pass (FIR erosion filter)", "One-pole low-pass filter, k per cell (version 2)",
+        filters.erosion_filter,
+        (
+            Param("k", "float", 0.5, hard=(0.0, 0.999), soft=(0.0, 0.99), unit="factor", label="Filter",
+                  description="Filter coefficient k: 0 keeps the map, near 1 smooths strongly"),
+            Param("passes", "int", 1, hard=(0, filters.MAX_PASSES), soft=(1, 20), label="Passes",
+                  description="Low-pass filter passes"),
+        ),
+        margin=lambda p: filters.erosion_margin(p.get("k", 0.5), p.get("passes", 1)),
+        passes=_passes,
+    ),
+}
+
+
+def _lowpass_length(k: float, cell_size: float) -> float:
+    return 0.0 if k <= 0.0 else -cell_size / math.log(k)
+
+
+#: Version-2 values (complete: every parameter of the version-2 declaration) to version-3 values at a cell size
+#: in metres, giving the heightmap they gave: lengths in cells times the cell size, and the version-2 algorithm
+#: where it differs (the diamond-square grid lattice, 3 x 3 blur passes). Hill radii and the low-pass length go
+#: through a float round trip (``r * cell / cell``, ``exp(-cell / (-cell / log k))``), which can differ from
+#: the version-2 value by an ulp or two: tests/core/test_spec_v3.py bounds what that does to a heightmap.
+V2_TO_V3: dict[str, Callable[[Mapping[str, Any], float], dict[str, Any]]] = {
+    "hills": lambda p, cell: {**p, "radius_min": p["radius_min"] * cell, "radius_max": p["radius_max"] * cell},
+    "diamond_square": lambda p, cell: {**p, "lattice": "grid"},
+    "noise": lambda p, cell: {**p, "grain": cell,
+                              "hill_radius": (p["hill_radius"][0] * cell, p["hill_radius"][1] * cell),
+                              "pit_radius": (p["pit_radius"][0] * cell, p["pit_radius"][1] * cell)},
+    "box_blur": lambda p, cell: {"radius": math.sqrt(p["passes"] / 1.5) * cell, "method": "passes"},
+    "lowpass": lambda p, cell: {"length": _lowpass_length(p["k"], cell), "passes": p["passes"]},
+}
+
+
+def part(key: str, version: int) -> Generator | Filter:
+    """The declaration of generator or filter ``key`` in a spec or recipe of ``version`` (2 or 3).
+
+    Raises ``KeyError`` for an unregistered key.
+    """
+    if version <= 2 and key in V2_PARTS:
+        return V2_PARTS[key]
+    return GENERATORS[key] if key in GENERATORS else FILTERS[key]

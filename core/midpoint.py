@@ -29,9 +29,26 @@ Orogen's choices, each for a measurable property (see the tests):
   coarser lattice, which makes the deterministic part a C2 surface; the
   tests measure the second differences across the subdivision lines against
   the rest over many seeds.
-* Each point's random offset is a hash of the seed and its world coordinates
-  (modulo ``P``), and a window is computed from only the coarser points it
-  depends on, so a window equals the same cells of the whole bit for bit.
+* Each point's random offset is a hash of the seed and its lattice
+  coordinates (modulo ``P``), and a window is computed from only the coarser
+  points it depends on, so a window equals the same cells of the whole bit
+  for bit.
+
+**Lattices** (``lattice``). ``"world"`` (spec version 3): the torus's period
+is the terrain's width (its longer side, ``L = max(rows, cols) - 1`` cells),
+and a point is hashed by its position as a dyadic fraction of the period
+(``coordinate * 2**20 / P``), so level ``k`` of the lattice (``2**k`` points
+per period) holds the same numbers at every resolution: a ``257²`` terrain's
+levels are the coarse levels of a ``1025²`` terrain of the same width. When
+``L`` is a power of two every vertex is a lattice point; otherwise the lattice
+is computed down to the first level at least as fine as the grid
+(``P = 2**ceil(log2 L)`` points per period) and each vertex is interpolated
+bilinearly from the four lattice points around its position ``c * P / L``
+(exact integer arithmetic), so any size samples the same surface and the
+terrain still tiles (columns 0 and ``L`` fall on the same lattice point).
+``"grid"`` (Orogen 0.2, spec version 2): points are hashed by their grid
+coordinates modulo ``P`` and shapes other than ``2**n + 1`` are the top-left
+crop of the ``P + 1`` grid, so the landscape changes with the size.
 """
 
 from __future__ import annotations
@@ -43,7 +60,12 @@ from .heightmap import check_number, check_world_shape
 from .rng import check_seed, uniform
 from .window import Window, check_window
 
-__all__ = ["period", "diamond_square"]
+__all__ = ["LATTICES", "period", "diamond_square"]
+
+#: Lattice kinds: hashed by world position (resolution independent) or by grid cell (Orogen 0.2).
+LATTICES = ("world", "grid")
+#: World lattice keys are coordinates in units of ``2**-_KEY_BITS`` of the period (worlds: at most 2**20 cells a side).
+_KEY_BITS = 20
 
 
 def period(world_shape: tuple[int, int]) -> int:
@@ -71,6 +93,7 @@ def diamond_square(
     seed: int = 0,
     roughness: float = 1.0,
     window: Window | None = None,
+    lattice: str = "grid",
 ) -> npt.NDArray[np.float64]:
     """Diamond-square heights of a window of a world, unnormalised.
 
@@ -86,6 +109,9 @@ def diamond_square(
         gives smooth terrain, below 1 rough, chaotic mountains.
     window : Window, optional
         Part of the world to compute (default: the whole).
+    lattice : {"grid", "world"}
+        How lattice points are hashed and placed (see the module docstring):
+        ``"world"`` is resolution independent, ``"grid"`` is Orogen 0.2's.
 
     Returns
     -------
@@ -100,11 +126,38 @@ def diamond_square(
     win = check_window(world_shape, window)
     seed = check_seed(seed)
     r = check_number(roughness, "roughness", 0.0, 8.0, low_open=True)
+    if lattice not in LATTICES:
+        raise ValueError(f"lattice must be one of {', '.join(LATTICES)}, got {lattice!r:.40}")
     p = period(world_shape)
+    if lattice == "grid":
+        return _lattice(p, seed, r, win.row, win.rows, win.col, win.cols, "diamond-square", 1)
+    key_scale = (1 << _KEY_BITS) // p  # p <= 2**20 (MAX_WORLD_SIDE = 2**20 + 1)
+    span = max(max(world_shape) - 1, 1)  # cells across the period
+    if span == p:  # every vertex is a lattice point
+        return _lattice(p, seed, r, win.row, win.rows, win.col, win.cols, "diamond-square/world", key_scale)
+    # Lattice coordinate of each vertex: index * p / span, split exactly into a lattice index and a fraction.
+    rows_idx, rows_frac = np.divmod(win.row_coords() * p, span)
+    cols_idx, cols_frac = np.divmod(win.col_coords() * p, span)
+    r0, c0 = int(rows_idx[0]), int(cols_idx[0])
+    grid = _lattice(p, seed, r, r0, int(rows_idx[-1]) - r0 + 2, c0, int(cols_idx[-1]) - c0 + 2,
+                    "diamond-square/world", key_scale)
+    fy = (rows_frac / span)[:, None]
+    fx = (cols_frac / span)[None, :]
+    ri, ci = (rows_idx - r0)[:, None], (cols_idx - c0)[None, :]
+    top = grid[ri, ci] + fx * (grid[ri, ci + 1] - grid[ri, ci])
+    bottom = grid[ri + 1, ci] + fx * (grid[ri + 1, ci + 1] - grid[ri + 1, ci])
+    out: npt.NDArray[np.float64] = top + fy * (bottom - top)
+    return out
+
+
+def _lattice(p: int, seed: int, r: float, row: int, rows: int, col: int, cols: int, stream: str,
+             key_scale: int) -> npt.NDArray[np.float64]:
+    """Lattice values at rows ``row .. row + rows - 1`` and columns ``col .. col + cols - 1`` of the
+    period-``p`` torus (finest level), each point's offset hashed by ``(coordinate mod p) * key_scale``."""
     level_factor, half_factor = 2.0 ** (-r), 2.0 ** (-r / 2.0)
 
     # Regions (inclusive bounds, aligned to the spacing) needed at each spacing, finest first.
-    regions = {1: (win.row, win.row + win.rows - 1, win.col, win.col + win.cols - 1)}
+    regions = {1: (row, row + rows - 1, col, col + cols - 1)}
     s = 1
     while s < p:
         r0, r1, c0, c1 = regions[s]
@@ -122,6 +175,9 @@ def diamond_square(
         r0, r1, c0, c1 = regions[s]
         rows_fine = np.arange(r0, r1 + 1, h, dtype=np.int64) % p
         cols_fine = np.arange(c0, c1 + 1, h, dtype=np.int64) % p
+        if key_scale != 1:
+            rows_fine *= key_scale
+            cols_fine *= key_scale
         n_r, n_c = 2 * grid.shape[0] - 1, 2 * grid.shape[1] - 1
         padded = np.full((n_r + 2 * _PAD, n_c + 2 * _PAD), np.nan)
         fine = padded[_PAD:-_PAD, _PAD:-_PAD]
@@ -132,11 +188,11 @@ def diamond_square(
         # Diamond and square steps read the unsmoothed corners, as in the original algorithm.
         fine[0::2, 0::2] = grid
         # Diamond step: square centres (odd, odd) from the four corners.
-        _displace(padded, fine, 1, 1, _DIAMOND, amplitude, seed, rows_fine, cols_fine)
+        _displace(padded, fine, 1, 1, _DIAMOND, amplitude, seed, rows_fine, cols_fine, stream)
         # Square step: edge midpoints from their two corners and the two centres beside them.
         square_amp = amplitude * half_factor
-        _displace(padded, fine, 0, 1, _SQUARE, square_amp, seed, rows_fine, cols_fine)
-        _displace(padded, fine, 1, 0, _SQUARE, square_amp, seed, rows_fine, cols_fine)
+        _displace(padded, fine, 0, 1, _SQUARE, square_amp, seed, rows_fine, cols_fine, stream)
+        _displace(padded, fine, 1, 0, _SQUARE, square_amp, seed, rows_fine, cols_fine, stream)
         fine[0::2, 0::2] = (36.0 * grid + 6.0 * axial + diagonal) * (1.0 / 64.0)
         q0, q1, k0, k1 = regions[h]
         grid = fine[(q0 - r0) // h : (q1 - r0) // h + 1, (k0 - c0) // h : (k1 - c0) // h + 1]
@@ -155,6 +211,7 @@ def _displace(
     seed: int,
     rows_fine: npt.NDArray[np.int64],
     cols_fine: npt.NDArray[np.int64],
+    stream: str = "diamond-square",
 ) -> None:
     """Set ``fine[r_start::2, c_start::2]`` to the stencil's interpolation plus random offsets.
 
@@ -171,7 +228,7 @@ def _displace(
     for view in views[2:]:
         total += view
     total *= stencil[0][2]
-    u = uniform(seed, "diamond-square", rows_fine[r_start::2, None], cols_fine[None, c_start::2])
+    u = uniform(seed, stream, rows_fine[r_start::2, None], cols_fine[None, c_start::2])
     u *= 2.0
     u -= 1.0
     u *= amplitude

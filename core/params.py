@@ -296,8 +296,8 @@ GENERATORS: dict[str, Generator] = {}
 FILTERS: dict[str, Filter] = {}
 
 #: Names a generator or filter key may not take: they are other parts of a spec.
-RESERVED = frozenset({"version", "size", "size_y", "seed", "width", "height", "generator", "filters", "lighting",
-                      "material", "layers", "type", "enabled"})
+RESERVED = frozenset({"version", "size", "size_y", "seed", "width", "height", "fit_height", "generator", "filters",
+                      "lighting", "material", "layers", "type", "enabled"})
 
 
 def _register(registry: dict[str, Any], item: Part, what: str) -> None:

@@ -7,9 +7,19 @@ Evaluating a recipe runs:
 1. the generator on the world (or a window of it, widened by the margin the
    filters read), giving raw heights;
 2. normalisation to ``[0, 1]`` by the world's raw range;
-3. the filters, in order (each maps ``[0, 1]`` heights to ``[0, 1]``);
-4. a final normalisation by the world's range after the filters, so every
-   terrain spans exactly ``[0, 1]``.
+3. the filters, in order, on heights in units of ``height`` metres (filters
+   that work in metres multiply by it);
+4. with ``fit_height`` (always in versions 1 and 2), a final normalisation by
+   the world's range after the filters, so every terrain spans exactly
+   ``[0, 1]``. Without it (version 3's default) the filtered heights are the
+   result: relief a filter lowered in metres stays lowered.
+
+**Versions.** A version-3 recipe (what a :class:`core.spec.TerrainSpec`
+makes) takes the declarations of :data:`core.params.GENERATORS` and
+:data:`core.params.FILTERS`, lengths in metres. Versions 1 and 2 (Orogen 0.1
+and 0.2, and a ``Recipe`` made without a version) take the version-2
+declarations (:data:`core.catalog.V2_PARTS`: lengths in cells) and give
+exactly the heightmaps they gave.
 
 For the whole world both ranges are the map's own. A window needs them from
 the world (:meth:`Recipe.world_ranges`), and then equals the same cells of the
@@ -29,10 +39,10 @@ import numpy as np
 import numpy.typing as npt
 
 from . import catalog, filters  # noqa: F401  (catalog registers the built-in generators and filters)
-from .catalog import MAP_NAMES, Cancelled
+from .catalog import MAP_NAMES, Cancelled, part
 from .heightmap import MAX_CELLS, check_number, check_world_shape, normalize
 from .jsonio import load_json
-from .params import FILTERS, GENERATORS, short_list
+from .params import FILTERS, GENERATORS, Filter, Generator, short_list
 from .rng import check_seed
 from .window import Window, check_window, crop, expand
 
@@ -58,8 +68,8 @@ def _check_count_of(items: object, what: str, limit: int) -> None:
         raise ValueError(f"{what} has {len(items)} entries; at most {limit} are allowed")
 
 
-#: Recipe JSON written since the terrain spec (0.2); recipes without a version are 0.1's.
-RECIPE_VERSION = 2
+#: Recipe JSON version of today's recipes (lengths in metres); 2 is Orogen 0.2's, recipes without a version 0.1's.
+RECIPE_VERSION = 3
 #: Filter keys renamed since 0.1: its one-pole "erosion" filter is the low-pass filter.
 V1_FILTER_KEYS = {"erosion": "lowpass"}
 
@@ -105,8 +115,17 @@ class Recipe:
     filters: tuple[tuple[str, Mapping[str, Any]], ...] = ()
     cell_size: float = 1.0
     height: float = 1.0
+    version: int = 2
+    fit_height: bool = True
 
     def __post_init__(self) -> None:
+        if isinstance(self.version, bool) or self.version not in (2, RECIPE_VERSION):
+            raise ValueError(f"version must be 2 or {RECIPE_VERSION}, got {self.version!r:.20}")
+        if not isinstance(self.fit_height, (bool, np.bool_)):
+            raise TypeError(f"fit_height must be true or false, got {self.fit_height!r:.40}")
+        if self.version == 2 and not self.fit_height:
+            raise ValueError("a version-2 recipe always fits its heights to [0, 1] (fit_height)")
+        object.__setattr__(self, "fit_height", bool(self.fit_height))
         if not isinstance(self.generator, str) or self.generator not in GENERATORS:
             raise ValueError(f"generator must be one of {short_list(list(GENERATORS))}, got {self.generator!r:.40}")
         object.__setattr__(self, "seed", check_seed(self.seed))
@@ -114,7 +133,7 @@ class Recipe:
                                                             else self.shape, "shape"))
         object.__setattr__(self, "cell_size", check_number(self.cell_size, "cell_size", 1e-9, 1e9))
         object.__setattr__(self, "height", check_number(self.height, "height", 0.0, 1e9))
-        object.__setattr__(self, "params", GENERATORS[self.generator].check(self.params, partial=True))
+        object.__setattr__(self, "params", part(self.generator, self.version).check(self.params, partial=True))
         if not isinstance(self.filters, (tuple, list)):
             raise TypeError(f"filters must be a sequence of (key, params) pairs, got {type(self.filters).__name__}")
         _check_count_of(self.filters, "filters", MAX_FILTERS)
@@ -125,21 +144,32 @@ class Recipe:
             key, params = entry
             if not isinstance(key, str) or key not in FILTERS:
                 raise ValueError(f"filters[{i}] must be one of {short_list(list(FILTERS))}, got {key!r:.40}")
+            f = self._filter(key)
             try:  # filters that work in metres are new: their declarations give every default
-                stack.append((key, FILTERS[key].check(params, partial=not FILTERS[key].uses_scale)))
+                stack.append((key, f.check(params, partial=not f.uses_scale)))
             except (TypeError, ValueError) as err:
                 raise type(err)(f"filters[{i}]: {err}") from None
-            if not FILTERS[key].uses_scale:
-                _check_required(FILTERS[key].function, stack[-1][1], f"filters[{i}] ({key!r})")
+            if not f.uses_scale:
+                _check_required(f.function, stack[-1][1], f"filters[{i}] ({key!r})")
         # The stack's whole work, before any of it runs (each filter alone is bounded by its function).
         # A world too large to evaluate whole is checked per window instead (see _run).
         if self.shape[0] * self.shape[1] <= MAX_CELLS:
             filters.check_filter_work(self.shape, self._passes(stack), "filters")
         object.__setattr__(self, "filters", tuple(stack))
 
-    @staticmethod
-    def _passes(stack: Sequence[tuple[str, Mapping[str, Any]]]) -> int:
-        return sum(FILTERS[key].passes(p) for key, p in stack)
+    def _filter(self, key: str) -> Filter:
+        """The declaration of filter ``key`` in this recipe's version."""
+        return cast(Filter, part(key, self.version))
+
+    def _scaled(self, key: str, params: Mapping[str, Any]) -> Mapping[str, Any]:
+        """``params`` with the recipe's ``cell_size`` and ``height`` for a filter that works in metres (what its
+        ``margin`` and ``passes`` read)."""
+        if self._filter(key).uses_scale:
+            return {**params, "cell_size": self.cell_size, "height": self.height}
+        return params
+
+    def _passes(self, stack: Sequence[tuple[str, Mapping[str, Any]]]) -> int:
+        return sum(self._filter(key).passes(self._scaled(key, p)) for key, p in stack)
 
     # --- JSON -------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
@@ -148,7 +178,8 @@ class Recipe:
             return list(v) if isinstance(v, tuple) else v
 
         return {
-            "version": RECIPE_VERSION,
+            "version": self.version,
+            **({} if self.version == 2 else {"fit_height": self.fit_height}),
             "generator": self.generator,
             "seed": self.seed,
             "shape": list(self.shape),
@@ -164,18 +195,20 @@ class Recipe:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Recipe:
-        """Recipe from :meth:`to_dict` data, or 0.1's (no ``version``: its ``erosion`` filter is ``lowpass``).
+        """Recipe from :meth:`to_dict` data (version 2 or 3), or 0.1's (no ``version``: its ``erosion`` filter is
+        ``lowpass``).
 
         Raises ``ValueError``/``TypeError`` naming what is wrong.
         """
         if not isinstance(data, Mapping):
             raise TypeError(f"a recipe must be a JSON object, got {type(data).__name__}")
-        unknown = set(data) - {"version", "generator", "seed", "shape", "params", "filters", "cell_size", "height"}
+        unknown = set(data) - {"version", "generator", "seed", "shape", "params", "filters", "cell_size", "height",
+                               "fit_height"}
         if unknown:
             raise ValueError(f"unknown recipe keys: {short_list(list(unknown))}")
         version = data.get("version", 1)
-        if version not in (1, RECIPE_VERSION):
-            raise ValueError(f"recipe version must be 1 or {RECIPE_VERSION}, got {version!r:.20}")
+        if isinstance(version, bool) or version not in (1, 2, RECIPE_VERSION):
+            raise ValueError(f"recipe version must be 1, 2 or {RECIPE_VERSION}, got {version!r:.20}")
         filters_data = data.get("filters", [])
         if not isinstance(filters_data, list):
             raise TypeError(f"filters must be a JSON list, got {type(filters_data).__name__}")
@@ -199,6 +232,8 @@ class Recipe:
             filters=tuple(stack),
             cell_size=data.get("cell_size", 1.0),
             height=data.get("height", 1.0),
+            version=max(version, 2),
+            fit_height=data.get("fit_height", version < RECIPE_VERSION),
         )
 
     @classmethod
@@ -214,13 +249,19 @@ class Recipe:
         return cls.from_dict(load_json(text, "the recipe", max_bytes=MAX_JSON_BYTES))
 
     # --- evaluation ------------------------------------------------------------------------
+    def filter_margins(self, filters: Sequence[tuple[str, Mapping[str, Any]]] | None = None) -> list[int]:
+        """Cells each of ``filters`` (default: the stack) reads around a window, at this recipe's version and
+        cell size; a margin of at least the world's longest side means the filter is global."""
+        steps = self.filters if filters is None else filters
+        return [self._filter(key).margin(self._scaled(key, params)) for key, params in steps]
+
     def margin(self) -> int:
         """Cells the filter stack reads around a window."""
-        return sum(FILTERS[key].margin(params) for key, params in self.filters)
+        return sum(self.filter_margins())
 
     def global_filters(self) -> list[str]:
         """Keys of the stack's filters that read the whole world around any window (the erosion filters)."""
-        return [key for key, params in self.filters if FILTERS[key].margin(params) >= max(self.shape)]
+        return [key for (key, _), m in zip(self.filters, self.filter_margins(), strict=True) if m >= max(self.shape)]
 
     def raw_heights(self, window: Window | None = None) -> npt.NDArray[np.float64]:
         """The generator's raw (unnormalised) heights of ``window``, ``float64 window.shape``.
@@ -229,7 +270,7 @@ class Recipe:
         (``world_ranges()[0]``), whichever windows cover it.
         """
         win = check_window(self.shape, window)
-        generator = GENERATORS[self.generator]
+        generator = cast(Generator, part(self.generator, self.version))
         extra = {"cell_size": self.cell_size} if generator.uses_cell_size else {}
         try:
             raw: npt.NDArray[np.float64] = generator.function(self.shape, self.seed, window=win, **extra,
@@ -272,10 +313,10 @@ class Recipe:
             raw_range = (float(raw.min()), float(raw.max()))
         h = normalize(raw, raw_range)
         for key, params in self.filters:
-            f = FILTERS[key]
+            f = self._filter(key)
             scale = {"cell_size": self.cell_size, "height": self.height} if f.uses_scale else {}
             extra: dict[str, Any] = {}
-            passes = f.passes(params)
+            passes = f.passes(self._scaled(key, params))
             if f.makes_maps:
                 def step(i: int, steps: int, start: int = done, passes: int = passes) -> bool:
                     return progress is None or progress(start + passes * i // max(steps, 1), total) is not False
@@ -314,7 +355,7 @@ class Recipe:
         Returns
         -------
         heights : ndarray of float32, shape (rows, cols)
-            In ``[0, 1]``, equal to ``evaluate()``.
+            Equal to ``evaluate()``: in ``[0, 1]`` with ``fit_height``, else in units of ``height`` metres.
         maps : dict of str to ndarray of float32, shape (rows, cols)
             Some of :data:`MAP_NAMES`, each only when a filter of the stack
             made it: ``drainage_area`` (m², at least one cell's area) and
@@ -326,7 +367,7 @@ class Recipe:
             stream power, whose ``removed`` is its erosion and ``deposited``
             where hillslope diffusion laid down more than was eroded). Metres
             are at the filters' scale (``height`` metres per unit of the
-            normalised heights, before the final normalisation).
+            normalised heights, before any final normalisation).
 
         Raises
         ------
@@ -339,10 +380,14 @@ class Recipe:
             raise TypeError(f"progress must be callable(done, total) or None, got {type(progress).__name__}")
         maps: dict[str, npt.NDArray[np.float32]] = {}
         h, _ = self._run(check_window(self.shape, None), None, maps, progress)
-        return normalize(h), maps
+        return (normalize(h) if self.fit_height else h), maps
 
     def evaluate(self, window: Window | None = None, ranges: Ranges | None = None) -> npt.NDArray[np.float32]:
-        """The heightmap: ``float32`` of ``window.shape`` (default the whole world), in ``[0, 1]``.
+        """The heightmap: ``float32`` of ``window.shape`` (default the whole world).
+
+        With ``fit_height`` it spans ``[0, 1]`` over the world; without, it is
+        the filtered heights in units of ``height`` metres (the generator's
+        output spans ``[0, 1]``, filters may lower or raise it).
 
         Parameters
         ----------
@@ -365,6 +410,6 @@ class Recipe:
             if win.shape != self.shape:
                 raise ValueError("ranges are required to evaluate a window: use Recipe.world_ranges()")
             h, _ = self._run(win, None)
-            return normalize(h)
+            return normalize(h) if self.fit_height else h
         h, _ = self._run(win, ranges[0])
-        return normalize(h, ranges[1])
+        return normalize(h, ranges[1]) if self.fit_height else h

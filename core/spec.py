@@ -6,8 +6,8 @@ filter stack, the lighting, the colour layers and the material options.
 Its JSON form (schema version :data:`SPEC_VERSION`, described for pipelines
 by :func:`json_schema`) uses the declared names throughout::
 
-    {"version": 2, "size": 257, "size_y": 0, "seed": 7, "width": 200.0, "height": 40.0,
-     "generator": "hills", "hills": {"count": 400, "radius_min": 8.0, ...},
+    {"version": 3, "size": 257, "size_y": 0, "seed": 7, "width": 200.0, "height": 40.0, "fit_height": false,
+     "generator": "hills", "hills": {"count": 400, "radius_min": 6.0, ...},
      "filters": [{"type": "flatten", "enabled": true, "exponent": 1.5}],
      "lighting": {"mode": "hillshade", "azimuth": 315.0, ...},
      "material": {"enabled": true, "shading": "lit"},
@@ -17,9 +17,21 @@ The same path names a setting everywhere: ``hills.count`` is the JSON key
 ``count`` inside ``hills``, the Blender property ``obj.orogen.hills.count``
 and ``--set hills.count=400`` (or ``--set count=400``) in the scripts.
 
-Everything Orogen 0.1 wrote loads (:func:`load_spec`): its recipes (no
-version; their ``erosion`` filter is ``lowpass``), its export sidecars, and
-(through :func:`from_v1_settings`) its panel settings and user presets.
+**Version 3** (:data:`SPEC_VERSION`): every length is in metres (hill and
+pit radii, the noise grain, blur radius, low-pass length, fractal feature
+size), positions are world coordinates and the diamond-square lattice is
+hashed by world position, so ``size`` sets the resolution, not the
+landscape: a 257² preview of a 1025² terrain samples the same terrain. The
+heightmap is in units of ``height`` metres: the generator's output spans
+``0..height`` and the filters work on it without being stretched back
+afterwards (unless ``fit_height``).
+
+Everything earlier loads (:func:`load_spec`) into version-3 values that give
+the heightmaps it gave (:func:`migrate_v2`): version-2 specs and Orogen 0.2's
+recipes (cells times the cell size, the version-2 algorithm where it differs,
+``fit_height`` on), Orogen 0.1's recipes (no version; their ``erosion``
+filter is ``lowpass``), its export sidecars, and (through
+:func:`from_v1_settings`) its panel settings and user presets.
 """
 
 from __future__ import annotations
@@ -35,6 +47,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import catalog  # noqa: F401  (registers the built-in generators and filters)
+from .catalog import V2_PARTS, V2_TO_V3, part
 from .colormap import DEFAULT_LAYERS, HEIGHT_UNITS, LAYER_KINDS, MASKS, MAX_LAYERS, Layer, check_layers
 from .heightmap import check_number
 from .jsonio import load_json
@@ -53,14 +66,16 @@ __all__ = [
     "Step",
     "TerrainSpec",
     "load_spec",
+    "migrate_v2",
+    "v2_params_to_v3",
     "from_v1_settings",
     "apply_settings",
     "setting_paths",
     "json_schema",
 ]
 
-#: Version of the spec's JSON form.
-SPEC_VERSION = 2
+#: Version of the spec's JSON form (3: lengths in metres; 2: Orogen 0.2, lengths in cells).
+SPEC_VERSION = 3
 #: Largest seed a spec holds: any 64-bit seed, as core's hash takes (Blender shows the low 31 bits; see
 #: ``addon.specio``).
 SEED_MAX = 2**64 - 1
@@ -78,7 +93,11 @@ WORLD_PARAMS: tuple[Param, ...] = (
     Param("width", "float", 100.0, hard=(0.001, 1.0e6), soft=(0.001, 10_000.0), unit="m", label="Width",
           description="Length of the terrain's longer side"),
     Param("height", "float", 20.0, hard=(0.0, 1.0e5), soft=(0.0, 1000.0), unit="m", label="Height",
-          description="Height range of the terrain: lowest point at Z = 0, highest at Z = Height"),
+          description="Metres the generator's heights span (lowest point at Z = 0, highest at Z = Height); "
+                      "filters then work in metres"),
+    Param("fit_height", "bool", False, label="Fit Height",
+          description="Stretch the filtered terrain to span exactly 0..Height again (what Orogen 0.2 did; it "
+                      "undoes the relief that filters in metres lowered, steepening talus slopes)"),
 )
 
 #: The material options (a spec's ``material`` object).
@@ -203,6 +222,7 @@ class TerrainSpec:
     seed: int = 0
     width: float = 100.0
     height: float = 20.0
+    fit_height: bool = False
     generator: str = "hills"
     params: Mapping[str, Any] = field(default_factory=dict)
     filters: tuple[Step, ...] = field(default_factory=_default_filters)
@@ -249,10 +269,15 @@ class TerrainSpec:
         shape = shape or self.shape
         return Recipe(self.generator, self.seed, shape, self.params,
                       tuple((s.key, s.params) for s in self.filters if s.enabled),
-                      cell_size(shape, self.width), max(self.height, 1e-6))
+                      cell_size(shape, self.width), max(self.height, 1e-6), version=SPEC_VERSION,
+                      fit_height=self.fit_height)
 
     def heightmap(self, shape: tuple[int, int] | None = None) -> npt.NDArray[np.float32]:
-        """The normalised heightmap, ``float32 (rows, cols)`` in [0, 1] (default shape: the spec's)."""
+        """The heightmap, ``float32 (rows, cols)`` in units of ``height`` metres (default shape: the spec's).
+
+        The generator's output spans [0, 1]; filters may lower (erosion, blur) or raise it (uplift); with
+        ``fit_height`` the result spans exactly [0, 1]. Z in metres is ``heightmap * height``.
+        """
         return self.recipe(shape).evaluate()
 
     def bake(self, heightmap: npt.NDArray[np.float32], sun: tuple[float, float] | None = None) -> Maps:
@@ -287,11 +312,15 @@ class TerrainSpec:
 
     @classmethod
     def from_dict(cls, data: object) -> TerrainSpec:
-        """Spec from its JSON form (version 2). See :func:`load_spec` for every earlier form."""
+        """Spec from its JSON form (version 3, or 2: migrated by :func:`migrate_v2`). See :func:`load_spec` for
+        every earlier form."""
         if not isinstance(data, Mapping):
             raise TypeError(f"a terrain spec must be a JSON object, got {type(data).__name__}")
+        if data.get("version") == 2 and not isinstance(data.get("version"), bool):
+            data = migrate_v2(data)
         if data.get("version") != SPEC_VERSION:
-            raise ValueError(f"a terrain spec needs \"version\": {SPEC_VERSION}, got {data.get('version')!r:.20}")
+            raise ValueError(f"a terrain spec needs \"version\": {SPEC_VERSION} (or 2), got "
+                             f"{data.get('version')!r:.20}")
         generator = data.get("generator", "hills")
         if not isinstance(generator, str) or generator not in GENERATORS:
             raise ValueError(f"generator must be one of {short_list(list(GENERATORS))}, got {generator!r:.40}")
@@ -356,16 +385,83 @@ def _function_defaults(function: Any, params: Mapping[str, Any]) -> dict[str, An
 
 
 def _from_recipe(recipe: Recipe, **rest: Any) -> TerrainSpec:
-    """A spec whose heightmap part is ``recipe`` (missing parameters as 0.1's functions took them)."""
+    """A spec whose heightmap part is ``recipe`` (missing parameters as 0.1's functions took them).
+
+    A version-2 recipe's values are converted to version 3 (:func:`v2_params_to_v3`) at the cell size of the
+    spec's width (``rest["width"]``, default 100 m) over the recipe's shape, with ``fit_height`` on.
+    """
     rows, cols = recipe.shape
-    gen = GENERATORS[recipe.generator]
+    cell = cell_size(recipe.shape, rest.get("width", _WORLD["width"].default))
+    gen = part(recipe.generator, recipe.version)
     params = {k: v for k, v in _function_defaults(gen.function, recipe.params).items()
               if k in {p.name for p in gen.params}}
-    steps = tuple(Step(key, {k: v for k, v in _function_defaults(FILTERS[key].function, p).items()
-                             if k in {q.name for q in FILTERS[key].params}})
-                  for key, p in recipe.filters)
+    steps = []
+    for key, p in recipe.filters:
+        f = part(key, recipe.version)
+        values = {k: v for k, v in _function_defaults(f.function, p).items() if k in {q.name for q in f.params}}
+        steps.append(Step(key, v2_params_to_v3(key, values, cell) if recipe.version == 2 else values))
+    if recipe.version == 2:
+        params = v2_params_to_v3(recipe.generator, params, cell)
     return TerrainSpec(size=cols, size_y=0 if rows == cols else rows, seed=recipe.seed, generator=recipe.generator,
-                       params=params, filters=steps, **rest)
+                       params=params, filters=tuple(steps), fit_height=recipe.fit_height, **rest)
+
+
+def v2_params_to_v3(key: str, params: Mapping[str, Any], cell: float) -> dict[str, Any]:
+    """Version-3 values of generator or filter ``key``'s version-2 ``params`` at ``cell`` metres per cell.
+
+    Missing version-2 values take their version-2 defaults first (a version-2 spec meant those). Parts that did
+    not change (faults, fractal, the erosion filters...) keep their values. See :data:`core.catalog.V2_TO_V3`.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For values the version-2 declaration refuses, naming them (``hills.radius_min``).
+    """
+    if key not in V2_PARTS:
+        return dict(params)
+    return V2_TO_V3[key](V2_PARTS[key].check(params), cell)
+
+
+def migrate_v2(data: Mapping[str, Any]) -> dict[str, Any]:
+    """A version-2 spec's JSON form as version 3, giving the heightmap version 2 gave.
+
+    Lengths in cells become metres at the spec's cell size (``width / (longest side - 1)``), the parts whose
+    algorithm changed keep their version-2 one behind a declared choice (diamond-square ``lattice: "grid"``, blur
+    ``method: "passes"``, the noise ``grain`` of one cell) and ``fit_height`` is on (version 2 stretched the
+    filtered terrain to its height range). Hill radii and the low-pass length go through a float round trip
+    that can move a height by a few float32 steps (tests/core/test_spec_v3.py bounds it); everything else is
+    bit for bit.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For data no version-2 spec holds, naming the setting.
+    """
+    if not isinstance(data, Mapping):
+        raise TypeError(f"a terrain spec must be a JSON object, got {type(data).__name__}")
+    filters = data.get("filters", [])
+    if isinstance(filters, list) and len(filters) > MAX_FILTERS:
+        raise ValueError(f"a filter stack holds at most {MAX_FILTERS} filters, got {len(filters)}")
+    size = _WORLD["size"].check(data.get("size", _WORLD["size"].default))
+    size_y = _WORLD["size_y"].check(data.get("size_y", 0))
+    cell = cell_size((size_y or size, size), _WORLD["width"].check(data.get("width", _WORLD["width"].default)))
+    out = {**data, "version": SPEC_VERSION, "fit_height": True}
+    generator = data.get("generator", "hills")
+    if isinstance(generator, str) and generator in V2_PARTS:
+        out[generator] = v2_params_to_v3(generator, data.get(generator, {}), cell)
+    if isinstance(filters, list):
+        steps = []
+        for i, f in enumerate(filters):
+            if isinstance(f, Mapping) and f.get("type") in V2_PARTS:
+                params = {k: v for k, v in f.items() if k not in ("type", "enabled")}
+                try:
+                    values = v2_params_to_v3(f["type"], params, cell)
+                except (TypeError, ValueError) as err:
+                    raise type(err)(f"filters[{i}]: {err}") from None
+                f = {"type": f["type"], **({"enabled": f["enabled"]} if "enabled" in f else {}), **values}
+            steps.append(f)
+        out["filters"] = steps
+    return out
 
 
 #: 0.1's enum items, in the order 0.1 declared them (a .blend stores an enum as its item's index).
@@ -515,7 +611,7 @@ def load_spec(data: object) -> TerrainSpec:
                                                                                                "height_range_m[0]"))
     if "version" not in data and ("params" in data or "shape" in data or "filters" in data):
         return _from_recipe(Recipe.from_dict(data))  # a 0.1 recipe
-    if data.get("version") == 2 and "params" in data and "shape" in data:
+    if data.get("version") in (2, 3) and "params" in data and "shape" in data:
         return _from_recipe(Recipe.from_dict(data))  # a recipe written since 0.2
     return TerrainSpec.from_dict(data)
 
@@ -630,7 +726,7 @@ def _object_schema(params: Sequence[Param], extra: Mapping[str, Any] | None = No
 
 
 def json_schema() -> dict[str, Any]:
-    """JSON Schema (draft 2020-12) of a version-2 spec, made from the declarations of every registered part."""
+    """JSON Schema (draft 2020-12) of a version-3 spec, made from the declarations of every registered part."""
     filters = [{"allOf": [{"properties": {"type": {"const": key}}, "required": ["type"]},
                           _object_schema(f.params, {"type": {"const": key}, "enabled": {"type": "boolean"}})]}
                for key, f in FILTERS.items()]
@@ -658,4 +754,5 @@ def json_schema() -> dict[str, Any]:
         "additionalProperties": False,
         "allOf": [{"oneOf": generators}],
         "x-v1-filter-keys": dict(V1_FILTER_KEYS),
+        "x-earlier-versions": "version 2 (lengths in cells) and Orogen 0.1's forms load too: core.spec.load_spec",
     }

@@ -41,19 +41,20 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
 
 from .bake import bake_maps
+from .catalog import part
 from .filters import check_filter_work
 from .heightmap import MAX_CELLS, as_heightmap, check_count, check_number, check_world_shape
 from .lighting import LIGHTING_ORDERED, LIGHTING_PARAMS, Maps
-from .params import FILTERS, check_values
+from .params import Filter, check_values
 from .recipe import Ranges, Recipe
 from .shading import SHADOW_SAMPLES, shadow_margins, shadow_reach
-from .spec import TerrainSpec
+from .spec import SPEC_VERSION, TerrainSpec
 from .window import Window, crop, expand
 
 __all__ = [
@@ -161,7 +162,7 @@ def world_recipe(spec: TerrainSpec, shape: tuple[int, int]) -> Recipe:
     shape = check_world_shape(shape)
     return Recipe(spec.generator, spec.seed, shape, spec.params,
                   tuple((s.key, s.params) for s in spec.filters if s.enabled),
-                  spec.cell_size, max(spec.height, 1e-6))
+                  spec.cell_size, max(spec.height, 1e-6), version=SPEC_VERSION, fit_height=spec.fit_height)
 
 
 def check_world(recipe: Recipe, grid: TileGrid) -> bool:
@@ -425,7 +426,7 @@ def coarse_plan(recipe: Recipe, grid: TileGrid, max_side: int = COARSE_SIDE) -> 
         raise ValueError(f"the tile grid covers {grid.shape}, the recipe's world is {recipe.shape}")
     max_side = check_count(max_side, "max_side", 3, MAX_TILE)
     side = max(recipe.shape)
-    is_global = [FILTERS[key].margin(params) >= side for key, params in recipe.filters]
+    is_global = [m >= side for m in recipe.filter_margins()]
     if not any(is_global):
         return None
     first = is_global.index(True)
@@ -438,7 +439,7 @@ def coarse_plan(recipe: Recipe, grid: TileGrid, max_side: int = COARSE_SIDE) -> 
                          f"vertices per side, every n-th vertex with n dividing the tile stride ({grid.stride}): "
                          "use larger tiles (e.g. 1025) or a larger coarse side")
     prefix = Recipe(recipe.generator, recipe.seed, recipe.shape, recipe.params, recipe.filters[:first],
-                    recipe.cell_size, recipe.height)
+                    recipe.cell_size, recipe.height, version=recipe.version, fit_height=recipe.fit_height)
     shape = ((rows - 1) // factor + 1, (cols - 1) // factor + 1)
     return CoarsePlan(factor, shape, prefix, tuple(recipe.filters[first : last + 1]),
                       tuple(recipe.filters[last + 1 :]))
@@ -473,12 +474,14 @@ def coarse_filters(plan: CoarsePlan, coarse: npt.ArrayLike) -> npt.NDArray[np.fl
     c0 = as_heightmap(coarse)
     if c0.shape != plan.shape:
         raise ValueError(f"coarse heights {c0.shape} must be the plan's coarse world {plan.shape}")
-    check_filter_work(plan.shape, sum(FILTERS[key].passes(params) for key, params in plan.middle),
+    declared = [(cast(Filter, part(key, plan.prefix.version)), params) for key, params in plan.middle]
+    scales = [{"cell_size": plan.cell_size, "height": plan.prefix.height} if f.uses_scale else {}
+              for f, _ in declared]
+    check_filter_work(plan.shape, sum(f.passes({**params, **scale})
+                                      for (f, params), scale in zip(declared, scales, strict=True)),
                       "global filters (coarse pass)")
     h = c0.copy()
-    for key, params in plan.middle:
-        f = FILTERS[key]
-        scale = {"cell_size": plan.cell_size, "height": plan.prefix.height} if f.uses_scale else {}
+    for (f, params), scale in zip(declared, scales, strict=True):
         h = as_heightmap(f.function(h, **scale, **params))
     if plan.factor == 1:
         return h
@@ -526,7 +529,7 @@ def global_heights(plan: CoarsePlan, window: Window, world_raw: tuple[float, flo
     heights are ``normalize(global_heights(...), that range)``. Tiles share their edges bit for bit.
     """
     rows, cols = plan.prefix.shape
-    margin = sum(FILTERS[key].margin(params) for key, params in plan.suffix)
+    margin = sum(plan.prefix.filter_margins(plan.suffix))
     outer = expand((rows, cols), window, margin)
     if plan.factor == 1:
         h = np.array(np.asanyarray(detail)[outer.row : outer.row + outer.rows, outer.col : outer.col + outer.cols],
@@ -535,7 +538,7 @@ def global_heights(plan: CoarsePlan, window: Window, world_raw: tuple[float, flo
         h = plan.prefix.filtered_heights(outer, world_raw)
         h += upsample(detail, outer, plan.factor)
     for key, params in plan.suffix:
-        f = FILTERS[key]
+        f = cast(Filter, part(key, plan.prefix.version))
         scale = {"cell_size": plan.prefix.cell_size, "height": plan.prefix.height} if f.uses_scale else {}
         h = as_heightmap(f.function(h, **scale, **params))
     return np.ascontiguousarray(crop(h, outer, window))

@@ -276,6 +276,8 @@ def build_tile(plan: Plan, ranges: Any, ty: int, tx: int) -> int:
                                            _coarse(str(plan.path(STATE, COARSE)))), tuple(world_range))
     else:
         heights = tile_heights(plan.recipe, window, ranges)
+        if not plan.recipe.fit_height:  # heights in units of Height: the files hold them over the world's range
+            heights = normalize(heights, tuple(ranges[1]))
     levels = to_uint16(heights)
     files: dict[str, str] = {}
     for fmt, rel in plan.tile_files(ty, tx).items():
@@ -468,8 +470,18 @@ def _attributes(plan: Plan) -> dict[str, Any]:
     return {"orogen": {"spec": plan.spec.to_dict(), "recipe": plan.recipe.to_dict(),
                        "cell_size_m": cell, "size_m": [(rows - 1) * cell, (cols - 1) * cell],
                        "height_m": plan.spec.height,
-                       "encoding": "normalised 0..1: metres = height * height_m",
+                       "encoding": "normalised 0..1: metres = low + value * (high - low), low and high in "
+                                   "the build's manifest.json ('metres')",
                        "orientation": "row 0 = north, column 0 = west"}}
+
+
+def metres_range(plan: Plan, ranges: Any) -> list[float]:
+    """Metres of the files' 0 and 1: ``[0, Height]`` with ``fit_height``, else the world's range after the
+    filters (heights in units of Height, version 3's default), times Height."""
+    if plan.recipe.fit_height:
+        return [0.0, float(plan.spec.height)]
+    low, high = ranges[1]
+    return [float(low) * plan.spec.height, float(high) * plan.spec.height]
 
 
 def _manifest(plan: Plan, ranges: Any) -> dict[str, Any]:
@@ -500,6 +512,8 @@ def _manifest(plan: Plan, ranges: Any) -> dict[str, Any]:
                  "shared_edges": True},
         "global_filters": None if plan.coarse is None else plan.coarse.describe(),
         "ranges": None if ranges is None else [list(ranges[0]), list(ranges[1])],
+        "metres": {"low": metres_range(plan, ranges)[0], "high": metres_range(plan, ranges)[1],
+                   "formula": "metres = low + value * (high - low), value in 0..1 (16-bit levels / 65535)"},
         "encoding": {"png": "16-bit grey, 0 -> 0, 1 -> 65535, row 0 north; x = tile column from west, "
                             "y = tile row from north",
                      "r16": "little-endian uint16, no header, 0 -> 0, 1 -> 65535, row 0 SOUTH; x = tile column "

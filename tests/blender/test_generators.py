@@ -65,9 +65,14 @@ def test_recipe_json_replaces_the_generator_settings(scene, orogen):
     assert [item.type for item in obj.orogen.filters] == ['lowpass']  # 0.1's "erosion" filter
     co = z_of(obj)
     assert len(co) == 1500
-    expected = orogen.core.recipe.Recipe.from_dict(recipe).evaluate()
-    assert np.array_equal(co[:, 2].reshape(30, 50), expected * np.float32(5.0))
+    # A 0.1 recipe is read at the default width (100 m, its lengths in cells become metres there); setting the width
+    # afterwards keeps those metres (spec version 3: the width scales the landscape, not the lengths).
+    expected = orogen.core.spec.load_spec(recipe).replace(width=49.0, height=5.0).heightmap()
+    assert np.allclose(co[:, 2].reshape(30, 50), expected * np.float32(5.0), rtol=0, atol=1e-5)  # float32 props
     assert co[:, 0].max() - co[:, 0].min() == pytest.approx(49.0)
+    assert bpy.ops.orogen.terrain_add(spec=json.dumps(recipe), set="height=5") == {'FINISHED'}
+    original = orogen.core.recipe.Recipe.from_dict(recipe).evaluate()  # the heightmap 0.1 made
+    assert np.abs(z_of(bpy.context.active_object)[:, 2].reshape(30, 50) - original * np.float32(5.0)).max() < 1e-5
 
 
 @pytest.mark.parametrize(

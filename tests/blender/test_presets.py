@@ -37,7 +37,8 @@ def test_each_built_in_preset_loads_and_generates(scene, orogen, name):
     co = np.empty(65 * 65 * 3, dtype=np.float32)
     bpy.context.active_object.data.vertices.foreach_get("co", co)
     z = co[2::3]
-    assert np.isfinite(z).all() and z.max() == pytest.approx(settings.height)
+    # spec version 3: the generator spans Height and the filters work in metres, nothing stretches them back
+    assert np.isfinite(z).all() and 0.5 * settings.height < z.max() <= 1.5 * settings.height
     assert z.std() > 0.02 * settings.height  # a real terrain, not a flat one
 
 

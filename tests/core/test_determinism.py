@@ -40,6 +40,12 @@ print(json.dumps({
                              ("terrace", {"levels": 5}), ("sea_level", {"level": 0.1}))).evaluate()),
     "slope_walk": digest(profiles.slope_walk(500, 9, 0, 80, 2.0, 0.7)),
     "sectioned": digest(profiles.sectioned_profile(600, 10, 12, 5, 0.3, 300, 0, 50)),
+    **{f"v3_{g}": digest(core.TerrainSpec(size=90, size_y=70, width=150.0, seed=8, generator=g,
+                                          filters=(("box_blur", {"radius": 2.5}), ("lowpass", {"length": 1.5}),
+                                                   ("sea_level", {"level": 0.1}))).heightmap())
+       for g in ("hills", "diamond_square", "noise")},
+    "v3_ds_pow2": digest(core.TerrainSpec(size=65, width=64.0, seed=8, generator="diamond_square",
+                                          filters=()).heightmap()),
 }))
 """
 
@@ -54,6 +60,11 @@ GOLDEN = {
     "recipe": "float32(64, 80):49836a0c6376c9e3e548cf63",
     "slope_walk": "float32(500,):ab8fcdaa49ab9bd87f5cccec",
     "sectioned": "float32(600,):fb54ec009c953b9961963a8f",
+    # spec version 3 (lengths in metres, world lattice, Gaussian blur, no final normalisation)
+    "v3_hills": "float32(70, 90):01ea5b21f1f8db3c19dda41e",
+    "v3_diamond_square": "float32(70, 90):d3132c4fcdc4cd1317786f47",
+    "v3_noise": "float32(70, 90):80094fef38e6bf3a733df263",
+    "v3_ds_pow2": "float32(65, 65):59d0c0387529c1b4d6d61969",
 }
 
 

@@ -38,7 +38,7 @@ def test_spec_json_round_trip_is_exact_and_sorted():
         spec = preset_spec(name)
         text = spec.to_json()
         assert TerrainSpec.from_json(text) == spec
-        assert json.loads(text)["version"] == 2
+        assert json.loads(text)["version"] == 3
         assert json.dumps(json.loads(text), sort_keys=True) == text
 
 
@@ -51,25 +51,28 @@ def test_values_are_checked_by_path():
         TerrainSpec(size=5000)
     with pytest.raises(ValueError, match=r"must be finite"):
         TerrainSpec(width=float("nan"))
-    with pytest.raises(ValueError, match=r"filters\[1\]: lowpass\.k must be in"):
-        TerrainSpec(filters=(("flatten", {}), ("lowpass", {"k": 1.5})))
-    with pytest.raises(ValueError, match="unknown spec keys: bogus"):
-        TerrainSpec.from_dict({"version": 2, "bogus": 1})
+    with pytest.raises(ValueError, match=r"filters\[1\]: lowpass\.length must be in"):
+        TerrainSpec(filters=(("flatten", {}), ("lowpass", {"length": -1.5})))
+    with pytest.raises(ValueError, match=r"filters\[1\]: lowpass\.k must be in"):  # a version-2 spec: k per cell
+        TerrainSpec.from_dict({"version": 2, "filters": [{"type": "flatten"}, {"type": "lowpass", "k": 1.5}]})
+    for version in (2, 3):
+        with pytest.raises(ValueError, match="unknown spec keys: bogus"):
+            TerrainSpec.from_dict({"version": version, "bogus": 1})
 
 
 def test_apply_settings_uses_the_same_names_and_refuses_what_does_not_apply():
-    spec = TerrainSpec(filters=(("lowpass", {"k": 0.5}), ("lowpass", {"k": 0.2})))
-    out = apply_settings(spec, ["count=300", "hills.island=true", "lighting.azimuth=90", "lowpass.k=0.7",
+    spec = TerrainSpec(filters=(("lowpass", {"length": 0.5}), ("lowpass", {"length": 0.2})))
+    out = apply_settings(spec, ["count=300", "hills.island=true", "lighting.azimuth=90", "lowpass.length=0.7",
                                 "material.shading=unlit", "size=65", "hill_radius=[1,2]"][:6])
     assert out.params["count"] == 300 and out.params["island"] is True
     assert out.lighting["azimuth"] == 90.0 and out.material["shading"] == "unlit" and out.size == 65
-    assert [s.params["k"] for s in out.filters] == [0.7, 0.7]
+    assert [s.params["length"] for s in out.filters] == [0.7, 0.7]
     with pytest.raises(ValueError, match="a parameter of 'noise'"):
         apply_settings(spec, ["hill_radius=[1,2]"])
     with pytest.raises(ValueError, match="a parameter of 'faults'"):
         apply_settings(spec, ["faults=900"])
     with pytest.raises(ValueError, match="ambiguous"):
-        apply_settings(TerrainSpec(filters=(("box_blur", {}), ("lowpass", {}))), ["passes=2"])
+        apply_settings(TerrainSpec(filters=(("thermal", {}), ("hydraulic", {"steps": 1}))), ["edges=open"])
     with pytest.raises(ValueError, match="no such setting"):
         apply_settings(spec, ["nothing=1"])
     switched = apply_settings(spec, ["generator=faults", "faults=900"])
@@ -144,7 +147,8 @@ def test_0_1_panel_settings_become_the_same_recipe():
                 "light_azimuth": 2.0, "flattening": 1.5, "lighting": 2, "shading": 1}
     spec = from_v1_settings(settings)
     assert spec.generator == "faults" and spec.params["faults"] == 321 and spec.size == 65
-    assert [(s.key, dict(s.params)) for s in spec.filters] == [("flatten", {"exponent": 1.5}),
-                                                                ("lowpass", {"k": 0.7, "passes": 1})]
+    # 0.1's k per cell is a decay length in metres at the spec's cell size (100 m / 64 cells)
+    assert [s.key for s in spec.filters] == ["flatten", "lowpass"] and spec.fit_height
+    assert spec.filters[1].params == {"length": pytest.approx(-100.0 / 64 / np.log(0.7), rel=1e-15), "passes": 1}
     assert spec.lighting["mode"] == "multidirectional" and spec.material["shading"] == "unlit"
     assert spec.lighting["azimuth"] == round(np.degrees(2.0), 4)

@@ -162,6 +162,28 @@ def test_a_built_world_is_the_whole_world_bit_for_bit(tmp_path, generator):
     assert manifest["world"]["size_m"] == [640.0, 640.0] and manifest["spec"] == plan.spec.to_dict()
 
 
+def test_a_version_3_world_keeps_its_metres_and_says_how_to_read_them(tmp_path):
+    """Version 3 does not stretch heights after the filters: the files hold the world's range, named in metres."""
+    from core.heightmap import normalize
+
+    spec3 = TerrainSpec.from_dict({"version": 3, "size": 65, "width": 640.0, "height": 50.0, "seed": 9,
+                                   "generator": "hills", "filters": [{"type": "flatten", "exponent": 1.7},
+                                                                     {"type": "sea_level", "level": 0.15}]})
+    assert not spec3.fit_height
+    plan = make_plan(tmp_path, spec3)
+    manifest = build_world.build_world(plan, "synchronous", progress=False)
+    whole = plan.recipe.evaluate()  # units of Height: the sea floor at 0.15, not stretched to 0
+    low, high = plan.recipe.world_ranges()[1]
+    assert low == pytest.approx(0.15) and whole.min() == low and whole.max() == high
+    assert_tiles_equal(tmp_path, plan, normalize(whole, (low, high)))
+    metres = manifest["metres"]
+    assert (metres["low"], metres["high"]) == (low * 50.0, high * 50.0)
+    levels = np.asarray(Image.open(tmp_path / "unreal/w_x1_y2.png")).astype(np.float64) / 65535.0
+    w = plan.grid.window(2, 1)
+    back = metres["low"] + levels * (metres["high"] - metres["low"])  # the manifest's formula
+    assert np.abs(back - 50.0 * whole[w.row : w.row + w.rows, w.col : w.col + w.cols]).max() < 50.0 / 65535
+
+
 @pytest.mark.parametrize("generator", ["fractal", "hills"])
 def test_without_filters_the_second_pass_is_skipped_and_the_world_is_the_same(tmp_path, generator):
     plan = make_plan(tmp_path, spec(generator, []), formats=("r16",))
