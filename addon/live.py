@@ -7,7 +7,11 @@ options rebuilds the material only.
 
 Live updates regenerate a preview-sized terrain on every change and the
 full size once changes have settled (``SETTLE_SECONDS`` without a further
-change). Nothing is kept by object name: each terrain records on itself the
+change): with a user interface in the background (:class:`OROGEN_OT_live_settle`:
+progress in the status bar, Esc keeps the preview), without one at once.
+Add, Regenerate and that full-size pass, started from the UI, share
+:class:`BackgroundOperator`: a worker thread computes, Esc cancels, and only
+the finished result touches the scene. Nothing is kept by object name: each terrain records on itself the
 spec its mesh was made from (``orogen.applied``) and whether its mesh is a
 preview awaiting its full size (``orogen.preview_pending``), so renaming,
 duplicating or deleting a terrain during a pending update is safe.
