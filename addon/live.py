@@ -441,8 +441,14 @@ POLL_SECONDS = 0.1
 
 
 def show_progress(wm, value: int) -> None:
-    """Show ``value`` (0 to ``PROGRESS_STEPS``) as ``wm``'s progress (the status bar's and the cursor's)."""
+    """Show ``value`` (0 to ``PROGRESS_STEPS``) as ``wm``'s progress (``progress_update``: the cursor's counter)."""
     wm.progress_update(value)
+
+
+def _locked_reason(context) -> str | None:
+    """Why data must not be changed now: a job (a render) locks the interface; else ``None``."""
+    wm = getattr(context, "window_manager", None)
+    return "wait for the render to end" if wm is not None and wm.is_interface_locked else None
 
 
 def object_by_uid(uid: int) -> bpy.types.Object | None:
@@ -493,10 +499,9 @@ class BackgroundOperator:
         wm = context.window_manager
         wm.progress_begin(0, PROGRESS_STEPS)
         self._shown = -1
-        self._show(wm, 0)
+        self._show(context, 0)
         self._timer = wm.event_timer_add(POLL_SECONDS, window=context.window)
         wm.modal_handler_add(self)
-        self._status(context, f"{self._doing}: Esc to cancel")
         return {'RUNNING_MODAL'}
 
     def _restart(self, context, job: BackgroundCompute) -> None:
@@ -506,12 +511,15 @@ class BackgroundOperator:
         self._job = job.start()
         self._started = time.perf_counter()
         self._shown = -1
-        self._show(context.window_manager, 0)
+        self._show(context, 0)
 
-    def _show(self, wm, value: int) -> None:
+    def _show(self, context, value: int) -> None:
+        """Show ``value`` (of ``PROGRESS_STEPS``): the window's progress (the cursor's counter) and the
+        status bar's text; never backwards."""
         if value > self._shown:
-            show_progress(wm, value)
+            show_progress(context.window_manager, value)
             self._shown = value
+            self._status(context, f"{self._doing}: {100 * value // PROGRESS_STEPS} % (Esc to cancel)")
 
     def _end(self, context) -> None:
         """Remove the timer, the progress and the status text (once; Blender may call :meth:`cancel` later)."""
@@ -532,7 +540,7 @@ class BackgroundOperator:
         if event.type != 'TIMER' or self._timer is None:
             return {'PASS_THROUGH'}
         if not job.done():
-            self._show(context.window_manager, int((PROGRESS_STEPS - 1) * job.fraction))
+            self._show(context, int((PROGRESS_STEPS - 1) * job.fraction))
             return {'PASS_THROUGH'}
         if job.cancelled:
             self._end(context)
@@ -542,9 +550,9 @@ class BackgroundOperator:
             return self._failed(context, job.error)
         reason = self._wait_reason(context)
         if reason:
-            self._status(context, f"{self._doing}: ready; {reason} to finish (Esc to cancel)")
+            self._status(context, f"{self._doing}: done, waiting: {reason} (Esc to cancel)")
             return {'PASS_THROUGH'}
-        self._show(context.window_manager, PROGRESS_STEPS)
+        self._show(context, PROGRESS_STEPS)
         result = self._apply(context, job)
         if self._job is not job:  # _apply started another computation
             return {'PASS_THROUGH'}
@@ -558,7 +566,7 @@ class BackgroundOperator:
         self._end(context)
 
     def _wait_reason(self, context) -> str | None:
-        return mode_reason(context)
+        return _locked_reason(context) or mode_reason(context)
 
     def _failed(self, context, error: BaseException) -> set[str]:
         self._say('ERROR', f"{self._failure}: {error}")
@@ -708,7 +716,7 @@ def _settle_timer() -> float | None:
     interface (progress in the status bar, Esc keeps the previews), here and now without one."""
     if time.monotonic() - _last_change[0] < SETTLE_SECONDS:
         return 0.1
-    if settling():
+    if settling() or _locked_reason(bpy.context):  # (a render locks the interface: data waits)
         return 0.1
     if _settle_targets():
         if bpy.app.background or not _start_settle():
@@ -804,7 +812,7 @@ class OROGEN_OT_terrain_regenerate(BackgroundOperator, bpy.types.Operator):
 
     def _wait_reason(self, context) -> str | None:
         obj = object_by_uid(self._uid)
-        return "leave Edit Mode" if obj is not None and obj.mode != 'OBJECT' else None
+        return _locked_reason(context) or ("leave Edit Mode" if obj is not None and obj.mode != 'OBJECT' else None)
 
     def _apply(self, context, job: BackgroundCompute) -> set[str]:
         obj = object_by_uid(self._uid)
@@ -885,7 +893,7 @@ class OROGEN_OT_live_settle(BackgroundOperator, bpy.types.Operator):
 
     def _wait_reason(self, context) -> str | None:
         obj = object_by_uid(self._uid)
-        return "leave Edit Mode" if obj is not None and obj.mode != 'OBJECT' else None
+        return _locked_reason(context) or ("leave Edit Mode" if obj is not None and obj.mode != 'OBJECT' else None)
 
     def _apply(self, context, job: BackgroundCompute) -> set[str]:
         obj = object_by_uid(self._uid)

@@ -415,3 +415,25 @@ def test_without_a_user_interface_the_settle_timer_makes_the_full_size_at_once(s
     live._last_change[0] = 0.0
     assert live._settle_timer() is None
     assert len(obj.data.vertices) == 129 * 129 and not obj.orogen.preview_pending
+
+
+def test_blender_ending_the_settle_pass_stops_its_worker(scene, orogen, modal):
+    """Loading a file (or closing the window) ends a running modal operator through its ``cancel``."""
+    live = orogen.addon.live
+    live_terrain(orogen, size=257, preview=33, filters=HEAVY)
+    started = modal(live.OROGEN_OT_live_settle)
+    assert bpy.ops.orogen.live_settle() == {'RUNNING_MODAL'}
+    job = started[0]._job
+    assert live.settling()
+    bpy.ops.wm.read_homefile(use_empty=True)
+    assert not live.settling() and live._settling[0] is None
+    wait_for(job)
+    assert job.cancelled and job.arrays is None
+
+
+def test_the_settle_timer_starts_the_operator_in_a_window(scene, orogen):
+    """How the timer starts the full-size pass in a window; headless Blender runs its execute (at once)."""
+    live = orogen.addon.live
+    obj = live_terrain(orogen)
+    assert live._start_settle() is False  # no event to invoke with: it ran at once
+    assert len(obj.data.vertices) == 129 * 129 and not obj.orogen.preview_pending
