@@ -11,10 +11,11 @@ change): with a user interface in the background (:class:`OROGEN_OT_live_settle`
 progress in the status bar, Esc keeps the preview), without one at once.
 Add, Regenerate and that full-size pass, started from the UI, share
 :class:`BackgroundOperator`: a worker thread computes, Esc cancels, and only
-the finished result touches the scene. Nothing is kept by object name: each terrain records on itself the
-spec its mesh was made from (``orogen.applied``) and whether its mesh is a
-preview awaiting its full size (``orogen.preview_pending``), so renaming,
-duplicating or deleting a terrain during a pending update is safe.
+the finished result touches the scene. Nothing is kept by object name: each
+terrain records on itself the spec its mesh was made from (``orogen.applied``)
+and whether its mesh is a preview awaiting its full size
+(``orogen.preview_pending``), so renaming, duplicating or deleting a terrain
+during a pending update is safe.
 
 Changes are seen through the settings' own ``update`` callbacks in sessions
 with a user interface (so the setting and the mesh form one undo step), and
@@ -808,6 +809,7 @@ class OROGEN_OT_terrain_regenerate(BackgroundOperator, bpy.types.Operator):
             self.report({'ERROR'}, f"Terrain not regenerated: {err}")
             return {'CANCELLED'}
         self._uid = obj.session_uid
+        stop_settling(obj)  # a full-size pass of the live update running for it is not needed any more
         return self._begin(context, job)
 
     def _wait_reason(self, context) -> str | None:

@@ -36,10 +36,11 @@ ESC = Event('ESC', 'PRESS')
 @pytest.fixture
 def modal(monkeypatch):
     """``modal(op_class)``: an ``invoke`` (as from the UI) of ``op_class`` that the test then drives; calls
-    made through ``bpy.ops`` append the running operators to the returned list."""
-    started = []
+    made through ``bpy.ops`` append the running operators to the returned list (one list per class)."""
 
     def patch(cls):
+        started = []
+
         def execute(self, context):
             started.append(self)
             return cls.invoke(self, context, Event('NONE'))
@@ -437,3 +438,17 @@ def test_the_settle_timer_starts_the_operator_in_a_window(scene, orogen):
     obj = live_terrain(orogen)
     assert live._start_settle() is False  # no event to invoke with: it ran at once
     assert len(obj.data.vertices) == 129 * 129 and not obj.orogen.preview_pending
+
+
+def test_regenerate_drops_a_running_settle_pass_of_its_terrain(scene, orogen, modal):
+    live = orogen.addon.live
+    obj = live_terrain(orogen, size=257, preview=33, filters=HEAVY)
+    settle = modal(live.OROGEN_OT_live_settle)
+    assert bpy.ops.orogen.live_settle() == {'RUNNING_MODAL'}
+    regenerate = modal(live.OROGEN_OT_terrain_regenerate)
+    assert bpy.ops.orogen.terrain_regenerate() == {'RUNNING_MODAL'}
+    assert run(settle[0]) == {'CANCELLED'} and settle[0]._job.cancelled and settle[0].last_report is None
+    before = snapshot()
+    assert regenerate[0]._job is not settle[0]._job
+    assert op_cancel(regenerate[0]) == {'CANCELLED'}
+    assert snapshot() == before and len(obj.data.vertices) == 33 * 33 and obj.orogen.preview_pending
