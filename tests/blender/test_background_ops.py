@@ -189,7 +189,9 @@ def test_esc_cancels_add_leaving_nothing_behind(scene, orogen, modal, progress):
     assert bpy.ops.orogen.terrain_add(spec=spec_json(257, HEAVY)) == {'RUNNING_MODAL'}
     op = started[0]
     job = op._job
-    time.sleep(0.3)
+    deadline = time.monotonic() + 30.0
+    while job.fraction == 0.0 and time.monotonic() < deadline:  # the generator has run, the erosion runs
+        time.sleep(0.01)
     assert op.modal(bpy.context, TIMER) == {'PASS_THROUGH'}
     assert op.modal(bpy.context, Event('MOUSEMOVE')) == {'PASS_THROUGH'}  # the user keeps working meanwhile
     assert not job.done() and 0 < job.fraction < 1
