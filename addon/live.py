@@ -7,10 +7,15 @@ options rebuilds the material only.
 
 Live updates regenerate a preview-sized terrain on every change and the
 full size once changes have settled (``SETTLE_SECONDS`` without a further
-change). Nothing is kept by object name: each terrain records on itself the
-spec its mesh was made from (``orogen.applied``) and whether its mesh is a
-preview awaiting its full size (``orogen.preview_pending``), so renaming,
-duplicating or deleting a terrain during a pending update is safe.
+change): with a user interface in the background (:class:`OROGEN_OT_live_settle`:
+progress in the status bar, Esc keeps the preview), without one at once.
+Add, Regenerate and that full-size pass, started from the UI, share
+:class:`BackgroundOperator`: a worker thread computes, Esc cancels, and only
+the finished result touches the scene. Nothing is kept by object name: each
+terrain records on itself the spec its mesh was made from (``orogen.applied``)
+and whether its mesh is a preview awaiting its full size
+(``orogen.preview_pending``), so renaming, duplicating or deleting a terrain
+during a pending update is safe.
 
 Changes are seen through the settings' own ``update`` callbacks in sessions
 with a user interface (so the setting and the mesh form one undo step), and
@@ -49,7 +54,7 @@ from .mesh import (
     update_grid_mesh,
 )
 from .specio import image_path, read_spec, write_spec
-from .terrain import TerrainArrays, compute_terrain, preview_shape, scene_sun
+from .terrain import TerrainArrays, check_size, compute_terrain, preview_shape, scene_sun
 from .water import sync_water
 
 #: Seconds without a further change before a live preview is replaced by the full-size terrain.
@@ -326,7 +331,12 @@ def regenerate(obj: bpy.types.Object, context, preview: bool = False) -> str:
 
     Raises ``ValueError``/``TypeError`` for a spec that cannot make a terrain; nothing is changed then.
     """
-    status, notes = regenerate_with_notes(obj, context, preview)
+    return regenerate_status(regenerate_with_notes(obj, context, preview))
+
+
+def regenerate_status(result: tuple[str, list[str]]) -> str:
+    """One status line from ``(status, notes)``."""
+    status, notes = result
     return "; ".join([status, *notes])
 
 
@@ -390,7 +400,9 @@ class BackgroundCompute:
     ``cancel()`` makes the next progress report return ``False`` (core raises ``Cancelled``, nothing is
     returned); ``done()`` says whether the thread finished, and then ``arrays`` or ``error`` holds the outcome.
     Nothing in Blender is touched by the thread: the caller writes ``arrays`` into the object in the main
-    thread, so a cancelled run leaves the terrain as it was.
+    thread, so a cancelled run leaves the terrain as it was. A caller need not wait for a cancelled thread:
+    it stops at its next check (after the generator, each filter and each erosion step) and its result is
+    dropped.
     """
 
     def __init__(self, spec: TerrainSpec, sun, shape: tuple[int, int]) -> None:
@@ -410,11 +422,16 @@ class BackgroundCompute:
         from ..core.recipe import Cancelled
 
         try:
-            self.arrays = compute_terrain(self.spec, self.sun, self.shape, self._progress)
+            arrays = compute_terrain(self.spec, self.sun, self.shape, self._progress)
         except Cancelled:
             self.cancelled = True
         except BaseException as err:  # noqa: BLE001  (handed to the main thread, which reports it)
             self.error = err
+        else:
+            if self._stop.is_set():  # cancelled during the bake, after the last check
+                self.cancelled = True
+            else:
+                self.arrays = arrays
 
     def start(self) -> "BackgroundCompute":
         self._thread.start()
@@ -430,13 +447,156 @@ class BackgroundCompute:
         self._thread.join(timeout)
 
 
+#: Seconds between two looks of a modal operator at its background computation (its window timer).
+POLL_SECONDS = 0.1
+
+
+def show_progress(wm, value: int) -> None:
+    """Show ``value`` (0 to ``PROGRESS_STEPS``) as ``wm``'s progress (``progress_update``: the cursor's counter)."""
+    wm.progress_update(value)
+
+
+def _locked_reason(context) -> str | None:
+    """Why data must not be changed now: a job (a render) locks the interface; else ``None``."""
+    wm = getattr(context, "window_manager", None)
+    return "wait for the render to end" if wm is not None and wm.is_interface_locked else None
+
+
+def object_by_uid(uid: int) -> bpy.types.Object | None:
+    """The object with this ``session_uid`` (which stays through renames), or ``None`` once it is deleted."""
+    return next((obj for obj in bpy.data.objects if obj.session_uid == uid and obj.users > 0), None)
+
+
+def same_heights(spec: TerrainSpec, other: TerrainSpec) -> bool:
+    """True when ``spec`` and ``other`` make the same mesh (they may differ in their layers and material)."""
+    return replace(spec, layers=other.layers, material=other.material) == other
+
+
+class BackgroundOperator:
+    """Mixin for operators that compute a terrain in the background while they run modal (started from the UI).
+
+    :meth:`_begin` starts a :class:`BackgroundCompute` and a window timer; on each timer event :meth:`modal`
+    moves the status bar's progress (``window_manager.progress_update``, never backwards); Esc cancels at once
+    (the worker stops at its next step, its result dropped; nothing in the scene was changed, so the operator
+    returns ``CANCELLED`` and leaves no undo step). When the computation ends, :meth:`_apply` writes it into
+    the scene in the main thread; an error in the worker is reported and changes nothing. Other events pass
+    through, so the user can keep working while it computes.
+
+    Subclasses give ``_doing`` (the status text), :meth:`_wait_reason` (why the result cannot be written in yet:
+    it is kept until then), :meth:`_apply` and :meth:`_cancelled`.
+    """
+
+    _doing = "Computing terrain"
+    _failure = "Terrain not computed"
+    # (No annotations here: Blender reads a registered class's annotations as its properties.)
+    _job = None  # the BackgroundCompute running
+    _timer = None
+    _shown = -1  # the progress shown, 0 to PROGRESS_STEPS
+    #: ``(level, text)`` of the last report (the tests read it: Blender keeps an operator's reports to itself).
+    last_report = None
+
+    def _say(self, level: str, text: str) -> None:
+        self.report({level}, text)
+        self.last_report = (level, text)
+
+    def _status(self, context, text: str | None) -> None:
+        workspace = getattr(context, "workspace", None)
+        if workspace is not None:
+            workspace.status_text_set(text)
+
+    def _begin(self, context, job: BackgroundCompute) -> set[str]:
+        self._job = job.start()
+        self._started = time.perf_counter()
+        wm = context.window_manager
+        wm.progress_begin(0, PROGRESS_STEPS)
+        self._shown = -1
+        self._show(context, 0)
+        self._timer = wm.event_timer_add(POLL_SECONDS, window=context.window)
+        wm.modal_handler_add(self)
+        return {'RUNNING_MODAL'}
+
+    def _restart(self, context, job: BackgroundCompute) -> None:
+        """Compute ``job`` instead (the spec changed while the last one ran); the progress starts again."""
+        if self._job is not None and self._job is not job:
+            self._job.cancel()
+        self._job = job.start()
+        self._started = time.perf_counter()
+        self._shown = -1
+        self._show(context, 0)
+
+    def _show(self, context, value: int) -> None:
+        """Show ``value`` (of ``PROGRESS_STEPS``): the window's progress (the cursor's counter) and the
+        status bar's text; never backwards."""
+        if value > self._shown:
+            show_progress(context.window_manager, value)
+            self._shown = value
+            self._status(context, f"{self._doing}: {100 * value // PROGRESS_STEPS} % (Esc to cancel)")
+
+    def _end(self, context) -> None:
+        """Remove the timer, the progress and the status text (once; Blender may call :meth:`cancel` later)."""
+        if self._timer is None:
+            return
+        wm = context.window_manager
+        wm.event_timer_remove(self._timer)
+        self._timer = None
+        wm.progress_end()
+        self._status(context, None)
+
+    def modal(self, context, event):
+        job = self._job
+        if event.type == 'ESC' and event.value == 'PRESS':
+            job.cancel()
+            self._end(context)
+            return self._cancelled(context, by_user=True)
+        if event.type != 'TIMER' or self._timer is None:
+            return {'PASS_THROUGH'}
+        if not job.done():
+            self._show(context, int((PROGRESS_STEPS - 1) * job.fraction))
+            return {'PASS_THROUGH'}
+        if job.cancelled:
+            self._end(context)
+            return self._cancelled(context, by_user=False)
+        if job.error is not None:
+            self._end(context)
+            return self._failed(context, job.error)
+        reason = self._wait_reason(context)
+        if reason:
+            self._status(context, f"{self._doing}: done, waiting: {reason} (Esc to cancel)")
+            return {'PASS_THROUGH'}
+        self._show(context, PROGRESS_STEPS)
+        result = self._apply(context, job)
+        if self._job is not job:  # _apply started another computation
+            return {'PASS_THROUGH'}
+        self._end(context)
+        return result
+
+    def cancel(self, context) -> None:
+        """Blender ends the operator (a file is loaded, the window closes): stop the worker and clean up."""
+        if self._job is not None:
+            self._job.cancel()
+        self._end(context)
+
+    def _wait_reason(self, context) -> str | None:
+        return _locked_reason(context) or mode_reason(context)
+
+    def _failed(self, context, error: BaseException) -> set[str]:
+        self._say('ERROR', f"{self._failure}: {error}")
+        return {'CANCELLED'}
+
+    def _apply(self, context, job: BackgroundCompute) -> set[str]:
+        raise NotImplementedError
+
+    def _cancelled(self, context, by_user: bool) -> set[str]:
+        raise NotImplementedError
+
+
 def _only_looks_changed(spec: TerrainSpec, applied: str) -> bool:
     """True when ``spec`` differs from the applied spec only in its layers or material (the mesh stays)."""
     try:
         before = TerrainSpec.from_json(applied)
     except (TypeError, ValueError):
         return False
-    return replace(before, layers=spec.layers, material=spec.material) == spec
+    return same_heights(before, spec)
 
 
 def _only_water_changed(spec: TerrainSpec, applied: str) -> bool:
@@ -481,6 +641,8 @@ def on_setting_changed(obj: bpy.types.Object, context) -> None:
         share_spec(obj)  # the material sits on the shared mesh
         settings.status = "Material rebuilt from the colour layers"
         return
+    _declined.discard(obj.session_uid)
+    stop_settling(obj)  # a full size of the previous settings is no longer wanted
     preview = max(spec.shape) > settings.preview_size
     try:
         settings.status = regenerate(obj, context, preview)
@@ -507,9 +669,18 @@ def _back_to_full_size(obj: bpy.types.Object) -> None:
         obj[TERRAIN_PROPERTY] = json.dumps({**info, "shape": list(shape)})
 
 
+def _full_size_failed(obj: bpy.types.Object, err: BaseException) -> None:
+    """The full-size pass of ``obj`` failed: it shows the terrain it had before the preview again."""
+    _back_to_full_size(obj)
+    obj.orogen.status = f"Not regenerated: {err}"
+    with suspended():
+        obj.orogen.preview_pending = False
+
+
 def flush_live_updates(force: bool = False) -> list[str]:
     """Regenerate at full size every terrain whose preview is pending once changes have settled
-    (at once with ``force``); returns the names regenerated."""
+    (at once with ``force``), here and now (blocking: background sessions and scripts); returns the names
+    regenerated. With a user interface the settle timer runs :class:`OROGEN_OT_live_settle` instead."""
     if not force and time.monotonic() - _last_change[0] < SETTLE_SECONDS:
         return []
     done = []
@@ -520,17 +691,67 @@ def flush_live_updates(force: bool = False) -> list[str]:
         try:
             obj.orogen.status = regenerate(obj, bpy.context)
         except (ValueError, TypeError, RuntimeError) as err:
-            _back_to_full_size(obj)
-            obj.orogen.status = f"Not regenerated: {err}"
-            with suspended():
-                obj.orogen.preview_pending = False
+            _full_size_failed(obj, err)
         done.append(obj.name)
     return done
 
 
+#: ``session_uid`` of terrains whose full-size pass the user cancelled (Esc): they keep their preview until
+#: their settings change again (or Regenerate, or an export, makes the full size).
+_declined: set[int] = set()
+#: The full-size pass running in the background: ``{"uid": object's session_uid, "job": BackgroundCompute,
+#: "beat": monotonic time its operator last looked at it}``, or ``None``.
+_settling: list[dict | None] = [None]
+#: Seconds without a look from its operator after which a full-size pass counts as gone (its operator was
+#: ended without being told).
+SETTLE_STALE_SECONDS = 2.0
+
+
+def settling() -> bool:
+    """True while a full-size pass runs in the background (:class:`OROGEN_OT_live_settle`)."""
+    entry = _settling[0]
+    return entry is not None and time.monotonic() - entry["beat"] < SETTLE_STALE_SECONDS
+
+
+def stop_settling(obj: bpy.types.Object | None = None) -> None:
+    """Cancel the background full-size pass (of ``obj`` only, when given): its result will not be used."""
+    entry = _settling[0]
+    if entry is not None and (obj is None or entry["uid"] == obj.session_uid):
+        entry["job"].cancel()
+
+
+def _settle_targets() -> list[bpy.types.Object]:
+    """Terrains whose full size is due now: pending, in Object Mode, not declined (Edit Mode ones are told)."""
+    targets = []
+    for obj in _pending_objects():
+        if obj.session_uid in _declined:
+            continue
+        if obj.mode != 'OBJECT':
+            obj.orogen.status = "Full size waits: leave Edit Mode"
+            continue
+        targets.append(obj)
+    return targets
+
+
+def _start_settle() -> bool:
+    """Run :class:`OROGEN_OT_live_settle` from the UI (in the first window); True when it runs modal."""
+    for window in bpy.context.window_manager.windows:
+        with bpy.context.temp_override(window=window):
+            return 'RUNNING_MODAL' in bpy.ops.orogen.live_settle('INVOKE_DEFAULT')
+    return False
+
+
 def _settle_timer() -> float | None:
-    flush_live_updates()
-    return 0.1 if _pending_objects() else None
+    """Once changes have settled, make the full size of every pending preview: in the background with a user
+    interface (progress in the status bar, Esc keeps the previews), here and now without one."""
+    if time.monotonic() - _last_change[0] < SETTLE_SECONDS:
+        return 0.1
+    if settling() or _locked_reason(bpy.context):  # (a render locks the interface: data waits)
+        return 0.1
+    if _settle_targets():
+        if bpy.app.background or not _start_settle():
+            flush_live_updates()
+    return 0.1 if any(obj.session_uid not in _declined for obj in _pending_objects()) else None
 
 
 def on_update(self, context) -> None:
@@ -575,12 +796,14 @@ def unsubscribe() -> None:
         bpy.app.timers.unregister(_settle_timer)
 
 
-class OROGEN_OT_terrain_regenerate(bpy.types.Operator):
+class OROGEN_OT_terrain_regenerate(BackgroundOperator, bpy.types.Operator):
     """Regenerate the active terrain from its spec, in place (the object and its material stay)"""
 
     bl_idname = "orogen.terrain_regenerate"
     bl_label = "Regenerate Terrain"
     bl_options = {'REGISTER', 'UNDO'}
+    _doing = "Regenerating terrain"
+    _failure = "Terrain not regenerated"
 
     @classmethod
     def poll(cls, context):
@@ -597,61 +820,149 @@ class OROGEN_OT_terrain_regenerate(bpy.types.Operator):
 
     def _finish(self, obj, status: str, notes: list[str]):
         obj.orogen.status = "; ".join([status, *notes])
-        self.report({'WARNING'} if notes else {'INFO'}, obj.orogen.status)
+        self._say('WARNING' if notes else 'INFO', obj.orogen.status)
         return {'FINISHED'}
 
-    # From the UI (a button or F3) the terrain is computed in a worker thread while this operator runs modal:
-    # the status bar shows the progress and Esc cancels, leaving the terrain as it was. From Python
-    # (bpy.ops.orogen.terrain_regenerate()) execute() runs, blocking, as before.
+    # From the UI (a button or F3) the terrain is computed in a worker thread while this operator runs modal
+    # (BackgroundOperator): the status bar shows the progress and Esc cancels, leaving the terrain as it was.
+    # From Python (bpy.ops.orogen.terrain_regenerate()) execute() runs, blocking, as before.
     def invoke(self, context, _event):
         if context.window is None:
             return self.execute(context)
         obj = context.active_object
         try:
             spec = read_spec(obj.orogen)
-            sun = _sun(spec, context)
-            self._job = BackgroundCompute(spec, sun, spec.shape).start()
+            check_size(*spec.shape)
+            job = BackgroundCompute(spec, _sun(spec, context), spec.shape)
         except (ValueError, TypeError) as err:
             self.report({'ERROR'}, f"Terrain not regenerated: {err}")
             return {'CANCELLED'}
-        self._obj_name = obj.name
-        self._started = time.perf_counter()
-        wm = context.window_manager
-        wm.progress_begin(0, PROGRESS_STEPS)
-        self._timer = wm.event_timer_add(0.1, window=context.window)
-        wm.modal_handler_add(self)
-        context.workspace.status_text_set("Regenerating terrain: Esc to cancel")
-        return {'RUNNING_MODAL'}
+        self._uid = obj.session_uid
+        stop_settling(obj)  # a full-size pass of the live update running for it is not needed any more
+        return self._begin(context, job)
 
-    def _end(self, context) -> None:
-        wm = context.window_manager
-        wm.event_timer_remove(self._timer)
-        wm.progress_end()
-        context.workspace.status_text_set(None)
+    def _wait_reason(self, context) -> str | None:
+        obj = object_by_uid(self._uid)
+        return _locked_reason(context) or ("leave Edit Mode" if obj is not None and obj.mode != 'OBJECT' else None)
 
-    def modal(self, context, event):
-        job = self._job
-        if event.type == 'ESC' and event.value == 'PRESS':
-            job.cancel()
-        if event.type != 'TIMER' and not (event.type == 'ESC' and event.value == 'PRESS'):
-            return {'PASS_THROUGH'}
-        if not job.done():
-            context.window_manager.progress_update(int((PROGRESS_STEPS - 1) * job.fraction))
-            return {'RUNNING_MODAL'}
-        self._end(context)
-        obj = bpy.data.objects.get(self._obj_name)
-        if job.cancelled:
-            self.report({'WARNING'}, "Regenerate cancelled: the terrain is as it was")
-            return {'CANCELLED'}
-        if job.error is not None or obj is None:
-            self.report({'ERROR'}, f"Terrain not regenerated: {job.error or 'the terrain was deleted'}")
+    def _apply(self, context, job: BackgroundCompute) -> set[str]:
+        obj = object_by_uid(self._uid)
+        if obj is None:
+            self._say('ERROR', "Terrain not regenerated: the terrain was deleted")
             return {'CANCELLED'}
         try:
-            status, notes = apply_arrays(obj, job.spec, job.shape, job.arrays, self._started)
+            spec = read_spec(obj.orogen)
         except (ValueError, TypeError) as err:
-            self.report({'ERROR'}, f"Terrain not regenerated: {err}")
+            self._say('ERROR', f"Terrain not regenerated: {err}")
+            return {'CANCELLED'}
+        if not same_heights(job.spec, spec):  # its settings changed meanwhile: compute those instead
+            self._restart(context, BackgroundCompute(spec, _sun(spec, context), spec.shape))
+            return {'RUNNING_MODAL'}
+        try:
+            status, notes = apply_arrays(obj, spec, spec.shape, job.arrays, self._started)
+        except (ValueError, TypeError) as err:
+            self._say('ERROR', f"Terrain not regenerated: {err}")
             return {'CANCELLED'}
         return self._finish(obj, status, notes)
+
+    def _cancelled(self, context, by_user: bool) -> set[str]:
+        self._say('WARNING', "Regenerate cancelled: the terrain is as it was")
+        return {'CANCELLED'}
+
+
+class OROGEN_OT_live_settle(BackgroundOperator, bpy.types.Operator):
+    """Make the full-size terrain of every live-update preview, in the background (Esc keeps the previews)"""
+
+    bl_idname = "orogen.live_settle"
+    bl_label = "Full-Size Terrain"
+    bl_options = {'INTERNAL'}  # no undo step of its own (see the module docstring)
+    _doing = "Full-size terrain"
+    _failure = "Full size not made"
+
+    def execute(self, _context):
+        flush_live_updates(force=True)  # without a window: here and now
+        return {'FINISHED'}
+
+    def invoke(self, context, _event):
+        if context.window is None:
+            return self.execute(context)
+        if settling():
+            return {'CANCELLED'}
+        self._done: list[str] = []
+        job = self._next(context)
+        if job is None:
+            return {'CANCELLED'}
+        return self._begin(context, job)
+
+    def _next(self, context) -> BackgroundCompute | None:
+        """The next pending terrain's computation (not started), or ``None`` when none is left."""
+        for obj in _settle_targets():
+            try:
+                spec = read_spec(obj.orogen)
+                check_size(*spec.shape)
+            except (ValueError, TypeError) as err:
+                _full_size_failed(obj, err)
+                continue
+            self._uid = obj.session_uid
+            job = BackgroundCompute(spec, _sun(spec, context), spec.shape)
+            _settling[0] = {"uid": self._uid, "job": job, "beat": time.monotonic()}
+            obj.orogen.status = f"Making the full size {spec.shape[0]} x {spec.shape[1]} (Esc keeps the preview)"
+            return job
+        return None
+
+    def modal(self, context, event):
+        entry = _settling[0]
+        if entry is not None and entry["job"] is self._job:
+            entry["beat"] = time.monotonic()
+        return super().modal(context, event)
+
+    def _end(self, context) -> None:
+        super()._end(context)
+        entry = _settling[0]
+        if entry is not None and entry["job"] is self._job:
+            _settling[0] = None
+
+    def _wait_reason(self, context) -> str | None:
+        obj = object_by_uid(self._uid)
+        return _locked_reason(context) or ("leave Edit Mode" if obj is not None and obj.mode != 'OBJECT' else None)
+
+    def _apply(self, context, job: BackgroundCompute) -> set[str]:
+        obj = object_by_uid(self._uid)
+        if obj is not None and obj.orogen.preview_pending:  # else: deleted, or made full size meanwhile
+            try:
+                spec = read_spec(obj.orogen)
+                if same_heights(job.spec, spec):  # else: changed meanwhile (its own settle pass follows)
+                    obj.orogen.status = regenerate_status(apply_arrays(obj, spec, spec.shape, job.arrays,
+                                                                       self._started))
+                    self._done.append(obj.name)
+            except (ValueError, TypeError, RuntimeError) as err:
+                _full_size_failed(obj, err)
+        job = self._next(context)
+        if job is not None:
+            self._restart(context, job)
+            return {'RUNNING_MODAL'}
+        if self._done:
+            self._say('INFO', f"Full size made: {', '.join(self._done[:4])}" + (" ..." if len(self._done) > 4 else ""))
+        return {'FINISHED'}
+
+    def _failed(self, context, error: BaseException) -> set[str]:
+        obj = object_by_uid(self._uid)
+        if obj is not None and obj.orogen.preview_pending:
+            _full_size_failed(obj, error)
+        return super()._failed(context, error)
+
+    def _cancelled(self, context, by_user: bool) -> set[str]:
+        if not by_user:  # a setting changed: that terrain's next settle pass makes it
+            return {'CANCELLED'}
+        kept = []
+        for obj in _pending_objects():
+            _declined.add(obj.session_uid)
+            rows, cols = grid_shape_of(obj.data) or (0, 0)
+            obj.orogen.status = (f"Full size cancelled: showing the {rows} x {cols} preview (change a setting or "
+                                 "Regenerate for the full size)")
+            kept.append(obj.name)
+        self._say('WARNING', f"Full size cancelled: {', '.join(kept[:4]) or 'the terrain'} keeps its preview")
+        return {'CANCELLED'}
 
 
 class OROGEN_OT_material_rebuild(bpy.types.Operator):
@@ -712,7 +1023,8 @@ class OROGEN_MT_size_presets(bpy.types.Menu):
             self.layout.operator(OROGEN_OT_size_set.bl_idname, text=f"{size} x {size}").size = size
 
 
-classes = (OROGEN_OT_terrain_regenerate, OROGEN_OT_material_rebuild, OROGEN_OT_size_set, OROGEN_MT_size_presets)
+classes = (OROGEN_OT_terrain_regenerate, OROGEN_OT_live_settle, OROGEN_OT_material_rebuild, OROGEN_OT_size_set,
+           OROGEN_MT_size_presets)
 
 
 def register(groups) -> None:

@@ -4,6 +4,7 @@ import json
 import math
 import os
 import shutil
+import time
 from pathlib import Path
 
 import bpy
@@ -23,6 +24,8 @@ from .draw import draw_lighting, draw_spec
 from .live import (
     PROGRESS_STEPS,
     TERRAIN_PROPERTY,
+    BackgroundCompute,
+    BackgroundOperator,
     bake_unlit_color,
     checked_layers,
     export_reason,
@@ -51,13 +54,15 @@ class _AddsObjects:
         return poll_with(cls, mode_reason(context))
 
 
-class OROGEN_OT_terrain_add(_AddsObjects, bpy.types.Operator, object_utils.AddObjectHelper):
+class OROGEN_OT_terrain_add(_AddsObjects, BackgroundOperator, bpy.types.Operator, object_utils.AddObjectHelper):
     """Add a terrain: a grid mesh from a generator and filter stack, with baked lighting and a height-blended \
 material"""
 
     bl_idname = "orogen.terrain_add"
     bl_label = "Add Terrain"
     bl_options = {'REGISTER', 'UNDO'}
+    _doing = "Adding terrain"
+    _failure = "Terrain not added"
     # Its settings (every spec setting, made from core's declarations) are added at register time.
 
     def draw(self, _context):
@@ -87,21 +92,26 @@ material"""
             self.set = ""
         return read_spec(self)
 
-    def execute(self, context):
+    def _prepare(self, context) -> tuple[TerrainSpec, tuple[float, float] | None]:
+        """The spec to build and the scene's sun (when the lighting follows it), checked; ``ValueError`` or
+        ``TypeError`` naming what is wrong. Nothing in the scene is changed."""
         # Location and rotation (core refuses a non-finite spec setting by its path).
         message = next((f"{name.title()} must be a finite number, got {tuple(getattr(self, name))}"
                         for name in ("location", "rotation") if not all(map(math.isfinite, getattr(self, name)))),
                        None)
         if message:
-            self.report({'ERROR'}, f"Terrain not added: {message}")
-            return {'CANCELLED'}
+            raise ValueError(message)
+        with suspended():
+            spec = self._take_spec()
+        sun = scene_sun(context.scene) if spec.lighting["use_scene_sun"] else None
+        if spec.lighting["use_scene_sun"] and sun is None:
+            self.report({'WARNING'}, "No Sun light in the scene: using the Light Azimuth and Altitude")
+        checked_layers(spec)
+        return spec, sun
+
+    def execute(self, context):
         try:
-            with suspended():
-                spec = self._take_spec()
-            sun = scene_sun(context.scene) if spec.lighting["use_scene_sun"] else None
-            if spec.lighting["use_scene_sun"] and sun is None:
-                self.report({'WARNING'}, "No Sun light in the scene: using the Light Azimuth and Altitude")
-            checked_layers(spec)
+            spec, sun = self._prepare(context)
             context.window_manager.progress_begin(0, PROGRESS_STEPS)
             try:
                 arrays = compute_terrain(spec, sun, progress=status_progress(context.window_manager))
@@ -110,6 +120,11 @@ material"""
         except (ValueError, TypeError) as err:
             self.report({'ERROR'}, f"Terrain not added: {err}")
             return {'CANCELLED'}
+        self._add(context, spec, arrays)
+        return {'FINISHED'}
+
+    def _add(self, context, spec: TerrainSpec, arrays: TerrainArrays) -> bpy.types.Object:
+        """The terrain object, made from ``arrays`` and added to the scene (the only step that changes it)."""
         mesh = build_grid_mesh("Terrain", arrays.heightmap, arrays.width, arrays.height, arrays.maps.lightmap,
                                arrays.data_maps())
         if spec.material["enabled"]:
@@ -122,7 +137,33 @@ material"""
             write_spec(obj.orogen, spec)
             obj.orogen.is_terrain = True
             obj.orogen.applied = spec.to_json()
+        return obj
+
+    # From the UI (Add > Mesh > Terrain, F3) the terrain is computed in a worker thread while this operator
+    # runs modal (live.BackgroundOperator): progress in the status bar, Esc cancels and nothing is added.
+    # From Python (bpy.ops.orogen.terrain_add(...)) and the redo panel, execute() runs, blocking.
+    def invoke(self, context, _event):
+        if context.window is None:
+            return self.execute(context)
+        try:
+            spec, sun = self._prepare(context)
+            check_size(*spec.shape)
+        except (ValueError, TypeError) as err:
+            self.report({'ERROR'}, f"Terrain not added: {err}")
+            return {'CANCELLED'}
+        object_utils.add_object_align_init(context, self)  # location and rotation from the view it is added from
+        self._spec = spec
+        return self._begin(context, BackgroundCompute(spec, sun, spec.shape))
+
+    def _apply(self, context, job: BackgroundCompute) -> set[str]:
+        obj = self._add(context, self._spec, job.arrays)
+        rows, cols = job.shape
+        self._say('INFO', f"Added terrain {obj.name}, {rows} x {cols}, in {time.perf_counter() - self._started:.2f} s")
         return {'FINISHED'}
+
+    def _cancelled(self, context, by_user: bool) -> set[str]:
+        self._say('WARNING', "Add Terrain cancelled: nothing was added")
+        return {'CANCELLED'}
 
 
 class OROGEN_OT_profile_add(_AddsObjects, bpy.types.Operator, object_utils.AddObjectHelper):
