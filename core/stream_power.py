@@ -550,7 +550,7 @@ def _fill_lakes(routing: FlowRouting, z: _FloatArray, sed: _FloatArray) -> LakeF
     lake[flooded] = lake_of_flooded
     n_lakes = exits.size
     spill = z[exits]
-    capacity = np.bincount(lake_of_flooded, spill[lake_of_flooded] - z[flooded], minlength=n_lakes)
+    capacity = np.bincount(lake_of_flooded, spill[lake_of_flooded] - z[flooded], minlength=n_lakes).astype(np.float64)
 
     # sediment down the receiver tree, top of the stack first; a lake's outflow cells (flooded, draining to
     # its exit) all lie one level above the exit, so when their level is reached all of its inflow is in them
