@@ -527,10 +527,12 @@ def fill_lakes(routing: FlowRouting, heights: npt.ArrayLike, sediment: npt.Array
 def _fill_lakes(routing: FlowRouting, z: _FloatArray, sed: _FloatArray) -> LakeFill:
     rec, order, s = routing.receivers, routing.order, routing.level_starts
     exit_of = np.full(z.size, -1, dtype=np.int64)
-    if routing.depressions:
+    level = _level_of(routing)
+    uphill = np.flatnonzero(z[rec] > z)  # a flooded cell's path climbs somewhere at or below its level
+    if routing.depressions and uphill.size:
         # the spill surface along the routing (receivers first) and the exit cell of every flooded cell
         spill_surface = z.copy()
-        for lvl in range(1, len(s) - 1):
+        for lvl in range(int(level[uphill].min()), len(s) - 1):
             cells = order[s[lvl]:s[lvl + 1]]
             r = rec[cells]
             sr = spill_surface[r]
@@ -554,14 +556,14 @@ def _fill_lakes(routing: FlowRouting, z: _FloatArray, sed: _FloatArray) -> LakeF
 
     # sediment down the receiver tree, top of the stack first; a lake's outflow cells (flooded, draining to
     # its exit) all lie one level above the exit, so when their level is reached all of its inflow is in them
-    level = _level_of(routing)
     outflow = np.zeros(z.size, dtype=bool)
     outflow[flooded] = exit_of[rec[flooded]] < 0
     out_levels = set(np.unique(level[outflow]).tolist())
+    lowest = min(out_levels)  # below the lowest outflow the flux reaches no lake: not needed
     flux = np.maximum(sed, 0.0)
     inflow = np.zeros(n_lakes)
     deposited = np.zeros(n_lakes)
-    for lvl in range(len(s) - 2, 0, -1):
+    for lvl in range(len(s) - 2, lowest - 1, -1):
         cells = order[s[lvl]:s[lvl + 1]]
         if lvl in out_levels:
             oc = cells[outflow[cells]]
