@@ -24,6 +24,9 @@ hillslope diffusivity (m²/yr). Each time step, as in fastscapelib's
    ``F = K dt A^m / d^n``) is solved per cell by Newton iteration. Cells in a
    lake (not above their receiver's new height) are not incised, and no cell
    is incised below its receiver, so no new depressions are made;
+   with ``lake_fill`` the incised material then travels down the receiver
+   tree and fills the closed depressions it reaches from their floor up, to
+   at most their spill level (:func:`fill_lakes`; Yuan et al. 2019);
 4. linear hillslope diffusion, ``D ∇²z``, by the Peaceman-Rachford
    alternating-direction implicit (ADI) scheme: one half step implicit along
    rows and explicit along columns, then the reverse. Unconditionally
