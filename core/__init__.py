@@ -61,8 +61,10 @@ from .shading import (
 )
 from .spec import TerrainSpec, apply_settings, json_schema, load_spec
 from .stream_power import (
+    LakeFill,
     StreamPowerCancelled,
     StreamPowerResult,
+    fill_lakes,
     hillslope_diffusion,
     stream_power_erosion,
 )
@@ -139,6 +141,8 @@ __all__ = [
     "slope_walk",
     "splat_maps",
     "stream_power_erosion",
+    "fill_lakes",
+    "LakeFill",
     "sub_seed",
     "sun_angles",
     "sun_vector",

@@ -434,7 +434,7 @@ register_filter(Filter(
 def _stream_power(heightmap: Any, *, cell_size: float, height: float, auto_rates: bool, k: float, m: float, n: float,
                   uplift: float, uplift_from_terrain: bool, diffusion: float, dt: float, steps: int,
                   use_sea_level: bool, sea_level: float, routing: str = "d8", flow_exponent: float = 1.0,
-                  maps: dict[str, Any] | None = None, callback: Callback | None = None) -> Any:
+                  lake_fill: bool = False, maps: dict[str, Any] | None = None, callback: Callback | None = None) -> Any:
     """Stream-power erosion of a normalised heightmap at the terrain's scale, back to normalised units.
 
     With ``uplift_from_terrain`` the uplift map is the starting terrain scaled to ``uplift`` at its highest
@@ -447,7 +447,7 @@ def _stream_power(heightmap: Any, *, cell_size: float, height: float, auto_rates
             metres, cell_size, k=None if auto_rates else k, m=m, n=n, uplift=rate,
             diffusion=None if auto_rates else diffusion, dt=dt, steps=steps,
             sea_level=sea_level * height if use_sea_level else None, routing=routing, flow_exponent=flow_exponent,
-            callback=None if callback is None else _Watch(callback))
+            lake_fill=lake_fill, callback=None if callback is None else _Watch(callback))
     except StreamPowerCancelled as err:
         raise Cancelled(str(err)) from None
     if maps is not None:
@@ -494,9 +494,12 @@ register_filter(Filter(
         Param("flow_exponent", "float", 1.0, hard=(0.0, 20.0), soft=(0.5, 8.0), label="Flow Exponent",
               description="Multiple flow: slope exponent p of the shares S^p (1 Quinn, 1.1 Freeman, 4-8 Holmgren: "
                           "higher is closer to D8)"),
+        Param("lake_fill", "bool", False, label="Fill Lakes",
+              description="Sediment eroded upstream fills closed depressions from their floor up to their spill "
+                          "level (the excess flows on), so basins below the map's edge do not stay lakes"),
     ),
     source="Braun & Willett 2013; Cordonnier, Bovy & Braun 2019; Peaceman & Rachford 1955; Quinn et al. 1991; "
-           "Freeman 1991; Holmgren 1994",
+           "Freeman 1991; Holmgren 1994; Yuan et al. 2019",
     margin=lambda _p: _WHOLE_WORLD,
     passes=lambda p: (MFD_STEP_COST if p.get("routing") == "mfd" else STEP_COST) * int(p.get("steps", 30)),
     uses_scale=True,

@@ -457,6 +457,43 @@ def bench_stream_power(n, runs):
         rows.append({"case": f"stream-power step ({what} + MST depressions, n = 1, ADI diffusion)", "size": n,
                      "routing": routing, "seconds": t_ours, "fastscapelib_seconds": t_fs,
                      "x_fastscapelib": t_ours / t_fs})
+        if routing == "d8":
+            rows.extend(bench_lake_fill(n, runs, z, cell, kw, fs_step))
+    return rows
+
+
+def bench_lake_fill(n, runs, z_mid, cell, kw, fs_step):
+    """The cost of ``lake_fill`` on a D8 step: the same step with and without it, interleaved, on two states.
+
+    The D8 benchmark's mid-run state (edges at 0, uniform uplift: few lakes left), and a start with lakes:
+    the diamond-square terrain with its edges kept and the uplift from the terrain (the filter's default),
+    after 5 warm-up steps with ``lake_fill`` (its lowest basins, below the edges, are being filled).
+    """
+    from core import stream_power
+
+    z0 = Recipe("diamond_square", 1, (n, n)).evaluate().astype(np.float64)
+    lakes_kw = {**kw, "uplift": kw["uplift"] * (z0 - z0.min()) / (z0.max() - z0.min())}
+    z_lakes = z0 * 1000.0
+    for _ in range(5):
+        z_lakes = stream_power.stream_power_step(z_lakes, cell, lake_fill=True, **lakes_kw)[0]
+    rows = []
+    for state, z, step_kw in (("mid-run, few lakes", z_mid, kw), ("uplift from terrain, lakes filling", z_lakes,
+                                                                   lakes_kw)):
+        plain, filled, theirs = [], [], []
+        for _ in range(runs):
+            t = time.perf_counter()
+            stream_power.stream_power_step(z, cell, **step_kw)
+            plain.append(time.perf_counter() - t)
+            t = time.perf_counter()
+            _, routing, _ = stream_power.stream_power_step(z, cell, lake_fill=True, **step_kw)
+            filled.append(time.perf_counter() - t)
+            t = time.perf_counter()
+            fs_step(z)
+            theirs.append(time.perf_counter() - t)
+        t_plain, t_fill, t_fs = (statistics.median(x) for x in (plain, filled, theirs))
+        rows.append({"case": f"stream-power step (D8) + lake_fill ({state}; {routing.depressions} depressions)",
+                     "size": n, "routing": "d8+lake_fill", "seconds": t_fill, "d8_seconds": t_plain,
+                     "x_d8": t_fill / t_plain, "fastscapelib_seconds": t_fs, "x_fastscapelib": t_fill / t_fs})
     return rows
 
 
@@ -873,7 +910,8 @@ def main():
         print(table(stream, [("case", lambda r: r["case"]), ("size", lambda r: f"{r['size']}²"),
                              ("Orogen s", lambda r: f"{r['seconds']:.3f}"),
                              ("fastscapelib s", lambda r: f"{r['fastscapelib_seconds']:.3f}"),
-                             ("× fastscapelib", lambda r: f"{r['x_fastscapelib']:.2f}")]))
+                             ("× fastscapelib", lambda r: f"{r['x_fastscapelib']:.2f}"),
+                             ("× D8 step", lambda r: f"{r['x_d8']:.2f}" if "x_d8" in r else "")]))
     blender = [] if args.no_blender else bench_blender(sizes[0], runs)
     material = [] if args.no_blender else bench_material(runs)
     regen = [] if args.no_blender else bench_regenerate((257, sizes[0]) if not args.quick else (17, 33), runs)

@@ -118,6 +118,19 @@ def test_golden_hash_in_a_fresh_process():
 GOLDEN = "0e55a4d350d6e13ebddd4f85"
 
 
+def test_lake_fill_golden_hash_in_a_fresh_process():
+    """lake_fill (sorts, cumulative sums, float64 steps) gives the same bytes on numpy 1.26 and 2.x."""
+    code = ("import hashlib, numpy as np; from core import stream_power, midpoint\n"
+            "z = midpoint.diamond_square((37, 45), 9, 1.1) * 200\n"
+            "r = stream_power.stream_power_erosion(z, 25.0, steps=6, n=1.3, lake_fill=True,\n"
+            "                                      uplift=1e-3 * (z - z.min()) / np.ptp(z))\n"
+            "assert r.eroded.min() < -10.0\n"
+            "print(hashlib.sha256(r.heights.tobytes() + r.drainage_area.tobytes() + r.eroded.tobytes())"
+            ".hexdigest()[:24])")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "cb38d5291aa8e52a16bada04"
+
+
 # --- fastscapelib as the oracle ---------------------------------------------------------------
 @pytest.mark.parametrize("n", [1.0, 2.0])
 def test_ten_steps_equal_fastscapelib(n):
@@ -281,3 +294,99 @@ def test_eroded_fault_terrain_passes_the_gates():
 def test_the_gates_fail_on_uneroded_diamond_square(diamond_start):
     g = gates(diamond_start, 50.0)
     assert not g["passed"]["depressions"] and not g["passed"]["theta"], g
+
+
+# --- lakes filled by the sediment eroded upstream (lake_fill) ----------------------------------------
+def bowl():
+    """5 x 5: open edges at 10 m around a closed 3 x 3 basin whose lowest cell is 0 m (capacity 54 m·cells)."""
+    z = np.full((5, 5), 10.0)
+    z[1:4, 1:4] = [[4.0, 5.0, 6.0], [3.0, 0.0, 2.0], [8.0, 1.0, 7.0]]
+    return z
+
+
+def test_a_lake_fills_from_its_floor_up_with_what_reaches_it():
+    z = bowl()
+    routing = flow.route_flow(z, 10.0)
+    sed = np.zeros(25)
+    sed[12] = 3.5  # the floor cell's own incision, which stays in the lake
+    f = stream_power.fill_lakes(routing, z, sed)
+    assert f.exit.size == 1 and f.spill[0] == 10.0 and f.capacity[0] == pytest.approx(90.0 - 36.0)
+    assert f.inflow[0] == pytest.approx(3.5) and f.deposited[0] == pytest.approx(3.5)
+    # the three lowest cells (0, 1, 2 m) rise to L with 3 L - 3 = 3.5; the others stay
+    new = f.heights.reshape(5, 5)
+    level = 6.5 / 3.0
+    raised = np.isin(z, [0.0, 1.0, 2.0])
+    assert np.allclose(new[raised], level, rtol=0.0, atol=1e-12) and np.array_equal(new[~raised], z[~raised])
+    assert (new - z).sum() == pytest.approx(3.5, rel=1e-12)
+    # more than it holds: full to the spill level, the rest passes on
+    sed[12] = 200.0
+    f = stream_power.fill_lakes(routing, z, sed)
+    assert f.deposited[0] == pytest.approx(54.0) and f.inflow[0] == pytest.approx(200.0)
+    assert np.allclose(f.heights.reshape(5, 5)[1:4, 1:4], 10.0, rtol=0.0, atol=1e-12)
+    assert (f.heights >= 10.0).all()
+
+
+def test_no_lake_nothing_changes():
+    z = np.add.outer(np.arange(6.0), np.arange(7.0))  # a plane to the north-west corner: no depression
+    routing = flow.route_flow(z, 10.0)
+    f = stream_power.fill_lakes(routing, z, np.ones(42))
+    assert f.exit.size == 0 and np.array_equal(f.heights, z.ravel()) and (f.lake == -1).all()
+
+
+@pytest.mark.parametrize("seed, scale", [(1, 0.01), (2, 0.3), (3, 3.0), (4, 1e4)])
+def test_lake_fill_conserves_mass_and_stays_below_the_spill(seed, scale):
+    """Deposit per lake <= what was eroded upstream of it (accumulated independently, without lakes) and <= its
+    volume; the heights rise by exactly the deposit; no cell above the priority-flood surface (fastscapelib's).
+    ``scale`` from lakes barely touched to every lake full."""
+    cell = 20.0
+    z = diamond_square((97, 97), seed, 1.1) * 300.0
+    routing = flow.route_flow(z, cell)
+    assert routing.depressions > 10
+    sed = scale * (0.5 + 0.5 * np.sin(np.arange(z.size) * 0.37 + seed) ** 2)
+    f = stream_power.fill_lakes(routing, z, sed)
+    new = f.heights.reshape(z.shape)
+    assert np.isfinite(new).all() and (new >= z).all()
+    assert np.array_equal(new[f.lake.reshape(z.shape) < 0], z[f.lake.reshape(z.shape) < 0])
+    # what was eroded upstream of each lake: all the sediment through its outflow cells, lakes ignored
+    upstream = flow.drainage_area(routing, runoff=sed.reshape(z.shape)).ravel() / cell ** 2
+    rec = routing.receivers
+    outflow = (f.lake >= 0) & (f.lake[rec] < 0)
+    eroded_above = np.bincount(f.lake[outflow], upstream[outflow], minlength=f.exit.size)
+    assert (f.deposited <= eroded_above * (1.0 + 1e-6)).all()
+    assert (f.deposited <= f.capacity * (1.0 + 1e-12)).all() and (f.deposited > 0.0).any()
+    assert (f.deposited <= f.inflow).all() and (f.inflow <= eroded_above * (1.0 + 1e-6)).all()
+    rise = np.bincount(f.lake[f.lake >= 0], (new.ravel() - z.ravel())[f.lake >= 0], minlength=f.exit.size)
+    assert np.allclose(rise, f.deposited, rtol=1e-9, atol=1e-9)
+    # below each lake's spill level (its exit's height), up to the float64 steps of the deposit's gradient
+    lake = f.lake >= 0
+    assert (new.ravel()[lake] <= f.spill[f.lake[lake]] + 1e-9).all()
+    oracles.fastscapelib()
+    assert (new <= oracles.filled(z, cell) + 1e-9).all()
+    if scale >= 1e4:  # every lake full: no closed depression left, the flow crosses the deposits
+        assert np.allclose(f.deposited, f.capacity)
+        assert (oracles.filled(new, cell) - new).max() <= 1e-9
+
+
+def test_lake_fill_in_a_run_drains_the_basins_below_the_edges():
+    """Uplift from the terrain with open edges: the start's low basins get almost no uplift and stay lakes;
+    with lake_fill the sediment from their slopes fills them."""
+    z0 = diamond_square((129, 129), 5, 1.0)
+    z0 = (z0 - z0.min()) / (z0.max() - z0.min()) * 600.0
+    kw = {"steps": 12, "dt": 4e4, "uplift": 1e-3 * z0 / 600.0}
+    off = stream_power.stream_power_erosion(z0, 100.0, **kw)
+    on = stream_power.stream_power_erosion(z0, 100.0, lake_fill=True, **kw)
+    assert np.isfinite(on.heights).all() and on.heights.dtype == np.float32
+    oracles.fastscapelib()
+    lakes = [float((oracles.filled(r.heights.astype(np.float64), 100.0) - r.heights > 1e-3).mean()) for r in (off, on)]
+    assert lakes[0] > 0.05 and lakes[1] < 0.2 * lakes[0], lakes
+    # deposits are negative erosion; the channel incision is the same bookkeeping as without
+    assert on.eroded.min() < -1.0 and (on.incision >= 0.0).all()
+
+
+def test_lake_fill_is_declared_once_and_off_by_default():
+    params = {p.name: p for p in FILTERS["erosion"].params}
+    assert params["lake_fill"].default is False and params["lake_fill"].kind == "bool"
+    with pytest.raises(TypeError, match="lake_fill"):
+        stream_power.stream_power_erosion(ds_terrain(17, 1, 1.0, 10.0), 10.0, steps=1, lake_fill="yes")
+    with pytest.raises(TypeError, match="routing"):
+        stream_power.fill_lakes(None, np.zeros(9), np.zeros(9))
