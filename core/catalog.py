@@ -8,6 +8,7 @@ bounds).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -494,7 +495,7 @@ register_filter(Filter(
         Param("flow_exponent", "float", 1.0, hard=(0.0, 20.0), soft=(0.5, 8.0), label="Flow Exponent",
               description="Multiple flow: slope exponent p of the shares S^p (1 Quinn, 1.1 Freeman, 4-8 Holmgren: "
                           "higher is closer to D8)"),
-        Param("lake_fill", "bool", False, label="Fill Lakes",
+        Param("lake_fill", "bool", True, label="Fill Lakes",
               description="Sediment eroded upstream fills closed depressions from their floor up to their spill "
                           "level (the excess flows on), so basins below the map's edge do not stay lakes"),
     ),
@@ -570,6 +571,15 @@ V2_PARTS: dict[str, Generator | Filter] = {
 }
 
 
+#: Version-3 defaults that differ from what version 2 did: a version-2 spec or recipe that does not say them
+#: keeps version 2's behaviour (lakes were not filled before version 3).
+V2_DEFAULTS: dict[str, dict[str, Any]] = {"erosion": {"lake_fill": False}}
+for _key, _defaults in V2_DEFAULTS.items():
+    _new = FILTERS[_key]
+    V2_PARTS[_key] = dataclasses.replace(_new, params=tuple(
+        dataclasses.replace(p, default=_defaults[p.name]) if p.name in _defaults else p for p in _new.params))
+
+
 def _lowpass_length(k: float, cell_size: float) -> float:
     return 0.0 if k <= 0.0 else -cell_size / math.log(k)
 
@@ -587,6 +597,7 @@ V2_TO_V3: dict[str, Callable[[Mapping[str, Any], float], dict[str, Any]]] = {
                               "pit_radius": (p["pit_radius"][0] * cell, p["pit_radius"][1] * cell)},
     "box_blur": lambda p, cell: {"radius": math.sqrt(p["passes"] / 1.5) * cell, "method": "passes"},
     "lowpass": lambda p, cell: {"length": _lowpass_length(p["k"], cell), "passes": p["passes"]},
+    **{key: (lambda p, _cell: dict(p)) for key in V2_DEFAULTS},  # same parameters, version 2's defaults filled in
 }
 
 

@@ -72,10 +72,14 @@ def test_the_smoothing_filters_change_the_same_places_at_both_sizes(step):
     assert np.corrcoef(full.ravel(), change[257].ravel())[0, 1] >= 0.9
 
 
-def test_stream_power_erosion_is_not_yet_resolution_independent():
-    """D8 channels are one cell wide, so incision depends on the cell size: 0.94 measured (documented)."""
-    spec = TerrainSpec(**{**BASE, "generator": "fractal", "filters": (("erosion", {"steps": 10}),)})
-    assert preview_correlation(spec) >= 0.9
+@pytest.mark.parametrize("lake_fill, floor", [(False, 0.9), (True, 0.85)])
+def test_stream_power_erosion_is_not_yet_resolution_independent(lake_fill, floor):
+    """Not yet: every D8 cell drains at least its own area, so a coarse grid's hillslope cells have drainage
+    areas 16 times larger and incise faster; lakes a coarse grid resolves differently fill differently.
+    Measured 0.94 without lake_fill and 0.87 with it (the default); the README says so."""
+    spec = TerrainSpec(**{**BASE, "generator": "fractal",
+                          "filters": (("erosion", {"steps": 10, "lake_fill": lake_fill}),)})
+    assert preview_correlation(spec) >= floor
 
 
 def test_diamond_square_coarse_levels_are_the_same_numbers():

@@ -383,9 +383,15 @@ def test_lake_fill_in_a_run_drains_the_basins_below_the_edges():
     assert on.eroded.min() < -1.0 and (on.incision >= 0.0).all()
 
 
-def test_lake_fill_is_declared_once_and_off_by_default():
+def test_lake_fill_is_declared_once_on_by_default_and_off_for_version_2():
+    from core.catalog import part
+    from core.spec import load_spec
+
     params = {p.name: p for p in FILTERS["erosion"].params}
-    assert params["lake_fill"].default is False and params["lake_fill"].kind == "bool"
+    assert params["lake_fill"].default is True and params["lake_fill"].kind == "bool"
+    assert {p.name: p for p in part("erosion", 2).params}["lake_fill"].default is False
+    v2 = load_spec({"version": 2, "generator": "fractal", "filters": [{"type": "erosion", "steps": 2}]})
+    assert v2.filters[0].params["lake_fill"] is False  # a version-2 spec keeps the heightmap it gave
     with pytest.raises(TypeError, match="lake_fill"):
         stream_power.stream_power_erosion(ds_terrain(17, 1, 1.0, 10.0), 10.0, steps=1, lake_fill="yes")
     with pytest.raises(TypeError, match="routing"):
