@@ -232,9 +232,44 @@ _PLACE_LAYERS: dict[str, list[dict[str, Any]]] = {
                  _layer("ochre", (0.5, 0.29, 0.11), 11.5, 14.0, 16.5, edge_noise=0.6, noise_size=15.0),
                  _layer("cream sandstone", (0.58, 0.47, 0.32), 15.0, 18.0, _FAR, edge_noise=0.6, noise_size=15.0),
                  _rock_on_steep((0.25, 0.1, 0.05), 35.0, 10.0)],
+    # Low green hills: meadow and a drier grass on the tops, no snow.
+    "rolling_hills": [_flat(_layer("meadow", (0.045, 0.11, 0.025), -_FAR, 2.0, 11.0, edge_noise=1.5,
+                                   noise_size=15.0), 30.0),
+                      _flat(_layer("dry grass", (0.16, 0.15, 0.06), 8.0, 15.0, _FAR, edge_noise=1.5,
+                                   noise_size=15.0), 30.0),
+                      _layer("clover", (0.03, 0.09, 0.02), -_FAR, 0.0, _FAR, mask="noise", mask_min=0.7,
+                             mask_max=1.0, noise_size=12.0),
+                      _rock_on_steep((0.16, 0.13, 0.1), 30.0, 10.0)],
+    # A sea floor at 2.5 m under water at 3.8 m, sand on the beach, grass inland, rock on the steep flanks.
+    "island": [_layer("sea floor", (0.3, 0.26, 0.17), -_FAR, 2.5, 3.6),
+               _layer("beach", (0.55, 0.47, 0.31), 3.2, 3.9, 4.9, edge_noise=0.35, noise_size=8.0),
+               _flat(_layer("grass", (0.05, 0.12, 0.03), 4.4, 9.0, _FAR, edge_noise=1.5, noise_size=12.0), 30.0),
+               _rock_on_steep((0.17, 0.14, 0.11), 30.0, 8.0)],
+    # Valleys and their rivers (large drainage areas) in gravel, forest on the slopes, rock and snow above.
+    "river_valleys": [_layer("mud flats", (0.2, 0.18, 0.12), -_FAR, 0.0, 8.0),
+                      _flat(_layer("valley grass", (0.06, 0.12, 0.03), 2.0, 80.0, 260.0, edge_noise=25.0,
+                                   noise_size=250.0), 28.0),
+                      _flat(_layer("forest", (0.025, 0.065, 0.02), 150.0, 300.0, 470.0, edge_noise=35.0,
+                                   noise_size=300.0), 34.0),
+                      _layer("rock", (0.17, 0.155, 0.14), 380.0, 520.0, _FAR),
+                      _snow(540.0, 20.0, 20.0, 300.0),
+                      _layer("river gravel", (0.3, 0.28, 0.24), -_FAR, 0.0, _FAR, mask="drainage",
+                             mask_min=3.0e6, mask_max=1.0e15),
+                      _rock_on_steep((0.1, 0.09, 0.08), 34.0, 300.0)],
+    # Cliffs in bare rock, the scree the thermal filter deposited below them lighter and greyer.
+    "scree_slopes": [_flat(_layer("grass", (0.07, 0.11, 0.035), -_FAR, 10.0, 45.0, edge_noise=6.0,
+                                  noise_size=30.0), 25.0),
+                     _layer("scree", (0.33, 0.31, 0.28), -_FAR, 0.0, _FAR, mask="deposited", mask_min=0.3,
+                            mask_max=1.0e15),
+                     _rock_on_steep((0.15, 0.13, 0.12), 36.0, 20.0)],
 }
 for _name, _layers in _PLACE_LAYERS.items():
     PRESETS[_name]["spec"]["layers"] = _layers
+#: A water surface on the presets with a sea (its level just above the sea floor the sea-level filter left).
+_WATER: dict[str, float] = {"island": 3.8, "eroded_mountains": 8.0, "river_valleys": 4.0}
+for _name, _level in _WATER.items():
+    PRESETS[_name]["spec"]["material"] = {**PRESETS[_name]["spec"].get("material", {}), "water": True,
+                                          "water_level": _level}
 
 
 def preset_spec(name: str) -> TerrainSpec:

@@ -5,8 +5,10 @@
 
 Each preset is loaded as a user would (``orogen.preset_load``), generated
 with the panel's settings (``orogen.terrain_generate``, the Generate button),
-and rendered with Cycles at 960 × 540 (lit, oblique camera; the side-view
-profile from the front). ``--erosion-pair`` renders the Eroded Mountains
+and rendered with Cycles at 960 × 540 as ``render_terrain.py`` renders: a sun
+lamp where the preset's baked light comes from, Blender's physical sky, AgX, the
+oblique camera framed on the terrain's bounds, denoised (the side-view profile
+from the front). ``--erosion-pair`` renders the Eroded Mountains
 preset's diamond-square start without its filters and then with them (the
 stream-power erosion and its sea), same seed, world and camera.
 """
@@ -62,20 +64,24 @@ def main():
             cam.rotation_euler = (math.radians(90.0), 0.0, 0.0)  # look north at the XZ plane
             cam.location = (0.0, -300.0, (preset["profile"]["max_height"]) / 2)
             cam.data.ortho_scale = preset["profile"]["length"] * 1.05
+            light = {"azimuth": 300.0, "altitude": 35.0}
         else:
             scene.orogen.size = args.size
             if bpy.ops.orogen.terrain_generate() != {'FINISHED'}:
                 raise RuntimeError(f"preset {key} was not generated")
             terrain = bpy.context.active_object
-            render.add_camera(scene, terrain, view='OBLIQUE', aspect=args.resolution[0] / args.resolution[1])
-        shoot(scene, render, args, args.output_dir / f"{key}.png")
+            render.add_camera(scene, terrain, view='OBLIQUE', aspect=args.resolution[0] / args.resolution[1],
+                              horizon=0.22)
+            light = orogen.core.preset_spec(key).lighting
+        shoot(scene, render, args, args.output_dir / f"{key}.png", light)
 
 
-def shoot(scene, render, args, out):
-    """Sun, sky and Cycles as for every preset picture; render to ``out``."""
-    render.add_sun(scene, math.radians(300.0), math.radians(35.0))
-    render.set_world(scene)
+def shoot(scene, render, args, out, light):
+    """The sun of ``light`` (the spec's lighting: azimuth and altitude in degrees), the physical sky and Cycles,
+    as ``render_terrain.py`` sets them; render to ``out``."""
+    render.light_scene(scene, math.radians(light["azimuth"]), math.radians(max(light["altitude"], 1.0)))
     render.configure_cycles(scene, tuple(args.resolution), args.samples)
+    scene.cycles.use_denoising = True
     render.render_still(scene, str(out))
     print(f"wrote {out}")
 
@@ -90,8 +96,9 @@ def render_erosion_pair(args, orogen):
         if bpy.ops.orogen.terrain_add(spec=pair_spec.to_json()) != {'FINISHED'}:
             raise RuntimeError(f"{name} was not generated")
         terrain = bpy.context.active_object
-        orogen.addon.render.add_camera(scene, terrain, view='OBLIQUE', aspect=args.resolution[0] / args.resolution[1])
-        shoot(scene, orogen.addon.render, args, args.erosion_pair / f"{name}.png")
+        orogen.addon.render.add_camera(scene, terrain, view='OBLIQUE', aspect=args.resolution[0] / args.resolution[1],
+                                       horizon=0.22)
+        shoot(scene, orogen.addon.render, args, args.erosion_pair / f"{name}.png", spec.lighting)
 
 if __name__ == "__main__":
     main()
