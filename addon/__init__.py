@@ -10,7 +10,7 @@ from . import live, migrate, operators, panel, presets, properties, render, stac
 
 @bpy.app.handlers.persistent
 def _on_load_post(*_args) -> None:
-    """Opening a file: migrate 0.1 settings, and watch the settings again (loading clears the message bus)."""
+    """Opening a file: migrate 0.1 and 0.2 settings, and watch the settings again (loading clears the message bus)."""
     migrate.on_load_post()
     if bpy.app.background:
         live.subscribe(properties.Groups.classes)
@@ -28,12 +28,14 @@ def register() -> None:
     presets.register()
     panel.register()
     tiles.register()
+    migrate.register()
     bpy.app.handlers.load_post.append(_on_load_post)
 
 
 def unregister() -> None:
     if _on_load_post in bpy.app.handlers.load_post:
         bpy.app.handlers.load_post.remove(_on_load_post)
+    migrate.unregister()
     tiles.unregister()
     panel.unregister()
     presets.unregister()

@@ -143,6 +143,9 @@ def _terrain_extras(update) -> dict:
                                     description="A spec was written here (else the default stack and layers apply)"),
         "preview_pending": BoolProperty(name="Preview Pending", default=False, options={'HIDDEN'},
                                         description="The mesh is a live-update preview awaiting its full size"),
+        "spec_version": IntProperty(name="Spec Version", default=0, min=0, options={'HIDDEN'},
+                                    description="Spec version of the values stored here (0: not marked, as Orogen "
+                                                "0.2 wrote them; see addon.migrate)"),
     }
 
 

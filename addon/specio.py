@@ -16,7 +16,7 @@ import numpy as np
 from ..core.colormap import DEFAULT_LAYERS, Layer
 from ..core.lighting import LIGHTING_PARAMS
 from ..core.params import FILTERS, GENERATORS
-from ..core.spec import LAYER_PARAMS, MATERIAL_PARAMS, WORLD_PARAMS, Step, TerrainSpec
+from ..core.spec import LAYER_PARAMS, MATERIAL_PARAMS, SPEC_VERSION, WORLD_PARAMS, Step, TerrainSpec
 from .properties import INT32_MAX, wide_name
 
 
@@ -91,9 +91,15 @@ def read_spec(data) -> TerrainSpec:
 
 
 def write_spec(data, spec: TerrainSpec) -> None:
-    """Make ``data`` describe ``spec`` (every spec setting is written; the other generators' groups stay)."""
+    """Make ``data`` describe ``spec`` (every spec setting is written; the other generators' groups stay).
+
+    A terrain's or the panel's settings are marked with the spec version their values are in
+    (``spec_version``; Orogen 0.2 marked none, :mod:`.migrate` converts such settings on load).
+    """
     if hasattr(data, "initialized"):
         data.initialized = True
+    if hasattr(data, "spec_version"):
+        data.spec_version = SPEC_VERSION
     write_group(data, WORLD_PARAMS, {p.name: getattr(spec, p.name) for p in WORLD_PARAMS})
     data.generator = spec.generator
     write_group(getattr(data, spec.generator), GENERATORS[spec.generator].params, spec.params)

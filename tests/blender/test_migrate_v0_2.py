@@ -1,0 +1,217 @@
+"""Orogen 0.2 .blend files: settings in spec version 2 (lengths in cells) converted on load, heightmaps kept.
+
+The fixture (tests/fixtures/v0_2) was written by Orogen 0.2.0 itself; see its README.
+"""
+
+import json
+import math
+import shutil
+from pathlib import Path
+
+import bpy
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+V02 = ROOT / "tests" / "fixtures" / "v0_2"
+SPECS = json.loads((V02 / "specs.json").read_text())
+TERRAINS = ("Hills", "DiamondSquare", "Noise")
+#: Regenerated heights against 0.2's, in units of the terrain's height: bit for bit where migrate_v2 is exact
+#: (diamond-square's lattice, blur passes), else the float32 round trip of the lengths in metres (hill radii,
+#: the low-pass length, the noise grain; tests/core/test_spec_v3.py bounds core's part, Blender's float32
+#: properties add a step).
+BOUND = {"Hills": 1e-6, "DiamondSquare": 0.0, "Noise": 1e-6}
+
+
+def _blend():
+    """The 0.2 fixture this Blender can read: 5.0 reads 5.0's file, 4.2 and 4.5 the one 4.2 wrote."""
+    return V02 / ("terrains.blend" if bpy.app.version >= (5, 0, 0) else "terrains-4.2.blend")
+
+
+def vertex_z(obj):
+    co = np.empty(len(obj.data.vertices) * 3, dtype=np.float32)
+    obj.data.vertices.foreach_get("co", co)
+    return co[2::3].reshape(np.load(V02 / f"{obj.name}.npy").shape)
+
+
+def regenerate(obj):
+    bpy.context.view_layer.objects.active = obj
+    assert bpy.ops.orogen.terrain_regenerate() == {'FINISHED'}
+    return vertex_z(obj)
+
+
+def close(a, b, rel=1e-6):
+    """Metres converted from cells, as Blender's float32 properties hold them."""
+    return math.isclose(a, b, rel_tol=rel, abs_tol=0.0)
+
+
+@pytest.fixture
+def opened(orogen, capfd):
+    """The 0.2 fixture opened in today's add-on; yields what the load printed (the Info log, headless)."""
+    capfd.readouterr()
+    bpy.ops.wm.open_mainfile(filepath=str(_blend()))
+    try:
+        yield capfd.readouterr().out
+    finally:
+        bpy.ops.wm.read_homefile(use_empty=True)
+
+
+def test_a_0_2_blend_reads_in_metres_and_regenerates_to_its_heightmaps(orogen, opened):
+    spec_of = orogen.addon.specio.read_spec
+    for name in TERRAINS:
+        obj = bpy.data.objects[name]
+        assert obj.orogen.spec_version == 3 and obj.orogen.is_terrain, name
+        assert np.array_equal(vertex_z(obj), np.load(V02 / f"{name}.npy")), f"{name}: the mesh was touched"
+        spec = spec_of(obj.orogen)
+        # The version-3 spec core makes of the version-2 spec 0.2 applied, through Blender's float32 properties.
+        expected = orogen.core.spec.TerrainSpec.from_dict(SPECS[name])
+        assert spec.fit_height and expected.fit_height and spec.to_json() == spec_of_written(orogen, expected)
+        assert obj.orogen.applied == spec.to_json(), f"{name}: its mesh is this spec's (no regeneration pending)"
+        made = regenerate(obj)
+        z = np.load(V02 / f"{name}.npy")
+        assert np.abs(made - z).max() <= BOUND[name] * spec.height, name
+        if BOUND[name] == 0.0:
+            assert np.array_equal(made, z), name
+    cell = 150.0 / 64
+    hills = spec_of(bpy.data.objects["Hills"].orogen)
+    assert close(hills.params["radius_min"], 8 * cell) and close(hills.params["radius_max"], 14 * cell)
+    (blur, lowpass) = hills.filters
+    assert blur.params["method"] == "passes" and close(blur.params["radius"], math.sqrt(3 / 1.5) * cell)
+    assert close(lowpass.params["length"], -cell / math.log(0.6)) and lowpass.params["passes"] == 2
+    ds = spec_of(bpy.data.objects["DiamondSquare"].orogen)
+    assert ds.params == {"roughness": 1.2, "lattice": "grid"} and [lay.name for lay in ds.layers] == ["Low", "High"]
+    noise = spec_of(bpy.data.objects["Noise"].orogen)
+    cell = 120.0 / 48
+    assert noise.shape == (33, 49) and close(noise.params["grain"], cell)
+    assert close(noise.params["hill_radius"][1], 9 * cell) and close(noise.params["pit_radius"][0], 2 * cell)
+    assert [f.enabled for f in noise.filters] == [True, False]
+    assert noise.filters[1].params["method"] == "passes" and close(noise.filters[1].params["radius"],
+                                                                   math.sqrt(4 / 1.5) * cell)
+
+
+def spec_of_written(orogen, spec):
+    """``spec``'s JSON as Blender's properties hold it (floats to float32)."""
+    scratch = bpy.data.objects.new("scratch", None)
+    try:
+        orogen.addon.specio.write_spec(scratch.orogen, spec)
+        return orogen.addon.specio.read_spec(scratch.orogen).to_json()
+    finally:
+        bpy.data.objects.remove(scratch)
+
+
+def test_the_panel_settings_are_converted_too(orogen, opened):
+    panel = bpy.context.scene.orogen
+    assert panel.spec_version == 3
+    spec = orogen.addon.specio.read_spec(panel)
+    cell = 200.0 / 64  # a power of two: every converted length is exact
+    assert (spec.size, spec.width, spec.generator, spec.fit_height) == (65, 200.0, "hills", True)
+    assert spec.params["radius_min"] == 6 * cell and spec.params["radius_max"] == 12 * cell
+    (blur, lowpass) = spec.filters
+    assert (blur.key, blur.params["method"], lowpass.key, lowpass.params["passes"]) == \
+        ("box_blur", "passes", "lowpass", 1)
+    assert close(blur.params["radius"], math.sqrt(5 / 1.5) * cell)
+    assert close(lowpass.params["length"], -cell / math.log(0.7))
+    # The noise generator's settings (edited, then the panel went back to hills) are in metres too.
+    assert tuple(panel.noise.hill_radius) == (5 * cell, 10 * cell) and panel.noise.grain == cell
+    # A terrain made from the panel is the one 0.2 would have made from it.
+    made = spec.heightmap()
+    v2 = orogen.core.spec.TerrainSpec.from_dict(SPECS["Scene"]).heightmap()
+    assert np.abs(made - v2).max() <= 1e-6
+
+
+def test_the_info_log_says_what_was_converted_and_other_objects_stay(orogen, opened):
+    lines = [line for line in opened.splitlines() if "Orogen 0.2 settings converted" in line]
+    assert len(lines) == 4, opened
+    hills = next(line for line in lines if "'Hills'" in line)
+    assert "hills.radius_min 8 -> 18.75" in hills and "filters[0].box_blur.passes 3 dropped" in hills
+    assert "filters[1].lowpass.k 0.6 dropped" in hills and "fit_height on" in hills
+    assert "diamond_square.lattice = grid" in next(line for line in lines if "'DiamondSquare'" in line)
+    assert "noise (not in use) converted too" in next(line for line in lines if "scene 'Scene'" in line)
+    cube = bpy.data.objects["PlainCube"]
+    stored = orogen.addon.migrate._stored(cube)  # an empty group appears when anything reads cube.orogen
+    assert cube["note"] == "not a terrain" and (stored is None or not stored.keys()), stored.to_dict()
+
+
+def test_a_converted_file_is_not_converted_again(orogen, opened, tmp_path, capfd):
+    before = {name: orogen.addon.specio.read_spec(bpy.data.objects[name].orogen) for name in TERRAINS}
+    panel = orogen.addon.specio.read_spec(bpy.context.scene.orogen)
+    path = tmp_path / "converted.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(path))
+    bpy.ops.wm.open_mainfile(filepath=str(path))
+    assert "Orogen 0.2" not in capfd.readouterr().out
+    for name, spec in before.items():
+        assert orogen.addon.specio.read_spec(bpy.data.objects[name].orogen) == spec, name
+        assert np.abs(regenerate(bpy.data.objects[name]) - np.load(V02 / f"{name}.npy")).max() <= \
+            BOUND[name] * spec.height
+    assert orogen.addon.specio.read_spec(bpy.context.scene.orogen) == panel
+
+
+def test_panel_settings_edited_today_are_not_taken_for_0_2(scene, orogen, tmp_path, capfd):
+    scene.orogen.hills.radius_min = 5.0  # set directly, as the panel does: no spec is written
+    other = bpy.data.scenes.new("Other")
+    other.orogen.size = 33
+    path = tmp_path / "today.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(path))
+    capfd.readouterr()
+    bpy.ops.wm.open_mainfile(filepath=str(path))
+    try:
+        assert "Orogen 0.2" not in capfd.readouterr().out
+        assert bpy.context.scene.orogen.hills.radius_min == 5.0 and bpy.data.scenes["Other"].orogen.size == 33
+        assert bpy.data.scenes["Other"].orogen.spec_version == 3
+    finally:
+        bpy.ops.wm.read_homefile(use_empty=True)
+
+
+def test_settings_no_spec_holds_are_kept_marked_and_reported(scene, orogen, tmp_path, capfd):
+    """A 0.2 group whose values no version-2 spec holds stays as it was (marked version 2), and says why."""
+    bpy.ops.orogen.terrain_add(size=17, spec="", set="")
+    obj = bpy.context.active_object
+    group = orogen.addon.migrate._stored(obj)
+    del group["spec_version"], group["fit_height"]  # what 0.2 stored...
+    group["hills"]["radius_min"] = 0.0  # ...with a radius version 2 refuses
+    path = tmp_path / "broken.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(path))
+    capfd.readouterr()
+    bpy.ops.wm.open_mainfile(filepath=str(path))
+    try:
+        out = capfd.readouterr().out
+        assert "'Terrain' kept its Orogen 0.2 settings" in out and "radius_min" in out
+        obj = bpy.data.objects["Terrain"]
+        assert obj.orogen.spec_version == 2 and obj.orogen.hills.radius_min == 0.0
+    finally:
+        bpy.ops.wm.read_homefile(use_empty=True)
+
+
+@pytest.mark.skipif(not hasattr(bpy.app.handlers, "blend_import_post"), reason="Blender 4.3+ reports appends")
+def test_an_appended_0_2_terrain_is_converted(scene, orogen, tmp_path, capfd):
+    blend = tmp_path / "library.blend"
+    shutil.copy(_blend(), blend)
+    capfd.readouterr()
+    bpy.ops.wm.append(filepath=str(blend / "Object" / "Hills"), directory=str(blend / "Object"), filename="Hills")
+    out = capfd.readouterr().out
+    assert "'Hills': Orogen 0.2 settings converted" in out
+    obj = bpy.data.objects["Hills"]
+    assert obj.orogen.spec_version == 3
+    assert np.abs(regenerate(obj) - np.load(V02 / "Hills.npy")).max() <= BOUND["Hills"] * obj.orogen.height
+
+
+def test_a_tile_worlds_0_2_settings_are_converted(scene, orogen, tmp_path, capfd):
+    """A tile world keeps its spec on its collection, in the same group as a terrain's: 0.2's is converted too
+    (made here by stripping today's marks, as 0.2 stored the same layout with lengths in cells)."""
+    bpy.ops.orogen.tiles_add(tiles_x=2, tiles_y=1, size=17, width=32.0, set="hills.radius_min=3; hills.radius_max=6")
+    world = bpy.context.active_object.orogen_tile.world
+    name = world.name
+    group = orogen.addon.migrate._stored(world, "orogen_world")
+    del group["spec_version"], group["fit_height"]  # what 0.2 stored: cells
+    path = tmp_path / "world.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(path))
+    capfd.readouterr()
+    bpy.ops.wm.open_mainfile(filepath=str(path))
+    try:
+        assert f"collection '{name}': Orogen 0.2 settings converted" in capfd.readouterr().out
+        settings = bpy.data.collections[name].orogen_world
+        spec = orogen.addon.specio.read_spec(settings)
+        assert settings.spec_version == 3 and spec.fit_height
+        assert (spec.params["radius_min"], spec.params["radius_max"]) == (3 * 2.0, 6 * 2.0)  # cells x 2 m
+    finally:
+        bpy.ops.wm.read_homefile(use_empty=True)
