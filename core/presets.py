@@ -257,9 +257,9 @@ _PLACE_LAYERS: dict[str, list[dict[str, Any]]] = {
                              mask_min=3.0e6, mask_max=1.0e15),
                       _rock_on_steep((0.1, 0.09, 0.08), 34.0, 300.0)],
     # Cliffs in bare rock, the scree the thermal filter deposited below them lighter and greyer.
-    "scree_slopes": [_flat(_layer("grass", (0.07, 0.11, 0.035), -_FAR, 10.0, 45.0, edge_noise=6.0,
-                                  noise_size=30.0), 25.0),
-                     _layer("scree", (0.33, 0.31, 0.28), -_FAR, 0.0, _FAR, mask="deposited", mask_min=0.3,
+    "scree_slopes": [_flat(_layer("grass", (0.07, 0.11, 0.035), -_FAR, 10.0, 60.0, edge_noise=6.0,
+                                  noise_size=30.0), 30.0),
+                     _layer("scree", (0.2, 0.19, 0.17), -_FAR, 0.0, _FAR, mask="deposited", mask_min=2.0,
                             mask_max=1.0e15),
                      _rock_on_steep((0.15, 0.13, 0.12), 36.0, 20.0)],
 }

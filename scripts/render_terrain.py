@@ -23,9 +23,9 @@ import bpy
 
 ROOT = Path(__file__).resolve().parent.parent
 #: What the script renders without --preset or --spec: the README's demo terrain.
-DEMO_SPEC = {"version": 2, "size": 257, "seed": 7, "width": 100.0, "height": 22.0, "generator": "hills",
-             "hills": {"count": 300, "radius_min": 8.0, "radius_max": 40.0},
-             "filters": [{"type": "flatten", "exponent": 1.6}], "lighting": {"azimuth": 240.0, "altitude": 35.0}}
+#: The terrain the demo (and this script without --preset or --spec) renders: the preset that looks most like a
+#: real place (stream-power erosion to a sea, water, snow above its snow line in metres).
+DEMO_PRESET = "eroded_mountains"
 
 
 def load_orogen():
@@ -79,7 +79,7 @@ def spec_from_args(args, orogen, default: dict | None = None):
             if spec is None:
                 sys.exit(f"error: --preset {args.preset} adds a side-view profile, not a terrain")
         else:
-            spec = core.spec.load_spec(default or DEMO_SPEC)
+            spec = core.spec.load_spec(default) if default else core.preset_spec(DEMO_PRESET)
         shortcuts = [f"{key}={getattr(args, key)!r}" for key in ("seed", "size", "width", "height")
                      if getattr(args, key) is not None]
         named = {item.partition("=")[0].strip() for item in args.set}
