@@ -176,3 +176,44 @@ def test_physical_water_is_tinted_by_depth(scene, orogen, tmp_path):
     assert deep_mean[2] > 1.5 * deep_mean[0] and deep_mean[1] > 1.5 * deep_mean[0], deep_mean
     assert deep_mean.sum() < 0.6 * shallow_mean.sum(), (deep_mean, shallow_mean)
     assert wet_rgb[deep].mean() < 0.5 * dry_rgb[deep].mean()
+
+
+def test_top_down_render_has_snow_only_above_the_snow_line(scene, orogen, tmp_path):
+    """A snow layer in metres with ragged edges (the material's edge noise): seen from above with one pixel
+    centre on every vertex, no pixel of ground below the snow line takes any snow, and the ground well above
+    it is snow."""
+    render = orogen.addon.render
+    line, noise, ramp = 7.0, 0.6, 1.0
+    ground, snow = (0.05, 0.12, 0.03), (0.8, 0.82, 0.86)
+    spec = {"version": 3, "size": SIZE, "seed": 4, "width": WIDTH, "height": HEIGHT, "generator": "hills",
+            "hills": {"count": 60, "radius_min": 3.0, "radius_max": 14.0},
+            "lighting": {"enabled": False}, "material": {"shading": "unlit"},
+            "layers": [{"name": "ground", "color": list(ground), "minimum": -1.0e5, "optimal": 0.0,
+                        "maximum": line + noise + ramp, "heights": "metres"},
+                       {"name": "snow", "color": list(snow), "minimum": line + noise,
+                        "optimal": line + noise + ramp, "maximum": 1.0e5, "heights": "metres",
+                        "edge_noise": noise, "noise_size": 5.0}]}
+    bpy.ops.orogen.terrain_add(spec=json.dumps(spec))
+    terrain = bpy.context.active_object
+    cam = render.add_camera(scene, terrain, view='TOP', aspect=1.0)
+    cam.data.ortho_scale = WIDTH + WIDTH / (SIZE - 1)
+    render.set_world(scene, color=(0.0, 0.0, 0.0), strength=0.0)
+    render.configure_cycles(scene, (SIZE, SIZE), samples=1)
+    scene.cycles.filter_width = 0.01
+    scene.view_settings.view_transform = 'Standard'
+    scene.render.image_settings.file_format = 'OPEN_EXR'
+    scene.render.image_settings.color_depth = '32'
+    render.render_still(scene, str(tmp_path / "snow.exr"))
+    rgb = orogen.addon.export.read_image(str(tmp_path / "snow.exr"))[..., :3]
+    z = positions(terrain)[:, 2].reshape(SIZE, SIZE)
+    inner = np.zeros_like(z, dtype=bool)
+    inner[1:-1, 1:-1] = True
+    snowy = rgb[..., 0] > ground[0] + 0.01  # any share of snow lifts the red channel
+    below, above = inner & (z < line), inner & (z > line + 2 * noise + ramp)
+    assert below.sum() > 200 and above.sum() > 30, (below.sum(), above.sum())
+    assert not snowy[below].any()
+    assert np.allclose(rgb[below], ground, atol=2e-3)
+    assert np.allclose(rgb[above], snow, atol=2e-3)
+    # The edge between is ragged, not a contour line: at one height some vertices have snow and some none.
+    band = inner & (z > line + 0.3 * noise) & (z < line + 1.2 * noise)
+    assert 0 < snowy[band].sum() < band.sum()
