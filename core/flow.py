@@ -104,8 +104,13 @@ class FlowRouting:
 
     def levels(self) -> list[_IntArray]:
         """The cells of each level (views of :attr:`order`), outlets first."""
-        s = self.level_starts
-        return [self.order[s[i]:s[i + 1]] for i in range(len(s) - 1)]
+        return split_levels(self.order, self.level_starts)
+
+
+def split_levels(order: _IntArray, level_starts: _IntArray) -> list[_IntArray]:
+    """``order`` cut at ``level_starts`` (``order[level_starts[i]:level_starts[i + 1]]``, views): the cells of
+    each level of a routing, outlets first."""
+    return [order[level_starts[i]:level_starts[i + 1]] for i in range(len(level_starts) - 1)]
 
 
 def _check_edges(open_edges: str) -> str:
@@ -621,8 +626,7 @@ class MultipleFlowRouting:
 
     def levels(self) -> list[_IntArray]:
         """The cells of each level (views of :attr:`order`), outlets first."""
-        s = self.level_starts
-        return [self.order[s[i]:s[i + 1]] for i in range(len(s) - 1)]
+        return split_levels(self.order, self.level_starts)
 
 
 def _flat_offsets(cols: int) -> _IntArray:
