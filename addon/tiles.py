@@ -14,7 +14,8 @@ Seams:
   vertex shared by two tiles has bit-identical coordinates in both.
 - **Maps.** Slope, curvature and the lightmap of a tile are baked on its window grown by the margin they read
   (:func:`map_margins`: one cell for Horn's gradient, the curvature and the slope lighting; the ambient-occlusion
-  radius; the cast shadows' reach, toward the sun only) and then cropped, so a cell's maps are those of the whole
+  radius; the cast shadows' reach over the world's relief in metres, which version 3's uplift may raise above
+  Height, toward the sun only) and then cropped, so a cell's maps are those of the whole
   world: cast shadows trace the world's rays (:func:`core.shading.cast_shadows` with the window's origin).
 - **Level of detail.** A tile at level ``k`` keeps every ``2^k``-th vertex of its window (``(size - 1) / 2^k + 1``
   per side), so its vertices are vertices of the full-resolution tile, with the same values. Where a finer
@@ -78,10 +79,24 @@ def max_level(tile: int) -> int:
     return k
 
 
-def map_margins(spec: TerrainSpec, sun: tuple[float, float] | None = None) -> Margins:
+def map_margins(spec: TerrainSpec, sun: tuple[float, float] | None = None, relief: float | None = None) -> Margins:
     """Cells of world a tile's maps read beyond each side (:func:`core.world.map_margins`: one cell, the
-    ambient-occlusion radius, the cast shadows' reach toward the sun), for tiles of ``spec.size`` vertices."""
-    return map_margins_of(spec.lighting, max(spec.height, 1e-6), spec.cell_size, spec.size, sun)
+    ambient-occlusion radius, the cast shadows' reach toward the sun), for tiles of ``spec.size`` vertices.
+
+    ``relief`` is how many metres the world's highest point rises above its lowest (:func:`world_relief`);
+    ``None`` takes ``spec.height``, the relief of heights fitted to [0, 1]."""
+    return map_margins_of(spec.lighting, max(spec.height if relief is None else relief, 1e-6), spec.cell_size,
+                          spec.size, sun)
+
+
+def world_relief(spec: TerrainSpec, recipe: Recipe, filtered_range: tuple[float, float]) -> float:
+    """Metres between the world's lowest and highest point: ``Height`` when the heights are fitted to [0, 1],
+    else the world's range after the filters (version 3: heights in units of Height, which uplift may raise
+    above 1 or a filter lower below 0) times Height. The cast shadows' margin must cover it."""
+    if recipe.fit_height:
+        return float(spec.height)
+    low, high = filtered_range
+    return (float(high) - float(low)) * float(spec.height)
 
 
 def world_ranges(recipe: Recipe, grid: TileGrid):
@@ -152,7 +167,10 @@ class WorldCache:
             self.whole = self.recipe.evaluate()
             ranges = None
         self.ranges = ranges if ranges is not None or self.whole is not None else world_ranges(self.recipe, grid)
-        self.margins = map_margins(spec, sun)
+        filtered = ((float(self.whole.min()), float(self.whole.max())) if self.whole is not None
+                    else self.ranges[1])
+        self.relief = world_relief(spec, self.recipe, filtered)
+        self.margins = map_margins(spec, sun, self.relief)
         self.margin = self.margins.widest
 
     def tile(self, ty: int, tx: int, level: int = 0):

@@ -1,5 +1,6 @@
 """Terrain Tiles: a world of tile objects, seamless at their edges, equal to the world built whole."""
 
+import json
 import sys
 
 import bpy
@@ -106,6 +107,42 @@ def test_tiles_equal_the_world_built_whole(scene, azimuth):
             assert np.array_equal(tile_maps[name], maps[name][cut]), (obj.name, name)
     # Not trivially lit: shadows fall in this world.
     assert maps["Lightmap"].min() < 0.5 and np.mean(maps["Lightmap"] < 0.3) > 0.01
+
+
+def test_tiles_of_a_world_uplifted_above_height_equal_the_world_built_whole(scene, tiles_module):
+    """Version 3 keeps the filtered heights: this island's uplift (stream-power erosion, a global filter) lifts it
+    to about 1.45 x Height. The cast shadows' margin covers that relief in metres, not Height: with Height's the
+    tiles' reach is 12 cells instead of 16 and one tile's low-sun shadows differ from the whole world's."""
+    tile, cell, height, n = 17, 100.0, 200.0, 6
+    side = n * (tile - 1) + 1
+    spec = {"version": 3, "size": tile, "width": cell * (tile - 1), "height": height, "seed": 2,
+            "generator": "hills", "hills": {"count": 20, "radius_min": 600.0, "radius_max": 1000.0, "island": True},
+            "filters": [{"type": "erosion", "steps": 5, "dt": 2.0e4, "uplift": 1.0e-3, "auto_rates": False,
+                         "k": 1.0e-5}],
+            "lighting": {"mode": "hillshade", "shadows": True, "azimuth": 200.0, "altitude": 12.0,
+                         "min_brightness": 0.0}}
+    assert bpy.ops.orogen.tiles_add(tiles_x=n, tiles_y=n, spec=json.dumps(spec)) == {'FINISHED'}
+    world = bpy.context.active_object.orogen_tile.world
+    tiles = tiles_of(world)
+    assert bpy.ops.orogen.terrain_add(spec=json.dumps({**spec, "size": side, "width": cell * (side - 1)})) \
+        == {'FINISHED'}
+    co, maps = grid(bpy.context.active_object)
+    assert maps["height"].max() > 1.4 and co[..., 2].max() > 1.4 * height  # above Height
+    cache = tiles_module.world_cache(world, bpy.context)
+    relief = float(co[..., 2].max() - co[..., 2].min())
+    assert cache.relief == pytest.approx(relief, rel=1e-6)
+    assert cache.margins.reach == orogen_core(tiles_module).shading.shadow_reach(relief, cell, 12.0, 2.0) == 16
+    for (ty, tx), obj in tiles.items():
+        cut = (slice(ty * (tile - 1), ty * (tile - 1) + tile), slice(tx * (tile - 1), tx * (tile - 1) + tile))
+        tile_co, tile_maps = grid(obj)
+        assert np.array_equal(tile_co[..., 2], co[cut][..., 2]), obj.name
+        for name in (*ATTRIBUTES, "Lightmap"):
+            assert np.array_equal(tile_maps[name], maps[name][cut]), (obj.name, name)
+    assert np.mean(maps["Lightmap"] < 0.05) > 0.01  # long shadows fall
+
+
+def orogen_core(tiles_module):
+    return sys.modules[tiles_module.__name__.rpartition(".addon.")[0] + ".core"]
 
 
 def test_editing_the_world_regenerates_every_tile_and_only_the_tiles(scene, tiles_module):
