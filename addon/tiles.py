@@ -32,7 +32,7 @@ import bpy
 import numpy as np
 from bpy_extras import object_utils
 
-from ..core.heightmap import MAX_CELLS
+from ..core.heightmap import MAX_CELLS, normalize
 from ..core.recipe import Recipe
 from ..core.spec import TerrainSpec, apply_settings
 from ..core.window import Window, crop
@@ -169,6 +169,8 @@ class WorldCache:
         self.ranges = ranges if ranges is not None or self.whole is not None else world_ranges(self.recipe, grid)
         filtered = ((float(self.whole.min()), float(self.whole.max())) if self.whole is not None
                     else self.ranges[1])
+        #: The world's heights after the filters, in units of Height (``[0, 1]`` when fitted).
+        self.filtered_range = (0.0, 1.0) if self.recipe.fit_height else (float(filtered[0]), float(filtered[1]))
         self.relief = world_relief(spec, self.recipe, filtered)
         self.margins = map_margins(spec, sun, self.relief)
         self.margin = self.margins.widest
@@ -627,8 +629,11 @@ def export_world(world, context, directory: str, name: str, fmts) -> list[str]:
 
     As ``scripts/build_world.py`` writes them: 16-bit PNG (``0 -> 0``, ``1 -> 65535``, row 0 north), RAW
     little-endian uint16 with its first row the tile's south edge (Unity), 32-bit float EXR (channel ``Y``,
-    normalised); neighbours share their edge rows and columns byte for byte. All files are staged and then
-    committed together (verified, atomic).
+    normalised); neighbours share their edge rows and columns byte for byte. The values are the heights
+    normalised over the world's range after the filters (with Fit Height, or heights within [0, 1]: the
+    heights themselves, 0 and 1 standing for 0 m and Height), so uplift above Height is not clipped;
+    ``NAME.json`` beside the folders records the metres 0 and 1 stand for and the spec. All files are staged
+    and then committed together (verified, atomic).
     """
     folder = check_path(directory)
     cache = world_cache(world, context)
@@ -636,9 +641,14 @@ def export_world(world, context, directory: str, name: str, fmts) -> list[str]:
     ny = cache.grid.tiles[0]
     stage = stage_dir(folder)
     pairs = []
+    low, high = cache.filtered_range
+    if low >= 0.0 and high <= 1.0:  # the files hold the heights themselves: 0 -> 0 m, 1 -> Height
+        low, high = 0.0, 1.0
     try:
         for ty, tx in sorted(tiles):
             heights = cache.tile(ty, tx, 0)[0]
+            if (low, high) != (0.0, 1.0):  # version 3 raised above Height (or lowered below 0): not clipped
+                heights = normalize(heights, (low, high))
             levels = to_uint16(heights)
             for fmt in fmts:
                 rel = tile_file(fmt, name, ty, tx, ny)
@@ -653,6 +663,14 @@ def export_world(world, context, directory: str, name: str, fmts) -> list[str]:
                 target = os.path.join(folder, rel)
                 os.makedirs(os.path.dirname(target), exist_ok=True)
                 pairs.append((staged, target))
+        metres = {"low": low * cache.spec.height, "high": high * cache.spec.height,
+                  "formula": "metres = low + value * (high - low), value in 0..1 (16-bit levels / 65535)"}
+        staged = os.path.join(stage, name + ".json")
+        with open(staged, "w", encoding="utf-8") as f:
+            json.dump({"format": "orogen-tiles", "spec": cache.spec.to_dict(), "metres": metres,
+                       "tiles_y": ny, "tiles_x": cache.grid.tiles[1], "tile": cache.grid.tile,
+                       "cell_size_m": cache.spec.cell_size}, f, indent=1, sort_keys=True)
+        pairs.append((staged, os.path.join(folder, name + ".json")))
         commit(pairs, (cache.grid.tile, cache.grid.tile))
     finally:
         shutil.rmtree(stage, ignore_errors=True)

@@ -109,7 +109,7 @@ def test_tiles_equal_the_world_built_whole(scene, azimuth):
     assert maps["Lightmap"].min() < 0.5 and np.mean(maps["Lightmap"] < 0.3) > 0.01
 
 
-def test_tiles_of_a_world_uplifted_above_height_equal_the_world_built_whole(scene, tiles_module):
+def test_tiles_of_a_world_uplifted_above_height_equal_the_world_built_whole(scene, tiles_module, tmp_path):
     """Version 3 keeps the filtered heights: this island's uplift (stream-power erosion, a global filter) lifts it
     to about 1.45 x Height. The cast shadows' margin covers that relief in metres, not Height: with Height's the
     tiles' reach is 12 cells instead of 16 and one tile's low-sun shadows differ from the whole world's."""
@@ -139,6 +139,25 @@ def test_tiles_of_a_world_uplifted_above_height_equal_the_world_built_whole(scen
         for name in (*ATTRIBUTES, "Lightmap"):
             assert np.array_equal(tile_maps[name], maps[name][cut]), (obj.name, name)
     assert np.mean(maps["Lightmap"] < 0.05) > 0.01  # long shadows fall
+    # Exported tiles hold the heights over the world's range (not clipped at Height), which land.json records.
+    for obj in bpy.context.view_layer.objects:
+        obj.select_set(obj == tiles[(0, 0)])
+    bpy.context.view_layer.objects.active = tiles[(0, 0)]
+    assert bpy.ops.orogen.tiles_export(directory=str(tmp_path), name="land", png16=False, exr=False) == {'FINISHED'}
+    info = json.loads((tmp_path / "land.json").read_text())
+    z = co[..., 2].astype(np.float64)
+    assert info["metres"]["low"] == pytest.approx(z.min(), rel=1e-6, abs=1e-9)
+    assert info["metres"]["high"] == pytest.approx(z.max(), rel=1e-6)
+    low, high = cache.filtered_range
+    assert (low * height, high * height) == (info["metres"]["low"], info["metres"]["high"])
+    expected = np.rint(orogen_core(tiles_module).normalize(maps["height"], (low, high)).astype(np.float64) * 65535)
+    levels = np.empty((side, side), np.int64)
+    for (ty, tx) in tiles:
+        raw = np.fromfile(tmp_path / f"unity/land_x{tx}_y{n - 1 - ty}.r16", dtype="<u2").reshape(tile, tile)[::-1]
+        levels[ty * (tile - 1): ty * (tile - 1) + tile, tx * (tile - 1): tx * (tile - 1) + tile] = raw
+    assert np.array_equal(levels, expected) and levels.min() == 0 and levels.max() == 65535
+    above = maps["height"] > 1.0  # what a clip at Height would have flattened into one level
+    assert above.sum() > 20 and len(np.unique(levels[above])) == len(np.unique(maps["height"][above]))
 
 
 def orogen_core(tiles_module):
@@ -262,8 +281,11 @@ def test_a_tiles_collection_exports_engine_tiles_with_shared_edges(scene, tmp_pa
     fine = {(0, 0), (0, 1), (1, 0)}  # level 0, and no coarser neighbour snapping their edges
     assert bpy.ops.orogen.tiles_export(directory=str(tmp_path), name="land") == {'FINISHED'}
     names = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file())
-    assert names == sorted(f"{folder}/land_x{x}_y{y}{ext}" for folder, ext in
-                           (("unreal", ".png"), ("unity", ".r16"), ("exr", ".exr")) for x in range(3) for y in range(2))
+    assert names == sorted(["land.json"] + [f"{folder}/land_x{x}_y{y}{ext}" for folder, ext in
+                                            (("unreal", ".png"), ("unity", ".r16"), ("exr", ".exr"))
+                                            for x in range(3) for y in range(2)])
+    info = json.loads((tmp_path / "land.json").read_text())  # heights within [0, 1]: 0 and 1 are 0 m and Height
+    assert info["metres"]["low"] == 0.0 and info["metres"]["high"] == HEIGHT and info["spec"]["seed"] == SEED
     import OpenEXR
 
     png, exr = {}, {}
