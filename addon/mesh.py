@@ -243,7 +243,7 @@ def build_grid_mesh(
 ) -> bpy.types.Mesh:
     """Create a smooth-shaded grid mesh with a UV map and terrain attributes.
 
-    Attributes: ``height`` (point, float, the normalised heightmap), each of
+    Attributes: ``height`` (point, float, the heightmap in units of ``height``), each of
     ``data_maps`` (point, float, e.g. ``slope`` in degrees and ``curvature``)
     and, if ``lightmap`` is given, ``Lightmap`` (point, float colour, linear
     grey). Inputs must be finite (``core`` guarantees it); no operator is

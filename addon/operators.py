@@ -486,9 +486,19 @@ def _write_maps(obj, options, stem: str, formats: tuple[str, ...], notes: list[s
     slope = shading.slope_degrees(metres, cell)
     layers = check_layers(material_layers(spec))
     erosion = {name: m for name in EROSION_ATTRIBUTES if (m := export.point_map(obj, name)) is not None}
-    scale = {"height": float(high - low), "cell_size": cell, "seed": spec.seed}  # metres layers, noisy edges
+    # The colour layers see what the material sees: heights in units of Height (the ``height`` attribute, which
+    # version 3 lets rise above 1 or sink below 0) and metres = that x Height, the mesh's Z; an edited mesh's
+    # own Z in those units.
+    height = float(info["height"])
+    if not edited:
+        units = export.heightmap_from_mesh(obj)
+    elif height > 0.0:
+        units = ((low + h.astype(np.float64) * (high - low)) / height).astype(np.float32)
+    else:
+        units, height = h, float(high - low)
+    scale = {"height": height, "cell_size": cell, "seed": spec.seed}  # metres layers, noisy edges
     if options.use_colormap:
-        written.append(export.write_image(stem + "_color.png", colormap(h, layers, slope, erosion, **scale),
+        written.append(export.write_image(stem + "_color.png", colormap(units, layers, slope, erosion, **scale),
                                           data=False))
     if options.use_normal_map:
         written.append(export.write_image(stem + "_normal.png", shading.normal_map(metres, cell)))
@@ -497,7 +507,7 @@ def _write_maps(obj, options, stem: str, formats: tuple[str, ...], notes: list[s
         written.append(export.write_image(stem + "_curvature.exr", shading.curvature(metres, cell), depth='32',
                                           file_format='OPEN_EXR'))
     if options.use_splat_maps:
-        for i, rgba in enumerate(splat_maps(layer_weights(h, layers, slope, erosion, **scale))):
+        for i, rgba in enumerate(splat_maps(layer_weights(units, layers, slope, erosion, **scale))):
             written.append(export.write_image(f"{stem}_splat{i}.png", rgba / 255.0))
     if getattr(options, "use_erosion_maps", False) and erosion:
         written += export.write_erosion_maps(stem, erosion)

@@ -42,7 +42,7 @@ _FLOAT_UNITS = {"m": {"subtype": 'DISTANCE', "unit": 'LENGTH'}, "deg": {"subtype
 
 
 def _description(p) -> str:
-    unit = {"cells": "heightmap cells", "normalised": "normalised height, 0-1 of the range", "vertices": "",
+    unit = {"cells": "heightmap cells", "normalised": "share of Height: 0 = Z 0, 1 = Z Height", "vertices": "",
             "m": "", "deg": "", "factor": ""}.get(p.unit, p.unit)
     return p.description + (f" ({unit})" if unit else "")
 

@@ -17,10 +17,11 @@ _UP = Vector((0.0, 0.0, 1.0))
 class TerrainArrays:
     """What a terrain object is built from.
 
-    ``heightmap`` is ``float32 (rows, cols)`` normalised to ``[0, 1]``; ``maps`` the lightmap (or ``None``),
-    slope (degrees) and curvature (1/m) baked from it; ``spec`` what made it (``None`` for an imported
-    heightmap); ``width`` and ``height`` in metres; ``erosion`` the erosion maps the filters made (names of
-    :data:`core.recipe.MAP_NAMES`, see :meth:`core.recipe.Recipe.evaluate_with_maps`), baked as point
+    ``heightmap`` is ``float32 (rows, cols)`` in units of ``height`` (``[0, 1]`` when fitted; Z is
+    ``heightmap * height``); ``maps`` the lightmap (or ``None``), slope (degrees) and curvature (1/m) baked
+    from it; ``spec`` what made it (``None`` for an imported heightmap); ``width`` and ``height`` in metres;
+    ``erosion`` the erosion maps the filters made (names of :data:`core.recipe.MAP_NAMES`, see
+    :meth:`core.recipe.Recipe.evaluate_with_maps`), baked as point
     attributes of the same names.
     """
 

@@ -14,7 +14,8 @@ Seams:
   vertex shared by two tiles has bit-identical coordinates in both.
 - **Maps.** Slope, curvature and the lightmap of a tile are baked on its window grown by the margin they read
   (:func:`map_margins`: one cell for Horn's gradient, the curvature and the slope lighting; the ambient-occlusion
-  radius; the cast shadows' reach, toward the sun only) and then cropped, so a cell's maps are those of the whole
+  radius; the cast shadows' reach over the world's relief in metres, which version 3's uplift may raise above
+  Height, toward the sun only) and then cropped, so a cell's maps are those of the whole
   world: cast shadows trace the world's rays (:func:`core.shading.cast_shadows` with the window's origin).
 - **Level of detail.** A tile at level ``k`` keeps every ``2^k``-th vertex of its window (``(size - 1) / 2^k + 1``
   per side), so its vertices are vertices of the full-resolution tile, with the same values. Where a finer
@@ -31,7 +32,7 @@ import bpy
 import numpy as np
 from bpy_extras import object_utils
 
-from ..core.heightmap import MAX_CELLS
+from ..core.heightmap import MAX_CELLS, normalize
 from ..core.recipe import Recipe
 from ..core.spec import TerrainSpec, apply_settings
 from ..core.window import Window, crop
@@ -78,10 +79,24 @@ def max_level(tile: int) -> int:
     return k
 
 
-def map_margins(spec: TerrainSpec, sun: tuple[float, float] | None = None) -> Margins:
+def map_margins(spec: TerrainSpec, sun: tuple[float, float] | None = None, relief: float | None = None) -> Margins:
     """Cells of world a tile's maps read beyond each side (:func:`core.world.map_margins`: one cell, the
-    ambient-occlusion radius, the cast shadows' reach toward the sun), for tiles of ``spec.size`` vertices."""
-    return map_margins_of(spec.lighting, max(spec.height, 1e-6), spec.cell_size, spec.size, sun)
+    ambient-occlusion radius, the cast shadows' reach toward the sun), for tiles of ``spec.size`` vertices.
+
+    ``relief`` is how many metres the world's highest point rises above its lowest (:func:`world_relief`);
+    ``None`` takes ``spec.height``, the relief of heights fitted to [0, 1]."""
+    return map_margins_of(spec.lighting, max(spec.height if relief is None else relief, 1e-6), spec.cell_size,
+                          spec.size, sun)
+
+
+def world_relief(spec: TerrainSpec, recipe: Recipe, filtered_range: tuple[float, float]) -> float:
+    """Metres between the world's lowest and highest point: ``Height`` when the heights are fitted to [0, 1],
+    else the world's range after the filters (version 3: heights in units of Height, which uplift may raise
+    above 1 or a filter lower below 0) times Height. The cast shadows' margin must cover it."""
+    if recipe.fit_height:
+        return float(spec.height)
+    low, high = filtered_range
+    return (float(high) - float(low)) * float(spec.height)
 
 
 def world_ranges(recipe: Recipe, grid: TileGrid):
@@ -152,7 +167,12 @@ class WorldCache:
             self.whole = self.recipe.evaluate()
             ranges = None
         self.ranges = ranges if ranges is not None or self.whole is not None else world_ranges(self.recipe, grid)
-        self.margins = map_margins(spec, sun)
+        filtered = ((float(self.whole.min()), float(self.whole.max())) if self.whole is not None
+                    else self.ranges[1])
+        #: The world's heights after the filters, in units of Height (``[0, 1]`` when fitted).
+        self.filtered_range = (0.0, 1.0) if self.recipe.fit_height else (float(filtered[0]), float(filtered[1]))
+        self.relief = world_relief(spec, self.recipe, filtered)
+        self.margins = map_margins(spec, sun, self.relief)
         self.margin = self.margins.widest
 
     def tile(self, ty: int, tx: int, level: int = 0):
@@ -609,8 +629,11 @@ def export_world(world, context, directory: str, name: str, fmts) -> list[str]:
 
     As ``scripts/build_world.py`` writes them: 16-bit PNG (``0 -> 0``, ``1 -> 65535``, row 0 north), RAW
     little-endian uint16 with its first row the tile's south edge (Unity), 32-bit float EXR (channel ``Y``,
-    normalised); neighbours share their edge rows and columns byte for byte. All files are staged and then
-    committed together (verified, atomic).
+    normalised); neighbours share their edge rows and columns byte for byte. The values are the heights
+    normalised over the world's range after the filters (with Fit Height, or heights within [0, 1]: the
+    heights themselves, 0 and 1 standing for 0 m and Height), so uplift above Height is not clipped;
+    ``NAME.json`` beside the folders records the metres 0 and 1 stand for and the spec. All files are staged
+    and then committed together (verified, atomic).
     """
     folder = check_path(directory)
     cache = world_cache(world, context)
@@ -618,9 +641,14 @@ def export_world(world, context, directory: str, name: str, fmts) -> list[str]:
     ny = cache.grid.tiles[0]
     stage = stage_dir(folder)
     pairs = []
+    low, high = cache.filtered_range
+    if low >= 0.0 and high <= 1.0:  # the files hold the heights themselves: 0 -> 0 m, 1 -> Height
+        low, high = 0.0, 1.0
     try:
         for ty, tx in sorted(tiles):
             heights = cache.tile(ty, tx, 0)[0]
+            if (low, high) != (0.0, 1.0):  # version 3 raised above Height (or lowered below 0): not clipped
+                heights = normalize(heights, (low, high))
             levels = to_uint16(heights)
             for fmt in fmts:
                 rel = tile_file(fmt, name, ty, tx, ny)
@@ -635,6 +663,14 @@ def export_world(world, context, directory: str, name: str, fmts) -> list[str]:
                 target = os.path.join(folder, rel)
                 os.makedirs(os.path.dirname(target), exist_ok=True)
                 pairs.append((staged, target))
+        metres = {"low": low * cache.spec.height, "high": high * cache.spec.height,
+                  "formula": "metres = low + value * (high - low), value in 0..1 (16-bit levels / 65535)"}
+        staged = os.path.join(stage, name + ".json")
+        with open(staged, "w", encoding="utf-8") as f:
+            json.dump({"format": "orogen-tiles", "spec": cache.spec.to_dict(), "metres": metres,
+                       "tiles_y": ny, "tiles_x": cache.grid.tiles[1], "tile": cache.grid.tile,
+                       "cell_size_m": cache.spec.cell_size}, f, indent=1, sort_keys=True)
+        pairs.append((staged, os.path.join(folder, name + ".json")))
         commit(pairs, (cache.grid.tile, cache.grid.tile))
     finally:
         shutil.rmtree(stage, ignore_errors=True)

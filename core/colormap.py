@@ -27,8 +27,8 @@ layer on an uneroded terrain paints nothing); ``mask_min`` is at least
 agrees.
 
 **Heights in metres.** A layer's ``heights`` says whether its minimum,
-optimal and maximum are normalised heights (the default) or metres above the
-terrain's lowest point (``height * terrain height``, the mesh's Z): a snow
+optimal and maximum are normalised heights (the default: the heightmap, in units
+of the terrain's Height) or metres (``height * terrain height``, the mesh's Z): a snow
 line at 1800 m stays at 1800 m when the terrain's Height changes. A metres
 layer's distance for the fallback is counted in units of
 :data:`METRE_DISTANCE` metres (the fallback only matters in gaps between
@@ -102,7 +102,8 @@ MASKS: dict[str, str | None] = {"none": None, "drainage": "drainage_area", "depo
 MASK_MIN = 1.0e-6
 #: Fallback distance (normalised height units) added to a masked layer outside its mask range.
 MASK_DISTANCE = 1.0
-#: Units of a layer's ``heights``: normalised (0 lowest, 1 highest point) or metres above the lowest point.
+#: Units of a layer's ``heights``: normalised (shares of Height: the heightmap, 0 at Z = 0, 1 at Z = Height, which
+#: version 3's filters may pass) or metres (Z, ``heightmap * height``).
 HEIGHT_UNITS = ("normalised", "metres")
 #: Metres per fallback distance unit of a metres layer (see the module docstring).
 METRE_DISTANCE = 1000.0

@@ -92,12 +92,13 @@ def sun_angles(x: float, y: float, z: float) -> tuple[float, float]:
 
 def bake(heightmap: npt.ArrayLike, width: float, height: float, lighting: Mapping[str, Any] | None = None,
          sun: tuple[float, float] | None = None) -> Maps:
-    """Lightmap, slope and curvature of a normalised heightmap.
+    """Lightmap, slope and curvature of a heightmap in units of ``height`` metres.
 
     Parameters
     ----------
     heightmap : array_like, shape (rows, cols)
-        Normalised heights in [0, 1], row 0 north.
+        Heights in units of ``height`` (``[0, 1]`` when fitted; version 3's filters may move them outside),
+        row 0 north: the maps are those of ``heightmap * height`` metres, the mesh's Z.
     width, height : float
         The terrain's width (metres across its longer side) and height range (metres).
     lighting : mapping, optional

@@ -155,8 +155,10 @@ LAYER_PARAMS: tuple[Param, ...] = (
     Param("mask_max", "float", 1.0e15, hard=(1.0e-6, 1.0e15), soft=(1.0e-6, 1.0e7), label="Mask Max",
           description="Largest mask value the layer covers"),
     Param("heights", "enum", "normalised", label="Heights", description="Unit of Minimum, Optimal and Maximum",
-          items=(("normalised", "Normalised", "0 at the lowest point, 1 at the highest: follows the Height"),
-                 ("metres", "Metres", "Metres above the lowest point: a snow line stays put when Height changes"))),
+          items=(("normalised", "Normalised", "Shares of Height: 0 at Z = 0, 1 at Z = Height (the generator's "
+                                               "lowest and highest point): follows the Height"),
+                 ("metres", "Metres", "Metres of Z (above the generator's lowest point): a snow line stays put "
+                                       "when Height changes"))),
     Param("edge_noise", "float", 0.0, hard=(0.0, 1.0e6), soft=(0.0, 500.0), label="Height Noise",
           description="Noise on the heights the layer sees, in its height unit (about 95 % of the shifts are "
                       "within it): edges that are not contour lines"),

@@ -329,7 +329,7 @@ def grow(world_shape: tuple[int, int], window: Window, margins: Margins) -> Wind
 
 def window_maps(heights: npt.ArrayLike, outer: Window, height: float, cell_size: float,
                 lighting: Mapping[str, Any] | None = None, sun: tuple[float, float] | None = None) -> Maps:
-    """Lightmap, slope and curvature of normalised ``heights`` covering the world cells ``outer``.
+    """Lightmap, slope and curvature of ``heights`` (units of ``height`` metres) covering the world cells ``outer``.
 
     As :func:`core.lighting.bake` of the whole world, cell for cell: crop the
     result to a tile whose window grown by :func:`map_margins` (:func:`grow`)
@@ -342,11 +342,11 @@ def window_maps(heights: npt.ArrayLike, outer: Window, height: float, cell_size:
     Parameters
     ----------
     heights : array_like, shape (outer.rows, outer.cols)
-        Normalised heights in [0, 1] (the world's normalisation).
+        Heights in units of ``height`` (the world's: ``[0, 1]`` when fitted, else as the filters left them).
     outer : Window
         The world cells ``heights`` covers.
     height : float
-        The world's height range in metres, ``[0, 1e6]``.
+        Metres per unit of ``heights`` (the spec's Height), ``[0, 1e6]``.
     cell_size : float
         Metres per cell, ``[1e-9, 1e9]`` (the whole world's ``width / (cols - 1)``, the same float).
     lighting, sun :

@@ -85,6 +85,44 @@ def test_baked_maps_match_core(terrain, orogen, tmp_path):
     assert not (tmp_path / "t_splat1.png").exists()
 
 
+def test_colour_maps_of_a_terrain_uplifted_above_height_are_the_materials(scene, orogen, tmp_path):
+    """Version 3: uplift lifts this terrain to about 1.39 x Height. The exported heightmap spans its own range,
+    but the colour map and splat maps blend the layers on what the material reads: the ``height`` attribute
+    (normalised layers, here above 1 on the peaks) and Z in metres (metres layers), not the rescaled export."""
+    ex, core = orogen.addon.export, orogen.core
+    layers = [{"name": "low", "color": [0.1, 0.3, 0.05], "minimum": -1.0, "optimal": 0.2, "maximum": 0.8},
+              {"name": "high", "color": [0.9, 0.9, 0.95], "minimum": 0.7, "optimal": 1.3, "maximum": 3.0},
+              {"name": "band", "color": [0.5, 0.3, 0.2], "minimum": 120.0, "optimal": 160.0, "maximum": 200.0,
+               "heights": "metres"}]
+    size, width, height = 33, 3200.0, 200.0
+    assert bpy.ops.orogen.terrain_add(spec=json.dumps({
+        "version": 3, "size": size, "seed": 3, "width": width, "height": height, "generator": "diamond_square",
+        "filters": [{"type": "erosion", "steps": 5, "dt": 2.0e4, "uplift": 1.0e-3, "auto_rates": False, "k": 1.0e-5}],
+        "material": {"shading": "unlit"}, "lighting": {"enabled": False}, "layers": layers})) == {'FINISHED'}
+    terrain = bpy.context.active_object
+    assert export(tmp_path, heightmap_format='R16', use_splat_maps=True) == {'FINISHED'}
+    units = ex.heightmap_from_mesh(terrain)
+    assert units.max() > 1.3
+    info = json.loads((tmp_path / "t_height.r16.json").read_text())
+    assert info["height_range_m"] == [pytest.approx(units.min() * height), pytest.approx(units.max() * height)]
+    cell = width / (size - 1)
+    slope = core.shading.slope_degrees(units * np.float32(height), cell)
+    erosion = {n: m for n in ("drainage_area", "flow_direction", "water_depth", "deposited", "removed")
+               if (m := ex.point_map(terrain, n)) is not None}
+    scale = {"height": height, "cell_size": cell, "seed": 3}
+    checked = core.spec.layers_from_data(layers)
+    linear = core.colormap(units, checked, slope, erosion, **scale).astype(np.float64)
+    srgb = np.where(linear <= 0.0031308, linear * 12.92, 1.055 * linear ** (1 / 2.4) - 0.055)
+    assert np.abs(ex.read_image(str(tmp_path / "t_color.png"))[..., :3] - srgb).max() <= 1.5 / 255
+    weights = core.layer_weights(units, checked, slope, erosion, **scale)
+    splat = np.rint(ex.read_image(str(tmp_path / "t_splat0.png")).astype(np.float64) * 255.0)
+    assert np.abs(splat[..., :3] - weights * 255.0).max() <= 1.0
+    assert (weights[..., 1] > 0.5).mean() > 0.05 and (weights[..., 2] > 0.5).mean() > 0.02  # both matter
+    # The colour baked for Unlit (no lighting: the blend alone) is the same blend of the same heights.
+    baked = ex.point_map(terrain, orogen.addon.mesh.BAKED_COLOR_ATTRIBUTE)
+    assert np.abs(baked - linear[..., 0]).max() < 1e-6
+
+
 def test_export_into_a_file_path_is_reported(terrain, tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("x")

@@ -35,15 +35,30 @@ def spec(**values):
 
 
 def heights(orogen, size, seed, **params):
+    """Version 2's heightmap (what a version-2 spec migrates to): normalised after the filters."""
     recipe = orogen.core.recipe.Recipe("diamond_square", seed, (size, size), params,
                                        (("flatten", {"exponent": 1.5}),))
     return recipe.evaluate()
 
 
+def metres(orogen, generator, size, seed, width, height, params, filters=(("flatten", {"exponent": 1.5}),)):
+    """The Z of a version-3 terrain (``terrain_add``'s own): its heightmap, in units of Height, times Height."""
+    recipe = orogen.core.recipe.Recipe(generator, seed, (size, size), params, filters,
+                                       cell_size=width / (size - 1), height=height, version=3, fit_height=False)
+    return recipe.evaluate() * np.float32(height)
+
+
+def z_of(obj, shape):
+    co = np.empty(len(obj.data.vertices) * 3, dtype=np.float32)
+    obj.data.vertices.foreach_get("co", co)
+    return co.reshape(*shape, 3)[..., 2]
+
+
 def test_slope_and_curvature_attributes_match_core(scene, orogen):
     bpy.ops.orogen.terrain_add(generator='diamond_square', size=33, seed=2, width=32.0, height=9.0)
     obj = bpy.context.active_object
-    h = heights(orogen, 33, 2, roughness=1.0) * np.float32(9.0)
+    h = metres(orogen, "diamond_square", 33, 2, 32.0, 9.0, {"roughness": 1.0, "lattice": "world"})
+    assert np.array_equal(z_of(obj, (33, 33)), h)  # the maps are the mesh's own heights' (metres)
     shading = orogen.core.shading
     assert np.array_equal(point(obj, "slope").reshape(33, 33), shading.slope_degrees(h, 1.0))
     assert np.array_equal(point(obj, "curvature").reshape(33, 33), shading.curvature(h, 1.0))
@@ -57,11 +72,35 @@ def test_hillshade_modes_with_shadows_and_ao(scene, orogen, mode):
                                    "lighting.ao_directions=8; lighting.ao_radius=12; lighting.min_brightness=0; "
                                    "lighting.max_brightness=1")
     obj = bpy.context.active_object
-    h = heights(orogen, 40, 5, roughness=1.0) * np.float32(15.0)
+    h = metres(orogen, "diamond_square", 40, 5, 39.0, 15.0, {"roughness": 1.0, "lattice": "world"})
+    assert np.array_equal(z_of(obj, (40, 40)), h)
     expected = orogen.core.shading.combined_lightmap(
         h, 1.0, 120.0, 30.0, multidirectional=mode == 'multidirectional', shadow_softness=2.0,
         ambient_strength=np.float32(1.5).item(), ambient_directions=8, ambient_radius=12)
     assert np.allclose(lightmap_of(obj).reshape(40, 40), expected, atol=1e-5)
+
+
+def test_maps_are_baked_from_the_mesh_metres_when_uplift_raises_the_terrain_above_height(scene, orogen):
+    """Version 3 keeps the filtered heights (no final normalisation): uplift lifts this terrain to about 1.39 x
+    Height. Slope, curvature and the lightmap (shadows, AO) are those of the mesh's Z, in metres, as it stands."""
+    size, width, height = 33, 3200.0, 200.0
+    assert bpy.ops.orogen.terrain_add(spec=json.dumps({
+        "version": 3, "size": size, "seed": 3, "width": width, "height": height, "generator": "diamond_square",
+        "filters": [{"type": "erosion", "steps": 5, "dt": 2.0e4, "uplift": 1.0e-3, "auto_rates": False, "k": 1.0e-5}],
+        "lighting": {"mode": "hillshade", "azimuth": 290.0, "altitude": 20.0, "shadows": True, "ao": True,
+                     "ao_radius": 4, "min_brightness": 0.0, "max_brightness": 1.0}})) == {'FINISHED'}
+    obj = bpy.context.active_object
+    z = z_of(obj, (size, size))
+    assert z.max() > 1.3 * height and z.min() >= 0.0  # well above Height: a [0, 1] assumption would show
+    assert np.array_equal(point(obj, "height").reshape(size, size) * np.float32(height), z)
+    cell = width / (size - 1)
+    shading = orogen.core.shading
+    assert np.array_equal(point(obj, "slope").reshape(size, size), shading.slope_degrees(z, cell))
+    assert np.array_equal(point(obj, "curvature").reshape(size, size), shading.curvature(z, cell))
+    expected = shading.combined_lightmap(z, cell, 290.0, 20.0, shadow_softness=2.0, ambient_strength=1.0,
+                                         ambient_directions=16, ambient_radius=4)
+    assert np.allclose(lightmap_of(obj).reshape(size, size), expected, atol=1e-6)
+    assert (expected < 0.05).mean() > 0.02  # cast shadows are part of it
 
 
 def test_scene_sun_sets_the_light_direction(scene, orogen):
@@ -74,7 +113,8 @@ def test_scene_sun_sets_the_light_direction(scene, orogen):
                                set="lighting.mode=hillshade; lighting.use_scene_sun=true; "
                                    "lighting.min_brightness=0; lighting.azimuth=0; lighting.altitude=80")
     obj = bpy.context.active_object
-    h = orogen.core.circle_hills((24, 24), 1, 150, 4.0, 20.0, flattening=1.5) * np.float32(6.0)
+    h = metres(orogen, "hills", 24, 1, 23.0, 6.0, {})  # the default hills: 150, radii 3 to 16 m
+    assert np.array_equal(z_of(obj, (24, 24)), h)
     sun_az, sun_alt = orogen.addon.terrain.scene_sun(scene)
     expected = orogen.core.shading.hillshade(h, 1.0, sun_az, sun_alt)
     assert np.allclose(lightmap_of(obj).reshape(24, 24), expected, atol=1e-6)

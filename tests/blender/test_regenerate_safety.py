@@ -39,7 +39,12 @@ def terrain(scene):
 
 
 def expected_z(orogen, size, seed):
-    return (orogen.core.circle_hills((size, size), seed, 60, 3.0, 10.0, flattening=1.5) * np.float32(8.0)).ravel()
+    """The fixture's terrain at ``size`` vertices: 39 m wide whatever its size, hill radii 3 to 10 m (version 3:
+    a size change resamples the same landscape), flattened, in units of Height (8 m)."""
+    hills = {"count": 60, "radius_min": 3.0, "radius_max": 10.0}
+    recipe = orogen.core.recipe.Recipe("hills", seed, (size, size), hills, (("flatten", {"exponent": 1.5}),),
+                                       cell_size=39.0 / (size - 1), height=8.0, version=3, fit_height=False)
+    return (recipe.evaluate() * np.float32(8.0)).ravel()
 
 
 def regenerate(obj, **settings):

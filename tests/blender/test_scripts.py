@@ -121,7 +121,10 @@ def test_render_terrain_reads_a_recipe(tmp_path, orogen):
         (["--seed", str(2**64)], f"error: {TOO_BIG_SEED}"),
         (["--altitude", "nan"], "--altitude must be in (0, 90] degrees"),
         (["--output", "out/terrain.jpg"], "--output must be a .png file path"),
+        # The demo's largest radius is 15.625 m (version 2's 40 cells of 100/256 m); assignments apply in order.
         (["--set", "hills.radius_min=40", "--set", "hills.radius_max=8"],
+         "error: hills.radius_min (40) must not exceed hills.radius_max (15.625)"),
+        (["--set", "hills.radius_max=8", "--set", "hills.radius_min=40"],
          "error: hills.radius_min (40) must not exceed hills.radius_max (8)"),
         # Values Blender would clamp to the property's bounds without a word are refused by the script.
         (["--set", "count=-3"], "error: hills.count must be in [0, 1000000], got -3"),
@@ -185,8 +188,16 @@ def test_export_heightmaps_from_a_preset_and_from_a_recipe(tmp_path):
                             "terrain_normal.png", "terrain_slope.exr", "terrain_curvature.exr", "terrain_splat0.png",
                             "terrain_splat1.png"])  # badlands has five layers: two RGBA splat maps
     raw = np.fromfile(out / "terrain_height.r16", dtype="<u2")
-    assert raw.size == 33 * 33 and raw.min() == 0 and raw.max() == 65535
     info = json.loads((out / "terrain_height.r16.json").read_text())
+    # Version 3: the blur lowers Badlands' peaks in metres and nothing stretches them back, so the heights stay
+    # in units of Height (22 m) below 1: the levels are those heights, 1 -> 65535 = 22 m, not the terrain's range.
+    import core  # the source tree's, as the script's
+
+    h = core.spec.load_spec(info["spec"]).heightmap()
+    assert h.shape == (33, 33) and h.min() == 0.0 and 0.5 < h.max() < 1.0
+    assert info["height_range_m"] == [0.0, 22.0]
+    assert np.array_equal(raw.reshape(33, 33), np.rint(h.astype(np.float64) * 65535).astype(np.uint16))
+    assert raw.min() == 0 and raw.max() < 65535
     assert info["spec"]["seed"] == 4 and info["raw"]["byte_order"] == "little"
     assert [f["levels"] for f in info["spec"]["filters"] if f["type"] == "terrace"] == [3]
 
@@ -246,8 +257,8 @@ def test_export_heightmaps_lists_only_heightmap_presets():
         (["--preset", "nope"], "no preset 'nope'; built-in: rolling_hills, island,"),
         (["--preset", "island", "--format", "GIF"], "--format must list some of"),
         (["--preset", "island", "--set", "colour=red"], "--set colour: no such setting; valid: "),
-        (["--preset", "island", "--set", "radius_min=99", "--size", "9"],
-         "hills.radius_min (99) must not exceed hills.radius_max (40)"),
+        (["--preset", "island", "--set", "radius_min=99", "--size", "9"],  # Island's hills: 7.8125 to 31.25 m
+         "hills.radius_min (99) must not exceed hills.radius_max (31.25)"),
         (["--recipe", "/nonexistent.json"], "is not a file"),
         (["--preset", "island", "--height", "-5"], "height must be in [0.0, 100000.0], got -5.0"),
         (["--preset", "island", "--size", "5000"], "size must be in [2, 4097], got 5000"),

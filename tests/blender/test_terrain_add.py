@@ -267,18 +267,25 @@ def test_available_memory_without_meminfo_falls_back_to_free_pages(orogen, tmp_p
 def test_the_stored_recipe_says_the_numbers_as_typed_and_a_hand_written_recipe_gives_the_same_terrain(scene, orogen):
     stack = json.dumps({"version": 2, "generator": "faults", "size": 33, "seed": 5, "height": 10.0,
                         "filters": [{"type": "flatten", "exponent": 1.5}, {"type": "lowpass", "k": 0.5}]})
+    # Version 3's low-pass filter takes a decay length in metres: 0.1's k = 0.6 per cell is this length at the
+    # spec's 3.125 m cells (100 m over 32 cells), typed as a float32 property shows it.
+    length = orogen.core.catalog.V2_TO_V3["lowpass"]({"k": 0.6, "passes": 1}, 100.0 / 32)["length"]
+    typed = str(np.float32(length))
+    assert float(typed) != length and abs(float(typed) - length) < 1e-6 * length  # not a float32: rounded
     # The numbers go through the settings (float32 properties) and come back as typed.
     assert bpy.ops.orogen.terrain_add(spec=stack, set="faults.faults=40; faults.displacement_min=0.1; "
-                                                      "flatten.exponent=1.8; lowpass.k=0.6") == {'FINISHED'}
+                                                      f"flatten.exponent=1.8; lowpass.length={typed}") == {'FINISHED'}
     first = bpy.context.active_object
     recipe = orogen.addon.specio.read_spec(first.orogen).to_dict()
-    assert recipe["faults"]["displacement_min"] == 0.1
+    assert recipe["faults"]["displacement_min"] == 0.1 and recipe["fit_height"] is True  # migrated from version 2
     assert recipe["filters"] == [{"type": "flatten", "enabled": True, "exponent": 1.8},
-                                 {"type": "lowpass", "enabled": True, "k": 0.6, "passes": 1}]
+                                 {"type": "lowpass", "enabled": True, "length": float(typed), "passes": 1}]
     # Written by hand in 0.1's recipe form (its "erosion" filter is the low-pass one); a 0.1 recipe keeps
-    # 0.1's fault spacing unless it says otherwise, and this one says the spec's.
+    # 0.1's fault spacing unless it says otherwise, and this one says the spec's. Its k = 0.6 migrates to the
+    # length above, which the panel's float32 property holds as the typed one.
     by_hand = json.dumps({"generator": "faults", "seed": 5, "shape": [33, 33],
                           "params": {"faults": 40, "displacement_min": 0.1, "spacing": "to_last"},
                           "filters": [{"type": "flatten", "exponent": 1.8}, {"type": "erosion", "k": 0.6}]})
     assert bpy.ops.orogen.terrain_add(spec=by_hand, set="height=10") == {'FINISHED'}
+    assert orogen.addon.specio.read_spec(bpy.context.active_object.orogen).to_dict() == recipe
     assert np.array_equal(vertices(bpy.context.active_object), vertices(first))

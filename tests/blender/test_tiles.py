@@ -1,5 +1,6 @@
 """Terrain Tiles: a world of tile objects, seamless at their edges, equal to the world built whole."""
 
+import json
 import sys
 
 import bpy
@@ -106,6 +107,61 @@ def test_tiles_equal_the_world_built_whole(scene, azimuth):
             assert np.array_equal(tile_maps[name], maps[name][cut]), (obj.name, name)
     # Not trivially lit: shadows fall in this world.
     assert maps["Lightmap"].min() < 0.5 and np.mean(maps["Lightmap"] < 0.3) > 0.01
+
+
+def test_tiles_of_a_world_uplifted_above_height_equal_the_world_built_whole(scene, tiles_module, tmp_path):
+    """Version 3 keeps the filtered heights: this island's uplift (stream-power erosion, a global filter) lifts it
+    to about 1.45 x Height. The cast shadows' margin covers that relief in metres, not Height: with Height's the
+    tiles' reach is 12 cells instead of 16 and one tile's low-sun shadows differ from the whole world's."""
+    tile, cell, height, n = 17, 100.0, 200.0, 6
+    side = n * (tile - 1) + 1
+    spec = {"version": 3, "size": tile, "width": cell * (tile - 1), "height": height, "seed": 2,
+            "generator": "hills", "hills": {"count": 20, "radius_min": 600.0, "radius_max": 1000.0, "island": True},
+            "filters": [{"type": "erosion", "steps": 5, "dt": 2.0e4, "uplift": 1.0e-3, "auto_rates": False,
+                         "k": 1.0e-5}],
+            "lighting": {"mode": "hillshade", "shadows": True, "azimuth": 200.0, "altitude": 12.0,
+                         "min_brightness": 0.0}}
+    assert bpy.ops.orogen.tiles_add(tiles_x=n, tiles_y=n, spec=json.dumps(spec)) == {'FINISHED'}
+    world = bpy.context.active_object.orogen_tile.world
+    tiles = tiles_of(world)
+    assert bpy.ops.orogen.terrain_add(spec=json.dumps({**spec, "size": side, "width": cell * (side - 1)})) \
+        == {'FINISHED'}
+    co, maps = grid(bpy.context.active_object)
+    assert maps["height"].max() > 1.4 and co[..., 2].max() > 1.4 * height  # above Height
+    cache = tiles_module.world_cache(world, bpy.context)
+    relief = float(co[..., 2].max() - co[..., 2].min())
+    assert cache.relief == pytest.approx(relief, rel=1e-6)
+    assert cache.margins.reach == orogen_core(tiles_module).shading.shadow_reach(relief, cell, 12.0, 2.0) == 16
+    for (ty, tx), obj in tiles.items():
+        cut = (slice(ty * (tile - 1), ty * (tile - 1) + tile), slice(tx * (tile - 1), tx * (tile - 1) + tile))
+        tile_co, tile_maps = grid(obj)
+        assert np.array_equal(tile_co[..., 2], co[cut][..., 2]), obj.name
+        for name in (*ATTRIBUTES, "Lightmap"):
+            assert np.array_equal(tile_maps[name], maps[name][cut]), (obj.name, name)
+    assert np.mean(maps["Lightmap"] < 0.05) > 0.01  # long shadows fall
+    # Exported tiles hold the heights over the world's range (not clipped at Height), which land.json records.
+    for obj in bpy.context.view_layer.objects:
+        obj.select_set(obj == tiles[(0, 0)])
+    bpy.context.view_layer.objects.active = tiles[(0, 0)]
+    assert bpy.ops.orogen.tiles_export(directory=str(tmp_path), name="land", png16=False, exr=False) == {'FINISHED'}
+    info = json.loads((tmp_path / "land.json").read_text())
+    z = co[..., 2].astype(np.float64)
+    assert info["metres"]["low"] == pytest.approx(z.min(), rel=1e-6, abs=1e-9)
+    assert info["metres"]["high"] == pytest.approx(z.max(), rel=1e-6)
+    low, high = cache.filtered_range
+    assert (low * height, high * height) == (info["metres"]["low"], info["metres"]["high"])
+    expected = np.rint(orogen_core(tiles_module).normalize(maps["height"], (low, high)).astype(np.float64) * 65535)
+    levels = np.empty((side, side), np.int64)
+    for (ty, tx) in tiles:
+        raw = np.fromfile(tmp_path / f"unity/land_x{tx}_y{n - 1 - ty}.r16", dtype="<u2").reshape(tile, tile)[::-1]
+        levels[ty * (tile - 1): ty * (tile - 1) + tile, tx * (tile - 1): tx * (tile - 1) + tile] = raw
+    assert np.array_equal(levels, expected) and levels.min() == 0 and levels.max() == 65535
+    above = maps["height"] > 1.0  # what a clip at Height would have flattened into one level
+    assert above.sum() > 20 and len(np.unique(levels[above])) == len(np.unique(maps["height"][above]))
+
+
+def orogen_core(tiles_module):
+    return sys.modules[tiles_module.__name__.rpartition(".addon.")[0] + ".core"]
 
 
 def test_editing_the_world_regenerates_every_tile_and_only_the_tiles(scene, tiles_module):
@@ -225,8 +281,11 @@ def test_a_tiles_collection_exports_engine_tiles_with_shared_edges(scene, tmp_pa
     fine = {(0, 0), (0, 1), (1, 0)}  # level 0, and no coarser neighbour snapping their edges
     assert bpy.ops.orogen.tiles_export(directory=str(tmp_path), name="land") == {'FINISHED'}
     names = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file())
-    assert names == sorted(f"{folder}/land_x{x}_y{y}{ext}" for folder, ext in
-                           (("unreal", ".png"), ("unity", ".r16"), ("exr", ".exr")) for x in range(3) for y in range(2))
+    assert names == sorted(["land.json"] + [f"{folder}/land_x{x}_y{y}{ext}" for folder, ext in
+                                            (("unreal", ".png"), ("unity", ".r16"), ("exr", ".exr"))
+                                            for x in range(3) for y in range(2)])
+    info = json.loads((tmp_path / "land.json").read_text())  # heights within [0, 1]: 0 and 1 are 0 m and Height
+    assert info["metres"]["low"] == 0.0 and info["metres"]["high"] == HEIGHT and info["spec"]["seed"] == SEED
     import OpenEXR
 
     png, exr = {}, {}
