@@ -133,7 +133,10 @@ class Recipe:
                                                             else self.shape, "shape"))
         object.__setattr__(self, "cell_size", check_number(self.cell_size, "cell_size", 1e-9, 1e9))
         object.__setattr__(self, "height", check_number(self.height, "height", 0.0, 1e9))
-        object.__setattr__(self, "params", part(self.generator, self.version).check(self.params, partial=True))
+        # Version 3 fills in every declared default (a hand-made recipe gets what a spec gets, e.g. the diamond-square
+        # world lattice); version 2 keeps what it was given, its functions' defaults being version 2's.
+        object.__setattr__(self, "params", part(self.generator, self.version).check(self.params,
+                                                                                    partial=self.version == 2))
         if not isinstance(self.filters, (tuple, list)):
             raise TypeError(f"filters must be a sequence of (key, params) pairs, got {type(self.filters).__name__}")
         _check_count_of(self.filters, "filters", MAX_FILTERS)
@@ -146,7 +149,7 @@ class Recipe:
                 raise ValueError(f"filters[{i}] must be one of {short_list(list(FILTERS))}, got {key!r:.40}")
             f = self._filter(key)
             try:  # filters that work in metres are new: their declarations give every default
-                stack.append((key, f.check(params, partial=not f.uses_scale)))
+                stack.append((key, f.check(params, partial=self.version == 2 and not f.uses_scale)))
             except (TypeError, ValueError) as err:
                 raise type(err)(f"filters[{i}]: {err}") from None
             if not f.uses_scale:

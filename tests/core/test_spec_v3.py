@@ -150,3 +150,14 @@ def test_new_specs_default_to_version_3():
     spec = TerrainSpec()
     assert spec.to_dict()["version"] == 3 and not spec.fit_height
     assert spec.params == {"count": 150, "radius_min": 3.0, "radius_max": 16.0, "island": False}
+
+
+def test_a_hand_made_version_3_recipe_takes_the_declared_defaults():
+    """A Recipe built in Python without ``lattice`` gets the world lattice a spec gets, not the function's own
+    version-2 default."""
+
+    recipe = Recipe("diamond_square", 5, (65, 65), {"roughness": 1.2}, (), 2.0, 30.0, version=3, fit_height=False)
+    assert recipe.params["lattice"] == "world"
+    spec = TerrainSpec(size=65, seed=5, width=128.0, height=30.0, generator="diamond_square",
+                       params={"roughness": 1.2}, filters=())
+    assert np.array_equal(recipe.evaluate(), spec.heightmap())
