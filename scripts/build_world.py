@@ -272,12 +272,14 @@ def build_tile(plan: Plan, ranges: Any, ty: int, tx: int) -> int:
     window = plan.grid.window(ty, tx)
     if plan.coarse is not None:
         world_raw, world_range = ranges
-        heights = normalize(global_heights(plan.coarse, window, tuple(world_raw),
-                                           _coarse(str(plan.path(STATE, COARSE)))), tuple(world_range))
+        filtered = global_heights(plan.coarse, window, tuple(world_raw), _coarse(str(plan.path(STATE, COARSE))))
+        # Fit Height: normalised by the world's range after the filters (that is the terrain); else the heights
+        # in units of Height themselves, or over the world's range when they leave [0, 1] (as Export Tiles does)
+        heights = normalize(filtered, tuple(world_range) if plan.recipe.fit_height else encoding_range(plan, ranges))
     else:
         heights = tile_heights(plan.recipe, window, ranges)
-        if not plan.recipe.fit_height:  # heights in units of Height: the files hold them over the world's range
-            heights = normalize(heights, tuple(ranges[1]))
+        if encoding_range(plan, ranges) != (0.0, 1.0):  # raised above Height or below 0: over the world's range
+            heights = normalize(heights, encoding_range(plan, ranges))
     levels = to_uint16(heights)
     files: dict[str, str] = {}
     for fmt, rel in plan.tile_files(ty, tx).items():
@@ -475,13 +477,20 @@ def _attributes(plan: Plan) -> dict[str, Any]:
                        "orientation": "row 0 = north, column 0 = west"}}
 
 
+def encoding_range(plan: Plan, ranges: Any) -> tuple[float, float]:
+    """The heights (in units of Height) the files' 0 and 1 stand for: ``(0, 1)`` with ``fit_height`` or when the
+    world's range after the filters lies within it, else that range (version 3's uplift can raise a world above
+    Height); the same rule as the add-on's Export Tiles."""
+    low, high = (float(v) for v in ranges[1])
+    if plan.recipe.fit_height or (low >= 0.0 and high <= 1.0):
+        return (0.0, 1.0)
+    return (low, high)
+
+
 def metres_range(plan: Plan, ranges: Any) -> list[float]:
-    """Metres of the files' 0 and 1: ``[0, Height]`` with ``fit_height``, else the world's range after the
-    filters (heights in units of Height, version 3's default), times Height."""
-    if plan.recipe.fit_height:
-        return [0.0, float(plan.spec.height)]
-    low, high = ranges[1]
-    return [float(low) * plan.spec.height, float(high) * plan.spec.height]
+    """Metres of the files' 0 and 1 (:func:`encoding_range` times Height)."""
+    low, high = encoding_range(plan, ranges)
+    return [low * plan.spec.height, high * plan.spec.height]
 
 
 def _manifest(plan: Plan, ranges: Any) -> dict[str, Any]:

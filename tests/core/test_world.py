@@ -163,7 +163,8 @@ def test_a_built_world_is_the_whole_world_bit_for_bit(tmp_path, generator):
 
 
 def test_a_version_3_world_keeps_its_metres_and_says_how_to_read_them(tmp_path):
-    """Version 3 does not stretch heights after the filters: the files hold the world's range, named in metres."""
+    """Version 3 does not stretch heights after the filters: the files hold the heights in units of Height (over
+    the world's range if they leave [0, 1]) and the manifest says the metres of 0 and 1."""
     from core.heightmap import normalize
 
     spec3 = TerrainSpec.from_dict({"version": 3, "size": 65, "width": 640.0, "height": 50.0, "seed": 9,
@@ -174,10 +175,13 @@ def test_a_version_3_world_keeps_its_metres_and_says_how_to_read_them(tmp_path):
     manifest = build_world.build_world(plan, "synchronous", progress=False)
     whole = plan.recipe.evaluate()  # units of Height: the sea floor at 0.15, not stretched to 0
     low, high = plan.recipe.world_ranges()[1]
-    assert low == pytest.approx(0.15) and whole.min() == low and whole.max() == high
-    assert_tiles_equal(tmp_path, plan, normalize(whole, (low, high)))
+    assert low == pytest.approx(0.15) and whole.min() == low and whole.max() == high <= 1.0
+    assert_tiles_equal(tmp_path, plan, whole)  # within [0, 1]: the heights themselves, 1 standing for Height
     metres = manifest["metres"]
-    assert (metres["low"], metres["high"]) == (low * 50.0, high * 50.0)
+    assert (metres["low"], metres["high"]) == (0.0, 50.0)
+    # A world raised above Height (or below 0) is written over its range, as the add-on's Export Tiles does.
+    assert build_world.encoding_range(plan, (None, (-0.1, 1.4))) == (-0.1, 1.4)
+    assert normalize(np.array([[-0.1, 1.4]], np.float32), (-0.1, 1.4)).tolist() == [[0.0, 1.0]]
     levels = np.asarray(Image.open(tmp_path / "unreal/w_x1_y2.png")).astype(np.float64) / 65535.0
     w = plan.grid.window(2, 1)
     back = metres["low"] + levels * (metres["high"] - metres["low"])  # the manifest's formula
