@@ -121,14 +121,15 @@ def test_render_terrain_reads_a_recipe(tmp_path, orogen):
         (["--seed", str(2**64)], f"error: {TOO_BIG_SEED}"),
         (["--altitude", "nan"], "--altitude must be in (0, 90] degrees"),
         (["--output", "out/terrain.jpg"], "--output must be a .png file path"),
-        # The demo's largest radius is 15.625 m (version 2's 40 cells of 100/256 m); assignments apply in order.
-        (["--set", "hills.radius_min=40", "--set", "hills.radius_max=8"],
-         "error: hills.radius_min (40) must not exceed hills.radius_max (15.625)"),
-        (["--set", "hills.radius_max=8", "--set", "hills.radius_min=40"],
+        # Rolling Hills' largest radius is 31.25 m (version 2's 40 cells of 200/256 m); assignments apply in order.
+        (["--preset", "rolling_hills", "--set", "hills.radius_min=40", "--set", "hills.radius_max=8"],
+         "error: hills.radius_min (40) must not exceed hills.radius_max (31.25)"),
+        (["--preset", "rolling_hills", "--set", "hills.radius_max=8", "--set", "hills.radius_min=40"],
          "error: hills.radius_min (40) must not exceed hills.radius_max (8)"),
         # Values Blender would clamp to the property's bounds without a word are refused by the script.
-        (["--set", "count=-3"], "error: hills.count must be in [0, 1000000], got -3"),
-        (["--set", "count=1" + "0" * 400], "error: hills.count must be in [0, 1000000], got an integer of 401 digits"),
+        (["--preset", "rolling_hills", "--set", "count=-3"], "error: hills.count must be in [0, 1000000], got -3"),
+        (["--preset", "rolling_hills", "--set", "count=1" + "0" * 400],
+         "error: hills.count must be in [0, 1000000], got an integer of 401 digits"),
         (["--width", "0"], "error: width must be in [0.001, "),
         (["--height", "-5"], "error: height must be in [0.0, 100000.0], got -5.0"),
         (["--spec", "/nonexistent.json"], "error: --spec '/nonexistent.json' is not a file"),
