@@ -7,6 +7,7 @@ window or a 3D View.
 import math
 
 import bpy
+import numpy as np
 from mathutils import Vector
 
 from ..core.lighting import sun_vector as core_sun_vector
@@ -246,6 +247,44 @@ def light_scene(scene: bpy.types.Scene, azimuth: float, altitude: float) -> bpy.
     scene.view_settings.exposure = math.log2(WHITE_EXPOSED * math.pi / white)
     scene.view_settings.gamma = 1.0
     return lamp
+
+
+def add_base(scene: bpy.types.Scene, terrain: bpy.types.Object, color=(0.11, 0.09, 0.07)) -> bpy.types.Object | None:
+    """Close the terrain's cut edges for a picture: walls from each edge vertex down to a floor below the lowest
+    point (by a tenth of the relief), in an earth colour, as a diorama's sides. Without them an oblique camera
+    sees the open sheet's dark underside where an edge runs high. A separate object named "<terrain> Base"
+    (the terrain's own mesh is not touched); ``None`` for a mesh that is not an Orogen grid.
+    """
+    from .mesh import grid_shape_of, new_mesh
+
+    shape = grid_shape_of(terrain.data)
+    if shape is None:
+        return None
+    rows, cols = shape
+    co = np.empty(len(terrain.data.vertices) * 3, dtype=np.float32)
+    terrain.data.vertices.foreach_get("co", co)
+    grid = co.reshape(rows, cols, 3)
+    ring = np.concatenate([grid[0, :-1], grid[:-1, -1], grid[-1, :0:-1], grid[:0:-1, 0]])  # the edge loop
+    relief = float(co[2::3].max() - co[2::3].min())
+    floor = float(co[2::3].min()) - max(0.1 * relief, 1e-3)
+    bottom = ring.copy()
+    bottom[:, 2] = floor
+    n = len(ring)
+    i = np.arange(n, dtype=np.int32)
+    faces = np.stack([i, (i + 1) % n, n + (i + 1) % n, n + i], axis=1)  # top edge, then down to the floor
+    mesh = new_mesh(f"{terrain.name} Base", np.concatenate([ring, bottom]).astype(np.float32), faces)
+    material = bpy.data.materials.new(f"{terrain.name} Base")
+    material.diffuse_color = (*color, 1.0)
+    if bpy.app.version < (5, 0, 0):
+        material.use_nodes = True
+    bsdf = next(n for n in material.node_tree.nodes if n.bl_idname == "ShaderNodeBsdfPrincipled")
+    bsdf.inputs["Base Color"].default_value = (*color, 1.0)
+    bsdf.inputs["Roughness"].default_value = 0.9
+    mesh.materials.append(material)
+    base = bpy.data.objects.new(f"{terrain.name} Base", mesh)
+    base.matrix_world = terrain.matrix_world.copy()
+    scene.collection.objects.link(base)
+    return base
 
 
 def set_world(scene: bpy.types.Scene, color=(0.45, 0.6, 0.8), strength: float = 0.6) -> None:

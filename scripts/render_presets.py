@@ -72,6 +72,7 @@ def main():
             terrain = bpy.context.active_object
             render.add_camera(scene, terrain, view='OBLIQUE', aspect=args.resolution[0] / args.resolution[1],
                               horizon=0.22)
+            render.add_base(scene, terrain)
             light = orogen.core.preset_spec(key).lighting
         shoot(scene, render, args, args.output_dir / f"{key}.png", light)
 
@@ -98,6 +99,7 @@ def render_erosion_pair(args, orogen):
         terrain = bpy.context.active_object
         orogen.addon.render.add_camera(scene, terrain, view='OBLIQUE', aspect=args.resolution[0] / args.resolution[1],
                                        horizon=0.22)
+        orogen.addon.render.add_base(scene, terrain)
         shoot(scene, orogen.addon.render, args, args.erosion_pair / f"{name}.png", spec.lighting)
 
 if __name__ == "__main__":

@@ -189,6 +189,8 @@ def main(argv=None):
     terrain = bpy.context.active_object
     aspect = args.resolution[0] / args.resolution[1]
     render.add_camera(scene, terrain, view=args.view, aspect=aspect, horizon=0.22 if args.view == 'OBLIQUE' else None)
+    if args.view == 'OBLIQUE':
+        render.add_base(scene, terrain)  # closed sides: no open sheet's underside at a high edge
     light = spec.lighting  # the sun stands where the baked light comes from
     render.light_scene(scene, math.radians(light["azimuth"]), math.radians(max(light["altitude"], 1.0)))
     if spec.material["shading"] == "unlit":  # the baked colour x lightmap, shown as it is (no tone mapping)

@@ -93,3 +93,29 @@ def test_lit_terrain_follows_the_sun_not_the_baked_light(scene, orogen, tmp_path
     (east_e, west_e), (east_w, west_w) = halves[90.0], halves[270.0]
     assert east_e > 1.3 * west_e and west_w > 1.3 * east_w, halves  # the lit side moves with the sun
     assert east_e == pytest.approx(west_w, rel=0.05) and west_e == pytest.approx(east_w, rel=0.05), halves
+
+
+def test_the_base_closes_the_terrains_edges_down_to_a_floor(scene, orogen):
+    """The picture's diorama sides: one wall quad per edge segment, from the edge vertices themselves down to a
+    floor a tenth of the relief below the lowest point; the terrain's mesh untouched."""
+    bpy.ops.orogen.terrain_add(size=17, size_y=9, width=32.0, height=10.0, seed=3, location=(5.0, -2.0, 1.0))
+    terrain = bpy.context.active_object
+    before = np.empty(len(terrain.data.vertices) * 3, dtype=np.float32)
+    terrain.data.vertices.foreach_get("co", before)
+    base = orogen.addon.render.add_base(scene, terrain)
+    assert base.name == "Terrain Base" and base.name in scene.collection.objects
+    assert len(base.data.polygons) == 2 * (17 - 1) + 2 * (9 - 1)
+    co = np.empty(len(base.data.vertices) * 3, dtype=np.float32)
+    base.data.vertices.foreach_get("co", co)
+    co = co.reshape(-1, 3)
+    grid = before.reshape(9, 17, 3)
+    edge = np.concatenate([grid[0], grid[-1], grid[:, 0], grid[:, -1]])
+    top, bottom = np.split(co, 2)
+    assert {tuple(v) for v in top} == {tuple(v) for v in edge}  # the walls start on the edge vertices exactly
+    z = before[2::3]
+    assert np.allclose(bottom[:, 2], z.min() - 0.1 * (z.max() - z.min()))
+    assert np.array_equal(bottom[:, :2], top[:, :2])
+    assert np.array_equal(np.array(base.matrix_world), np.array(terrain.matrix_world))
+    after = np.empty_like(before)
+    terrain.data.vertices.foreach_get("co", after)
+    assert np.array_equal(before, after)
