@@ -423,8 +423,9 @@ def build_world(plan: Plan, address: str = "threads", workers: int | None = None
             coarse_path = plan.path(STATE, COARSE)
             if not coarse_path.is_file():
                 c = plan.coarse
+                sampled = "every vertex" if c.factor == 1 else f"one vertex in {c.factor} per side"
                 _log(progress, f"pass 2/{passes}: global filters ({', '.join(k for k, _ in c.middle)}) over the "
-                               f"{c.shape[0]} x {c.shape[1]} coarse world (every {c.factor}. vertex)")
+                               f"{c.shape[0]} x {c.shape[1]} coarse world ({sampled})")
                 coarse = compute(da.map_blocks(_coarse_block, grid, plan, world_raw, dtype=np.float32,
                                                chunks=_coarse_chunks(plan)))
                 buffer = io.BytesIO()
@@ -544,7 +545,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                         help="override a setting by its spec name (repeatable)")
     parser.add_argument("--size", type=int, required=True, help="world vertices per side (columns), n x (tile-1) + 1")
-    parser.add_argument("--size-y", type=int, default=0, help="world rows if not --size")
+    parser.add_argument("--size-y", type=int, default=0,
+                        help="world rows when they differ from --size (default: a square world)")
     parser.add_argument("--tile", type=int, default=1025, help="tile vertices per side (default 1025)")
     parser.add_argument("--out", required=True, help="output folder (a rerun resumes a build there)")
     parser.add_argument("--name", default=None, help="file name stem (default: the spec's or preset's name)")
