@@ -43,7 +43,7 @@ from .mesh import CURVATURE_ATTRIBUTE, EROSION_ATTRIBUTES, SLOPE_ATTRIBUTE, buil
 from .properties import nonfinite_error, spec_annotations
 from .specio import read_group, read_spec, write_filters, write_layers, write_spec
 from .terrain import TerrainArrays, check_size, compute_terrain, scene_sun
-from .water import sync_water
+from .water import remove_water, sync_water
 
 
 class _AddsObjects:
@@ -120,23 +120,44 @@ material"""
         except (ValueError, TypeError) as err:
             self.report({'ERROR'}, f"Terrain not added: {err}")
             return {'CANCELLED'}
-        self._add(context, spec, arrays)
+        try:
+            self._add(context, spec, arrays)
+        except (ValueError, TypeError) as err:
+            self.report({'ERROR'}, f"Terrain not added: {err}")
+            return {'CANCELLED'}
         return {'FINISHED'}
 
     def _add(self, context, spec: TerrainSpec, arrays: TerrainArrays) -> bpy.types.Object:
-        """The terrain object, made from ``arrays`` and added to the scene (the only step that changes it)."""
+        """The terrain object, made from ``arrays`` and added to the scene (the only step that changes it).
+
+        All or nothing: if a later step (the Unlit colour bake, the water) raises, what was made is removed
+        again before the error goes on, so the scene is as it was.
+        """
         mesh = build_grid_mesh("Terrain", arrays.heightmap, arrays.width, arrays.height, arrays.maps.lightmap,
                                arrays.data_maps())
-        if spec.material["enabled"]:
-            mesh.materials.append(new_material("Terrain", spec))
-        obj = object_utils.object_data_add(context, mesh, operator=self)
-        record_terrain(obj, arrays)
-        bake_unlit_color(obj, spec)
-        sync_water(obj, spec)
-        with suspended():
-            write_spec(obj.orogen, spec)
-            obj.orogen.is_terrain = True
-            obj.orogen.applied = spec.to_json()
+        made_materials = []
+        obj = None
+        try:
+            if spec.material["enabled"]:
+                made_materials.append(new_material("Terrain", spec))
+                mesh.materials.append(made_materials[-1])
+            obj = object_utils.object_data_add(context, mesh, operator=self)
+            record_terrain(obj, arrays)
+            bake_unlit_color(obj, spec)
+            sync_water(obj, spec)
+            with suspended():
+                write_spec(obj.orogen, spec)
+                obj.orogen.is_terrain = True
+                obj.orogen.applied = spec.to_json()
+        except Exception:
+            if obj is not None:
+                remove_water(obj)
+                bpy.data.objects.remove(obj)
+            bpy.data.meshes.remove(mesh)
+            for material in made_materials:
+                if material.users == 0:
+                    bpy.data.materials.remove(material)
+            raise
         return obj
 
     # From the UI (Add > Mesh > Terrain, F3) the terrain is computed in a worker thread while this operator
@@ -156,7 +177,11 @@ material"""
         return self._begin(context, BackgroundCompute(spec, sun, spec.shape))
 
     def _apply(self, context, job: BackgroundCompute) -> set[str]:
-        obj = self._add(context, self._spec, job.arrays)
+        try:
+            obj = self._add(context, self._spec, job.arrays)
+        except (ValueError, TypeError) as err:
+            self._say('ERROR', f"Terrain not added: {err}")
+            return {'CANCELLED'}
         rows, cols = job.shape
         self._say('INFO', f"Added terrain {obj.name}, {rows} x {cols}, in {time.perf_counter() - self._started:.2f} s")
         return {'FINISHED'}

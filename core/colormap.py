@@ -361,7 +361,7 @@ def noise_field(shape: tuple[int, int], index: int, noise_size: float, cell_size
     noise_size : float
         Feature size in metres, ``[1e-3, 1e6]``.
     cell_size : float
-        Metres between neighbouring cells, ``(0, 1e4]``.
+        Metres between neighbouring cells, ``(0, 1e6]``.
     seed : int
         The terrain's seed, ``[0, 2**64 - 1]``.
     origin : (int, int)

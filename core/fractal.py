@@ -309,7 +309,7 @@ def fractal_noise(
     window : Window, optional
         Part of the world to compute (default: the whole).
     cell_size : float
-        Metres between neighbouring cells, ``(0, 1e4]``.
+        Metres between neighbouring cells, ``(0, 1e6]``.
 
     The terrain's parameters (default; hard bounds; soft bounds for a
     slider; unit — label: description):
@@ -383,7 +383,7 @@ def fractal_noise(
     rows, cols = check_world_shape(world_shape)
     win = check_window(world_shape, window)
     seed = check_seed(seed)
-    cell = check_number(cell_size, "cell_size", 0.0, 1e4, low_open=True)
+    cell = check_number(cell_size, "cell_size", 0.0, 1e6, low_open=True)  # a spec's widest cell: 1e6 m / 1
     basis = _choice(basis, "basis", BASES)
     fractal = _choice(fractal, "fractal", FRACTALS)
     size = check_number(feature_size, "feature_size", 0.0, 1e6, low_open=True)
