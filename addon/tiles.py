@@ -23,6 +23,7 @@ Seams:
   straight line between them (their ``height`` attribute too): no cracks, no skirts.
 """
 
+import contextlib
 import json
 import os
 import shutil
@@ -660,9 +661,7 @@ def export_world(world, context, directory: str, name: str, fmts) -> list[str]:
                 else:
                     with open(staged, "wb") as f:
                         f.write(np.ascontiguousarray(levels[::-1]).astype("<u2").tobytes())
-                target = os.path.join(folder, rel)
-                os.makedirs(os.path.dirname(target), exist_ok=True)
-                pairs.append((staged, target))
+                pairs.append((staged, os.path.join(folder, rel)))
         metres = {"low": low * cache.spec.height, "high": high * cache.spec.height,
                   "formula": "metres = low + value * (high - low), value in 0..1 (16-bit levels / 65535)"}
         staged = os.path.join(stage, name + ".json")
@@ -671,7 +670,18 @@ def export_world(world, context, directory: str, name: str, fmts) -> list[str]:
                        "tiles_y": ny, "tiles_x": cache.grid.tiles[1], "tile": cache.grid.tile,
                        "cell_size_m": cache.spec.cell_size}, f, indent=1, sort_keys=True)
         pairs.append((staged, os.path.join(folder, name + ".json")))
-        commit(pairs, (cache.grid.tile, cache.grid.tile))
+        made = []  # the folders, once every file is staged; removed again if the export fails
+        try:
+            for target in sorted({os.path.dirname(t) for _, t in pairs}):
+                if not os.path.isdir(target):
+                    os.makedirs(target)
+                    made.append(target)
+            commit(pairs, (cache.grid.tile, cache.grid.tile))
+        except BaseException:
+            for target in reversed(made):
+                with contextlib.suppress(OSError):
+                    os.rmdir(target)  # only if still empty
+            raise
     finally:
         shutil.rmtree(stage, ignore_errors=True)
     return [target for _, target in pairs]
@@ -702,12 +712,13 @@ class OROGEN_OT_tiles_export(bpy.types.Operator):
         world = world_of(context.active_object)
         fmts = [f for f, on in (('PNG16', self.png16), ('R16', self.r16), ('EXR', self.exr)) if on]
         name = self.name.strip()
-        if not fmts or not name or any(c in name for c in '/\\:'):
-            self.report({'ERROR'}, "Tiles not exported: choose a format and a file name without slashes")
+        if not fmts or not name or any(c in name for c in '/\\:') or len(name.encode("utf-8")) > 200:
+            self.report({'ERROR'}, "Tiles not exported: choose a format and a file name without slashes, at "
+                                   "most 200 bytes long")
             return {'CANCELLED'}
         try:
             written = export_world(world, context, self.directory, name, fmts)
-        except (ValueError, TypeError, OSError) as err:
+        except (ValueError, TypeError, OSError, RuntimeError) as err:  # RuntimeError: Blender's image writer
             self.report({'ERROR'}, f"Tiles not exported: {err}")
             return {'CANCELLED'}
         self.report({'INFO'}, f"Exported {len(written)} tile files to {os.path.dirname(os.path.dirname(written[0]))}")

@@ -40,9 +40,25 @@ def _radius(name: str, label: str, default: float, what: str) -> Param:
                  label=label, description=f"{what}, in heightmap cells")
 
 
+#: Bounds of a length in metres that was a count of cells until spec version 2: any length a version-2 value
+#: (up to 1e6 cells of up to 1e6 m, down to 1e-6 cells of 2.4e-7 m) converts to. What a length may cost is
+#: bounded in cells, at the terrain's cell size, by the functions (their messages say it in metres).
+LENGTH_MIN, LENGTH_MAX = 1.0e-13, 1.0e12
+
+
 def _radius_m(name: str, label: str, default: float, what: str) -> Param:
-    return Param(name, "float", default, hard=(OPEN_LOW, RADIUS_MAX), soft=(0.1, 1000.0), unit="m",
+    return Param(name, "float", default, hard=(LENGTH_MIN, LENGTH_MAX), soft=(0.1, 1000.0), unit="m",
                  label=label, description=f"{what}, in metres")
+
+
+def _in_cells(value: float, cell_size: float, name: str, low: float = OPEN_LOW, high: float = RADIUS_MAX) -> float:
+    """``value`` metres as cells of ``cell_size`` metres, refused in the user's terms when outside ``[low, high]``
+    cells (what the cell-based functions accept)."""
+    cells = value / cell_size
+    if not low <= cells <= high:
+        raise ValueError(f"{name} ({value:g} m) is {cells:.3g} cells of this terrain's {cell_size:.3g} m: it must be "
+                         f"{low:g} to {high:g} cells (change {name}, or the terrain's Width or Size)")
+    return cells
 
 
 def _pair(name: str, label: str, default: tuple[float, float], unit: str, description: str,
@@ -60,7 +76,8 @@ def _hills_m(world_shape: tuple[int, int], seed: int = 0, count: int = 150, radi
              radius_max: float = 16.0, island: bool = False, window: Any = None, cell_size: float = 1.0) -> Any:
     """Circle hills with radii in metres (see :func:`core.hills.hills_raw`); centres are uniform over the world,
     so the same hills stand at the same places at any resolution."""
-    return hills_raw(world_shape, seed, count, radius_min / cell_size, radius_max / cell_size, island, window)
+    return hills_raw(world_shape, seed, count, _in_cells(radius_min, cell_size, "hills.radius_min"),
+                     _in_cells(radius_max, cell_size, "hills.radius_max"), island, window)
 
 
 def _noise_m(world_shape: tuple[int, int], seed: int = 0, noise: float = 0.1, grain: float = 1.0, hills: int = 300,
@@ -69,9 +86,12 @@ def _noise_m(world_shape: tuple[int, int], seed: int = 0, noise: float = 0.1, gr
              pit_height: tuple[float, float] = (0.2, 0.5),
              window: Any = None, cell_size: float = 1.0) -> Any:
     """Noise with hills and pits, lengths in metres (see :func:`core.noise.noise_hills_pits`)."""
-    return noise_hills_pits(world_shape, seed, noise, hills, (hill_radius[0] / cell_size, hill_radius[1] / cell_size),
-                            hill_height, pits, (pit_radius[0] / cell_size, pit_radius[1] / cell_size), pit_height,
-                            window, grain=grain / cell_size)
+    return noise_hills_pits(world_shape, seed, noise, hills,
+                            (_in_cells(hill_radius[0], cell_size, "noise.hill_radius"),
+                             _in_cells(hill_radius[1], cell_size, "noise.hill_radius")), hill_height, pits,
+                            (_in_cells(pit_radius[0], cell_size, "noise.pit_radius"),
+                             _in_cells(pit_radius[1], cell_size, "noise.pit_radius")), pit_height,
+                            window, grain=_in_cells(grain, cell_size, "noise.grain"))
 
 
 register_generator(Generator(
@@ -131,19 +151,19 @@ register_generator(Generator(
     (
         Param("noise", "float", 0.1, hard=(0.0, 1.0e6), soft=(0.0, 2.0), label="Noise",
               description="Amplitude of the noise base, relative to hill heights"),
-        Param("grain", "float", 1.0, hard=(OPEN_LOW, RADIUS_MAX), soft=(0.01, 100.0), unit="m", label="Grain",
+        Param("grain", "float", 1.0, hard=(LENGTH_MIN, LENGTH_MAX), soft=(0.01, 100.0), unit="m", label="Grain",
               description="Spacing of the noise base's random values (interpolated between); cells larger than "
                           "the grain see it averaged down"),
         Param("hills", "int", 300, hard=(0, MAX_HILLS), soft=(0, 5000), label="Hills",
               description="Number of hills raised on the noise"),
         _pair("hill_radius", "Hill Radius", (3.0, 12.0), "m", "Smallest and largest hill radius, in metres",
-              (OPEN_LOW, RADIUS_MAX), (0.1, 1000.0)),
+              (LENGTH_MIN, LENGTH_MAX), (0.1, 1000.0)),
         _pair("hill_height", "Hill Height", (0.2, 0.6), "", "Lowest and highest hill peak, relative to the noise",
               (0.0, 1.0e6), (0.0, 5.0)),
         Param("pits", "int", 100, hard=(0, MAX_HILLS), soft=(0, 5000), label="Pits",
               description="Number of pits dug into the noise"),
         _pair("pit_radius", "Pit Radius", (2.0, 6.0), "m", "Smallest and largest pit radius, in metres",
-              (OPEN_LOW, RADIUS_MAX), (0.1, 1000.0)),
+              (LENGTH_MIN, LENGTH_MAX), (0.1, 1000.0)),
         _pair("pit_height", "Pit Depth", (0.2, 0.5), "", "Shallowest and deepest pit, relative to the noise",
               (0.0, 1.0e6), (0.0, 5.0)),
     ),
@@ -179,8 +199,13 @@ def _blur(heightmap: Any, *, cell_size: float, height: float, radius: float, met
     """Blur of ``radius`` metres (standard deviation): a Gaussian, or 3 x 3 passes (Orogen 0.2)."""
     del height
     if method == "passes":
-        return filters.box_blur(heightmap, blur_passes(radius, cell_size))
-    return filters.gaussian_blur(heightmap, radius / cell_size)
+        passes = blur_passes(radius, cell_size)
+        if passes > filters.MAX_PASSES:
+            raise ValueError(f"box_blur.radius ({radius:g} m) is {passes} passes of the 3 x 3 mean on this terrain's "
+                             f"{cell_size:.3g} m cells, more than {filters.MAX_PASSES}: use the Gaussian method, a "
+                             "smaller radius or a coarser grid")
+        return filters.box_blur(heightmap, passes)
+    return filters.gaussian_blur(heightmap, _in_cells(radius, cell_size, "box_blur.radius", 0.0, filters.MAX_SIGMA))
 
 
 def _blur_cells(p: Mapping[str, Any]) -> float:
@@ -191,7 +216,7 @@ register_filter(Filter(
     "box_blur", "Blur", "Smooth the terrain over a radius in metres (a Gaussian, or 3 x 3 box passes)",
     _blur,
     (
-        Param("radius", "float", 1.0, hard=(0.0, 1.0e5), soft=(0.0, 100.0), unit="m", label="Radius",
+        Param("radius", "float", 1.0, hard=(0.0, LENGTH_MAX), soft=(0.0, 100.0), unit="m", label="Radius",
               description="How far the blur reaches: the standard deviation of the Gaussian, in metres"),
         Param("method", "enum", "gaussian", label="Method", description="How the blur is computed",
               items=(("gaussian", "Gaussian", "Three extended box filters per axis (cost independent of the radius)"),
@@ -234,7 +259,7 @@ register_filter(Filter(
     "k = exp(-cell / length)",
     _lowpass,
     (
-        Param("length", "float", 1.0, hard=(0.0, 1.0e6), soft=(0.0, 1000.0), unit="m", label="Length",
+        Param("length", "float", 1.0, hard=(0.0, LENGTH_MAX), soft=(0.0, 1000.0), unit="m", label="Length",
               description="Decay length in metres: a height d metres away weighs exp(-d / length) (0 keeps the map)"),
         Param("passes", "int", 1, hard=(0, filters.MAX_PASSES), soft=(1, 20), label="Passes",
               description="Low-pass filter passes"),

@@ -391,9 +391,13 @@ def build_world(plan: Plan, address: str = "threads", workers: int | None = None
     import dask.array as da
 
     out = Path(plan.out)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {str(out)!r} is a file, not a folder")
     out.mkdir(parents=True, exist_ok=True)
     config_path = plan.path(STATE, "build.json")
     existing = read_json(config_path)
+    if existing is None and any(out.iterdir()):  # never write over files a build of ours did not make
+        raise ValueError(f"--out {str(out)!r} is not empty and holds no world build: use a new or empty folder")
     if existing is not None and existing != json.loads(json.dumps(plan.config())):
         raise ValueError(f"{out} holds another world build (different spec, size, tiles or formats): "
                          "use a new --out, or delete that folder to start over")
@@ -566,6 +570,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error(f"--format must list some of {','.join(FORMATS)}, got {args.format!r}")
     if args.workers is not None and args.workers < 1:
         parser.error(f"--workers must be at least 1, got {args.workers}")
+    if not 3 <= args.coarse_side <= 8193:
+        parser.error(f"--coarse-side must be in [3, 8193], got {args.coarse_side}")
     args.formats = tuple(f for f in FORMATS if f in formats)
     return args
 
@@ -602,6 +608,10 @@ def main(argv: list[str] | None = None) -> int:
         manifest = build_world(plan, args.scheduler, args.workers, progress=not args.quiet)
     except ValueError as err:
         print(f"build_world: {err}", file=sys.stderr)
+        return 2
+    except OSError as err:  # the output folder: not writable, not a folder, a full disk...
+        print(f"build_world: cannot write the world into --out {args.out!r}: {err.strerror or err}"
+              f"{': ' + err.filename if isinstance(err.filename, str) else ''}", file=sys.stderr)
         return 2
     rows, cols = plan.grid.shape
     if not args.quiet:

@@ -308,3 +308,17 @@ def test_a_tiles_collection_exports_engine_tiles_with_shared_edges(scene, orogen
             assert np.array_equal(png[ty, tx][-1], png[ty + 1, tx][0])
     assert png[0, 0].min() == 0 or png[0, 0].max() > 1000  # real heights, not an empty image
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no staging left
+
+
+def test_a_tiles_export_that_fails_reports_and_leaves_no_folders(scene, tmp_path):
+    """A name too long for a file, or Blender's image writer failing: a report, and no folder or file made."""
+    add_world(tiles_x=2, tiles_y=1, set=SETTINGS)
+    with pytest.raises(RuntimeError, match="at most 200 bytes"):
+        bpy.ops.orogen.tiles_export(directory=str(tmp_path), name="x" * 300)
+    out = tmp_path / "ro"
+    out.mkdir()
+    (out / "exr").write_text("a file where the EXR folder would go")  # the writer cannot make its folder
+    with pytest.raises(RuntimeError, match="Tiles not exported"):
+        bpy.ops.orogen.tiles_export(directory=str(out), name="land")
+    assert sorted(p.name for p in out.iterdir()) == ["exr"] and (out / "exr").is_file()
+    assert not list(tmp_path.glob("*/unreal")) and not (tmp_path / "unreal").exists()

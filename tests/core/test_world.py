@@ -359,3 +359,21 @@ def test_command_line_errors(tmp_path, capsys):
     with pytest.raises(SystemExit):
         build_world.main(["--preset", "island", "--size", "65", "--format", "tiff", "--out", str(tmp_path)])
 
+
+
+def test_build_world_refuses_an_output_it_cannot_or_must_not_write(tmp_path, capsys):
+    """A file, a path through a file, or a folder holding other files: a one-line message, exit 2, nothing
+    written (a folder of someone else's files is never written over)."""
+    (tmp_path / "file").write_text("mine")
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "height.png").write_bytes(b"not ours")
+    cases = {"file": "is a file, not a folder", "file/sub": "cannot write the world into --out",
+             "full": "is not empty and holds no world build"}
+    for out, message in cases.items():
+        code = build_world.main(["--preset", "rolling_hills", "--size", "65", "--tile", "33", "--quiet",
+                                 "--out", str(tmp_path / out)])
+        err = capsys.readouterr().err
+        assert code == 2 and message in err and "Traceback" not in err, (out, err)
+    assert (tmp_path / "file").read_text() == "mine"
+    assert [p.name for p in (tmp_path / "full").iterdir()] == ["height.png"]
+    assert (tmp_path / "full" / "height.png").read_bytes() == b"not ours"
