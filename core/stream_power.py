@@ -194,7 +194,7 @@ def map_diffusivity(shape: tuple[int, int], cell_size: float, duration: float) -
     (L / 32: preview correlation 0.991 instead of 0.984, tests/core/test_spec_v3.py) but smooth away the
     small channels: River Valleys then fails its concavity gate (θ 0.23 at 513²).
     """
-    length = DIFFUSION_LENGTH_SHARE * 0.5 * min(shape) * cell_size
+    length = DIFFUSION_LENGTH_SHARE * 0.5 * (min(shape) - 1) * cell_size  # the side in metres: vertices - 1 cells
     return float(length * length / duration)
 
 
@@ -205,7 +205,7 @@ def default_channel_width(shape: tuple[int, int], cell_size: float) -> float:
     12.5 m on a 12.8 km one (rivers of 10-100 km² drainage are metres to tens of metres wide). See
     ``channel_width`` of :func:`stream_power_erosion`.
     """
-    return float(CHANNEL_WIDTH_SHARE * 0.5 * min(shape) * cell_size)
+    return float(CHANNEL_WIDTH_SHARE * 0.5 * (min(shape) - 1) * cell_size)
 
 
 def _tridiagonal_factors(size: int, f: float, open_start: bool, open_end: bool) -> tuple[_FloatArray, _FloatArray]:
