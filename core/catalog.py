@@ -519,14 +519,14 @@ register_filter(Filter(
                           "level (the excess flows on), so basins below the map's edge do not stay lakes"),
         Param("auto_scale", "enum", "map", label="Automatic Scale",
               description="What the automatic rates scale hillslope diffusion and channel width with",
-              items=(("map", "Map", "Diffusion over 1/512 of the map's width, channels 1/1024 of it wide: the "
+              items=(("map", "Map", "Diffusion over 1/64 of the map's width, channels 1/1024 of it wide: the "
                       "preview erodes as the full-size terrain does"),
                      ("cell", "Cell", "Diffusion over one cell, channels one cell wide (version 2): a coarser "
                       "preview erodes faster"))),
         Param("channel_width", "float", 0.0, hard=(0.0, 1.0e6), soft=(0.0, 100.0), unit="m", label="Channel Width",
               description="Channel width when not automatic: a wider cell is lowered by width / cell of the bed's "
                           "incision (0: one cell)"),
-        Param("channel_area", "float", 30.0, hard=(0.0, 1.0e12), soft=(0.0, 1.0e6), unit="m2", label="Channel Area",
+        Param("channel_area", "float", 0.0, hard=(0.0, 1.0e12), soft=(0.0, 1.0e6), unit="m2", label="Channel Area",
               description="Drainage area at which channels begin: cells draining less are hillslopes, shaped by "
                           "diffusion only (0: stream power everywhere)"),
     ),
@@ -605,7 +605,7 @@ V2_PARTS: dict[str, Generator | Filter] = {
 #: Version-3 defaults that differ from what version 2 did: a version-2 spec or recipe that does not say them
 #: keeps version 2's behaviour (lakes were not filled before version 3, and the automatic rates scaled with the
 #: cell).
-V2_DEFAULTS: dict[str, dict[str, Any]] = {"erosion": {"lake_fill": False, "auto_scale": "cell", "channel_area": 0.0}}
+V2_DEFAULTS: dict[str, dict[str, Any]] = {"erosion": {"lake_fill": False, "auto_scale": "cell"}}
 for _key, _defaults in V2_DEFAULTS.items():
     _new = FILTERS[_key]
     V2_PARTS[_key] = dataclasses.replace(_new, params=tuple(

@@ -179,7 +179,7 @@ def default_diffusivity(cell_size: float, duration: float) -> float:
 
 
 #: :func:`map_diffusivity`'s diffusion length ``sqrt(D · duration)`` as a share of ``L`` (half the shorter side).
-DIFFUSION_LENGTH_SHARE = 1.0 / 256.0
+DIFFUSION_LENGTH_SHARE = 1.0 / 32.0
 #: :func:`default_channel_width` as a share of ``L`` (half the shorter side): one cell of a 1025² map.
 CHANNEL_WIDTH_SHARE = 1.0 / 512.0
 
@@ -187,12 +187,13 @@ CHANNEL_WIDTH_SHARE = 1.0 / 512.0
 def map_diffusivity(shape: tuple[int, int], cell_size: float, duration: float) -> float:
     """A hillslope diffusivity ``D`` (m²/yr) from the map's size, the same at every resolution.
 
-    ``sqrt(D · duration) = L / 256`` with ``L`` half the shorter side in metres (as in
-    :func:`default_erodibility`): one cell of a 513² map (0.78 m on a 400 m map, half a cell of its 257²
-    preview and two of its 1025² terrain); with :func:`default_diffusivity` each grid smooths its own cell,
-    four times farther at 257² than at 1025². Longer lengths tie a coarse and a fine grid closer still
-    (L / 32: preview correlation 0.991 instead of 0.984, tests/core/test_spec_v3.py) but smooth away the
-    small channels: River Valleys then fails its concavity gate (θ 0.23 at 513²).
+    ``sqrt(D · duration) = L / 32`` with ``L`` half the shorter side in metres (as in
+    :func:`default_erodibility`): 6.25 m on a 400 m map, four cells of its 257² preview and sixteen of its
+    1025² terrain. Valley sides shaped over more than the coarser grid's cell are what a coarse and a fine
+    grid can agree on (tests/core/test_spec_v3.py: L / 128 gives a preview correlation of 0.973, L / 32
+    0.991); with :func:`default_diffusivity` each grid smooths its own cell, four times farther at 257² than
+    at 1025². It smooths channels narrower than that length away: River Valleys (auto rates, 1.6 Myr) fails
+    its concavity gate with it (θ 0.23 at 513²) and keeps the version-2 scale.
     """
     length = DIFFUSION_LENGTH_SHARE * 0.5 * (min(shape) - 1) * cell_size  # the side in metres: vertices - 1 cells
     return float(length * length / duration)

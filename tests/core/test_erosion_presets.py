@@ -87,8 +87,7 @@ def test_with_the_open_map_edge_as_the_only_outlet_the_gates_hold_at_513(name):
     3) the sediment of each step fills the lakes it reaches and the rivers
     then cut through the deposits (Yuan et al. 2019). Measured: Eroded
     Mountains 1.1 % of channel cells in closed depressions, θ 0.46, h 0.55;
-    River Valleys 0.6 %, θ 0.41, h 0.53 (with spec version 3's map-scaled
-    automatic rates; 0.5 %, θ 0.50, h 0.55 with version 2's).
+    River Valleys 0.5 %, θ 0.50, h 0.55.
     """
     oracles.fastscapelib()
     spec = open_edge_spec(name)
@@ -109,8 +108,8 @@ def test_with_the_open_map_edge_as_the_only_outlet_the_gates_hold_at_513(name):
 
 @pytest.mark.parametrize("name", ["eroded_mountains", "river_valleys"])
 def test_without_lake_fill_a_basin_below_the_edges_stays_a_lake(name):
-    """The same without lake_fill (version 2's behaviour): the basins stay lakes (measured 15.8 % and 24.5 % of
-    the channel cells in closed depressions; 8 % and 14 % of the map under water with version 2's rates)."""
+    """The same without lake_fill (version 2's behaviour): the basins stay lakes (measured 15.8 % and 29.5 % of
+    the channel cells in closed depressions; 8 % and 14 % of the map under water)."""
     oracles.fastscapelib()
     spec = open_edge_spec(name, lake_fill=False)
     z = spec.heightmap().astype(np.float64) * spec.height

@@ -430,7 +430,7 @@ def test_cells_draining_less_than_the_channel_area_are_not_incised(routing):
 def test_the_map_scaled_rates_do_not_depend_on_the_cell_size():
     for n in (129, 257, 1025):
         cell = 400.0 / (n - 1)
-        assert stream_power.map_diffusivity((n, n), cell, 2e5) == pytest.approx((200.0 / 256.0) ** 2 / 2e5)
+        assert stream_power.map_diffusivity((n, n), cell, 2e5) == pytest.approx((200.0 / 32.0) ** 2 / 2e5)
         assert stream_power.default_channel_width((n, n), cell) == pytest.approx(400.0 / 1024.0)
     assert stream_power.default_diffusivity(400.0 / 256, 2e5) == pytest.approx(16 * stream_power.default_diffusivity(
         400.0 / 1024, 2e5))  # version 2's: one cell, sixteen times the D at 257² as at 1025²
@@ -441,10 +441,10 @@ def test_the_resolution_settings_are_declared_once_and_version_2_keeps_its_rates
     from core.spec import load_spec
 
     params = {p.name: p for p in FILTERS["erosion"].params}
-    assert params["auto_scale"].default == "map" and params["channel_area"].default == 30.0
+    assert params["auto_scale"].default == "map" and params["channel_area"].default == 0.0
     assert params["channel_area"].unit == "m2" and params["channel_width"].unit == "m"
     assert params["channel_width"].default == 0.0
     v2 = {p.name: p for p in part("erosion", 2).params}
-    assert v2["auto_scale"].default == "cell" and v2["channel_area"].default == 0.0
+    assert v2["auto_scale"].default == "cell"
     spec = load_spec({"version": 2, "generator": "fractal", "filters": [{"type": "erosion", "steps": 2}]})
     assert spec.filters[0].params["auto_scale"] == "cell" and spec.filters[0].params["channel_area"] == 0.0
