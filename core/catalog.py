@@ -24,7 +24,14 @@ from .hydraulic import hydraulic_erosion
 from .midpoint import diamond_square
 from .noise import noise_hills_pits
 from .params import FILTERS, GENERATORS, Filter, Generator, Param, register_filter, register_generator
-from .stream_power import MFD_STEP_COST, STEP_COST, StreamPowerCancelled, stream_power_erosion
+from .stream_power import (
+    MFD_STEP_COST,
+    STEP_COST,
+    StreamPowerCancelled,
+    default_channel_width,
+    map_diffusivity,
+    stream_power_erosion,
+)
 from .thermal import Callback, ErosionResult, thermal_erosion
 
 __all__ = ["RADIUS_MAX", "OPEN_LOW", "V2_PARTS", "V2_TO_V3", "blur_passes", "lowpass_k", "part"]
@@ -460,20 +467,32 @@ register_filter(Filter(
 def _stream_power(heightmap: Any, *, cell_size: float, height: float, auto_rates: bool, k: float, m: float, n: float,
                   uplift: float, uplift_from_terrain: bool, diffusion: float, dt: float, steps: int,
                   use_sea_level: bool, sea_level: float, routing: str = "d8", flow_exponent: float = 1.0,
-                  lake_fill: bool = False, maps: dict[str, Any] | None = None, callback: Callback | None = None) -> Any:
+                  lake_fill: bool = False, auto_scale: str = "cell", channel_width: float = 0.0,
+                  channel_area: float = 0.0,
+                  maps: dict[str, Any] | None = None, callback: Callback | None = None) -> Any:
     """Stream-power erosion of a normalised heightmap at the terrain's scale, back to normalised units.
 
     With ``uplift_from_terrain`` the uplift map is the starting terrain scaled to ``uplift`` at its highest
-    point, so the generator's large shapes stay as a tectonic start.
+    point, so the generator's large shapes stay as a tectonic start. With ``auto_rates`` and ``auto_scale``
+    ``"map"`` the diffusivity and the channel width come from the map's size in metres
+    (:func:`.stream_power.map_diffusivity`, :func:`.stream_power.default_channel_width`), so a preview and the
+    full terrain of the same width erode alike; ``"cell"`` (version 2) smooths one cell, channels a cell wide.
     """
     metres = heightmap.astype(np.float64) * height
     rate: Any = uplift * np.asarray(heightmap, dtype=np.float64) if uplift_from_terrain else uplift
+    shape = (int(heightmap.shape[0]), int(heightmap.shape[1]))
+    d: float | None = diffusion
+    width = channel_width
+    if auto_rates:
+        by_map = auto_scale == "map"
+        d = map_diffusivity(shape, cell_size, dt * max(steps, 1)) if by_map else None
+        width = default_channel_width(shape, cell_size) if by_map else 0.0
     try:
         result = stream_power_erosion(
-            metres, cell_size, k=None if auto_rates else k, m=m, n=n, uplift=rate,
-            diffusion=None if auto_rates else diffusion, dt=dt, steps=steps,
+            metres, cell_size, k=None if auto_rates else k, m=m, n=n, uplift=rate, diffusion=d, dt=dt, steps=steps,
             sea_level=sea_level * height if use_sea_level else None, routing=routing, flow_exponent=flow_exponent,
-            lake_fill=lake_fill, callback=None if callback is None else _Watch(callback))
+            lake_fill=lake_fill, channel_width=width, channel_area=channel_area,
+            callback=None if callback is None else _Watch(callback))
     except StreamPowerCancelled as err:
         raise Cancelled(str(err)) from None
     if maps is not None:
@@ -523,9 +542,21 @@ register_filter(Filter(
         Param("lake_fill", "bool", True, label="Fill Lakes",
               description="Sediment eroded upstream fills closed depressions from their floor up to their spill "
                           "level (the excess flows on), so basins below the map's edge do not stay lakes"),
+        Param("auto_scale", "enum", "map", label="Automatic Scale",
+              description="What the automatic rates scale hillslope diffusion and channel width with",
+              items=(("map", "Map", "Diffusion over 1/64 of the map's width, channels 1/1024 of it wide: the "
+                      "preview erodes as the full-size terrain does"),
+                     ("cell", "Cell", "Diffusion over one cell, channels one cell wide (version 2): a coarser "
+                      "preview erodes faster"))),
+        Param("channel_width", "float", 0.0, hard=(0.0, 1.0e6), soft=(0.0, 100.0), unit="m", label="Channel Width",
+              description="Channel width when not automatic: a wider cell is lowered by width / cell of the bed's "
+                          "incision (0: one cell)"),
+        Param("channel_area", "float", 0.0, hard=(0.0, 1.0e12), soft=(0.0, 1.0e6), unit="m2", label="Channel Area",
+              description="Drainage area at which channels begin: cells draining less are hillslopes, shaped by "
+                          "diffusion only (0: stream power everywhere)"),
     ),
     source="Braun & Willett 2013; Cordonnier, Bovy & Braun 2019; Peaceman & Rachford 1955; Quinn et al. 1991; "
-           "Freeman 1991; Holmgren 1994; Yuan et al. 2019",
+           "Freeman 1991; Holmgren 1994; Yuan et al. 2019; Armitage 2019",
     margin=lambda _p: _WHOLE_WORLD,
     passes=lambda p: (MFD_STEP_COST if p.get("routing") == "mfd" else STEP_COST) * int(p.get("steps", 30)),
     uses_scale=True,
@@ -597,8 +628,9 @@ V2_PARTS: dict[str, Generator | Filter] = {
 
 
 #: Version-3 defaults that differ from what version 2 did: a version-2 spec or recipe that does not say them
-#: keeps version 2's behaviour (lakes were not filled before version 3).
-V2_DEFAULTS: dict[str, dict[str, Any]] = {"erosion": {"lake_fill": False}}
+#: keeps version 2's behaviour (lakes were not filled before version 3, and the automatic rates scaled with the
+#: cell).
+V2_DEFAULTS: dict[str, dict[str, Any]] = {"erosion": {"lake_fill": False, "auto_scale": "cell"}}
 for _key, _defaults in V2_DEFAULTS.items():
     _new = FILTERS[_key]
     V2_PARTS[_key] = dataclasses.replace(_new, params=tuple(

@@ -58,6 +58,7 @@ UNITS = {
     "vertices": "vertices per side",
     "normalised": "normalised height (0 = lowest, 1 = highest)",
     "m/yr": "metres per year",
+    "m2": "square metres",
     "m2/yr": "square metres per year",
     "yr": "years",
     "s": "seconds",

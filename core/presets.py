@@ -104,7 +104,10 @@ PRESETS: dict[str, dict[str, Any]] = {
                  "fractal": {"fractal": "ridged_multifractal", "feature_size": 3000.0, "detail": 4.0},
                  # 80 steps: lakes between the ridges are drained by channels cutting back into them a cell per
                  # step; the lowest troughs (under 15 %) are lakes at the sea level
-                 "filters": [{"type": "erosion", "steps": 80, "use_sea_level": True, "sea_level": 0.15},
+                 # auto_scale "cell": the automatic diffusion over one cell (version 2's); the map-scaled one
+                 # (1/64 of the width, 125 m) smooths its small channels below the concavity gate (θ 0.23)
+                 "filters": [{"type": "erosion", "steps": 80, "use_sea_level": True, "sea_level": 0.15,
+                              "auto_scale": "cell"},
                              {"type": "sea_level", "level": 0.15}],
                  "lighting": {"mode": "multidirectional"}},
     },

@@ -79,6 +79,10 @@ __all__ = [
     "StreamPowerCancelled",
     "default_erodibility",
     "default_diffusivity",
+    "map_diffusivity",
+    "default_channel_width",
+    "DIFFUSION_LENGTH_SHARE",
+    "CHANNEL_WIDTH_SHARE",
     "stream_power_step",
     "stream_power_erosion",
     "hillslope_diffusion",
@@ -165,8 +169,44 @@ def default_erodibility(shape: tuple[int, int], cell_size: float, duration: floa
 
 
 def default_diffusivity(cell_size: float, duration: float) -> float:
-    """A hillslope diffusivity ``D`` (m²/yr) that smooths about one cell: ``sqrt(D · duration) = cell_size``."""
+    """A hillslope diffusivity ``D`` (m²/yr) that smooths about one cell: ``sqrt(D · duration) = cell_size``.
+
+    Depends on the cell size, so a coarser grid of the same map is smoothed over a longer distance: what
+    :func:`stream_power_erosion` uses when ``diffusion`` is not given (spec version 2's automatic rate).
+    :func:`map_diffusivity` is the resolution-independent choice.
+    """
     return cell_size * cell_size / duration
+
+
+#: :func:`map_diffusivity`'s diffusion length ``sqrt(D · duration)`` as a share of ``L`` (half the shorter side).
+DIFFUSION_LENGTH_SHARE = 1.0 / 32.0
+#: :func:`default_channel_width` as a share of ``L`` (half the shorter side): one cell of a 1025² map.
+CHANNEL_WIDTH_SHARE = 1.0 / 512.0
+
+
+def map_diffusivity(shape: tuple[int, int], cell_size: float, duration: float) -> float:
+    """A hillslope diffusivity ``D`` (m²/yr) from the map's size, the same at every resolution.
+
+    ``sqrt(D · duration) = L / 32`` with ``L`` half the shorter side in metres (as in
+    :func:`default_erodibility`): 6.25 m on a 400 m map, four cells of its 257² preview and sixteen of its
+    1025² terrain. Valley sides shaped over more than the coarser grid's cell are what a coarse and a fine
+    grid can agree on (tests/core/test_spec_v3.py: L / 128 gives a preview correlation of 0.973, L / 32
+    0.991); with :func:`default_diffusivity` each grid smooths its own cell, four times farther at 257² than
+    at 1025². It smooths channels narrower than that length away: River Valleys (auto rates, 1.6 Myr) fails
+    its concavity gate with it (θ 0.23 at 513²) and keeps the version-2 scale.
+    """
+    length = DIFFUSION_LENGTH_SHARE * 0.5 * (min(shape) - 1) * cell_size  # the side in metres: vertices - 1 cells
+    return float(length * length / duration)
+
+
+def default_channel_width(shape: tuple[int, int], cell_size: float) -> float:
+    """A channel width (metres) from the map's size: ``L / 512``, one cell of a 1025² map.
+
+    ``L`` is half the shorter side in metres, as in :func:`default_erodibility`: 0.39 m on a 400 m map,
+    12.5 m on a 12.8 km one (rivers of 10-100 km² drainage are metres to tens of metres wide). See
+    ``channel_width`` of :func:`stream_power_erosion`.
+    """
+    return float(CHANNEL_WIDTH_SHARE * 0.5 * (min(shape) - 1) * cell_size)
 
 
 def _tridiagonal_factors(size: int, f: float, open_start: bool, open_end: bool) -> tuple[_FloatArray, _FloatArray]:
@@ -292,13 +332,15 @@ def _diffuse(z: _FloatArray, cell_size: float, d: float, dt: float, edges: str) 
 
 
 def _incise(routing: FlowRouting, z: _FloatArray, area: _FloatArray, k: _FloatArray | float, m: float, n: float,
-            dt: float) -> _FloatArray:
+            dt: float, channel_area: float = 0.0) -> _FloatArray:
     """Braun & Willett's implicit stream-power incision along the stack; returns the new flat heights."""
     rec, dist, order, s = routing.receivers, routing.distances, routing.order, routing.level_starts
     has_rec = dist > 0.0
     factor = np.zeros_like(z)
     kk = k if isinstance(k, float) else k[has_rec]
     factor[has_rec] = kk * dt * area[has_rec] ** m / dist[has_rec] ** n
+    if channel_area > 0.0:  # hillslope cells: no stream power below the channel-initiation area
+        factor[area < channel_area] = 0.0
     new = z.copy()
     linear = abs(n - 1.0) <= np.finfo(np.float64).eps
     for lvl in range(1, len(s) - 1):
@@ -323,7 +365,7 @@ def _incise(routing: FlowRouting, z: _FloatArray, area: _FloatArray, k: _FloatAr
 
 
 def _incise_mfd(routing: MultipleFlowRouting, z: _FloatArray, area: _FloatArray, k: _FloatArray | float, m: float,
-                 n: float, dt: float) -> _FloatArray:
+                 n: float, dt: float, channel_area: float = 0.0) -> _FloatArray:
     """The implicit stream-power incision on a multiple-flow routing; returns the new flat heights.
 
     Each cell, after all its receivers (the routing's levels), solves
@@ -342,6 +384,8 @@ def _incise_mfd(routing: MultipleFlowRouting, z: _FloatArray, area: _FloatArray,
     size = z.size
     for lvl in range(1, len(s) - 1):
         cells = order[s[lvl]:s[lvl + 1]]
+        if channel_area > 0.0:  # hillslope cells: no stream power below the channel-initiation area
+            cells = cells[area[cells] >= channel_area]
         zc = z[cells]
         go = routing.receives[:, cells]                      # (8, cells)
         rec = np.clip(cells[None, :] + offsets[:, None], 0, size - 1)
@@ -637,6 +681,8 @@ class _Params:
     routing: str = "d8"
     flow_exponent: float = 1.0
     lake_fill: bool = False
+    channel_width: float = 0.0
+    channel_area: float = 0.0
 
 
 #: The flow routings of :func:`stream_power_erosion`: single (D8) or multiple flow direction.
@@ -663,11 +709,11 @@ def _step(z: _FloatArray, p: _Params) -> tuple[_FloatArray, FlowRouting | Multip
         assert isinstance(routing, FlowRouting)
         routing = _route_mfd(uplifted, p.cell_size, base, p.flow_exponent, routing)
         _accumulate_mfd(routing, area)
-        incised = _incise_mfd(routing, flat, area, k, p.m, p.n, p.dt).reshape(shape)
+        incised = _incise_mfd(routing, flat, area, k, p.m, p.n, p.dt, p.channel_area).reshape(shape)
     else:
         assert isinstance(routing, FlowRouting)
         _accumulate(routing, area)
-        incised = _incise(routing, flat, area, k, p.m, p.n, p.dt).reshape(shape)
+        incised = _incise(routing, flat, area, k, p.m, p.n, p.dt, p.channel_area).reshape(shape)
     channel = uplifted - incised
     if p.lake_fill:  # the eroded material fills the lakes it reaches (along the D8 routing, also under "mfd")
         single = routing.single if isinstance(routing, MultipleFlowRouting) else routing
@@ -703,6 +749,7 @@ def stream_power_step(
     heights_m: npt.ArrayLike, cell_size: float, *, k: float | npt.ArrayLike, m: float = 0.45, n: float = 1.0,
     uplift: float | npt.ArrayLike = 1e-3, diffusion: float = 0.0, dt: float = 1e4, sea_level: float | None = None,
     open_edges: str = "nesw", routing: str = "d8", flow_exponent: float = 1.0, lake_fill: bool = False,
+    channel_width: float = 0.0, channel_area: float = 0.0,
 ) -> tuple[_FloatArray, FlowRouting | MultipleFlowRouting, _FloatArray]:
     """One time step of :func:`stream_power_erosion` in float64 (for tests and custom loops).
 
@@ -715,7 +762,7 @@ def stream_power_step(
     """
     z = as_heightmap(heights_m, "heights_m", dtype=np.float64)
     p = _params((int(z.shape[0]), int(z.shape[1])), cell_size, k, m, n, uplift, diffusion, dt, sea_level, open_edges,
-                routing, flow_exponent, lake_fill)
+                routing, flow_exponent, lake_fill, channel_width, channel_area)
     out, used, area, _ = _step(z, p)
     return out, used, area
 
@@ -728,10 +775,15 @@ def _check_flag(value: object, name: str) -> bool:
 
 def _params(shape: tuple[int, int], cell_size: float, k: object, m: float, n: float, uplift: object,
             diffusion: float, dt: float, sea_level: float | None, open_edges: str, routing: str = "d8",
-            flow_exponent: float = 1.0, lake_fill: bool = False) -> _Params:
+            flow_exponent: float = 1.0, lake_fill: bool = False, channel_width: float = 0.0,
+            channel_area: float = 0.0) -> _Params:
     cs = check_number(cell_size, "cell_size", 0.0, 1e6, low_open=True)
+    width = check_number(channel_width, "channel_width", 0.0, 1e6)
+    kk = _map_or_scalar(k, "k", shape, 0.0, 1.0)
+    if 0.0 < width < cs:  # a channel narrower than the cell lowers the cell's mean by width / cell of its bed
+        kk = kk * (width / cs)
     return _Params(
-        k=_map_or_scalar(k, "k", shape, 0.0, 1.0),
+        k=kk,
         m=check_number(m, "m", 0.0, 2.0),
         n=check_number(n, "n", 0.25, 4.0),
         uplift=_map_or_scalar(uplift, "uplift", shape, -1.0, 1.0),
@@ -743,6 +795,8 @@ def _params(shape: tuple[int, int], cell_size: float, k: object, m: float, n: fl
         routing=_check_routing_name(routing),
         flow_exponent=check_flow_exponent(flow_exponent),
         lake_fill=_check_flag(lake_fill, "lake_fill"),
+        channel_width=width,
+        channel_area=check_number(channel_area, "channel_area", 0.0, 1e12),
     )
 
 
@@ -762,6 +816,8 @@ def stream_power_erosion(
     routing: str = "d8",
     flow_exponent: float = 1.0,
     lake_fill: bool = False,
+    channel_width: float = 0.0,
+    channel_area: float = 0.0,
     callback: Callable[[int, int], bool | None] | None = None,
 ) -> StreamPowerResult:
     """Erode a heightmap by the stream-power law with uplift and hillslope diffusion.
@@ -826,6 +882,15 @@ def stream_power_erosion(
         eroded material leaves the map, and a basin whose floor stays below
         its spill (e.g. one barely uplifted, below the open edges) stays a
         lake.
+    channel_width : float
+        Width of the channels in metres, in ``[0, 1e6]``; ``0`` (default):
+        one cell. A D8 channel is one cell wide, so a coarser grid's
+        channels remove more rock per metre of their length; a cell wider
+        than ``channel_width`` is lowered by ``channel_width / cell_size``
+        of the bed's incision (``K`` scaled by it), so the volume incised
+        per metre of channel is the same at every cell size coarser than
+        the channel (Armitage 2019 on the grid dependence of a fixed
+        one-cell flow width). No effect where the cell is narrower.
     callback : callable(step, steps) -> bool or None, optional
         Called after each step (``step`` from 1 to ``steps``). Returning
         ``False`` cancels: :class:`StreamPowerCancelled` is raised with the
@@ -865,7 +930,7 @@ def stream_power_erosion(
     if callback is not None and not callable(callback):
         raise TypeError(f"callback must be callable(step, steps), got {type(callback).__name__}")
     p = _params(shape, cs, k, mm, nn, uplift, diffusion, tdt, sea_level, open_edges, routing, flow_exponent,
-                lake_fill)
+                lake_fill, channel_width, channel_area)
     base_level_mask(z0, p.edges, p.sea_level)  # refuse a map with no outlet before any work
 
     z = z0.copy()

@@ -396,3 +396,55 @@ def test_lake_fill_is_declared_once_on_by_default_and_off_for_version_2():
         stream_power.stream_power_erosion(ds_terrain(17, 1, 1.0, 10.0), 10.0, steps=1, lake_fill="yes")
     with pytest.raises(TypeError, match="routing"):
         stream_power.fill_lakes(None, np.zeros(9), np.zeros(9))
+
+
+# --- the same landscape at every size (spec version 3) ----------------------------------------
+def test_a_channel_narrower_than_the_cell_scales_the_incision_by_width_over_cell():
+    z = ds_terrain(33, 4, 1.0, 60.0)
+    kw = dict(k=2e-4, m=0.5, uplift=0.0, dt=1e4)
+    narrow, _, _ = stream_power.stream_power_step(z, 10.0, channel_width=2.5, **kw)
+    scaled, _, _ = stream_power.stream_power_step(z, 10.0, **{**kw, "k": 2e-4 * (2.5 / 10.0)})
+    assert np.array_equal(narrow, scaled)
+    plain, _, _ = stream_power.stream_power_step(z, 10.0, **kw)
+    wide, _, _ = stream_power.stream_power_step(z, 10.0, channel_width=10.0, **kw)  # as wide as a cell: no change
+    assert np.array_equal(plain, wide) and (z - narrow).sum() < (z - plain).sum()
+    with pytest.raises(ValueError, match="channel_width"):
+        stream_power.stream_power_step(z, 10.0, channel_width=-1.0, **kw)
+
+
+@pytest.mark.parametrize("routing", ["d8", "mfd"])
+def test_cells_draining_less_than_the_channel_area_are_not_incised(routing):
+    z = ds_terrain(33, 5, 1.0, 60.0)
+    kw = dict(k=2e-4, m=0.5, uplift=0.0, dt=1e4, routing=routing)
+    out, _, area = stream_power.stream_power_step(z, 10.0, channel_area=2000.0, **kw)
+    hillslope = area < 2000.0
+    assert 0.5 < hillslope.mean() < 1.0
+    assert np.array_equal(out[hillslope], z[hillslope])
+    assert (out[~hillslope] < z[~hillslope]).any()
+    everywhere, _, _ = stream_power.stream_power_step(z, 10.0, **kw)
+    assert (everywhere[hillslope] < z[hillslope]).any()
+    with pytest.raises(ValueError, match="channel_area"):
+        stream_power.stream_power_step(z, 10.0, channel_area=-1.0, **kw)
+
+
+def test_the_map_scaled_rates_do_not_depend_on_the_cell_size():
+    for n in (129, 257, 1025):
+        cell = 400.0 / (n - 1)
+        assert stream_power.map_diffusivity((n, n), cell, 2e5) == pytest.approx((200.0 / 32.0) ** 2 / 2e5)
+        assert stream_power.default_channel_width((n, n), cell) == pytest.approx(400.0 / 1024.0)
+    assert stream_power.default_diffusivity(400.0 / 256, 2e5) == pytest.approx(16 * stream_power.default_diffusivity(
+        400.0 / 1024, 2e5))  # version 2's: one cell, sixteen times the D at 257² as at 1025²
+
+
+def test_the_resolution_settings_are_declared_once_and_version_2_keeps_its_rates():
+    from core.catalog import part
+    from core.spec import load_spec
+
+    params = {p.name: p for p in FILTERS["erosion"].params}
+    assert params["auto_scale"].default == "map" and params["channel_area"].default == 0.0
+    assert params["channel_area"].unit == "m2" and params["channel_width"].unit == "m"
+    assert params["channel_width"].default == 0.0
+    v2 = {p.name: p for p in part("erosion", 2).params}
+    assert v2["auto_scale"].default == "cell"
+    spec = load_spec({"version": 2, "generator": "fractal", "filters": [{"type": "erosion", "steps": 2}]})
+    assert spec.filters[0].params["auto_scale"] == "cell" and spec.filters[0].params["channel_area"] == 0.0
