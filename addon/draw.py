@@ -104,6 +104,9 @@ def draw_spec(layout, data, operator: bool = False) -> None:
     sub = col.column()
     sub.active = data.material.enabled
     sub.prop(data.material, "shading")
+    row = sub.row()
+    row.active = data.material.enabled and data.material.shading == 'lit' and data.lighting.ao
+    row.prop(data.material, "cavity")
     col = layout.column()
     col.prop(data.material, "water")
     sub = col.column()

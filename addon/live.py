@@ -36,7 +36,7 @@ import bpy
 import numpy as np
 
 from ..core.colormap import check_layers
-from ..core.lighting import cell_size
+from ..core.lighting import bakes_occlusion, cell_size
 from ..core.spec import MAX_SIDE, MIN_SIDE, TerrainSpec
 from . import userdata
 from .material import build_material
@@ -152,7 +152,8 @@ def checked_layers(spec: TerrainSpec) -> tuple:
 
 def new_material(name: str, spec: TerrainSpec) -> bpy.types.Material:
     """A material for ``spec``'s layers and options."""
-    return build_material(name, material_layers(spec), spec.lighting["enabled"], spec.material["shading"].upper())
+    return build_material(name, material_layers(spec), spec.lighting["enabled"], spec.material["shading"].upper(),
+                          cavity=spec.material["cavity"] if bakes_occlusion(spec.lighting) else 0.0)
 
 
 def bake_unlit_color(obj: bpy.types.Object, spec: TerrainSpec) -> None:

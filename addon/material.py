@@ -55,7 +55,14 @@ from ..core.colormap import (
     NOISE_STD,
     Layer,
 )
-from .mesh import BAKED_COLOR_ATTRIBUTE, HEIGHT_ATTRIBUTE, LIGHTMAP_ATTRIBUTE, SLOPE_ATTRIBUTE, UV_MAP
+from .mesh import (
+    BAKED_COLOR_ATTRIBUTE,
+    HEIGHT_ATTRIBUTE,
+    LIGHTMAP_ATTRIBUTE,
+    OCCLUSION_ATTRIBUTE,
+    SLOPE_ATTRIBUTE,
+    UV_MAP,
+)
 
 _COLUMN = 220.0  # horizontal spacing of node columns in the editor
 _ROW = 180.0
@@ -140,7 +147,7 @@ TEMPLATE_KEY = "orogen_template_key"
 #: Templates kept at most; the least recently made beyond this are removed when a new one is made.
 MAX_TEMPLATES = 8
 #: Bump when the node tree :func:`build_material` makes changes, so templates of an older tree are not reused.
-_TREE_VERSION = 5
+_TREE_VERSION = 6
 #: Custom property numbering the templates in the order they were made (oldest is pruned first).
 TEMPLATE_ORDER = "orogen_template_order"
 
@@ -152,6 +159,7 @@ def build_material(
     shading: str = 'LIT',
     *,
     cached: bool = True,
+    cavity: float = 0.0,
 ) -> bpy.types.Material:
     """Create a new material whose colour is the height blend of ``layers``.
 
@@ -167,6 +175,10 @@ def build_material(
     shading : {'LIT', 'UNLIT'}
         Principled BSDF with the colour map as its base colour (shaded by the scene's
         lights and world), or Emission (colour x lightmap, unaffected by lights).
+    cavity : float
+        Lit only, ``[0, 1]``: darken the base colour by the baked ambient occlusion (the ``occlusion``
+        attribute), ``colour x (1 - cavity + cavity x AO)``: a cavity term, an artistic darkening of crevices on
+        top of Blender's own light (0: off, the attribute is not read).
     cached : bool
         Copy a cached template for the same layers and options (``material.copy()``,
         about 0.3 ms) instead of building the tree node by node (about 10 ms).
@@ -185,13 +197,14 @@ def build_material(
     if shading not in {'LIT', 'UNLIT'}:
         raise ValueError(f"shading must be 'LIT' or 'UNLIT', got {shading!r}")
     use_lightmap = bool(use_lightmap) and shading == 'UNLIT'  # one template for Lit, lightmap baked or not
+    cavity = float(cavity) if shading == 'LIT' else 0.0
     if not cached or any(lay.kind == 'IMAGE' for lay in layers):
         mat = bpy.data.materials.new(name)
-        _build_tree(mat, layers, use_lightmap, shading)
+        _build_tree(mat, layers, use_lightmap, shading, cavity)
         return mat
-    template = _template(layers, use_lightmap, shading)
+    template = _template(layers, use_lightmap, shading, cavity)
     if template is None:  # someone else's material holds the template's name: build without the cache
-        return build_material(name, layers, use_lightmap, shading, cached=False)
+        return build_material(name, layers, use_lightmap, shading, cached=False, cavity=cavity)
     mat = template.copy()
     for prop in (TEMPLATE_KEY, TEMPLATE_ORDER):
         del mat[prop]
@@ -199,10 +212,11 @@ def build_material(
     return mat
 
 
-def _template(layers: tuple[Layer, ...], use_lightmap: bool, shading: str) -> bpy.types.Material | None:
+def _template(layers: tuple[Layer, ...], use_lightmap: bool, shading: str,
+              cavity: float = 0.0) -> bpy.types.Material | None:
     """The cached template for these layers and options, made if missing or stale (``None``: its name is taken
     by a material that is not ours). At most ``MAX_TEMPLATES`` unused templates are kept, oldest dropped."""
-    key = repr((_TREE_VERSION, tuple(layers), bool(use_lightmap), shading))
+    key = repr((_TREE_VERSION, tuple(layers), bool(use_lightmap), shading, cavity))
     template_name = TEMPLATE_PREFIX + hashlib.sha1(key.encode()).hexdigest()[:16]
     template = bpy.data.materials.get(template_name)
     if template is not None and (template.library is not None or template.get(TEMPLATE_KEY) != key):
@@ -213,7 +227,7 @@ def _template(layers: tuple[Layer, ...], use_lightmap: bool, shading: str) -> bp
     if template is None:
         older = templates()
         template = bpy.data.materials.new(template_name)
-        _build_tree(template, layers, use_lightmap, shading)
+        _build_tree(template, layers, use_lightmap, shading, cavity)
         template[TEMPLATE_KEY] = key
         template[TEMPLATE_ORDER] = max((m[TEMPLATE_ORDER] for m in older), default=-1) + 1
         unused = [m for m in older if m.users == 0]
@@ -229,7 +243,8 @@ def templates() -> list[bpy.types.Material]:
     return sorted(found, key=lambda m: m[TEMPLATE_ORDER])
 
 
-def _build_tree(mat: bpy.types.Material, layers: tuple[Layer, ...], use_lightmap: bool, shading: str) -> None:
+def _build_tree(mat: bpy.types.Material, layers: tuple[Layer, ...], use_lightmap: bool, shading: str,
+                cavity: float = 0.0) -> None:
     """Fill ``mat``'s node tree with the height blend of ``layers`` (see the module docstring)."""
     if bpy.app.version < (5, 0, 0):
         mat.use_nodes = True
@@ -253,7 +268,7 @@ def _build_tree(mat: bpy.types.Material, layers: tuple[Layer, ...], use_lightmap
     parts = [_presence_and_distance(b, sources, lay, i, i * 4) for i, lay in enumerate(layers)]
     weights = _weights(b, layers, [p for p, _ in parts], [d for _, d in parts])
     color, color_out = _blend(b, layers, weights)
-    _output(b, color, color_out, use_lightmap, shading)
+    _output(b, color, color_out, use_lightmap, shading, cavity)
 
 
 def _noise(b: _TreeBuilder, coords, lay: Layer, index: int, y: int) -> tuple:
@@ -394,7 +409,7 @@ def _blend(b: _TreeBuilder, layers: tuple[Layer, ...], weights: list) -> tuple:
     return color, color_out
 
 
-def _output(b: _TreeBuilder, color, color_out: str, use_lightmap: bool, shading: str) -> None:
+def _output(b: _TreeBuilder, color, color_out: str, use_lightmap: bool, shading: str, cavity: float = 0.0) -> None:
     """The colour map into a Principled BSDF (Lit), or colour x lightmap into an Emission shader (Unlit).
 
     Lit never multiplies the baked lightmap in: its slope or hillshade, shadows and ambient occlusion would
@@ -408,6 +423,15 @@ def _output(b: _TreeBuilder, color, color_out: str, use_lightmap: bool, shading:
         b.link(color, color_out, lit, "A_Color")
         b.link(lightmap, "Color", lit, "B_Color")
         color, color_out = lit, "Result_Color"
+        x_out += 2
+    if shading == 'LIT' and cavity > 0.0:  # the optional cavity term: colour x mix(1, AO, cavity)
+        ao = b.node("ShaderNodeAttribute", x_out, 2, attribute_type='GEOMETRY', attribute_name=OCCLUSION_ATTRIBUTE,
+                    label="Occlusion")
+        dark = b.node("ShaderNodeMix", x_out + 1, 0, data_type='RGBA', blend_type='MULTIPLY', label="Cavity")
+        b.socket(dark.inputs, "Factor_Float").default_value = cavity
+        b.link(color, color_out, dark, "A_Color")
+        b.link(ao, "Fac", dark, "B_Color")
+        color, color_out = dark, "Result_Color"
         x_out += 2
     if shading == 'LIT':
         shader = b.node("ShaderNodeBsdfPrincipled", x_out, 0)

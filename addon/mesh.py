@@ -8,6 +8,8 @@ from ..core.lighting import cell_size
 
 HEIGHT_ATTRIBUTE = "height"
 SLOPE_ATTRIBUTE = "slope"
+#: The baked ambient-occlusion factor (lighting with AO on): what a Lit material's cavity term reads.
+OCCLUSION_ATTRIBUTE = "occlusion"
 CURVATURE_ATTRIBUTE = "curvature"
 #: Point attributes of the erosion maps (core.recipe.MAP_NAMES): drainage area (m²), D8 flow direction code,
 #: water depth, material deposited and removed (metres); only those the terrain's filters make.
@@ -294,7 +296,7 @@ def update_grid_mesh(
     for name, values in {HEIGHT_ATTRIBUTE: heightmap, **(data_maps or {})}.items():
         attribute = mesh.attributes.get(name) or mesh.attributes.new(name, 'FLOAT', 'POINT')
         attribute.data.foreach_set("value", np.ascontiguousarray(values, dtype=np.float32).ravel())
-    for name in EROSION_ATTRIBUTES:  # a map the terrain no longer makes must not stay from an earlier run
+    for name in (*EROSION_ATTRIBUTES, OCCLUSION_ATTRIBUTE):  # a map no longer made must not stay from a run before
         if name not in (data_maps or {}) and mesh.attributes.get(name) is not None:
             mesh.attributes.remove(mesh.attributes[name])
     existing = mesh.color_attributes.get(LIGHTMAP_ATTRIBUTE)

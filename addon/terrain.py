@@ -33,8 +33,10 @@ class TerrainArrays:
     erosion: dict[str, npt.NDArray[np.float32]] = field(default_factory=dict)
 
     def data_maps(self) -> dict[str, npt.NDArray[np.float32]]:
-        """The float point attributes to bake: slope, curvature and the erosion maps."""
-        return {"slope": self.maps.slope, "curvature": self.maps.curvature, **self.erosion}
+        """The float point attributes to bake: slope, curvature, the ambient-occlusion factor (with AO on) and
+        the erosion maps."""
+        occlusion = {} if self.maps.occlusion is None else {"occlusion": self.maps.occlusion}
+        return {"slope": self.maps.slope, "curvature": self.maps.curvature, **occlusion, **self.erosion}
 
 
 #: Bytes a terrain needs per vertex at its peak: the Blender mesh (positions, two edges, four corners

@@ -53,7 +53,7 @@ from ..core.world import map_margins as map_margins_of
 from .draw import draw_spec
 from .export import check_path, commit, stage_dir, write_image
 from .live import bake_unlit_color, checked_layers, mode_reason, new_material, poll_with, suspended
-from .mesh import CURVATURE_ATTRIBUTE, SLOPE_ATTRIBUTE, update_grid_mesh
+from .mesh import CURVATURE_ATTRIBUTE, OCCLUSION_ATTRIBUTE, SLOPE_ATTRIBUTE, update_grid_mesh
 from .properties import Groups, spec_annotations
 from .specio import read_spec, write_filters, write_layers, write_spec
 from .terrain import check_memory, scene_sun
@@ -191,6 +191,8 @@ class WorldCache:
         heights = np.ascontiguousarray(h_outer[cut])
         out = {SLOPE_ATTRIBUTE: np.ascontiguousarray(maps.slope[cut]),
                CURVATURE_ATTRIBUTE: np.ascontiguousarray(maps.curvature[cut])}
+        if maps.occlusion is not None:
+            out[OCCLUSION_ATTRIBUTE] = np.ascontiguousarray(maps.occlusion[cut])
         lightmap = None if maps.lightmap is None else np.ascontiguousarray(maps.lightmap[cut])
         co = tile_positions(self.grid, window, heights, self.spec.height, self.spec.cell_size, step)
         return heights, out, lightmap, co

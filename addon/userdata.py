@@ -36,13 +36,15 @@ from .mesh import (
     EROSION_ATTRIBUTES,
     HEIGHT_ATTRIBUTE,
     LIGHTMAP_ATTRIBUTE,
+    OCCLUSION_ATTRIBUTE,
     SLOPE_ATTRIBUTE,
     UV_MAP,
 )
 
 #: Attributes Orogen writes itself (rewritten on every regeneration, never resampled).
 OROGEN_ATTRIBUTES = frozenset({"position", "sharp_face", HEIGHT_ATTRIBUTE, SLOPE_ATTRIBUTE, CURVATURE_ATTRIBUTE,
-                               LIGHTMAP_ATTRIBUTE, UV_MAP, BAKED_COLOR_ATTRIBUTE, *EROSION_ATTRIBUTES})
+                               LIGHTMAP_ATTRIBUTE, OCCLUSION_ATTRIBUTE, UV_MAP, BAKED_COLOR_ATTRIBUTE,
+                               *EROSION_ATTRIBUTES})
 
 #: Attribute data types: (foreach property, numpy dtype, components, interpolated).
 _TYPES = {

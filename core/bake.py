@@ -62,6 +62,8 @@ class BakedMaps:
     curvature: F32
     lightmap: F32 | None
     normal: F32 | None
+    #: The ambient-occlusion factor multiplied into the lightmap (``AO^strength`` in ``[0, 1]``), ``None`` when off.
+    occlusion: F32 | None = None
 
 
 def bake_maps(
@@ -188,17 +190,19 @@ def bake_maps(
             list(pool.map(run, [starts[i : i + size] for i in range(0, len(starts), size)]))
     else:
         run(starts)
+    occlusion = None
     if light is not None and shade:
         if shadow_args is not None:
             alt, penumbra, samples, _ = shadow_args
             light *= _cast_shadows(h, cell, z, float(azimuth) % 360.0, alt, penumbra, samples, None, where)
         if plan is not None:
-            light *= _ambient_power(_ambient_occlusion(h, cell, z, plan), strength)
+            occlusion = _ambient_power(_ambient_occlusion(h, cell, z, plan), strength)
+            light *= occlusion
         np.clip(light, 0.0, 1.0, out=light)
         if (lo, hi) != (0.0, 1.0):
             light *= np.float32(hi - lo)
             light += np.float32(lo)
-    return BakedMaps(slope, curv, light, normal)
+    return BakedMaps(slope, curv, light, normal, occlusion)
 
 
 def _check_lighting(lighting: object) -> str | None:

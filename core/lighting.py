@@ -20,7 +20,8 @@ from .heightmap import as_heightmap, check_number
 from .params import Param, check_values
 from .shading import sun_vector
 
-__all__ = ["LIGHTING_PARAMS", "LIGHTING_ORDERED", "Maps", "cell_size", "sun_vector", "sun_angles", "bake"]
+__all__ = ["LIGHTING_PARAMS", "LIGHTING_ORDERED", "Maps", "bakes_occlusion", "cell_size", "sun_vector", "sun_angles",
+           "bake"]
 
 F32 = npt.NDArray[np.float32]
 
@@ -68,6 +69,15 @@ class Maps:
     lightmap: F32 | None
     slope: F32
     curvature: F32
+    #: The ambient-occlusion factor in the lightmap (``AO^strength``, [0, 1]), ``None`` without AO: what a Lit
+    #: material's optional cavity term darkens its base colour by.
+    occlusion: F32 | None = None
+
+
+def bakes_occlusion(lighting: Mapping[str, Any]) -> bool:
+    """Whether a bake with these lighting settings makes the ambient-occlusion factor (:attr:`Maps.occlusion`):
+    lighting on, a hillshade mode and AO on."""
+    return bool(lighting["enabled"] and lighting["ao"] and lighting["mode"] in ("hillshade", "multidirectional"))
 
 
 def cell_size(shape: tuple[int, int], width: float) -> float:
@@ -128,4 +138,4 @@ def bake(heightmap: npt.ArrayLike, width: float, height: float, lighting: Mappin
                      shadow_softness=light["shadow_softness"], ambient=light["ao"],
                      ambient_strength=light["ao_strength"], ambient_directions=light["ao_directions"],
                      ambient_radius=light["ao_radius"])
-    return Maps(maps.lightmap, maps.slope, maps.curvature)
+    return Maps(maps.lightmap, maps.slope, maps.curvature, maps.occlusion)

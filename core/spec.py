@@ -108,6 +108,9 @@ MATERIAL_PARAMS: tuple[Param, ...] = (
           items=(("lit", "Lit", "Principled BSDF of the colour map: Blender's sun, sky and shadows shade the "
                   "terrain (the lightmap is not used)"),
                  ("unlit", "Unlit", "Emission of colour x lightmap: the flat look of the classic tutorials"))),
+    Param("cavity", "float", 0.0, hard=(0.0, 1.0), unit="factor", label="Cavity",
+          description="Lit only: darken the colour by the baked ambient occlusion (lighting with AO on), "
+                      "an artistic cavity term on top of Blender's own light; 0 = off"),
     Param("water", "bool", False, label="Water",
           description="Add a water surface at the water level: its own object and a water material"),
     Param("water_level", "float", 0.0, hard=(-1.0e5, 1.0e5), soft=(0.0, 1000.0), unit="m", label="Water Level",

@@ -369,7 +369,7 @@ def window_maps(heights: npt.ArrayLike, outer: Window, height: float, cell_size:
                      shadows=light["shadows"], shadow_softness=light["shadow_softness"], ambient=light["ao"],
                      ambient_strength=light["ao_strength"], ambient_directions=light["ao_directions"],
                      ambient_radius=light["ao_radius"], origin=(outer.row, outer.col))
-    return Maps(maps.lightmap, maps.slope, maps.curvature)
+    return Maps(maps.lightmap, maps.slope, maps.curvature, maps.occlusion)
 
 
 # --- global filters: a coarse pass over the whole world, full-resolution detail per tile -------------------------

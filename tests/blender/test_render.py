@@ -2,6 +2,7 @@
 
 import json
 import math
+import sys
 
 import bpy
 import numpy as np
@@ -119,3 +120,48 @@ def test_the_base_closes_the_terrains_edges_down_to_a_floor(scene, orogen):
     after = np.empty_like(before)
     terrain.data.vertices.foreach_get("co", after)
     assert np.array_equal(before, after)
+
+
+def test_the_optional_cavity_term_darkens_a_lit_terrain_by_its_ambient_occlusion(scene, orogen, tmp_path):
+    """Lit with *Cavity* 1 and AO baked: the base colour is multiplied by the ``occlusion`` attribute (core's AO
+    factor); the same render without the cavity term, divided into it, is that factor. Off (0), or without AO,
+    the material does not read it."""
+    render = orogen.addon.render
+    spec = {"version": 3, "size": 48, "seed": 5, "width": 47.0, "height": 14.0, "generator": "diamond_square",
+            "filters": [], "material": {"cavity": 1.0},
+            "lighting": {"mode": "hillshade", "ao": True, "ao_strength": 2.0, "ao_radius": 12}}
+    bpy.ops.orogen.terrain_add(spec=json.dumps(spec))
+    terrain = bpy.context.active_object
+    occlusion = np.empty(48 * 48, dtype=np.float32)
+    terrain.data.attributes["occlusion"].data.foreach_get("value", occlusion)
+    heights = np.empty(48 * 48, dtype=np.float32)
+    terrain.data.attributes["height"].data.foreach_get("value", heights)
+    maps = orogen.core.spec.load_spec(spec).bake(heights.reshape(48, 48))
+    assert np.array_equal(occlusion.reshape(48, 48), maps.occlusion)  # the attribute is core's factor
+    nodes = terrain.active_material.node_tree.nodes
+    assert [n.attribute_name for n in nodes if n.bl_idname == "ShaderNodeAttribute" and n.label == "Occlusion"] \
+        == ["occlusion"]
+    cam = render.add_camera(scene, terrain, view='TOP', aspect=1.0)
+    cam.data.ortho_scale = 47.0 + 47.0 / 47
+    render.light_scene(scene, math.radians(300.0), math.radians(50.0))
+    render.configure_cycles(scene, (48, 48), samples=64)
+    scene.cycles.max_bounces = 0  # direct light only: light bounced between slopes is not scaled by the colour
+    scene.cycles.filter_width = 0.01
+    scene.view_settings.view_transform = 'Standard'
+    scene.render.image_settings.file_format = 'OPEN_EXR'
+    scene.render.image_settings.color_depth = '32'
+    render.render_still(scene, str(tmp_path / "cavity.exr"))
+    dark = orogen.addon.export.read_image(str(tmp_path / "cavity.exr"))[..., :3].mean(axis=-1)
+    terrain.orogen.material.cavity = 0.0  # as the panel does: the change notification rebuilds the material
+    bpy.context.view_layer.objects.active = terrain
+    sys.modules[orogen.__name__ + ".addon.live"]._on_msgbus()
+    assert not [n for n in terrain.active_material.node_tree.nodes if n.label == "Occlusion"]
+    render.render_still(scene, str(tmp_path / "plain.exr"))
+    plain = orogen.addon.export.read_image(str(tmp_path / "plain.exr"))[..., :3].mean(axis=-1)
+    inner = (slice(2, -2), slice(2, -2))
+    ratio = dark[inner] / np.maximum(plain[inner], 1e-6)
+    occ = maps.occlusion[inner]
+    assert occ.min() < 0.6 and np.corrcoef(ratio.ravel(), occ.ravel())[0, 1] > 0.8
+    # Only the diffuse part is scaled: the specular reflection (white, the same in both) keeps the ratio a little
+    # above the factor, never above 1 beyond the noise.
+    assert 1.0 <= float(np.median(ratio / occ)) < 1.25 and (ratio < 1.05).mean() > 0.97

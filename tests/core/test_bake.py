@@ -80,3 +80,23 @@ def test_bake_maps_on_threads_equals_one_thread(monkeypatch, lighting):
         maps[workers] = [m.slope, m.curvature, m.lightmap, m.normal]
     for workers in (2, 3):
         assert all(np.array_equal(a, b) for a, b in zip(maps[1], maps[workers], strict=True))
+
+
+def test_the_occlusion_factor_is_what_ambient_occlusion_multiplies_into_the_lightmap():
+    """``occlusion`` (what a Lit material's cavity term reads) is the AO factor of the lightmap, and only there
+    when AO is baked."""
+    from core.lighting import bakes_occlusion
+
+    h = (core.normalize(core.diamond_square((65, 65), seed=2, roughness=1.0)) * 30.0).astype(np.float32)
+    common = dict(lighting="hillshade", azimuth=300.0, altitude=35.0, min_brightness=0.0, max_brightness=1.0)
+    plain = bake_maps(h, 1.0, **common)
+    with_ao = bake_maps(h, 1.0, ambient=True, ambient_strength=1.5, ambient_directions=8, ambient_radius=16,
+                        **common)
+    assert plain.occlusion is None and with_ao.occlusion is not None
+    occ = with_ao.occlusion
+    assert occ.dtype == np.float32 and occ.shape == h.shape and 0.0 <= occ.min() < 0.95 and occ.max() <= 1.0
+    assert np.allclose(with_ao.lightmap, np.clip(plain.lightmap * occ, 0.0, 1.0), atol=1e-6)
+    assert bake_maps(h, 1.0, lighting="slope", ambient=True).occlusion is None  # slope lighting bakes no AO
+    assert bakes_occlusion({"enabled": True, "ao": True, "mode": "multidirectional"})
+    assert not bakes_occlusion({"enabled": True, "ao": True, "mode": "slope"})
+    assert not bakes_occlusion({"enabled": False, "ao": True, "mode": "hillshade"})
