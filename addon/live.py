@@ -46,6 +46,7 @@ from .mesh import (
     HEIGHT_ATTRIBUTE,
     LIGHTMAP_ATTRIBUTE,
     SLOPE_ATTRIBUTE,
+    TERRAIN_PROPERTY,
     drop_other_mesh,
     full_size_mesh,
     grid_mesh_for,
@@ -59,8 +60,6 @@ from .water import sync_water
 
 #: Seconds without a further change before a live preview is replaced by the full-size terrain.
 SETTLE_SECONDS = 0.4
-#: Custom property of every Orogen terrain mesh object (generated or imported): the grid as built.
-TERRAIN_PROPERTY = "orogen_terrain"
 
 _last_change = [0.0]  # monotonic time of the last live change (one clock for all terrains)
 _suspended = [0]  # > 0 while settings are written by code, not by the user

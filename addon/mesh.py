@@ -8,6 +8,8 @@ from ..core.lighting import cell_size
 
 HEIGHT_ATTRIBUTE = "height"
 SLOPE_ATTRIBUTE = "slope"
+#: Custom property of every Orogen terrain mesh object (generated or imported): the grid as built (JSON).
+TERRAIN_PROPERTY = "orogen_terrain"
 #: The baked ambient-occlusion factor (lighting with AO on): what a Lit material's cavity term reads.
 OCCLUSION_ATTRIBUTE = "occlusion"
 CURVATURE_ATTRIBUTE = "curvature"
@@ -382,6 +384,22 @@ def is_grid_of(mesh: bpy.types.Mesh, rows: int, cols: int) -> bool:
         if not np.array_equal(part, first[..., None] + offsets):
             return False
     return True
+
+
+def grid_edge_ring(mesh: bpy.types.Mesh, rows: int, cols: int) -> npt.NDArray[np.float32]:
+    """The edge vertices of ``mesh``, a ``rows x cols`` grid, once round it: ``float32 (n, 3)`` local positions.
+
+    The loop starts at the north-west corner and runs east along row 0, south down the east column, west
+    along the last row and north up the west column (row-major vertex indices, see :func:`grid_faces`):
+    clockwise seen from above. Only the edge vertices are read (one Python access each: 16 k for a 4097²
+    grid, where ``foreach_get`` of every position would take 200 MB).
+    """
+    top = list(range(cols))
+    east = [r * cols + cols - 1 for r in range(1, rows)]
+    bottom = [(rows - 1) * cols + c for c in range(cols - 2, -1, -1)]
+    west = [r * cols for r in range(rows - 2, 0, -1)]
+    verts = mesh.vertices
+    return np.array([verts[i].co[:] for i in top + east + bottom + west], dtype=np.float32)
 
 
 #: Object custom property holding a terrain's other mesh (an ID pointer): the full-size grid while a

@@ -23,7 +23,6 @@ from . import export
 from .draw import draw_lighting, draw_spec
 from .live import (
     PROGRESS_STEPS,
-    TERRAIN_PROPERTY,
     BackgroundCompute,
     BackgroundOperator,
     bake_unlit_color,
@@ -39,7 +38,14 @@ from .live import (
     suspended,
 )
 from .material import build_material
-from .mesh import CURVATURE_ATTRIBUTE, EROSION_ATTRIBUTES, SLOPE_ATTRIBUTE, build_grid_mesh, build_profile_mesh
+from .mesh import (
+    CURVATURE_ATTRIBUTE,
+    EROSION_ATTRIBUTES,
+    SLOPE_ATTRIBUTE,
+    TERRAIN_PROPERTY,
+    build_grid_mesh,
+    build_profile_mesh,
+)
 from .properties import nonfinite_error, spec_annotations
 from .specio import read_group, read_spec, write_filters, write_layers, write_spec
 from .terrain import TerrainArrays, check_size, compute_terrain, scene_sun

@@ -255,18 +255,14 @@ def add_base(scene: bpy.types.Scene, terrain: bpy.types.Object, color=(0.11, 0.0
     sees the open sheet's dark underside where an edge runs high. A separate object named "<terrain> Base"
     (the terrain's own mesh is not touched); ``None`` for a mesh that is not an Orogen grid.
     """
-    from .mesh import grid_shape_of, new_mesh
+    from .mesh import grid_edge_ring, grid_shape_of, new_mesh
 
     shape = grid_shape_of(terrain.data)
     if shape is None:
         return None
-    rows, cols = shape
-    co = np.empty(len(terrain.data.vertices) * 3, dtype=np.float32)
-    terrain.data.vertices.foreach_get("co", co)
-    grid = co.reshape(rows, cols, 3)
-    ring = np.concatenate([grid[0, :-1], grid[:-1, -1], grid[-1, :0:-1], grid[:0:-1, 0]])  # the edge loop
-    relief = float(co[2::3].max() - co[2::3].min())
-    floor = float(co[2::3].min()) - max(0.1 * relief, 1e-3)
+    ring = grid_edge_ring(terrain.data, *shape)
+    low, high = min(c[2] for c in terrain.bound_box), max(c[2] for c in terrain.bound_box)  # local, as the ring
+    floor = low - max(0.1 * (high - low), 1e-3)
     bottom = ring.copy()
     bottom[:, 2] = floor
     n = len(ring)

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..core.spec import TerrainSpec
 from .material import WATER_KEY, build_water_material
-from .mesh import OWNER_PROPERTY
+from .mesh import OWNER_PROPERTY, TERRAIN_PROPERTY, grid_edge_ring
 
 #: Object custom property marking Orogen's water objects (its value is True).
 WATER_PROPERTY = "orogen_water"
@@ -65,28 +65,17 @@ def remove_water(obj: bpy.types.Object) -> None:
 
 def edge_profile(obj: bpy.types.Object) -> tuple[np.ndarray, tuple[int, int]] | None:
     """The terrain mesh's edge vertices as ``float32 (n, 3)`` positions (local), once round the grid, and the
-    grid's ``(rows, cols)``; ``None`` when the mesh is not the grid its record says.
-
-    The loop starts at the north-west corner and runs east along row 0, south down the east column, west
-    along the last row and north up the west column (row-major vertex indices, see ``mesh.grid_faces``).
-    Only the edge vertices are read (one Python access each: 16 k for a 4097² grid).
+    grid's ``(rows, cols)`` from the terrain's record; ``None`` when the mesh is not the grid its record says.
+    The loop is :func:`mesh.grid_edge_ring`'s.
     """
-    from .live import TERRAIN_PROPERTY  # live calls this module
-
     record = obj.get(TERRAIN_PROPERTY)
     try:
         rows, cols = json.loads(record)["shape"]
     except (TypeError, ValueError, KeyError):
         return None
-    verts = obj.data.vertices
-    if rows < 2 or cols < 2 or len(verts) != rows * cols:
+    if rows < 2 or cols < 2 or len(obj.data.vertices) != rows * cols:
         return None
-    top = [c for c in range(cols)]
-    east = [r * cols + cols - 1 for r in range(1, rows)]
-    bottom = [(rows - 1) * cols + c for c in range(cols - 2, -1, -1)]
-    west = [r * cols for r in range(rows - 2, 0, -1)]
-    ring = top + east + bottom + west
-    return np.array([verts[i].co[:] for i in ring], dtype=np.float32), (rows, cols)
+    return grid_edge_ring(obj.data, rows, cols), (rows, cols)
 
 
 def water_geometry(ring: np.ndarray, level: float) -> tuple[np.ndarray, list[tuple[int, ...]]]:
