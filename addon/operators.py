@@ -18,7 +18,7 @@ from ..core.heightmap import check_number
 from ..core.jsonio import load_json
 from ..core.lighting import LIGHTING_PARAMS, cell_size
 from ..core.profiles import sectioned_profile, slope_walk
-from ..core.spec import MATERIAL_PARAMS, TerrainSpec, apply_settings, load_spec
+from ..core.spec import MATERIAL_PARAMS, TerrainSpec, load_spec
 from . import export
 from .draw import draw_lighting, draw_spec
 from .live import (
@@ -47,7 +47,7 @@ from .mesh import (
     build_profile_mesh,
 )
 from .properties import nonfinite_error, spec_annotations
-from .specio import read_group, read_spec, write_filters, write_layers, write_spec
+from .specio import read_group, read_spec, take_operator_spec, write_spec
 from .terrain import TerrainArrays, check_size, compute_terrain, scene_sun
 from .water import remove_water, sync_water
 
@@ -78,26 +78,6 @@ material"""
         col.prop(self, "location")
         col.prop(self, "rotation")
 
-    def _take_spec(self) -> TerrainSpec:
-        """The spec to build: ``spec`` JSON when given (then loaded into the settings the redo panel shows).
-
-        A new call without one starts from the default filter stack and colour layers where none were given.
-        """
-        if self.spec:
-            write_spec(self, TerrainSpec.from_json(self.spec))
-            self.spec = ""
-        elif not self.defaults_filled:
-            default = TerrainSpec()
-            if not self.filters:
-                write_filters(self, default.filters)
-            if not self.layers:
-                write_layers(self, default.layers)
-        self.defaults_filled = True
-        if self.set.strip():
-            write_spec(self, apply_settings(read_spec(self), [a for a in self.set.split(";") if a.strip()]))
-            self.set = ""
-        return read_spec(self)
-
     def _prepare(self, context) -> tuple[TerrainSpec, tuple[float, float] | None]:
         """The spec to build and the scene's sun (when the lighting follows it), checked; ``ValueError`` or
         ``TypeError`` naming what is wrong. Nothing in the scene is changed."""
@@ -108,7 +88,7 @@ material"""
         if message:
             raise ValueError(message)
         with suspended():
-            spec = self._take_spec()
+            spec = take_operator_spec(self)
         sun = scene_sun(context.scene) if spec.lighting["use_scene_sun"] else None
         if spec.lighting["use_scene_sun"] and sun is None:
             self.report({'WARNING'}, "No Sun light in the scene: using the Light Azimuth and Altitude")

@@ -16,7 +16,7 @@ import numpy as np
 from ..core.colormap import DEFAULT_LAYERS, Layer
 from ..core.lighting import LIGHTING_PARAMS
 from ..core.params import FILTERS, GENERATORS
-from ..core.spec import LAYER_PARAMS, MATERIAL_PARAMS, SPEC_VERSION, WORLD_PARAMS, Step, TerrainSpec
+from ..core.spec import LAYER_PARAMS, MATERIAL_PARAMS, SPEC_VERSION, WORLD_PARAMS, Step, TerrainSpec, apply_settings
 from .properties import INT32_MAX, wide_name
 
 
@@ -140,3 +140,26 @@ def write_layers(data, layers) -> None:
 def image_path(path: str) -> str:
     """A layer's image path made absolute the way Blender resolves ``//`` paths."""
     return bpy.path.abspath(path) if path else ""
+
+
+def take_operator_spec(op) -> TerrainSpec:
+    """The spec an adding operator (Add Terrain, Add Terrain Tiles) builds: its ``spec`` JSON when given (then
+    loaded into the settings the redo panel shows), and its ``set`` assignments applied.
+
+    A new call without one starts from the default filter stack and colour layers where none were given.
+    Raises ``ValueError``/``TypeError`` for a spec or assignment core refuses.
+    """
+    if op.spec:
+        write_spec(op, TerrainSpec.from_json(op.spec))
+        op.spec = ""
+    elif not op.defaults_filled:
+        default = TerrainSpec()
+        if not op.filters:
+            write_filters(op, default.filters)
+        if not op.layers:
+            write_layers(op, default.layers)
+    op.defaults_filled = True
+    if op.set.strip():
+        write_spec(op, apply_settings(read_spec(op), [a for a in op.set.split(";") if a.strip()]))
+        op.set = ""
+    return read_spec(op)

@@ -35,7 +35,7 @@ from bpy_extras import object_utils
 
 from ..core.heightmap import MAX_CELLS, normalize
 from ..core.recipe import Recipe
-from ..core.spec import TerrainSpec, apply_settings
+from ..core.spec import TerrainSpec
 from ..core.window import Window, crop
 from ..core.world import (
     Margins,
@@ -55,7 +55,7 @@ from .export import check_path, commit, stage_dir, write_image
 from .live import bake_unlit_color, checked_layers, mode_reason, new_material, poll_with, suspended
 from .mesh import CURVATURE_ATTRIBUTE, OCCLUSION_ATTRIBUTE, SLOPE_ATTRIBUTE, update_grid_mesh
 from .properties import Groups, spec_annotations
-from .specio import read_spec, write_filters, write_layers, write_spec
+from .specio import read_spec, take_operator_spec, write_spec
 from .terrain import check_memory, scene_sun
 
 #: Custom property of a world collection: the world's ranges, with the recipe they belong to (reused by
@@ -477,26 +477,10 @@ class OROGEN_OT_tiles_add(bpy.types.Operator, object_utils.AddObjectHelper):
         col.prop(self, "location")
         col.prop(self, "rotation")
 
-    def _take_spec(self) -> TerrainSpec:
-        if self.spec:
-            write_spec(self, TerrainSpec.from_json(self.spec))
-            self.spec = ""
-        elif not self.defaults_filled:
-            default = TerrainSpec()
-            if not self.filters:
-                write_filters(self, default.filters)
-            if not self.layers:
-                write_layers(self, default.layers)
-        self.defaults_filled = True
-        if self.set.strip():
-            write_spec(self, apply_settings(read_spec(self), [a for a in self.set.split(";") if a.strip()]))
-            self.set = ""
-        return read_spec(self)
-
     def execute(self, context):
         try:
             with suspended():
-                spec = self._take_spec()
+                spec = take_operator_spec(self)
             world_grid(spec, self.tiles_y, self.tiles_x)
         except (ValueError, TypeError) as err:
             self.report({'ERROR'}, f"Tiles not added: {err}")
