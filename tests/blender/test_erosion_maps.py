@@ -6,6 +6,7 @@ import json
 import bpy
 import numpy as np
 from PIL import Image
+from top_view import plain_top_view
 
 SIZE, WIDTH, HEIGHT = 48, 47.0, 20.0
 FILTERS = [{"type": "erosion", "steps": 6}, {"type": "thermal", "iterations": 5},
@@ -43,19 +44,6 @@ def threshold(area):
     return float((values[i] + values[i + 1]) / 2)
 
 
-def render_top(orogen, scene, terrain, path):
-    render = orogen.addon.render
-    cam = render.add_camera(scene, terrain, view='TOP', aspect=1.0)
-    cam.data.ortho_scale = WIDTH + WIDTH / (SIZE - 1)
-    render.configure_cycles(scene, (SIZE, SIZE), samples=1)
-    scene.cycles.filter_width = 0.01
-    scene.view_settings.view_transform = 'Standard'
-    scene.render.image_settings.file_format = 'OPEN_EXR'
-    scene.render.image_settings.color_depth = '32'
-    render.render_still(scene, str(path))
-    return orogen.addon.export.read_image(str(path))[..., :3]
-
-
 def test_attributes_equal_cores_maps_and_the_river_layer_paints_the_drainage_range(scene, orogen, tmp_path):
     core = orogen.core
     h, maps = core_maps(orogen, FILTERS)
@@ -73,7 +61,7 @@ def test_attributes_equal_cores_maps_and_the_river_layer_paints_the_drainage_ran
     assert 0.05 < inside.mean() < 0.3
     assert (weights[..., 1][inside] > 0.3).all() and (weights[..., 1][~inside] < 1e-6).all()
 
-    rendered = render_top(orogen, scene, terrain, tmp_path / "river.exr")
+    rendered = plain_top_view(orogen, scene, terrain, tmp_path / "river.exr", SIZE, WIDTH)
     expected = core.colormap(h, lays, None, maps)
     inner = (slice(2, -2), slice(2, -2))
     assert np.abs(rendered[inner] - expected[inner]).max() < 2 / 255
@@ -91,7 +79,7 @@ def test_without_erosion_the_masked_layer_is_absent(scene, orogen, tmp_path):
     assert not any(terrain.data.attributes.get(n) for n in core.recipe.MAP_NAMES)
     lays = core.spec.layers_from_data(layers(1e-6))
     assert core.layer_weights(h, lays)[..., 1].max() < 1e-6
-    rendered = render_top(orogen, scene, terrain, tmp_path / "none.exr")
+    rendered = plain_top_view(orogen, scene, terrain, tmp_path / "none.exr", SIZE, WIDTH)
     assert np.abs(rendered[2:-2, 2:-2] - np.float32([0.3, 0.25, 0.1])).max() < 2 / 255
 
 

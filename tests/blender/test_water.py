@@ -6,6 +6,7 @@ import sys
 import bpy
 import numpy as np
 import pytest
+from top_view import plain_top_view
 
 SIZE, WIDTH, HEIGHT, LEVEL = 48, 47.0, 12.0, 4.0  # one metre per cell
 
@@ -111,22 +112,6 @@ def test_water_never_takes_or_removes_a_users_object(scene, orogen):
     assert water.water_of(terrain) not in (None, impostor)
 
 
-def plain_top_view(orogen, scene, terrain, path):
-    """Render ``terrain`` from straight above with one pixel centre on every vertex, no light but emission, to
-    a 32-bit EXR at ``path``; its linear RGB, ``(SIZE, SIZE, 3)`` (row 0 north)."""
-    render = orogen.addon.render
-    cam = render.add_camera(scene, terrain, view='TOP', aspect=1.0)
-    cam.data.ortho_scale = WIDTH + WIDTH / (SIZE - 1)
-    render.set_world(scene, color=(0.0, 0.0, 0.0), strength=0.0)
-    render.configure_cycles(scene, (SIZE, SIZE), samples=1)
-    scene.cycles.filter_width = 0.01
-    scene.view_settings.view_transform = 'Standard'
-    scene.render.image_settings.file_format = 'OPEN_EXR'
-    scene.render.image_settings.color_depth = '32'
-    render.render_still(scene, str(path))
-    return orogen.addon.export.read_image(str(path))[..., :3]
-
-
 def test_top_down_render_has_water_exactly_where_the_ground_is_below_the_level(scene, orogen, tmp_path):
     """One pixel centre on every vertex: a ray meets the water first exactly where the vertex is below it."""
     bpy.ops.orogen.terrain_add(spec=water_spec(shading="unlit"))
@@ -141,7 +126,7 @@ def test_top_down_render_has_water_exactly_where_the_ground_is_below_the_level(s
     emit.inputs["Color"].default_value = (0.0, 0.0, 1.0, 1.0)
     tree.links.new(emit.outputs[0], tree.nodes.new("ShaderNodeOutputMaterial").inputs["Surface"])
     sea.data.materials[0] = marker
-    rgb = plain_top_view(orogen, scene, terrain, tmp_path / "water.exr")
+    rgb = plain_top_view(orogen, scene, terrain, tmp_path / "water.exr", SIZE, WIDTH)
     z = positions(terrain)[:, 2].reshape(SIZE, SIZE)
     wet = rgb[..., 2] > 0.99
     assert np.all(rgb[wet][:, :2] < 1e-6)  # pure marker: nothing else on top
@@ -200,7 +185,7 @@ def test_top_down_render_has_snow_only_above_the_snow_line(scene, orogen, tmp_pa
                         "edge_noise": noise, "noise_size": 5.0}]}
     bpy.ops.orogen.terrain_add(spec=json.dumps(spec))
     terrain = bpy.context.active_object
-    rgb = plain_top_view(orogen, scene, terrain, tmp_path / "snow.exr")
+    rgb = plain_top_view(orogen, scene, terrain, tmp_path / "snow.exr", SIZE, WIDTH)
     z = positions(terrain)[:, 2].reshape(SIZE, SIZE)
     inner = np.zeros_like(z, dtype=bool)
     inner[1:-1, 1:-1] = True
