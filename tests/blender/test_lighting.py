@@ -6,6 +6,7 @@ import math
 import bpy
 import numpy as np
 import pytest
+from top_view import plain_top_view
 
 SLOPED_LAYERS = [
     {"name": "grass", "color": [0.1, 0.35, 0.08], "minimum": -1.0, "optimal": 0.2, "maximum": 0.7,
@@ -122,7 +123,7 @@ def test_scene_sun_sets_the_light_direction(scene, orogen):
 
 def test_unlit_render_with_slope_layers_equals_core_colour_map_times_lightmap(scene, orogen, tmp_path):
     """Top-down orthographic Emission render at 1 sample: the node tree mirrors core, slope terms included."""
-    core, render = orogen.core, orogen.addon.render
+    core = orogen.core
     size, width, height = 48, 47.0, 20.0
     bpy.ops.orogen.terrain_add(spec=spec(generator="diamond_square", size=size, seed=4, width=width, height=height,
                                          material={"shading": "unlit"},
@@ -130,15 +131,7 @@ def test_unlit_render_with_slope_layers_equals_core_colour_map_times_lightmap(sc
                                                    "min_brightness": 0.2},
                                          layers=SLOPED_LAYERS))
     terrain = bpy.context.active_object
-    cam = render.add_camera(scene, terrain, view='TOP', aspect=1.0)
-    cam.data.ortho_scale = width + width / (size - 1)
-    render.configure_cycles(scene, (size, size), samples=1)
-    scene.cycles.filter_width = 0.01
-    scene.view_settings.view_transform = 'Standard'
-    scene.render.image_settings.file_format = 'OPEN_EXR'
-    scene.render.image_settings.color_depth = '32'
-    render.render_still(scene, str(tmp_path / "unlit.exr"))
-    rendered = orogen.addon.export.read_image(str(tmp_path / "unlit.exr"))[..., :3]
+    rendered = plain_top_view(orogen, scene, terrain, tmp_path / "unlit.exr", size, width)
 
     h = heights(orogen, size, 4, roughness=1.0)
     metres = h * np.float32(height)

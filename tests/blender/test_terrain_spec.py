@@ -9,6 +9,7 @@ from pathlib import Path
 import bpy
 import numpy as np
 import pytest
+from top_view import plain_top_view
 
 ROOT = Path(__file__).resolve().parents[2]
 V01 = ROOT / "tests" / "fixtures" / "v0_1"
@@ -296,26 +297,14 @@ def test_a_64_bit_seed_is_kept_whole_and_editing_the_seed_replaces_it(scene, oro
 
 def test_editing_a_terrains_layer_colour_changes_its_render(scene, orogen, tmp_path):
     """Unlit top-down renders before and after the edit: the pixels where the first layer rules turn red."""
-    render, core = orogen.addon.render, orogen.core
+    core = orogen.core
     size, width = 24, 23.0
     bpy.ops.orogen.terrain_add(size=size, width=width, set="material.shading=unlit; lighting.enabled=false")
     obj = bpy.context.active_object
-    cam = render.add_camera(scene, obj, view='TOP', aspect=1.0)
-    cam.data.ortho_scale = width + width / (size - 1)
-    render.configure_cycles(scene, (size, size), samples=1)
-    scene.cycles.filter_width = 0.01
-    scene.view_settings.view_transform = 'Standard'
-    scene.render.image_settings.file_format = 'OPEN_EXR'
-    scene.render.image_settings.color_depth = '32'
-
-    def shot(name):
-        render.render_still(scene, str(tmp_path / name))
-        return orogen.addon.export.read_image(str(tmp_path / name))[..., :3]
-
-    before = shot("before.exr")
+    before = plain_top_view(orogen, scene, obj, tmp_path / "before.exr", size, width)
     obj.orogen.layers[0].color = (1.0, 0.0, 0.0)
     orogen.addon.live.on_setting_changed(obj, bpy.context)
-    after = shot("after.exr")
+    after = plain_top_view(orogen, scene, obj, tmp_path / "after.exr", size, width)
     spec = orogen.addon.specio.read_spec(obj.orogen)
     first = core.layer_weights(mesh_heightmap(obj), spec.layers)[..., 0] > 0.99  # where layer 0 alone shows
     first[:2], first[-2:], first[:, :2], first[:, -2:] = False, False, False, False  # pixels wholly on the terrain
