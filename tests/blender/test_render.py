@@ -7,6 +7,7 @@ import sys
 import bpy
 import numpy as np
 import pytest
+from top_view import plain_top_view
 
 
 def test_lit_render_shows_the_terrain_and_the_lit_side_is_brighter(scene, orogen, tmp_path):
@@ -40,22 +41,13 @@ def test_lit_render_shows_the_terrain_and_the_lit_side_is_brighter(scene, orogen
 
 def test_unlit_render_equals_core_colormap_times_lightmap(scene, orogen, tmp_path):
     """Top-down orthographic Emission render: the node tree mirrors core's colour map exactly."""
-    core, render = orogen.core, orogen.addon.render
+    core = orogen.core
     size, width = 48, 47.0  # one metre per cell
     bpy.ops.orogen.terrain_add(size=size, seed=4, width=width, height=12.0,
                                set="hills.count=60; hills.radius_min=3; hills.radius_max=14; material.shading=unlit; "
                                    "lighting.azimuth=315")
     terrain = bpy.context.active_object
-    cam = render.add_camera(scene, terrain, view='TOP', aspect=1.0)
-    cam.data.ortho_scale = width + width / (size - 1)  # one pixel centre on every vertex
-    render.configure_cycles(scene, (size, size), samples=1)
-    scene.cycles.filter_width = 0.01
-    scene.view_settings.view_transform = 'Standard'
-    scene.render.image_settings.file_format = 'OPEN_EXR'
-    scene.render.image_settings.color_depth = '32'
-    out = tmp_path / "unlit.exr"
-    render.render_still(scene, str(out))
-    rendered = orogen.addon.export.read_image(str(out))[..., :3]
+    rendered = plain_top_view(orogen, scene, terrain, tmp_path / "unlit.exr", size, width)
 
     h = core.circle_hills((size, size), seed=4, count=60, radius_min=3, radius_max=14, flattening=1.5)
     light = core.slope_lightmap(h * np.float32(12.0), azimuth=315.0, softness=1.0, min_brightness=0.25,
