@@ -278,8 +278,9 @@ def build_tile(plan: Plan, ranges: Any, ty: int, tx: int) -> int:
         heights = normalize(filtered, tuple(world_range) if plan.recipe.fit_height else encoding_range(plan, ranges))
     else:
         heights = tile_heights(plan.recipe, window, ranges)
-        if encoding_range(plan, ranges) != (0.0, 1.0):  # raised above Height or below 0: over the world's range
-            heights = normalize(heights, encoding_range(plan, ranges))
+        encoding = encoding_range(plan, ranges)
+        if encoding != (0.0, 1.0):  # raised above Height or below 0: over the world's range
+            heights = normalize(heights, encoding)
     levels = to_uint16(heights)
     files: dict[str, str] = {}
     for fmt, rel in plan.tile_files(ty, tx).items():
