@@ -515,6 +515,7 @@ def _manifest(plan: Plan, ranges: Any) -> dict[str, Any]:
     rows, cols = plan.grid.shape
     ny, nx = plan.grid.tiles
     cell = plan.recipe.cell_size
+    metres = metres_range(plan, ranges)
     return {
         "format": "orogen-world",
         "version": MANIFEST_VERSION,
@@ -527,7 +528,7 @@ def _manifest(plan: Plan, ranges: Any) -> dict[str, Any]:
                  "shared_edges": True},
         "global_filters": None if plan.coarse is None else plan.coarse.describe(),
         "ranges": None if ranges is None else [list(ranges[0]), list(ranges[1])],
-        "metres": {"low": metres_range(plan, ranges)[0], "high": metres_range(plan, ranges)[1],
+        "metres": {"low": metres[0], "high": metres[1],
                    "formula": "metres = low + value * (high - low), value in 0..1 (16-bit levels / 65535)"},
         "encoding": {"png": "16-bit grey, 0 -> 0, 1 -> 65535, row 0 north; x = tile column from west, "
                             "y = tile row from north",
