@@ -56,10 +56,24 @@ def user_dir():
 
 @pytest.fixture
 def scene(orogen):
-    """An empty scene (the extension stays enabled)."""
+    """An empty scene (the extension stays enabled).
+
+    After the test the module-level ``bpy.context`` must still belong to no ID. Blender 4.2 keeps the scene
+    of ``context.layer_collection`` on the context object it was read through (``object_data_add`` reads it);
+    on the global one that scene is freed by the next file load, and a later ``context.window.scene = ...``
+    (the glTF exporter's) crashes Blender. Operators get a context of their own from Blender; a test that
+    calls operator code itself must pass that one (see ``test_background_ops.send``).
+    """
     bpy.ops.wm.read_homefile(use_empty=True)
     assert MODULE in bpy.context.preferences.addons
-    return bpy.context.scene
+    yield bpy.context.scene
+    if not _context_owned:  # (once owned it stays so, and reading it after a file load may crash)
+        _context_owned.append(bpy.context.id_data is not None)
+        assert not _context_owned[0], "this test left an ID on the global bpy.context (see the fixture)"
+        _context_owned.clear()
+
+
+_context_owned = []
 
 
 _status = {}

@@ -5,9 +5,15 @@ Blender (the ``bpy`` module) has a window but no event loop, and ``INVOKE_DEFAUL
 (there is no event to invoke with). So these tests drive the real operators by hand: ``execute`` is patched
 to call the operator's own ``invoke`` with a stand-in event (Blender keeps the operator, whose modal handler
 it registered, alive), and then ``modal`` is called with stand-in TIMER and ESC events, as the window's event
-loop would. What only a window shows is not checked here: the status bar drawing the progress and text, the
-undo stack (a background session has none: ``print_undo_steps`` crashes, ``ed.undo`` cannot run), and the
-timer and key events coming from Blender itself.
+loop would. Each event is sent with the context Blender gave the operator when it started, never with the
+module-level ``bpy.context``: Blender 4.2 keeps the scene of ``context.layer_collection`` (read by Add Object's
+``object_data_add``) on the context object it was read through, so the global one would point at a freed scene
+after the next file load, and the glTF exporter's ``context.window.scene = ...`` then crashes (the event loop
+hands every call a fresh context, so a user never meets this).
+
+What only a window shows is not checked here: the status bar drawing the progress and text, the undo stack
+(a background session has none: ``print_undo_steps`` crashes, ``ed.undo`` cannot run), and the timer and
+key events coming from Blender itself.
 """
 
 import json
@@ -31,6 +37,13 @@ class Event:
 
 TIMER = Event('TIMER')
 ESC = Event('ESC', 'PRESS')
+#: The context each running operator was started with (by ``as_pointer()``): what ``send`` hands its ``modal``.
+CONTEXTS = {}
+
+
+def send(op, event):
+    """``event`` to the running operator ``op``, as the window's event loop sends it (with its own context)."""
+    return op.modal(CONTEXTS[op.as_pointer()], event)
 
 
 @pytest.fixture
@@ -43,12 +56,14 @@ def modal(monkeypatch):
 
         def execute(self, context):
             started.append(self)
+            CONTEXTS[self.as_pointer()] = context
             return cls.invoke(self, context, Event('NONE'))
 
         monkeypatch.setattr(cls, "execute", execute)
         return started
 
-    return patch
+    yield patch
+    CONTEXTS.clear()
 
 
 @pytest.fixture
@@ -70,7 +85,7 @@ def run(op, timeout=120.0):
     """Send timer events until the operator ends; its result."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        result = op.modal(bpy.context, TIMER)
+        result = send(op, TIMER)
         if result not in ({'PASS_THROUGH'}, {'RUNNING_MODAL'}):
             return result
         time.sleep(0.005)
@@ -192,11 +207,11 @@ def test_esc_cancels_add_leaving_nothing_behind(scene, orogen, modal, progress):
     deadline = time.monotonic() + 30.0
     while job.fraction == 0.0 and time.monotonic() < deadline:  # the generator has run, the erosion runs
         time.sleep(0.01)
-    assert op.modal(bpy.context, TIMER) == {'PASS_THROUGH'}
-    assert op.modal(bpy.context, Event('MOUSEMOVE')) == {'PASS_THROUGH'}  # the user keeps working meanwhile
+    assert send(op, TIMER) == {'PASS_THROUGH'}
+    assert send(op, Event('MOUSEMOVE')) == {'PASS_THROUGH'}  # the user keeps working meanwhile
     assert not job.done() and 0 < job.fraction < 1
     pressed = time.monotonic()
-    assert op.modal(bpy.context, ESC) == {'CANCELLED'}  # at once, not when the worker has stopped
+    assert send(op, ESC) == {'CANCELLED'}  # at once, not when the worker has stopped
     assert op.last_report == ('WARNING', "Add Terrain cancelled: nothing was added")
     assert snapshot() == before and op._timer is None
     wait_for(job)
@@ -275,8 +290,8 @@ def test_regenerate_from_the_ui_equals_the_synchronous_one_and_esc_keeps_the_ter
 def op_cancel(op):
     """Esc while the worker runs."""
     time.sleep(0.05)
-    assert op.modal(bpy.context, TIMER) == {'PASS_THROUGH'} and not op._job.done()
-    return op.modal(bpy.context, ESC)
+    assert send(op, TIMER) == {'PASS_THROUGH'} and not op._job.done()
+    return send(op, ESC)
 
 
 def test_regenerate_waits_for_object_mode_and_follows_settings_changed_meanwhile(scene, orogen, modal):
@@ -289,7 +304,7 @@ def test_regenerate_waits_for_object_mode_and_follows_settings_changed_meanwhile
     wait_for(op._job)
     bpy.ops.object.mode_set(mode='EDIT')
     for _ in range(3):  # the result waits: a mesh in Edit Mode is not rewritten
-        assert op.modal(bpy.context, TIMER) == {'PASS_THROUGH'}
+        assert send(op, TIMER) == {'PASS_THROUGH'}
     bpy.ops.object.mode_set(mode='OBJECT')
     with live.suspended():
         obj.orogen.seed = 4  # changed while it computed: the operator computes the new settings
