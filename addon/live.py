@@ -599,7 +599,7 @@ def _only_looks_changed(spec: TerrainSpec, applied: str) -> bool:
     return same_heights(before, spec)
 
 
-def _only_water_changed(spec: TerrainSpec, applied: str) -> bool:
+def only_water_changed(spec: TerrainSpec, applied: str) -> bool:
     """True when ``spec`` differs from the applied spec only in its water settings (terrain and material stay)."""
     try:
         before = TerrainSpec.from_json(applied)
@@ -625,7 +625,7 @@ def on_setting_changed(obj: bpy.types.Object, context) -> None:
     if obj.mode != 'OBJECT':
         settings.status = "Not regenerated: leave Edit Mode first"
         return
-    if settings.applied and _only_water_changed(spec, settings.applied):
+    if settings.applied and only_water_changed(spec, settings.applied):
         sync_water(obj, spec)
         with suspended():
             settings.applied = text

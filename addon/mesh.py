@@ -386,6 +386,36 @@ def is_grid_of(mesh: bpy.types.Mesh, rows: int, cols: int) -> bool:
     return True
 
 
+#: The sides of a grid, each in the direction the edge loop runs round it (clockwise seen from above).
+GRID_SIDES = ("north", "east", "south", "west")
+
+
+def _side_indices(rows: int, cols: int, side: str) -> list[int]:
+    """Row-major vertex indices of ``side`` of a ``rows x cols`` grid, corner to corner, in loop order:
+    north west to east, east north to south, south east to west, west south to north."""
+    if side == "north":
+        return list(range(cols))
+    if side == "east":
+        return [r * cols + cols - 1 for r in range(rows)]
+    if side == "south":
+        return [(rows - 1) * cols + c for c in range(cols - 1, -1, -1)]
+    if side == "west":
+        return [r * cols for r in range(rows - 1, -1, -1)]
+    raise ValueError(f"side must be one of {', '.join(GRID_SIDES)}, got {side!r}")
+
+
+def _positions(mesh: bpy.types.Mesh, indices: list[int]) -> npt.NDArray[np.float32]:
+    verts = mesh.vertices
+    return np.array([verts[i].co[:] for i in indices], dtype=np.float32).reshape(-1, 3)
+
+
+def grid_side(mesh: bpy.types.Mesh, rows: int, cols: int, side: str) -> npt.NDArray[np.float32]:
+    """The vertices of one side of ``mesh``, a ``rows x cols`` grid: ``float32 (k, 3)`` local positions,
+    both corners included, in the direction :func:`grid_edge_ring` runs (``side`` one of :data:`GRID_SIDES`).
+    Raises ``ValueError`` for another side."""
+    return _positions(mesh, _side_indices(rows, cols, side))
+
+
 def grid_edge_ring(mesh: bpy.types.Mesh, rows: int, cols: int) -> npt.NDArray[np.float32]:
     """The edge vertices of ``mesh``, a ``rows x cols`` grid, once round it: ``float32 (n, 3)`` local positions.
 
@@ -394,12 +424,8 @@ def grid_edge_ring(mesh: bpy.types.Mesh, rows: int, cols: int) -> npt.NDArray[np
     clockwise seen from above. Only the edge vertices are read (one Python access each: 16 k for a 4097²
     grid, where ``foreach_get`` of every position would take 200 MB).
     """
-    top = list(range(cols))
-    east = [r * cols + cols - 1 for r in range(1, rows)]
-    bottom = [(rows - 1) * cols + c for c in range(cols - 2, -1, -1)]
-    west = [r * cols for r in range(rows - 2, 0, -1)]
-    verts = mesh.vertices
-    return np.array([verts[i].co[:] for i in top + east + bottom + west], dtype=np.float32)
+    north, east, south, west = (_side_indices(rows, cols, side) for side in GRID_SIDES)
+    return _positions(mesh, north + east[1:] + south[1:] + west[1:-1])
 
 
 #: Object custom property holding a terrain's other mesh (an ID pointer): the full-size grid while a

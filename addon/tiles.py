@@ -21,10 +21,14 @@ Seams:
   per side), so its vertices are vertices of the full-resolution tile, with the same values. Where a finer
   tile meets a coarser one, the finer tile's edge vertices between two coarse vertices are moved onto the
   straight line between them (their ``height`` attribute too): no cracks, no skirts.
+
+Water: one object for the whole world (:func:`sync_tile_water`, :func:`water.sync_world_water`), walled at the
+world's outer edge only (:func:`world_edge_ring`), so no wall stands inside the water where two tiles meet.
 """
 
 import contextlib
 import json
+import math
 import os
 import shutil
 import time
@@ -52,11 +56,20 @@ from ..core.world import (
 from ..core.world import map_margins as map_margins_of
 from .draw import draw_spec
 from .export import check_path, commit, stage_dir, write_image
-from .live import bake_unlit_color, checked_layers, mode_reason, new_material, poll_with, suspended
-from .mesh import CURVATURE_ATTRIBUTE, OCCLUSION_ATTRIBUTE, SLOPE_ATTRIBUTE, update_grid_mesh
+from .live import (
+    bake_unlit_color,
+    checked_layers,
+    mode_reason,
+    new_material,
+    only_water_changed,
+    poll_with,
+    suspended,
+)
+from .mesh import CURVATURE_ATTRIBUTE, OCCLUSION_ATTRIBUTE, SLOPE_ATTRIBUTE, grid_side, update_grid_mesh
 from .properties import Groups, spec_annotations
 from .specio import read_spec, take_operator_spec, write_spec
 from .terrain import check_memory, scene_sun
+from .water import remove_water, sync_world_water
 
 #: Custom property of a world collection: the world's ranges, with the recipe they belong to (reused by
 #: rebuilding one tile).
@@ -279,6 +292,36 @@ def build_tile(obj, cache: WorldCache, tiles: dict, material=None) -> None:
         t.applied = json.dumps({"spec": cache.spec.to_json(), "level": level})
 
 
+def world_edge_ring(tiles: dict, tiles_y: int, tiles_x: int) -> np.ndarray | None:
+    """The world's outer edge, once round it: ``float32 (n, 3)`` vertex positions in the tiles' frame, clockwise
+    seen from above from the north-west corner (as :func:`mesh.grid_edge_ring` runs round one grid), read from
+    the tiles on the world's border at their own levels of detail. ``None`` when a border tile is missing or is
+    not a square grid."""
+    def side(key, name):
+        obj = tiles.get(key)
+        if obj is None:
+            return None
+        n = math.isqrt(len(obj.data.vertices))
+        return grid_side(obj.data, n, n, name) if n >= 2 and n * n == len(obj.data.vertices) else None
+
+    runs = ([side((0, tx), "north") for tx in range(tiles_x)]
+            + [side((ty, tiles_x - 1), "east") for ty in range(tiles_y)]
+            + [side((tiles_y - 1, tx), "south") for tx in reversed(range(tiles_x))]
+            + [side((ty, 0), "west") for ty in reversed(range(tiles_y))])
+    if any(run is None for run in runs):
+        return None
+    # Each run starts where the one before it ended (a shared tile corner): keep that vertex once.
+    ring = np.concatenate([runs[0], *(run[1:] for run in runs[1:])])
+    return ring[:-1]  # the last vertex is the first (the north-west corner)
+
+
+def sync_tile_water(world, spec: TerrainSpec, tiles: dict) -> None:
+    """The world's water (:func:`water.sync_world_water`) over its tiles as they are now."""
+    settings = world.orogen_tiles
+    ring = world_edge_ring(tiles, settings.tiles_y, settings.tiles_x) if spec.material.get("water") else None
+    sync_world_water(world, spec, ring, tiles.get((0, 0)))
+
+
 def _world_material(world, spec: TerrainSpec):
     """A fresh material for the world's tiles (``None`` when the spec's material is off)."""
     if not spec.material["enabled"]:
@@ -318,6 +361,7 @@ def regenerate_world(world, context, only=None) -> str:
         if wm is not None:
             wm.progress_end()
     _drop_unused(old)
+    sync_tile_water(world, cache.spec, tiles)
     status = (f"Rebuilt {len(keys)} of {len(tiles)} tiles ({cache.grid.shape[0]} x {cache.grid.shape[1]} world, "
               f"margin {cache.margin} cells) in {time.perf_counter() - started:.2f} s")
     with suspended():
@@ -372,12 +416,19 @@ def on_world_changed(world, context) -> str | None:
     if not settings.live_update:
         return None
     try:
-        text = read_spec(world.orogen_world).to_json()
+        spec = read_spec(world.orogen_world)
     except (ValueError, TypeError) as err:
         settings.status = f"Not regenerated: {err}"
         return None
+    text = spec.to_json()
     if text == settings.applied:
         return None
+    if settings.applied and only_water_changed(spec, settings.applied):  # the tiles stay as they are
+        sync_tile_water(world, spec, tiles_of(world))
+        with suspended():
+            settings.applied = text
+            settings.status = "Water updated"
+        return settings.status
     try:
         return regenerate_world(world, context)
     except (ValueError, TypeError, RuntimeError) as err:
@@ -507,6 +558,7 @@ class OROGEN_OT_tiles_add(bpy.types.Operator, object_utils.AddObjectHelper):
                         obj.orogen_tile.ty, obj.orogen_tile.tx = ty, tx
             status = regenerate_world(world, context)
         except (ValueError, TypeError, RuntimeError) as err:
+            remove_water(world)
             for obj in list(world.objects):
                 mesh = obj.data
                 bpy.data.objects.remove(obj)

@@ -15,6 +15,11 @@ the volume is closed underneath by the terrain itself, which is opaque. The
 object is marked as the terrain's (``OWNER_PROPERTY`` holds the terrain, as
 Orogen's preview meshes do) and Orogen only ever changes or removes a water
 object whose mark names that terrain: a user's object is never touched.
+
+A world of terrain tiles has one water object for the whole world
+(:func:`sync_world_water`): owned by the world's collection, linked into it and
+parented to its first tile; its sides run down the world's outer edge only, so
+no wall stands inside the water where two tiles meet.
 """
 
 import json
@@ -32,25 +37,28 @@ WATER_PROPERTY = "orogen_water"
 WATER_OBJECT_PROPERTY = "orogen_water_object"
 
 
-def water_of(obj: bpy.types.Object) -> bpy.types.Object | None:
-    """``obj``'s own water object, or ``None``: one marked as Orogen's water and owned by ``obj``.
+def water_of(owner) -> bpy.types.Object | None:
+    """``owner``'s own water object, or ``None``: one marked as Orogen's water and owned by ``owner`` (a terrain
+    object, or a tile world's collection).
 
-    Found through ``obj``'s pointer, or among its children (a pointer lost to a copy); an object that
-    only looks like it (another terrain's, a user's) is not returned.
+    Found through ``owner``'s pointer, or among its children (an object's) or objects (a collection's), for a
+    pointer lost to a copy; an object that only looks like it (another terrain's, a user's) is not returned.
     """
-    candidates = [obj.get(WATER_OBJECT_PROPERTY), *obj.children]
+    members = owner.children if isinstance(owner, bpy.types.Object) else owner.objects
+    candidates = [owner.get(WATER_OBJECT_PROPERTY), *members]
     for water in candidates:
         if isinstance(water, bpy.types.Object) and water.get(WATER_PROPERTY) and \
-                water.get(OWNER_PROPERTY) == obj and water.library is None:
+                water.get(OWNER_PROPERTY) == owner and water.library is None:
             return water
     return None
 
 
-def remove_water(obj: bpy.types.Object) -> None:
-    """Remove ``obj``'s water object, and its mesh and material when nothing else uses them."""
-    water = water_of(obj)
-    if WATER_OBJECT_PROPERTY in obj:
-        del obj[WATER_OBJECT_PROPERTY]
+def remove_water(owner) -> None:
+    """Remove ``owner``'s water object (a terrain's or a tile world's), and its mesh and material when nothing
+    else uses them."""
+    water = water_of(owner)
+    if WATER_OBJECT_PROPERTY in owner:
+        del owner[WATER_OBJECT_PROPERTY]
     if water is None:
         return
     mesh = water.data
@@ -113,27 +121,41 @@ def sync_water(obj: bpy.types.Object, spec: TerrainSpec) -> None:
     terrain's edge may have changed), its material rebuilt only when the depth colour changed (edits to it
     otherwise stay). With ``material.water`` off any water of ``obj``'s is removed.
     """
+    profile = edge_profile(obj) if spec.material.get("water", False) else None
+    ring = None if profile is None else profile[0]
+    _sync(obj, spec, ring, obj, obj.users_collection or (bpy.context.scene.collection,))
+
+
+def sync_world_water(world: bpy.types.Collection, spec: TerrainSpec, ring: np.ndarray | None,
+                     parent: bpy.types.Object | None) -> None:
+    """Give the tile world ``world`` (its collection) the water its spec asks for, as :func:`sync_water` does
+    for a terrain: one object over the whole world, linked into ``world`` and parented to ``parent`` (a tile:
+    tiles share one frame), down to the world's outer edge ``ring`` (``float32 (n, 3)`` in the tiles' frame,
+    clockwise seen from above; ``None`` leaves the water as it is). Removed when ``material.water`` is off.
+    """
+    _sync(world, spec, ring, parent, (world,))
+
+
+def _sync(owner, spec: TerrainSpec, ring: np.ndarray | None, parent, collections) -> None:
     material = spec.material
     if not material.get("water", False):
-        remove_water(obj)
+        remove_water(owner)
         return
-    profile = edge_profile(obj)
-    if profile is None:
+    if ring is None:
         return
-    ring, _shape = profile
     co, faces = water_geometry(ring, float(material["water_level"]))
-    water = water_of(obj)
+    water = water_of(owner)
     if water is None:
-        mesh = bpy.data.meshes.new(f"{obj.name} Water")
-        water = bpy.data.objects.new(f"{obj.name} Water", mesh)
+        mesh = bpy.data.meshes.new(f"{owner.name} Water")
+        water = bpy.data.objects.new(f"{owner.name} Water", mesh)
         water[WATER_PROPERTY] = True
-        water[OWNER_PROPERTY] = obj
-        mesh[OWNER_PROPERTY] = obj
-        for collection in obj.users_collection or (bpy.context.scene.collection,):
+        water[OWNER_PROPERTY] = owner
+        mesh[OWNER_PROPERTY] = owner
+        for collection in collections:
             collection.objects.link(water)
-    obj[WATER_OBJECT_PROPERTY] = water
-    if water.parent != obj:
-        water.parent = obj
+    owner[WATER_OBJECT_PROPERTY] = water
+    if water.parent != parent:
+        water.parent = parent
     water.matrix_parent_inverse.identity()
     water.location = (0.0, 0.0, 0.0)
     water.rotation_euler = (0.0, 0.0, 0.0)
@@ -145,11 +167,10 @@ def sync_water(obj: bpy.types.Object, spec: TerrainSpec) -> None:
     color = [float(c) for c in material["water_color"][:3]]
     current = mesh.materials[0] if len(mesh.materials) else None
     if current is None or list(current.get(WATER_KEY, [])) != color:
-        new = build_water_material(f"{obj.name} Water", color)
+        new = build_water_material(f"{owner.name} Water", color)
         if len(mesh.materials):
             mesh.materials[0] = new
         else:
             mesh.materials.append(new)
         if current is not None and current.users == 0 and WATER_KEY in current:
             bpy.data.materials.remove(current)
-

@@ -28,7 +28,7 @@ def add_world(**kw):
 
 
 def tiles_of(world):
-    return {(o.orogen_tile.ty, o.orogen_tile.tx): o for o in world.objects}
+    return {(o.orogen_tile.ty, o.orogen_tile.tx): o for o in world.objects if o.orogen_tile.is_tile}
 
 
 def grid(obj):
@@ -322,3 +322,86 @@ def test_a_tiles_export_that_fails_reports_and_leaves_no_folders(scene, tmp_path
         bpy.ops.orogen.tiles_export(directory=str(out), name="land")
     assert sorted(p.name for p in out.iterdir()) == ["exr"] and (out / "exr").is_file()
     assert not list(tmp_path.glob("*/unreal")) and not (tmp_path / "unreal").exists()
+
+
+# --- water -------------------------------------------------------------------------------------------------
+WATER_LEVEL = 5.0
+
+
+def world_water(world):
+    waters = [o for o in bpy.data.objects if o.get("orogen_water")]
+    assert len(waters) <= 1
+    return waters[0] if waters else None
+
+
+def border(tiles, n_tiles=3):
+    """The world's border vertices (tiles' frame) and the world's bounds ``(x0, x1, y0, y1)``."""
+    points = []
+    for (ty, tx), obj in tiles.items():
+        co, _ = grid(obj)
+        if ty == 0:
+            points.append(co[0])
+        if ty == n_tiles - 1:
+            points.append(co[-1])
+        if tx == 0:
+            points.append(co[:, 0])
+        if tx == n_tiles - 1:
+            points.append(co[:, -1])
+    points = np.unique(np.concatenate(points), axis=0)
+    return points, (points[:, 0].min(), points[:, 0].max(), points[:, 1].min(), points[:, 1].max())
+
+
+def test_a_world_with_water_has_one_water_object_over_the_whole_world_walled_only_at_its_edge(scene, orogen):
+    world = add_world(set=SETTINGS + f"; material.water=true; material.water_level={WATER_LEVEL}")
+    tiles = tiles_of(world)
+    sea = world_water(world)
+    assert sea is not None and sea.name in world.objects and not sea.orogen_tile.is_tile
+    assert sea["orogen_owner"] == world and sea.parent == tiles[(0, 0)]
+    assert sea.matrix_world == tiles[(0, 0)].matrix_world  # the tiles' frame
+    co = positions = np.empty(len(sea.data.vertices) * 3, np.float32)
+    sea.data.vertices.foreach_get("co", positions)
+    co = positions.reshape(-1, 3)
+    edge, (x0, x1, y0, y1) = border(tiles)
+    # The top: the water level over the world's bounds (not one tile's).
+    assert co[:, 2].max() == pytest.approx(WATER_LEVEL)
+    assert (co[:, 0].min(), co[:, 0].max(), co[:, 1].min(), co[:, 1].max()) == (x0, x1, y0, y1)
+    assert x1 - x0 == pytest.approx(3 * CELL * (TILE - 1))
+    # Every vertex but the top's centre lies on the world's edge: no wall stands between two tiles.
+    ring = co[:-1]
+    on_edge = (ring[:, 0] == x0) | (ring[:, 0] == x1) | (ring[:, 1] == y0) | (ring[:, 1] == y1)
+    assert on_edge.all()
+    # The lower loop follows the border's own vertices, capped at the level (the tiles close the volume).
+    n = len(ring) // 2
+    assert n == 4 * 3 * (TILE - 1)  # every border vertex once
+    low = ring[n:]
+    expected = edge.copy()
+    expected[:, 2] = np.minimum(expected[:, 2], WATER_LEVEL)
+    assert np.array_equal(np.unique(low, axis=0), np.unique(expected, axis=0))
+    assert (edge[:, 2] < WATER_LEVEL).any() and (edge[:, 2] > WATER_LEVEL).any()  # the test sees both cases
+    # A water-level edit moves it; the tiles' levels of detail reshape its walls; water off removes it all.
+    before = {k: grid(o)[0] for k, o in tiles.items()}
+    world.orogen_world.material.water_level = WATER_LEVEL + 1.0
+    sys.modules[orogen.__name__ + ".addon.tiles"]._on_msgbus()
+    assert world_water(world) == sea and world.orogen_tiles.status == "Water updated"
+    assert all(np.array_equal(grid(o)[0], before[k]) for k, o in tiles.items())  # the tiles stay
+    sea_co = np.empty(len(sea.data.vertices) * 3, np.float32)
+    sea.data.vertices.foreach_get("co", sea_co)
+    assert sea_co.reshape(-1, 3)[:, 2].max() == pytest.approx(WATER_LEVEL + 1.0)
+    for obj in bpy.context.view_layer.objects:
+        obj.select_set(obj == tiles[(0, 1)])
+    bpy.context.view_layer.objects.active = tiles[(0, 1)]
+    assert bpy.ops.orogen.tile_rebuild(level=2) == {'FINISHED'}
+    assert len(sea.data.vertices) == 2 * (4 * 3 * (TILE - 1) - (TILE - 1) + (TILE - 1) // 4) + 1
+    mesh, material = sea.data.name, sea.data.materials[0].name
+    world.orogen_world.material.water = False
+    sys.modules[orogen.__name__ + ".addon.tiles"]._on_msgbus()
+    assert world_water(world) is None and mesh not in bpy.data.meshes and material not in bpy.data.materials
+    assert len(tiles_of(world)) == 9
+
+
+def test_tiles_export_ignores_the_water(scene, tmp_path):
+    world = add_world(set=SETTINGS + f"; material.water=true; material.water_level={WATER_LEVEL}")
+    assert world_water(world) is not None
+    bpy.context.view_layer.objects.active = tiles_of(world)[(0, 0)]
+    assert bpy.ops.orogen.tiles_export(directory=str(tmp_path), name="w") == {'FINISHED'}
+    assert len(list((tmp_path / "unreal").glob("w_x*_y*.png"))) == 9
