@@ -292,34 +292,52 @@ def build_tile(obj, cache: WorldCache, tiles: dict, material=None) -> None:
         t.applied = json.dumps({"spec": cache.spec.to_json(), "level": level})
 
 
+def border_gaps(tiles: dict, tiles_y: int, tiles_x: int) -> list[tuple[int, int]]:
+    """``(ty, tx)`` of the world's border tiles that are missing or whose mesh is not a square grid (of at least
+    2 x 2 vertices), north-west first: where :func:`world_edge_ring` cannot read the world's outer edge."""
+    border = sorted({(ty, tx) for ty in range(tiles_y) for tx in range(tiles_x)
+                     if ty in (0, tiles_y - 1) or tx in (0, tiles_x - 1)})
+    gaps = []
+    for key in border:
+        obj = tiles.get(key)
+        count = 0 if obj is None else len(obj.data.vertices)
+        if count < 4 or math.isqrt(count) ** 2 != count:
+            gaps.append(key)
+    return gaps
+
+
 def world_edge_ring(tiles: dict, tiles_y: int, tiles_x: int) -> np.ndarray | None:
     """The world's outer edge, once round it: ``float32 (n, 3)`` vertex positions in the tiles' frame, clockwise
     seen from above from the north-west corner (as :func:`mesh.grid_edge_ring` runs round one grid), read from
     the tiles on the world's border at their own levels of detail. ``None`` when a border tile is missing or is
     not a square grid."""
+    if border_gaps(tiles, tiles_y, tiles_x):
+        return None
+
     def side(key, name):
-        obj = tiles.get(key)
-        if obj is None:
-            return None
-        n = math.isqrt(len(obj.data.vertices))
-        return grid_side(obj.data, n, n, name) if n >= 2 and n * n == len(obj.data.vertices) else None
+        n = math.isqrt(len(tiles[key].data.vertices))
+        return grid_side(tiles[key].data, n, n, name)
 
     runs = ([side((0, tx), "north") for tx in range(tiles_x)]
             + [side((ty, tiles_x - 1), "east") for ty in range(tiles_y)]
             + [side((tiles_y - 1, tx), "south") for tx in reversed(range(tiles_x))]
             + [side((ty, 0), "west") for ty in reversed(range(tiles_y))])
-    if any(run is None for run in runs):
-        return None
     # Each run starts where the one before it ended (a shared tile corner): keep that vertex once.
     ring = np.concatenate([runs[0], *(run[1:] for run in runs[1:])])
     return ring[:-1]  # the last vertex is the first (the north-west corner)
 
 
-def sync_tile_water(world, spec: TerrainSpec, tiles: dict) -> None:
-    """The world's water (:func:`water.sync_world_water`) over its tiles as they are now."""
+def sync_tile_water(world, spec: TerrainSpec, tiles: dict) -> str | None:
+    """The world's water (:func:`water.sync_world_water`) over its tiles as they are now: ``None``, or why it
+    could not follow them (a border tile missing or not a grid, :func:`border_gaps`: the water stays as it was)."""
     settings = world.orogen_tiles
     ring = world_edge_ring(tiles, settings.tiles_y, settings.tiles_x) if spec.material.get("water") else None
     sync_world_water(world, spec, ring, tiles.get((0, 0)))
+    if ring is not None or not spec.material.get("water"):
+        return None
+    gaps = border_gaps(tiles, settings.tiles_y, settings.tiles_x)
+    names = ", ".join(f"x{tx} y{ty}" for ty, tx in gaps[:4]) + (" ..." if len(gaps) > 4 else "")
+    return f"water not updated: border tile {names} missing or not a grid (the water follows the world's edge)"
 
 
 def _world_material(world, spec: TerrainSpec):
@@ -361,9 +379,11 @@ def regenerate_world(world, context, only=None) -> str:
         if wm is not None:
             wm.progress_end()
     _drop_unused(old)
-    sync_tile_water(world, cache.spec, tiles)
+    water = sync_tile_water(world, cache.spec, tiles)
     status = (f"Rebuilt {len(keys)} of {len(tiles)} tiles ({cache.grid.shape[0]} x {cache.grid.shape[1]} world, "
               f"margin {cache.margin} cells) in {time.perf_counter() - started:.2f} s")
+    if water:
+        status += f"; {water}"
     with suspended():
         if only is None:
             world.orogen_tiles.applied = cache.spec.to_json()
@@ -424,10 +444,10 @@ def on_world_changed(world, context) -> str | None:
     if text == settings.applied:
         return None
     if settings.applied and only_water_changed(spec, settings.applied):  # the tiles stay as they are
-        sync_tile_water(world, spec, tiles_of(world))
+        water = sync_tile_water(world, spec, tiles_of(world))
         with suspended():
             settings.applied = text
-            settings.status = "Water updated"
+            settings.status = water[0].upper() + water[1:] if water else "Water updated"
         return settings.status
     try:
         return regenerate_world(world, context)

@@ -3,6 +3,7 @@
 import json
 import sys
 
+import bmesh
 import bpy
 import numpy as np
 import pytest
@@ -405,3 +406,55 @@ def test_tiles_export_ignores_the_water(scene, tmp_path):
     bpy.context.view_layer.objects.active = tiles_of(world)[(0, 0)]
     assert bpy.ops.orogen.tiles_export(directory=str(tmp_path), name="w") == {'FINISHED'}
     assert len(list((tmp_path / "unreal").glob("w_x*_y*.png"))) == 9
+
+
+def water_co(sea):
+    co = np.empty(len(sea.data.vertices) * 3, np.float32)
+    sea.data.vertices.foreach_get("co", co)
+    return co.reshape(-1, 3)
+
+
+@pytest.mark.parametrize("fault", ["deleted", "not a grid"])
+def test_water_that_cannot_follow_a_broken_border_says_so_and_stays_as_it_was(scene, tiles_module, fault):
+    """A border tile deleted, or its mesh no longer a grid: the world's outer edge cannot be read, so the water
+    stays as it was, and the status says the water was not updated (not "Water updated") until a regenerate
+    makes the border whole again; water off still removes it."""
+    world = add_world(set=SETTINGS + f"; material.water=true; material.water_level={WATER_LEVEL}")
+    tiles = tiles_of(world)
+    sea = world_water(world)
+    before = water_co(sea)
+    if fault == "deleted":
+        bpy.data.objects.remove(tiles[(0, 1)])
+    else:
+        mesh = tiles[(0, 1)].data
+        bm = bmesh.new()  # one vertex fewer: no longer a square grid
+        bm.from_mesh(mesh)
+        bm.verts.ensure_lookup_table()
+        bmesh.ops.delete(bm, geom=[bm.verts[TILE + 1]], context='VERTS')
+        bm.to_mesh(mesh)
+        bm.free()
+    world.orogen_world.material.water_level = WATER_LEVEL + 1.0
+    tiles_module._on_msgbus()
+    status = world.orogen_tiles.status
+    assert status.startswith("Water not updated") and "x1 y0" in status, status
+    assert world_water(world) == sea and np.array_equal(water_co(sea), before)
+    target = tiles[(1, 1)]
+    bpy.context.view_layer.objects.active = target
+    assert bpy.ops.orogen.tiles_regenerate() == {'FINISHED'}
+    if fault == "deleted":
+        assert "water not updated" in world.orogen_tiles.status and np.array_equal(water_co(sea), before)
+    else:  # the tile is a grid again: the water follows
+        assert "water" not in world.orogen_tiles.status
+        assert water_co(sea)[:, 2].max() == pytest.approx(WATER_LEVEL + 1.0)
+    world.orogen_world.material.water = False
+    tiles_module._on_msgbus()
+    assert world_water(world) is None
+
+
+def test_an_inner_tile_deleted_leaves_the_water_following_the_level(scene, tiles_module):
+    world = add_world(set=SETTINGS + f"; material.water=true; material.water_level={WATER_LEVEL}")
+    bpy.data.objects.remove(tiles_of(world)[(1, 1)])
+    world.orogen_world.material.water_level = WATER_LEVEL + 1.0
+    tiles_module._on_msgbus()
+    assert world.orogen_tiles.status == "Water updated"
+    assert water_co(world_water(world))[:, 2].max() == pytest.approx(WATER_LEVEL + 1.0)
