@@ -375,6 +375,10 @@ def regenerate_world(world, context, only=None) -> str:
             build_tile(tiles[key], cache, tiles, material)
             if wm is not None:
                 wm.progress_update(i + 1)
+    except BaseException:
+        if material not in old:
+            _drop_unused([material])  # made for this build and on no tile yet
+        raise
     finally:
         if wm is not None:
             wm.progress_end()
@@ -579,10 +583,13 @@ class OROGEN_OT_tiles_add(bpy.types.Operator, object_utils.AddObjectHelper):
             status = regenerate_world(world, context)
         except (ValueError, TypeError, RuntimeError) as err:
             remove_water(world)
+            materials = set()
             for obj in list(world.objects):
                 mesh = obj.data
+                materials.update(mesh.materials)
                 bpy.data.objects.remove(obj)
                 bpy.data.meshes.remove(mesh)
+            _drop_unused(materials)  # the tiles' material, made by this add
             bpy.data.collections.remove(world)
             self.report({'ERROR'}, f"Tiles not added: {err}")
             return {'CANCELLED'}

@@ -458,3 +458,28 @@ def test_an_inner_tile_deleted_leaves_the_water_following_the_level(scene, tiles
     tiles_module._on_msgbus()
     assert world.orogen_tiles.status == "Water updated"
     assert water_co(world_water(world))[:, 2].max() == pytest.approx(WATER_LEVEL + 1.0)
+
+
+@pytest.mark.parametrize("where", ["sync_tile_water", "build_tile"])
+def test_add_terrain_tiles_that_fails_leaves_nothing_behind(scene, tiles_module, monkeypatch, where):
+    """A fault after the tiles and the water are built (in the water's sync), or in the first tile's build (the
+    tiles' material made, on no mesh yet): no object, mesh, collection or material of the world stays (the
+    tiles' material included); the hidden material template may."""
+    def data():
+        return {kind: sorted(i.name for i in getattr(bpy.data, kind) if not i.name.startswith(".Orogen Template"))
+                for kind in ("objects", "meshes", "materials", "collections")}
+
+    before = data()
+    original = getattr(tiles_module, where)
+
+    def failing(*args):
+        if where == "sync_tile_water":
+            original(*args)
+            assert world_water(args[0]) is not None
+        raise RuntimeError("injected fault")
+
+    monkeypatch.setattr(tiles_module, where, failing)
+    with pytest.raises(RuntimeError, match="Tiles not added: injected fault"):
+        bpy.ops.orogen.tiles_add(tiles_x=2, tiles_y=1, size=TILE, width=CELL * (TILE - 1), height=HEIGHT,
+                                 seed=SEED, set=SETTINGS + f"; material.water=true; material.water_level={WATER_LEVEL}")
+    assert data() == before
