@@ -229,6 +229,28 @@ def _set_face_starts(mesh: bpy.types.Mesh, count: int, sides: int) -> None:
     mesh.polygons.foreach_set("loop_start", np.arange(0, count * sides, sides, dtype=np.uint32))
 
 
+def write_polygons(mesh: bpy.types.Mesh, co: npt.NDArray[np.float32], corners: npt.NDArray[np.uint32],
+                   sizes: npt.NDArray[np.uint32]) -> None:
+    """Replace ``mesh``'s geometry with ``co`` (``float32 (n, 3)`` positions) and faces of any size: ``corners``
+    holds each face's vertex indices one face after another and ``sizes`` each face's corner count (both
+    ``uint32``; ``sizes`` sums to ``len(corners)``). Arrays go in with ``foreach_set``; Blender makes the edges.
+    Raises ``ValueError`` when the sizes do not add up or an index is not a vertex."""
+    sizes = np.ascontiguousarray(sizes, dtype=np.uint32)
+    corners = np.ascontiguousarray(corners, dtype=np.uint32)
+    if int(sizes.sum()) != len(corners) or (sizes < 3).any() or (len(corners) and int(corners.max()) >= len(co)):
+        raise ValueError("faces must have 3 or more corners, all on the mesh's vertices")
+    mesh.clear_geometry()
+    mesh.vertices.add(len(co))
+    mesh.loops.add(len(corners))
+    mesh.polygons.add(len(sizes))
+    mesh.vertices.foreach_set("co", np.ascontiguousarray(co, dtype=np.float32).ravel())
+    mesh.loops.foreach_set("vertex_index", corners)
+    starts = np.zeros(len(sizes), np.uint32)
+    np.cumsum(sizes[:-1], out=starts[1:])
+    mesh.polygons.foreach_set("loop_start", starts)
+    mesh.update(calc_edges=True)
+
+
 def _set_attribute(mesh: bpy.types.Mesh, name: str, prop: str, values: npt.NDArray, fallback) -> None:
     attribute = mesh.attributes.get(name)
     if attribute is None:

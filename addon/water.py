@@ -29,7 +29,7 @@ import numpy as np
 
 from ..core.spec import TerrainSpec
 from .material import WATER_KEY, build_water_material
-from .mesh import OWNER_PROPERTY, TERRAIN_PROPERTY, grid_edge_ring
+from .mesh import OWNER_PROPERTY, TERRAIN_PROPERTY, grid_edge_ring, write_polygons
 
 #: Object custom property marking Orogen's water objects (its value is True).
 WATER_PROPERTY = "orogen_water"
@@ -86,31 +86,40 @@ def edge_profile(obj: bpy.types.Object) -> tuple[np.ndarray, tuple[int, int]] | 
     return grid_edge_ring(obj.data, rows, cols), (rows, cols)
 
 
-def water_geometry(ring: np.ndarray, level: float) -> tuple[np.ndarray, list[tuple[int, ...]]]:
+def water_geometry(ring: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Vertices and faces of the water over a terrain whose edge loop is ``ring`` (``(n, 3)``, clockwise seen
     from above, as :func:`edge_profile` gives it), at Z = ``level``.
 
+    Returns ``(co, corners, sizes)``: positions ``float32 (2n + 1, 3)``; each face's vertex indices one after
+    another, ``uint32``; and each face's corner count, ``uint32`` (what :func:`mesh.write_polygons` takes).
     Vertices: the loop at the water level (``0 .. n-1``), the loop at the terrain's edge height capped at the
     level (``n .. 2n-1``), and the centre of the top. Faces: a fan of triangles from the centre (the water
     plane, facing up) and one quad per edge segment down to the terrain's edge (facing out), left out where
     the terrain's edge is above the water on both ends. The terrain closes the volume underneath.
     """
     n = len(ring)
-    top = ring.copy()
+    top = ring.astype(np.float32)
     top[:, 2] = level
-    low = ring.copy()
-    low[:, 2] = np.minimum(ring[:, 2], level)
+    low = ring.astype(np.float32)
+    low[:, 2] = np.minimum(ring[:, 2], np.float32(level))
     centre = np.array([[(ring[:, 0].min() + ring[:, 0].max()) / 2, (ring[:, 1].min() + ring[:, 1].max()) / 2,
                         level]], dtype=np.float32)
     co = np.concatenate([top, low, centre]).astype(np.float32)
-    c = 2 * n
-    faces: list[tuple[int, ...]] = []
-    for i in range(n):
-        j = (i + 1) % n
-        faces.append((c, j, i))  # the loop runs clockwise from above: (centre, next, this) faces up
-        if low[i, 2] < level or low[j, 2] < level:
-            faces.append((i, j, n + j, n + i))  # outward: down the outside of the edge
-    return co, faces
+    i = np.arange(n, dtype=np.uint32)
+    j = np.roll(i, -1)
+    # The loop runs clockwise from above: (centre, next, this) faces up; (this, next, next low, this low)
+    # faces out, down the outside of the edge.
+    fan = np.stack([np.full(n, 2 * n, np.uint32), j, i], axis=1)
+    wet = (low[i, 2] < level) | (low[j, 2] < level)
+    walls = np.stack([i, j, n + j, n + i], axis=1)[wet]
+    # Face order: the fan triangle of each segment, then its wall (when it has one).
+    triangle_first = np.concatenate([fan, np.zeros((n, 1), np.uint32)], axis=1)  # padded to 4 corners
+    faces = np.full((n, 2, 4), 0, np.uint32)
+    faces[:, 0] = triangle_first
+    faces[wet, 1] = walls
+    sizes = np.stack([np.full(n, 3, np.uint32), np.where(wet, 4, 0).astype(np.uint32)], axis=1).ravel()
+    corners = faces.reshape(-1, 4)[np.arange(4)[None, :] < sizes[:, None]]
+    return co, corners.astype(np.uint32), sizes[sizes > 0]
 
 
 def sync_water(obj: bpy.types.Object, spec: TerrainSpec) -> None:
@@ -143,7 +152,7 @@ def _sync(owner, spec: TerrainSpec, ring: np.ndarray | None, parent, collections
         return
     if ring is None:
         return
-    co, faces = water_geometry(ring, float(material["water_level"]))
+    co, corners, sizes = water_geometry(ring, float(material["water_level"]))
     water = water_of(owner)
     if water is None:
         mesh = bpy.data.meshes.new(f"{owner.name} Water")
@@ -160,10 +169,8 @@ def _sync(owner, spec: TerrainSpec, ring: np.ndarray | None, parent, collections
     water.location = (0.0, 0.0, 0.0)
     water.rotation_euler = (0.0, 0.0, 0.0)
     water.scale = (1.0, 1.0, 1.0)
+    write_polygons(water.data, co, corners, sizes)
     mesh = water.data
-    mesh.clear_geometry()
-    mesh.from_pydata(co.tolist(), [], faces)
-    mesh.update()
     color = [float(c) for c in material["water_color"][:3]]
     current = mesh.materials[0] if len(mesh.materials) else None
     if current is None or list(current.get(WATER_KEY, [])) != color:

@@ -250,3 +250,24 @@ def test_image_layers_are_not_cached(scene, orogen, tmp_path):
     mat = material.build_material("Terrain", (layer, core.DEFAULT_LAYERS[2]))
     assert material.templates() == []
     assert any(n.bl_idname == "ShaderNodeTexImage" and n.image is not None for n in mat.node_tree.nodes)
+
+
+def test_polygons_of_mixed_sizes_are_written_as_given(scene, mesh_module):
+    """write_polygons (the water's mesh): triangles, quads and a pentagon, in order, nothing to fix."""
+    co = np.array([[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0], [2, 0, 0], [2, 1, 0], [3, 0.5, 0], [2.5, 2, 0]],
+                  dtype=np.float32)
+    faces = [(0, 1, 2, 3), (1, 4, 5, 2), (4, 6, 5), (2, 5, 7, 3, 0)]
+    mesh = bpy.data.meshes.new("polygons")
+    mesh_module.write_polygons(mesh, co, np.concatenate(faces).astype(np.uint32),
+                               np.array([len(f) for f in faces], np.uint32))
+    check_topology(mesh)
+    assert [tuple(p.vertices) for p in mesh.polygons] == faces
+    got = np.empty(len(co) * 3, np.float32)
+    mesh.vertices.foreach_get("co", got)
+    assert np.array_equal(got.reshape(-1, 3), co)
+    mesh_module.write_polygons(mesh, co[:3], np.array([0, 1, 2], np.uint32), np.array([3], np.uint32))
+    assert len(mesh.vertices) == 3 and len(mesh.polygons) == 1 and len(mesh.edges) == 3  # replaced, not added
+    for corners, sizes in (([0, 1, 2], [4]), ([0, 1], [2]), ([0, 1, 9], [3])):
+        with pytest.raises(ValueError, match="3 or more corners"):
+            mesh_module.write_polygons(mesh, co[:3], np.array(corners, np.uint32), np.array(sizes, np.uint32))
+    assert len(mesh.polygons) == 1  # a refused call leaves the mesh as it was
