@@ -109,17 +109,14 @@ def water_geometry(ring: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarr
     j = np.roll(i, -1)
     # The loop runs clockwise from above: (centre, next, this) faces up; (this, next, next low, this low)
     # faces out, down the outside of the edge.
-    fan = np.stack([np.full(n, 2 * n, np.uint32), j, i], axis=1)
     wet = (low[i, 2] < level) | (low[j, 2] < level)
-    walls = np.stack([i, j, n + j, n + i], axis=1)[wet]
-    # Face order: the fan triangle of each segment, then its wall (when it has one).
-    triangle_first = np.concatenate([fan, np.zeros((n, 1), np.uint32)], axis=1)  # padded to 4 corners
-    faces = np.full((n, 2, 4), 0, np.uint32)
-    faces[:, 0] = triangle_first
-    faces[wet, 1] = walls
+    # Per segment, in order: its fan triangle, then its wall when it has one (rows padded to 4 corners).
+    faces = np.zeros((n, 2, 4), np.uint32)
+    faces[:, 0, :3] = np.stack([np.full(n, 2 * n, np.uint32), j, i], axis=1)
+    faces[:, 1] = np.stack([i, j, n + j, n + i], axis=1)
     sizes = np.stack([np.full(n, 3, np.uint32), np.where(wet, 4, 0).astype(np.uint32)], axis=1).ravel()
     corners = faces.reshape(-1, 4)[np.arange(4)[None, :] < sizes[:, None]]
-    return co, corners.astype(np.uint32), sizes[sizes > 0]
+    return co, corners, sizes[sizes > 0]
 
 
 def sync_water(obj: bpy.types.Object, spec: TerrainSpec) -> None:
