@@ -125,7 +125,8 @@ def sync_water(obj: bpy.types.Object, spec: TerrainSpec) -> None:
     The water object is named after the terrain, parented to it (it follows the terrain's transform), linked
     to the terrain's collections and holds a copy of no user data; its mesh is rewritten on every call (the
     terrain's edge may have changed), its material rebuilt only when the depth colour changed (edits to it
-    otherwise stay). With ``material.water`` off any water of ``obj``'s is removed.
+    otherwise stay, and a material of the user's own put in its place is kept as it is). With
+    ``material.water`` off any water of ``obj``'s is removed.
     """
     profile = edge_profile(obj) if spec.material.get("water", False) else None
     ring = None if profile is None else profile[0]
@@ -170,7 +171,7 @@ def _sync(owner, spec: TerrainSpec, ring: np.ndarray | None, parent, collections
     mesh = water.data
     color = [float(c) for c in material["water_color"][:3]]
     current = mesh.materials[0] if len(mesh.materials) else None
-    if current is None or list(current.get(WATER_KEY, [])) != color:
+    if current is None or (WATER_KEY in current and list(current[WATER_KEY]) != color):  # a user's own stays
         new = build_water_material(f"{owner.name} Water", color)
         if len(mesh.materials):
             mesh.materials[0] = new

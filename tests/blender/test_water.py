@@ -112,6 +112,25 @@ def test_water_never_takes_or_removes_a_users_object(scene, orogen):
     assert water.water_of(terrain) not in (None, impostor)
 
 
+def test_a_users_own_material_on_the_water_is_kept(scene, orogen):
+    water = water_module(orogen)
+    bpy.ops.orogen.terrain_add(spec=water_spec())
+    terrain = bpy.context.active_object
+    sea = water.water_of(terrain)
+    ours = sea.data.materials[0]
+    mine = bpy.data.materials.new("My Sea")
+    sea.data.materials[0] = mine
+    change(orogen, terrain, water_level=5.0)
+    change(orogen, terrain, water_color=(0.2, 0.3, 0.4))
+    bpy.ops.orogen.terrain_regenerate()
+    assert water.water_of(terrain) == sea and sea.data.materials[0] == mine  # through every sync
+    assert positions(sea)[:, 2].max() == pytest.approx(5.0)
+    assert ours.name in bpy.data.materials  # (ours, now unused, is left to Blender's purge as any material)
+    sea.data.materials[0] = None  # an empty slot gets Orogen's water again
+    change(orogen, terrain, water_level=4.5)
+    assert list(sea.data.materials[0][water.WATER_KEY]) == pytest.approx([0.2, 0.3, 0.4])
+
+
 def test_top_down_render_has_water_exactly_where_the_ground_is_below_the_level(scene, orogen, tmp_path):
     """One pixel centre on every vertex: a ray meets the water first exactly where the vertex is below it."""
     bpy.ops.orogen.terrain_add(spec=water_spec(shading="unlit"))
