@@ -234,6 +234,8 @@ def write_polygons(mesh: bpy.types.Mesh, co: npt.NDArray[np.float32], corners: n
     """Replace ``mesh``'s geometry with ``co`` (``float32 (n, 3)`` positions) and faces of any size: ``corners``
     holds each face's vertex indices one face after another and ``sizes`` each face's corner count (both
     ``uint32``; ``sizes`` sums to ``len(corners)``). Arrays go in with ``foreach_set``; Blender makes the edges.
+    Faces are flat-shaded, as ``from_pydata`` makes them (a face without the ``sharp_face`` attribute would be
+    smooth, bending a flat plane's normals at its rim).
     Raises ``ValueError`` when the sizes do not add up or an index is not a vertex."""
     sizes = np.ascontiguousarray(sizes, dtype=np.uint32)
     corners = np.ascontiguousarray(corners, dtype=np.uint32)
@@ -248,6 +250,7 @@ def write_polygons(mesh: bpy.types.Mesh, co: npt.NDArray[np.float32], corners: n
     starts = np.zeros(len(sizes), np.uint32)
     np.cumsum(sizes[:-1], out=starts[1:])
     mesh.polygons.foreach_set("loop_start", starts)
+    mesh.polygons.foreach_set("use_smooth", np.zeros(len(sizes), dtype=bool))
     mesh.update(calc_edges=True)
 
 

@@ -262,6 +262,7 @@ def test_polygons_of_mixed_sizes_are_written_as_given(scene, mesh_module):
                                np.array([len(f) for f in faces], np.uint32))
     check_topology(mesh)
     assert [tuple(p.vertices) for p in mesh.polygons] == faces
+    assert not any(p.use_smooth for p in mesh.polygons)  # flat, as from_pydata makes them
     got = np.empty(len(co) * 3, np.float32)
     mesh.vertices.foreach_get("co", got)
     assert np.array_equal(got.reshape(-1, 3), co)
