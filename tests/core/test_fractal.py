@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from resolution import block_mean
 
 import core
 from core import gradient
@@ -147,16 +148,6 @@ def test_any_window_is_exact(row, col, rows, cols, seed):
     whole = fractal_noise(world, seed, feature_size=20.0, distortion=5.0)
     part = fractal_noise(world, seed, window=Window(row, col, rows, cols), feature_size=20.0, distortion=5.0)
     assert np.array_equal(whole[row : row + rows, col : col + cols], part)
-
-
-def block_mean(a, factor):
-    """Mean over the (2·factor − 1)² cells centred on every factor-th cell (edges repeated)."""
-    half = factor - 1
-    p = np.pad(a, half, mode="edge")
-    n = (a.shape[0] - 1) // factor + 1
-    total = sum(p[half + dy : half + dy + factor * (n - 1) + 1 : factor, half + dx : half + dx + factor * (n - 1) + 1
-                  : factor] for dy in range(-half, half + 1) for dx in range(-half, half + 1))
-    return total / (2 * half + 1) ** 2
 
 
 @pytest.mark.parametrize(("fractal", "distortion"), [(f, 0.0) for f in FRACTALS] + [("fbm", 60.0)])

@@ -1,26 +1,18 @@
 """Spec version 3: one landscape at every resolution, and every version-2 spec still gives its heightmap.
 
 The correlation tests compare a 257² terrain with the 1025² terrain of the same spec and width, downsampled
-(the mean over the 7 x 7 cells around every fourth vertex, as tests/core/test_fractal.py does).
+(the mean over the 7 x 7 cells around every fourth vertex, :func:`resolution.block_mean`).
 """
 
 import numpy as np
 import pytest
+from resolution import block_mean
 
 from core.catalog import part
 from core.midpoint import diamond_square
 from core.recipe import Recipe
 from core.spec import TerrainSpec, load_spec
 from core.window import Window
-
-
-def block_mean(a, factor):
-    half = factor - 1
-    p = np.pad(a, half, mode="edge")
-    n = (a.shape[0] - 1) // factor + 1
-    total = sum(p[half + dy : half + dy + factor * (n - 1) + 1 : factor, half + dx : half + dx + factor * (n - 1) + 1
-                  : factor] for dy in range(-half, half + 1) for dx in range(-half, half + 1))
-    return total / (2 * half + 1) ** 2
 
 
 def preview_correlation(spec):
