@@ -761,9 +761,12 @@ class OROGEN_OT_tiles_export(bpy.types.Operator):
 
     directory: bpy.props.StringProperty(name="Folder", subtype='DIR_PATH', default="//tiles/")
     name: bpy.props.StringProperty(name="Name", default="terrain", description="File name stem of every tile")
-    png16: bpy.props.BoolProperty(name="16-bit PNG (Unreal)", default=True)
-    r16: bpy.props.BoolProperty(name="RAW .r16 (Unity)", default=True)
-    exr: bpy.props.BoolProperty(name="OpenEXR", default=True)
+    png16: bpy.props.BoolProperty(name="16-bit PNG (Unreal)", default=True,
+                                  description="Grey 16-bit PNG per tile in unreal/ (Unreal World Partition names)")
+    r16: bpy.props.BoolProperty(name="RAW .r16 (Unity)", default=True,
+                                description="Little-endian 16-bit RAW per tile in unity/ (Unity terrain tiles)")
+    exr: bpy.props.BoolProperty(name="OpenEXR", default=True,
+                                description="32-bit float OpenEXR per tile in exr/ (the same 0..1 values, unquantised)")
 
     @classmethod
     def poll(cls, context):
