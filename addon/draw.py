@@ -31,7 +31,7 @@ def draw_world(layout, data, operator: bool) -> None:
         if p.name == "size" and not operator:  # engine sizes (2^n + 1) one click away
             row = col.row(align=True)
             row.prop(data, "size")
-            row.menu("OROGEN_MT_size_presets", text="", icon='PRESET')
+            row.menu("OROGEN_MT_size_presets", text="", icon="PRESET")
         else:
             col.prop(data, p.name)
 
@@ -46,16 +46,16 @@ def draw_filters(layout, data, operator: bool) -> None:
             draw_params(box, getattr(item, item.type), FILTERS[item.type].params)
         return
     if not getattr(data, "initialized", True) and not data.filters:
-        layout.label(text="Default stack: Flatten (1.5)", icon='INFO')
+        layout.label(text="Default stack: Flatten (1.5)", icon="INFO")
     row = layout.row()
     row.template_list("OROGEN_UL_filters", "", data, "filters", data, "active_filter", rows=3)
     col = row.column(align=True)
-    col.operator_menu_enum(OROGEN_OT_filter_add.bl_idname, "type", text="", icon='ADD')
-    col.operator(OROGEN_OT_filter_remove.bl_idname, text="", icon='REMOVE')
+    col.operator_menu_enum(OROGEN_OT_filter_add.bl_idname, "type", text="", icon="ADD")
+    col.operator(OROGEN_OT_filter_remove.bl_idname, text="", icon="REMOVE")
     col.separator()
-    col.operator(OROGEN_OT_filter_move.bl_idname, text="", icon='TRIA_UP').direction = 'UP'
-    col.operator(OROGEN_OT_filter_move.bl_idname, text="", icon='TRIA_DOWN').direction = 'DOWN'
-    col.operator(OROGEN_OT_filter_duplicate.bl_idname, text="", icon='DUPLICATE')
+    col.operator(OROGEN_OT_filter_move.bl_idname, text="", icon="TRIA_UP").direction = "UP"
+    col.operator(OROGEN_OT_filter_move.bl_idname, text="", icon="TRIA_DOWN").direction = "DOWN"
+    col.operator(OROGEN_OT_filter_duplicate.bl_idname, text="", icon="DUPLICATE")
     if 0 <= data.active_filter < len(data.filters):
         item = data.filters[data.active_filter]
         draw_params(layout, getattr(item, item.type), FILTERS[item.type].params)
@@ -71,9 +71,9 @@ def draw_lighting(layout, light) -> None:
     sub.prop(light, "use_scene_sun")
     sun = sub.column()
     sun.active = not light.use_scene_sun
-    if light.mode != 'multidirectional':
+    if light.mode != "multidirectional":
         sun.prop(light, "azimuth")
-    if light.mode == 'slope':
+    if light.mode == "slope":
         sub.prop(light, "softness")
     else:
         sun.prop(light, "altitude")
@@ -105,7 +105,7 @@ def draw_spec(layout, data, operator: bool = False) -> None:
     sub.active = data.material.enabled
     sub.prop(data.material, "shading")
     row = sub.row()
-    row.active = data.material.enabled and data.material.shading == 'lit' and data.lighting.ao
+    row.active = data.material.enabled and data.material.shading == "lit" and data.lighting.ao
     row.prop(data.material, "cavity")
     col = layout.column()
     col.prop(data.material, "water")
@@ -120,10 +120,10 @@ def draw_layers(layout, data) -> None:
     row = layout.row()
     row.template_list("OROGEN_UL_layers", "", data, "layers", data, "active_layer", rows=3)
     col = row.column(align=True)
-    col.operator(OROGEN_OT_layer_add.bl_idname, text="", icon='ADD')
-    col.operator(OROGEN_OT_layer_remove.bl_idname, text="", icon='REMOVE')
+    col.operator(OROGEN_OT_layer_add.bl_idname, text="", icon="ADD")
+    col.operator(OROGEN_OT_layer_remove.bl_idname, text="", icon="REMOVE")
     col.separator()
-    col.operator(OROGEN_OT_layers_reset.bl_idname, text="", icon='LOOP_BACK')
+    col.operator(OROGEN_OT_layers_reset.bl_idname, text="", icon="LOOP_BACK")
     if not 0 <= data.active_layer < len(data.layers):
         return
     item = data.layers[data.active_layer]
@@ -132,9 +132,9 @@ def draw_layers(layout, data) -> None:
     col = layout.column()
     col.prop(item, "kind")
     col.prop(item, "color")
-    if item.kind == 'IMAGE':
+    if item.kind == "IMAGE":
         col.prop(item, "image")
-    elif item.kind in {'NOISE', 'VORONOI'}:
+    elif item.kind in {"NOISE", "VORONOI"}:
         col.prop(item, "color2")
         col.prop(item, "scale")
     for group in (("minimum", "optimal", "maximum"), ("slope_min", "slope_max", "slope_softness")):

@@ -22,8 +22,8 @@ from ..core import files, formats
 from ..core.heightmap import check_shape
 from ..core.imagesize import check_image, image_size
 
-HEIGHTMAP_FORMATS = ('PNG16', 'EXR', 'R16', 'NPY')
-_SUFFIX = {'PNG16': ".png", 'EXR': ".exr", 'R16': ".r16", 'NPY': ".npy"}
+HEIGHTMAP_FORMATS = ("PNG16", "EXR", "R16", "NPY")
+_SUFFIX = {"PNG16": ".png", "EXR": ".exr", "R16": ".r16", "NPY": ".npy"}
 
 
 def _check_finite(values: npt.NDArray, what: str) -> None:
@@ -31,8 +31,9 @@ def _check_finite(values: npt.NDArray, what: str) -> None:
         raise ValueError(f"{what} holds NaN or Inf: nothing was written")
 
 
-def write_image(path: str, values: npt.ArrayLike, *, depth: str = '8', file_format: str = 'PNG',
-                data: bool = True) -> str:
+def write_image(
+    path: str, values: npt.ArrayLike, *, depth: str = "8", file_format: str = "PNG", data: bool = True
+) -> str:
     """Write ``values`` (``(rows, cols)`` grey, or ``(rows, cols, 3|4)``) as an image file.
 
     Values are floats in ``[0, 1]`` (clipped) for PNG; any finite floats for
@@ -49,12 +50,12 @@ def write_image(path: str, values: npt.ArrayLike, *, depth: str = '8', file_form
     rows, cols, channels = arr.shape
     if channels not in (1, 3, 4):
         raise ValueError(f"values must have 1, 3 or 4 channels, got {channels}")
-    if file_format == 'PNG':
+    if file_format == "PNG":
         arr = np.clip(arr, 0.0, 1.0)
         if data:
             # Quantise here (round to nearest level) and hand Blender exact levels, so its own float -> integer
             # conversion cannot round a value near a half-level the other way.
-            top = 65535.0 if depth == '16' else 255.0
+            top = 65535.0 if depth == "16" else 255.0
             arr = np.rint(arr * top) / top
     rgba = np.ones((rows, cols, 4), dtype=np.float32)
     rgba[..., :3] = arr[..., :3] if channels >= 3 else arr[..., :1]
@@ -63,22 +64,21 @@ def write_image(path: str, values: npt.ArrayLike, *, depth: str = '8', file_form
     # Four 8-bit data channels (splat weights) are four independent values, not colour and coverage: a float
     # buffer is taken as premultiplied and divided by alpha on save, so (11, 118, 116, 10) would be written
     # as (255, 255, 255, 10), whatever the alpha mode. A byte buffer is stored and written as given.
-    packed = channels == 4 and data and file_format == 'PNG' and depth == '8'
-    image = bpy.data.images.new("orogen-export", cols, rows, alpha=channels == 4, float_buffer=not packed,
-                                is_data=data)
+    packed = channels == 4 and data and file_format == "PNG" and depth == "8"
+    image = bpy.data.images.new("orogen-export", cols, rows, alpha=channels == 4, float_buffer=not packed, is_data=data)
     scene = bpy.data.scenes.new("orogen-export")
     try:
         if packed:
-            image.alpha_mode = 'CHANNEL_PACKED'
-        image.colorspace_settings.name = 'Non-Color' if data else 'Linear Rec.709'
+            image.alpha_mode = "CHANNEL_PACKED"
+        image.colorspace_settings.name = "Non-Color" if data else "Linear Rec.709"
         image.pixels.foreach_set(rgba[::-1].ravel())  # Blender's rows start at the bottom
         settings = scene.render.image_settings
         settings.file_format = file_format
-        settings.color_mode = {1: 'BW', 3: 'RGB', 4: 'RGBA'}[channels]
+        settings.color_mode = {1: "BW", 3: "RGB", 4: "RGBA"}[channels]
         settings.color_depth = depth
-        if file_format == 'OPEN_EXR':
-            settings.exr_codec = 'ZIP'
-        scene.view_settings.view_transform = 'Standard'
+        if file_format == "OPEN_EXR":
+            settings.exr_codec = "ZIP"
+        scene.view_settings.view_transform = "Standard"
         os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
         image.save_render(path, scene=scene)
     finally:
@@ -113,13 +113,17 @@ def read_image(path: str, check_size=None) -> npt.NDArray[np.float32]:
         raise ValueError(f"{os.path.basename(path)} cannot be read as an image: {err}") from None
     image = bpy.data.images.load(path, check_existing=False)
     try:
-        image.colorspace_settings.name = 'Non-Color'
+        image.colorspace_settings.name = "Non-Color"
         if tuple(image.size) == (0, 0):
-            raise ValueError(f"Blender could not read the pixels of {os.path.basename(path)} (broken, or a "
-                             "multilayer OpenEXR: save the heights as a single-layer image)")
+            raise ValueError(
+                f"Blender could not read the pixels of {os.path.basename(path)} (broken, or a "
+                "multilayer OpenEXR: save the heights as a single-layer image)"
+            )
         if tuple(image.size) != (cols, rows):
-            raise ValueError(f"{os.path.basename(path)} could not be read as an image (Blender read "
-                             f"{image.size[0]} x {image.size[1]} pixels, its header says {cols} x {rows})")
+            raise ValueError(
+                f"{os.path.basename(path)} could not be read as an image (Blender read "
+                f"{image.size[0]} x {image.size[1]} pixels, its header says {cols} x {rows})"
+            )
         pixels = np.empty(rows * cols * 4, dtype=np.float32)
         image.pixels.foreach_get(pixels)
     finally:
@@ -172,12 +176,16 @@ def read_elevation(path: str, check_size=None):
     elif suffix in IMPORT_SUFFIXES:
         pixels = read_image(path, check_size)
         if not (np.array_equal(pixels[..., 0], pixels[..., 1]) and np.array_equal(pixels[..., 0], pixels[..., 2])):
-            raise ValueError(f"{name} is a colour image (its red, green and blue differ): a heightmap must be "
-                             "greyscale; convert it to grey first")
+            raise ValueError(
+                f"{name} is a colour image (its red, green and blue differ): a heightmap must be "
+                "greyscale; convert it to grey first"
+            )
         values = pixels[..., 0]
     else:
-        raise ValueError(f"cannot read {suffix or 'a file without a suffix'}: "
-                         f"Orogen reads heightmaps in {', '.join(IMPORT_SUFFIXES)}")
+        raise ValueError(
+            f"cannot read {suffix or 'a file without a suffix'}: "
+            f"Orogen reads heightmaps in {', '.join(IMPORT_SUFFIXES)}"
+        )
     if not np.isfinite(values).all():
         raise ValueError(f"{name} holds NaN or Inf heights")
     return values, elevation
@@ -197,8 +205,10 @@ def dem_extent(values: npt.NDArray[np.float32], dem) -> tuple[float, float]:
     width = math.sqrt(dx * dy) * (max(rows, cols) - 1)
     height = float(values.max()) - float(values.min())
     if not 0.001 <= width <= 1.0e6 or height > 1.0e5:
-        raise ValueError(f"the DEM spans {width:.6g} m with a relief of {height:.6g} m; a terrain is 0.001 m to "
-                         "1000 km wide with up to 100 km of relief")
+        raise ValueError(
+            f"the DEM spans {width:.6g} m with a relief of {height:.6g} m; a terrain is 0.001 m to "
+            "1000 km wide with up to 100 km of relief"
+        )
     return width, height
 
 
@@ -214,8 +224,9 @@ def dem_record(values: npt.NDArray[np.float32], dem) -> dict:
 
 def dem_summary(values: npt.NDArray[np.float32], dem) -> str:
     """One line for the import's report: heights, cells and the nodata filled."""
-    parts = [f"heights {float(values.min()):.6g} to {float(values.max()):.6g}"
-             + (" m" if dem.cell_size is not None else "")]
+    parts = [
+        f"heights {float(values.min()):.6g} to {float(values.max()):.6g}" + (" m" if dem.cell_size is not None else "")
+    ]
     if dem.cell_size is not None:
         dx, dy = dem.cell_size
         cells = f"cells {dx:.4g} x {dy:.4g} m"
@@ -230,9 +241,15 @@ def dem_summary(values: npt.NDArray[np.float32], dem) -> str:
     return "Imported DEM: " + "; ".join(parts)
 
 
-def write_heightmap(path_stem: str, heightmap: npt.NDArray[np.float32], fmt: str, *,
-                    height_range: tuple[float, float] | None = None, absolute: bool = False,
-                    sidecar: dict | None = None) -> list[str]:
+def write_heightmap(
+    path_stem: str,
+    heightmap: npt.NDArray[np.float32],
+    fmt: str,
+    *,
+    height_range: tuple[float, float] | None = None,
+    absolute: bool = False,
+    sidecar: dict | None = None,
+) -> list[str]:
     """Write a heightmap in ``fmt`` ('PNG16', 'EXR', 'R16', 'NPY'); returns the files written.
 
     ``heightmap`` is normalised to ``[0, 1]``; ``height_range = (low, high)``
@@ -250,13 +267,13 @@ def write_heightmap(path_stem: str, heightmap: npt.NDArray[np.float32], fmt: str
     path = path_stem + _SUFFIX[fmt]
     if absolute and height_range is None:
         raise ValueError("absolute heights need a height_range in metres")
-    absolute = absolute and fmt in ('EXR', 'NPY')
+    absolute = absolute and fmt in ("EXR", "NPY")
     values = height_range[0] + h * (height_range[1] - height_range[0]) if absolute and height_range else h
-    if fmt == 'PNG16':
-        write_image(path, values, depth='16')
-    elif fmt == 'EXR':
-        write_image(path, values, depth='32', file_format='OPEN_EXR')
-    elif fmt == 'R16':
+    if fmt == "PNG16":
+        write_image(path, values, depth="16")
+    elif fmt == "EXR":
+        write_image(path, values, depth="32", file_format="OPEN_EXR")
+    elif fmt == "R16":
         formats.write_raw(path, values)
     else:
         formats.write_npy(path, values)
@@ -318,8 +335,10 @@ def mesh_heights(obj: bpy.types.Object) -> tuple[npt.NDArray[np.float32], tuple[
     grid = grid_coordinates(np.zeros((rows, cols), np.float32), float(info["width"]), height).reshape(rows, cols, 3)
     cell = float(info["width"]) / max(rows - 1, cols - 1, 1)
     if np.abs(co[..., :2] - grid[..., :2]).max(initial=0.0) > 1e-3 * cell:
-        raise ValueError(f"{obj.name!r}: its vertices no longer stand on the terrain's grid (moved sideways or "
-                         "reordered), so it is no heightmap: regenerate it, or undo the edit")
+        raise ValueError(
+            f"{obj.name!r}: its vertices no longer stand on the terrain's grid (moved sideways or "
+            "reordered), so it is no heightmap: regenerate it, or undo the edit"
+        )
     z = co[..., 2]
     edited = int(np.count_nonzero(z != generated * np.float32(height)))
     if not edited:
@@ -342,8 +361,10 @@ def _shape_of(obj: bpy.types.Object, info: dict) -> tuple[int, int]:
     shape = info.get("shape")
     checked = _recorded_shape(shape)
     if checked is None or checked[0] * checked[1] != len(obj.data.vertices):
-        raise ValueError(f"{obj.name!r}: its orogen_terrain shape {shape!r} does not match its "
-                         f"{len(obj.data.vertices)} vertices (was the mesh edited?)")
+        raise ValueError(
+            f"{obj.name!r}: its orogen_terrain shape {shape!r} does not match its "
+            f"{len(obj.data.vertices)} vertices (was the mesh edited?)"
+        )
     return checked
 
 
@@ -362,7 +383,7 @@ def point_map(obj: bpy.types.Object, name: str) -> npt.NDArray[np.float32] | Non
     if attr is None or "shape" not in info:
         return None
     rows, cols = _shape_of(obj, info)
-    if attr.data_type == 'FLOAT_COLOR':
+    if attr.data_type == "FLOAT_COLOR":
         values = np.empty(rows * cols * 4, dtype=np.float32)
         attr.data.foreach_get("color", values)
         return values.reshape(rows, cols, 4)[..., 0]
@@ -372,8 +393,13 @@ def point_map(obj: bpy.types.Object, name: str) -> npt.NDArray[np.float32] | Non
 
 
 #: Units of the erosion maps, recorded in their sidecar.
-EROSION_UNITS = {"drainage_area": "m2", "flow_direction": "D8 code (core.flow.NEIGHBOR_OFFSETS index, -1 outlet)",
-                 "water_depth": "m", "deposited": "m", "removed": "m"}
+EROSION_UNITS = {
+    "drainage_area": "m2",
+    "flow_direction": "D8 code (core.flow.NEIGHBOR_OFFSETS index, -1 outlet)",
+    "water_depth": "m",
+    "deposited": "m",
+    "removed": "m",
+}
 
 
 def write_erosion_maps(stem: str, maps: dict[str, npt.NDArray[np.float32]]) -> list[str]:
@@ -387,9 +413,9 @@ def write_erosion_maps(stem: str, maps: dict[str, npt.NDArray[np.float32]]) -> l
         _check_finite(v, name)
         low, high = float(v.min()), float(v.max())
         ranges[name] = {"low": low, "high": high, "unit": EROSION_UNITS.get(name, "")}
-        written.append(write_image(f"{stem}_{name}.exr", v, depth='32', file_format='OPEN_EXR'))
+        written.append(write_image(f"{stem}_{name}.exr", v, depth="32", file_format="OPEN_EXR"))
         scaled = (v.astype(np.float64) - low) / (high - low) if high > low else np.zeros(v.shape)
-        written.append(write_image(f"{stem}_{name}.png", scaled, depth='16'))
+        written.append(write_image(f"{stem}_{name}.png", scaled, depth="16"))
     path = f"{stem}_erosion.json"
     with open(path, "w", encoding="utf-8") as f:
         json.dump({"maps": ranges, "png": "16-bit grey: value = low + png / 65535 * (high - low)"}, f, indent=1)
@@ -431,8 +457,10 @@ def check_path(directory: str) -> str:
     without one Blender has nothing to resolve it against.
     """
     if directory.startswith("//") and not bpy.data.filepath:
-        raise ValueError(f"the folder {directory!r} is relative to the .blend file, which is not saved: "
-                         "save the file first or choose an absolute folder")
+        raise ValueError(
+            f"the folder {directory!r} is relative to the .blend file, which is not saved: "
+            "save the file first or choose an absolute folder"
+        )
     path = os.path.abspath(bpy.path.abspath(directory))
     if os.path.exists(path) and not os.path.isdir(path):
         raise ValueError(f"{path} is a file, not a folder")

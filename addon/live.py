@@ -78,14 +78,14 @@ class suspended:
 def active_terrain(context) -> bpy.types.Object | None:
     """The active object if it is a generated Orogen terrain (its spec can regenerate it), else None."""
     obj = getattr(context, "active_object", None)
-    return obj if obj is not None and obj.type == 'MESH' and obj.orogen.is_terrain else None
+    return obj if obj is not None and obj.type == "MESH" and obj.orogen.is_terrain else None
 
 
 def mode_reason(context) -> str | None:
     """Why nothing can be added or edited now (no scene, or not in Object Mode), or ``None``."""
     if getattr(context, "scene", None) is None:
         return "No scene to work in"
-    if getattr(context, "mode", 'OBJECT') != 'OBJECT':
+    if getattr(context, "mode", "OBJECT") != "OBJECT":
         return "Leave Edit Mode first"
     return None
 
@@ -104,8 +104,8 @@ def terrain_reason(context) -> str | None:
     obj = getattr(context, "active_object", None)
     if obj is None:
         return "Select a terrain first"
-    if obj.type != 'MESH' or not obj.orogen.is_terrain:
-        if obj.type == 'MESH' and TERRAIN_PROPERTY in obj:
+    if obj.type != "MESH" or not obj.orogen.is_terrain:
+        if obj.type == "MESH" and TERRAIN_PROPERTY in obj:
             return "An imported heightmap has no generator to re-run: import it again to change it"
         return f"{obj.name} is not an Orogen terrain"
     return mode_reason(context)
@@ -114,7 +114,7 @@ def terrain_reason(context) -> str | None:
 def export_reason(context) -> str | None:
     """Why the active object's maps cannot be exported or its material rebuilt now (``None`` when they can)."""
     obj = getattr(context, "active_object", None)
-    if obj is None or obj.type != 'MESH' or TERRAIN_PROPERTY not in obj:
+    if obj is None or obj.type != "MESH" or TERRAIN_PROPERTY not in obj:
         return "Select a terrain (generated or imported) first"
     return mode_reason(context)
 
@@ -132,7 +132,7 @@ def checked_layers(spec: TerrainSpec) -> tuple:
     """
     layers = check_layers(material_layers(spec))
     for i, lay in enumerate(layers):
-        if lay.kind != 'IMAGE':
+        if lay.kind != "IMAGE":
             continue
         if not os.path.isfile(lay.image):
             raise ValueError(f"layers[{i}] ({lay.name!r}): image file not found: {lay.image}")
@@ -151,8 +151,13 @@ def checked_layers(spec: TerrainSpec) -> tuple:
 
 def new_material(name: str, spec: TerrainSpec) -> bpy.types.Material:
     """A material for ``spec``'s layers and options."""
-    return build_material(name, material_layers(spec), spec.lighting["enabled"], spec.material["shading"].upper(),
-                          cavity=spec.material["cavity"] if bakes_occlusion(spec.lighting) else 0.0)
+    return build_material(
+        name,
+        material_layers(spec),
+        spec.lighting["enabled"],
+        spec.material["shading"].upper(),
+        cavity=spec.material["cavity"] if bakes_occlusion(spec.lighting) else 0.0,
+    )
 
 
 def bake_unlit_color(obj: bpy.types.Object, spec: TerrainSpec) -> None:
@@ -189,15 +194,21 @@ def bake_unlit_color(obj: bpy.types.Object, spec: TerrainSpec) -> None:
     # On the grid (rows, cols), so that layers with noisy edges see their noise at the vertices' world positions.
     shape = grid_shape_of(mesh) or (1, n)
     rgba = np.ones((n, 4), dtype=np.float32)
-    rgba[:, :3] = colormap(maps[HEIGHT_ATTRIBUTE].reshape(shape), check_layers(material_layers(spec)),
-                           maps[SLOPE_ATTRIBUTE].reshape(shape), {k: v.reshape(shape) for k, v in erosion.items()},
-                           height=spec.height, cell_size=cell_size(shape, spec.width), seed=spec.seed).reshape(n, 3)
+    rgba[:, :3] = colormap(
+        maps[HEIGHT_ATTRIBUTE].reshape(shape),
+        check_layers(material_layers(spec)),
+        maps[SLOPE_ATTRIBUTE].reshape(shape),
+        {k: v.reshape(shape) for k, v in erosion.items()},
+        height=spec.height,
+        cell_size=cell_size(shape, spec.width),
+        seed=spec.seed,
+    ).reshape(n, 3)
     light = mesh.color_attributes.get(LIGHTMAP_ATTRIBUTE)
     if spec.lighting["enabled"] and light is not None:
         grey = np.empty(n * 4, dtype=np.float32)
         light.data.foreach_get("color", grey)
         rgba[:, :3] *= grey.reshape(n, 4)[:, :1]
-    layer = existing or mesh.color_attributes.new(BAKED_COLOR_ATTRIBUTE, 'FLOAT_COLOR', 'POINT')
+    layer = existing or mesh.color_attributes.new(BAKED_COLOR_ATTRIBUTE, "FLOAT_COLOR", "POINT")
     layer.data.foreach_set("color", rgba.ravel())
     mesh.color_attributes.render_color_index = mesh.color_attributes.find(BAKED_COLOR_ATTRIBUTE)
 
@@ -254,21 +265,31 @@ def write_arrays(obj: bpy.types.Object, arrays: TerrainArrays) -> list[str]:
         if old is None and len(mesh.vertices):
             lost = userdata.names(obj, mesh)
             if lost:
-                raise ValueError(f"the mesh is no longer Orogen's grid (edited or reordered) and holds your "
-                                 f"{', '.join(lost[:6])}{' ...' if len(lost) > 6 else ''}, which cannot be "
-                                 "resampled onto a new grid: undo the edit, or remove them to rebuild the grid")
+                raise ValueError(
+                    f"the mesh is no longer Orogen's grid (edited or reordered) and holds your "
+                    f"{', '.join(lost[:6])}{' ...' if len(lost) > 6 else ''}, which cannot be "
+                    "resampled onto a new grid: undo the edit, or remove them to rebuild the grid"
+                )
             notes.append("the mesh was no longer Orogen's grid (edited or reordered): rebuilt it")
         elif old is not None:
             kept = userdata.capture(obj, mesh, old)
             if mesh.shape_keys is not None:
                 obj.shape_key_clear()
-    update_grid_mesh(mesh, arrays.heightmap, arrays.width, arrays.height, arrays.maps.lightmap, arrays.data_maps(),
-                     same_grid=same_grid)
+    update_grid_mesh(
+        mesh,
+        arrays.heightmap,
+        arrays.width,
+        arrays.height,
+        arrays.maps.lightmap,
+        arrays.data_maps(),
+        same_grid=same_grid,
+    )
     if kept is not None and kept.summary():
         userdata.restore(obj, mesh, kept, (rows, cols))
         items = kept.summary()
-        notes.append(f"resampled {', '.join(items[:6])}{' ...' if len(items) > 6 else ''} "
-                     f"from {kept.shape[0]} x {kept.shape[1]}")
+        notes.append(
+            f"resampled {', '.join(items[:6])}{' ...' if len(items) > 6 else ''} from {kept.shape[0]} x {kept.shape[1]}"
+        )
     record_terrain(obj, arrays)
     return notes
 
@@ -364,8 +385,14 @@ def regenerate_with_notes(obj: bpy.types.Object, context, preview: bool = False)
             wm.progress_end()
 
 
-def apply_arrays(obj: bpy.types.Object, spec: TerrainSpec, shape: tuple[int, int], arrays: TerrainArrays,
-                 started: float, preview: bool = False) -> tuple[str, list[str]]:
+def apply_arrays(
+    obj: bpy.types.Object,
+    spec: TerrainSpec,
+    shape: tuple[int, int],
+    arrays: TerrainArrays,
+    started: float,
+    preview: bool = False,
+) -> tuple[str, list[str]]:
     """Write ``arrays`` computed from ``spec`` at ``shape`` into ``obj`` (the second half of
     :func:`regenerate_with_notes`); returns ``(status, notes)``."""
     settings = obj.orogen
@@ -386,8 +413,10 @@ def apply_arrays(obj: bpy.types.Object, spec: TerrainSpec, shape: tuple[int, int
         for other in linked_terrains(obj):  # each object on the shared mesh has its own water
             sync_water(other, spec)
         if shared:
-            notes.append(f"linked duplicates share this mesh and now this spec: {', '.join(shared[:4])}"
-                         + (" ..." if len(shared) > 4 else ""))
+            notes.append(
+                f"linked duplicates share this mesh and now this spec: {', '.join(shared[:4])}"
+                + (" ..." if len(shared) > 4 else "")
+            )
     rows, cols = shape
     kind = "preview" if shape != spec.shape else "terrain"
     return f"Regenerated {kind} {rows} x {cols} in {time.perf_counter() - started:.2f} s", notes
@@ -513,7 +542,7 @@ class BackgroundOperator:
         self._show(context, 0)
         self._timer = wm.event_timer_add(POLL_SECONDS, window=context.window)
         wm.modal_handler_add(self)
-        return {'RUNNING_MODAL'}
+        return {"RUNNING_MODAL"}
 
     def _restart(self, context, job: BackgroundCompute) -> None:
         """Compute ``job`` instead (the spec changed while the last one ran); the progress starts again."""
@@ -544,15 +573,15 @@ class BackgroundOperator:
 
     def modal(self, context, event):
         job = self._job
-        if event.type == 'ESC' and event.value == 'PRESS':
+        if event.type == "ESC" and event.value == "PRESS":
             job.cancel()
             self._end(context)
             return self._cancelled(context, by_user=True)
-        if event.type != 'TIMER' or self._timer is None:
-            return {'PASS_THROUGH'}
+        if event.type != "TIMER" or self._timer is None:
+            return {"PASS_THROUGH"}
         if not job.done():
             self._show(context, int((PROGRESS_STEPS - 1) * job.fraction))
-            return {'PASS_THROUGH'}
+            return {"PASS_THROUGH"}
         if job.cancelled:
             self._end(context)
             return self._cancelled(context, by_user=False)
@@ -562,11 +591,11 @@ class BackgroundOperator:
         reason = self._wait_reason(context)
         if reason:
             self._status(context, f"{self._doing}: done, waiting: {reason} (Esc to cancel)")
-            return {'PASS_THROUGH'}
+            return {"PASS_THROUGH"}
         self._show(context, PROGRESS_STEPS)
         result = self._apply(context, job)
         if self._job is not job:  # _apply started another computation
-            return {'PASS_THROUGH'}
+            return {"PASS_THROUGH"}
         self._end(context)
         return result
 
@@ -580,8 +609,8 @@ class BackgroundOperator:
         return _locked_reason(context) or mode_reason(context)
 
     def _failed(self, context, error: BaseException) -> set[str]:
-        self._say('ERROR', f"{self._failure}: {error}")
-        return {'CANCELLED'}
+        self._say("ERROR", f"{self._failure}: {error}")
+        return {"CANCELLED"}
 
     def _apply(self, context, job: BackgroundCompute) -> set[str]:
         raise NotImplementedError
@@ -622,7 +651,7 @@ def on_setting_changed(obj: bpy.types.Object, context) -> None:
     text = spec.to_json()
     if text == settings.applied:
         return  # nothing that shapes the terrain changed (or it was already applied)
-    if obj.mode != 'OBJECT':
+    if obj.mode != "OBJECT":
         settings.status = "Not regenerated: leave Edit Mode first"
         return
     if settings.applied and only_water_changed(spec, settings.applied):
@@ -656,8 +685,11 @@ def on_setting_changed(obj: bpy.types.Object, context) -> None:
 
 
 def _pending_objects() -> list:
-    return [obj for obj in bpy.data.objects
-            if obj.type == 'MESH' and obj.orogen.is_terrain and obj.orogen.preview_pending and obj.users > 0]
+    return [
+        obj
+        for obj in bpy.data.objects
+        if obj.type == "MESH" and obj.orogen.is_terrain and obj.orogen.preview_pending and obj.users > 0
+    ]
 
 
 def _back_to_full_size(obj: bpy.types.Object) -> None:
@@ -685,7 +717,7 @@ def flush_live_updates(force: bool = False) -> list[str]:
         return []
     done = []
     for obj in _pending_objects():
-        if obj.mode != 'OBJECT':  # a mesh in Edit Mode cannot be rewritten: it waits until the user leaves
+        if obj.mode != "OBJECT":  # a mesh in Edit Mode cannot be rewritten: it waits until the user leaves
             obj.orogen.status = "Full size waits: leave Edit Mode"
             continue
         try:
@@ -726,7 +758,7 @@ def _settle_targets() -> list[bpy.types.Object]:
     for obj in _pending_objects():
         if obj.session_uid in _declined:
             continue
-        if obj.mode != 'OBJECT':
+        if obj.mode != "OBJECT":
             obj.orogen.status = "Full size waits: leave Edit Mode"
             continue
         targets.append(obj)
@@ -737,7 +769,7 @@ def _start_settle() -> bool:
     """Run :class:`OROGEN_OT_live_settle` from the UI (in the first window); True when it runs modal."""
     for window in bpy.context.window_manager.windows:
         with bpy.context.temp_override(window=window):
-            return 'RUNNING_MODAL' in bpy.ops.orogen.live_settle('INVOKE_DEFAULT')
+            return "RUNNING_MODAL" in bpy.ops.orogen.live_settle("INVOKE_DEFAULT")
     return False
 
 
@@ -757,7 +789,7 @@ def _settle_timer() -> float | None:
 def on_update(self, context) -> None:
     """Property update callback of every terrain setting (sessions with a user interface)."""
     owner = getattr(self, "id_data", None)
-    if isinstance(owner, bpy.types.Object) and owner.type == 'MESH':
+    if isinstance(owner, bpy.types.Object) and owner.type == "MESH":
         on_setting_changed(owner, context)
 
 
@@ -775,7 +807,7 @@ def _on_msgbus() -> None:
     if _suspended[0]:
         return
     for obj in bpy.data.objects:
-        if obj.type == 'MESH' and obj.orogen.is_terrain and obj.users > 0:
+        if obj.type == "MESH" and obj.orogen.is_terrain and obj.users > 0:
             on_setting_changed(obj, bpy.context)
 
 
@@ -784,8 +816,10 @@ def subscribe(classes) -> None:
     bpy.msgbus.clear_by_owner(_MSGBUS_OWNER)
     for cls in classes:
         for prop in cls.bl_rna.properties:
-            if prop.identifier in ("rna_type", "name", "status", "applied", "preview_pending") or \
-                    prop.type in ('POINTER', 'COLLECTION'):
+            if prop.identifier in ("rna_type", "name", "status", "applied", "preview_pending") or prop.type in (
+                "POINTER",
+                "COLLECTION",
+            ):
                 continue
             bpy.msgbus.subscribe_rna(key=(cls, prop.identifier), owner=_MSGBUS_OWNER, args=(), notify=_on_msgbus)
 
@@ -801,7 +835,7 @@ class OROGEN_OT_terrain_regenerate(BackgroundOperator, bpy.types.Operator):
 
     bl_idname = "orogen.terrain_regenerate"
     bl_label = "Regenerate Terrain"
-    bl_options = {'REGISTER', 'UNDO'}
+    bl_options = {"REGISTER", "UNDO"}
     _doing = "Regenerating terrain"
     _failure = "Terrain not regenerated"
 
@@ -814,14 +848,14 @@ class OROGEN_OT_terrain_regenerate(BackgroundOperator, bpy.types.Operator):
         try:
             status, notes = regenerate_with_notes(obj, context)
         except (ValueError, TypeError) as err:
-            self.report({'ERROR'}, f"Terrain not regenerated: {err}")
-            return {'CANCELLED'}
+            self.report({"ERROR"}, f"Terrain not regenerated: {err}")
+            return {"CANCELLED"}
         return self._finish(obj, status, notes)
 
     def _finish(self, obj, status: str, notes: list[str]):
         obj.orogen.status = "; ".join([status, *notes])
-        self._say('WARNING' if notes else 'INFO', obj.orogen.status)
-        return {'FINISHED'}
+        self._say("WARNING" if notes else "INFO", obj.orogen.status)
+        return {"FINISHED"}
 
     # From the UI (a button or F3) the terrain is computed in a worker thread while this operator runs modal
     # (BackgroundOperator): the status bar shows the progress and Esc cancels, leaving the terrain as it was.
@@ -835,39 +869,39 @@ class OROGEN_OT_terrain_regenerate(BackgroundOperator, bpy.types.Operator):
             check_size(*spec.shape)
             job = BackgroundCompute(spec, _sun(spec, context), spec.shape)
         except (ValueError, TypeError) as err:
-            self.report({'ERROR'}, f"Terrain not regenerated: {err}")
-            return {'CANCELLED'}
+            self.report({"ERROR"}, f"Terrain not regenerated: {err}")
+            return {"CANCELLED"}
         self._uid = obj.session_uid
         stop_settling(obj)  # a full-size pass of the live update running for it is not needed any more
         return self._begin(context, job)
 
     def _wait_reason(self, context) -> str | None:
         obj = object_by_uid(self._uid)
-        return _locked_reason(context) or ("leave Edit Mode" if obj is not None and obj.mode != 'OBJECT' else None)
+        return _locked_reason(context) or ("leave Edit Mode" if obj is not None and obj.mode != "OBJECT" else None)
 
     def _apply(self, context, job: BackgroundCompute) -> set[str]:
         obj = object_by_uid(self._uid)
         if obj is None:
-            self._say('ERROR', "Terrain not regenerated: the terrain was deleted")
-            return {'CANCELLED'}
+            self._say("ERROR", "Terrain not regenerated: the terrain was deleted")
+            return {"CANCELLED"}
         try:
             spec = read_spec(obj.orogen)
         except (ValueError, TypeError) as err:
-            self._say('ERROR', f"Terrain not regenerated: {err}")
-            return {'CANCELLED'}
+            self._say("ERROR", f"Terrain not regenerated: {err}")
+            return {"CANCELLED"}
         if not same_heights(job.spec, spec):  # its settings changed meanwhile: compute those instead
             self._restart(context, BackgroundCompute(spec, _sun(spec, context), spec.shape))
-            return {'RUNNING_MODAL'}
+            return {"RUNNING_MODAL"}
         try:
             status, notes = apply_arrays(obj, spec, spec.shape, job.arrays, self._started)
         except (ValueError, TypeError) as err:
-            self._say('ERROR', f"Terrain not regenerated: {err}")
-            return {'CANCELLED'}
+            self._say("ERROR", f"Terrain not regenerated: {err}")
+            return {"CANCELLED"}
         return self._finish(obj, status, notes)
 
     def _cancelled(self, context, by_user: bool) -> set[str]:
-        self._say('WARNING', "Regenerate cancelled: the terrain is as it was")
-        return {'CANCELLED'}
+        self._say("WARNING", "Regenerate cancelled: the terrain is as it was")
+        return {"CANCELLED"}
 
 
 class OROGEN_OT_live_settle(BackgroundOperator, bpy.types.Operator):
@@ -875,23 +909,23 @@ class OROGEN_OT_live_settle(BackgroundOperator, bpy.types.Operator):
 
     bl_idname = "orogen.live_settle"
     bl_label = "Full-Size Terrain"
-    bl_options = {'INTERNAL'}  # no undo step of its own (see the module docstring)
+    bl_options = {"INTERNAL"}  # no undo step of its own (see the module docstring)
     _doing = "Full-size terrain"
     _failure = "Full size not made"
 
     def execute(self, _context):
         flush_live_updates(force=True)  # without a window: here and now
-        return {'FINISHED'}
+        return {"FINISHED"}
 
     def invoke(self, context, _event):
         if context.window is None:
             return self.execute(context)
         if settling():
-            return {'CANCELLED'}
+            return {"CANCELLED"}
         self._done: list[str] = []
         job = self._next(context)
         if job is None:
-            return {'CANCELLED'}
+            return {"CANCELLED"}
         return self._begin(context, job)
 
     def _next(self, context) -> BackgroundCompute | None:
@@ -924,7 +958,7 @@ class OROGEN_OT_live_settle(BackgroundOperator, bpy.types.Operator):
 
     def _wait_reason(self, context) -> str | None:
         obj = object_by_uid(self._uid)
-        return _locked_reason(context) or ("leave Edit Mode" if obj is not None and obj.mode != 'OBJECT' else None)
+        return _locked_reason(context) or ("leave Edit Mode" if obj is not None and obj.mode != "OBJECT" else None)
 
     def _apply(self, context, job: BackgroundCompute) -> set[str]:
         obj = object_by_uid(self._uid)
@@ -932,18 +966,19 @@ class OROGEN_OT_live_settle(BackgroundOperator, bpy.types.Operator):
             try:
                 spec = read_spec(obj.orogen)
                 if same_heights(job.spec, spec):  # else: changed meanwhile (its own settle pass follows)
-                    obj.orogen.status = regenerate_status(apply_arrays(obj, spec, spec.shape, job.arrays,
-                                                                       self._started))
+                    obj.orogen.status = regenerate_status(
+                        apply_arrays(obj, spec, spec.shape, job.arrays, self._started)
+                    )
                     self._done.append(obj.name)
             except (ValueError, TypeError, RuntimeError) as err:
                 _full_size_failed(obj, err)
         job = self._next(context)
         if job is not None:
             self._restart(context, job)
-            return {'RUNNING_MODAL'}
+            return {"RUNNING_MODAL"}
         if self._done:
-            self._say('INFO', f"Full size made: {', '.join(self._done[:4])}" + (" ..." if len(self._done) > 4 else ""))
-        return {'FINISHED'}
+            self._say("INFO", f"Full size made: {', '.join(self._done[:4])}" + (" ..." if len(self._done) > 4 else ""))
+        return {"FINISHED"}
 
     def _failed(self, context, error: BaseException) -> set[str]:
         obj = object_by_uid(self._uid)
@@ -953,16 +988,18 @@ class OROGEN_OT_live_settle(BackgroundOperator, bpy.types.Operator):
 
     def _cancelled(self, context, by_user: bool) -> set[str]:
         if not by_user:  # a setting changed: that terrain's next settle pass makes it
-            return {'CANCELLED'}
+            return {"CANCELLED"}
         kept = []
         for obj in _pending_objects():
             _declined.add(obj.session_uid)
             rows, cols = grid_shape_of(obj.data) or (0, 0)
-            obj.orogen.status = (f"Full size cancelled: showing the {rows} x {cols} preview (change a setting or "
-                                 "Regenerate for the full size)")
+            obj.orogen.status = (
+                f"Full size cancelled: showing the {rows} x {cols} preview (change a setting or "
+                "Regenerate for the full size)"
+            )
             kept.append(obj.name)
-        self._say('WARNING', f"Full size cancelled: {', '.join(kept[:4]) or 'the terrain'} keeps its preview")
-        return {'CANCELLED'}
+        self._say("WARNING", f"Full size cancelled: {', '.join(kept[:4]) or 'the terrain'} keeps its preview")
+        return {"CANCELLED"}
 
 
 class OROGEN_OT_material_rebuild(bpy.types.Operator):
@@ -970,7 +1007,7 @@ class OROGEN_OT_material_rebuild(bpy.types.Operator):
 
     bl_idname = "orogen.material_rebuild"
     bl_label = "Rebuild Material"
-    bl_options = {'REGISTER', 'UNDO'}
+    bl_options = {"REGISTER", "UNDO"}
 
     @classmethod
     def poll(cls, context):
@@ -982,10 +1019,10 @@ class OROGEN_OT_material_rebuild(bpy.types.Operator):
             spec = read_spec(obj.orogen)
             checked_layers(spec)
         except (ValueError, TypeError) as err:
-            self.report({'ERROR'}, f"Material not rebuilt: {err}")
-            return {'CANCELLED'}
+            self.report({"ERROR"}, f"Material not rebuilt: {err}")
+            return {"CANCELLED"}
         set_material(obj, spec)
-        return {'FINISHED'}
+        return {"FINISHED"}
 
 
 #: Sizes game engines expect for heightmaps: 2^n + 1 vertices per side.
@@ -998,7 +1035,7 @@ class OROGEN_OT_size_set(bpy.types.Operator):
 
     bl_idname = "orogen.size_set"
     bl_label = "Set Size"
-    bl_options = {'REGISTER', 'UNDO', 'INTERNAL'}
+    bl_options = {"REGISTER", "UNDO", "INTERNAL"}
 
     size: bpy.props.IntProperty(name="Size", description="Vertices per side", min=MIN_SIDE, max=MAX_SIDE, default=257)
 
@@ -1012,7 +1049,7 @@ class OROGEN_OT_size_set(bpy.types.Operator):
         settings.size = self.size
         if obj is not None:
             on_setting_changed(obj, context)
-        return {'FINISHED'}
+        return {"FINISHED"}
 
 
 class OROGEN_MT_size_presets(bpy.types.Menu):
@@ -1023,8 +1060,13 @@ class OROGEN_MT_size_presets(bpy.types.Menu):
             self.layout.operator(OROGEN_OT_size_set.bl_idname, text=f"{size} x {size}").size = size
 
 
-classes = (OROGEN_OT_terrain_regenerate, OROGEN_OT_live_settle, OROGEN_OT_material_rebuild, OROGEN_OT_size_set,
-           OROGEN_MT_size_presets)
+classes = (
+    OROGEN_OT_terrain_regenerate,
+    OROGEN_OT_live_settle,
+    OROGEN_OT_material_rebuild,
+    OROGEN_OT_size_set,
+    OROGEN_MT_size_presets,
+)
 
 
 def register(groups) -> None:

@@ -103,11 +103,11 @@ class _TreeBuilder:
                 self.socket(node.inputs, identifier).default_value = value
         return node
 
-    def map_range(self, source: tuple, from_min: float, from_max: float, x: float, y: float,
-                  label: str):
+    def map_range(self, source: tuple, from_min: float, from_max: float, x: float, y: float, label: str):
         """Clamped linear Map Range of a value ``(node, output identifier)`` from [from_min, from_max] to [0, 1]."""
-        node = self.node("ShaderNodeMapRange", x, y, data_type='FLOAT', interpolation_type='LINEAR',
-                         clamp=True, label=label)
+        node = self.node(
+            "ShaderNodeMapRange", x, y, data_type="FLOAT", interpolation_type="LINEAR", clamp=True, label=label
+        )
         self.link(source[0], source[1], node, "Value")
         for identifier, value in (("From Min", from_min), ("From Max", from_max), ("To Min", 0.0), ("To Max", 1.0)):
             self.socket(node.inputs, identifier).default_value = value
@@ -121,15 +121,15 @@ def _layer_texture(b: _TreeBuilder, lay: Layer, x: float, y: float) -> tuple[bpy
     image covers the terrain once, its border pixels continue past the
     edge); Noise and Voronoi layers run through a two-colour ramp.
     """
-    if lay.kind == 'COLOR':
+    if lay.kind == "COLOR":
         return None
     uv = b.node("ShaderNodeUVMap", x - 2, y, uv_map=UV_MAP, label=f"{lay.name} UV")
-    if lay.kind == 'IMAGE':
-        tex = b.node("ShaderNodeTexImage", x - 1, y, label=lay.name, extension='EXTEND')
+    if lay.kind == "IMAGE":
+        tex = b.node("ShaderNodeTexImage", x - 1, y, label=lay.name, extension="EXTEND")
         tex.image = bpy.data.images.load(lay.image, check_existing=True)
         b.link(uv, "UV", tex, "Vector")
         return tex, "Color"
-    kind, out = {'NOISE': ("ShaderNodeTexNoise", "Fac"), 'VORONOI': ("ShaderNodeTexVoronoi", "Distance")}[lay.kind]
+    kind, out = {"NOISE": ("ShaderNodeTexNoise", "Fac"), "VORONOI": ("ShaderNodeTexVoronoi", "Distance")}[lay.kind]
     tex = b.node(kind, x - 1, y, label=lay.name)
     b.link(uv, "UV", tex, "Vector")
     b.socket(tex.inputs, "Scale").default_value = lay.scale
@@ -156,7 +156,7 @@ def build_material(
     name: str,
     layers: tuple[Layer, ...],
     use_lightmap: bool = True,
-    shading: str = 'LIT',
+    shading: str = "LIT",
     *,
     cached: bool = True,
     cavity: float = 0.0,
@@ -194,11 +194,11 @@ def build_material(
     ValueError
         If ``shading`` is neither 'LIT' nor 'UNLIT'.
     """
-    if shading not in {'LIT', 'UNLIT'}:
+    if shading not in {"LIT", "UNLIT"}:
         raise ValueError(f"shading must be 'LIT' or 'UNLIT', got {shading!r}")
-    use_lightmap = bool(use_lightmap) and shading == 'UNLIT'  # one template for Lit, lightmap baked or not
-    cavity = float(cavity) if shading == 'LIT' else 0.0
-    if not cached or any(lay.kind == 'IMAGE' for lay in layers):
+    use_lightmap = bool(use_lightmap) and shading == "UNLIT"  # one template for Lit, lightmap baked or not
+    cavity = float(cavity) if shading == "LIT" else 0.0
+    if not cached or any(lay.kind == "IMAGE" for lay in layers):
         mat = bpy.data.materials.new(name)
         _build_tree(mat, layers, use_lightmap, shading, cavity)
         return mat
@@ -212,8 +212,9 @@ def build_material(
     return mat
 
 
-def _template(layers: tuple[Layer, ...], use_lightmap: bool, shading: str,
-              cavity: float = 0.0) -> bpy.types.Material | None:
+def _template(
+    layers: tuple[Layer, ...], use_lightmap: bool, shading: str, cavity: float = 0.0
+) -> bpy.types.Material | None:
     """The cached template for these layers and options, made if missing or stale (``None``: its name is taken
     by a material that is not ours). At most ``MAX_TEMPLATES`` unused templates are kept, oldest dropped."""
     key = repr((_TREE_VERSION, tuple(layers), bool(use_lightmap), shading, cavity))
@@ -238,33 +239,49 @@ def _template(layers: tuple[Layer, ...], use_lightmap: bool, shading: str,
 
 def templates() -> list[bpy.types.Material]:
     """Orogen's cached template materials in this file, oldest first."""
-    found = [m for m in bpy.data.materials if m.name.startswith(TEMPLATE_PREFIX) and m.library is None
-             and TEMPLATE_KEY in m and isinstance(m.get(TEMPLATE_ORDER), int)]
+    found = [
+        m
+        for m in bpy.data.materials
+        if m.name.startswith(TEMPLATE_PREFIX)
+        and m.library is None
+        and TEMPLATE_KEY in m
+        and isinstance(m.get(TEMPLATE_ORDER), int)
+    ]
     return sorted(found, key=lambda m: m[TEMPLATE_ORDER])
 
 
-def _build_tree(mat: bpy.types.Material, layers: tuple[Layer, ...], use_lightmap: bool, shading: str,
-                cavity: float = 0.0) -> None:
+def _build_tree(
+    mat: bpy.types.Material, layers: tuple[Layer, ...], use_lightmap: bool, shading: str, cavity: float = 0.0
+) -> None:
     """Fill ``mat``'s node tree with the height blend of ``layers`` (see the module docstring)."""
     if bpy.app.version < (5, 0, 0):
         mat.use_nodes = True
     tree = mat.node_tree
     tree.nodes.clear()
     b = _TreeBuilder(tree)
-    h = b.node("ShaderNodeAttribute", 0, 0, attribute_type='GEOMETRY', attribute_name=HEIGHT_ATTRIBUTE,
-               label="Height")
+    h = b.node("ShaderNodeAttribute", 0, 0, attribute_type="GEOMETRY", attribute_name=HEIGHT_ATTRIBUTE, label="Height")
     slope = None
     if any(lay.has_slope_range for lay in layers):
-        slope = b.node("ShaderNodeAttribute", 0, 2, attribute_type='GEOMETRY', attribute_name=SLOPE_ATTRIBUTE,
-                       label="Slope (degrees)")
+        slope = b.node(
+            "ShaderNodeAttribute",
+            0,
+            2,
+            attribute_type="GEOMETRY",
+            attribute_name=SLOPE_ATTRIBUTE,
+            label="Slope (degrees)",
+        )
     coords = metres = None
     if any(lay.in_metres or lay.uses_noise for lay in layers):
         coords = b.node("ShaderNodeTexCoord", -2, 1, label="Object coordinates (metres)")
     if any(lay.in_metres for lay in layers):
         metres = b.node("ShaderNodeSeparateXYZ", -1, 1, label="Z (metres)")
         b.link(coords, "Object", metres, "Vector")
-    sources = {"height": (h, "Fac"), "slope": None if slope is None else (slope, "Fac"),
-               "metres": None if metres is None else (metres, "Z"), "coords": coords}
+    sources = {
+        "height": (h, "Fac"),
+        "slope": None if slope is None else (slope, "Fac"),
+        "metres": None if metres is None else (metres, "Z"),
+        "coords": coords,
+    }
     parts = [_presence_and_distance(b, sources, lay, i, i * 4) for i, lay in enumerate(layers)]
     weights = _weights(b, layers, [p for p, _ in parts], [d for _, d in parts])
     color, color_out = _blend(b, layers, weights)
@@ -274,24 +291,28 @@ def _build_tree(mat: bpy.types.Material, layers: tuple[Layer, ...], use_lightmap
 def _noise(b: _TreeBuilder, coords, lay: Layer, index: int, y: int) -> tuple:
     """The layer's noise field ``U`` and ``2 U - 1``: a 2D Noise Texture on object coordinates, scaled to mean 0.5
     and standard deviation ``NOISE_STD``, clamped to [0, 1] (as ``core.colormap.noise_field``)."""
-    mapping = b.node("ShaderNodeMapping", -1, y + 3, vector_type='POINT', label=f"{lay.name} noise offset")
+    mapping = b.node("ShaderNodeMapping", -1, y + 3, vector_type="POINT", label=f"{lay.name} noise offset")
     b.link(coords, "Object", mapping, "Vector")
     step = 1000.0 * lay.noise_size  # a thousand features apart: another stretch of the noise per layer
-    b.socket(mapping.inputs, "Location").default_value = (0.7371 * step * (index + 1), 0.3119 * step * (index + 1),
-                                                         0.0)
-    tex = b.node("ShaderNodeTexNoise", 0, y + 3, noise_dimensions='2D', label=f"{lay.name} noise")
+    b.socket(mapping.inputs, "Location").default_value = (0.7371 * step * (index + 1), 0.3119 * step * (index + 1), 0.0)
+    tex = b.node("ShaderNodeTexNoise", 0, y + 3, noise_dimensions="2D", label=f"{lay.name} noise")
     if hasattr(tex, "normalize"):
         tex.normalize = True
     b.link(mapping, "Vector", tex, "Vector")
-    for name, value in (("Scale", 1.0 / lay.noise_size), ("Detail", NOISE_DETAIL), ("Roughness", 0.5),
-                        ("Lacunarity", 2.0), ("Distortion", 0.0)):
+    for name, value in (
+        ("Scale", 1.0 / lay.noise_size),
+        ("Detail", NOISE_DETAIL),
+        ("Roughness", 0.5),
+        ("Lacunarity", 2.0),
+        ("Distortion", 0.0),
+    ):
         b.socket(tex.inputs, name).default_value = value
     k = NOISE_STD / BLENDER_FAC_STD
-    u = b.node("ShaderNodeMath", 1, y + 3, operation='MULTIPLY_ADD', use_clamp=True, label=f"{lay.name} noise U")
+    u = b.node("ShaderNodeMath", 1, y + 3, operation="MULTIPLY_ADD", use_clamp=True, label=f"{lay.name} noise U")
     b.link(tex, "Fac", u, "Value")
     u.inputs[1].default_value = k
     u.inputs[2].default_value = 0.5 - 0.5 * k
-    shift = b.node("ShaderNodeMath", 2, y + 3, operation='MULTIPLY_ADD', label=f"{lay.name} noise 2U - 1")
+    shift = b.node("ShaderNodeMath", 2, y + 3, operation="MULTIPLY_ADD", label=f"{lay.name} noise 2U - 1")
     b.link(u, "Value", shift, "Value")
     shift.inputs[1].default_value = 2.0
     shift.inputs[2].default_value = -1.0
@@ -304,32 +325,38 @@ def _presence_and_distance(b: _TreeBuilder, sources: dict, lay: Layer, index: in
     slope = sources["slope"]
     field, noise = _noise(b, sources["coords"], lay, index, y) if lay.uses_noise else (None, None)
     if noise is not None and lay.edge_noise > 0.0:
-        h = b.node("ShaderNodeMath", 1, y + 2, operation='MULTIPLY_ADD', label=f"{lay.name} noisy height"), "Value"
+        h = b.node("ShaderNodeMath", 1, y + 2, operation="MULTIPLY_ADD", label=f"{lay.name} noisy height"), "Value"
         b.link(noise[0], noise[1], h[0], "Value")
         h[0].inputs[1].default_value = -lay.edge_noise
         b.link(*(sources["metres"] if lay.in_metres else sources["height"]), h[0], "Value_002")
     if noise is not None and slope is not None and lay.slope_noise > 0.0:
-        noisy = b.node("ShaderNodeMath", 1, y + 4, operation='MULTIPLY_ADD', label=f"{lay.name} noisy slope")
+        noisy = b.node("ShaderNodeMath", 1, y + 4, operation="MULTIPLY_ADD", label=f"{lay.name} noisy slope")
         b.link(noise[0], noise[1], noisy, "Value")
         noisy.inputs[1].default_value = -lay.slope_noise
         b.link(slope[0], slope[1], noisy, "Value_002")
         slope = (noisy, "Value")
     rising = b.map_range(h, lay.minimum, lay.optimal, 1, y, f"{lay.name} rising")
     falling = b.map_range(h, lay.maximum, lay.optimal, 1, y + 1, f"{lay.name} falling")
-    presence = b.math('MINIMUM', rising, falling, 2, y, f"{lay.name} presence")
-    below = b.math('MAXIMUM', b.math('SUBTRACT', lay.minimum, h, 2, y + 1), 0.0, 3, y + 1)
-    above = b.math('MAXIMUM', b.math('SUBTRACT', h, lay.maximum, 2, y + 2), 0.0, 3, y + 2)
-    distance = b.math('ADD', below, above, 4, y + 1, f"{lay.name} distance")
+    presence = b.math("MINIMUM", rising, falling, 2, y, f"{lay.name} presence")
+    below = b.math("MAXIMUM", b.math("SUBTRACT", lay.minimum, h, 2, y + 1), 0.0, 3, y + 1)
+    above = b.math("MAXIMUM", b.math("SUBTRACT", h, lay.maximum, 2, y + 2), 0.0, 3, y + 2)
+    distance = b.math("ADD", below, above, 4, y + 1, f"{lay.name} distance")
     if lay.in_metres:
-        distance = b.math('DIVIDE', distance, METRE_DISTANCE, 4, y + 2, f"{lay.name} distance / {METRE_DISTANCE:g} m")
+        distance = b.math("DIVIDE", distance, METRE_DISTANCE, 4, y + 2, f"{lay.name} distance / {METRE_DISTANCE:g} m")
     if slope is not None and lay.has_slope_range:
         presence, distance = _slope_terms(b, slope, lay, y, presence, distance)
     if lay.mask == "noise":
         assert field is not None
         presence, distance = _mask_terms(b, lay, y, presence, distance, field)
     elif lay.mask_map is not None:
-        value = b.node("ShaderNodeAttribute", 0, y + 3, attribute_type='GEOMETRY', attribute_name=lay.mask_map,
-                       label=f"{lay.name} mask ({lay.mask_map})")
+        value = b.node(
+            "ShaderNodeAttribute",
+            0,
+            y + 3,
+            attribute_type="GEOMETRY",
+            attribute_name=lay.mask_map,
+            label=f"{lay.name} mask ({lay.mask_map})",
+        )
         presence, distance = _mask_terms(b, lay, y, presence, distance, (value, "Fac"))
     return presence, distance
 
@@ -339,14 +366,14 @@ def _mask_terms(b: _TreeBuilder, lay: Layer, y: int, presence, distance, value: 
     noise field), 0 outside, distance plus ``MASK_DISTANCE`` outside (as :func:`core.colormap.layer_weights`). A
     mesh without the attribute reads 0 (Cycles and EEVEE), which ``mask_min > 0`` keeps outside: the layer is
     absent, as in core."""
-    below = b.math('LESS_THAN', value, lay.mask_min, 1, y + 5)
-    above = b.math('GREATER_THAN', value, lay.mask_max, 1, y + 6)
-    outside = b.math('MAXIMUM', below, above, 2, y + 5)
-    inside = b.math('SUBTRACT', 1.0, outside, 3, y + 5)
+    below = b.math("LESS_THAN", value, lay.mask_min, 1, y + 5)
+    above = b.math("GREATER_THAN", value, lay.mask_max, 1, y + 6)
+    outside = b.math("MAXIMUM", below, above, 2, y + 5)
+    inside = b.math("SUBTRACT", 1.0, outside, 3, y + 5)
     factor = inside
-    presence = b.math('MULTIPLY', presence, factor, 5, y + 5, f"{lay.name} presence x mask")
-    away = b.math('MULTIPLY', b.math('SUBTRACT', 1.0, factor, 5, y + 6), MASK_DISTANCE, 6, y + 6)
-    return presence, b.math('ADD', distance, away, 7, y + 6, f"{lay.name} distance")
+    presence = b.math("MULTIPLY", presence, factor, 5, y + 5, f"{lay.name} presence x mask")
+    away = b.math("MULTIPLY", b.math("SUBTRACT", 1.0, factor, 5, y + 6), MASK_DISTANCE, 6, y + 6)
+    return presence, b.math("ADD", distance, away, 7, y + 6, f"{lay.name} distance")
 
 
 def _slope_terms(b: _TreeBuilder, slope: tuple, lay: Layer, y: int, presence, distance) -> tuple:
@@ -354,25 +381,25 @@ def _slope_terms(b: _TreeBuilder, slope: tuple, lay: Layer, y: int, presence, di
     soft = lay.slope_softness
     low = b.map_range(slope, lay.slope_min - soft, lay.slope_min, 1, y + 2, f"{lay.name} slope in")
     high = b.map_range(slope, lay.slope_max + soft, lay.slope_max, 1, y + 3, f"{lay.name} slope out")
-    factor = b.math('MINIMUM', low, high, 2, y + 3, f"{lay.name} slope factor")
-    presence = b.math('MULTIPLY', presence, factor, 3, y, f"{lay.name} presence x slope")
-    s_below = b.math('MAXIMUM', b.math('SUBTRACT', lay.slope_min, slope, 2, y + 4), 0.0, 3, y + 3)
-    s_above = b.math('MAXIMUM', b.math('SUBTRACT', slope, lay.slope_max, 2, y + 5), 0.0, 3, y + 4)
-    s_dist = b.math('DIVIDE', b.math('ADD', s_below, s_above, 4, y + 3), 90.0, 4, y + 4)
-    return presence, b.math('ADD', distance, s_dist, 4, y + 2, f"{lay.name} distance")
+    factor = b.math("MINIMUM", low, high, 2, y + 3, f"{lay.name} slope factor")
+    presence = b.math("MULTIPLY", presence, factor, 3, y, f"{lay.name} presence x slope")
+    s_below = b.math("MAXIMUM", b.math("SUBTRACT", lay.slope_min, slope, 2, y + 4), 0.0, 3, y + 3)
+    s_above = b.math("MAXIMUM", b.math("SUBTRACT", slope, lay.slope_max, 2, y + 5), 0.0, 3, y + 4)
+    s_dist = b.math("DIVIDE", b.math("ADD", s_below, s_above, 4, y + 3), 90.0, 4, y + 4)
+    return presence, b.math("ADD", distance, s_dist, 4, y + 2, f"{lay.name} distance")
 
 
 def _weights(b: _TreeBuilder, layers: tuple[Layer, ...], presences: list, distances: list) -> list:
     """Each layer's weight: presence plus the no-hole fallback decaying with its distance beyond the nearest."""
     nearest = distances[0]
     for i, d in enumerate(distances[1:], start=1):
-        nearest = b.math('MINIMUM', nearest, d, 5, i * 4 + 1, "nearest distance")
+        nearest = b.math("MINIMUM", nearest, d, 5, i * 4 + 1, "nearest distance")
     weights = []
     for i, (lay, p, d) in enumerate(zip(layers, presences, distances, strict=True)):
         y = i * 4
-        scaled = b.math('MULTIPLY', b.math('SUBTRACT', d, nearest, 6, y + 1), -1.0 / FALLBACK_SCALE, 7, y + 1)
-        fallback = b.math('EXPONENT', scaled, 0.0, 8, y + 1, f"{lay.name} fallback")
-        weight = b.node("ShaderNodeMath", 9, y, operation='MULTIPLY_ADD', label=f"{lay.name} weight")
+        scaled = b.math("MULTIPLY", b.math("SUBTRACT", d, nearest, 6, y + 1), -1.0 / FALLBACK_SCALE, 7, y + 1)
+        fallback = b.math("EXPONENT", scaled, 0.0, 8, y + 1, f"{lay.name} fallback")
+        weight = b.node("ShaderNodeMath", 9, y, operation="MULTIPLY_ADD", label=f"{lay.name} weight")
         b.tree.links.new(fallback.outputs[0], weight.inputs[0])
         weight.inputs[1].default_value = FALLBACK_WEIGHT
         b.tree.links.new(p.outputs[0], weight.inputs[2])
@@ -395,10 +422,11 @@ def _blend(b: _TreeBuilder, layers: tuple[Layer, ...], weights: list) -> tuple:
             else:
                 color, color_out = source
             continue
-        total = b.math('ADD', total, w, 11, y, "weight sum")
-        factor = b.math('DIVIDE', w, total, 12, y, f"{lay.name} share")
-        mix = b.node("ShaderNodeMix", 13, y, data_type='RGBA', blend_type='MIX', clamp_factor=True,
-                     label=f"blend {lay.name}")
+        total = b.math("ADD", total, w, 11, y, "weight sum")
+        factor = b.math("DIVIDE", w, total, 12, y, f"{lay.name} share")
+        mix = b.node(
+            "ShaderNodeMix", 13, y, data_type="RGBA", blend_type="MIX", clamp_factor=True, label=f"blend {lay.name}"
+        )
         b.link(factor, "Value", mix, "Factor_Float")
         b.link(color, color_out, mix, "A_Color")
         if source is None:
@@ -416,24 +444,30 @@ def _output(b: _TreeBuilder, color, color_out: str, use_lightmap: bool, shading:
     be shaded a second time by the renderer (dark blotches) and would not follow a sun that moves.
     """
     x_out = 14
-    if use_lightmap and shading == 'UNLIT':
+    if use_lightmap and shading == "UNLIT":
         lightmap = b.node("ShaderNodeVertexColor", x_out, 2, layer_name=LIGHTMAP_ATTRIBUTE, label="Lightmap")
-        lit = b.node("ShaderNodeMix", x_out + 1, 0, data_type='RGBA', blend_type='MULTIPLY', label="x lightmap")
+        lit = b.node("ShaderNodeMix", x_out + 1, 0, data_type="RGBA", blend_type="MULTIPLY", label="x lightmap")
         b.socket(lit.inputs, "Factor_Float").default_value = 1.0
         b.link(color, color_out, lit, "A_Color")
         b.link(lightmap, "Color", lit, "B_Color")
         color, color_out = lit, "Result_Color"
         x_out += 2
-    if shading == 'LIT' and cavity > 0.0:  # the optional cavity term: colour x mix(1, AO, cavity)
-        ao = b.node("ShaderNodeAttribute", x_out, 2, attribute_type='GEOMETRY', attribute_name=OCCLUSION_ATTRIBUTE,
-                    label="Occlusion")
-        dark = b.node("ShaderNodeMix", x_out + 1, 0, data_type='RGBA', blend_type='MULTIPLY', label="Cavity")
+    if shading == "LIT" and cavity > 0.0:  # the optional cavity term: colour x mix(1, AO, cavity)
+        ao = b.node(
+            "ShaderNodeAttribute",
+            x_out,
+            2,
+            attribute_type="GEOMETRY",
+            attribute_name=OCCLUSION_ATTRIBUTE,
+            label="Occlusion",
+        )
+        dark = b.node("ShaderNodeMix", x_out + 1, 0, data_type="RGBA", blend_type="MULTIPLY", label="Cavity")
         b.socket(dark.inputs, "Factor_Float").default_value = cavity
         b.link(color, color_out, dark, "A_Color")
         b.link(ao, "Fac", dark, "B_Color")
         color, color_out = dark, "Result_Color"
         x_out += 2
-    if shading == 'LIT':
+    if shading == "LIT":
         shader = b.node("ShaderNodeBsdfPrincipled", x_out, 0)
         b.link(color, color_out, shader, "Base Color")
         b.socket(shader.inputs, "Roughness").default_value = 0.9
@@ -444,7 +478,7 @@ def _output(b: _TreeBuilder, color, color_out: str, use_lightmap: bool, shading:
         b.socket(shader.inputs, "Strength").default_value = 1.0
         shader_out = "Emission"
         _unlit_export_output(b, x_out)
-    for y, target in enumerate(('CYCLES', 'EEVEE') if shading == 'UNLIT' else ('ALL',)):
+    for y, target in enumerate(("CYCLES", "EEVEE") if shading == "UNLIT" else ("ALL",)):
         output = b.node("ShaderNodeOutputMaterial", x_out + 1, y, target=target)
         b.link(shader, shader_out, output, "Surface")
 
@@ -465,7 +499,7 @@ def _unlit_export_output(b: _TreeBuilder, x: float) -> None:
     mix = b.node("ShaderNodeMixShader", x + 1, 4, label="Unlit for exporters")
     b.tree.links.new(path.outputs["Is Camera Ray"], mix.inputs[0])
     b.tree.links.new(emission.outputs[0], mix.inputs[2])
-    output = b.node("ShaderNodeOutputMaterial", x + 2, 4, target='ALL', label="Export (glTF)")
+    output = b.node("ShaderNodeOutputMaterial", x + 2, 4, target="ALL", label="Export (glTF)")
     b.link(mix, "Shader", output, "Surface")
     output.is_active_output = True
 
@@ -522,8 +556,12 @@ def build_water_material(name: str, depth_color) -> bpy.types.Material:
     b.link(noise, "Fac", bump, "Height")
     b.socket(bump.inputs, "Strength").default_value = 0.08
     surface = b.node("ShaderNodeBsdfPrincipled", 3, 0, label="Water surface")
-    for identifier, value in (("Base Color", (1.0, 1.0, 1.0, 1.0)), ("Roughness", 0.05), ("IOR", WATER_IOR),
-                              ("Transmission Weight", 1.0)):
+    for identifier, value in (
+        ("Base Color", (1.0, 1.0, 1.0, 1.0)),
+        ("Roughness", 0.05),
+        ("IOR", WATER_IOR),
+        ("Transmission Weight", 1.0),
+    ):
         b.socket(surface.inputs, identifier).default_value = value
     b.link(bump, "Normal", surface, "Normal")
     path = b.node("ShaderNodeLightPath", 3, 2)
@@ -533,11 +571,10 @@ def build_water_material(name: str, depth_color) -> bpy.types.Material:
     tree.links.new(surface.outputs[0], mix.inputs[1])
     tree.links.new(clear.outputs[0], mix.inputs[2])
     color, density = water_absorption(depth_color)
-    volume = b.node("ShaderNodeVolumeAbsorption", 4, 2,
-                    label=f"Depth colour over {WATER_COLOR_DEPTH:g} m")
+    volume = b.node("ShaderNodeVolumeAbsorption", 4, 2, label=f"Depth colour over {WATER_COLOR_DEPTH:g} m")
     b.socket(volume.inputs, "Color").default_value = (*color, 1.0)
     b.socket(volume.inputs, "Density").default_value = density
-    output = b.node("ShaderNodeOutputMaterial", 5, 0, target='ALL')
+    output = b.node("ShaderNodeOutputMaterial", 5, 0, target="ALL")
     b.link(mix, "Shader", output, "Surface")
     b.link(volume, "Volume", output, "Volume")
     mat[WATER_KEY] = [float(c) for c in depth_color[:3]]

@@ -43,16 +43,20 @@ def grid_faces(rows: int, cols: int, out: npt.NDArray[np.uint8] | None = None) -
     point to +Z. ``out``: a scratch buffer to write into (see :func:`_buffer`).
     """
     faces = _buffer(out, np.int32, (rows - 1, cols - 1, 4))
-    np.add(np.arange(rows - 1, dtype=np.int32)[:, None] * np.int32(cols), np.arange(cols - 1, dtype=np.int32),
-           out=faces[..., 0])  # top-left
+    np.add(
+        np.arange(rows - 1, dtype=np.int32)[:, None] * np.int32(cols),
+        np.arange(cols - 1, dtype=np.int32),
+        out=faces[..., 0],
+    )  # top-left
     np.add(faces[..., 0], np.int32(cols), out=faces[..., 1])  # bottom-left
     np.add(faces[..., 0], np.int32(cols + 1), out=faces[..., 2])  # bottom-right
     np.add(faces[..., 0], np.int32(1), out=faces[..., 3])  # top-right
     return faces.reshape(-1, 4)
 
 
-def grid_coordinates(heightmap: npt.NDArray[np.float32], width: float, height: float,
-                     out: npt.NDArray[np.uint8] | None = None) -> npt.NDArray[np.float32]:
+def grid_coordinates(
+    heightmap: npt.NDArray[np.float32], width: float, height: float, out: npt.NDArray[np.uint8] | None = None
+) -> npt.NDArray[np.float32]:
     """Vertex positions ``float32 (rows*cols, 3)`` in metres, centred on the origin in X and Y.
 
     Row 0 lies at ``Y = +width/2`` (north); Z is ``heightmap * height``.
@@ -103,8 +107,9 @@ def grid_corner_edges(rows: int, cols: int, out: npt.NDArray[np.uint8] | None = 
     c = np.arange(cols - 1, dtype=np.int32)
     np.add(np.arange(rows - 1, dtype=np.int32)[:, None] * np.int32(cols - 1), c, out=corner_edges[..., 3])  # north
     np.add(corner_edges[..., 3], np.int32(cols - 1), out=corner_edges[..., 1])  # south
-    np.add(np.arange(rows - 1, dtype=np.int32)[:, None] * np.int32(cols) + np.int32(across), c,
-           out=corner_edges[..., 0])  # west
+    np.add(
+        np.arange(rows - 1, dtype=np.int32)[:, None] * np.int32(cols) + np.int32(across), c, out=corner_edges[..., 0]
+    )  # west
     np.add(corner_edges[..., 0], np.int32(1), out=corner_edges[..., 2])  # east
     return corner_edges.reshape(-1, 4)
 
@@ -121,7 +126,7 @@ def grid_uvs(rows: int, cols: int, out: npt.NDArray[np.uint8] | None = None) -> 
     corners = uv.view(np.complex64)[..., 0]
     # Corner order of each quad: top-left, bottom-left, bottom-right, top-right.
     for k, (dr, dc) in enumerate(((0, 0), (1, 0), (1, 1), (0, 1))):
-        np.add(v[dr:rows - 1 + dr, None], u[None, dc:cols - 1 + dc], out=corners[..., k])
+        np.add(v[dr : rows - 1 + dr, None], u[None, dc : cols - 1 + dc], out=corners[..., k])
     return uv.reshape(-1, 2)
 
 
@@ -136,8 +141,7 @@ def face_edges(faces: npt.NDArray[np.int32]) -> tuple[npt.NDArray[np.int32], npt
     first = faces.astype(np.int64).ravel()
     second = np.roll(faces, -1, axis=1).astype(np.int64).ravel()
     span = int(faces.max(initial=0)) + 1
-    keys, corner_edges = np.unique(np.minimum(first, second) * span + np.maximum(first, second),
-                                   return_inverse=True)
+    keys, corner_edges = np.unique(np.minimum(first, second) * span + np.maximum(first, second), return_inverse=True)
     edges = np.stack([keys // span, keys % span], axis=1).astype(np.int32)
     return edges, corner_edges.astype(np.int32).reshape(faces.shape)
 
@@ -174,14 +178,23 @@ def new_grid_mesh(name: str, heightmap: npt.NDArray[np.float32], width: float, h
     return mesh
 
 
-def _fill_grid(mesh: bpy.types.Mesh, heightmap: npt.NDArray[np.float32], width: float, height: float,
-               scratch: npt.NDArray[np.uint8]) -> None:
+def _fill_grid(
+    mesh: bpy.types.Mesh,
+    heightmap: npt.NDArray[np.float32],
+    width: float,
+    height: float,
+    scratch: npt.NDArray[np.uint8],
+) -> None:
     """Give an empty mesh the vertices, edges and quads of a grid, each array made in ``scratch`` in turn."""
     rows, cols = heightmap.shape
     _add_geometry(mesh, rows * cols, rows * (cols - 1) + (rows - 1) * cols, ((rows - 1) * (cols - 1), 4))
-    _write_geometry(mesh, lambda: grid_coordinates(heightmap, width, height, scratch),
-                    lambda: grid_edges(rows, cols, scratch), lambda: grid_faces(rows, cols, scratch),
-                    lambda: grid_corner_edges(rows, cols, scratch))
+    _write_geometry(
+        mesh,
+        lambda: grid_coordinates(heightmap, width, height, scratch),
+        lambda: grid_edges(rows, cols, scratch),
+        lambda: grid_faces(rows, cols, scratch),
+        lambda: grid_corner_edges(rows, cols, scratch),
+    )
     _set_face_starts(mesh, (rows - 1) * (cols - 1), 4)
 
 
@@ -210,8 +223,7 @@ def _write_geometry(mesh: bpy.types.Mesh, co, edges, corner_verts, corner_edges)
     for name, prop, values, fallback in (
         ("position", "vector", co, lambda v: mesh.vertices.foreach_set("co", v)),
         (".edge_verts", "value", edges, lambda v: mesh.edges.foreach_set("vertices", v.view(np.uint32))),
-        (".corner_vert", "value", corner_verts,
-         lambda v: mesh.loops.foreach_set("vertex_index", v.view(np.uint32))),
+        (".corner_vert", "value", corner_verts, lambda v: mesh.loops.foreach_set("vertex_index", v.view(np.uint32))),
         (".corner_edge", "value", corner_edges, lambda v: mesh.loops.foreach_set("edge_index", v.view(np.uint32))),
     ):
         array_ = values() if callable(values) else values
@@ -229,8 +241,9 @@ def _set_face_starts(mesh: bpy.types.Mesh, count: int, sides: int) -> None:
     mesh.polygons.foreach_set("loop_start", np.arange(0, count * sides, sides, dtype=np.uint32))
 
 
-def write_polygons(mesh: bpy.types.Mesh, co: npt.NDArray[np.float32], corners: npt.NDArray[np.uint32],
-                   sizes: npt.NDArray[np.uint32]) -> None:
+def write_polygons(
+    mesh: bpy.types.Mesh, co: npt.NDArray[np.float32], corners: npt.NDArray[np.uint32], sizes: npt.NDArray[np.uint32]
+) -> None:
     """Replace ``mesh``'s geometry with ``co`` (``float32 (n, 3)`` positions) and faces of any size: ``corners``
     holds each face's vertex indices one face after another and ``sizes`` each face's corner count (both
     ``uint32``; ``sizes`` sums to ``len(corners)``). Arrays go in with ``foreach_set``; Blender makes the edges.
@@ -312,16 +325,19 @@ def update_grid_mesh(
         _set_attribute(mesh, "position", "vector", co.ravel(), lambda v: mesh.vertices.foreach_set("co", v))
     else:
         if mesh.shape_keys is not None:  # its key blocks would keep the old length (NaN vertices in Edit Mode)
-            raise ValueError(f"mesh {mesh.name!r} has shape keys: remove them (or resample them, as "
-                             "regenerating a terrain does) before its grid is rebuilt")
+            raise ValueError(
+                f"mesh {mesh.name!r} has shape keys: remove them (or resample them, as "
+                "regenerating a terrain does) before its grid is rebuilt"
+            )
         scratch = _grid_scratch(rows, cols)
         mesh.clear_geometry()
         _fill_grid(mesh, heightmap, width, height, scratch)
         # A UV map is a 2D-vector corner attribute; creating it as one skips uv_layers.new()'s default fill.
-        mesh.attributes.new(UV_MAP, 'FLOAT2', 'CORNER').data.foreach_set("vector",
-                                                                         grid_uvs(rows, cols, scratch).ravel())
+        mesh.attributes.new(UV_MAP, "FLOAT2", "CORNER").data.foreach_set(
+            "vector", grid_uvs(rows, cols, scratch).ravel()
+        )
     for name, values in {HEIGHT_ATTRIBUTE: heightmap, **(data_maps or {})}.items():
-        attribute = mesh.attributes.get(name) or mesh.attributes.new(name, 'FLOAT', 'POINT')
+        attribute = mesh.attributes.get(name) or mesh.attributes.new(name, "FLOAT", "POINT")
         attribute.data.foreach_set("value", np.ascontiguousarray(values, dtype=np.float32).ravel())
     for name in (*EROSION_ATTRIBUTES, OCCLUSION_ATTRIBUTE):  # a map no longer made must not stay from a run before
         if name not in (data_maps or {}) and mesh.attributes.get(name) is not None:
@@ -336,7 +352,7 @@ def update_grid_mesh(
         for channel in range(3):  # one channel at a time: four times faster than broadcasting a column
             rgba[:, channel] = grey
         rgba[:, 3] = 1.0
-        layer = existing or mesh.color_attributes.new(LIGHTMAP_ATTRIBUTE, 'FLOAT_COLOR', 'POINT')
+        layer = existing or mesh.color_attributes.new(LIGHTMAP_ATTRIBUTE, "FLOAT_COLOR", "POINT")
         layer.data.foreach_set("color", rgba.ravel())  # linear values, no gamma step
     if same_grid:
         mesh.update()
@@ -383,8 +399,13 @@ def is_grid_of(mesh: bpy.types.Mesh, rows: int, cols: int) -> bool:
     :func:`update_grid_mesh` rewrites positions and attributes only.
     """
     faces = (rows - 1) * (cols - 1)
-    if not (len(mesh.vertices) == rows * cols and len(mesh.polygons) == faces and len(mesh.loops) == 4 * faces
-            and len(mesh.edges) == rows * (cols - 1) + (rows - 1) * cols and mesh.attributes.get(UV_MAP) is not None):
+    if not (
+        len(mesh.vertices) == rows * cols
+        and len(mesh.polygons) == faces
+        and len(mesh.loops) == 4 * faces
+        and len(mesh.edges) == rows * (cols - 1) + (rows - 1) * cols
+        and mesh.attributes.get(UV_MAP) is not None
+    ):
         return False
     if faces == 0:
         return True
@@ -404,7 +425,7 @@ def is_grid_of(mesh: bpy.types.Mesh, rows: int, cols: int) -> bool:
     column = np.arange(cols - 1, dtype=np.int32)
     block = max(1, (1 << 20) // max(cols - 1, 1))
     for start in range(0, rows - 1, block):
-        part = corners[start:start + block]
+        part = corners[start : start + block]
         first = np.arange(start, start + len(part), dtype=np.int32)[:, None] * np.int32(cols) + column
         if not np.array_equal(part, first[..., None] + offsets):
             return False
@@ -479,8 +500,11 @@ def grid_mesh_for(obj: bpy.types.Object, rows: int, cols: int) -> bpy.types.Mesh
         return current
     other = _own_other(obj)
     # Swap only between the object's own mesh and Orogen's preview mesh, never onto another mesh of the user's.
-    if other is None or other == current or \
-            bool(other.get(PREVIEW_MESH_PROPERTY)) == bool(current.get(PREVIEW_MESH_PROPERTY)):
+    if (
+        other is None
+        or other == current
+        or bool(other.get(PREVIEW_MESH_PROPERTY)) == bool(current.get(PREVIEW_MESH_PROPERTY))
+    ):
         other = bpy.data.meshes.new(f"{current.name} preview")
         other[PREVIEW_MESH_PROPERTY] = True
     _swap_in(obj, other)
@@ -604,5 +628,5 @@ def build_profile_mesh(
     faces = np.concatenate(quads).astype(np.int32)
 
     mesh = new_mesh(name, co, faces)
-    mesh.attributes.new(HEIGHT_ATTRIBUTE, 'FLOAT', 'POINT').data.foreach_set("value", heights)
+    mesh.attributes.new(HEIGHT_ATTRIBUTE, "FLOAT", "POINT").data.foreach_set("value", heights)
     return mesh

@@ -90,11 +90,11 @@ def v1_spec(id_data) -> TerrainSpec | None:
     raw = group.to_dict()
     if not _V1_MARKERS & set(raw):
         return None
-    settings = {k: (bool(v) if isinstance(V1_DEFAULTS.get(k), bool) else v) for k, v in raw.items()
-                if k in V1_DEFAULTS}
+    settings = {k: (bool(v) if isinstance(V1_DEFAULTS.get(k), bool) else v) for k, v in raw.items() if k in V1_DEFAULTS}
     layers = id_data.get(V1_LAYERS_PROPERTY) or _v1_layers(raw.get("layers"))
-    return from_v1_settings(settings, recipe=id_data.get(V1_RECIPE_PROPERTY), layers=layers,
-                            terrain=id_data.get("orogen_terrain"))
+    return from_v1_settings(
+        settings, recipe=id_data.get(V1_RECIPE_PROPERTY), layers=layers, terrain=id_data.get("orogen_terrain")
+    )
 
 
 def migrate(id_data) -> bool:
@@ -195,8 +195,10 @@ def v2_settings(data) -> dict:
     """Settings group ``data`` (``obj.orogen``, ``scene.orogen``) as the version-2 spec Orogen 0.2 read from it
     (its JSON form: lengths in cells, ``box_blur.passes``, ``lowpass.k``)."""
     generator = data.generator
-    filters = [{"type": item.type, "enabled": item.enabled, **_part_values(getattr(item, item.type), item.type)}
-               for item in data.filters]
+    filters = [
+        {"type": item.type, "enabled": item.enabled, **_part_values(getattr(item, item.type), item.type)}
+        for item in data.filters
+    ]
     if not filters and not data.initialized:
         filters = TerrainSpec().to_dict()["filters"]  # the default stack (the same in version 2)
     out = {
@@ -222,6 +224,7 @@ def _number(value) -> str:
 
 def _changes(path: str, before: dict, after: dict) -> list[str]:
     """What converting one generator or filter changed: ``path.name old -> new`` (new values in metres)."""
+
     def plain(value):
         return tuple(value) if isinstance(value, list) else value
 
@@ -245,13 +248,18 @@ def _summary(id_data, old: dict, new: dict, others: list[str]) -> str:
     changes = _changes(gen, full, new[gen]) if gen in V2_PARTS else []
     for i, (f, g) in enumerate(zip(old["filters"], new["filters"], strict=True)):
         if f["type"] in V2_PARTS:
-            changes += _changes(f"filters[{i}].{f['type']}", V2_PARTS[f["type"]].check(
-                {k: v for k, v in f.items() if k not in ("type", "enabled")}), g)
+            changes += _changes(
+                f"filters[{i}].{f['type']}",
+                V2_PARTS[f["type"]].check({k: v for k, v in f.items() if k not in ("type", "enabled")}),
+                g,
+            )
     changes.append("fit_height on")
     cell = TerrainSpec.from_dict(new).cell_size
     kind = type(id_data).__name__.lower()
-    return (f"Orogen: {kind} {id_data.name!r}: Orogen 0.2 settings converted to spec version {SPEC_VERSION} "
-            f"(lengths in metres, cell {cell:.4g} m): " + ", ".join(changes + others))
+    return (
+        f"Orogen: {kind} {id_data.name!r}: Orogen 0.2 settings converted to spec version {SPEC_VERSION} "
+        f"(lengths in metres, cell {cell:.4g} m): " + ", ".join(changes + others)
+    )
 
 
 def migrate_v2_settings(id_data, name: str = "orogen") -> str | None:
@@ -301,8 +309,12 @@ def _mark(id_data, name: str) -> None:
     """Mark settings that hold version-3 values but no mark (written by today's add-on in this session, or before
     it marked them)."""
     group = _stored(id_data, name)
-    if group is not None and group.keys() and not group.get("spec_version") and \
-            stored_version(id_data, name) == SPEC_VERSION:
+    if (
+        group is not None
+        and group.keys()
+        and not group.get("spec_version")
+        and stored_version(id_data, name) == SPEC_VERSION
+    ):
         with suspended():
             getattr(id_data, name).spec_version = SPEC_VERSION
 
@@ -321,11 +333,13 @@ def v1_preset(text: str) -> TerrainSpec:
         raise ValueError("not a 0.1 preset: nested too deeply to read") from None
     for node in tree.body:
         if isinstance(node, (ast.Import, ast.ImportFrom)) or (
-                isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name)):
+            isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name)
+        ):
             continue  # import bpy; settings = bpy.context.scene.orogen
         target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else None
-        if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
-                and target.value.id == "settings"):
+        if not (
+            isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "settings"
+        ):
             raise ValueError(f"not a 0.1 preset: line {node.lineno} is not 'settings.NAME = VALUE'")
         try:
             settings[target.attr] = ast.literal_eval(node.value)
@@ -352,14 +366,14 @@ class OROGEN_OT_migration_report(bpy.types.Operator):
 
     bl_idname = "orogen.migration_report"
     bl_label = "Orogen Migration Report"
-    bl_options = {'INTERNAL'}
+    bl_options = {"INTERNAL"}
 
-    message: bpy.props.StringProperty(options={'SKIP_SAVE'})
+    message: bpy.props.StringProperty(options={"SKIP_SAVE"})
 
     def execute(self, _context):
         for line in self.message.splitlines():
-            self.report({'WARNING'} if "kept its" in line else {'INFO'}, line)
-        return {'FINISHED'}
+            self.report({"WARNING"} if "kept its" in line else {"INFO"}, line)
+        return {"FINISHED"}
 
 
 def report(lines: list[str]) -> None:
@@ -395,8 +409,13 @@ def on_save_pre(*_args) -> None:
 def on_blend_import_post(context, *_args) -> None:
     """Appended objects, scenes and collections (Blender 4.3+): convert 0.1 and 0.2 settings as on load."""
     ids = [item.id for item in context.import_items if item.id is not None]
-    names = [id_data.name for id_data in ids if isinstance(id_data, (bpy.types.Object, bpy.types.Scene))
-             and getattr(id_data, "library", None) is None and migrate(id_data)]
+    names = [
+        id_data.name
+        for id_data in ids
+        if isinstance(id_data, (bpy.types.Object, bpy.types.Scene))
+        and getattr(id_data, "library", None) is None
+        and migrate(id_data)
+    ]
     if names:
         print(f"Orogen: migrated 0.1 settings of {', '.join(names)}")
     report(migrate_all_v2(ids))
@@ -410,8 +429,10 @@ def register() -> None:
 
 
 def unregister() -> None:
-    for handlers, handler in ((getattr(bpy.app.handlers, "blend_import_post", []), on_blend_import_post),
-                              (bpy.app.handlers.save_pre, on_save_pre)):
+    for handlers, handler in (
+        (getattr(bpy.app.handlers, "blend_import_post", []), on_blend_import_post),
+        (bpy.app.handlers.save_pre, on_save_pre),
+    ):
         if handler in handlers:
             handlers.remove(handler)
     bpy.utils.unregister_class(OROGEN_OT_migration_report)

@@ -66,7 +66,7 @@ material"""
 
     bl_idname = "orogen.terrain_add"
     bl_label = "Add Terrain"
-    bl_options = {'REGISTER', 'UNDO'}
+    bl_options = {"REGISTER", "UNDO"}
     _doing = "Adding terrain"
     _failure = "Terrain not added"
     # Its settings (every spec setting, made from core's declarations) are added at register time.
@@ -82,16 +82,21 @@ material"""
         """The spec to build and the scene's sun (when the lighting follows it), checked; ``ValueError`` or
         ``TypeError`` naming what is wrong. Nothing in the scene is changed."""
         # Location and rotation (core refuses a non-finite spec setting by its path).
-        message = next((f"{name.title()} must be a finite number, got {tuple(getattr(self, name))}"
-                        for name in ("location", "rotation") if not all(map(math.isfinite, getattr(self, name)))),
-                       None)
+        message = next(
+            (
+                f"{name.title()} must be a finite number, got {tuple(getattr(self, name))}"
+                for name in ("location", "rotation")
+                if not all(map(math.isfinite, getattr(self, name)))
+            ),
+            None,
+        )
         if message:
             raise ValueError(message)
         with suspended():
             spec = take_operator_spec(self)
         sun = scene_sun(context.scene) if spec.lighting["use_scene_sun"] else None
         if spec.lighting["use_scene_sun"] and sun is None:
-            self.report({'WARNING'}, "No Sun light in the scene: using the Light Azimuth and Altitude")
+            self.report({"WARNING"}, "No Sun light in the scene: using the Light Azimuth and Altitude")
         checked_layers(spec)
         return spec, sun
 
@@ -104,14 +109,14 @@ material"""
             finally:
                 context.window_manager.progress_end()
         except (ValueError, TypeError) as err:
-            self.report({'ERROR'}, f"Terrain not added: {err}")
-            return {'CANCELLED'}
+            self.report({"ERROR"}, f"Terrain not added: {err}")
+            return {"CANCELLED"}
         try:
             self._add(context, spec, arrays)
         except (ValueError, TypeError) as err:
-            self.report({'ERROR'}, f"Terrain not added: {err}")
-            return {'CANCELLED'}
-        return {'FINISHED'}
+            self.report({"ERROR"}, f"Terrain not added: {err}")
+            return {"CANCELLED"}
+        return {"FINISHED"}
 
     def _add(self, context, spec: TerrainSpec, arrays: TerrainArrays) -> bpy.types.Object:
         """The terrain object, made from ``arrays`` and added to the scene (the only step that changes it).
@@ -119,8 +124,9 @@ material"""
         All or nothing: if a later step (the Unlit colour bake, the water) raises, what was made is removed
         again before the error goes on, so the scene is as it was.
         """
-        mesh = build_grid_mesh("Terrain", arrays.heightmap, arrays.width, arrays.height, arrays.maps.lightmap,
-                               arrays.data_maps())
+        mesh = build_grid_mesh(
+            "Terrain", arrays.heightmap, arrays.width, arrays.height, arrays.maps.lightmap, arrays.data_maps()
+        )
         made_materials = []
         obj = None
         try:
@@ -156,8 +162,8 @@ material"""
             spec, sun = self._prepare(context)
             check_size(*spec.shape)
         except (ValueError, TypeError) as err:
-            self.report({'ERROR'}, f"Terrain not added: {err}")
-            return {'CANCELLED'}
+            self.report({"ERROR"}, f"Terrain not added: {err}")
+            return {"CANCELLED"}
         object_utils.add_object_align_init(context, self)  # location and rotation from the view it is added from
         self._spec = spec
         return self._begin(context, BackgroundCompute(spec, sun, spec.shape))
@@ -166,15 +172,15 @@ material"""
         try:
             obj = self._add(context, self._spec, job.arrays)
         except (ValueError, TypeError) as err:
-            self._say('ERROR', f"Terrain not added: {err}")
-            return {'CANCELLED'}
+            self._say("ERROR", f"Terrain not added: {err}")
+            return {"CANCELLED"}
         rows, cols = job.shape
-        self._say('INFO', f"Added terrain {obj.name}, {rows} x {cols}, in {time.perf_counter() - self._started:.2f} s")
-        return {'FINISHED'}
+        self._say("INFO", f"Added terrain {obj.name}, {rows} x {cols}, in {time.perf_counter() - self._started:.2f} s")
+        return {"FINISHED"}
 
     def _cancelled(self, context, by_user: bool) -> set[str]:
-        self._say('WARNING', "Add Terrain cancelled: nothing was added")
-        return {'CANCELLED'}
+        self._say("WARNING", "Add Terrain cancelled: nothing was added")
+        return {"CANCELLED"}
 
 
 class OROGEN_OT_profile_add(_AddsObjects, bpy.types.Operator, object_utils.AddObjectHelper):
@@ -182,48 +188,114 @@ class OROGEN_OT_profile_add(_AddsObjects, bpy.types.Operator, object_utils.AddOb
 
     bl_idname = "orogen.profile_add"
     bl_label = "Add Terrain Profile"
-    bl_options = {'REGISTER', 'UNDO'}
+    bl_options = {"REGISTER", "UNDO"}
 
     method: bpy.props.EnumProperty(
         name="Method",
         description="How the profile is generated",
         items=(
-            ('WALK', "Slope Walk", "Random walk of the slope; it turns at the height limits (no plateaus)"),
-            ('SECTIONS', "Sections", "One random point per section, interpolated, shifted and smoothed"),
+            ("WALK", "Slope Walk", "Random walk of the slope; it turns at the height limits (no plateaus)"),
+            ("SECTIONS", "Sections", "One random point per section, interpolated, shifted and smoothed"),
         ),
-        default='SECTIONS',
+        default="SECTIONS",
     )
-    columns: bpy.props.IntProperty(name="Columns", description="Heights along the profile",
-                                   min=2, max=1_000_000, soft_max=8192, default=512)
-    seed: bpy.props.IntProperty(name="Seed", description="Level seed; sections use sub-seeds of it",
-                                min=0, max=2**31 - 1, default=0)
-    length: bpy.props.FloatProperty(name="Length", description="Length of the profile along X",
-                                    min=0.001, max=1.0e6, soft_max=10_000.0, default=100.0,
-                                    subtype='DISTANCE', unit='LENGTH')
-    min_height: bpy.props.FloatProperty(name="Min Height", description="Lowest point of the profile",
-                                        min=-1.0e5, max=1.0e5, default=2.0, subtype='DISTANCE', unit='LENGTH')
-    max_height: bpy.props.FloatProperty(name="Max Height", description="Highest point of the profile",
-                                        min=-1.0e5, max=1.0e5, default=30.0, subtype='DISTANCE', unit='LENGTH')
-    base: bpy.props.FloatProperty(name="Base", description="Height of the base line the profile is filled down to",
-                                  min=-1.0e5, max=1.0e5, default=0.0, subtype='DISTANCE', unit='LENGTH')
-    depth: bpy.props.FloatProperty(name="Depth", description="Extrusion along Y; 0 gives a flat 2D shape",
-                                   min=0.0, max=1.0e5, soft_max=1000.0, default=0.0,
-                                   subtype='DISTANCE', unit='LENGTH')
-    max_slope: bpy.props.FloatProperty(name="Max Slope", description="Steepest slope, metres per column",
-                                       min=0.001, max=1.0e4, soft_max=10.0, default=0.6)
-    slope_change: bpy.props.FloatProperty(name="Slope Change",
-                                          description="Largest change of the slope per column; larger is jagged",
-                                          min=0.0, max=1.0e4, soft_max=5.0, default=0.15)
-    sections: bpy.props.IntProperty(name="Sections", description="Number of sections (one random point each)",
-                                    min=1, max=65536, soft_max=256, default=12)
-    sub_points: bpy.props.IntProperty(name="Sub-points", description="Interpolated points per section",
-                                      min=1, max=4096, soft_max=64, default=6)
-    shift: bpy.props.FloatProperty(name="Shift", description="How far sub-points are offset, as a fraction",
-                                   min=0.0, max=1.0, default=0.25, subtype='FACTOR')
-    smoothing_steps: bpy.props.IntProperty(name="Smoothing", description="Random smoothing steps per section",
-                                           min=0, max=10_000_000, soft_max=10_000, default=300)
-    use_material: bpy.props.BoolProperty(name="Material", description="Colour the profile by height",
-                                         default=True)
+    columns: bpy.props.IntProperty(
+        name="Columns", description="Heights along the profile", min=2, max=1_000_000, soft_max=8192, default=512
+    )
+    seed: bpy.props.IntProperty(
+        name="Seed", description="Level seed; sections use sub-seeds of it", min=0, max=2**31 - 1, default=0
+    )
+    length: bpy.props.FloatProperty(
+        name="Length",
+        description="Length of the profile along X",
+        min=0.001,
+        max=1.0e6,
+        soft_max=10_000.0,
+        default=100.0,
+        subtype="DISTANCE",
+        unit="LENGTH",
+    )
+    min_height: bpy.props.FloatProperty(
+        name="Min Height",
+        description="Lowest point of the profile",
+        min=-1.0e5,
+        max=1.0e5,
+        default=2.0,
+        subtype="DISTANCE",
+        unit="LENGTH",
+    )
+    max_height: bpy.props.FloatProperty(
+        name="Max Height",
+        description="Highest point of the profile",
+        min=-1.0e5,
+        max=1.0e5,
+        default=30.0,
+        subtype="DISTANCE",
+        unit="LENGTH",
+    )
+    base: bpy.props.FloatProperty(
+        name="Base",
+        description="Height of the base line the profile is filled down to",
+        min=-1.0e5,
+        max=1.0e5,
+        default=0.0,
+        subtype="DISTANCE",
+        unit="LENGTH",
+    )
+    depth: bpy.props.FloatProperty(
+        name="Depth",
+        description="Extrusion along Y; 0 gives a flat 2D shape",
+        min=0.0,
+        max=1.0e5,
+        soft_max=1000.0,
+        default=0.0,
+        subtype="DISTANCE",
+        unit="LENGTH",
+    )
+    max_slope: bpy.props.FloatProperty(
+        name="Max Slope",
+        description="Steepest slope, metres per column",
+        min=0.001,
+        max=1.0e4,
+        soft_max=10.0,
+        default=0.6,
+    )
+    slope_change: bpy.props.FloatProperty(
+        name="Slope Change",
+        description="Largest change of the slope per column; larger is jagged",
+        min=0.0,
+        max=1.0e4,
+        soft_max=5.0,
+        default=0.15,
+    )
+    sections: bpy.props.IntProperty(
+        name="Sections",
+        description="Number of sections (one random point each)",
+        min=1,
+        max=65536,
+        soft_max=256,
+        default=12,
+    )
+    sub_points: bpy.props.IntProperty(
+        name="Sub-points", description="Interpolated points per section", min=1, max=4096, soft_max=64, default=6
+    )
+    shift: bpy.props.FloatProperty(
+        name="Shift",
+        description="How far sub-points are offset, as a fraction",
+        min=0.0,
+        max=1.0,
+        default=0.25,
+        subtype="FACTOR",
+    )
+    smoothing_steps: bpy.props.IntProperty(
+        name="Smoothing",
+        description="Random smoothing steps per section",
+        min=0,
+        max=10_000_000,
+        soft_max=10_000,
+        default=300,
+    )
+    use_material: bpy.props.BoolProperty(name="Material", description="Colour the profile by height", default=True)
 
     def draw(self, _context):
         layout = self.layout
@@ -233,8 +305,11 @@ class OROGEN_OT_profile_add(_AddsObjects, bpy.types.Operator, object_utils.AddOb
         for name in ("method", "columns", "seed", "length", "min_height", "max_height", "base", "depth"):
             col.prop(self, name)
         col = layout.column(align=True)
-        names = ("max_slope", "slope_change") if self.method == 'WALK' else (
-            "sections", "sub_points", "shift", "smoothing_steps")
+        names = (
+            ("max_slope", "slope_change")
+            if self.method == "WALK"
+            else ("sections", "sub_points", "shift", "smoothing_steps")
+        )
         for name in names:
             col.prop(self, name)
         layout.prop(self, "use_material")
@@ -246,26 +321,35 @@ class OROGEN_OT_profile_add(_AddsObjects, bpy.types.Operator, object_utils.AddOb
     def execute(self, context):
         message = nonfinite_error(self)
         if message:
-            self.report({'ERROR'}, message)
-            return {'CANCELLED'}
+            self.report({"ERROR"}, message)
+            return {"CANCELLED"}
         if self.base >= self.min_height:
-            self.report({'ERROR'}, f"Base ({self.base:g}) must be below Min Height ({self.min_height:g})")
-            return {'CANCELLED'}
+            self.report({"ERROR"}, f"Base ({self.base:g}) must be below Min Height ({self.min_height:g})")
+            return {"CANCELLED"}
         try:
-            if self.method == 'WALK':
-                profile = slope_walk(self.columns, self.seed, self.min_height, self.max_height,
-                                     self.max_slope, self.slope_change)
+            if self.method == "WALK":
+                profile = slope_walk(
+                    self.columns, self.seed, self.min_height, self.max_height, self.max_slope, self.slope_change
+                )
             else:
-                profile = sectioned_profile(self.columns, self.seed, self.sections, self.sub_points, self.shift,
-                                            self.smoothing_steps, self.min_height, self.max_height)
+                profile = sectioned_profile(
+                    self.columns,
+                    self.seed,
+                    self.sections,
+                    self.sub_points,
+                    self.shift,
+                    self.smoothing_steps,
+                    self.min_height,
+                    self.max_height,
+                )
         except (ValueError, TypeError) as err:
-            self.report({'ERROR'}, f"Profile not added: {err}")
-            return {'CANCELLED'}
+            self.report({"ERROR"}, f"Profile not added: {err}")
+            return {"CANCELLED"}
         mesh = build_profile_mesh("Terrain Profile", profile, self.length, self.base, self.depth)
         if self.use_material:
             mesh.materials.append(build_material("Terrain Profile", DEFAULT_LAYERS, use_lightmap=False))
         object_utils.object_data_add(context, mesh, operator=self)
-        return {'FINISHED'}
+        return {"FINISHED"}
 
 
 def sidecar_scale(path: str) -> tuple[float, float] | None:
@@ -301,14 +385,15 @@ class OROGEN_OT_heightmap_import(_AddsObjects, bpy.types.Operator, ImportHelper,
 
     bl_idname = "orogen.heightmap_import"
     bl_label = "Import Heightmap"
-    bl_options = {'REGISTER', 'UNDO'}
+    bl_options = {"REGISTER", "UNDO"}
 
-    filter_glob: bpy.props.StringProperty(default=";".join("*" + s for s in export.IMPORT_SUFFIXES),
-                                          options={'HIDDEN'})
+    filter_glob: bpy.props.StringProperty(default=";".join("*" + s for s in export.IMPORT_SUFFIXES), options={"HIDDEN"})
     use_sidecar_scale: bpy.props.BoolProperty(
-        name="Scale from File", default=True,
+        name="Scale from File",
+        default=True,
         description="Take the width and height from the JSON sidecar Orogen exports beside a heightmap, or from "
-                    "a GeoTIFF's georeferencing, if there is one (Width and Height otherwise)")
+        "a GeoTIFF's georeferencing, if there is one (Width and Height otherwise)",
+    )
     # width, height, lighting and material: made from core's declarations at register time.
 
     def draw(self, _context):
@@ -327,17 +412,24 @@ class OROGEN_OT_heightmap_import(_AddsObjects, bpy.types.Operator, ImportHelper,
         scale = sidecar_scale(self.filepath) if self.use_sidecar_scale else None
         width, height = scale or (self.width, self.height)
         if scale is not None:
-            self.report({'INFO'}, f"Width {width:g} m and height {height:g} m from {os.path.basename(self.filepath)}"
-                                  ".json (turn off Scale from File to set them)")
-        spec = TerrainSpec(width=width, height=height, lighting=read_group(self.lighting, LIGHTING_PARAMS),
-                           material=read_group(self.material, MATERIAL_PARAMS))
+            self.report(
+                {"INFO"},
+                f"Width {width:g} m and height {height:g} m from {os.path.basename(self.filepath)}"
+                ".json (turn off Scale from File to set them)",
+            )
+        spec = TerrainSpec(
+            width=width,
+            height=height,
+            lighting=read_group(self.lighting, LIGHTING_PARAMS),
+            material=read_group(self.material, MATERIAL_PARAMS),
+        )
         return spec, scene_sun(context.scene) if spec.lighting["use_scene_sun"] else None
 
     def execute(self, context):
         message = nonfinite_error(self)
         if message:
-            self.report({'ERROR'}, message)
-            return {'CANCELLED'}
+            self.report({"ERROR"}, message)
+            return {"CANCELLED"}
         try:
             if not os.path.isfile(self.filepath):
                 raise ValueError(f"no such file: {self.filepath}")
@@ -349,11 +441,17 @@ class OROGEN_OT_heightmap_import(_AddsObjects, bpy.types.Operator, ImportHelper,
             heightmap = normalize(values)
             arrays = TerrainArrays(heightmap, spec.bake(heightmap, sun), spec.width, spec.height, None)
         except (ValueError, TypeError, RuntimeError) as err:
-            self.report({'ERROR'}, f"Heightmap not imported: {err}")
-            return {'CANCELLED'}
+            self.report({"ERROR"}, f"Heightmap not imported: {err}")
+            return {"CANCELLED"}
         name = os.path.splitext(os.path.basename(self.filepath))[0] or "Terrain"
-        mesh = build_grid_mesh(name, arrays.heightmap, arrays.width, arrays.height, arrays.maps.lightmap,
-                               {SLOPE_ATTRIBUTE: arrays.maps.slope, CURVATURE_ATTRIBUTE: arrays.maps.curvature})
+        mesh = build_grid_mesh(
+            name,
+            arrays.heightmap,
+            arrays.width,
+            arrays.height,
+            arrays.maps.lightmap,
+            {SLOPE_ATTRIBUTE: arrays.maps.slope, CURVATURE_ATTRIBUTE: arrays.maps.curvature},
+        )
         if spec.material["enabled"]:
             mesh.materials.append(new_material(name, spec))
         obj = object_utils.object_data_add(context, mesh, operator=self)
@@ -363,8 +461,8 @@ class OROGEN_OT_heightmap_import(_AddsObjects, bpy.types.Operator, ImportHelper,
         with suspended():
             write_spec(obj.orogen, spec)  # its layers, lighting and scale; no generator to re-run (not is_terrain)
         if dem is not None:
-            self.report({'WARNING'} if dem.nodata else {'INFO'}, export.dem_summary(values, dem))
-        return {'FINISHED'}
+            self.report({"WARNING"} if dem.nodata else {"INFO"}, export.dem_summary(values, dem))
+        return {"FINISHED"}
 
 
 class OROGEN_OT_export_maps(bpy.types.Operator):
@@ -372,21 +470,21 @@ class OROGEN_OT_export_maps(bpy.types.Operator):
 
     bl_idname = "orogen.export_maps"
     bl_label = "Export Terrain Maps"
-    bl_options = {'REGISTER'}
+    bl_options = {"REGISTER"}
 
-    directory: bpy.props.StringProperty(name="Folder", description="Folder to write into", subtype='DIR_PATH')
+    directory: bpy.props.StringProperty(name="Folder", description="Folder to write into", subtype="DIR_PATH")
     name: bpy.props.StringProperty(name="Name", description="File name stem", default="terrain")
     heightmap_format: bpy.props.EnumProperty(
         name="Heightmap",
         description="File format of the heightmap",
         items=(
-            ('PNG16', "PNG 16-bit", "Grey 16-bit PNG: 0 -> 0, 1 -> 65535"),
-            ('EXR', "OpenEXR", "32-bit float OpenEXR"),
-            ('R16', "RAW 16-bit", "Little-endian unsigned 16-bit, row-major, no header (.r16)"),
-            ('NPY', "NumPy", "float32 .npy"),
-            ('NONE', "None", "No heightmap"),
+            ("PNG16", "PNG 16-bit", "Grey 16-bit PNG: 0 -> 0, 1 -> 65535"),
+            ("EXR", "OpenEXR", "32-bit float OpenEXR"),
+            ("R16", "RAW 16-bit", "Little-endian unsigned 16-bit, row-major, no header (.r16)"),
+            ("NPY", "NumPy", "float32 .npy"),
+            ("NONE", "None", "No heightmap"),
         ),
-        default='PNG16',
+        default="PNG16",
     )
     absolute: bpy.props.BoolProperty(
         name="Metres",
@@ -394,22 +492,25 @@ class OROGEN_OT_export_maps(bpy.types.Operator):
         default=False,
     )
     use_lightmap: bpy.props.BoolProperty(name="Lightmap", description="Lightmap as grey PNG", default=True)
-    use_colormap: bpy.props.BoolProperty(name="Colour Map", description="Height-blended colours as sRGB PNG",
-                                         default=True)
-    use_normal_map: bpy.props.BoolProperty(name="Normal Map", description="Tangent-space normal map, OpenGL (Y+)",
-                                           default=True)
-    use_data_maps: bpy.props.BoolProperty(name="Slope and Curvature",
-                                          description="Slope (degrees) and curvature (1/m) as float EXR",
-                                          default=True)
-    use_splat_maps: bpy.props.BoolProperty(name="Splat Maps",
-                                           description="Layer weights, four per RGBA PNG, summing to 255",
-                                           default=True)
+    use_colormap: bpy.props.BoolProperty(
+        name="Colour Map", description="Height-blended colours as sRGB PNG", default=True
+    )
+    use_normal_map: bpy.props.BoolProperty(
+        name="Normal Map", description="Tangent-space normal map, OpenGL (Y+)", default=True
+    )
+    use_data_maps: bpy.props.BoolProperty(
+        name="Slope and Curvature", description="Slope (degrees) and curvature (1/m) as float EXR", default=True
+    )
+    use_splat_maps: bpy.props.BoolProperty(
+        name="Splat Maps", description="Layer weights, four per RGBA PNG, summing to 255", default=True
+    )
     use_erosion_maps: bpy.props.BoolProperty(
         name="Erosion Maps",
         description="Drainage area, flow direction, water depth, deposited and removed (those the terrain's "
-                    "erosion filters made) as float EXR and as 16-bit PNG masks scaled to their range, the "
-                    "ranges in a JSON sidecar",
-        default=True)
+        "erosion filters made) as float EXR and as 16-bit PNG masks scaled to their range, the "
+        "ranges in a JSON sidecar",
+        default=True,
+    )
 
     @classmethod
     def poll(cls, context):
@@ -417,25 +518,27 @@ class OROGEN_OT_export_maps(bpy.types.Operator):
 
     def invoke(self, context, _event):
         context.window_manager.fileselect_add(self)
-        return {'RUNNING_MODAL'}
+        return {"RUNNING_MODAL"}
 
     def execute(self, context):
         obj = context.active_object
         if not self.directory:
-            self.report({'ERROR'}, "Export failed: choose a folder to write into")
-            return {'CANCELLED'}
+            self.report({"ERROR"}, "Export failed: choose a folder to write into")
+            return {"CANCELLED"}
         notes: list[str] = []
         try:
             written = export_terrain_maps(obj, self, notes=notes)
         except (ValueError, TypeError, KeyError, OSError, RuntimeError) as err:
-            self.report({'ERROR'}, f"Export failed: {err}")
-            return {'CANCELLED'}
+            self.report({"ERROR"}, f"Export failed: {err}")
+            return {"CANCELLED"}
         if not written:
-            self.report({'WARNING'}, "Nothing exported: choose a heightmap format or some maps")
-            return {'CANCELLED'}
-        self.report({'WARNING'} if notes else {'INFO'},
-                    "; ".join([f"Wrote {len(written)} files to {os.path.dirname(written[0])}", *notes]))
-        return {'FINISHED'}
+            self.report({"WARNING"}, "Nothing exported: choose a heightmap format or some maps")
+            return {"CANCELLED"}
+        self.report(
+            {"WARNING"} if notes else {"INFO"},
+            "; ".join([f"Wrote {len(written)} files to {os.path.dirname(written[0])}", *notes]),
+        )
+        return {"FINISHED"}
 
 
 def export_terrain_maps(obj, options, formats=None, notes: list[str] | None = None) -> list[str]:
@@ -482,15 +585,22 @@ def _write_maps(obj, options, stem: str, formats: tuple[str, ...], notes: list[s
     # An edited mesh is no longer what its spec makes: its sidecar keeps that spec apart (an import then takes
     # the width and the edited height range, not the spec's).
     made_by = spec.to_dict() if obj.orogen.is_terrain else None
-    sidecar = {"spec": None if edited else made_by, "cell_size_m": cell, "width_m": info["width"],
-               **({"edited_vertices": edited, "spec_before_edits": made_by} if edited else {})}
+    sidecar = {
+        "spec": None if edited else made_by,
+        "cell_size_m": cell,
+        "width_m": info["width"],
+        **({"edited_vertices": edited, "spec_before_edits": made_by} if edited else {}),
+    }
     if edited and notes is not None:
-        notes.append(f"exported the mesh as edited ({edited} vertices differ from the generated terrain; heights "
-                     f"{low:.6g} to {high:.6g} m; the lightmap is the one baked before the edits)")
+        notes.append(
+            f"exported the mesh as edited ({edited} vertices differ from the generated terrain; heights "
+            f"{low:.6g} to {high:.6g} m; the lightmap is the one baked before the edits)"
+        )
     for fmt in formats:
-        if fmt != 'NONE':
-            written += export.write_heightmap(stem + "_height", h, fmt, height_range=(low, high),
-                                              absolute=options.absolute, sidecar=sidecar)
+        if fmt != "NONE":
+            written += export.write_heightmap(
+                stem + "_height", h, fmt, height_range=(low, high), absolute=options.absolute, sidecar=sidecar
+            )
     lightmap = export.point_map(obj, "Lightmap")
     if options.use_lightmap and lightmap is not None:
         written.append(export.write_image(stem + "_lightmap.png", lightmap))
@@ -509,14 +619,18 @@ def _write_maps(obj, options, stem: str, formats: tuple[str, ...], notes: list[s
         units, height = h, float(high - low)
     scale = {"height": height, "cell_size": cell, "seed": spec.seed}  # metres layers, noisy edges
     if options.use_colormap:
-        written.append(export.write_image(stem + "_color.png", colormap(units, layers, slope, erosion, **scale),
-                                          data=False))
+        written.append(
+            export.write_image(stem + "_color.png", colormap(units, layers, slope, erosion, **scale), data=False)
+        )
     if options.use_normal_map:
         written.append(export.write_image(stem + "_normal.png", shading.normal_map(metres, cell)))
     if options.use_data_maps:
-        written.append(export.write_image(stem + "_slope.exr", slope, depth='32', file_format='OPEN_EXR'))
-        written.append(export.write_image(stem + "_curvature.exr", shading.curvature(metres, cell), depth='32',
-                                          file_format='OPEN_EXR'))
+        written.append(export.write_image(stem + "_slope.exr", slope, depth="32", file_format="OPEN_EXR"))
+        written.append(
+            export.write_image(
+                stem + "_curvature.exr", shading.curvature(metres, cell), depth="32", file_format="OPEN_EXR"
+            )
+        )
     if options.use_splat_maps:
         for i, rgba in enumerate(splat_maps(layer_weights(units, layers, slope, erosion, **scale))):
             written.append(export.write_image(f"{stem}_splat{i}.png", rgba / 255.0))
@@ -534,8 +648,8 @@ def menu_import(self, _context):
 
 
 def menu_func(self, _context):
-    self.layout.operator(OROGEN_OT_terrain_add.bl_idname, text="Terrain", icon='RNDCURVE')
-    self.layout.operator(OROGEN_OT_profile_add.bl_idname, text="Terrain Profile", icon='IPO_EASE_IN_OUT')
+    self.layout.operator(OROGEN_OT_terrain_add.bl_idname, text="Terrain", icon="RNDCURVE")
+    self.layout.operator(OROGEN_OT_profile_add.bl_idname, text="Terrain Profile", icon="IPO_EASE_IN_OUT")
 
 
 classes = (OROGEN_OT_terrain_add, OROGEN_OT_profile_add, OROGEN_OT_heightmap_import, OROGEN_OT_export_maps)
@@ -547,18 +661,27 @@ def register() -> None:
     OROGEN_OT_terrain_add.__annotations__ = {
         **annotations,
         "spec": bpy.props.StringProperty(
-            name="Spec", default="", options={'HIDDEN', 'SKIP_SAVE'},
+            name="Spec",
+            default="",
+            options={"HIDDEN", "SKIP_SAVE"},
             description="Terrain spec as JSON (any form Orogen wrote: spec, 0.1 recipe, export sidecar); when set "
-                        "it replaces every other setting (for scripts and presets)"),
+            "it replaces every other setting (for scripts and presets)",
+        ),
         "set": bpy.props.StringProperty(
-            name="Set", default="", options={'HIDDEN', 'SKIP_SAVE'},
+            name="Set",
+            default="",
+            options={"HIDDEN", "SKIP_SAVE"},
             description="Settings by name, 'NAME=VALUE; NAME=VALUE' (hills.count=300; lighting.azimuth=90; "
-                        "count=300 when only one part of the spec has a 'count'), as the scripts' --set"),
-        "defaults_filled": bpy.props.BoolProperty(default=False, options={'HIDDEN', 'SKIP_SAVE'}),
+            "count=300 when only one part of the spec has a 'count'), as the scripts' --set",
+        ),
+        "defaults_filled": bpy.props.BoolProperty(default=False, options={"HIDDEN", "SKIP_SAVE"}),
     }
     OROGEN_OT_heightmap_import.__annotations__ = {
-        **{k: v for k, v in OROGEN_OT_heightmap_import.__annotations__.items() if k in ("filter_glob",
-                                                                                          "use_sidecar_scale")},
+        **{
+            k: v
+            for k, v in OROGEN_OT_heightmap_import.__annotations__.items()
+            if k in ("filter_glob", "use_sidecar_scale")
+        },
         **{k: annotations[k] for k in ("width", "height", "lighting", "material")},
     }
     for cls in classes:

@@ -23,10 +23,21 @@ PRESET_SUBDIR = "presets/orogen/terrain"
 #: Presets that add a side-view profile instead of loading a spec.
 PROFILE_PRESETS = {
     "side_view_level": {
-        "label": "Side-View Level (2D)", "description": "A side-view mountain profile for a 2D game level",
-        "profile": {"method": 'SECTIONS', "columns": 1024, "length": 200.0, "min_height": 5.0, "max_height": 40.0,
-                    "sections": 14, "sub_points": 24, "shift": 0.15, "smoothing_steps": 3000, "base": 0.0,
-                    "depth": 0.0},
+        "label": "Side-View Level (2D)",
+        "description": "A side-view mountain profile for a 2D game level",
+        "profile": {
+            "method": "SECTIONS",
+            "columns": 1024,
+            "length": 200.0,
+            "min_height": 5.0,
+            "max_height": 40.0,
+            "sections": 14,
+            "sub_points": 24,
+            "shift": 0.15,
+            "smoothing_steps": 3000,
+            "base": 0.0,
+            "depth": 0.0,
+        },
     },
 }
 _MAX_PRESET_BYTES = 1 << 20
@@ -34,7 +45,7 @@ _MAX_PRESET_BYTES = 1 << 20
 
 def user_preset_folder(create: bool = False) -> str:
     """The user's Orogen preset folder (in Blender's user scripts folder)."""
-    return bpy.utils.user_resource('SCRIPTS', path=PRESET_SUBDIR, create=create)
+    return bpy.utils.user_resource("SCRIPTS", path=PRESET_SUBDIR, create=create)
 
 
 def user_presets() -> dict[str, str]:
@@ -74,8 +85,10 @@ def find_preset(name: str) -> TerrainSpec | None:
         return preset_spec(labels[name])
     if name in PROFILE_PRESETS:
         return None
-    raise ValueError(f"no preset {name!r:.60}; built-in: {', '.join([*PRESETS, *PROFILE_PRESETS])}; "
-                     f"yours: {', '.join(users) or 'none'}")
+    raise ValueError(
+        f"no preset {name!r:.60}; built-in: {', '.join([*PRESETS, *PROFILE_PRESETS])}; "
+        f"yours: {', '.join(users) or 'none'}"
+    )
 
 
 def _target(context):
@@ -89,7 +102,7 @@ terrain (which then regenerates)"""
 
     bl_idname = "orogen.preset_load"
     bl_label = "Load Terrain Preset"
-    bl_options = {'REGISTER', 'UNDO'}
+    bl_options = {"REGISTER", "UNDO"}
 
     name: bpy.props.StringProperty(name="Preset", description="Built-in preset key or label, or your preset's name")
 
@@ -101,21 +114,21 @@ terrain (which then regenerates)"""
         try:
             spec = find_preset(self.name)
         except (ValueError, TypeError, OSError) as err:
-            self.report({'ERROR'}, f"Preset not loaded: {err}")
-            return {'CANCELLED'}
+            self.report({"ERROR"}, f"Preset not loaded: {err}")
+            return {"CANCELLED"}
         if spec is None:
             bpy.ops.orogen.profile_add(**PROFILE_PRESETS[self.name]["profile"])
-            self.report({'INFO'}, f"Added {PROFILE_PRESETS[self.name]['label']}")
-            return {'FINISHED'}
+            self.report({"INFO"}, f"Added {PROFILE_PRESETS[self.name]['label']}")
+            return {"FINISHED"}
         obj, settings = _target(context)
         with suspended():
             write_spec(settings, spec)
         if obj is not None:
             changed(obj, context)
-            self.report({'INFO'}, f"Loaded {self.name} into {obj.name}")
+            self.report({"INFO"}, f"Loaded {self.name} into {obj.name}")
         else:
-            self.report({'INFO'}, f"Loaded {self.name}: press Generate")
-        return {'FINISHED'}
+            self.report({"INFO"}, f"Loaded {self.name}: press Generate")
+        return {"FINISHED"}
 
 
 class OROGEN_OT_preset_save(bpy.types.Operator):
@@ -123,7 +136,7 @@ class OROGEN_OT_preset_save(bpy.types.Operator):
 
     bl_idname = "orogen.preset_save"
     bl_label = "Save Terrain Preset"
-    bl_options = {'REGISTER'}
+    bl_options = {"REGISTER"}
 
     name: bpy.props.StringProperty(name="Name", description="Preset name (a file name in your presets folder)")
 
@@ -137,8 +150,8 @@ class OROGEN_OT_preset_save(bpy.types.Operator):
     def execute(self, context):
         name = bpy.path.clean_name(self.name.strip()) if self.name.strip() else ""
         if not name or name in PRESETS:
-            self.report({'ERROR'}, "Preset not saved: give it a name (not a built-in preset's)")
-            return {'CANCELLED'}
+            self.report({"ERROR"}, "Preset not saved: give it a name (not a built-in preset's)")
+            return {"CANCELLED"}
         try:
             text = read_spec(_target(context)[1]).to_json(indent=1)
             path = os.path.join(user_preset_folder(create=True), name + ".json")
@@ -150,10 +163,10 @@ class OROGEN_OT_preset_save(bpy.types.Operator):
             load_spec(load_json(Path(staged), "preset"))  # verify what was written before it replaces anything
             os.replace(staged, path)
         except (ValueError, TypeError, OSError) as err:
-            self.report({'ERROR'}, f"Preset not saved: {err}")
-            return {'CANCELLED'}
-        self.report({'INFO'}, f"Saved preset {name} to {path}")
-        return {'FINISHED'}
+            self.report({"ERROR"}, f"Preset not saved: {err}")
+            return {"CANCELLED"}
+        self.report({"INFO"}, f"Saved preset {name} to {path}")
+        return {"FINISHED"}
 
 
 class OROGEN_OT_preset_remove(bpy.types.Operator):
@@ -161,21 +174,21 @@ class OROGEN_OT_preset_remove(bpy.types.Operator):
 
     bl_idname = "orogen.preset_remove"
     bl_label = "Remove Terrain Preset"
-    bl_options = {'REGISTER'}
+    bl_options = {"REGISTER"}
 
     name: bpy.props.StringProperty(name="Name", description="Your preset's name")
 
     def execute(self, _context):
         path = user_presets().get(self.name)
         if path is None:
-            self.report({'ERROR'}, f"No preset of yours is called {self.name!r}")
-            return {'CANCELLED'}
+            self.report({"ERROR"}, f"No preset of yours is called {self.name!r}")
+            return {"CANCELLED"}
         try:
             os.remove(path)
         except OSError as err:
-            self.report({'ERROR'}, f"Preset not removed: {err.strerror or err}: {path}")
-            return {'CANCELLED'}
-        return {'FINISHED'}
+            self.report({"ERROR"}, f"Preset not removed: {err.strerror or err}: {path}")
+            return {"CANCELLED"}
+        return {"FINISHED"}
 
 
 class OROGEN_OT_terrain_generate(bpy.types.Operator):
@@ -183,7 +196,7 @@ class OROGEN_OT_terrain_generate(bpy.types.Operator):
 
     bl_idname = "orogen.terrain_generate"
     bl_label = "Generate Terrain"
-    bl_options = {'REGISTER', 'UNDO'}
+    bl_options = {"REGISTER", "UNDO"}
 
     @classmethod
     def poll(cls, context):
@@ -194,12 +207,12 @@ class OROGEN_OT_terrain_generate(bpy.types.Operator):
             spec = read_spec(context.scene.orogen)
             bpy.ops.orogen.terrain_add(spec=spec.to_json())
         except (ValueError, TypeError) as err:
-            self.report({'ERROR'}, f"Terrain not added: {err}")
-            return {'CANCELLED'}
+            self.report({"ERROR"}, f"Terrain not added: {err}")
+            return {"CANCELLED"}
         except RuntimeError as err:  # terrain_add reported why; pass it on
-            self.report({'ERROR'}, str(err).replace("Error: ", "", 1).strip())
-            return {'CANCELLED'}
-        return {'FINISHED'}
+            self.report({"ERROR"}, str(err).replace("Error: ", "", 1).strip())
+            return {"CANCELLED"}
+        return {"FINISHED"}
 
 
 class OROGEN_MT_terrain_presets(bpy.types.Menu):
@@ -230,12 +243,18 @@ def draw_presets(layout) -> None:
     """Preset menu with save and remove buttons, as Blender's own preset headers."""
     row = layout.row(align=True)
     row.menu("OROGEN_MT_terrain_presets", text=OROGEN_MT_terrain_presets.bl_label)
-    row.operator(OROGEN_OT_preset_save.bl_idname, text="", icon='ADD')
-    row.menu("OROGEN_MT_terrain_presets_remove", text="", icon='REMOVE')
+    row.operator(OROGEN_OT_preset_save.bl_idname, text="", icon="ADD")
+    row.menu("OROGEN_MT_terrain_presets_remove", text="", icon="REMOVE")
 
 
-classes = (OROGEN_OT_preset_load, OROGEN_OT_preset_save, OROGEN_OT_preset_remove, OROGEN_OT_terrain_generate,
-           OROGEN_MT_terrain_presets, OROGEN_MT_terrain_presets_remove)
+classes = (
+    OROGEN_OT_preset_load,
+    OROGEN_OT_preset_save,
+    OROGEN_OT_preset_remove,
+    OROGEN_OT_terrain_generate,
+    OROGEN_MT_terrain_presets,
+    OROGEN_MT_terrain_presets_remove,
+)
 
 
 register, unregister = bpy.utils.register_classes_factory(classes)

@@ -37,13 +37,22 @@ from ..core.spec import LAYER_PARAMS, MATERIAL_PARAMS, WORLD_PARAMS
 
 INT32_MAX = 2**31 - 1
 #: Blender's float subtype and unit for each declared unit.
-_FLOAT_UNITS = {"m": {"subtype": 'DISTANCE', "unit": 'LENGTH'}, "deg": {"subtype": 'ANGLE', "unit": 'ROTATION'},
-                "factor": {"subtype": 'FACTOR'}}
+_FLOAT_UNITS = {
+    "m": {"subtype": "DISTANCE", "unit": "LENGTH"},
+    "deg": {"subtype": "ANGLE", "unit": "ROTATION"},
+    "factor": {"subtype": "FACTOR"},
+}
 
 
 def _description(p) -> str:
-    unit = {"cells": "heightmap cells", "normalised": "share of Height: 0 = Z 0, 1 = Z Height", "vertices": "",
-            "m": "", "deg": "", "factor": ""}.get(p.unit, p.unit)
+    unit = {
+        "cells": "heightmap cells",
+        "normalised": "share of Height: 0 = Z 0, 1 = Z Height",
+        "vertices": "",
+        "m": "",
+        "deg": "",
+        "factor": "",
+    }.get(p.unit, p.unit)
     return p.description + (f" ({unit})" if unit else "")
 
 
@@ -57,14 +66,20 @@ def blender_property(p, update=None):
     if p.kind == "enum":
         return EnumProperty(items=p.items, default=p.default, **kw)
     if p.kind in ("string", "path"):
-        return StringProperty(default=p.default, subtype='FILE_PATH' if p.kind == "path" else 'NONE', **kw)
+        return StringProperty(default=p.default, subtype="FILE_PATH" if p.kind == "path" else "NONE", **kw)
     if p.kind == "color":
-        return FloatVectorProperty(size=3, subtype='COLOR', min=0.0, max=1.0, default=p.default, **kw)
+        return FloatVectorProperty(size=3, subtype="COLOR", min=0.0, max=1.0, default=p.default, **kw)
     lo, hi = p.hard
     slo, shi = p.soft_bounds
     if p.kind == "int":
-        return IntProperty(min=max(int(lo), -INT32_MAX), max=min(int(hi), INT32_MAX), soft_min=int(slo),
-                           soft_max=min(int(shi), INT32_MAX), default=p.default, **kw)
+        return IntProperty(
+            min=max(int(lo), -INT32_MAX),
+            max=min(int(hi), INT32_MAX),
+            soft_min=int(slo),
+            soft_max=min(int(shi), INT32_MAX),
+            default=p.default,
+            **kw,
+        )
     scale = math.radians(1.0) if p.unit == "deg" else 1.0
     bounds = {"min": lo * scale, "max": hi * scale, "soft_min": slo * scale, "soft_max": shi * scale}
     if p.kind == "range":
@@ -107,45 +122,79 @@ def spec_annotations(update=None) -> dict:
     for p in WORLD_PARAMS:  # a seed above 2^31 - 1 (any 64-bit seed is a spec's): kept whole beside the integer
         if p.kind == "int" and p.hard[1] > INT32_MAX:
             out[wide_name(p.name)] = StringProperty(
-                name=f"{p.label} (whole)", default="", options={'HIDDEN'},
-                description=f"The whole {p.label} when it is above {INT32_MAX}; the {p.label} shown is its low 31 bits")
-    out["generator"] = EnumProperty(name="Generator", description="Algorithm that makes the heightmap",
-                                    items=_enum_items(GENERATORS), default=next(iter(GENERATORS)),
-                                    **({"update": update} if update else {}))
+                name=f"{p.label} (whole)",
+                default="",
+                options={"HIDDEN"},
+                description=f"The whole {p.label} when it is above {INT32_MAX}; the {p.label} shown is its low 31 bits",
+            )
+    out["generator"] = EnumProperty(
+        name="Generator",
+        description="Algorithm that makes the heightmap",
+        items=_enum_items(GENERATORS),
+        default=next(iter(GENERATORS)),
+        **({"update": update} if update else {}),
+    )
     for key, cls in Groups.generators.items():
         out[key] = PointerProperty(type=cls, name=GENERATORS[key].label)
-    out["filters"] = CollectionProperty(type=Groups.filter_item, name="Filters",
-                                        description="The filter stack, run in order after the generator")
-    out["active_filter"] = IntProperty(name="Active Filter", min=0, default=0, options={'HIDDEN', 'SKIP_SAVE'})
+    out["filters"] = CollectionProperty(
+        type=Groups.filter_item, name="Filters", description="The filter stack, run in order after the generator"
+    )
+    out["active_filter"] = IntProperty(name="Active Filter", min=0, default=0, options={"HIDDEN", "SKIP_SAVE"})
     out["lighting"] = PointerProperty(type=Groups.lighting, name="Lighting")
     out["material"] = PointerProperty(type=Groups.material, name="Material")
     out["layers"] = CollectionProperty(type=Groups.layer, name="Layers", description="Colour layers of the material")
-    out["active_layer"] = IntProperty(name="Active Layer", min=0, default=0, options={'HIDDEN', 'SKIP_SAVE'})
+    out["active_layer"] = IntProperty(name="Active Layer", min=0, default=0, options={"HIDDEN", "SKIP_SAVE"})
     return out
 
 
 def _terrain_extras(update) -> dict:
     """Settings of a terrain object beyond its spec (how it is edited, not what it is)."""
     return {
-        "is_terrain": BoolProperty(name="Is Terrain", description="This object is an Orogen terrain", default=False,
-                                   options={'HIDDEN'}),
+        "is_terrain": BoolProperty(
+            name="Is Terrain", description="This object is an Orogen terrain", default=False, options={"HIDDEN"}
+        ),
         "live_update": BoolProperty(
-            name="Live Update", default=True,
+            name="Live Update",
+            default=True,
             description="Regenerate as settings change (a preview while dragging, full size when the change "
-                        "settles); turn off for heavy terrains and use Regenerate"),
-        "preview_size": IntProperty(name="Preview Size", min=17, max=1025, default=257,
-                                    description="Vertices per side while settings change during live updates"),
-        "status": StringProperty(name="Status", description="What the last regeneration did", default="",
-                                 options={'HIDDEN', 'SKIP_SAVE'}),
-        "applied": StringProperty(name="Applied Spec", default="", options={'HIDDEN'},
-                                  description="The spec the mesh was last made from, to tell what an edit changed"),
-        "initialized": BoolProperty(name="Initialized", default=False, options={'HIDDEN'},
-                                    description="A spec was written here (else the default stack and layers apply)"),
-        "preview_pending": BoolProperty(name="Preview Pending", default=False, options={'HIDDEN'},
-                                        description="The mesh is a live-update preview awaiting its full size"),
-        "spec_version": IntProperty(name="Spec Version", default=0, min=0, options={'HIDDEN'},
-                                    description="Spec version of the values stored here (0: not marked, as Orogen "
-                                                "0.2 wrote them; see addon.migrate)"),
+            "settles); turn off for heavy terrains and use Regenerate",
+        ),
+        "preview_size": IntProperty(
+            name="Preview Size",
+            min=17,
+            max=1025,
+            default=257,
+            description="Vertices per side while settings change during live updates",
+        ),
+        "status": StringProperty(
+            name="Status", description="What the last regeneration did", default="", options={"HIDDEN", "SKIP_SAVE"}
+        ),
+        "applied": StringProperty(
+            name="Applied Spec",
+            default="",
+            options={"HIDDEN"},
+            description="The spec the mesh was last made from, to tell what an edit changed",
+        ),
+        "initialized": BoolProperty(
+            name="Initialized",
+            default=False,
+            options={"HIDDEN"},
+            description="A spec was written here (else the default stack and layers apply)",
+        ),
+        "preview_pending": BoolProperty(
+            name="Preview Pending",
+            default=False,
+            options={"HIDDEN"},
+            description="The mesh is a live-update preview awaiting its full size",
+        ),
+        "spec_version": IntProperty(
+            name="Spec Version",
+            default=0,
+            min=0,
+            options={"HIDDEN"},
+            description="Spec version of the values stored here (0: not marked, as Orogen "
+            "0.2 wrote them; see addon.migrate)",
+        ),
     }
 
 
@@ -155,11 +204,19 @@ def register(update=None) -> None:
     g.generators = {key: group_class(f"OROGEN_PG_gen_{key}", gen.params, update) for key, gen in GENERATORS.items()}
     g.filters = {key: group_class(f"OROGEN_PG_filter_{key}", f.params, update) for key, f in FILTERS.items()}
     item_extra = {
-        "type": EnumProperty(name="Type", items=_enum_items(FILTERS), description="What the filter does",
-                             **({"update": update} if update else {})),
-        "enabled": BoolProperty(name="Enabled", default=True, description="Run this filter (hidden filters are kept)",
-                                **({"update": update} if update else {})),
-        "show_expanded": BoolProperty(name="Expanded", default=True, options={'HIDDEN', 'SKIP_SAVE'}),
+        "type": EnumProperty(
+            name="Type",
+            items=_enum_items(FILTERS),
+            description="What the filter does",
+            **({"update": update} if update else {}),
+        ),
+        "enabled": BoolProperty(
+            name="Enabled",
+            default=True,
+            description="Run this filter (hidden filters are kept)",
+            **({"update": update} if update else {}),
+        ),
+        "show_expanded": BoolProperty(name="Expanded", default=True, options={"HIDDEN", "SKIP_SAVE"}),
         **{key: PointerProperty(type=cls) for key, cls in g.filters.items()},
     }
     g.filter_item = group_class("OROGEN_PG_filter", (), extra=item_extra)
@@ -167,8 +224,7 @@ def register(update=None) -> None:
     g.material = group_class("OROGEN_PG_material", MATERIAL_PARAMS, update)
     g.layer = group_class("OROGEN_PG_layer", LAYER_PARAMS, update)
     g.terrain = group_class("OROGEN_PG_terrain", (), extra={**spec_annotations(update), **_terrain_extras(update)})
-    g.classes = [*g.generators.values(), *g.filters.values(), g.filter_item, g.lighting, g.material, g.layer,
-                 g.terrain]
+    g.classes = [*g.generators.values(), *g.filters.values(), g.filter_item, g.lighting, g.material, g.layer, g.terrain]
     for cls in g.classes:
         bpy.utils.register_class(cls)
     bpy.types.Scene.orogen = PointerProperty(type=g.terrain, name="Orogen Terrain")
@@ -192,7 +248,7 @@ def nonfinite_error(data) -> str | None:
     """
     props = (data.properties if isinstance(data, bpy.types.Operator) else data).bl_rna.properties
     for prop in props:
-        if prop.type == 'FLOAT':
+        if prop.type == "FLOAT":
             value = getattr(data, prop.identifier)
             values = list(value) if prop.is_array else [value]
             if not all(math.isfinite(v) for v in values):

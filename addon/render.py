@@ -24,13 +24,14 @@ def sun_vector(azimuth: float, altitude: float) -> Vector:
 
 def _look_at(obj: bpy.types.Object, direction: Vector) -> None:
     """Rotate ``obj`` (camera or light) so that its -Z axis points along ``direction``."""
-    obj.rotation_euler = direction.to_track_quat('-Z', 'Y').to_euler()
+    obj.rotation_euler = direction.to_track_quat("-Z", "Y").to_euler()
 
 
-def add_sun(scene: bpy.types.Scene, azimuth: float, altitude: float, strength: float = 4.0,
-            color=(1.0, 1.0, 1.0)) -> bpy.types.Object:
+def add_sun(
+    scene: bpy.types.Scene, azimuth: float, altitude: float, strength: float = 4.0, color=(1.0, 1.0, 1.0)
+) -> bpy.types.Object:
     """Add a Sun light shining from ``azimuth``/``altitude`` (radians); returns the light object."""
-    data = bpy.data.lights.new("Sun", 'SUN')
+    data = bpy.data.lights.new("Sun", "SUN")
     data.energy = strength
     data.color = color
     data.angle = math.radians(2.0)
@@ -43,7 +44,7 @@ def add_sun(scene: bpy.types.Scene, azimuth: float, altitude: float, strength: f
 def add_camera(
     scene: bpy.types.Scene,
     target: bpy.types.Object,
-    view: str = 'OBLIQUE',
+    view: str = "OBLIQUE",
     aspect: float = 16 / 9,
     horizon: float | None = None,
 ) -> bpy.types.Object:
@@ -65,14 +66,14 @@ def add_camera(
     cam = bpy.data.objects.new("Camera", data)
     scene.collection.objects.link(cam)
     data.clip_end = extent * 20
-    if view == 'TOP':
-        data.type = 'ORTHO'
+    if view == "TOP":
+        data.type = "ORTHO"
         data.ortho_scale = extent * (aspect if aspect >= 1 else 1 / aspect) * 1.02
         cam.location = (centre.x, centre.y, hi.z + extent)
         cam.rotation_euler = (0.0, 0.0, 0.0)
-    elif view == 'OBLIQUE':
+    elif view == "OBLIQUE":
         data.lens = 35.0
-        data.sensor_fit = 'AUTO'
+        data.sensor_fit = "AUTO"
         # Frame the ground corners and the top of the centre: bounding-box top corners are rarely terrain.
         ground = [Vector((x, y, lo.z)) for x in (lo.x, hi.x) for y in (lo.y, hi.y)]
         target = Vector((centre.x, centre.y, lo.z))
@@ -109,8 +110,15 @@ def _half_tangents(data: bpy.types.Camera, aspect: float) -> tuple[float, float]
     return (half, half / aspect) if aspect >= 1 else (half * aspect, half)
 
 
-def _frame_oblique(cam: bpy.types.Object, corners: list[Vector], centre: Vector, direction: Vector,
-                   aspect: float, margin: float = 0.92, shift: float = 0.0) -> None:
+def _frame_oblique(
+    cam: bpy.types.Object,
+    corners: list[Vector],
+    centre: Vector,
+    direction: Vector,
+    aspect: float,
+    margin: float = 0.92,
+    shift: float = 0.0,
+) -> None:
     """Aim a perspective camera at ``centre`` from along ``direction`` so every corner is in frame.
 
     The distance grows in 2 % steps until all corners project inside ``margin``
@@ -141,14 +149,23 @@ def _frame_oblique(cam: bpy.types.Object, corners: list[Vector], centre: Vector,
 #: altitude). Blender 4.2's Nishita sky gives the same within 10 % (the 4.x values at 2°, 20° and 90°:
 #: (33.8, 12.2, 1.5), (146, 111, 73), (172, 143, 119)).
 SUN_IRRADIANCE = (
-    (2.0, (38.0, 12.3, 1.64)), (5.0, (81.1, 41.8, 13.1)), (10.0, (121.2, 80.9, 40.8)),
-    (20.0, (154.4, 119.8, 80.3)), (35.0, (172.3, 142.6, 108.5)), (60.0, (181.9, 155.5, 126.2)),
+    (2.0, (38.0, 12.3, 1.64)),
+    (5.0, (81.1, 41.8, 13.1)),
+    (10.0, (121.2, 80.9, 40.8)),
+    (20.0, (154.4, 119.8, 80.3)),
+    (35.0, (172.3, 142.6, 108.5)),
+    (60.0, (181.9, 155.5, 126.2)),
     (90.0, (184.9, 159.4, 131.6)),
 )
 #: Irradiance of the same sky without its sun on a horizontal surface, by sun altitude (same measurement).
 SKY_IRRADIANCE = (
-    (2.0, (2.5, 3.0, 4.1)), (5.0, (3.8, 5.4, 7.7)), (10.0, (5.3, 8.3, 13.0)), (20.0, (7.0, 11.4, 18.7)),
-    (35.0, (8.5, 14.0, 23.4)), (60.0, (9.9, 16.5, 28.0)), (90.0, (10.5, 17.6, 30.0)),
+    (2.0, (2.5, 3.0, 4.1)),
+    (5.0, (3.8, 5.4, 7.7)),
+    (10.0, (5.3, 8.3, 13.0)),
+    (20.0, (7.0, 11.4, 18.7)),
+    (35.0, (8.5, 14.0, 23.4)),
+    (60.0, (9.9, 16.5, 28.0)),
+    (90.0, (10.5, 17.6, 30.0)),
 )
 #: Scene-linear value a white horizontal surface in sun and sky is exposed to by :func:`light_scene`.
 WHITE_EXPOSED = 1.6
@@ -173,7 +190,7 @@ def sky_type() -> str:
     """The Sky Texture's physical model in this Blender: ``'MULTIPLE_SCATTERING'`` (5.0 and later) or
     ``'NISHITA'`` (4.x; 5.0 calls it ``'SINGLE_SCATTERING'``)."""
     items = bpy.types.ShaderNodeTexSky.bl_rna.properties["sky_type"].enum_items
-    return 'MULTIPLE_SCATTERING' if 'MULTIPLE_SCATTERING' in items else 'NISHITA'
+    return "MULTIPLE_SCATTERING" if "MULTIPLE_SCATTERING" in items else "NISHITA"
 
 
 def set_sky(scene: bpy.types.Scene, azimuth: float, altitude: float, strength: float = 1.0) -> bpy.types.World:
@@ -200,7 +217,7 @@ def set_sky(scene: bpy.types.Scene, azimuth: float, altitude: float, strength: f
     coords = tree.nodes.new("ShaderNodeTexCoord")
     split = tree.nodes.new("ShaderNodeSeparateXYZ")
     up = tree.nodes.new("ShaderNodeMath")
-    up.operation = 'ABSOLUTE'
+    up.operation = "ABSOLUTE"
     join = tree.nodes.new("ShaderNodeCombineXYZ")
     mirrored = tree.nodes.new("ShaderNodeTexSky")
     for name in ("sky_type", "sun_disc", "sun_elevation", "sun_rotation"):
@@ -210,8 +227,17 @@ def set_sky(scene: bpy.types.Scene, azimuth: float, altitude: float, strength: f
     path = tree.nodes.new("ShaderNodeLightPath")
     mix = tree.nodes.new("ShaderNodeMixShader")
     output = tree.nodes.new("ShaderNodeOutputWorld")
-    for node, x, y in ((coords, -1100, -300), (split, -900, -300), (up, -700, -350), (join, -500, -300),
-                       (mirrored, -300, -300), (seen, 0, -300), (path, 0, 300), (mix, 250, 0), (output, 500, 0)):
+    for node, x, y in (
+        (coords, -1100, -300),
+        (split, -900, -300),
+        (up, -700, -350),
+        (join, -500, -300),
+        (mirrored, -300, -300),
+        (seen, 0, -300),
+        (path, 0, 300),
+        (mix, 250, 0),
+        (output, 500, 0),
+    ):
         node.location = (x, y)
     tree.links.new(coords.outputs["Generated"], split.inputs[0])
     tree.links.new(split.outputs["X"], join.inputs["X"])
@@ -241,9 +267,9 @@ def light_scene(scene: bpy.types.Scene, azimuth: float, altitude: float) -> bpy.
     peak = max(sun)
     lamp = add_sun(scene, azimuth, altitude, strength=peak, color=tuple(c / peak for c in sun))
     set_sky(scene, azimuth, altitude)
-    white = (_luminance(sun) * math.sin(max(altitude, 0.0)) + _luminance(_by_altitude(SKY_IRRADIANCE, degrees)))
-    scene.view_settings.view_transform = 'AgX'
-    scene.view_settings.look = 'None'
+    white = _luminance(sun) * math.sin(max(altitude, 0.0)) + _luminance(_by_altitude(SKY_IRRADIANCE, degrees))
+    scene.view_settings.view_transform = "AgX"
+    scene.view_settings.look = "None"
     scene.view_settings.exposure = math.log2(WHITE_EXPOSED * math.pi / white)
     scene.view_settings.gamma = 1.0
     return lamp
@@ -296,15 +322,15 @@ def set_world(scene: bpy.types.Scene, color=(0.45, 0.6, 0.8), strength: float = 
 
 def configure_cycles(scene: bpy.types.Scene, resolution: tuple[int, int], samples: int) -> None:
     """Cycles on the CPU at ``resolution`` (pixels, x and y) with ``samples``, denoising and stamp metadata off."""
-    scene.render.engine = 'CYCLES'
-    scene.cycles.device = 'CPU'
+    scene.render.engine = "CYCLES"
+    scene.cycles.device = "CPU"
     scene.cycles.samples = samples
     scene.cycles.use_denoising = False
     scene.cycles.use_adaptive_sampling = False
     scene.render.resolution_x, scene.render.resolution_y = resolution
     scene.render.resolution_percentage = 100
-    scene.render.image_settings.file_format = 'PNG'
-    scene.render.image_settings.color_mode = 'RGB'
+    scene.render.image_settings.file_format = "PNG"
+    scene.render.image_settings.color_mode = "RGB"
     scene.render.film_transparent = False
     # No stamp metadata (date, time, file name, frame, camera) in the PNG. Cycles still records its
     # render times, so two renders of one scene have the same pixels but not always the same bytes.

@@ -57,8 +57,7 @@ def _blender_value(p, value):
 
 def read_group(group, params) -> dict:
     """``{name: value}`` of ``params`` held by a property group."""
-    return {p.name: _read_int(group, p) if p.kind == "int" else read_value(p, getattr(group, p.name))
-            for p in params}
+    return {p.name: _read_int(group, p) if p.kind == "int" else read_value(p, getattr(group, p.name)) for p in params}
 
 
 def write_group(group, params, values) -> None:
@@ -73,8 +72,10 @@ def write_group(group, params, values) -> None:
 def read_spec(data) -> TerrainSpec:
     """The spec ``data`` describes. Raises ``ValueError``/``TypeError`` naming a bad setting by its path."""
     generator = data.generator
-    steps = tuple(Step(item.type, read_group(getattr(item, item.type), FILTERS[item.type].params), item.enabled)
-                  for item in data.filters)
+    steps = tuple(
+        Step(item.type, read_group(getattr(item, item.type), FILTERS[item.type].params), item.enabled)
+        for item in data.filters
+    )
     if not steps and not getattr(data, "initialized", True):
         steps = TerrainSpec().filters  # settings no spec was written to (a new scene's panel): the default stack
     # Settings that never had layers (a new scene's panel) have the default ones.

@@ -36,7 +36,7 @@ def target(context):
 
 def _poll(cls, context, check=None) -> bool:
     _owner, settings = shown(context)  # a poll may not write
-    reason = mode_reason(context) if settings is None or context.mode != 'OBJECT' else None
+    reason = mode_reason(context) if settings is None or context.mode != "OBJECT" else None
     return poll_with(cls, reason or (check(settings) if check is not None else None))
 
 
@@ -53,11 +53,14 @@ class OROGEN_OT_filter_add(bpy.types.Operator):
 
     bl_idname = "orogen.filter_add"
     bl_label = "Add Filter"
-    bl_options = {'REGISTER', 'UNDO'}
+    bl_options = {"REGISTER", "UNDO"}
     bl_property = "type"
 
-    type: bpy.props.EnumProperty(name="Type", description="Filter to add",
-                                 items=lambda _s, _c: [(k, f.label, f.description) for k, f in FILTERS.items()])
+    type: bpy.props.EnumProperty(
+        name="Type",
+        description="Filter to add",
+        items=lambda _s, _c: [(k, f.label, f.description) for k, f in FILTERS.items()],
+    )
 
     @classmethod
     def poll(cls, context):
@@ -68,7 +71,7 @@ class OROGEN_OT_filter_add(bpy.types.Operator):
         write_filter(settings.filters.add(), Step(self.type))
         settings.active_filter = len(settings.filters) - 1
         changed(owner, context)
-        return {'FINISHED'}
+        return {"FINISHED"}
 
 
 class OROGEN_OT_filter_remove(bpy.types.Operator):
@@ -76,7 +79,7 @@ class OROGEN_OT_filter_remove(bpy.types.Operator):
 
     bl_idname = "orogen.filter_remove"
     bl_label = "Remove Filter"
-    bl_options = {'REGISTER', 'UNDO'}
+    bl_options = {"REGISTER", "UNDO"}
 
     @classmethod
     def poll(cls, context):
@@ -87,7 +90,7 @@ class OROGEN_OT_filter_remove(bpy.types.Operator):
         settings.filters.remove(settings.active_filter)
         settings.active_filter = max(0, min(settings.active_filter, len(settings.filters) - 1))
         changed(owner, context)
-        return {'FINISHED'}
+        return {"FINISHED"}
 
 
 class OROGEN_OT_filter_move(bpy.types.Operator):
@@ -95,10 +98,11 @@ class OROGEN_OT_filter_move(bpy.types.Operator):
 
     bl_idname = "orogen.filter_move"
     bl_label = "Move Filter"
-    bl_options = {'REGISTER', 'UNDO'}
+    bl_options = {"REGISTER", "UNDO"}
 
-    direction: bpy.props.EnumProperty(name="Direction", items=(('UP', "Up", "Run earlier"),
-                                                               ('DOWN', "Down", "Run later")))
+    direction: bpy.props.EnumProperty(
+        name="Direction", items=(("UP", "Up", "Run earlier"), ("DOWN", "Down", "Run later"))
+    )
 
     @classmethod
     def poll(cls, context):
@@ -107,14 +111,14 @@ class OROGEN_OT_filter_move(bpy.types.Operator):
     def execute(self, context):
         owner, settings = target(context)
         i = settings.active_filter
-        j = i - 1 if self.direction == 'UP' else i + 1
+        j = i - 1 if self.direction == "UP" else i + 1
         if not 0 <= j < len(settings.filters):
-            self.report({'WARNING'}, f"The filter is already at the {'top' if j < 0 else 'bottom'} of the stack")
-            return {'CANCELLED'}
+            self.report({"WARNING"}, f"The filter is already at the {'top' if j < 0 else 'bottom'} of the stack")
+            return {"CANCELLED"}
         settings.filters.move(i, j)
         settings.active_filter = j
         changed(owner, context)
-        return {'FINISHED'}
+        return {"FINISHED"}
 
 
 class OROGEN_OT_filter_duplicate(bpy.types.Operator):
@@ -122,7 +126,7 @@ class OROGEN_OT_filter_duplicate(bpy.types.Operator):
 
     bl_idname = "orogen.filter_duplicate"
     bl_label = "Duplicate Filter"
-    bl_options = {'REGISTER', 'UNDO'}
+    bl_options = {"REGISTER", "UNDO"}
 
     @classmethod
     def poll(cls, context):
@@ -137,7 +141,7 @@ class OROGEN_OT_filter_duplicate(bpy.types.Operator):
         settings.filters.move(len(settings.filters) - 1, i + 1)
         settings.active_filter = i + 1
         changed(owner, context)
-        return {'FINISHED'}
+        return {"FINISHED"}
 
 
 class OROGEN_UL_filters(bpy.types.UIList):
@@ -147,7 +151,7 @@ class OROGEN_UL_filters(bpy.types.UIList):
         f = FILTERS.get(item.type)
         row = layout.row(align=True)
         row.label(text=f"{index + 1}. {f.label if f else item.type}")
-        row.prop(item, "enabled", text="", emboss=False, icon='HIDE_OFF' if item.enabled else 'HIDE_ON')
+        row.prop(item, "enabled", text="", emboss=False, icon="HIDE_OFF" if item.enabled else "HIDE_ON")
 
 
 class OROGEN_UL_layers(bpy.types.UIList):
@@ -163,19 +167,22 @@ class OROGEN_OT_layer_add(bpy.types.Operator):
 
     bl_idname = "orogen.layer_add"
     bl_label = "Add Layer"
-    bl_options = {'REGISTER', 'UNDO'}
+    bl_options = {"REGISTER", "UNDO"}
 
     @classmethod
     def poll(cls, context):
-        return _poll(cls, context, lambda s: f"A terrain has at most {MAX_LAYERS} colour layers"
-                     if len(s.layers) >= MAX_LAYERS else None)
+        return _poll(
+            cls,
+            context,
+            lambda s: f"A terrain has at most {MAX_LAYERS} colour layers" if len(s.layers) >= MAX_LAYERS else None,
+        )
 
     def execute(self, context):
         owner, settings = target(context)
         write_layer(settings.layers.add(), Layer(f"Layer {len(settings.layers)}", (0.5, 0.5, 0.5), 0.0, 0.5, 1.0))
         settings.active_layer = len(settings.layers) - 1
         changed(owner, context)
-        return {'FINISHED'}
+        return {"FINISHED"}
 
 
 class OROGEN_OT_layer_remove(bpy.types.Operator):
@@ -183,19 +190,22 @@ class OROGEN_OT_layer_remove(bpy.types.Operator):
 
     bl_idname = "orogen.layer_remove"
     bl_label = "Remove Layer"
-    bl_options = {'REGISTER', 'UNDO'}
+    bl_options = {"REGISTER", "UNDO"}
 
     @classmethod
     def poll(cls, context):
-        return _poll(cls, context, lambda s: f"A terrain keeps at least {_MIN_LAYERS} colour layers"
-                     if len(s.layers) <= _MIN_LAYERS else None)
+        return _poll(
+            cls,
+            context,
+            lambda s: f"A terrain keeps at least {_MIN_LAYERS} colour layers" if len(s.layers) <= _MIN_LAYERS else None,
+        )
 
     def execute(self, context):
         owner, settings = target(context)
         settings.layers.remove(min(settings.active_layer, len(settings.layers) - 1))
         settings.active_layer = max(0, min(settings.active_layer, len(settings.layers) - 1))
         changed(owner, context)
-        return {'FINISHED'}
+        return {"FINISHED"}
 
 
 class OROGEN_OT_layers_reset(bpy.types.Operator):
@@ -203,7 +213,7 @@ class OROGEN_OT_layers_reset(bpy.types.Operator):
 
     bl_idname = "orogen.layers_reset"
     bl_label = "Default Layers"
-    bl_options = {'REGISTER', 'UNDO'}
+    bl_options = {"REGISTER", "UNDO"}
 
     @classmethod
     def poll(cls, context):
@@ -213,10 +223,19 @@ class OROGEN_OT_layers_reset(bpy.types.Operator):
         owner, settings = target(context)
         write_layers(settings, TerrainSpec().layers)
         changed(owner, context)
-        return {'FINISHED'}
+        return {"FINISHED"}
 
 
-classes = (OROGEN_OT_filter_add, OROGEN_OT_filter_remove, OROGEN_OT_filter_move, OROGEN_OT_filter_duplicate,
-           OROGEN_UL_filters, OROGEN_UL_layers, OROGEN_OT_layer_add, OROGEN_OT_layer_remove, OROGEN_OT_layers_reset)
+classes = (
+    OROGEN_OT_filter_add,
+    OROGEN_OT_filter_remove,
+    OROGEN_OT_filter_move,
+    OROGEN_OT_filter_duplicate,
+    OROGEN_UL_filters,
+    OROGEN_UL_layers,
+    OROGEN_OT_layer_add,
+    OROGEN_OT_layer_remove,
+    OROGEN_OT_layers_reset,
+)
 
 register, unregister = bpy.utils.register_classes_factory(classes)

@@ -106,8 +106,7 @@ def available_memory() -> int | None:
 def check_grid(rows: int, cols: int) -> None:
     """Refuse a grid a terrain mesh cannot be or the Size setting could not ask for (``ValueError``)."""
     if not (MIN_SIDE <= rows <= MAX_SIDE and MIN_SIDE <= cols <= MAX_SIDE):
-        raise ValueError(f"a terrain grid must have {MIN_SIDE} to {MAX_SIDE} vertices per side, "
-                         f"got {rows} x {cols}")
+        raise ValueError(f"a terrain grid must have {MIN_SIDE} to {MAX_SIDE} vertices per side, got {rows} x {cols}")
 
 
 def check_memory(rows: int, cols: int) -> None:
@@ -115,8 +114,10 @@ def check_memory(rows: int, cols: int) -> None:
     need = rows * cols * BYTES_PER_VERTEX
     free = available_memory()
     if free is not None and need > free:
-        raise ValueError(f"a {rows} x {cols} terrain needs about {need / 2**30:.1f} GiB of memory and "
-                         f"{free / 2**30:.1f} GiB are available: choose a smaller Size")
+        raise ValueError(
+            f"a {rows} x {cols} terrain needs about {need / 2**30:.1f} GiB of memory and "
+            f"{free / 2**30:.1f} GiB are available: choose a smaller Size"
+        )
 
 
 def check_size(rows: int, cols: int) -> None:
@@ -134,8 +135,9 @@ def preview_shape(shape: tuple[int, int], side: int) -> tuple[int, int]:
     return max(MIN_SIDE, round(rows * f)), max(MIN_SIDE, round(cols * f))
 
 
-def compute_terrain(spec: TerrainSpec, sun: tuple[float, float] | None = None,
-                    shape: tuple[int, int] | None = None, progress=None) -> TerrainArrays:
+def compute_terrain(
+    spec: TerrainSpec, sun: tuple[float, float] | None = None, shape: tuple[int, int] | None = None, progress=None
+) -> TerrainArrays:
     """Run the generator, the filters and the bake of ``spec`` (at ``shape``, default the spec's own).
 
     ``sun`` is ``(azimuth, altitude)`` in degrees overriding the lighting's (the scene's Sun light).
@@ -152,7 +154,7 @@ def compute_terrain(spec: TerrainSpec, sun: tuple[float, float] | None = None,
 
 def scene_sun(scene) -> tuple[float, float] | None:
     """``(azimuth, altitude)`` in degrees of the first Sun light in ``scene`` (by name), or ``None``."""
-    suns = sorted((o for o in scene.objects if o.type == 'LIGHT' and o.data.type == 'SUN'), key=lambda o: o.name)
+    suns = sorted((o for o in scene.objects if o.type == "LIGHT" and o.data.type == "SUN"), key=lambda o: o.name)
     if not suns:
         return None
     return sun_angles(*(suns[0].matrix_world.to_3x3() @ _UP))  # the light shines along its -Z

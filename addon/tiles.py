@@ -99,8 +99,9 @@ def map_margins(spec: TerrainSpec, sun: tuple[float, float] | None = None, relie
 
     ``relief`` is how many metres the world's highest point rises above its lowest (:func:`world_relief`);
     ``None`` takes ``spec.height``, the relief of heights fitted to [0, 1]."""
-    return map_margins_of(spec.lighting, max(spec.height if relief is None else relief, 1e-6), spec.cell_size,
-                          spec.size, sun)
+    return map_margins_of(
+        spec.lighting, max(spec.height if relief is None else relief, 1e-6), spec.cell_size, spec.size, sun
+    )
 
 
 def world_relief(spec: TerrainSpec, recipe: Recipe, filtered_range: tuple[float, float]) -> float:
@@ -151,8 +152,12 @@ def snap_line(values, ratio: int):
 
 
 #: Edges of a tile: the neighbour's offset and the slice of a (rows, cols) array along that edge.
-EDGES = {"north": ((-1, 0), (0, slice(None))), "south": ((1, 0), (-1, slice(None))),
-         "west": ((0, -1), (slice(None), 0)), "east": ((0, 1), (slice(None), -1))}
+EDGES = {
+    "north": ((-1, 0), (0, slice(None))),
+    "south": ((1, 0), (-1, slice(None))),
+    "west": ((0, -1), (slice(None), 0)),
+    "east": ((0, 1), (slice(None), -1)),
+}
 
 
 def snap_edges(co, heights, level: int, neighbour_levels: dict) -> list[str]:
@@ -181,8 +186,7 @@ class WorldCache:
             self.whole = self.recipe.evaluate()
             ranges = None
         self.ranges = ranges if ranges is not None or self.whole is not None else world_ranges(self.recipe, grid)
-        filtered = ((float(self.whole.min()), float(self.whole.max())) if self.whole is not None
-                    else self.ranges[1])
+        filtered = (float(self.whole.min()), float(self.whole.max())) if self.whole is not None else self.ranges[1]
         #: The world's heights after the filters, in units of Height (``[0, 1]`` when fitted).
         self.filtered_range = (0.0, 1.0) if self.recipe.fit_height else (float(filtered[0]), float(filtered[1]))
         self.relief = world_relief(spec, self.recipe, filtered)
@@ -198,12 +202,16 @@ class WorldCache:
         else:
             h_outer = self.recipe.evaluate(outer, self.ranges)
         maps = window_maps(h_outer, outer, self.spec.height, self.spec.cell_size, self.spec.lighting, self.sun)
-        step = 2 ** level
-        cut = (slice(window.row - outer.row, window.row - outer.row + window.rows, step),
-               slice(window.col - outer.col, window.col - outer.col + window.cols, step))
+        step = 2**level
+        cut = (
+            slice(window.row - outer.row, window.row - outer.row + window.rows, step),
+            slice(window.col - outer.col, window.col - outer.col + window.cols, step),
+        )
         heights = np.ascontiguousarray(h_outer[cut])
-        out = {SLOPE_ATTRIBUTE: np.ascontiguousarray(maps.slope[cut]),
-               CURVATURE_ATTRIBUTE: np.ascontiguousarray(maps.curvature[cut])}
+        out = {
+            SLOPE_ATTRIBUTE: np.ascontiguousarray(maps.slope[cut]),
+            CURVATURE_ATTRIBUTE: np.ascontiguousarray(maps.curvature[cut]),
+        }
         if maps.occlusion is not None:
             out[OCCLUSION_ATTRIBUTE] = np.ascontiguousarray(maps.occlusion[cut])
         lightmap = None if maps.lightmap is None else np.ascontiguousarray(maps.lightmap[cut])
@@ -214,7 +222,7 @@ class WorldCache:
 # --- Blender objects --------------------------------------------------------------------------------------------
 def world_of(obj):
     """The world collection of tile ``obj`` (or ``None``)."""
-    if obj is None or obj.type != 'MESH' or not obj.orogen_tile.is_tile:
+    if obj is None or obj.type != "MESH" or not obj.orogen_tile.is_tile:
         return None
     world = obj.orogen_tile.world
     return world if world is not None and world.orogen_tiles.is_world else None
@@ -222,8 +230,11 @@ def world_of(obj):
 
 def tiles_of(world) -> dict:
     """``{(ty, tx): obj}`` of the world's tiles."""
-    return {(o.orogen_tile.ty, o.orogen_tile.tx): o for o in world.objects
-            if o.type == 'MESH' and o.orogen_tile.is_tile and o.orogen_tile.world == world}
+    return {
+        (o.orogen_tile.ty, o.orogen_tile.tx): o
+        for o in world.objects
+        if o.type == "MESH" and o.orogen_tile.is_tile and o.orogen_tile.world == world
+    }
 
 
 def _ranges(world, cache_key: str):
@@ -295,8 +306,9 @@ def build_tile(obj, cache: WorldCache, tiles: dict, material=None) -> None:
 def border_gaps(tiles: dict, tiles_y: int, tiles_x: int) -> list[tuple[int, int]]:
     """``(ty, tx)`` of the world's border tiles that are missing or whose mesh is not a square grid (of at least
     2 x 2 vertices), north-west first: where :func:`world_edge_ring` cannot read the world's outer edge."""
-    border = sorted({(ty, tx) for ty in range(tiles_y) for tx in range(tiles_x)
-                     if ty in (0, tiles_y - 1) or tx in (0, tiles_x - 1)})
+    border = sorted(
+        {(ty, tx) for ty in range(tiles_y) for tx in range(tiles_x) if ty in (0, tiles_y - 1) or tx in (0, tiles_x - 1)}
+    )
     gaps = []
     for key in border:
         obj = tiles.get(key)
@@ -318,10 +330,12 @@ def world_edge_ring(tiles: dict, tiles_y: int, tiles_x: int) -> np.ndarray | Non
         n = math.isqrt(len(tiles[key].data.vertices))
         return grid_side(tiles[key].data, n, n, name)
 
-    runs = ([side((0, tx), "north") for tx in range(tiles_x)]
-            + [side((ty, tiles_x - 1), "east") for ty in range(tiles_y)]
-            + [side((tiles_y - 1, tx), "south") for tx in reversed(range(tiles_x))]
-            + [side((ty, 0), "west") for ty in reversed(range(tiles_y))])
+    runs = (
+        [side((0, tx), "north") for tx in range(tiles_x)]
+        + [side((ty, tiles_x - 1), "east") for ty in range(tiles_y)]
+        + [side((tiles_y - 1, tx), "south") for tx in reversed(range(tiles_x))]
+        + [side((ty, 0), "west") for ty in reversed(range(tiles_y))]
+    )
     # Each run starts where the one before it ended (a shared tile corner): keep that vertex once.
     ring = np.concatenate([runs[0], *(run[1:] for run in runs[1:])])
     return ring[:-1]  # the last vertex is the first (the north-west corner)
@@ -365,8 +379,11 @@ def regenerate_world(world, context, only=None) -> str:
     keys = sorted(tiles) if only is None else [k for k in sorted(set(only)) if k in tiles]
     check_memory(cache.spec.size, cache.spec.size)
     old = {o.data.materials[0] for o in tiles.values() if o.data.materials}
-    material = _world_material(world, cache.spec) if only is None else (
-        next(iter(old)) if len(old) == 1 else _world_material(world, cache.spec))
+    material = (
+        _world_material(world, cache.spec)
+        if only is None
+        else (next(iter(old)) if len(old) == 1 else _world_material(world, cache.spec))
+    )
     wm = getattr(context, "window_manager", None)
     if wm is not None:
         wm.progress_begin(0, max(len(keys), 1))
@@ -384,8 +401,10 @@ def regenerate_world(world, context, only=None) -> str:
             wm.progress_end()
     _drop_unused(old)
     water = sync_tile_water(world, cache.spec, tiles)
-    status = (f"Rebuilt {len(keys)} of {len(tiles)} tiles ({cache.grid.shape[0]} x {cache.grid.shape[1]} world, "
-              f"margin {cache.margin} cells) in {time.perf_counter() - started:.2f} s")
+    status = (
+        f"Rebuilt {len(keys)} of {len(tiles)} tiles ({cache.grid.shape[0]} x {cache.grid.shape[1]} world, "
+        f"margin {cache.margin} cells) in {time.perf_counter() - started:.2f} s"
+    )
     if water:
         status += f"; {water}"
     with suspended():
@@ -483,8 +502,10 @@ def subscribe() -> None:
     bpy.msgbus.clear_by_owner(_MSGBUS_OWNER)
     for cls in Groups.classes:
         for prop in cls.bl_rna.properties:
-            if prop.identifier in ("rna_type", "name", "status", "applied", "preview_pending") or \
-                    prop.type in ('POINTER', 'COLLECTION'):
+            if prop.identifier in ("rna_type", "name", "status", "applied", "preview_pending") or prop.type in (
+                "POINTER",
+                "COLLECTION",
+            ):
                 continue
             bpy.msgbus.subscribe_rna(key=(cls, prop.identifier), owner=_MSGBUS_OWNER, args=(), notify=_on_msgbus)
 
@@ -498,29 +519,40 @@ def _on_load_post(*_args) -> None:
 class OROGEN_PG_tiles_world(bpy.types.PropertyGroup):
     """A collection holding a world of terrain tiles."""
 
-    is_world: bpy.props.BoolProperty(name="Is Tile World", default=False, options={'HIDDEN'})
+    is_world: bpy.props.BoolProperty(name="Is Tile World", default=False, options={"HIDDEN"})
     tiles_x: bpy.props.IntProperty(name="Tiles X", min=1, max=64, default=3, description="Tiles west to east")
     tiles_y: bpy.props.IntProperty(name="Tiles Y", min=1, max=64, default=3, description="Tiles north to south")
     lod_levels: bpy.props.IntProperty(
-        name="LOD Levels", min=0, max=12, default=2,
-        description="Coarsest level of detail set from the 3D cursor: each level halves a tile's vertices per side")
-    live_update: bpy.props.BoolProperty(name="Live Update", default=True,
-                                        description="Regenerate every tile when the world's settings change")
-    applied: bpy.props.StringProperty(name="Applied Spec", default="", options={'HIDDEN'})
-    status: bpy.props.StringProperty(name="Status", default="", options={'HIDDEN', 'SKIP_SAVE'})
+        name="LOD Levels",
+        min=0,
+        max=12,
+        default=2,
+        description="Coarsest level of detail set from the 3D cursor: each level halves a tile's vertices per side",
+    )
+    live_update: bpy.props.BoolProperty(
+        name="Live Update", default=True, description="Regenerate every tile when the world's settings change"
+    )
+    applied: bpy.props.StringProperty(name="Applied Spec", default="", options={"HIDDEN"})
+    status: bpy.props.StringProperty(name="Status", default="", options={"HIDDEN", "SKIP_SAVE"})
 
 
 class OROGEN_PG_tile(bpy.types.PropertyGroup):
     """A terrain tile: its place in the world and its level of detail."""
 
-    is_tile: bpy.props.BoolProperty(name="Is Tile", default=False, options={'HIDDEN'})
-    world: bpy.props.PointerProperty(type=bpy.types.Collection, name="World",
-                                     description="The collection holding the world's spec")
+    is_tile: bpy.props.BoolProperty(name="Is Tile", default=False, options={"HIDDEN"})
+    world: bpy.props.PointerProperty(
+        type=bpy.types.Collection, name="World", description="The collection holding the world's spec"
+    )
     ty: bpy.props.IntProperty(name="Tile Row", min=0, default=0, description="Tile row, north first")
     tx: bpy.props.IntProperty(name="Tile Column", min=0, default=0, description="Tile column, west first")
-    level: bpy.props.IntProperty(name="Level of Detail", min=0, max=12, default=0,
-                                 description="0 = full resolution; each level halves the vertices per side")
-    applied: bpy.props.StringProperty(name="Applied", default="", options={'HIDDEN'})
+    level: bpy.props.IntProperty(
+        name="Level of Detail",
+        min=0,
+        max=12,
+        default=0,
+        description="0 = full resolution; each level halves the vertices per side",
+    )
+    applied: bpy.props.StringProperty(name="Applied", default="", options={"HIDDEN"})
 
 
 # --- operators ---------------------------------------------------------------------------------------------
@@ -536,7 +568,7 @@ class OROGEN_OT_tiles_add(bpy.types.Operator, object_utils.AddObjectHelper):
 
     bl_idname = "orogen.tiles_add"
     bl_label = "Add Terrain Tiles"
-    bl_options = {'REGISTER', 'UNDO'}
+    bl_options = {"REGISTER", "UNDO"}
 
     @classmethod
     def poll(cls, context):
@@ -558,8 +590,8 @@ class OROGEN_OT_tiles_add(bpy.types.Operator, object_utils.AddObjectHelper):
                 spec = take_operator_spec(self)
             world_grid(spec, self.tiles_y, self.tiles_x)
         except (ValueError, TypeError) as err:
-            self.report({'ERROR'}, f"Tiles not added: {err}")
-            return {'CANCELLED'}
+            self.report({"ERROR"}, f"Tiles not added: {err}")
+            return {"CANCELLED"}
         world = bpy.data.collections.new("Terrain World")
         context.scene.collection.children.link(world)
         _busy[0] += 1
@@ -591,8 +623,8 @@ class OROGEN_OT_tiles_add(bpy.types.Operator, object_utils.AddObjectHelper):
                 bpy.data.meshes.remove(mesh)
             _drop_unused(materials)  # the tiles' material, made by this add
             bpy.data.collections.remove(world)
-            self.report({'ERROR'}, f"Tiles not added: {err}")
-            return {'CANCELLED'}
+            self.report({"ERROR"}, f"Tiles not added: {err}")
+            return {"CANCELLED"}
         finally:
             _busy[0] -= 1
         for obj in context.view_layer.objects:
@@ -600,8 +632,8 @@ class OROGEN_OT_tiles_add(bpy.types.Operator, object_utils.AddObjectHelper):
         first = tiles_of(world)[(0, 0)]
         first.select_set(True)
         context.view_layer.objects.active = first
-        self.report({'INFO'}, status)
-        return {'FINISHED'}
+        self.report({"INFO"}, status)
+        return {"FINISHED"}
 
 
 class OROGEN_OT_tiles_regenerate(bpy.types.Operator):
@@ -609,7 +641,7 @@ class OROGEN_OT_tiles_regenerate(bpy.types.Operator):
 
     bl_idname = "orogen.tiles_regenerate"
     bl_label = "Regenerate Tiles"
-    bl_options = {'REGISTER', 'UNDO'}
+    bl_options = {"REGISTER", "UNDO"}
 
     @classmethod
     def poll(cls, context):
@@ -620,10 +652,10 @@ class OROGEN_OT_tiles_regenerate(bpy.types.Operator):
         try:
             status = regenerate_world(world, context)
         except (ValueError, TypeError, RuntimeError) as err:
-            self.report({'ERROR'}, f"Tiles not regenerated: {err}")
-            return {'CANCELLED'}
-        self.report({'INFO'}, status)
-        return {'FINISHED'}
+            self.report({"ERROR"}, f"Tiles not regenerated: {err}")
+            return {"CANCELLED"}
+        self.report({"INFO"}, status)
+        return {"FINISHED"}
 
 
 class OROGEN_OT_tile_rebuild(bpy.types.Operator):
@@ -631,10 +663,15 @@ class OROGEN_OT_tile_rebuild(bpy.types.Operator):
 
     bl_idname = "orogen.tile_rebuild"
     bl_label = "Rebuild Tile"
-    bl_options = {'REGISTER', 'UNDO'}
+    bl_options = {"REGISTER", "UNDO"}
 
-    level: bpy.props.IntProperty(name="Level of Detail", min=-1, max=12, default=-1,
-                                 description="New level for the selected tiles (-1 keeps each tile's own)")
+    level: bpy.props.IntProperty(
+        name="Level of Detail",
+        min=-1,
+        max=12,
+        default=-1,
+        description="New level for the selected tiles (-1 keeps each tile's own)",
+    )
 
     @classmethod
     def poll(cls, context):
@@ -650,10 +687,10 @@ class OROGEN_OT_tile_rebuild(bpy.types.Operator):
             else:
                 status = regenerate_world(world, context, only=keys)
         except (ValueError, TypeError, RuntimeError) as err:
-            self.report({'ERROR'}, f"Tile not rebuilt: {err}")
-            return {'CANCELLED'}
-        self.report({'INFO'}, status)
-        return {'FINISHED'}
+            self.report({"ERROR"}, f"Tile not rebuilt: {err}")
+            return {"CANCELLED"}
+        self.report({"INFO"}, status)
+        return {"FINISHED"}
 
 
 class OROGEN_OT_tiles_lod(bpy.types.Operator):
@@ -661,7 +698,7 @@ class OROGEN_OT_tiles_lod(bpy.types.Operator):
 
     bl_idname = "orogen.tiles_lod"
     bl_label = "Level of Detail from Cursor"
-    bl_options = {'REGISTER', 'UNDO'}
+    bl_options = {"REGISTER", "UNDO"}
 
     @classmethod
     def poll(cls, context):
@@ -672,21 +709,21 @@ class OROGEN_OT_tiles_lod(bpy.types.Operator):
         try:
             status = set_levels(world, context, levels_from_point(world, context.scene.cursor.location))
         except (ValueError, TypeError, RuntimeError) as err:
-            self.report({'ERROR'}, f"Levels not set: {err}")
-            return {'CANCELLED'}
-        self.report({'INFO'}, status)
-        return {'FINISHED'}
+            self.report({"ERROR"}, f"Levels not set: {err}")
+            return {"CANCELLED"}
+        self.report({"INFO"}, status)
+        return {"FINISHED"}
 
 
 #: Tile files an export writes: folder, extension (the conventions of ``scripts/build_world.py``).
-TILE_FORMATS = {'PNG16': ("unreal", ".png"), 'R16': ("unity", ".r16"), 'EXR': ("exr", ".exr")}
+TILE_FORMATS = {"PNG16": ("unreal", ".png"), "R16": ("unity", ".r16"), "EXR": ("exr", ".exr")}
 
 
 def tile_file(fmt: str, name: str, ty: int, tx: int, tiles_y: int) -> str:
     """Relative path of tile ``(ty, tx)`` in ``fmt``: ``_x{X}_y{Y}`` with X the column from the west and Y the row
     from the north (Unreal, EXR) or from the south (Unity's RAW tiles, +Z north)."""
     folder, ext = TILE_FORMATS[fmt]
-    y = tiles_y - 1 - ty if fmt == 'R16' else ty
+    y = tiles_y - 1 - ty if fmt == "R16" else ty
     return f"{folder}/{name}_x{tx}_y{y}{ext}"
 
 
@@ -719,21 +756,35 @@ def export_world(world, context, directory: str, name: str, fmts) -> list[str]:
             for fmt in fmts:
                 rel = tile_file(fmt, name, ty, tx, ny)
                 staged = os.path.join(stage, rel.replace("/", "_"))
-                if fmt == 'PNG16':
-                    write_image(staged, levels.astype(np.float64) / 65535.0, depth='16')
-                elif fmt == 'EXR':
-                    write_image(staged, heights, depth='32', file_format='OPEN_EXR')
+                if fmt == "PNG16":
+                    write_image(staged, levels.astype(np.float64) / 65535.0, depth="16")
+                elif fmt == "EXR":
+                    write_image(staged, heights, depth="32", file_format="OPEN_EXR")
                 else:
                     with open(staged, "wb") as f:
                         f.write(np.ascontiguousarray(levels[::-1]).astype("<u2").tobytes())
                 pairs.append((staged, os.path.join(folder, rel)))
-        metres = {"low": low * cache.spec.height, "high": high * cache.spec.height,
-                  "formula": "metres = low + value * (high - low), value in 0..1 (16-bit levels / 65535)"}
+        metres = {
+            "low": low * cache.spec.height,
+            "high": high * cache.spec.height,
+            "formula": "metres = low + value * (high - low), value in 0..1 (16-bit levels / 65535)",
+        }
         staged = os.path.join(stage, name + ".json")
         with open(staged, "w", encoding="utf-8") as f:
-            json.dump({"format": "orogen-tiles", "spec": cache.spec.to_dict(), "metres": metres,
-                       "tiles_y": ny, "tiles_x": cache.grid.tiles[1], "tile": cache.grid.tile,
-                       "cell_size_m": cache.spec.cell_size}, f, indent=1, sort_keys=True)
+            json.dump(
+                {
+                    "format": "orogen-tiles",
+                    "spec": cache.spec.to_dict(),
+                    "metres": metres,
+                    "tiles_y": ny,
+                    "tiles_x": cache.grid.tiles[1],
+                    "tile": cache.grid.tile,
+                    "cell_size_m": cache.spec.cell_size,
+                },
+                f,
+                indent=1,
+                sort_keys=True,
+            )
         pairs.append((staged, os.path.join(folder, name + ".json")))
         made = []  # the folders, once every file is staged; removed again if the export fails
         try:
@@ -757,16 +808,25 @@ class OROGEN_OT_tiles_export(bpy.types.Operator):
 
     bl_idname = "orogen.tiles_export"
     bl_label = "Export Tiles"
-    bl_options = {'REGISTER'}
+    bl_options = {"REGISTER"}
 
-    directory: bpy.props.StringProperty(name="Folder", subtype='DIR_PATH', default="//tiles/")
+    directory: bpy.props.StringProperty(name="Folder", subtype="DIR_PATH", default="//tiles/")
     name: bpy.props.StringProperty(name="Name", default="terrain", description="File name stem of every tile")
-    png16: bpy.props.BoolProperty(name="16-bit PNG (Unreal)", default=True,
-                                  description="Grey 16-bit PNG per tile in unreal/ (Unreal World Partition names)")
-    r16: bpy.props.BoolProperty(name="RAW .r16 (Unity)", default=True,
-                                description="Little-endian 16-bit RAW per tile in unity/ (Unity terrain tiles)")
-    exr: bpy.props.BoolProperty(name="OpenEXR", default=True,
-                                description="32-bit float OpenEXR per tile in exr/ (the same 0..1 values, unquantised)")
+    png16: bpy.props.BoolProperty(
+        name="16-bit PNG (Unreal)",
+        default=True,
+        description="Grey 16-bit PNG per tile in unreal/ (Unreal World Partition names)",
+    )
+    r16: bpy.props.BoolProperty(
+        name="RAW .r16 (Unity)",
+        default=True,
+        description="Little-endian 16-bit RAW per tile in unity/ (Unity terrain tiles)",
+    )
+    exr: bpy.props.BoolProperty(
+        name="OpenEXR",
+        default=True,
+        description="32-bit float OpenEXR per tile in exr/ (the same 0..1 values, unquantised)",
+    )
 
     @classmethod
     def poll(cls, context):
@@ -774,28 +834,29 @@ class OROGEN_OT_tiles_export(bpy.types.Operator):
 
     def invoke(self, context, _event):
         context.window_manager.fileselect_add(self)
-        return {'RUNNING_MODAL'}
+        return {"RUNNING_MODAL"}
 
     def execute(self, context):
         world = world_of(context.active_object)
-        fmts = [f for f, on in (('PNG16', self.png16), ('R16', self.r16), ('EXR', self.exr)) if on]
+        fmts = [f for f, on in (("PNG16", self.png16), ("R16", self.r16), ("EXR", self.exr)) if on]
         name = self.name.strip()
-        if not fmts or not name or any(c in name for c in '/\\:') or len(name.encode("utf-8")) > 200:
-            self.report({'ERROR'}, "Tiles not exported: choose a format and a file name without slashes, at "
-                                   "most 200 bytes long")
-            return {'CANCELLED'}
+        if not fmts or not name or any(c in name for c in "/\\:") or len(name.encode("utf-8")) > 200:
+            self.report(
+                {"ERROR"}, "Tiles not exported: choose a format and a file name without slashes, at most 200 bytes long"
+            )
+            return {"CANCELLED"}
         try:
             written = export_world(world, context, self.directory, name, fmts)
         except (ValueError, TypeError, OSError, RuntimeError) as err:  # RuntimeError: Blender's image writer
-            self.report({'ERROR'}, f"Tiles not exported: {err}")
-            return {'CANCELLED'}
-        self.report({'INFO'}, f"Exported {len(written)} tile files to {os.path.dirname(os.path.dirname(written[0]))}")
-        return {'FINISHED'}
+            self.report({"ERROR"}, f"Tiles not exported: {err}")
+            return {"CANCELLED"}
+        self.report({"INFO"}, f"Exported {len(written)} tile files to {os.path.dirname(os.path.dirname(written[0]))}")
+        return {"FINISHED"}
 
 
 class VIEW3D_PT_orogen_tiles(bpy.types.Panel):
-    bl_space_type = 'VIEW_3D'
-    bl_region_type = 'UI'
+    bl_space_type = "VIEW_3D"
+    bl_region_type = "UI"
     bl_category = "Terrain"
     bl_label = "Terrain Tiles"
 
@@ -808,42 +869,57 @@ class VIEW3D_PT_orogen_tiles(bpy.types.Panel):
         obj = context.active_object
         world = world_of(obj)
         settings = world.orogen_tiles
-        layout.label(text=f"{world.name}: {settings.tiles_x} x {settings.tiles_y} tiles", icon='MESH_GRID')
+        layout.label(text=f"{world.name}: {settings.tiles_x} x {settings.tiles_y} tiles", icon="MESH_GRID")
         row = layout.row(align=True)
-        row.prop(settings, "live_update", toggle=True, icon='FILE_REFRESH')
+        row.prop(settings, "live_update", toggle=True, icon="FILE_REFRESH")
         row.operator(OROGEN_OT_tiles_regenerate.bl_idname, text="Regenerate All")
         row = layout.row(align=True)
         row.prop(obj.orogen_tile, "level", text=f"{obj.name} LOD")
         row.operator(OROGEN_OT_tile_rebuild.bl_idname, text="Rebuild Tile")
         row = layout.row(align=True)
         row.prop(settings, "lod_levels")
-        row.operator(OROGEN_OT_tiles_lod.bl_idname, text="LOD from Cursor", icon='PIVOT_CURSOR')
-        layout.operator(OROGEN_OT_tiles_export.bl_idname, icon='EXPORT')
+        row.operator(OROGEN_OT_tiles_lod.bl_idname, text="LOD from Cursor", icon="PIVOT_CURSOR")
+        layout.operator(OROGEN_OT_tiles_export.bl_idname, icon="EXPORT")
         if settings.status:
-            layout.label(text=settings.status, icon='INFO')
+            layout.label(text=settings.status, icon="INFO")
         layout.label(text="World (Size = tile vertices, Width = tile width)")
         draw_spec(layout, world.orogen_world, operator=True)
 
 
 def menu_func(self, _context):
-    self.layout.operator(OROGEN_OT_tiles_add.bl_idname, text="Terrain Tiles", icon='MESH_GRID')
+    self.layout.operator(OROGEN_OT_tiles_add.bl_idname, text="Terrain Tiles", icon="MESH_GRID")
 
 
-classes = (OROGEN_PG_tiles_world, OROGEN_PG_tile, OROGEN_OT_tiles_add, OROGEN_OT_tiles_regenerate,
-           OROGEN_OT_tile_rebuild, OROGEN_OT_tiles_lod, OROGEN_OT_tiles_export, VIEW3D_PT_orogen_tiles)
+classes = (
+    OROGEN_PG_tiles_world,
+    OROGEN_PG_tile,
+    OROGEN_OT_tiles_add,
+    OROGEN_OT_tiles_regenerate,
+    OROGEN_OT_tile_rebuild,
+    OROGEN_OT_tiles_lod,
+    OROGEN_OT_tiles_export,
+    VIEW3D_PT_orogen_tiles,
+)
 
 
 def register() -> None:
     OROGEN_OT_tiles_add.__annotations__ = {
         "tiles_x": bpy.props.IntProperty(name="Tiles X", min=1, max=64, default=3, description="Tiles west to east"),
-        "tiles_y": bpy.props.IntProperty(name="Tiles Y", min=1, max=64, default=3,
-                                         description="Tiles north to south"),
+        "tiles_y": bpy.props.IntProperty(name="Tiles Y", min=1, max=64, default=3, description="Tiles north to south"),
         **spec_annotations(),
-        "spec": bpy.props.StringProperty(name="Spec", default="", options={'HIDDEN', 'SKIP_SAVE'},
-                                         description="World spec as JSON (replaces every other setting)"),
-        "set": bpy.props.StringProperty(name="Set", default="", options={'HIDDEN', 'SKIP_SAVE'},
-                                        description="Settings by name, 'NAME=VALUE; NAME=VALUE'"),
-        "defaults_filled": bpy.props.BoolProperty(default=False, options={'HIDDEN', 'SKIP_SAVE'}),
+        "spec": bpy.props.StringProperty(
+            name="Spec",
+            default="",
+            options={"HIDDEN", "SKIP_SAVE"},
+            description="World spec as JSON (replaces every other setting)",
+        ),
+        "set": bpy.props.StringProperty(
+            name="Set",
+            default="",
+            options={"HIDDEN", "SKIP_SAVE"},
+            description="Settings by name, 'NAME=VALUE; NAME=VALUE'",
+        ),
+        "defaults_filled": bpy.props.BoolProperty(default=False, options={"HIDDEN", "SKIP_SAVE"}),
     }
     for cls in classes:
         bpy.utils.register_class(cls)

@@ -42,23 +42,34 @@ from .mesh import (
 )
 
 #: Attributes Orogen writes itself (rewritten on every regeneration, never resampled).
-OROGEN_ATTRIBUTES = frozenset({"position", "sharp_face", HEIGHT_ATTRIBUTE, SLOPE_ATTRIBUTE, CURVATURE_ATTRIBUTE,
-                               LIGHTMAP_ATTRIBUTE, OCCLUSION_ATTRIBUTE, UV_MAP, BAKED_COLOR_ATTRIBUTE,
-                               *EROSION_ATTRIBUTES})
+OROGEN_ATTRIBUTES = frozenset(
+    {
+        "position",
+        "sharp_face",
+        HEIGHT_ATTRIBUTE,
+        SLOPE_ATTRIBUTE,
+        CURVATURE_ATTRIBUTE,
+        LIGHTMAP_ATTRIBUTE,
+        OCCLUSION_ATTRIBUTE,
+        UV_MAP,
+        BAKED_COLOR_ATTRIBUTE,
+        *EROSION_ATTRIBUTES,
+    }
+)
 
 #: Attribute data types: (foreach property, numpy dtype, components, interpolated).
 _TYPES = {
-    'FLOAT': ("value", np.float32, 1, True),
-    'FLOAT2': ("vector", np.float32, 2, True),
-    'FLOAT_VECTOR': ("vector", np.float32, 3, True),
-    'FLOAT_COLOR': ("color", np.float32, 4, True),
-    'BYTE_COLOR': ("color", np.float32, 4, True),
-    'INT': ("value", np.int32, 1, False),
-    'INT8': ("value", np.int8, 1, False),
-    'BOOLEAN': ("value", bool, 1, False),
-    'INT32_2D': ("value", np.int32, 2, False),
-    'QUATERNION': ("value", np.float32, 4, False),
-    'FLOAT4X4': ("value", np.float32, 16, False),
+    "FLOAT": ("value", np.float32, 1, True),
+    "FLOAT2": ("vector", np.float32, 2, True),
+    "FLOAT_VECTOR": ("vector", np.float32, 3, True),
+    "FLOAT_COLOR": ("color", np.float32, 4, True),
+    "BYTE_COLOR": ("color", np.float32, 4, True),
+    "INT": ("value", np.int32, 1, False),
+    "INT8": ("value", np.int8, 1, False),
+    "BOOLEAN": ("value", bool, 1, False),
+    "INT32_2D": ("value", np.int32, 2, False),
+    "QUATERNION": ("value", np.float32, 4, False),
+    "FLOAT4X4": ("value", np.float32, 16, False),
 }
 
 
@@ -72,9 +83,9 @@ def names(obj: bpy.types.Object, mesh: bpy.types.Mesh) -> list[str]:
     found = [f"vertex group {g.name!r}" for g in obj.vertex_groups] if obj.data == mesh else []
     if mesh.shape_keys is not None:
         found += [f"shape key {k.name!r}" for k in mesh.shape_keys.key_blocks]
-    kinds = {'FLOAT2': "UV map", 'FLOAT_COLOR': "colour attribute", 'BYTE_COLOR': "colour attribute"}
+    kinds = {"FLOAT2": "UV map", "FLOAT_COLOR": "colour attribute", "BYTE_COLOR": "colour attribute"}
     for attribute in user_attributes(mesh):
-        kind = kinds.get(attribute.data_type, "attribute") if attribute.domain in ('POINT', 'CORNER') else "attribute"
+        kind = kinds.get(attribute.data_type, "attribute") if attribute.domain in ("POINT", "CORNER") else "attribute"
         found.append(f"{kind} {attribute.name!r}")
     return found
 
@@ -91,8 +102,11 @@ class Captured:
     active: dict = field(default_factory=dict)  # active/render UV map and colour attribute names
 
     def summary(self) -> list[str]:
-        return ([f"vertex group {g[0]!r}" for g in self.groups] + [f"shape key {k[0]!r}" for k in self.keys]
-                + [f"attribute {a[0]!r}" for a in self.attributes])
+        return (
+            [f"vertex group {g[0]!r}" for g in self.groups]
+            + [f"shape key {k[0]!r}" for k in self.keys]
+            + [f"attribute {a[0]!r}" for a in self.attributes]
+        )
 
 
 def _read(attribute) -> npt.NDArray:
@@ -109,12 +123,16 @@ def capture(obj: bpy.types.Object, mesh: bpy.types.Mesh, shape: tuple[int, int])
     for attribute in user_attributes(mesh):
         if attribute.data_type in _TYPES:
             data.attributes.append((attribute.name, attribute.domain, attribute.data_type, _read(attribute)))
-    data.active = {"uv": mesh.uv_layers.active.name if mesh.uv_layers.active else None,
-                   "uv_render": next((uv.name for uv in mesh.uv_layers if uv.active_render), None),
-                   "color": getattr(mesh.color_attributes.active_color, "name", None),
-                   "color_render": (mesh.color_attributes[mesh.color_attributes.render_color_index].name
-                                    if 0 <= mesh.color_attributes.render_color_index < len(mesh.color_attributes)
-                                    else None)}
+    data.active = {
+        "uv": mesh.uv_layers.active.name if mesh.uv_layers.active else None,
+        "uv_render": next((uv.name for uv in mesh.uv_layers if uv.active_render), None),
+        "color": getattr(mesh.color_attributes.active_color, "name", None),
+        "color_render": (
+            mesh.color_attributes[mesh.color_attributes.render_color_index].name
+            if 0 <= mesh.color_attributes.render_color_index < len(mesh.color_attributes)
+            else None
+        ),
+    }
     if obj.vertex_groups:
         n = len(mesh.vertices)
         weights = np.zeros((len(obj.vertex_groups), n), dtype=np.float32)
@@ -129,13 +147,19 @@ def capture(obj: bpy.types.Object, mesh: bpy.types.Mesh, shape: tuple[int, int])
         basis = np.empty(len(mesh.vertices) * 3, dtype=np.float32)
         keys.reference_key.data.foreach_get("co", basis)
         action = keys.animation_data.action if keys.animation_data else None
-        data.key_settings = {"reference": keys.reference_key.name, "use_relative": keys.use_relative,
-                             "eval_time": keys.eval_time, "action": action}
+        data.key_settings = {
+            "reference": keys.reference_key.name,
+            "use_relative": keys.use_relative,
+            "eval_time": keys.eval_time,
+            "action": action,
+        }
         values = np.empty_like(basis)
         for block in keys.key_blocks:
             block.data.foreach_get("co", values)
-            settings = {name: getattr(block, name) for name in ("slider_min", "slider_max", "value", "mute",
-                                                                  "interpolation", "vertex_group", "lock_shape")}
+            settings = {
+                name: getattr(block, name)
+                for name in ("slider_min", "slider_max", "value", "mute", "interpolation", "vertex_group", "lock_shape")
+            }
             settings["relative_key"] = block.relative_key.name
             data.keys.append((block.name, settings, (values - basis).reshape(-1, 3)))
     return data
@@ -180,8 +204,8 @@ def _corners(values: npt.NDArray, old: tuple[int, int], new: tuple[int, int], sm
     out = np.empty_like(picked)
     y, x = _axis(old[0], new[0]), _axis(old[1], new[1])
     for k, (dr, dc) in enumerate(((0, 0), (1, 0), (1, 1), (0, 1))):
-        fy = (y[dr:len(y) - 1 + dr] - i)[:, None, None]
-        fx = (x[dc:len(x) - 1 + dc] - j)[None, :, None]
+        fy = (y[dr : len(y) - 1 + dr] - i)[:, None, None]
+        fx = (x[dc : len(x) - 1 + dc] - j)[None, :, None]
         if not smooth:
             fy, fx = np.clip(np.rint(fy), 0, 1), np.clip(np.rint(fx), 0, 1)
         tl, bl, br, tr = (picked[:, :, c] for c in range(4))
@@ -213,14 +237,13 @@ def _edges(values: npt.NDArray, old: tuple[int, int], new: tuple[int, int]) -> n
     return np.concatenate([first, second])
 
 
-def resample(values: npt.NDArray, domain: str, smooth: bool, old: tuple[int, int],
-             new: tuple[int, int]) -> npt.NDArray:
+def resample(values: npt.NDArray, domain: str, smooth: bool, old: tuple[int, int], new: tuple[int, int]) -> npt.NDArray:
     """``values (count, k)`` of an ``old`` grid's ``domain`` on the ``new`` grid (see the module docstring)."""
-    if domain == 'POINT':
+    if domain == "POINT":
         return _points(values, old, new, smooth)
-    if domain == 'CORNER':
+    if domain == "CORNER":
         return _corners(values, old, new, smooth)
-    if domain == 'FACE':
+    if domain == "FACE":
         return _faces(values, old, new)
     return _edges(values, old, new)
 
@@ -235,7 +258,7 @@ def restore(obj: bpy.types.Object, mesh: bpy.types.Mesh, data: Captured, shape: 
     old = data.shape
     for name, domain, data_type, values in data.attributes:
         prop, dtype, _, smooth = _TYPES[data_type]
-        if domain not in ('POINT', 'CORNER', 'FACE', 'EDGE'):
+        if domain not in ("POINT", "CORNER", "FACE", "EDGE"):
             continue
         new_values = resample(values, domain, smooth, old, shape)
         attribute = mesh.attributes.get(name) or mesh.attributes.new(name, data_type, domain)
@@ -261,7 +284,7 @@ def restore(obj: bpy.types.Object, mesh: bpy.types.Mesh, data: Captured, shape: 
         indices = np.flatnonzero(new_member & (share > 0))
         values, inverse = np.unique(total[indices] / share[indices], return_inverse=True)
         for k, weight in enumerate(values.tolist()):
-            group.add(indices[inverse == k].tolist(), weight, 'REPLACE')
+            group.add(indices[inverse == k].tolist(), weight, "REPLACE")
     if data.keys:
         _restore_keys(obj, mesh, data, shape)
 

@@ -47,8 +47,12 @@ def water_of(owner) -> bpy.types.Object | None:
     members = owner.children if isinstance(owner, bpy.types.Object) else owner.objects
     candidates = [owner.get(WATER_OBJECT_PROPERTY), *members]
     for water in candidates:
-        if isinstance(water, bpy.types.Object) and water.get(WATER_PROPERTY) and \
-                water.get(OWNER_PROPERTY) == owner and water.library is None:
+        if (
+            isinstance(water, bpy.types.Object)
+            and water.get(WATER_PROPERTY)
+            and water.get(OWNER_PROPERTY) == owner
+            and water.library is None
+        ):
             return water
     return None
 
@@ -102,8 +106,10 @@ def water_geometry(ring: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarr
     top[:, 2] = level
     low = ring.astype(np.float32)
     low[:, 2] = np.minimum(ring[:, 2], np.float32(level))
-    centre = np.array([[(ring[:, 0].min() + ring[:, 0].max()) / 2, (ring[:, 1].min() + ring[:, 1].max()) / 2,
-                        level]], dtype=np.float32)
+    centre = np.array(
+        [[(ring[:, 0].min() + ring[:, 0].max()) / 2, (ring[:, 1].min() + ring[:, 1].max()) / 2, level]],
+        dtype=np.float32,
+    )
     co = np.concatenate([top, low, centre]).astype(np.float32)
     i = np.arange(n, dtype=np.uint32)
     j = np.roll(i, -1)
@@ -133,8 +139,9 @@ def sync_water(obj: bpy.types.Object, spec: TerrainSpec) -> None:
     _sync(obj, spec, ring, obj, obj.users_collection or (bpy.context.scene.collection,))
 
 
-def sync_world_water(world: bpy.types.Collection, spec: TerrainSpec, ring: np.ndarray | None,
-                     parent: bpy.types.Object | None) -> None:
+def sync_world_water(
+    world: bpy.types.Collection, spec: TerrainSpec, ring: np.ndarray | None, parent: bpy.types.Object | None
+) -> None:
     """Give the tile world ``world`` (its collection) the water its spec asks for, as :func:`sync_water` does
     for a terrain: one object over the whole world, linked into ``world`` and parented to ``parent`` (a tile:
     tiles share one frame), down to the world's outer edge ``ring`` (``float32 (n, 3)`` in the tiles' frame,

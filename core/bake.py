@@ -146,10 +146,12 @@ def bake_maps(
     alt_deg = check_number(altitude, "altitude", 0.0, 90.0)
     strength = check_number(ambient_strength, "ambient_strength", 0.0, 10.0)
     shade = mode in ("hillshade", "multidirectional")
-    shadow_args = _shadow_parameters(h.shape, azimuth, altitude, shadow_softness, None, 8) if shade and shadows \
-        else None
-    plan = _ambient_parameters(h.shape, ambient_directions, ambient_radius) if shade and ambient and strength > 0 \
-        else None
+    shadow_args = (
+        _shadow_parameters(h.shape, azimuth, altitude, shadow_softness, None, 8) if shade and shadows else None
+    )
+    plan = (
+        _ambient_parameters(h.shape, ambient_directions, ambient_radius) if shade and ambient and strength > 0 else None
+    )
 
     rows, cols = h.shape
     slope = np.empty((rows, cols), np.float32)
@@ -162,8 +164,7 @@ def bake_maps(
         """The blocks of rows from ``starts[0]`` to the end of the block at ``starts[-1]``, own buffers."""
         grad = _Gradient(h, cell, z)
         g2_buf, tmp_buf, tmp2_buf = (np.empty_like(grad.dx_buf) for _ in range(3))
-        slope_light = SlopeLight(h, cell / z, float(azimuth), soft, lo, hi, grad.ext.shape) if mode == "slope" \
-            else None
+        slope_light = SlopeLight(h, cell / z, float(azimuth), soft, lo, hi, grad.ext.shape) if mode == "slope" else None
         for r0, r1, ext, dx, dy in grad.blocks(starts[0], min(rows, starts[-1] + grad.block)):
             b = r1 - r0
             g2, tmp, tmp2 = _norm2(dx, dy, g2_buf[:b]), tmp_buf[:b], tmp2_buf[:b]
@@ -211,5 +212,3 @@ def _check_lighting(lighting: object) -> str | None:
     if not isinstance(lighting, str) or lighting.lower() not in LIGHTINGS:
         raise ValueError(f"lighting must be one of {', '.join(LIGHTINGS)} or None, got {lighting!r}")
     return lighting.lower()
-
-

@@ -43,8 +43,16 @@ OPEN_LOW = 1e-6
 
 
 def _radius(name: str, label: str, default: float, what: str) -> Param:
-    return Param(name, "float", default, hard=(OPEN_LOW, RADIUS_MAX), soft=(0.5, 256.0), unit="cells",
-                 label=label, description=f"{what}, in heightmap cells")
+    return Param(
+        name,
+        "float",
+        default,
+        hard=(OPEN_LOW, RADIUS_MAX),
+        soft=(0.5, 256.0),
+        unit="cells",
+        label=label,
+        description=f"{what}, in heightmap cells",
+    )
 
 
 #: Bounds of a length in metres that was a count of cells until spec version 2: any length a version-2 value
@@ -54,8 +62,16 @@ LENGTH_MIN, LENGTH_MAX = 1.0e-13, 1.0e12
 
 
 def _radius_m(name: str, label: str, default: float, what: str) -> Param:
-    return Param(name, "float", default, hard=(LENGTH_MIN, LENGTH_MAX), soft=(0.1, 1000.0), unit="m",
-                 label=label, description=f"{what}, in metres")
+    return Param(
+        name,
+        "float",
+        default,
+        hard=(LENGTH_MIN, LENGTH_MAX),
+        soft=(0.1, 1000.0),
+        unit="m",
+        label=label,
+        description=f"{what}, in metres",
+    )
 
 
 def _in_cells(value: float, cell_size: float, name: str, low: float = OPEN_LOW, high: float = RADIUS_MAX) -> float:
@@ -63,13 +79,22 @@ def _in_cells(value: float, cell_size: float, name: str, low: float = OPEN_LOW, 
     cells (what the cell-based functions accept)."""
     cells = value / cell_size
     if not low <= cells <= high:
-        raise ValueError(f"{name} ({value:g} m) is {cells:.3g} cells of this terrain's {cell_size:.3g} m: it must be "
-                         f"{low:g} to {high:g} cells (change {name}, or the terrain's Width or Size)")
+        raise ValueError(
+            f"{name} ({value:g} m) is {cells:.3g} cells of this terrain's {cell_size:.3g} m: it must be "
+            f"{low:g} to {high:g} cells (change {name}, or the terrain's Width or Size)"
+        )
     return cells
 
 
-def _pair(name: str, label: str, default: tuple[float, float], unit: str, description: str,
-          hard: tuple[float, float], soft: tuple[float, float]) -> Param:
+def _pair(
+    name: str,
+    label: str,
+    default: tuple[float, float],
+    unit: str,
+    description: str,
+    hard: tuple[float, float],
+    soft: tuple[float, float],
+) -> Param:
     return Param(name, "range", default, hard=hard, soft=soft, unit=unit, label=label, description=description)
 
 
@@ -79,118 +104,308 @@ def _pair(name: str, label: str, default: tuple[float, float], unit: str, descri
 # declaration and the conversion of version-2 values are kept below (V2_PARTS, V2_TO_V3) for recipes and specs
 # written before.
 
-def _hills_m(world_shape: tuple[int, int], seed: int = 0, count: int = 150, radius_min: float = 3.0,
-             radius_max: float = 16.0, island: bool = False, window: Any = None, cell_size: float = 1.0) -> Any:
+
+def _hills_m(
+    world_shape: tuple[int, int],
+    seed: int = 0,
+    count: int = 150,
+    radius_min: float = 3.0,
+    radius_max: float = 16.0,
+    island: bool = False,
+    window: Any = None,
+    cell_size: float = 1.0,
+) -> Any:
     """Circle hills with radii in metres (see :func:`core.hills.hills_raw`); centres are uniform over the world,
     so the same hills stand at the same places at any resolution."""
-    return hills_raw(world_shape, seed, count, _in_cells(radius_min, cell_size, "hills.radius_min"),
-                     _in_cells(radius_max, cell_size, "hills.radius_max"), island, window)
+    return hills_raw(
+        world_shape,
+        seed,
+        count,
+        _in_cells(radius_min, cell_size, "hills.radius_min"),
+        _in_cells(radius_max, cell_size, "hills.radius_max"),
+        island,
+        window,
+    )
 
 
-def _noise_m(world_shape: tuple[int, int], seed: int = 0, noise: float = 0.1, grain: float = 1.0, hills: int = 300,
-             hill_radius: tuple[float, float] = (3.0, 12.0), hill_height: tuple[float, float] = (0.2, 0.6),
-             pits: int = 100, pit_radius: tuple[float, float] = (2.0, 6.0),
-             pit_height: tuple[float, float] = (0.2, 0.5),
-             window: Any = None, cell_size: float = 1.0) -> Any:
+def _noise_m(
+    world_shape: tuple[int, int],
+    seed: int = 0,
+    noise: float = 0.1,
+    grain: float = 1.0,
+    hills: int = 300,
+    hill_radius: tuple[float, float] = (3.0, 12.0),
+    hill_height: tuple[float, float] = (0.2, 0.6),
+    pits: int = 100,
+    pit_radius: tuple[float, float] = (2.0, 6.0),
+    pit_height: tuple[float, float] = (0.2, 0.5),
+    window: Any = None,
+    cell_size: float = 1.0,
+) -> Any:
     """Noise with hills and pits, lengths in metres (see :func:`core.noise.noise_hills_pits`)."""
-    return noise_hills_pits(world_shape, seed, noise, hills,
-                            (_in_cells(hill_radius[0], cell_size, "noise.hill_radius"),
-                             _in_cells(hill_radius[1], cell_size, "noise.hill_radius")), hill_height, pits,
-                            (_in_cells(pit_radius[0], cell_size, "noise.pit_radius"),
-                             _in_cells(pit_radius[1], cell_size, "noise.pit_radius")), pit_height,
-                            window, grain=_in_cells(grain, cell_size, "noise.grain"))
+    return noise_hills_pits(
+        world_shape,
+        seed,
+        noise,
+        hills,
+        (
+            _in_cells(hill_radius[0], cell_size, "noise.hill_radius"),
+            _in_cells(hill_radius[1], cell_size, "noise.hill_radius"),
+        ),
+        hill_height,
+        pits,
+        (
+            _in_cells(pit_radius[0], cell_size, "noise.pit_radius"),
+            _in_cells(pit_radius[1], cell_size, "noise.pit_radius"),
+        ),
+        pit_height,
+        window,
+        grain=_in_cells(grain, cell_size, "noise.grain"),
+    )
 
 
-register_generator(Generator(
-    "hills", "Hills", "Circle-based hills (paraboloids on random circles, summed), optionally clustered into an island",
-    _hills_m,
-    (
-        Param("count", "int", 150, hard=(0, MAX_HILLS), soft=(0, 5000), label="Hills",
-              description="Number of circle-based hills raised on the terrain"),
-        _radius_m("radius_min", "Radius Min", 3.0, "Smallest hill radius"),
-        _radius_m("radius_max", "Radius Max", 16.0, "Largest hill radius (at least Radius Min)"),
-        Param("island", "bool", False, label="Island",
-              description="Cluster the hills around the centre into one island"),
-    ),
-    source="Nystrom's and Lighthouse 3D's hill tutorials",
-    ordered=(("radius_min", "radius_max"),),
-    uses_cell_size=True,
-))
+register_generator(
+    Generator(
+        "hills",
+        "Hills",
+        "Circle-based hills (paraboloids on random circles, summed), optionally clustered into an island",
+        _hills_m,
+        (
+            Param(
+                "count",
+                "int",
+                150,
+                hard=(0, MAX_HILLS),
+                soft=(0, 5000),
+                label="Hills",
+                description="Number of circle-based hills raised on the terrain",
+            ),
+            _radius_m("radius_min", "Radius Min", 3.0, "Smallest hill radius"),
+            _radius_m("radius_max", "Radius Max", 16.0, "Largest hill radius (at least Radius Min)"),
+            Param(
+                "island",
+                "bool",
+                False,
+                label="Island",
+                description="Cluster the hills around the centre into one island",
+            ),
+        ),
+        source="Nystrom's and Lighthouse 3D's hill tutorials",
+        ordered=(("radius_min", "radius_max"),),
+        uses_cell_size=True,
+    )
+)
 
-register_generator(Generator(
-    "faults", "Fault Formation", "Random fault lines, each raising one side; smooth with the low-pass filter",
-    fault_formation,
-    (
-        Param("faults", "int", 200, hard=(0, MAX_FAULTS), soft=(0, 5000), label="Faults",
-              description="Number of fault lines"),
-        Param("displacement_max", "float", 1.0, hard=(OPEN_LOW, 1.0e6), soft=(0.01, 10.0), label="First Displacement",
-              description="Displacement of the first fault (heights are normalised afterwards, so only the ratio "
-                          "to Last Displacement matters)"),
-        Param("displacement_min", "float", 0.05, hard=(0.0, 1.0e6), soft=(0.0, 1.0), label="Last Displacement",
-              description="Displacement of the last fault (the displacement falls linearly from the first)"),
-        Param("spacing", "enum", "to_last", label="Spacing", description="How the displacement falls",
-              items=(("to_last", "To Last", "Linearly from the first fault's displacement to the last's"),
-                     ("orogen_0_1", "Orogen 0.1",
-                      "Orogen 0.1's steps, one short of Last Displacement (0.1's terrains keep it)"))),
-    ),
-    source="Polack 2002; fractal-terrain tutorials",
-    ordered=(("displacement_min", "displacement_max"),),
-))
+register_generator(
+    Generator(
+        "faults",
+        "Fault Formation",
+        "Random fault lines, each raising one side; smooth with the low-pass filter",
+        fault_formation,
+        (
+            Param(
+                "faults",
+                "int",
+                200,
+                hard=(0, MAX_FAULTS),
+                soft=(0, 5000),
+                label="Faults",
+                description="Number of fault lines",
+            ),
+            Param(
+                "displacement_max",
+                "float",
+                1.0,
+                hard=(OPEN_LOW, 1.0e6),
+                soft=(0.01, 10.0),
+                label="First Displacement",
+                description="Displacement of the first fault (heights are normalised afterwards, so only the ratio "
+                "to Last Displacement matters)",
+            ),
+            Param(
+                "displacement_min",
+                "float",
+                0.05,
+                hard=(0.0, 1.0e6),
+                soft=(0.0, 1.0),
+                label="Last Displacement",
+                description="Displacement of the last fault (the displacement falls linearly from the first)",
+            ),
+            Param(
+                "spacing",
+                "enum",
+                "to_last",
+                label="Spacing",
+                description="How the displacement falls",
+                items=(
+                    ("to_last", "To Last", "Linearly from the first fault's displacement to the last's"),
+                    (
+                        "orogen_0_1",
+                        "Orogen 0.1",
+                        "Orogen 0.1's steps, one short of Last Displacement (0.1's terrains keep it)",
+                    ),
+                ),
+            ),
+        ),
+        source="Polack 2002; fractal-terrain tutorials",
+        ordered=(("displacement_min", "displacement_max"),),
+    )
+)
 
-register_generator(Generator(
-    "diamond_square", "Diamond-Square", "Midpoint displacement: fractal mountains with a roughness",
-    diamond_square,
-    (
-        Param("roughness", "float", 1.0, hard=(0.01, 8.0), soft=(0.05, 3.0), label="Roughness",
-              description="Offsets shrink by 2^-roughness per level: above 1 smooth, below 1 rough and chaotic"),
-        Param("lattice", "enum", "world", label="Lattice", description="How the random offsets are placed",
-              items=(("world", "World", "By world position, over a period of the terrain's width: every size "
-                                        "samples the same landscape"),
-                     ("grid", "Grid (Orogen 0.2)", "By grid cell: the landscape changes with Size "
-                                                   "(spec version 2's terrains keep it)"))),
-    ),
-    source="Fournier, Fussell & Carpenter 1982; Miller 1986",
-))
+register_generator(
+    Generator(
+        "diamond_square",
+        "Diamond-Square",
+        "Midpoint displacement: fractal mountains with a roughness",
+        diamond_square,
+        (
+            Param(
+                "roughness",
+                "float",
+                1.0,
+                hard=(0.01, 8.0),
+                soft=(0.05, 3.0),
+                label="Roughness",
+                description="Offsets shrink by 2^-roughness per level: above 1 smooth, below 1 rough and chaotic",
+            ),
+            Param(
+                "lattice",
+                "enum",
+                "world",
+                label="Lattice",
+                description="How the random offsets are placed",
+                items=(
+                    (
+                        "world",
+                        "World",
+                        "By world position, over a period of the terrain's width: every size "
+                        "samples the same landscape",
+                    ),
+                    (
+                        "grid",
+                        "Grid (Orogen 0.2)",
+                        "By grid cell: the landscape changes with Size (spec version 2's terrains keep it)",
+                    ),
+                ),
+            ),
+        ),
+        source="Fournier, Fussell & Carpenter 1982; Miller 1986",
+    )
+)
 
-register_generator(Generator(
-    "noise", "Noise, Hills and Pits", "Value noise with hills and pits; smooth with the box blur",
-    _noise_m,
-    (
-        Param("noise", "float", 0.1, hard=(0.0, 1.0e6), soft=(0.0, 2.0), label="Noise",
-              description="Amplitude of the noise base, relative to hill heights"),
-        Param("grain", "float", 1.0, hard=(LENGTH_MIN, LENGTH_MAX), soft=(0.01, 100.0), unit="m", label="Grain",
-              description="Spacing of the noise base's random values (interpolated between); cells larger than "
-                          "the grain see it averaged down"),
-        Param("hills", "int", 300, hard=(0, MAX_HILLS), soft=(0, 5000), label="Hills",
-              description="Number of hills raised on the noise"),
-        _pair("hill_radius", "Hill Radius", (3.0, 12.0), "m", "Smallest and largest hill radius, in metres",
-              (LENGTH_MIN, LENGTH_MAX), (0.1, 1000.0)),
-        _pair("hill_height", "Hill Height", (0.2, 0.6), "", "Lowest and highest hill peak, relative to the noise",
-              (0.0, 1.0e6), (0.0, 5.0)),
-        Param("pits", "int", 100, hard=(0, MAX_HILLS), soft=(0, 5000), label="Pits",
-              description="Number of pits dug into the noise"),
-        _pair("pit_radius", "Pit Radius", (2.0, 6.0), "m", "Smallest and largest pit radius, in metres",
-              (LENGTH_MIN, LENGTH_MAX), (0.1, 1000.0)),
-        _pair("pit_height", "Pit Depth", (0.2, 0.5), "", "Shallowest and deepest pit, relative to the noise",
-              (0.0, 1.0e6), (0.0, 5.0)),
-    ),
-    source="the elevation-map tutorial's hills and pits",
-    uses_cell_size=True,
-))
+register_generator(
+    Generator(
+        "noise",
+        "Noise, Hills and Pits",
+        "Value noise with hills and pits; smooth with the box blur",
+        _noise_m,
+        (
+            Param(
+                "noise",
+                "float",
+                0.1,
+                hard=(0.0, 1.0e6),
+                soft=(0.0, 2.0),
+                label="Noise",
+                description="Amplitude of the noise base, relative to hill heights",
+            ),
+            Param(
+                "grain",
+                "float",
+                1.0,
+                hard=(LENGTH_MIN, LENGTH_MAX),
+                soft=(0.01, 100.0),
+                unit="m",
+                label="Grain",
+                description="Spacing of the noise base's random values (interpolated between); cells larger than "
+                "the grain see it averaged down",
+            ),
+            Param(
+                "hills",
+                "int",
+                300,
+                hard=(0, MAX_HILLS),
+                soft=(0, 5000),
+                label="Hills",
+                description="Number of hills raised on the noise",
+            ),
+            _pair(
+                "hill_radius",
+                "Hill Radius",
+                (3.0, 12.0),
+                "m",
+                "Smallest and largest hill radius, in metres",
+                (LENGTH_MIN, LENGTH_MAX),
+                (0.1, 1000.0),
+            ),
+            _pair(
+                "hill_height",
+                "Hill Height",
+                (0.2, 0.6),
+                "",
+                "Lowest and highest hill peak, relative to the noise",
+                (0.0, 1.0e6),
+                (0.0, 5.0),
+            ),
+            Param(
+                "pits",
+                "int",
+                100,
+                hard=(0, MAX_HILLS),
+                soft=(0, 5000),
+                label="Pits",
+                description="Number of pits dug into the noise",
+            ),
+            _pair(
+                "pit_radius",
+                "Pit Radius",
+                (2.0, 6.0),
+                "m",
+                "Smallest and largest pit radius, in metres",
+                (LENGTH_MIN, LENGTH_MAX),
+                (0.1, 1000.0),
+            ),
+            _pair(
+                "pit_height",
+                "Pit Depth",
+                (0.2, 0.5),
+                "",
+                "Shallowest and deepest pit, relative to the noise",
+                (0.0, 1.0e6),
+                (0.0, 5.0),
+            ),
+        ),
+        source="the elevation-map tutorial's hills and pits",
+        uses_cell_size=True,
+    )
+)
 
 
 def _passes(params: Mapping[str, Any]) -> int:
     return int(params.get("passes", 1))
 
 
-register_filter(Filter(
-    "flatten", "Flatten", "Raise heights to an exponent: above 1 broad lowlands and sharp peaks",
-    flatten,
-    (Param("exponent", "float", 1.5, hard=(OPEN_LOW, 64.0), soft=(0.1, 8.0), label="Exponent",
-           description="Exponent applied to the heights as a share of Height (clipped to [0, 1] first): 1 = none, "
-                       "above 1 = broad lowlands and sharp peaks, below 1 = plateaus"),),
-    source="Lighthouse 3D's hill tutorial",
-))
+register_filter(
+    Filter(
+        "flatten",
+        "Flatten",
+        "Raise heights to an exponent: above 1 broad lowlands and sharp peaks",
+        flatten,
+        (
+            Param(
+                "exponent",
+                "float",
+                1.5,
+                hard=(OPEN_LOW, 64.0),
+                soft=(0.1, 8.0),
+                label="Exponent",
+                description="Exponent applied to the heights as a share of Height (clipped to [0, 1] first): 1 = none, "
+                "above 1 = broad lowlands and sharp peaks, below 1 = plateaus",
+            ),
+        ),
+        source="Lighthouse 3D's hill tutorial",
+    )
+)
 
 
 def blur_passes(radius: float, cell_size: float) -> int:
@@ -208,9 +423,11 @@ def _blur(heightmap: Any, *, cell_size: float, height: float, radius: float, met
     if method == "passes":
         passes = blur_passes(radius, cell_size)
         if passes > filters.MAX_PASSES:
-            raise ValueError(f"box_blur.radius ({radius:g} m) is {passes} passes of the 3 x 3 mean on this terrain's "
-                             f"{cell_size:.3g} m cells, more than {filters.MAX_PASSES}: use the Gaussian method, a "
-                             "smaller radius or a coarser grid")
+            raise ValueError(
+                f"box_blur.radius ({radius:g} m) is {passes} passes of the 3 x 3 mean on this terrain's "
+                f"{cell_size:.3g} m cells, more than {filters.MAX_PASSES}: use the Gaussian method, a "
+                "smaller radius or a coarser grid"
+            )
         return filters.box_blur(heightmap, passes)
     return filters.gaussian_blur(heightmap, _in_cells(radius, cell_size, "box_blur.radius", 0.0, filters.MAX_SIGMA))
 
@@ -219,24 +436,53 @@ def _blur_cells(p: Mapping[str, Any]) -> float:
     return float(p.get("radius", 1.0)) / float(p.get("cell_size", 1.0))
 
 
-register_filter(Filter(
-    "box_blur", "Blur", "Smooth the terrain over a radius in metres (a Gaussian, or 3 x 3 box passes)",
-    _blur,
-    (
-        Param("radius", "float", 1.0, hard=(0.0, LENGTH_MAX), soft=(0.0, 100.0), unit="m", label="Radius",
-              description="How far the blur reaches: the standard deviation of the Gaussian, in metres"),
-        Param("method", "enum", "gaussian", label="Method", description="How the blur is computed",
-              items=(("gaussian", "Gaussian", "Three extended box filters per axis (cost independent of the radius)"),
-                     ("passes", "3 x 3 Passes (Orogen 0.2)",
-                      "round(1.5 (radius / cell)^2) passes of the 3 x 3 mean (spec version 2's terrains keep it)"))),
-    ),
-    source="the elevation-map tutorial; Gwosdek et al. 2011 (extended box filtering)",
-    margin=lambda p: (blur_passes(float(p.get("radius", 1.0)), float(p.get("cell_size", 1.0)))
-                      if p.get("method") == "passes" else filters.gaussian_margin(_blur_cells(p))),
-    passes=lambda p: (blur_passes(float(p.get("radius", 1.0)), float(p.get("cell_size", 1.0)))
-                      if p.get("method") == "passes" else filters.gaussian_passes(_blur_cells(p))),
-    uses_scale=True,
-))
+register_filter(
+    Filter(
+        "box_blur",
+        "Blur",
+        "Smooth the terrain over a radius in metres (a Gaussian, or 3 x 3 box passes)",
+        _blur,
+        (
+            Param(
+                "radius",
+                "float",
+                1.0,
+                hard=(0.0, LENGTH_MAX),
+                soft=(0.0, 100.0),
+                unit="m",
+                label="Radius",
+                description="How far the blur reaches: the standard deviation of the Gaussian, in metres",
+            ),
+            Param(
+                "method",
+                "enum",
+                "gaussian",
+                label="Method",
+                description="How the blur is computed",
+                items=(
+                    ("gaussian", "Gaussian", "Three extended box filters per axis (cost independent of the radius)"),
+                    (
+                        "passes",
+                        "3 x 3 Passes (Orogen 0.2)",
+                        "round(1.5 (radius / cell)^2) passes of the 3 x 3 mean (spec version 2's terrains keep it)",
+                    ),
+                ),
+            ),
+        ),
+        source="the elevation-map tutorial; Gwosdek et al. 2011 (extended box filtering)",
+        margin=lambda p: (
+            blur_passes(float(p.get("radius", 1.0)), float(p.get("cell_size", 1.0)))
+            if p.get("method") == "passes"
+            else filters.gaussian_margin(_blur_cells(p))
+        ),
+        passes=lambda p: (
+            blur_passes(float(p.get("radius", 1.0)), float(p.get("cell_size", 1.0)))
+            if p.get("method") == "passes"
+            else filters.gaussian_passes(_blur_cells(p))
+        ),
+        uses_scale=True,
+    )
+)
 
 
 #: Largest per-cell coefficient a low-pass length gives (the filter needs k < 1).
@@ -260,100 +506,268 @@ def _lowpass(heightmap: Any, *, cell_size: float, height: float, length: float, 
     return filters.erosion_filter(heightmap, lowpass_k(length, cell_size), passes)
 
 
-register_filter(Filter(
-    "lowpass", "Low-pass (FIR erosion filter)",
-    "One-pole low-pass filter y = k*y[-1] + (1 - k)*x run in all four directions (the fault-formation smoothing), "
-    "k = exp(-cell / length)",
-    _lowpass,
-    (
-        Param("length", "float", 1.0, hard=(0.0, LENGTH_MAX), soft=(0.0, 1000.0), unit="m", label="Length",
-              description="Decay length in metres: a height d metres away weighs exp(-d / length) (0 keeps the map)"),
-        Param("passes", "int", 1, hard=(0, filters.MAX_PASSES), soft=(1, 20), label="Passes",
-              description="Low-pass filter passes"),
-    ),
-    source="Polack 2002 (the 'FIR erosion filter')",
-    margin=lambda p: filters.erosion_margin(lowpass_k(float(p.get("length", 1.0)), float(p.get("cell_size", 1.0))),
-                                            p.get("passes", 1)),
-    passes=_passes,
-    uses_scale=True,
-))
+register_filter(
+    Filter(
+        "lowpass",
+        "Low-pass (FIR erosion filter)",
+        "One-pole low-pass filter y = k*y[-1] + (1 - k)*x run in all four directions (the fault-formation smoothing), "
+        "k = exp(-cell / length)",
+        _lowpass,
+        (
+            Param(
+                "length",
+                "float",
+                1.0,
+                hard=(0.0, LENGTH_MAX),
+                soft=(0.0, 1000.0),
+                unit="m",
+                label="Length",
+                description="Decay length in metres: a height d metres away weighs exp(-d / length) (0 keeps the map)",
+            ),
+            Param(
+                "passes",
+                "int",
+                1,
+                hard=(0, filters.MAX_PASSES),
+                soft=(1, 20),
+                label="Passes",
+                description="Low-pass filter passes",
+            ),
+        ),
+        source="Polack 2002 (the 'FIR erosion filter')",
+        margin=lambda p: filters.erosion_margin(
+            lowpass_k(float(p.get("length", 1.0)), float(p.get("cell_size", 1.0))), p.get("passes", 1)
+        ),
+        passes=_passes,
+        uses_scale=True,
+    )
+)
 
-register_filter(Filter(
-    "terrace", "Terrace", "Quantise heights into smooth steps",
-    filters.terrace,
-    (
-        Param("levels", "int", 8, hard=(1, 4096), soft=(1, 64), label="Levels", description="Number of terraces"),
-        Param("smoothness", "float", 0.5, hard=(0.01, 1.0), unit="factor", label="Smoothness",
-              description="Share of each step that rises to the next: 1 rounded, near 0 cliffs"),
-    ),
-))
+register_filter(
+    Filter(
+        "terrace",
+        "Terrace",
+        "Quantise heights into smooth steps",
+        filters.terrace,
+        (
+            Param("levels", "int", 8, hard=(1, 4096), soft=(1, 64), label="Levels", description="Number of terraces"),
+            Param(
+                "smoothness",
+                "float",
+                0.5,
+                hard=(0.01, 1.0),
+                unit="factor",
+                label="Smoothness",
+                description="Share of each step that rises to the next: 1 rounded, near 0 cliffs",
+            ),
+        ),
+    )
+)
 
-register_filter(Filter(
-    "sea_level", "Sea Level", "Flatten everything below a level",
-    filters.sea_level,
-    (Param("level", "float", 0.2, hard=(0.0, 1.0), unit="normalised", label="Level",
-           description="Sea level as a share of the height range"),),
-))
+register_filter(
+    Filter(
+        "sea_level",
+        "Sea Level",
+        "Flatten everything below a level",
+        filters.sea_level,
+        (
+            Param(
+                "level",
+                "float",
+                0.2,
+                hard=(0.0, 1.0),
+                unit="normalised",
+                label="Level",
+                description="Sea level as a share of the height range",
+            ),
+        ),
+    )
+)
 
 
-register_generator(Generator(
-    "fractal", "Fractal Noise",
-    "Gradient, simplex, value or cellular noise summed as fBm, billow, ridged or hybrid multifractal or heterogeneous "
-    "terrain, optionally domain-warped; lengths in metres, so the size sets the resolution, not the landscape",
-    fractal_noise,
-    (
-        Param("basis", "enum", "perlin", label="Basis", description="The lattice noise each octave is made of",
-              items=(("perlin", "Perlin", "Gradient noise (Perlin 2002)"),
-                     ("simplex", "Simplex", "Simplex-type gradient noise"),
-                     ("value", "Value", "Value noise: random heights at lattice points, smoothly interpolated"),
-                     ("cellular_f1", "Cellular F1", "Worley noise: distance to the nearest feature point"),
-                     ("cellular_f2", "Cellular F2", "Worley noise: distance to the second nearest point"),
-                     ("cellular_f2_f1", "Cellular F2 - F1", "Worley noise: cell walls"))),
-        Param("fractal", "enum", "fbm", label="Fractal Type", description="How the octaves are combined",
-              items=(("fbm", "fBm", "Fractional Brownian motion: the plain sum of octaves"),
-                     ("billow", "Billow", "Sum of absolute values (turbulence): rounded hills, creased valleys"),
-                     ("ridged_multifractal", "Ridged Multifractal", "Sharp ridges, smooth valleys (Musgrave)"),
-                     ("hybrid_multifractal", "Hybrid Multifractal", "Smooth lowlands, rough peaks (Musgrave)"),
-                     ("hetero_terrain", "Heterogeneous Terrain", "Roughness grows with height (Musgrave)"))),
-        Param("feature_size", "float", 200.0, hard=(0.001, 1.0e6), soft=(1.0, 10_000.0), unit="m",
-              label="Feature Size", description="Size of the largest hills: the first octave's lattice spacing "
-                                                "(Blender's Scale is 1 / Feature Size with coordinates in metres)"),
-        Param("detail", "float", 5.0, hard=(0.0, 15.0), soft=(0.0, 10.0), label="Detail",
-              description="Octaves beyond the first; a fractional value blends the last one in (as Blender's)"),
-        Param("roughness", "float", 0.5, hard=(0.0, 1.0), unit="factor", label="Roughness",
-              description="Each octave's weight relative to the previous one"),
-        Param("lacunarity", "float", 2.0, hard=(1.0, 16.0), soft=(1.5, 4.0), label="Lacunarity",
-              description="Each octave's frequency relative to the previous one"),
-        Param("offset", "float", 1.0, hard=(-1000.0, 1000.0), soft=(0.0, 2.0), label="Offset",
-              description="Raises the basis before the multifractal products (ridged, hybrid, heterogeneous)"),
-        Param("gain", "float", 2.0, hard=(0.0, 1000.0), soft=(0.0, 10.0), label="Gain",
-              description="How strongly an octave's signal weights the next (ridged and hybrid)"),
-        Param("distortion", "float", 0.0, hard=(0.0, 1.0e6), soft=(0.0, 1000.0), unit="m", label="Distortion",
-              description="Largest displacement of the domain warp (0: no warping)"),
-        Param("warp_iterations", "int", 1, hard=(1, 8), soft=(1, 4), label="Warp Iterations",
-              description="How many times the warp is applied to its own result"),
-        Param("warp_detail", "float", 2.0, hard=(0.0, 15.0), soft=(0.0, 6.0), label="Warp Detail",
-              description="Octaves beyond the first of the fBm that displaces the domain"),
-        Param("stretch", "float", 1.0, hard=(1.0, 100.0), soft=(1.0, 10.0), unit="factor", label="Stretch",
-              description="Features are this many times longer along the stretch direction (1: isotropic; dunes)"),
-        Param("stretch_direction", "float", 0.0, hard=(0.0, 360.0), unit="deg", label="Stretch Direction",
-              description="Direction features run along, degrees clockwise from north"),
-        Param("cone", "float", 0.0, hard=(0.0, 1000.0), soft=(0.0, 10.0), label="Cone",
-              description="Height of a cone added at the world's centre, in the noise's units (fBm spans about "
-                          "-1 to 1; 0: none): a volcano"),
-        Param("cone_radius", "float", 500.0, hard=(OPEN_LOW, 1.0e6), soft=(1.0, 20_000.0), unit="m",
-              label="Cone Radius", description="Radius of the cone's foot"),
-        Param("crater_radius", "float", 0.0, hard=(0.0, 1.0e6), soft=(0.0, 5000.0), unit="m", label="Crater Radius",
-              description="Radius of the summit crater, where the cone falls again (0: none)"),
-    ),
-    source="Perlin 1985, 2002; Worley 1996; Musgrave in Ebert et al., Texturing and Modeling (2003)",
-    uses_cell_size=True,
-))
+register_generator(
+    Generator(
+        "fractal",
+        "Fractal Noise",
+        "Gradient, simplex, value or cellular noise summed as fBm, billow, ridged or hybrid multifractal or "
+        "heterogeneous terrain, optionally domain-warped; lengths in metres, so the size sets the resolution, "
+        "not the landscape",
+        fractal_noise,
+        (
+            Param(
+                "basis",
+                "enum",
+                "perlin",
+                label="Basis",
+                description="The lattice noise each octave is made of",
+                items=(
+                    ("perlin", "Perlin", "Gradient noise (Perlin 2002)"),
+                    ("simplex", "Simplex", "Simplex-type gradient noise"),
+                    ("value", "Value", "Value noise: random heights at lattice points, smoothly interpolated"),
+                    ("cellular_f1", "Cellular F1", "Worley noise: distance to the nearest feature point"),
+                    ("cellular_f2", "Cellular F2", "Worley noise: distance to the second nearest point"),
+                    ("cellular_f2_f1", "Cellular F2 - F1", "Worley noise: cell walls"),
+                ),
+            ),
+            Param(
+                "fractal",
+                "enum",
+                "fbm",
+                label="Fractal Type",
+                description="How the octaves are combined",
+                items=(
+                    ("fbm", "fBm", "Fractional Brownian motion: the plain sum of octaves"),
+                    ("billow", "Billow", "Sum of absolute values (turbulence): rounded hills, creased valleys"),
+                    ("ridged_multifractal", "Ridged Multifractal", "Sharp ridges, smooth valleys (Musgrave)"),
+                    ("hybrid_multifractal", "Hybrid Multifractal", "Smooth lowlands, rough peaks (Musgrave)"),
+                    ("hetero_terrain", "Heterogeneous Terrain", "Roughness grows with height (Musgrave)"),
+                ),
+            ),
+            Param(
+                "feature_size",
+                "float",
+                200.0,
+                hard=(0.001, 1.0e6),
+                soft=(1.0, 10_000.0),
+                unit="m",
+                label="Feature Size",
+                description="Size of the largest hills: the first octave's lattice spacing "
+                "(Blender's Scale is 1 / Feature Size with coordinates in metres)",
+            ),
+            Param(
+                "detail",
+                "float",
+                5.0,
+                hard=(0.0, 15.0),
+                soft=(0.0, 10.0),
+                label="Detail",
+                description="Octaves beyond the first; a fractional value blends the last one in (as Blender's)",
+            ),
+            Param(
+                "roughness",
+                "float",
+                0.5,
+                hard=(0.0, 1.0),
+                unit="factor",
+                label="Roughness",
+                description="Each octave's weight relative to the previous one",
+            ),
+            Param(
+                "lacunarity",
+                "float",
+                2.0,
+                hard=(1.0, 16.0),
+                soft=(1.5, 4.0),
+                label="Lacunarity",
+                description="Each octave's frequency relative to the previous one",
+            ),
+            Param(
+                "offset",
+                "float",
+                1.0,
+                hard=(-1000.0, 1000.0),
+                soft=(0.0, 2.0),
+                label="Offset",
+                description="Raises the basis before the multifractal products (ridged, hybrid, heterogeneous)",
+            ),
+            Param(
+                "gain",
+                "float",
+                2.0,
+                hard=(0.0, 1000.0),
+                soft=(0.0, 10.0),
+                label="Gain",
+                description="How strongly an octave's signal weights the next (ridged and hybrid)",
+            ),
+            Param(
+                "distortion",
+                "float",
+                0.0,
+                hard=(0.0, 1.0e6),
+                soft=(0.0, 1000.0),
+                unit="m",
+                label="Distortion",
+                description="Largest displacement of the domain warp (0: no warping)",
+            ),
+            Param(
+                "warp_iterations",
+                "int",
+                1,
+                hard=(1, 8),
+                soft=(1, 4),
+                label="Warp Iterations",
+                description="How many times the warp is applied to its own result",
+            ),
+            Param(
+                "warp_detail",
+                "float",
+                2.0,
+                hard=(0.0, 15.0),
+                soft=(0.0, 6.0),
+                label="Warp Detail",
+                description="Octaves beyond the first of the fBm that displaces the domain",
+            ),
+            Param(
+                "stretch",
+                "float",
+                1.0,
+                hard=(1.0, 100.0),
+                soft=(1.0, 10.0),
+                unit="factor",
+                label="Stretch",
+                description="Features are this many times longer along the stretch direction (1: isotropic; dunes)",
+            ),
+            Param(
+                "stretch_direction",
+                "float",
+                0.0,
+                hard=(0.0, 360.0),
+                unit="deg",
+                label="Stretch Direction",
+                description="Direction features run along, degrees clockwise from north",
+            ),
+            Param(
+                "cone",
+                "float",
+                0.0,
+                hard=(0.0, 1000.0),
+                soft=(0.0, 10.0),
+                label="Cone",
+                description="Height of a cone added at the world's centre, in the noise's units (fBm spans about "
+                "-1 to 1; 0: none): a volcano",
+            ),
+            Param(
+                "cone_radius",
+                "float",
+                500.0,
+                hard=(OPEN_LOW, 1.0e6),
+                soft=(1.0, 20_000.0),
+                unit="m",
+                label="Cone Radius",
+                description="Radius of the cone's foot",
+            ),
+            Param(
+                "crater_radius",
+                "float",
+                0.0,
+                hard=(0.0, 1.0e6),
+                soft=(0.0, 5000.0),
+                unit="m",
+                label="Crater Radius",
+                description="Radius of the summit crater, where the cone falls again (0: none)",
+            ),
+        ),
+        source="Perlin 1985, 2002; Worley 1996; Musgrave in Ebert et al., Texturing and Modeling (2003)",
+        uses_cell_size=True,
+    )
+)
 
 #: A global filter reads the whole world around any window.
 _WHOLE_WORLD = 1 << 30
-_EDGES = (("closed", "Closed", "Water and material stay in the map"),
-          ("open", "Open", "Water and material leave over the map's border"))
+_EDGES = (
+    ("closed", "Closed", "Water and material stay in the map"),
+    ("open", "Open", "Water and material leave over the map's border"),
+)
 
 
 class Cancelled(Exception):
@@ -392,84 +806,220 @@ class _Watch:
         return result
 
 
-def _thermal(heightmap: Any, *, cell_size: float, height: float, talus_angle: float, iterations: int, rate: float,
-             edges: str, maps: dict[str, Any] | None = None, callback: Callback | None = None) -> Any:
+def _thermal(
+    heightmap: Any,
+    *,
+    cell_size: float,
+    height: float,
+    talus_angle: float,
+    iterations: int,
+    rate: float,
+    edges: str,
+    maps: dict[str, Any] | None = None,
+    callback: Callback | None = None,
+) -> Any:
     """Thermal erosion of a normalised heightmap at the terrain's scale (metres), back to normalised units."""
     watch = _Watch(callback)
-    result = watch.check(thermal_erosion(heightmap * np.float32(height), talus_angle, cell_size, iterations, rate,
-                                         edges, callback=watch))
+    result = watch.check(
+        thermal_erosion(heightmap * np.float32(height), talus_angle, cell_size, iterations, rate, edges, callback=watch)
+    )
     _add_change(maps, result.deposited, result.removed)
     return (result.heights / np.float32(height)).astype(np.float32)
 
 
-def _hydraulic(heightmap: Any, *, cell_size: float, height: float, steps: int, rain_rate: float, capacity: float,
-               dissolve_rate: float, deposit_rate: float, evaporation_rate: float, depth_scale: float,
-               edges: str, maps: dict[str, Any] | None = None, callback: Callback | None = None) -> Any:
+def _hydraulic(
+    heightmap: Any,
+    *,
+    cell_size: float,
+    height: float,
+    steps: int,
+    rain_rate: float,
+    capacity: float,
+    dissolve_rate: float,
+    deposit_rate: float,
+    evaporation_rate: float,
+    depth_scale: float,
+    edges: str,
+    maps: dict[str, Any] | None = None,
+    callback: Callback | None = None,
+) -> Any:
     """Hydraulic erosion of a normalised heightmap at the terrain's scale (metres), back to normalised units."""
     watch = _Watch(callback)
-    result = watch.check(hydraulic_erosion(heightmap * np.float32(height), cell_size, steps, None, rain_rate, capacity,
-                                           dissolve_rate, deposit_rate, evaporation_rate, depth_scale=depth_scale,
-                                           edges=edges, callback=watch))
+    result = watch.check(
+        hydraulic_erosion(
+            heightmap * np.float32(height),
+            cell_size,
+            steps,
+            None,
+            rain_rate,
+            capacity,
+            dissolve_rate,
+            deposit_rate,
+            evaporation_rate,
+            depth_scale=depth_scale,
+            edges=edges,
+            callback=watch,
+        )
+    )
     _add_change(maps, result.deposited, result.removed)
     if maps is not None and result.water is not None:
         maps["water_depth"] = result.water.astype(np.float32)
     return (result.heights / np.float32(height)).astype(np.float32)
 
 
-register_filter(Filter(
-    "thermal", "Thermal Erosion", "Material slides downhill until no slope is steeper than the talus angle (scree)",
-    _thermal,
-    (
-        Param("talus_angle", "float", 35.0, hard=(0.0, 89.0), soft=(10.0, 60.0), unit="deg", label="Talus Angle",
-              description="Steepest slope loose material rests at"),
-        Param("iterations", "int", 50, hard=(0, 100_000), soft=(1, 400), label="Iterations",
-              description="Passes of material moving downhill"),
-        Param("rate", "float", 0.5, hard=(0.01, 1.0), unit="factor", label="Rate",
-              description="Share of the excess moved per iteration"),
-        Param("edges", "enum", "closed", label="Edges", description="What the map's border does", items=_EDGES),
-    ),
-    source="Musgrave, Kolb & Mace 1989; Olsen 2004",
-    margin=lambda _p: _WHOLE_WORLD,
-    passes=lambda p: 5 * int(p.get("iterations", 50)),
-    uses_scale=True,
-    makes_maps=True,
-))
+register_filter(
+    Filter(
+        "thermal",
+        "Thermal Erosion",
+        "Material slides downhill until no slope is steeper than the talus angle (scree)",
+        _thermal,
+        (
+            Param(
+                "talus_angle",
+                "float",
+                35.0,
+                hard=(0.0, 89.0),
+                soft=(10.0, 60.0),
+                unit="deg",
+                label="Talus Angle",
+                description="Steepest slope loose material rests at",
+            ),
+            Param(
+                "iterations",
+                "int",
+                50,
+                hard=(0, 100_000),
+                soft=(1, 400),
+                label="Iterations",
+                description="Passes of material moving downhill",
+            ),
+            Param(
+                "rate",
+                "float",
+                0.5,
+                hard=(0.01, 1.0),
+                unit="factor",
+                label="Rate",
+                description="Share of the excess moved per iteration",
+            ),
+            Param("edges", "enum", "closed", label="Edges", description="What the map's border does", items=_EDGES),
+        ),
+        source="Musgrave, Kolb & Mace 1989; Olsen 2004",
+        margin=lambda _p: _WHOLE_WORLD,
+        passes=lambda p: 5 * int(p.get("iterations", 50)),
+        uses_scale=True,
+        makes_maps=True,
+    )
+)
 
-register_filter(Filter(
-    "hydraulic", "Hydraulic Erosion",
-    "Rain, shallow-water flow through virtual pipes, sediment taken up and laid down (gullies, fans, filled valleys)",
-    _hydraulic,
-    (
-        Param("steps", "int", 200, hard=(0, 100_000), soft=(10, 400), label="Steps",
-              description="Time steps simulated"),
-        Param("rain_rate", "float", 0.02, hard=(0.0, 10.0), soft=(0.001, 0.1), label="Rain",
-              description="Rainfall in metres of water per second (storm strength, compressed in time)"),
-        Param("capacity", "float", 0.02, hard=(0.0, 100.0), soft=(0.002, 0.2), label="Capacity",
-              description="Sediment the water can carry per unit of speed and sine of the tilt (Kc, seconds)"),
-        Param("dissolve_rate", "float", 2.0, hard=(0.0, 1.0e4), soft=(0.1, 20.0), label="Dissolving",
-              description="How fast water takes up terrain below its capacity (Ks, 1/s)"),
-        Param("deposit_rate", "float", 2.0, hard=(0.0, 1.0e4), soft=(0.1, 20.0), label="Deposition",
-              description="How fast sediment above the capacity settles (Kd, 1/s)"),
-        Param("evaporation_rate", "float", 0.2, hard=(0.0, 1.0e4), soft=(0.01, 2.0), label="Evaporation",
-              description="Share of the water lost per second (Ke, 1/s)"),
-        Param("depth_scale", "float", 0.2, hard=(0.0, 1.0e4), soft=(0.02, 1.0), unit="m", label="Depth Scale",
-              description="Water depth at which the capacity is full: erosion gathers in channels (0: off)"),
-        Param("edges", "enum", "closed", label="Edges", description="What the map's border does", items=_EDGES),
-    ),
-    source="Mei, Decaudin & Hu 2007; Šťava et al. 2008",
-    margin=lambda _p: _WHOLE_WORLD,
-    passes=lambda p: 6 * int(p.get("steps", 200)),
-    uses_scale=True,
-    makes_maps=True,
-))
+register_filter(
+    Filter(
+        "hydraulic",
+        "Hydraulic Erosion",
+        "Rain, shallow-water flow through virtual pipes, sediment taken up and laid down "
+        "(gullies, fans, filled valleys)",
+        _hydraulic,
+        (
+            Param(
+                "steps",
+                "int",
+                200,
+                hard=(0, 100_000),
+                soft=(10, 400),
+                label="Steps",
+                description="Time steps simulated",
+            ),
+            Param(
+                "rain_rate",
+                "float",
+                0.02,
+                hard=(0.0, 10.0),
+                soft=(0.001, 0.1),
+                label="Rain",
+                description="Rainfall in metres of water per second (storm strength, compressed in time)",
+            ),
+            Param(
+                "capacity",
+                "float",
+                0.02,
+                hard=(0.0, 100.0),
+                soft=(0.002, 0.2),
+                label="Capacity",
+                description="Sediment the water can carry per unit of speed and sine of the tilt (Kc, seconds)",
+            ),
+            Param(
+                "dissolve_rate",
+                "float",
+                2.0,
+                hard=(0.0, 1.0e4),
+                soft=(0.1, 20.0),
+                label="Dissolving",
+                description="How fast water takes up terrain below its capacity (Ks, 1/s)",
+            ),
+            Param(
+                "deposit_rate",
+                "float",
+                2.0,
+                hard=(0.0, 1.0e4),
+                soft=(0.1, 20.0),
+                label="Deposition",
+                description="How fast sediment above the capacity settles (Kd, 1/s)",
+            ),
+            Param(
+                "evaporation_rate",
+                "float",
+                0.2,
+                hard=(0.0, 1.0e4),
+                soft=(0.01, 2.0),
+                label="Evaporation",
+                description="Share of the water lost per second (Ke, 1/s)",
+            ),
+            Param(
+                "depth_scale",
+                "float",
+                0.2,
+                hard=(0.0, 1.0e4),
+                soft=(0.02, 1.0),
+                unit="m",
+                label="Depth Scale",
+                description="Water depth at which the capacity is full: erosion gathers in channels (0: off)",
+            ),
+            Param("edges", "enum", "closed", label="Edges", description="What the map's border does", items=_EDGES),
+        ),
+        source="Mei, Decaudin & Hu 2007; Šťava et al. 2008",
+        margin=lambda _p: _WHOLE_WORLD,
+        passes=lambda p: 6 * int(p.get("steps", 200)),
+        uses_scale=True,
+        makes_maps=True,
+    )
+)
 
 
-def _stream_power(heightmap: Any, *, cell_size: float, height: float, auto_rates: bool, k: float, m: float, n: float,
-                  uplift: float, uplift_from_terrain: bool, diffusion: float, dt: float, steps: int,
-                  use_sea_level: bool, sea_level: float, routing: str = "d8", flow_exponent: float = 1.0,
-                  lake_fill: bool = False, auto_scale: str = "cell", channel_width: float = 0.0,
-                  channel_area: float = 0.0,
-                  maps: dict[str, Any] | None = None, callback: Callback | None = None) -> Any:
+def _stream_power(
+    heightmap: Any,
+    *,
+    cell_size: float,
+    height: float,
+    auto_rates: bool,
+    k: float,
+    m: float,
+    n: float,
+    uplift: float,
+    uplift_from_terrain: bool,
+    diffusion: float,
+    dt: float,
+    steps: int,
+    use_sea_level: bool,
+    sea_level: float,
+    routing: str = "d8",
+    flow_exponent: float = 1.0,
+    lake_fill: bool = False,
+    auto_scale: str = "cell",
+    channel_width: float = 0.0,
+    channel_area: float = 0.0,
+    maps: dict[str, Any] | None = None,
+    callback: Callback | None = None,
+) -> Any:
     """Stream-power erosion of a normalised heightmap at the terrain's scale, back to normalised units.
 
     With ``uplift_from_terrain`` the uplift map is the starting terrain scaled to ``uplift`` at its highest
@@ -489,10 +1039,23 @@ def _stream_power(heightmap: Any, *, cell_size: float, height: float, auto_rates
         width = default_channel_width(shape, cell_size) if by_map else 0.0
     try:
         result = stream_power_erosion(
-            metres, cell_size, k=None if auto_rates else k, m=m, n=n, uplift=rate, diffusion=d, dt=dt, steps=steps,
-            sea_level=sea_level * height if use_sea_level else None, routing=routing, flow_exponent=flow_exponent,
-            lake_fill=lake_fill, channel_width=width, channel_area=channel_area,
-            callback=None if callback is None else _Watch(callback))
+            metres,
+            cell_size,
+            k=None if auto_rates else k,
+            m=m,
+            n=n,
+            uplift=rate,
+            diffusion=d,
+            dt=dt,
+            steps=steps,
+            sea_level=sea_level * height if use_sea_level else None,
+            routing=routing,
+            flow_exponent=flow_exponent,
+            lake_fill=lake_fill,
+            channel_width=width,
+            channel_area=channel_area,
+            callback=None if callback is None else _Watch(callback),
+        )
     except StreamPowerCancelled as err:
         raise Cancelled(str(err)) from None
     if maps is not None:
@@ -502,66 +1065,189 @@ def _stream_power(heightmap: Any, *, cell_size: float, height: float, auto_rates
     return (result.heights / np.float32(max(height, 1e-6))).astype(np.float32)
 
 
-register_filter(Filter(
-    "erosion", "Stream-Power Erosion",
-    "Rivers cut valleys into uplifting rock: dz/dt = U - K A^m S^n + D laplacian(z), water leaving through the "
-    "map's edges (or the sea)",
-    _stream_power,
-    (
-        Param("steps", "int", 30, hard=(0, 100_000), soft=(1, 100), label="Steps", description="Time steps"),
-        Param("dt", "float", 2.0e4, hard=(1.0, 1.0e8), soft=(100.0, 1.0e6), unit="yr", label="Time Step",
-              description="Years per step (the schemes are implicit: stable at any step)"),
-        Param("uplift", "float", 1.0e-3, hard=(-1.0, 1.0), soft=(0.0, 0.01), unit="m/yr", label="Uplift",
-              description="Rock uplift rate U"),
-        Param("uplift_from_terrain", "bool", True, label="Uplift from Terrain",
-              description="Uplift in proportion to the starting terrain (its highest point at Uplift), so the "
-                          "generator's shapes stay as a tectonic start"),
-        Param("auto_rates", "bool", True, label="Automatic K and D",
-              description="Erodibility and diffusivity from the map's size and the run length, so valleys form at "
-                          "any scale"),
-        Param("k", "float", 2.0e-5, hard=(0.0, 1.0), soft=(1.0e-7, 1.0e-3), label="Erodibility",
-              description="Erodibility K (1/yr * m^(1-2m)), when not automatic"),
-        Param("m", "float", 0.45, hard=(0.0, 2.0), soft=(0.3, 0.6), label="Area Exponent",
-              description="Drainage-area exponent m (concavity m / n; 0.35-0.6 in nature)"),
-        Param("n", "float", 1.0, hard=(0.25, 4.0), soft=(0.5, 2.0), label="Slope Exponent",
-              description="Slope exponent n (1 is solved exactly)"),
-        Param("diffusion", "float", 0.01, hard=(0.0, 1.0e6), soft=(0.0, 10.0), unit="m2/yr", label="Diffusivity",
-              description="Hillslope diffusivity D, when not automatic"),
-        Param("use_sea_level", "bool", False, label="Sea",
-              description="Cells under the sea level are base level: rivers end at the coast"),
-        Param("sea_level", "float", 0.1, hard=(0.0, 1.0), unit="normalised", label="Sea Level",
-              description="Sea level as a share of the starting height range"),
-        Param("routing", "enum", "d8", label="Flow Routing",
-              description="How water leaves a cell: to its steepest neighbour, or shared among all lower ones",
-              items=(("d8", "D8", "All water to the steepest lower neighbour: sharp, one-cell channels"),
-                     ("mfd", "Multiple Flow", "Water shared among all lower neighbours by slope: drainage "
-                      "spreads over hillslopes and valley floors (about three times slower)"))),
-        Param("flow_exponent", "float", 1.0, hard=(0.0, 20.0), soft=(0.5, 8.0), label="Flow Exponent",
-              description="Multiple flow: slope exponent p of the shares S^p (1 Quinn, 1.1 Freeman, 4-8 Holmgren: "
-                          "higher is closer to D8)"),
-        Param("lake_fill", "bool", True, label="Fill Lakes",
-              description="Sediment eroded upstream fills closed depressions from their floor up to their spill "
-                          "level (the excess flows on), so basins below the map's edge do not stay lakes"),
-        Param("auto_scale", "enum", "map", label="Automatic Scale",
-              description="What the automatic rates scale hillslope diffusion and channel width with",
-              items=(("map", "Map", "Diffusion over 1/64 of the map's width, channels 1/1024 of it wide: the "
-                      "preview erodes as the full-size terrain does"),
-                     ("cell", "Cell", "Diffusion over one cell, channels one cell wide (version 2): a coarser "
-                      "preview erodes faster"))),
-        Param("channel_width", "float", 0.0, hard=(0.0, 1.0e6), soft=(0.0, 100.0), unit="m", label="Channel Width",
-              description="Channel width when not automatic: a wider cell is lowered by width / cell of the bed's "
-                          "incision (0: one cell)"),
-        Param("channel_area", "float", 0.0, hard=(0.0, 1.0e12), soft=(0.0, 1.0e6), unit="m2", label="Channel Area",
-              description="Drainage area at which channels begin: cells draining less are hillslopes, shaped by "
-                          "diffusion only (0: stream power everywhere)"),
-    ),
-    source="Braun & Willett 2013; Cordonnier, Bovy & Braun 2019; Peaceman & Rachford 1955; Quinn et al. 1991; "
-           "Freeman 1991; Holmgren 1994; Yuan et al. 2019; Armitage 2019",
-    margin=lambda _p: _WHOLE_WORLD,
-    passes=lambda p: (MFD_STEP_COST if p.get("routing") == "mfd" else STEP_COST) * int(p.get("steps", 30)),
-    uses_scale=True,
-    makes_maps=True,
-))
+register_filter(
+    Filter(
+        "erosion",
+        "Stream-Power Erosion",
+        "Rivers cut valleys into uplifting rock: dz/dt = U - K A^m S^n + D laplacian(z), water leaving through the "
+        "map's edges (or the sea)",
+        _stream_power,
+        (
+            Param("steps", "int", 30, hard=(0, 100_000), soft=(1, 100), label="Steps", description="Time steps"),
+            Param(
+                "dt",
+                "float",
+                2.0e4,
+                hard=(1.0, 1.0e8),
+                soft=(100.0, 1.0e6),
+                unit="yr",
+                label="Time Step",
+                description="Years per step (the schemes are implicit: stable at any step)",
+            ),
+            Param(
+                "uplift",
+                "float",
+                1.0e-3,
+                hard=(-1.0, 1.0),
+                soft=(0.0, 0.01),
+                unit="m/yr",
+                label="Uplift",
+                description="Rock uplift rate U",
+            ),
+            Param(
+                "uplift_from_terrain",
+                "bool",
+                True,
+                label="Uplift from Terrain",
+                description="Uplift in proportion to the starting terrain (its highest point at Uplift), so the "
+                "generator's shapes stay as a tectonic start",
+            ),
+            Param(
+                "auto_rates",
+                "bool",
+                True,
+                label="Automatic K and D",
+                description="Erodibility and diffusivity from the map's size and the run length, so valleys form at "
+                "any scale",
+            ),
+            Param(
+                "k",
+                "float",
+                2.0e-5,
+                hard=(0.0, 1.0),
+                soft=(1.0e-7, 1.0e-3),
+                label="Erodibility",
+                description="Erodibility K (1/yr * m^(1-2m)), when not automatic",
+            ),
+            Param(
+                "m",
+                "float",
+                0.45,
+                hard=(0.0, 2.0),
+                soft=(0.3, 0.6),
+                label="Area Exponent",
+                description="Drainage-area exponent m (concavity m / n; 0.35-0.6 in nature)",
+            ),
+            Param(
+                "n",
+                "float",
+                1.0,
+                hard=(0.25, 4.0),
+                soft=(0.5, 2.0),
+                label="Slope Exponent",
+                description="Slope exponent n (1 is solved exactly)",
+            ),
+            Param(
+                "diffusion",
+                "float",
+                0.01,
+                hard=(0.0, 1.0e6),
+                soft=(0.0, 10.0),
+                unit="m2/yr",
+                label="Diffusivity",
+                description="Hillslope diffusivity D, when not automatic",
+            ),
+            Param(
+                "use_sea_level",
+                "bool",
+                False,
+                label="Sea",
+                description="Cells under the sea level are base level: rivers end at the coast",
+            ),
+            Param(
+                "sea_level",
+                "float",
+                0.1,
+                hard=(0.0, 1.0),
+                unit="normalised",
+                label="Sea Level",
+                description="Sea level as a share of the starting height range",
+            ),
+            Param(
+                "routing",
+                "enum",
+                "d8",
+                label="Flow Routing",
+                description="How water leaves a cell: to its steepest neighbour, or shared among all lower ones",
+                items=(
+                    ("d8", "D8", "All water to the steepest lower neighbour: sharp, one-cell channels"),
+                    (
+                        "mfd",
+                        "Multiple Flow",
+                        "Water shared among all lower neighbours by slope: drainage "
+                        "spreads over hillslopes and valley floors (about three times slower)",
+                    ),
+                ),
+            ),
+            Param(
+                "flow_exponent",
+                "float",
+                1.0,
+                hard=(0.0, 20.0),
+                soft=(0.5, 8.0),
+                label="Flow Exponent",
+                description="Multiple flow: slope exponent p of the shares S^p (1 Quinn, 1.1 Freeman, 4-8 Holmgren: "
+                "higher is closer to D8)",
+            ),
+            Param(
+                "lake_fill",
+                "bool",
+                True,
+                label="Fill Lakes",
+                description="Sediment eroded upstream fills closed depressions from their floor up to their spill "
+                "level (the excess flows on), so basins below the map's edge do not stay lakes",
+            ),
+            Param(
+                "auto_scale",
+                "enum",
+                "map",
+                label="Automatic Scale",
+                description="What the automatic rates scale hillslope diffusion and channel width with",
+                items=(
+                    (
+                        "map",
+                        "Map",
+                        "Diffusion over 1/64 of the map's width, channels 1/1024 of it wide: the "
+                        "preview erodes as the full-size terrain does",
+                    ),
+                    (
+                        "cell",
+                        "Cell",
+                        "Diffusion over one cell, channels one cell wide (version 2): a coarser preview erodes faster",
+                    ),
+                ),
+            ),
+            Param(
+                "channel_width",
+                "float",
+                0.0,
+                hard=(0.0, 1.0e6),
+                soft=(0.0, 100.0),
+                unit="m",
+                label="Channel Width",
+                description="Channel width when not automatic: a wider cell is lowered by width / cell of the bed's "
+                "incision (0: one cell)",
+            ),
+            Param(
+                "channel_area",
+                "float",
+                0.0,
+                hard=(0.0, 1.0e12),
+                soft=(0.0, 1.0e6),
+                unit="m2",
+                label="Channel Area",
+                description="Drainage area at which channels begin: cells draining less are hillslopes, shaped by "
+                "diffusion only (0: stream power everywhere)",
+            ),
+        ),
+        source="Braun & Willett 2013; Cordonnier, Bovy & Braun 2019; Peaceman & Rachford 1955; Quinn et al. 1991; "
+        "Freeman 1991; Holmgren 1994; Yuan et al. 2019; Armitage 2019",
+        margin=lambda _p: _WHOLE_WORLD,
+        passes=lambda p: (MFD_STEP_COST if p.get("routing") == "mfd" else STEP_COST) * int(p.get("steps", 30)),
+        uses_scale=True,
+        makes_maps=True,
+    )
+)
 
 
 # --- spec version 2 (Orogen 0.2): lengths in cells --------------------------------------------------------------
@@ -569,57 +1255,164 @@ register_filter(Filter(
 #: exactly as before); the other parts are the same in both versions.
 V2_PARTS: dict[str, Generator | Filter] = {
     "hills": Generator(
-        "hills", "Hills", "Circle-based hills (version 2: radii in cells)", hills_raw,
+        "hills",
+        "Hills",
+        "Circle-based hills (version 2: radii in cells)",
+        hills_raw,
         (
-            Param("count", "int", 150, hard=(0, MAX_HILLS), soft=(0, 5000), label="Hills",
-                  description="Number of circle-based hills raised on the terrain"),
+            Param(
+                "count",
+                "int",
+                150,
+                hard=(0, MAX_HILLS),
+                soft=(0, 5000),
+                label="Hills",
+                description="Number of circle-based hills raised on the terrain",
+            ),
             _radius("radius_min", "Radius Min", 4.0, "Smallest hill radius"),
             _radius("radius_max", "Radius Max", 20.0, "Largest hill radius (at least Radius Min)"),
-            Param("island", "bool", False, label="Island",
-                  description="Cluster the hills around the centre into one island"),
+            Param(
+                "island",
+                "bool",
+                False,
+                label="Island",
+                description="Cluster the hills around the centre into one island",
+            ),
         ),
         ordered=(("radius_min", "radius_max"),),
     ),
     "diamond_square": Generator(
-        "diamond_square", "Diamond-Square", "Midpoint displacement (version 2: lattice hashed by grid cell)",
+        "diamond_square",
+        "Diamond-Square",
+        "Midpoint displacement (version 2: lattice hashed by grid cell)",
         diamond_square,
-        (Param("roughness", "float", 1.0, hard=(0.01, 8.0), soft=(0.05, 3.0), label="Roughness",
-               description="Offsets shrink by 2^-roughness per level"),),
+        (
+            Param(
+                "roughness",
+                "float",
+                1.0,
+                hard=(0.01, 8.0),
+                soft=(0.05, 3.0),
+                label="Roughness",
+                description="Offsets shrink by 2^-roughness per level",
+            ),
+        ),
     ),
     "noise": Generator(
-        "noise", "Noise, Hills and Pits", "White noise with hills and pits (version 2: one value per cell, radii in "
-        "cells)", noise_hills_pits,
+        "noise",
+        "Noise, Hills and Pits",
+        "White noise with hills and pits (version 2: one value per cell, radii in cells)",
+        noise_hills_pits,
         (
-            Param("noise", "float", 0.1, hard=(0.0, 1.0e6), soft=(0.0, 2.0), label="Noise",
-                  description="Amplitude of the white-noise base, relative to hill heights"),
-            Param("hills", "int", 300, hard=(0, MAX_HILLS), soft=(0, 5000), label="Hills",
-                  description="Number of hills raised on the noise"),
-            _pair("hill_radius", "Hill Radius", (4.0, 16.0), "cells", "Smallest and largest hill radius, in cells",
-                  (OPEN_LOW, RADIUS_MAX), (0.5, 256.0)),
-            _pair("hill_height", "Hill Height", (0.2, 0.6), "", "Lowest and highest hill peak, relative to the noise",
-                  (0.0, 1.0e6), (0.0, 5.0)),
-            Param("pits", "int", 100, hard=(0, MAX_HILLS), soft=(0, 5000), label="Pits",
-                  description="Number of pits dug into the noise"),
-            _pair("pit_radius", "Pit Radius", (3.0, 8.0), "cells", "Smallest and largest pit radius, in cells",
-                  (OPEN_LOW, RADIUS_MAX), (0.5, 256.0)),
-            _pair("pit_height", "Pit Depth", (0.2, 0.5), "", "Shallowest and deepest pit, relative to the noise",
-                  (0.0, 1.0e6), (0.0, 5.0)),
+            Param(
+                "noise",
+                "float",
+                0.1,
+                hard=(0.0, 1.0e6),
+                soft=(0.0, 2.0),
+                label="Noise",
+                description="Amplitude of the white-noise base, relative to hill heights",
+            ),
+            Param(
+                "hills",
+                "int",
+                300,
+                hard=(0, MAX_HILLS),
+                soft=(0, 5000),
+                label="Hills",
+                description="Number of hills raised on the noise",
+            ),
+            _pair(
+                "hill_radius",
+                "Hill Radius",
+                (4.0, 16.0),
+                "cells",
+                "Smallest and largest hill radius, in cells",
+                (OPEN_LOW, RADIUS_MAX),
+                (0.5, 256.0),
+            ),
+            _pair(
+                "hill_height",
+                "Hill Height",
+                (0.2, 0.6),
+                "",
+                "Lowest and highest hill peak, relative to the noise",
+                (0.0, 1.0e6),
+                (0.0, 5.0),
+            ),
+            Param(
+                "pits",
+                "int",
+                100,
+                hard=(0, MAX_HILLS),
+                soft=(0, 5000),
+                label="Pits",
+                description="Number of pits dug into the noise",
+            ),
+            _pair(
+                "pit_radius",
+                "Pit Radius",
+                (3.0, 8.0),
+                "cells",
+                "Smallest and largest pit radius, in cells",
+                (OPEN_LOW, RADIUS_MAX),
+                (0.5, 256.0),
+            ),
+            _pair(
+                "pit_height",
+                "Pit Depth",
+                (0.2, 0.5),
+                "",
+                "Shallowest and deepest pit, relative to the noise",
+                (0.0, 1.0e6),
+                (0.0, 5.0),
+            ),
         ),
     ),
     "box_blur": Filter(
-        "box_blur", "Box Blur", "3 x 3 mean, edges included, N passes (version 2)", filters.box_blur,
-        (Param("passes", "int", 3, hard=(0, filters.MAX_PASSES), soft=(1, 50), label="Passes",
-               description="Box blur passes"),),
-        margin=_passes, passes=_passes,
+        "box_blur",
+        "Box Blur",
+        "3 x 3 mean, edges included, N passes (version 2)",
+        filters.box_blur,
+        (
+            Param(
+                "passes",
+                "int",
+                3,
+                hard=(0, filters.MAX_PASSES),
+                soft=(1, 50),
+                label="Passes",
+                description="Box blur passes",
+            ),
+        ),
+        margin=_passes,
+        passes=_passes,
     ),
     "lowpass": Filter(
-        "lowpass", "Low-pass (FIR erosion filter)", "One-pole low-pass filter, k per cell (version 2)",
+        "lowpass",
+        "Low-pass (FIR erosion filter)",
+        "One-pole low-pass filter, k per cell (version 2)",
         filters.erosion_filter,
         (
-            Param("k", "float", 0.5, hard=(0.0, 0.999), soft=(0.0, 0.99), unit="factor", label="Filter",
-                  description="Filter coefficient k: 0 keeps the map, near 1 smooths strongly"),
-            Param("passes", "int", 1, hard=(0, filters.MAX_PASSES), soft=(1, 20), label="Passes",
-                  description="Low-pass filter passes"),
+            Param(
+                "k",
+                "float",
+                0.5,
+                hard=(0.0, 0.999),
+                soft=(0.0, 0.99),
+                unit="factor",
+                label="Filter",
+                description="Filter coefficient k: 0 keeps the map, near 1 smooths strongly",
+            ),
+            Param(
+                "passes",
+                "int",
+                1,
+                hard=(0, filters.MAX_PASSES),
+                soft=(1, 20),
+                label="Passes",
+                description="Low-pass filter passes",
+            ),
         ),
         margin=lambda p: filters.erosion_margin(p.get("k", 0.5), p.get("passes", 1)),
         passes=_passes,
@@ -633,8 +1426,12 @@ V2_PARTS: dict[str, Generator | Filter] = {
 V2_DEFAULTS: dict[str, dict[str, Any]] = {"erosion": {"lake_fill": False, "auto_scale": "cell"}}
 for _key, _defaults in V2_DEFAULTS.items():
     _new = FILTERS[_key]
-    V2_PARTS[_key] = dataclasses.replace(_new, params=tuple(
-        dataclasses.replace(p, default=_defaults[p.name]) if p.name in _defaults else p for p in _new.params))
+    V2_PARTS[_key] = dataclasses.replace(
+        _new,
+        params=tuple(
+            dataclasses.replace(p, default=_defaults[p.name]) if p.name in _defaults else p for p in _new.params
+        ),
+    )
 
 
 def _lowpass_length(k: float, cell_size: float) -> float:
@@ -649,9 +1446,12 @@ def _lowpass_length(k: float, cell_size: float) -> float:
 V2_TO_V3: dict[str, Callable[[Mapping[str, Any], float], dict[str, Any]]] = {
     "hills": lambda p, cell: {**p, "radius_min": p["radius_min"] * cell, "radius_max": p["radius_max"] * cell},
     "diamond_square": lambda p, cell: {**p, "lattice": "grid"},
-    "noise": lambda p, cell: {**p, "grain": cell,
-                              "hill_radius": (p["hill_radius"][0] * cell, p["hill_radius"][1] * cell),
-                              "pit_radius": (p["pit_radius"][0] * cell, p["pit_radius"][1] * cell)},
+    "noise": lambda p, cell: {
+        **p,
+        "grain": cell,
+        "hill_radius": (p["hill_radius"][0] * cell, p["hill_radius"][1] * cell),
+        "pit_radius": (p["pit_radius"][0] * cell, p["pit_radius"][1] * cell),
+    },
     "box_blur": lambda p, cell: {"radius": math.sqrt(p["passes"] / 1.5) * cell, "method": "passes"},
     "lowpass": lambda p, cell: {"length": _lowpass_length(p["k"], cell), "passes": p["passes"]},
     **{key: (lambda p, _cell: dict(p)) for key in V2_DEFAULTS},  # same parameters, version 2's defaults filled in

@@ -96,8 +96,14 @@ FALLBACK_WEIGHT = 1e-6
 #: Height distance (normalised units) over which the fallback decays by 1/e.
 FALLBACK_SCALE = 0.05
 #: Layer masks: the mask's name and the erosion map it reads (``None``: not masked).
-MASKS: dict[str, str | None] = {"none": None, "drainage": "drainage_area", "deposited": "deposited",
-                                "removed": "removed", "water": "water_depth", "noise": None}
+MASKS: dict[str, str | None] = {
+    "none": None,
+    "drainage": "drainage_area",
+    "deposited": "deposited",
+    "removed": "removed",
+    "water": "water_depth",
+    "noise": None,
+}
 #: Smallest ``mask_min``: a mask range never holds 0, the value a mesh without the map reads in the material.
 MASK_MIN = 1.0e-6
 #: Fallback distance (normalised height units) added to a masked layer outside its mask range.
@@ -218,9 +224,7 @@ def check_layers(layers: object) -> tuple[Layer, ...]:
         opt = check_number(layer.optimal, f"layers[{i}].optimal", -1e6, 1e6)
         hi = check_number(layer.maximum, f"layers[{i}].maximum", -1e6, 1e6)
         if not lo < opt < hi:
-            raise ValueError(
-                f"layers[{i}] ({layer.name!r}) needs minimum < optimal < maximum, got {lo}, {opt}, {hi}"
-            )
+            raise ValueError(f"layers[{i}] ({layer.name!r}) needs minimum < optimal < maximum, got {lo}, {opt}, {hi}")
         if not isinstance(layer.color, (tuple, list)) or len(layer.color) != 3:
             raise TypeError(f"layers[{i}].color must be an (r, g, b) tuple, got {layer.color!r}")
         for c, v in zip("rgb", layer.color, strict=True):
@@ -254,14 +258,23 @@ def check_layers(layers: object) -> tuple[Layer, ...]:
         check_number(layer.noise_size, f"layers[{i}].noise_size", 1e-3, 1e6)
     # The numbers as floats (a Fraction or numpy scalar must not turn the weights into object arrays).
     return tuple(
-        replace(layer, minimum=float(layer.minimum), optimal=float(layer.optimal), maximum=float(layer.maximum),
-                color=(float(layer.color[0]), float(layer.color[1]), float(layer.color[2])),
-                color2=(float(layer.color2[0]), float(layer.color2[1]), float(layer.color2[2])),
-                slope_min=float(layer.slope_min), slope_max=float(layer.slope_max),
-                slope_softness=float(layer.slope_softness), scale=float(layer.scale),
-                mask_min=float(layer.mask_min), mask_max=float(layer.mask_max),
-                edge_noise=float(layer.edge_noise), slope_noise=float(layer.slope_noise),
-                noise_size=float(layer.noise_size))
+        replace(
+            layer,
+            minimum=float(layer.minimum),
+            optimal=float(layer.optimal),
+            maximum=float(layer.maximum),
+            color=(float(layer.color[0]), float(layer.color[1]), float(layer.color[2])),
+            color2=(float(layer.color2[0]), float(layer.color2[1]), float(layer.color2[2])),
+            slope_min=float(layer.slope_min),
+            slope_max=float(layer.slope_max),
+            slope_softness=float(layer.slope_softness),
+            scale=float(layer.scale),
+            mask_min=float(layer.mask_min),
+            mask_max=float(layer.mask_max),
+            edge_noise=float(layer.edge_noise),
+            slope_noise=float(layer.slope_noise),
+            noise_size=float(layer.noise_size),
+        )
         for layer in layers
     )
 
@@ -335,13 +348,20 @@ def _slope_factor(slopes: npt.NDArray[np.float64], layer: Layer) -> npt.NDArray[
 
 def _slope_distance(slopes: npt.NDArray[np.float64], layer: Layer) -> npt.NDArray[np.float64]:
     """Distance of a slope from the layer's slope range, in degrees / 90 (so comparable with heights)."""
-    d: npt.NDArray[np.float64] = (np.maximum(layer.slope_min - slopes, 0.0)
-                                  + np.maximum(slopes - layer.slope_max, 0.0)) / 90.0
+    d: npt.NDArray[np.float64] = (
+        np.maximum(layer.slope_min - slopes, 0.0) + np.maximum(slopes - layer.slope_max, 0.0)
+    ) / 90.0
     return d
 
 
-def noise_field(shape: tuple[int, int], index: int, noise_size: float, cell_size: float, seed: int = 0,
-                origin: tuple[int, int] = (0, 0)) -> npt.NDArray[np.float64]:
+def noise_field(
+    shape: tuple[int, int],
+    index: int,
+    noise_size: float,
+    cell_size: float,
+    seed: int = 0,
+    origin: tuple[int, int] = (0, 0),
+) -> npt.NDArray[np.float64]:
     """Layer ``index``'s noise field ``U`` on a grid: mean 0.5, standard deviation about :data:`NOISE_STD`.
 
     ``clip(0.5 + NOISE_STD * F / CORE_FBM_STD, 0, 1)`` where ``F`` is the fBm of Orogen's
@@ -383,16 +403,23 @@ def noise_field(shape: tuple[int, int], index: int, noise_size: float, cell_size
         raise ValueError(f"origin must be non-negative (row, col), got {origin}")
     size = check_number(noise_size, "noise_size", 1e-3, 1e6)
     world = (r0 + rows, c0 + cols)
-    f = fractal_noise(world, sub_seed(check_seed(seed), "layer_noise", index), window=Window(r0, c0, rows, cols),
-                      cell_size=cell_size, feature_size=size, detail=NOISE_DETAIL)
+    f = fractal_noise(
+        world,
+        sub_seed(check_seed(seed), "layer_noise", index),
+        window=Window(r0, c0, rows, cols),
+        cell_size=cell_size,
+        feature_size=size,
+        detail=NOISE_DETAIL,
+    )
     f *= NOISE_STD / CORE_FBM_STD
     f += 0.5
     np.clip(f, 0.0, 1.0, out=f)
     return f
 
 
-def mask_factor(layer: Layer, maps: Mapping[str, npt.ArrayLike] | None,
-                shape: tuple[int, ...], noise: npt.ArrayLike | None = None) -> npt.NDArray[np.float64] | None:
+def mask_factor(
+    layer: Layer, maps: Mapping[str, npt.ArrayLike] | None, shape: tuple[int, ...], noise: npt.ArrayLike | None = None
+) -> npt.NDArray[np.float64] | None:
     """A layer's mask: 1 where its map's value is in ``[mask_min, mask_max]``, else 0; ``None`` if unmasked.
 
     Values are compared in float32 (as the material's node tree compares its
@@ -586,8 +613,9 @@ def colormap(
     TypeError, ValueError
         For a bad heightmap or layers.
     """
-    weights = layer_weights(heightmap, layers, slope, maps, height=height, cell_size=cell_size, seed=seed,
-                            origin=origin).astype(np.float64)
+    weights = layer_weights(
+        heightmap, layers, slope, maps, height=height, cell_size=cell_size, seed=seed, origin=origin
+    ).astype(np.float64)
     colors = np.array([lay.color for lay in check_layers(layers)], dtype=np.float64)
     rgb: npt.NDArray[np.float32] = np.clip(_sum_layers(weights[..., None, :] * colors.T), 0.0, 1.0).astype(np.float32)
     return rgb

@@ -47,15 +47,19 @@ def fault_lines(world_shape: tuple[int, int], seed: int, faults: int) -> npt.NDA
     seed = check_seed(seed)
     faults = check_count(faults, "faults", 0, MAX_FAULTS)
     i = np.arange(faults, dtype=np.int64)
-    return np.stack(
-        [
-            uniform(seed, "faults/row1", i) * (rows - 1),
-            uniform(seed, "faults/col1", i) * (cols - 1),
-            uniform(seed, "faults/row2", i) * (rows - 1),
-            uniform(seed, "faults/col2", i) * (cols - 1),
-        ],
-        axis=1,
-    ) if faults else np.zeros((0, 4))
+    return (
+        np.stack(
+            [
+                uniform(seed, "faults/row1", i) * (rows - 1),
+                uniform(seed, "faults/col1", i) * (cols - 1),
+                uniform(seed, "faults/row2", i) * (rows - 1),
+                uniform(seed, "faults/col2", i) * (cols - 1),
+            ],
+            axis=1,
+        )
+        if faults
+        else np.zeros((0, 4))
+    )
 
 
 #: How the displacement falls from the first fault to the last: ``"to_last"`` reaches ``displacement_min``
@@ -64,8 +68,9 @@ def fault_lines(world_shape: tuple[int, int], seed: int, faults: int) -> npt.NDA
 SPACINGS = ("to_last", "orogen_0_1")
 
 
-def fault_displacements(faults: int, displacement_max: float, displacement_min: float,
-                        spacing: str = "to_last") -> npt.NDArray[np.float64]:
+def fault_displacements(
+    faults: int, displacement_max: float, displacement_min: float, spacing: str = "to_last"
+) -> npt.NDArray[np.float64]:
     """The displacement of each fault, ``float64 (faults,)``, falling linearly from the first to the last.
 
     ``"to_last"``: ``d_i = d_max - (d_max - d_min) * i / (faults - 1)``, so the first fault moves by
@@ -135,8 +140,9 @@ def fault_formation(
     lines = fault_lines(world_shape, seed, faults)
     n = len(lines)
     if n * win.rows > MAX_FAULT_WORK:
-        raise ValueError(f"faults x rows is {n * win.rows:.3g}, more than {MAX_FAULT_WORK:.0e}: "
-                         "use fewer faults or a smaller map")
+        raise ValueError(
+            f"faults x rows is {n * win.rows:.3g}, more than {MAX_FAULT_WORK:.0e}: use fewer faults or a smaller map"
+        )
     quantum = d_max / 2**_QUANTUM_BITS
     steps = np.rint(fault_displacements(n, d_max, d_min, spacing) / quantum).astype(np.int64)
     width = win.cols + 1
@@ -151,8 +157,9 @@ def fault_formation(
     return out
 
 
-def _fault_runs(lines: npt.NDArray[np.float64], steps: npt.NDArray[np.int64], win: Window,
-                width: int) -> npt.NDArray[np.float64]:
+def _fault_runs(
+    lines: npt.NDArray[np.float64], steps: npt.NDArray[np.int64], win: Window, width: int
+) -> npt.NDArray[np.float64]:
     """Per-row difference array of the raised runs of some faults (exact integers in float64)."""
     rows = win.row_coords().astype(np.float64)
     r1, c1, r2, c2 = (lines[:, k : k + 1] for k in range(4))

@@ -87,8 +87,9 @@ def _npy_check(path: str, shape: tuple[int, ...] | None) -> None:
     with open(path, "rb") as f:
         try:
             version = np.lib.format.read_magic(f)  # type: ignore[no-untyped-call]
-            read_header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
-                           else np.lib.format.read_array_header_2_0)
+            read_header = (
+                np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+            )
             header = read_header(f)  # type: ignore[no-untyped-call]
         except ValueError as err:
             raise ValueError(f"not a .npy file: {err}") from None
@@ -323,8 +324,10 @@ def commit(pairs: Sequence[tuple[str, str]], shapes: Mapping[str, tuple[int, int
         try:
             verify_file(staged, shapes.get(target), os.path.splitext(target)[1])
         except (ValueError, OSError) as err:
-            raise ValueError(f"{os.path.basename(target)} was not written completely ({err}; the disk may be "
-                             "full or a file-size limit reached): nothing was replaced") from None
+            raise ValueError(
+                f"{os.path.basename(target)} was not written completely ({err}; the disk may be "
+                "full or a file-size limit reached): nothing was replaced"
+            ) from None
         _fsync_path(staged)
     if not pairs:
         return

@@ -287,8 +287,10 @@ def check_filter_work(shape: tuple[int, int], passes: int, what: str = "passes")
     """
     work = filter_work(shape, passes)
     if work > MAX_FILTER_WORK:
-        raise ValueError(f"{what}: {passes} passes over {shape[0]} x {shape[1]} cells is {work:.3g} cell passes, "
-                         f"more than {MAX_FILTER_WORK:.2g}: use fewer passes or a smaller heightmap")
+        raise ValueError(
+            f"{what}: {passes} passes over {shape[0]} x {shape[1]} cells is {work:.3g} cell passes, "
+            f"more than {MAX_FILTER_WORK:.2g}: use fewer passes or a smaller heightmap"
+        )
 
 
 def _one_pole(view: npt.NDArray[np.float64], k: float, reverse: bool) -> None:

@@ -56,8 +56,7 @@ __all__ = [
 
 #: The eight neighbours as ``(row, col)`` offsets, in row-major order: NW, N, NE, W, E, SW, S, SE.
 #: :func:`flow_direction` codes are indices into this tuple. (Ties in steepness go to the first.)
-NEIGHBOR_OFFSETS: tuple[tuple[int, int], ...] = (
-    (-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1))
+NEIGHBOR_OFFSETS: tuple[tuple[int, int], ...] = ((-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1))
 
 _IntArray = npt.NDArray[np.int64]
 _FloatArray = npt.NDArray[np.float64]
@@ -110,7 +109,7 @@ class FlowRouting:
 def split_levels(order: _IntArray, level_starts: _IntArray) -> list[_IntArray]:
     """``order`` cut at ``level_starts`` (``order[level_starts[i]:level_starts[i + 1]]``, views): the cells of
     each level of a routing, outlets first."""
-    return [order[level_starts[i]:level_starts[i + 1]] for i in range(len(level_starts) - 1)]
+    return [order[level_starts[i] : level_starts[i + 1]] for i in range(len(level_starts) - 1)]
 
 
 def _check_edges(open_edges: str) -> str:
@@ -123,7 +122,9 @@ def _check_edges(open_edges: str) -> str:
 
 
 def base_level_mask(
-    heights_m: npt.ArrayLike, open_edges: str = "nesw", sea_level: float | None = None,
+    heights_m: npt.ArrayLike,
+    open_edges: str = "nesw",
+    sea_level: float | None = None,
 ) -> _BoolArray:
     """The base-level cells: the open map edges and, if given, cells below ``sea_level``.
 
@@ -173,8 +174,9 @@ def _padded_offsets(cols: int) -> _IntArray:
 
 def _neighbor_distances(cell_size: float) -> _FloatArray:
     """Distances to the eight neighbours: ``sqrt(dr² + dc²)`` cell sizes, computed as ``sqrt(dy² + dx²)``."""
-    return np.array([math.sqrt((cell_size if dr else 0.0) ** 2 + (cell_size if dc else 0.0) ** 2)
-                     for dr, dc in NEIGHBOR_OFFSETS])
+    return np.array(
+        [math.sqrt((cell_size if dr else 0.0) ** 2 + (cell_size if dc else 0.0) ** 2) for dr, dc in NEIGHBOR_OFFSETS]
+    )
 
 
 def _d8(z: _FloatArray, base: _BoolArray, cell_size: float) -> tuple[_IntArray, _FloatArray]:
@@ -187,7 +189,7 @@ def _d8(z: _FloatArray, base: _BoolArray, cell_size: float) -> tuple[_IntArray, 
     code = np.full(z.shape, -1, dtype=np.int64)
     dists = _neighbor_distances(cell_size)
     for k, (dr, dc) in enumerate(NEIGHBOR_OFFSETS):
-        slope = (z - zp[1 + dr:rows + 1 + dr, 1 + dc:cols + 1 + dc]) / dists[k]
+        slope = (z - zp[1 + dr : rows + 1 + dr, 1 + dc : cols + 1 + dc]) / dists[k]
         steeper = slope > best
         best[steeper] = slope[steeper]
         code[steeper] = k
@@ -224,8 +226,9 @@ def _levels(rec: _IntArray, roots: _IntArray, offsets: _IntArray) -> tuple[list[
     return levels, label
 
 
-def _scan_order(rec: _IntArray, levels: list[_IntArray], label: _IntArray, is_pit: _BoolArray,
-                offsets: _IntArray) -> _IntArray:
+def _scan_order(
+    rec: _IntArray, levels: list[_IntArray], label: _IntArray, is_pit: _BoolArray, offsets: _IntArray
+) -> _IntArray:
     """The order in which a depth-first listing of each closed basin meets its cells, as a rank per cell.
 
     The basin graph takes, among equally low passes between two basins, the
@@ -314,8 +317,14 @@ def _mst_boruvka(n_nodes: int, eu: _IntArray, ev: _IntArray) -> _BoolArray:
 
 
 def _resolve_depressions(
-    z: _FloatArray, rec: _IntArray, dist: _FloatArray, base: _BoolArray, cell_size: float,
-    label: _IntArray, is_pit: _BoolArray, scan_rank: _IntArray,
+    z: _FloatArray,
+    rec: _IntArray,
+    dist: _FloatArray,
+    base: _BoolArray,
+    cell_size: float,
+    label: _IntArray,
+    is_pit: _BoolArray,
+    scan_rank: _IntArray,
 ) -> int:
     """Reroute closed depressions in place (``rec``, ``dist`` on padded indices): basin graph, MST, carve."""
     rows, cols = z.shape
@@ -476,14 +485,23 @@ def _route(z: _FloatArray, cs: float, base: _BoolArray, resolve: bool = True) ->
 
     inner = idx.reshape(rows + 2, w)[1:-1, 1:-1].ravel()
     return FlowRouting(
-        shape=(rows, cols), cell_size=cs, receivers=unpad(rec[inner]), distances=dist[inner].copy(),
-        order=unpad(order_p), level_starts=level_starts, base_level=base, depressions=n_dep)
+        shape=(rows, cols),
+        cell_size=cs,
+        receivers=unpad(rec[inner]),
+        distances=dist[inner].copy(),
+        order=unpad(order_p),
+        level_starts=level_starts,
+        base_level=base,
+        depressions=n_dep,
+    )
 
 
 def _check_routing(routing: object) -> FlowRouting:
     if not isinstance(routing, FlowRouting):
-        raise TypeError(f"routing must be a FlowRouting (from route_flow; drainage_area also takes a "
-                        f"MultipleFlowRouting from route_multiple_flow), got {type(routing).__name__}")
+        raise TypeError(
+            f"routing must be a FlowRouting (from route_flow; drainage_area also takes a "
+            f"MultipleFlowRouting from route_multiple_flow), got {type(routing).__name__}"
+        )
     return routing
 
 
@@ -510,7 +528,8 @@ def drainage_area(routing: FlowRouting | MultipleFlowRouting, runoff: npt.ArrayL
         values sum to the grid's area.
     """
     r: FlowRouting | MultipleFlowRouting = (
-        routing if isinstance(routing, MultipleFlowRouting) else _check_routing(routing))
+        routing if isinstance(routing, MultipleFlowRouting) else _check_routing(routing)
+    )
     area = np.full(r.shape[0] * r.shape[1], r.cell_size * r.cell_size)
     if runoff is not None:
         weights = as_heightmap(runoff, "runoff", dtype=np.float64)
@@ -528,7 +547,7 @@ def _accumulate(r: FlowRouting, values: _FloatArray) -> None:
     """In place: add each cell's value to its receiver's, from the top of the stack down."""
     s, order, rec = r.level_starts, r.order, r.receivers
     for k in range(len(s) - 2, 0, -1):
-        cells = order[s[k]:s[k + 1]]
+        cells = order[s[k] : s[k + 1]]
         np.add.at(values, rec[cells], values[cells])
 
 
@@ -546,7 +565,7 @@ def flow_length(routing: FlowRouting) -> _FloatArray:
     length = np.zeros(r.shape[0] * r.shape[1])
     s, order, rec = r.level_starts, r.order, r.receivers
     for k in range(len(s) - 2, 0, -1):
-        cells = order[s[k]:s[k + 1]]
+        cells = order[s[k] : s[k + 1]]
         np.maximum.at(length, rec[cells], length[cells] + r.distances[cells])
     return length.reshape(r.shape)
 
@@ -641,7 +660,7 @@ def _fill_along(single: FlowRouting, z: _FloatArray) -> _FloatArray:
         return zf  # every D8 receiver is strictly lower already
     s, order, rec = single.level_starts, single.order, single.receivers
     for k in range(1, len(s) - 1):
-        cells = order[s[k]:s[k + 1]]
+        cells = order[s[k] : s[k + 1]]
         zr = zf[rec[cells]]
         low = zf[cells] <= zr
         if low.any():
@@ -649,8 +668,9 @@ def _fill_along(single: FlowRouting, z: _FloatArray) -> _FloatArray:
     return zf
 
 
-def _mfd_partition(zf: _FloatArray, base: _BoolArray, cell_size: float,
-                   exponent: float) -> tuple[_BoolArray, _FloatArray, _FloatArray]:
+def _mfd_partition(
+    zf: _FloatArray, base: _BoolArray, cell_size: float, exponent: float
+) -> tuple[_BoolArray, _FloatArray, _FloatArray]:
     """Receivers (all strictly lower neighbours), weights ``S^p / Σ S^p`` and the eight distances."""
     rows, cols = base.shape
     z = zf.reshape(rows, cols)
@@ -662,10 +682,10 @@ def _mfd_partition(zf: _FloatArray, base: _BoolArray, cell_size: float,
     total = np.zeros(rows * cols)
     inner = ~base.ravel()
     for k, (dr, dc) in enumerate(NEIGHBOR_OFFSETS):
-        zn = zp[1 + dr:rows + 1 + dr, 1 + dc:cols + 1 + dc].ravel()
+        zn = zp[1 + dr : rows + 1 + dr, 1 + dc : cols + 1 + dc].ravel()
         lower = (zf > zn) & inner
         slope = np.where(lower, zf - np.where(lower, zn, zf), 0.0) / dists[k]
-        w = slope ** exponent if exponent != 1.0 else slope
+        w = slope**exponent if exponent != 1.0 else slope
         receives[k] = lower
         weights[k] = np.where(lower, w, 0.0)
         total += weights[k]  # summed in direction order, as a per-cell loop would
@@ -764,16 +784,27 @@ def route_multiple_flow(
     return _route_mfd(z, cs, base, p)
 
 
-def _route_mfd(z: _FloatArray, cs: float, base: _BoolArray, exponent: float,
-               single: FlowRouting | None = None) -> MultipleFlowRouting:
+def _route_mfd(
+    z: _FloatArray, cs: float, base: _BoolArray, exponent: float, single: FlowRouting | None = None
+) -> MultipleFlowRouting:
     """:func:`route_multiple_flow` on checked input (``single``: the D8 routing of ``z``, if already made)."""
     d8 = single if single is not None else _route(z, cs, base)
     zf = _fill_along(d8, z)
     receives, weights, dists = _mfd_partition(zf, base, cs, exponent)
     order, starts = _topological_levels(receives, d8.shape)
     return MultipleFlowRouting(
-        shape=d8.shape, cell_size=cs, exponent=exponent, receives=receives, weights=weights, distances=dists,
-        order=order, level_starts=starts, base_level=base, filled=zf.reshape(z.shape), single=d8)
+        shape=d8.shape,
+        cell_size=cs,
+        exponent=exponent,
+        receives=receives,
+        weights=weights,
+        distances=dists,
+        order=order,
+        level_starts=starts,
+        base_level=base,
+        filled=zf.reshape(z.shape),
+        single=d8,
+    )
 
 
 def _accumulate_mfd(r: MultipleFlowRouting, values: _FloatArray) -> None:
@@ -781,7 +812,7 @@ def _accumulate_mfd(r: MultipleFlowRouting, values: _FloatArray) -> None:
     s, order = r.level_starts, r.order
     offsets = _flat_offsets(r.shape[1])
     for lvl in range(len(s) - 2, 0, -1):
-        cells = order[s[lvl]:s[lvl + 1]]
+        cells = order[s[lvl] : s[lvl + 1]]
         v = values[cells]
         for k in range(8):
             w = r.weights[k, cells]

@@ -68,23 +68,37 @@ def write_npy(path: str, values: npt.ArrayLike) -> None:
         np.save(f, np.asarray(values, dtype=np.float32), allow_pickle=False)
 
 
-def sidecar_info(path: str, shape: tuple[int, int], fmt: str, *, absolute: bool,
-                 height_range: tuple[float, float] | None, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def sidecar_info(
+    path: str,
+    shape: tuple[int, int],
+    fmt: str,
+    *,
+    absolute: bool,
+    height_range: tuple[float, float] | None,
+    extra: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
     """The JSON sidecar's content for a heightmap file ``path`` of ``shape`` in ``fmt``.
 
     ``fmt`` is 'PNG16', 'EXR', 'R16' or 'NPY'; ``absolute`` says the values are
     metres (EXR and NPY only); ``extra`` (recipe, cell size...) is merged first.
     """
     info = dict(extra or {})
-    info.update({
-        "file": os.path.basename(path),
-        "shape": [int(shape[0]), int(shape[1])],
-        "encoding": ("metres" if absolute else
-                     "normalised 0..1" if fmt in ('EXR', 'NPY') else "normalised, 0 -> 0, 1 -> 65535"),
-        "height_range_m": list(height_range) if height_range is not None else None,
-        "orientation": ORIENTATION,
-    })
-    if fmt == 'R16':
+    info.update(
+        {
+            "file": os.path.basename(path),
+            "shape": [int(shape[0]), int(shape[1])],
+            "encoding": (
+                "metres"
+                if absolute
+                else "normalised 0..1"
+                if fmt in ("EXR", "NPY")
+                else "normalised, 0 -> 0, 1 -> 65535"
+            ),
+            "height_range_m": list(height_range) if height_range is not None else None,
+            "orientation": ORIENTATION,
+        }
+    )
+    if fmt == "R16":
         info["raw"] = {"dtype": "uint16", "byte_order": "little", "layout": "row-major", "header": None}
     return info
 
@@ -132,17 +146,17 @@ def raw_layout(path: str, size: int) -> tuple[tuple[int, int], str]:
     try:
         shape = check_shape(info.get("shape"))
     except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a JSON object with \"shape\": [rows, cols]") from None
+        raise ValueError(f'{name} must be a JSON object with "shape": [rows, cols]') from None
     raw = info.get("raw", {})
     if not isinstance(raw, dict):
-        raise ValueError(f"{name}: \"raw\" must be an object, got {type(raw).__name__}")
+        raise ValueError(f'{name}: "raw" must be an object, got {type(raw).__name__}')
     expected = {"dtype": "uint16", "layout": "row-major", "header": None}
     for key, value in expected.items():
         if key in raw and raw[key] != value:
-            raise ValueError(f"{name}: \"raw\".{key} is {str(raw[key])[:40]!r}; Orogen reads {value!r} only")
+            raise ValueError(f'{name}: "raw".{key} is {str(raw[key])[:40]!r}; Orogen reads {value!r} only')
     order = raw.get("byte_order", "little")
     if order not in ("little", "big"):
-        raise ValueError(f"{name}: \"raw\".byte_order must be \"little\" or \"big\", got {str(order)[:40]!r}")
+        raise ValueError(f'{name}: "raw".byte_order must be "little" or "big", got {str(order)[:40]!r}')
     return shape, order
 
 
@@ -158,8 +172,10 @@ def read_raw(path: str, check_size: SizeCheck | None = None) -> npt.NDArray[np.f
         size = os.path.getsize(path)
         (rows, cols), order = raw_layout(path, size)
         if rows * cols * 2 != size:
-            raise ValueError(f"{name} has {size} bytes: not a {rows} x {cols} 16-bit RAW heightmap "
-                             "(give it a <file>.json sidecar with its \"shape\" if it is not square)")
+            raise ValueError(
+                f"{name} has {size} bytes: not a {rows} x {cols} 16-bit RAW heightmap "
+                '(give it a <file>.json sidecar with its "shape" if it is not square)'
+            )
         if check_size is not None:
             check_size(rows, cols)
         with open(path, "rb") as f:

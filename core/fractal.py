@@ -117,8 +117,9 @@ class _Octave:
     weight: float  # roughness**k, times the fraction of detail for the last, partial octave
 
 
-def _octaves(seed: int, first_lattice: int, feature_size: float, detail: float, roughness: float,
-             lacunarity: float) -> list[_Octave]:
+def _octaves(
+    seed: int, first_lattice: int, feature_size: float, detail: float, roughness: float, lacunarity: float
+) -> list[_Octave]:
     """The octaves of a fractal sum; frequencies and weights by repeated products (exact everywhere)."""
     full = int(detail)
     fraction = detail - full
@@ -165,7 +166,7 @@ def _basis(basis: str, seed: int, octave: _Octave, coords: _Coords, amp: float) 
     if basis == "value":
         return gradient._value_points(seed, octave.lattice, a, ix, fx, iy, fy)
     f1, f2 = gradient._cellular_points(seed, octave.lattice, ix, fx, iy, fy, basis != "cellular_f1")
-    n = gradient._cellular_feature(f1, f2, basis[len("cellular_"):])
+    n = gradient._cellular_feature(f1, f2, basis[len("cellular_") :])
     n -= np.float32(_CELLULAR_MEAN[basis])
     n *= np.float32(2.0 * amp)
     return n
@@ -251,8 +252,9 @@ def _hetero(noise: _Noise, octaves: list[_Octave], offset: np.float32) -> F32:
     return total
 
 
-def _fractal(basis: str, fractal: str, seed: int, octaves: list[_Octave], coords: _Coords,
-             offset: float, gain: float) -> F32:
+def _fractal(
+    basis: str, fractal: str, seed: int, octaves: list[_Octave], coords: _Coords, offset: float, gain: float
+) -> F32:
     def noise(octave: _Octave, amp: float) -> F32:
         return _basis(basis, seed, octave, coords, amp)
 
@@ -402,8 +404,14 @@ def fractal_noise(
     crater_radius = check_number(crater_radius, "crater_radius", 0.0, 1e6)
 
     octaves = _octaves(seed, 0, size, detail, roughness, lacunarity)
-    warps = [[_octaves(seed, _WARP_LATTICES * (1 + 2 * i + c), size, warp_detail, roughness, lacunarity)
-              for c in (0, 1)] for i in range(iterations)] if distortion > 0.0 else []
+    warps = (
+        [
+            [_octaves(seed, _WARP_LATTICES * (1 + 2 * i + c), size, warp_detail, roughness, lacunarity) for c in (0, 1)]
+            for i in range(iterations)
+        ]
+        if distortion > 0.0
+        else []
+    )
     rotated = stretch != 1.0 and direction not in (0.0, 180.0)
     extent = (max(rows, cols) - 1) * cell * (2.0 if rotated else 1.0) + distortion
     finest = max([octaves[-1].frequency] + [w[0][-1].frequency for w in warps])
@@ -411,7 +419,8 @@ def fractal_noise(
         raise ValueError(
             f"feature_size {size:g} m, detail {detail:g} and lacunarity {lacunarity:g} put "
             f"{extent * finest:.3g} lattice cells across the world (with the distortion): at most 2**31; "
-            "use a larger feature_size, less detail or a smaller lacunarity")
+            "use a larger feature_size, less detail or a smaller lacunarity"
+        )
 
     out = np.empty(win.shape, dtype=np.float64)
     xm = win.col_coords().astype(np.float64)

@@ -27,8 +27,7 @@ import numpy.typing as npt
 
 from .heightmap import as_heightmap, check_number
 
-__all__ = ["LogFit", "stack_from_receivers", "upstream_length", "concavity", "hack_exponent",
-           "depression_share"]
+__all__ = ["LogFit", "stack_from_receivers", "upstream_length", "concavity", "hack_exponent", "depression_share"]
 
 _IntArray = npt.NDArray[np.int64]
 _FloatArray = npt.NDArray[np.float64]
@@ -52,7 +51,7 @@ def _fit(x: _FloatArray, y: _FloatArray) -> LogFit:
     a, b = np.polyfit(lx, ly, 1)
     resid = ly - (a * lx + b)
     total = float(((ly - ly.mean()) ** 2).sum())
-    r2 = 1.0 - float((resid ** 2).sum()) / total if total > 0 else 0.0
+    r2 = 1.0 - float((resid**2).sum()) / total if total > 0 else 0.0
     return LogFit(float(a), float(b), r2, int(lx.size))
 
 
@@ -103,13 +102,14 @@ def upstream_length(receivers: npt.ArrayLike, distances: npt.ArrayLike) -> _Floa
     order, starts = stack_from_receivers(rec)
     length = np.zeros(rec.size)
     for k in range(len(starts) - 2, 0, -1):
-        cells = order[starts[k]:starts[k + 1]]
+        cells = order[starts[k] : starts[k + 1]]
         np.maximum.at(length, rec[cells], length[cells] + dist[cells])
     return length
 
 
-def concavity(heights_m: npt.ArrayLike, receivers: npt.ArrayLike, distances: npt.ArrayLike,
-              area: npt.ArrayLike, min_area: float) -> LogFit:
+def concavity(
+    heights_m: npt.ArrayLike, receivers: npt.ArrayLike, distances: npt.ArrayLike, area: npt.ArrayLike, min_area: float
+) -> LogFit:
     """Channel concavity: the fit of ``log S`` against ``log A`` over cells with ``A >= min_area``.
 
     ``S = (z - z_receiver) / distance`` (cells with ``S <= 0``, in lakes, are
@@ -134,8 +134,9 @@ def hack_exponent(length: npt.ArrayLike, area: npt.ArrayLike, min_area: float) -
     return _fit(a[channel], lengths[channel])
 
 
-def depression_share(heights_m: npt.ArrayLike, filled_m: npt.ArrayLike, area: npt.ArrayLike, min_area: float,
-                     depth: float = 1e-3) -> float:
+def depression_share(
+    heights_m: npt.ArrayLike, filled_m: npt.ArrayLike, area: npt.ArrayLike, min_area: float, depth: float = 1e-3
+) -> float:
     """Share of channel cells (``A >= min_area``) in closed depressions: filled height above height by ``> depth`` m.
 
     ``filled_m`` is the depression-filled surface (priority flood, from any

@@ -152,8 +152,9 @@ def lzw_decode(data: bytes, out: Any = None) -> bytes:
             width += 1
 
 
-def fill_nodata(heights: npt.NDArray[np.float32], mask: npt.NDArray[np.bool_],
-                passes: int = FILL_PASSES) -> npt.NDArray[np.float32]:
+def fill_nodata(
+    heights: npt.NDArray[np.float32], mask: npt.NDArray[np.bool_], passes: int = FILL_PASSES
+) -> npt.NDArray[np.float32]:
     """Fill the cells where ``mask`` is true: inward neighbour means, then the lowest valid height.
 
     Parameters
@@ -212,7 +213,7 @@ def _geokeys(directory: tuple[int, ...] | None) -> dict[int, int]:
         return keys
     count = directory[3]
     for i in range(count):
-        entry = directory[4 + 4 * i:8 + 4 * i]
+        entry = directory[4 + 4 * i : 8 + 4 * i]
         if len(entry) == 4 and entry[1] == 0:
             keys[entry[0]] = entry[3]
     return keys
@@ -275,14 +276,17 @@ def read_elevation(path: str, check_size: Callable[[int, int], None] | None = No
                 raise ValueError(f"{name} is a palette (indexed colour) image: a heightmap must be greyscale")
             bands = page.samplesperpixel
             if page.shape[:2] != (page.imagelength, page.imagewidth) or len(page.shape) != (2 if bands == 1 else 3):
-                raise ValueError(f"{name} holds an image of shape {page.shape}: Orogen reads one band, "
-                                 "or grey stored as RGB")
+                raise ValueError(
+                    f"{name} holds an image of shape {page.shape}: Orogen reads one band, or grey stored as RGB"
+                )
             if page.predictor == 3:
                 try:
                     import imagecodecs  # noqa: F401
                 except ImportError:
-                    raise ValueError(f"{name} uses the floating-point predictor, which needs the imagecodecs "
-                                     "package: re-save it with gdal_translate -co PREDICTOR=1 (or 2)") from None
+                    raise ValueError(
+                        f"{name} uses the floating-point predictor, which needs the imagecodecs "
+                        "package: re-save it with gdal_translate -co PREDICTOR=1 (or 2)"
+                    ) from None
             if page.dtype is None or page.dtype.kind not in "iuf":
                 raise ValueError(f"{name} holds {page.dtype} samples, not integers or floats")
             rows, cols = page.imagelength, page.imagewidth
@@ -292,11 +296,14 @@ def read_elevation(path: str, check_size: Callable[[int, int], None] | None = No
             if bands > 1:  # RGB(A): grey only, and then its first channel
                 colour = values[..., :3]
                 if not (colour == colour[..., :1]).all():
-                    raise ValueError(f"{name} is a colour image (its red, green and blue differ): a heightmap "
-                                     "must be greyscale; convert it to grey first")
+                    raise ValueError(
+                        f"{name} is a colour image (its red, green and blue differ): a heightmap "
+                        "must be greyscale; convert it to grey first"
+                    )
                 values = values[..., 0]
-            tags = {tag.code: tag.value for tag in page.tags.values()
-                    if tag.code in (33550, 33922, 34264, 34735, 42113)}
+            tags = {
+                tag.code: tag.value for tag in page.tags.values() if tag.code in (33550, 33922, 34264, 34735, 42113)
+            }
     except ValueError:
         raise
     except Exception as err:  # noqa: BLE001 - tifffile raises many kinds on a foreign or damaged file
@@ -330,16 +337,16 @@ def read_elevation(path: str, check_size: Callable[[int, int], None] | None = No
     return Elevation(heights.astype(np.float32), nodata, nodata_value, cell, geographic, latitude)
 
 
-def _pixel_size(tags: dict[int, Any], keys: dict[int, int], rows: int) -> tuple[
-        tuple[float, float] | None, bool, float | None]:
+def _pixel_size(
+    tags: dict[int, Any], keys: dict[int, int], rows: int
+) -> tuple[tuple[float, float] | None, bool, float | None]:
     """Pixel size in metres, whether it came in degrees, and the centre latitude used."""
     scale = tags.get(33550)
     transform = tags.get(34264)
     if scale is not None and len(scale) >= 2:
         sx, sy = abs(float(scale[0])), abs(float(scale[1]))
         tie = tags.get(33922)  # (i, j, k, x, y, z): raster point (i, j) is model point (x, y)
-        centre_y = (float(tie[4]) - (rows / 2.0 - float(tie[1])) * sy
-                    if tie is not None and len(tie) >= 6 else None)
+        centre_y = float(tie[4]) - (rows / 2.0 - float(tie[1])) * sy if tie is not None and len(tie) >= 6 else None
     elif transform is not None and len(transform) >= 16:
         sx, sy = math.hypot(transform[0], transform[4]), math.hypot(transform[1], transform[5])
         centre_y = float(transform[7]) + transform[5] * rows / 2.0

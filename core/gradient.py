@@ -79,8 +79,24 @@ _SIX, _FIFTEEN, _TEN = np.float32(6.0), np.float32(15.0), np.float32(10.0)
 # Sixteen unit directions k·22.5°, from cos 22.5° and cos 45° (decimal constants, exact everywhere).
 _C1, _S1, _H = 0.9238795325112867, 0.3826834323650898, 0.7071067811865476
 _DIRECTIONS = np.array(
-    [(1.0, 0.0), (_C1, _S1), (_H, _H), (_S1, _C1), (0.0, 1.0), (-_S1, _C1), (-_H, _H), (-_C1, _S1),
-     (-1.0, 0.0), (-_C1, -_S1), (-_H, -_H), (-_S1, -_C1), (0.0, -1.0), (_S1, -_C1), (_H, -_H), (_C1, -_S1)]
+    [
+        (1.0, 0.0),
+        (_C1, _S1),
+        (_H, _H),
+        (_S1, _C1),
+        (0.0, 1.0),
+        (-_S1, _C1),
+        (-_H, _H),
+        (-_C1, _S1),
+        (-1.0, 0.0),
+        (-_C1, -_S1),
+        (-_H, -_H),
+        (-_S1, -_C1),
+        (0.0, -1.0),
+        (_S1, -_C1),
+        (_H, -_H),
+        (_C1, -_S1),
+    ]
 )
 #: Gradient length of Perlin noise: its extreme with unit gradients is √2 / 2 at a cell's centre.
 PERLIN_SCALE = 1.4142135623730951
@@ -112,8 +128,7 @@ def _simplex_gradients(seed: int, lattice: int, iy: npt.ArrayLike, ix: npt.Array
     return (hash_u64(seed, "noise/simplex", np.int64(lattice), iy, ix) >> _S60).astype(np.intp)
 
 
-def _perlin_at(seed: int, lattice: int, amp: np.float32, iy: npt.ArrayLike,
-               ix: npt.ArrayLike) -> tuple[F32, F32]:
+def _perlin_at(seed: int, lattice: int, amp: np.float32, iy: npt.ArrayLike, ix: npt.ArrayLike) -> tuple[F32, F32]:
     g = _gradients(seed, lattice, iy, ix)
     gx, gy = _PERLIN_GX[g], _PERLIN_GY[g]
     gx *= amp
@@ -121,8 +136,7 @@ def _perlin_at(seed: int, lattice: int, amp: np.float32, iy: npt.ArrayLike,
     return gx, gy
 
 
-def _simplex_at(seed: int, lattice: int, amp: np.float32, iy: npt.ArrayLike,
-                ix: npt.ArrayLike) -> tuple[F32, F32]:
+def _simplex_at(seed: int, lattice: int, amp: np.float32, iy: npt.ArrayLike, ix: npt.ArrayLike) -> tuple[F32, F32]:
     g = _simplex_gradients(seed, lattice, iy, ix)
     gx, gy = _SIMPLEX_GX[g], _SIMPLEX_GY[g]
     gx *= amp
@@ -139,8 +153,7 @@ def _value_at(seed: int, lattice: int, amp: np.float32, iy: npt.ArrayLike, ix: n
     return (v,)
 
 
-def _cellular_at(seed: int, lattice: int, amp: np.float32, iy: npt.ArrayLike,
-                 ix: npt.ArrayLike) -> tuple[F32, F32]:
+def _cellular_at(seed: int, lattice: int, amp: np.float32, iy: npt.ArrayLike, ix: npt.ArrayLike) -> tuple[F32, F32]:
     """Feature point of each cell, ``(x, y)`` offsets in ``[0, 1)`` from its corner (``amp`` unused)."""
     h = hash_u64(seed, "noise/cellular", np.int64(lattice), iy, ix)
     jx = ((h >> _S40) & _MASK24).astype(np.float32)
@@ -161,8 +174,9 @@ class _Gather:
     each lookup hashes the points themselves. Both give the same values.
     """
 
-    def __init__(self, table: _Table, seed: int, lattice: int, amp: np.float32, iy: I64, ix: I64,
-                 lo: int, hi: int) -> None:
+    def __init__(
+        self, table: _Table, seed: int, lattice: int, amp: np.float32, iy: I64, ix: I64, lo: int, hi: int
+    ) -> None:
         self.table, self.seed, self.lattice, self.amp, self.iy, self.ix = table, seed, lattice, amp, iy, ix
         self.lo = lo
         ymin, xmin = int(iy.min()), int(ix.min())
@@ -275,8 +289,7 @@ def _perlin_x(fx: F32) -> tuple[F32, F32, F32]:
     return w0, w1, ux
 
 
-def perlin_noise(x: npt.ArrayLike, y: npt.ArrayLike, seed: int = 0, lattice: int = 0,
-                 amplitude: float = 1.0) -> F32:
+def perlin_noise(x: npt.ArrayLike, y: npt.ArrayLike, seed: int = 0, lattice: int = 0, amplitude: float = 1.0) -> F32:
     """Gradient (Perlin) noise at points given in lattice units.
 
     Parameters
@@ -332,8 +345,7 @@ def _lerp_rows(low: F32, high: F32, u: F32) -> F32:
     return high
 
 
-def perlin_grid(x: npt.ArrayLike, y: npt.ArrayLike, seed: int = 0, lattice: int = 0,
-                amplitude: float = 1.0) -> F32:
+def perlin_grid(x: npt.ArrayLike, y: npt.ArrayLike, seed: int = 0, lattice: int = 0, amplitude: float = 1.0) -> F32:
     """Gradient noise on the grid ``x × y``: ``perlin_noise(x[None, :], y[:, None])`` bit for bit, faster.
 
     Parameters
@@ -368,8 +380,12 @@ def _box_too_large(iy: I64, ix: I64) -> bool:
 
 def _as_points(ix: I64, fx: F32, iy: I64, fy: F32) -> tuple[I64, F32, I64, F32]:
     shape = (iy.size, ix.size)
-    return (np.broadcast_to(ix[None, :], shape), np.broadcast_to(fx[None, :], shape),
-            np.broadcast_to(iy[:, None], shape), np.broadcast_to(fy[:, None], shape))
+    return (
+        np.broadcast_to(ix[None, :], shape),
+        np.broadcast_to(fx[None, :], shape),
+        np.broadcast_to(iy[:, None], shape),
+        np.broadcast_to(fy[:, None], shape),
+    )
 
 
 def _box_rows(iy: I64, ix: I64, hi: int) -> tuple[I64, I64, I64, I64]:
@@ -405,8 +421,7 @@ def _perlin_grid(seed: int, lattice: int, amp: np.float32, ix: I64, fx: F32, iy:
 
 
 # --- value noise ---------------------------------------------------------------------------------------
-def value_noise(x: npt.ArrayLike, y: npt.ArrayLike, seed: int = 0, lattice: int = 0,
-                amplitude: float = 1.0) -> F32:
+def value_noise(x: npt.ArrayLike, y: npt.ArrayLike, seed: int = 0, lattice: int = 0, amplitude: float = 1.0) -> F32:
     """Value noise at points in lattice units: lattice values in ``[-1, 1)`` blended by the quintic fade.
 
     Parameters and errors as :func:`perlin_noise`; returns ``float32`` of the
@@ -427,8 +442,7 @@ def _value_points(seed: int, lattice: int, amp: np.float32, ix: I64, fx: F32, iy
     return _lerp_rows(rows[0], rows[1], _fade(fy))
 
 
-def value_grid(x: npt.ArrayLike, y: npt.ArrayLike, seed: int = 0, lattice: int = 0,
-               amplitude: float = 1.0) -> F32:
+def value_grid(x: npt.ArrayLike, y: npt.ArrayLike, seed: int = 0, lattice: int = 0, amplitude: float = 1.0) -> F32:
     """Value noise on the grid ``x × y``: ``value_noise(x[None, :], y[:, None])`` bit for bit, faster.
 
     Shapes as :func:`perlin_grid`.
@@ -449,8 +463,7 @@ def _value_grid(seed: int, lattice: int, amp: np.float32, ix: I64, fx: F32, iy: 
 
 
 # --- simplex noise -------------------------------------------------------------------------------------
-def simplex_noise(x: npt.ArrayLike, y: npt.ArrayLike, seed: int = 0, lattice: int = 0,
-                  amplitude: float = 1.0) -> F32:
+def simplex_noise(x: npt.ArrayLike, y: npt.ArrayLike, seed: int = 0, lattice: int = 0, amplitude: float = 1.0) -> F32:
     """Simplex noise at points in lattice units (the square lattice skewed into triangles).
 
     The skewed lattice's spacing along an axis is about 0.8 of the square
@@ -502,8 +515,7 @@ def _simplex_points(seed: int, lattice: int, amp: np.float32, x: F64, y: F64) ->
 
 
 # --- cellular noise ------------------------------------------------------------------------------------
-def cellular_noise(x: npt.ArrayLike, y: npt.ArrayLike, seed: int = 0, lattice: int = 0,
-                   feature: str = "f1") -> F32:
+def cellular_noise(x: npt.ArrayLike, y: npt.ArrayLike, seed: int = 0, lattice: int = 0, feature: str = "f1") -> F32:
     """Cellular (Worley) noise: distances to the nearest feature points, in lattice units.
 
     Parameters
@@ -545,8 +557,9 @@ def _cellular_feature(f1: F32, f2: F32, feature: str) -> F32:
     return f2
 
 
-def _cellular_points(seed: int, lattice: int, ix: I64, fx: F32, iy: I64, fy: F32,
-                     need_f2: bool = True) -> tuple[F32, F32]:
+def _cellular_points(
+    seed: int, lattice: int, ix: I64, fx: F32, iy: I64, fy: F32, need_f2: bool = True
+) -> tuple[F32, F32]:
     """Squared ``F1`` and ``F2`` over the 5 × 5 cells around each point's cell.
 
     For ``F1`` alone (``need_f2`` false; ``F2`` is then returned unset) the

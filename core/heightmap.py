@@ -111,9 +111,7 @@ def check_shape(shape: object, name: str = "shape", min_side: int = 1) -> tuple[
     rows = check_count(shape[0], f"{name}[0] (rows)", low=min_side)
     cols = check_count(shape[1], f"{name}[1] (cols)", low=min_side)
     if rows * cols > MAX_CELLS:
-        raise ValueError(
-            f"{name} {rows}x{cols} has {rows * cols} cells; at most {MAX_CELLS} (8193x8193) are allowed"
-        )
+        raise ValueError(f"{name} {rows}x{cols} has {rows * cols} cells; at most {MAX_CELLS} (8193x8193) are allowed")
     return rows, cols
 
 
@@ -132,8 +130,10 @@ def check_world_shape(shape: object, name: str = "world_shape") -> tuple[int, in
     """
     if not isinstance(shape, (tuple, list)) or len(shape) != 2:
         raise TypeError(f"{name} must be a (rows, cols) pair of integers, got {shape!r}")
-    return (check_count(shape[0], f"{name}[0] (rows)", 1, MAX_WORLD_SIDE),
-            check_count(shape[1], f"{name}[1] (cols)", 1, MAX_WORLD_SIDE))
+    return (
+        check_count(shape[0], f"{name}[0] (rows)", 1, MAX_WORLD_SIDE),
+        check_count(shape[1], f"{name}[1] (cols)", 1, MAX_WORLD_SIDE),
+    )
 
 
 def _real(values: npt.ArrayLike, name: str, what: str) -> npt.NDArray[Any]:
@@ -167,7 +167,9 @@ def as_real_array(values: npt.ArrayLike, name: str) -> npt.NDArray[np.float64]:
 
 
 def as_heightmap(
-    heightmap: npt.ArrayLike, name: str = "heightmap", dtype: type[np.floating[Any]] = np.float32,
+    heightmap: npt.ArrayLike,
+    name: str = "heightmap",
+    dtype: type[np.floating[Any]] = np.float32,
     float32_range: bool = False,
 ) -> npt.NDArray[Any]:
     """Validate a 2-D finite real array and return it as ``dtype`` (no copy if already so).
@@ -192,8 +194,9 @@ def as_heightmap(
     if not np.isfinite(out).all():
         raise ValueError(f"{name} contains NaN or Inf")
     if float32_range and out.dtype != np.float32 and float(np.abs(out).max()) > _F32_MAX:
-        raise ValueError(f"{name} holds values beyond float32's range (|h| <= {_F32_MAX:.3g}), "
-                         "which a float32 heightmap cannot hold")
+        raise ValueError(
+            f"{name} holds values beyond float32's range (|h| <= {_F32_MAX:.3g}), which a float32 heightmap cannot hold"
+        )
     return out
 
 

@@ -27,8 +27,15 @@ from .rng import check_seed, uniform
 from .window import Window, check_window
 
 __all__ = [
-    "MAX_HILLS", "MAX_RADIUS", "MAX_HILL_WORK", "HillSet",
-    "hill_parameters", "add_hill", "raw_hills", "circle_hills", "hills_raw",
+    "MAX_HILLS",
+    "MAX_RADIUS",
+    "MAX_HILL_WORK",
+    "HillSet",
+    "hill_parameters",
+    "add_hill",
+    "raw_hills",
+    "circle_hills",
+    "hills_raw",
 ]
 
 #: Upper bound on the number of hills per call.

@@ -373,8 +373,16 @@ def hydraulic_erosion(
         b += s
         s[:] = 0.0
     deposited, removed = change_maps(before, b)
-    return ErosionResult(b.astype(np.float32), deposited, removed, lost, done,
-                         water=d.copy(), sediment=s.astype(np.float32), exchanged=exchanged)
+    return ErosionResult(
+        b.astype(np.float32),
+        deposited,
+        removed,
+        lost,
+        done,
+        water=d.copy(),
+        sediment=s.astype(np.float32),
+        exchanged=exchanged,
+    )
 
 
 def _advect(s: F64, ux: F32, uy: F32, moved: F64) -> None:
@@ -405,7 +413,7 @@ def _advect(s: F64, ux: F32, uy: F32, moved: F64) -> None:
     south = uy > 0.0
 
     def put(part: F64, dr: int, dc: int) -> None:
-        moved[1 + dr:rows + 1 + dr, 1 + dc:cols + 1 + dc] += part
+        moved[1 + dr : rows + 1 + dr, 1 + dc : cols + 1 + dc] += part
 
     to_east = side * east
     put(to_east, 0, 1)

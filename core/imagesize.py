@@ -172,7 +172,7 @@ def _exr_attributes(f: BinaryIO) -> tuple[dict[bytes, tuple[bytes, bytes]], int]
         value = type_end + 5
         if length < 0 or value + length > len(head):
             raise ValueError("the OpenEXR header is cut short or damaged")
-        found[head[pos:end]] = (head[end + 1:type_end], head[value:value + length])
+        found[head[pos:end]] = (head[end + 1 : type_end], head[value : value + length])
         pos = value + length
 
 
@@ -220,8 +220,11 @@ def _check_exr(f: BinaryIO, size: int) -> None:
             n = _level_count(max(cols, rows), up)
             chunks = sum(a * b for a, b in zip(_levels(cols, tx, up, n), _levels(rows, ty, up, n), strict=True))
         elif level_mode == 2:
-            chunks = sum(a * b for a in _levels(cols, tx, up, _level_count(cols, up))
-                         for b in _levels(rows, ty, up, _level_count(rows, up)))
+            chunks = sum(
+                a * b
+                for a in _levels(cols, tx, up, _level_count(cols, up))
+                for b in _levels(rows, ty, up, _level_count(rows, up))
+            )
         else:
             raise ValueError(f"the OpenEXR tile description has an unknown level mode {level_mode}")
         chunk_head = 20  # tile x, y, level x, y, data size
@@ -276,7 +279,7 @@ def _check_tiff(f: BinaryIO, size: int, rows: int, cols: int) -> None:
             raise ValueError(f"the TIFF directory gives tag {tag} {n} values")
         value_at = i * entry_size + 4 + (8 if big else 4)
         if nbytes <= inline:
-            data = directory[value_at:value_at + nbytes]
+            data = directory[value_at : value_at + nbytes]
         else:
             (where,) = struct.unpack_from(order + offset_code, directory, value_at)
             if where + nbytes > size:
@@ -303,8 +306,7 @@ def _check_tiff(f: BinaryIO, size: int, rows: int, cols: int) -> None:
         raise ValueError(f"the TIFF file has {len(offsets)} {what}; its size needs {needed}")
     for offset, length in zip(offsets, counts, strict=True):
         if offset + length > size:
-            raise ValueError(f"the TIFF file is cut short: its {what} run past the end of the file "
-                             f"({size} bytes)")
+            raise ValueError(f"the TIFF file is cut short: its {what} run past the end of the file ({size} bytes)")
 
 
 def _checked(rows: int, cols: int, what: str) -> tuple[int, int]:
@@ -363,7 +365,7 @@ def _exr(head: bytes) -> tuple[int, int]:
             break
         (length,) = struct.unpack_from("<i", head, type_end + 1)
         value = type_end + 5
-        if name == b"dataWindow" and head[end + 1:type_end] == b"box2i" and length == 16:
+        if name == b"dataWindow" and head[end + 1 : type_end] == b"box2i" and length == 16:
             if value + 16 > len(head):
                 break
             x_min, y_min, x_max, y_max = struct.unpack_from("<4i", head, value)

@@ -113,13 +113,13 @@ def read_regular_file(path: str | os.PathLike[str], what: str, max_bytes: int) -
 def _depth(data: bytes) -> int:
     """Greatest nesting depth of ``[``/``{`` outside strings (vectorised; no parsing)."""
     bare = np.frombuffer(_STRING.sub(b'""', data), dtype=np.uint8)
-    steps = (np.isin(bare, (ord("["), ord("{"))).astype(np.int64)
-             - np.isin(bare, (ord("]"), ord("}"))).astype(np.int64))
+    steps = np.isin(bare, (ord("["), ord("{"))).astype(np.int64) - np.isin(bare, (ord("]"), ord("}"))).astype(np.int64)
     return int(np.cumsum(steps).max(initial=0))
 
 
-def load_json(source: str | bytes | os.PathLike[str], what: str, *, max_bytes: int = MAX_BYTES,
-              max_depth: int = MAX_DEPTH) -> Any:
+def load_json(
+    source: str | bytes | os.PathLike[str], what: str, *, max_bytes: int = MAX_BYTES, max_depth: int = MAX_DEPTH
+) -> Any:
     """Parse JSON text (``str``/``bytes``) or a file (a path-like object), within bounds.
 
     Parameters

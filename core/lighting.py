@@ -20,42 +20,126 @@ from .heightmap import as_heightmap, check_number
 from .params import Param, check_values
 from .shading import sun_vector
 
-__all__ = ["LIGHTING_PARAMS", "LIGHTING_ORDERED", "Maps", "bakes_occlusion", "cell_size", "sun_vector", "sun_angles",
-           "bake"]
+__all__ = [
+    "LIGHTING_PARAMS",
+    "LIGHTING_ORDERED",
+    "Maps",
+    "bakes_occlusion",
+    "cell_size",
+    "sun_vector",
+    "sun_angles",
+    "bake",
+]
 
 F32 = npt.NDArray[np.float32]
 
 #: The lighting settings of a terrain (a spec's ``lighting`` object; ``lighting.NAME`` in Blender and ``--set``).
 LIGHTING_PARAMS: tuple[Param, ...] = (
-    Param("enabled", "bool", True, label="Lightmap",
-          description="Bake the lightmap into the 'Lightmap' colour attribute"),
-    Param("mode", "enum", "slope", label="Lighting", description="How the lightmap is computed",
-          items=(("slope", "Slope", "Each vertex against the ground one cell toward the light (the classic tutorials)"),
-                 ("hillshade", "Hillshade", "GIS hillshade (Horn's gradient), sun azimuth and altitude"),
-                 ("multidirectional", "Multidirectional",
-                  "GIS hillshade from four lights weighted by aspect (Mark 1992)"))),
-    Param("azimuth", "float", 315.0, hard=(0.0, 360.0), unit="deg", label="Light Azimuth",
-          description="Direction the light comes from, clockwise from north (+Y)"),
-    Param("altitude", "float", 45.0, hard=(0.0, 90.0), unit="deg", label="Light Altitude",
-          description="Height of the sun above the horizon"),
-    Param("use_scene_sun", "bool", False, label="Use Scene Sun",
-          description="Take the light's azimuth and altitude from the first Sun light in the scene"),
-    Param("softness", "float", 1.0, hard=(0.01, 100.0), soft=(0.01, 10.0), label="Softness",
-          description="Slope (rise over run) that darkens a slope facing away from the light fully; larger is softer"),
-    Param("min_brightness", "float", 0.25, hard=(0.0, 1.0), unit="factor", label="Min Brightness",
-          description="Darkest value of the lightmap"),
-    Param("max_brightness", "float", 1.0, hard=(0.0, 1.0), unit="factor", label="Max Brightness",
-          description="Brightest value of the lightmap (at least Min Brightness)"),
+    Param(
+        "enabled", "bool", True, label="Lightmap", description="Bake the lightmap into the 'Lightmap' colour attribute"
+    ),
+    Param(
+        "mode",
+        "enum",
+        "slope",
+        label="Lighting",
+        description="How the lightmap is computed",
+        items=(
+            ("slope", "Slope", "Each vertex against the ground one cell toward the light (the classic tutorials)"),
+            ("hillshade", "Hillshade", "GIS hillshade (Horn's gradient), sun azimuth and altitude"),
+            ("multidirectional", "Multidirectional", "GIS hillshade from four lights weighted by aspect (Mark 1992)"),
+        ),
+    ),
+    Param(
+        "azimuth",
+        "float",
+        315.0,
+        hard=(0.0, 360.0),
+        unit="deg",
+        label="Light Azimuth",
+        description="Direction the light comes from, clockwise from north (+Y)",
+    ),
+    Param(
+        "altitude",
+        "float",
+        45.0,
+        hard=(0.0, 90.0),
+        unit="deg",
+        label="Light Altitude",
+        description="Height of the sun above the horizon",
+    ),
+    Param(
+        "use_scene_sun",
+        "bool",
+        False,
+        label="Use Scene Sun",
+        description="Take the light's azimuth and altitude from the first Sun light in the scene",
+    ),
+    Param(
+        "softness",
+        "float",
+        1.0,
+        hard=(0.01, 100.0),
+        soft=(0.01, 10.0),
+        label="Softness",
+        description="Slope (rise over run) that darkens a slope facing away from the light fully; larger is softer",
+    ),
+    Param(
+        "min_brightness",
+        "float",
+        0.25,
+        hard=(0.0, 1.0),
+        unit="factor",
+        label="Min Brightness",
+        description="Darkest value of the lightmap",
+    ),
+    Param(
+        "max_brightness",
+        "float",
+        1.0,
+        hard=(0.0, 1.0),
+        unit="factor",
+        label="Max Brightness",
+        description="Brightest value of the lightmap (at least Min Brightness)",
+    ),
     Param("shadows", "bool", False, label="Cast Shadows", description="Shadow cells the terrain hides from the sun"),
-    Param("shadow_softness", "float", 2.0, hard=(1.0, 45.0), unit="deg", label="Penumbra",
-          description="Width of the soft shadow edge (angle of the sun disc)"),
+    Param(
+        "shadow_softness",
+        "float",
+        2.0,
+        hard=(1.0, 45.0),
+        unit="deg",
+        label="Penumbra",
+        description="Width of the soft shadow edge (angle of the sun disc)",
+    ),
     Param("ao", "bool", False, label="Ambient Occlusion", description="Darken cells that see less of the sky"),
-    Param("ao_strength", "float", 1.0, hard=(0.0, 10.0), soft=(0.0, 3.0), label="Strength",
-          description="Exponent of the ambient occlusion term"),
-    Param("ao_directions", "int", 16, hard=(4, 64), label="Directions",
-          description="Horizon directions sampled for ambient occlusion"),
-    Param("ao_radius", "int", 32, hard=(1, 4096), soft=(1, 256), unit="cells", label="Radius",
-          description="Search radius of ambient occlusion, in heightmap cells"),
+    Param(
+        "ao_strength",
+        "float",
+        1.0,
+        hard=(0.0, 10.0),
+        soft=(0.0, 3.0),
+        label="Strength",
+        description="Exponent of the ambient occlusion term",
+    ),
+    Param(
+        "ao_directions",
+        "int",
+        16,
+        hard=(4, 64),
+        label="Directions",
+        description="Horizon directions sampled for ambient occlusion",
+    ),
+    Param(
+        "ao_radius",
+        "int",
+        32,
+        hard=(1, 4096),
+        soft=(1, 256),
+        unit="cells",
+        label="Radius",
+        description="Search radius of ambient occlusion, in heightmap cells",
+    ),
 )
 #: Pairs that must be ordered.
 LIGHTING_ORDERED = (("min_brightness", "max_brightness"),)
@@ -100,8 +184,13 @@ def sun_angles(x: float, y: float, z: float) -> tuple[float, float]:
     return round(azimuth, 4) % 360.0, round(altitude, 4)
 
 
-def bake(heightmap: npt.ArrayLike, width: float, height: float, lighting: Mapping[str, Any] | None = None,
-         sun: tuple[float, float] | None = None) -> Maps:
+def bake(
+    heightmap: npt.ArrayLike,
+    width: float,
+    height: float,
+    lighting: Mapping[str, Any] | None = None,
+    sun: tuple[float, float] | None = None,
+) -> Maps:
     """Lightmap, slope and curvature of a heightmap in units of ``height`` metres.
 
     Parameters
@@ -132,10 +221,20 @@ def bake(heightmap: npt.ArrayLike, width: float, height: float, lighting: Mappin
     cell = cell_size((h.shape[0], h.shape[1]), width)
     metres = h * np.float32(height)
     azimuth, altitude = sun if sun is not None else (light["azimuth"], light["altitude"])
-    maps = bake_maps(metres, cell, lighting=light["mode"] if light["enabled"] else None, azimuth=azimuth,
-                     altitude=altitude, light_softness=light["softness"], min_brightness=light["min_brightness"],
-                     max_brightness=light["max_brightness"], shadows=light["shadows"],
-                     shadow_softness=light["shadow_softness"], ambient=light["ao"],
-                     ambient_strength=light["ao_strength"], ambient_directions=light["ao_directions"],
-                     ambient_radius=light["ao_radius"])
+    maps = bake_maps(
+        metres,
+        cell,
+        lighting=light["mode"] if light["enabled"] else None,
+        azimuth=azimuth,
+        altitude=altitude,
+        light_softness=light["softness"],
+        min_brightness=light["min_brightness"],
+        max_brightness=light["max_brightness"],
+        shadows=light["shadows"],
+        shadow_softness=light["shadow_softness"],
+        ambient=light["ao"],
+        ambient_strength=light["ao_strength"],
+        ambient_directions=light["ao_directions"],
+        ambient_radius=light["ao_radius"],
+    )
     return Maps(maps.lightmap, maps.slope, maps.curvature, maps.occlusion)

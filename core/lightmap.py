@@ -52,14 +52,19 @@ class SlopeLight:
     summed as weighted differences from the cell (exact-ish in float32).
     """
 
-    def __init__(self, h: F32, run: float, azimuth: float, softness: float, lo: float, hi: float,
-                 ext_shape: tuple[int, ...]) -> None:
+    def __init__(
+        self, h: F32, run: float, azimuth: float, softness: float, lo: float, hi: float, ext_shape: tuple[int, ...]
+    ) -> None:
         self.h, self.lo, self.hi = h, lo, hi
         d_row, d_col = light_direction(azimuth)
         r0, c0 = math.floor(d_row), math.floor(d_col)
         tr, tc = d_row - r0, d_col - c0
-        taps = [(r0, c0, (1.0 - tr) * (1.0 - tc)), (r0, c0 + 1, (1.0 - tr) * tc),
-                (r0 + 1, c0, tr * (1.0 - tc)), (r0 + 1, c0 + 1, tr * tc)]
+        taps = [
+            (r0, c0, (1.0 - tr) * (1.0 - tc)),
+            (r0, c0 + 1, (1.0 - tr) * tc),
+            (r0 + 1, c0, tr * (1.0 - tc)),
+            (r0 + 1, c0 + 1, tr * tc),
+        ]
         self.taps = [(dr, dc, np.float32(w)) for dr, dc, w in taps if w != 0.0]
         self.scale = np.float32(-1.0 / (run * softness))  # brightness = 1 - rise / (cell * softness)
         self.rep = np.empty(ext_shape, np.float32)

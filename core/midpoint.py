@@ -139,8 +139,9 @@ def diamond_square(
     rows_idx, rows_frac = np.divmod(win.row_coords() * p, span)
     cols_idx, cols_frac = np.divmod(win.col_coords() * p, span)
     r0, c0 = int(rows_idx[0]), int(cols_idx[0])
-    grid = _lattice(p, seed, r, r0, int(rows_idx[-1]) - r0 + 2, c0, int(cols_idx[-1]) - c0 + 2,
-                    "diamond-square/world", key_scale)
+    grid = _lattice(
+        p, seed, r, r0, int(rows_idx[-1]) - r0 + 2, c0, int(cols_idx[-1]) - c0 + 2, "diamond-square/world", key_scale
+    )
     fy = (rows_frac / span)[:, None]
     fx = (cols_frac / span)[None, :]
     ri, ci = (rows_idx - r0)[:, None], (cols_idx - c0)[None, :]
@@ -150,8 +151,9 @@ def diamond_square(
     return out
 
 
-def _lattice(p: int, seed: int, r: float, row: int, rows: int, col: int, cols: int, stream: str,
-             key_scale: int) -> npt.NDArray[np.float64]:
+def _lattice(
+    p: int, seed: int, r: float, row: int, rows: int, col: int, cols: int, stream: str, key_scale: int
+) -> npt.NDArray[np.float64]:
     """Lattice values at rows ``row .. row + rows - 1`` and columns ``col .. col + cols - 1`` of the
     period-``p`` torus (finest level), each point's offset hashed by ``(coordinate mod p) * key_scale``."""
     level_factor, half_factor = 2.0 ** (-r), 2.0 ** (-r / 2.0)
@@ -220,8 +222,10 @@ def _displace(
     the region kept for the next level. Terms are summed in stencil order.
     """
     n_r, n_c = fine.shape
-    views = [padded[_PAD + r_start + dr : _PAD + n_r + dr : 2, _PAD + c_start + dc : _PAD + n_c + dc : 2]
-             for dr, dc, _ in stencil]
+    views = [
+        padded[_PAD + r_start + dr : _PAD + n_r + dr : 2, _PAD + c_start + dc : _PAD + n_c + dc : 2]
+        for dr, dc, _ in stencil
+    ]
     # All weights are 1/4, a power of two: summing first and scaling once gives the same bits as
     # scaling each term, with fewer temporaries.
     total = views[0] + views[1]

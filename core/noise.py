@@ -22,16 +22,18 @@ from .window import Window, check_window
 __all__ = ["white_noise", "value_noise", "noise_hills_pits"]
 
 
-def white_noise(world_shape: tuple[int, int], seed: int, amplitude: float = 1.0,
-                window: Window | None = None) -> npt.NDArray[np.float64]:
+def white_noise(
+    world_shape: tuple[int, int], seed: int, amplitude: float = 1.0, window: Window | None = None
+) -> npt.NDArray[np.float64]:
     """Uniform white noise in ``[0, amplitude)``, one value per world cell, ``float64 window.shape``."""
     win = check_window(world_shape, window)
     amp = check_number(amplitude, "amplitude", 0.0, 1e6)
     return uniform(seed, "noise/base", win.row_coords()[:, None], win.col_coords()[None, :]) * amp
 
 
-def value_noise(world_shape: tuple[int, int], seed: int, amplitude: float, grain: float,
-                window: Window | None = None) -> npt.NDArray[np.float64]:
+def value_noise(
+    world_shape: tuple[int, int], seed: int, amplitude: float, grain: float, window: Window | None = None
+) -> npt.NDArray[np.float64]:
     """The white-noise base on a lattice ``grain`` cells apart, bilinearly interpolated, ``float64 window.shape``.
 
     Lattice point ``(i, j)`` (at cell ``(i * grain, j * grain)``) holds
@@ -82,8 +84,10 @@ def value_noise(world_shape: tuple[int, int], seed: int, amplitude: float, grain
         a, b = (ri - ri[0])[:, None], (ci - ci[0])[None, :]
         v00, v01, v10, v11 = lattice[a, b], lattice[a, b + 1], lattice[a + 1, b], lattice[a + 1, b + 1]
     else:  # a sparse sample of a fine lattice: hash the four corners of each cell only
-        v00, v01, v10, v11 = (uniform(seed, "noise/base", (ri + dr)[:, None], (ci + dc)[None, :]) * amp
-                              for dr, dc in ((0, 0), (0, 1), (1, 0), (1, 1)))
+        v00, v01, v10, v11 = (
+            uniform(seed, "noise/base", (ri + dr)[:, None], (ci + dc)[None, :]) * amp
+            for dr, dc in ((0, 0), (0, 1), (1, 0), (1, 1))
+        )
     top = v00 + fx[None, :] * (v01 - v00)
     bottom = v10 + fx[None, :] * (v11 - v10)
     out: npt.NDArray[np.float64] = top + fy[:, None] * (bottom - top)
@@ -92,8 +96,14 @@ def value_noise(world_shape: tuple[int, int], seed: int, amplitude: float, grain
     return out
 
 
-def _bumps(world_shape: tuple[int, int], seed: int, stream: str, count: int,
-           radius: tuple[float, float], height: tuple[float, float]) -> tuple[HillSet, npt.NDArray[np.float64]]:
+def _bumps(
+    world_shape: tuple[int, int],
+    seed: int,
+    stream: str,
+    count: int,
+    radius: tuple[float, float],
+    height: tuple[float, float],
+) -> tuple[HillSet, npt.NDArray[np.float64]]:
     """Centres, radii and peak heights of ``count`` bumps placed uniformly over the world."""
     rows, cols = world_shape
     i = np.arange(count, dtype=np.int64)
@@ -172,8 +182,11 @@ def noise_hills_pits(
     p_rad = _range(pit_radius, "pit_radius", 0.0, MAX_RADIUS, low_open=True)
     h_ht = _range(hill_height, "hill_height", 0.0, 1e6)
     p_ht = _range(pit_height, "pit_height", 0.0, 1e6)
-    out = white_noise(world_shape, seed, noise, win) if grain is None else value_noise(world_shape, seed, noise,
-                                                                                      grain, win)
+    out = (
+        white_noise(world_shape, seed, noise, win)
+        if grain is None
+        else value_noise(world_shape, seed, noise, grain, win)
+    )
     hill_set, hill_peaks = _bumps(world_shape, seed, "noise/hills", n_hills, h_rad, h_ht)
     out += raw_hills(world_shape, hill_set, win, heights=hill_peaks)
     pit_set, pit_depths = _bumps(world_shape, seed, "noise/pits", n_pits, p_rad, p_ht)

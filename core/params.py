@@ -161,8 +161,9 @@ class Param:
             try:
                 value.encode("utf-8")
             except UnicodeEncodeError as err:  # a lone surrogate: no file or Blender string can hold it
-                raise ValueError(f"{name} must be valid Unicode text (character {err.start} is a lone "
-                                 f"surrogate)") from None
+                raise ValueError(
+                    f"{name} must be valid Unicode text (character {err.start} is a lone surrogate)"
+                ) from None
             if "\x00" in value:
                 raise ValueError(f"{name} must not contain a NUL character")
             return value
@@ -202,8 +203,9 @@ def _check_tuple(value: object, name: str, size: int, hard: tuple[float, float] 
     return tuple(check_number(v, f"{name}[{i}]", low, high) for i, v in enumerate(value))
 
 
-def check_values(params: Sequence[Param], values: object, where: str,
-                 ordered: Sequence[tuple[str, str]] = (), partial: bool = False) -> dict[str, Any]:
+def check_values(
+    params: Sequence[Param], values: object, where: str, ordered: Sequence[tuple[str, str]] = (), partial: bool = False
+) -> dict[str, Any]:
     """Validate a mapping of parameter values against ``params``; missing ones take their defaults.
 
     Parameters
@@ -225,13 +227,16 @@ def check_values(params: Sequence[Param], values: object, where: str,
         For a non-mapping, unknown names (listed, at most a dozen), or a bad value.
     """
     if not isinstance(values, Mapping):
-        raise TypeError(f"{where.rstrip('.') or 'parameters'} must be a mapping of names to values, "
-                        f"got {type(values).__name__}")
+        raise TypeError(
+            f"{where.rstrip('.') or 'parameters'} must be a mapping of names to values, got {type(values).__name__}"
+        )
     by_name = {p.name: p for p in params}
     unknown = [k for k in values if k not in by_name]
     if unknown:
-        raise ValueError(f"{where.rstrip('.') or 'parameters'}: unknown parameters {short_list(unknown)}; "
-                         f"valid: {short_list(list(by_name)) or 'none'}")
+        raise ValueError(
+            f"{where.rstrip('.') or 'parameters'}: unknown parameters {short_list(unknown)}; "
+            f"valid: {short_list(list(by_name)) or 'none'}"
+        )
     out = {name: p.check(values[name], where) for name, p in by_name.items() if name in values}
     full = {**{p.name: p.default for p in params}, **out}
     for low, high in ordered:
@@ -297,14 +302,31 @@ GENERATORS: dict[str, Generator] = {}
 FILTERS: dict[str, Filter] = {}
 
 #: Names a generator or filter key may not take: they are other parts of a spec.
-RESERVED = frozenset({"version", "size", "size_y", "seed", "width", "height", "fit_height", "generator", "filters",
-                      "lighting", "material", "layers", "type", "enabled"})
+RESERVED = frozenset(
+    {
+        "version",
+        "size",
+        "size_y",
+        "seed",
+        "width",
+        "height",
+        "fit_height",
+        "generator",
+        "filters",
+        "lighting",
+        "material",
+        "layers",
+        "type",
+        "enabled",
+    }
+)
 
 
 def _register(registry: dict[str, Any], item: Part, what: str) -> None:
     if not item.key.isidentifier() or not item.key.islower() or item.key in RESERVED:
-        raise ValueError(f"a {what} key must be a lower-case identifier other than {sorted(RESERVED)}, "
-                         f"got {item.key!r}")
+        raise ValueError(
+            f"a {what} key must be a lower-case identifier other than {sorted(RESERVED)}, got {item.key!r}"
+        )
     if item.key in GENERATORS or item.key in FILTERS:
         raise ValueError(f"{item.key!r} is already registered")
     names = [p.name for p in item.params]

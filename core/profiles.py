@@ -196,8 +196,10 @@ def sectioned_profile(
     lo, hi = _bounds(min_height, max_height)
     work = len(range(n_sec) if section is None else [0]) * (steps + k)
     if work > MAX_PROFILE_WORK:
-        raise ValueError(f"sections x (smoothing_steps + sub_points) is {work:.3g}, more than "
-                         f"{MAX_PROFILE_WORK:.0e}: use fewer sections, sub-points or smoothing steps")
+        raise ValueError(
+            f"sections x (smoothing_steps + sub_points) is {work:.3g}, more than "
+            f"{MAX_PROFILE_WORK:.0e}: use fewer sections, sub-points or smoothing steps"
+        )
     bounds = section_bounds(n, n_sec)
     wanted = range(n_sec) if section is None else [check_count(section, "section", 0, n_sec - 1)]
     parts = [_section_heights(seed, i, bounds, k, frac, steps, lo, hi) for i in wanted]
@@ -223,8 +225,9 @@ def _owned(seed: int, i: int, bounds: npt.NDArray[np.int64]) -> tuple[int, int]:
     return start, stop
 
 
-def _section_heights(seed: int, i: int, bounds: npt.NDArray[np.int64], k: int, frac: float, steps: int,
-                     lo: float, hi: float) -> npt.NDArray[np.float64]:
+def _section_heights(
+    seed: int, i: int, bounds: npt.NDArray[np.int64], k: int, frac: float, steps: int, lo: float, hi: float
+) -> npt.NDArray[np.float64]:
     """Heights of the columns section ``i`` owns (see :func:`section_columns`), ``float64``."""
     n_sec = len(bounds) - 1
     s = sub_seed(seed, "profile/section", i)

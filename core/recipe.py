@@ -46,8 +46,19 @@ from .params import FILTERS, GENERATORS, Filter, Generator, short_list
 from .rng import check_seed
 from .window import Window, check_window, crop, expand
 
-__all__ = ["Cancelled", "MAP_NAMES", "Progress",
-           "GENERATORS", "FILTERS", "MAX_FILTERS", "MAX_JSON_BYTES", "MAX_PARAMS", "RECIPE_VERSION", "Recipe", "Ranges"]
+__all__ = [
+    "Cancelled",
+    "MAP_NAMES",
+    "Progress",
+    "GENERATORS",
+    "FILTERS",
+    "MAX_FILTERS",
+    "MAX_JSON_BYTES",
+    "MAX_PARAMS",
+    "RECIPE_VERSION",
+    "Recipe",
+    "Ranges",
+]
 
 Ranges = tuple[tuple[float, float], tuple[float, float]]
 #: ``progress(done, total)``: work units done of the evaluation's total (see :meth:`Recipe.evaluate_with_maps`);
@@ -77,16 +88,24 @@ V1_FILTER_KEYS = {"erosion": "lowpass"}
 def _check_required(function: Callable[..., Any], params: Mapping[str, Any], what: str) -> None:
     """Refuse ``params`` that leave out a parameter ``function`` has no default for."""
     signature = inspect.signature(function).parameters
-    missing = [name for name, p in signature.items() if p.default is inspect.Parameter.empty
-               and name not in ("heightmap", "world_shape", "seed") and name not in params]
+    missing = [
+        name
+        for name, p in signature.items()
+        if p.default is inspect.Parameter.empty
+        and name not in ("heightmap", "world_shape", "seed")
+        and name not in params
+    ]
     if missing:
         raise ValueError(f"{what}: missing parameters {sorted(missing)}")
 
 
 def _check_ranges(ranges: object) -> Ranges:
     """Validate ``((raw_low, raw_high), (low, high))`` as returned by :meth:`Recipe.world_ranges`."""
-    ok = (isinstance(ranges, (tuple, list)) and len(ranges) == 2
-          and all(isinstance(r, (tuple, list)) and len(r) == 2 for r in ranges))
+    ok = (
+        isinstance(ranges, (tuple, list))
+        and len(ranges) == 2
+        and all(isinstance(r, (tuple, list)) and len(r) == 2 for r in ranges)
+    )
     if not ok:
         raise TypeError(f"ranges must be ((raw_low, raw_high), (low, high)) from world_ranges(), got {ranges!r}")
     pairs: list[tuple[float, float]] = []
@@ -129,14 +148,16 @@ class Recipe:
         if not isinstance(self.generator, str) or self.generator not in GENERATORS:
             raise ValueError(f"generator must be one of {short_list(list(GENERATORS))}, got {self.generator!r:.40}")
         object.__setattr__(self, "seed", check_seed(self.seed))
-        object.__setattr__(self, "shape", check_world_shape(tuple(self.shape) if isinstance(self.shape, list)
-                                                            else self.shape, "shape"))
+        object.__setattr__(
+            self, "shape", check_world_shape(tuple(self.shape) if isinstance(self.shape, list) else self.shape, "shape")
+        )
         object.__setattr__(self, "cell_size", check_number(self.cell_size, "cell_size", 1e-9, 1e9))
         object.__setattr__(self, "height", check_number(self.height, "height", 0.0, 1e9))
         # Version 3 fills in every declared default (a hand-made recipe gets what a spec gets, e.g. the diamond-square
         # world lattice); version 2 keeps what it was given, its functions' defaults being version 2's.
-        object.__setattr__(self, "params", part(self.generator, self.version).check(self.params,
-                                                                                    partial=self.version == 2))
+        object.__setattr__(
+            self, "params", part(self.generator, self.version).check(self.params, partial=self.version == 2)
+        )
         if not isinstance(self.filters, (tuple, list)):
             raise TypeError(f"filters must be a sequence of (key, params) pairs, got {type(self.filters).__name__}")
         _check_count_of(self.filters, "filters", MAX_FILTERS)
@@ -177,6 +198,7 @@ class Recipe:
     # --- JSON -------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         """Plain data (lists for tuples), the JSON form."""
+
         def plain(v: Any) -> Any:
             return list(v) if isinstance(v, tuple) else v
 
@@ -205,8 +227,17 @@ class Recipe:
         """
         if not isinstance(data, Mapping):
             raise TypeError(f"a recipe must be a JSON object, got {type(data).__name__}")
-        unknown = set(data) - {"version", "generator", "seed", "shape", "params", "filters", "cell_size", "height",
-                               "fit_height"}
+        unknown = set(data) - {
+            "version",
+            "generator",
+            "seed",
+            "shape",
+            "params",
+            "filters",
+            "cell_size",
+            "height",
+            "fit_height",
+        }
         if unknown:
             raise ValueError(f"unknown recipe keys: {short_list(list(unknown))}")
         version = data.get("version", 1)
@@ -276,14 +307,14 @@ class Recipe:
         generator = cast(Generator, part(self.generator, self.version))
         extra = {"cell_size": self.cell_size} if generator.uses_cell_size else {}
         try:
-            raw: npt.NDArray[np.float64] = generator.function(self.shape, self.seed, window=win, **extra,
-                                                              **self.params)
+            raw: npt.NDArray[np.float64] = generator.function(self.shape, self.seed, window=win, **extra, **self.params)
         except ValueError as err:
             if "cell_size" not in str(err):
                 raise
-            raise ValueError(f"the {self.generator} generator cannot work at this scale: {err} (the cell size is "
-                             "the width divided by the longer side's vertices minus one: change Width or Size)"
-                             ) from None
+            raise ValueError(
+                f"the {self.generator} generator cannot work at this scale: {err} (the cell size is "
+                "the width divided by the longer side's vertices minus one: change Width or Size)"
+            ) from None
         return raw
 
     def filtered_heights(self, window: Window, raw_range: tuple[float, float]) -> npt.NDArray[np.float32]:
@@ -297,9 +328,13 @@ class Recipe:
         low, high = _check_ranges((raw_range, (0.0, 0.0)))[0]
         return self._run(win, (low, high))[0]
 
-    def _run(self, window: Window, raw_range: tuple[float, float] | None,
-             maps: dict[str, npt.NDArray[np.float32]] | None = None, progress: Progress | None = None) -> tuple[
-            npt.NDArray[np.float32], tuple[float, float]]:
+    def _run(
+        self,
+        window: Window,
+        raw_range: tuple[float, float] | None,
+        maps: dict[str, npt.NDArray[np.float32]] | None = None,
+        progress: Progress | None = None,
+    ) -> tuple[npt.NDArray[np.float32], tuple[float, float]]:
         outer = expand(self.shape, window, self.margin())
         filters.check_filter_work(outer.shape, self._passes(self.filters), "filters")
         total = 1 + self._passes(self.filters)
@@ -321,16 +356,20 @@ class Recipe:
             extra: dict[str, Any] = {}
             passes = f.passes(self._scaled(key, params))
             if f.makes_maps:
+
                 def step(i: int, steps: int, start: int = done, passes: int = passes) -> bool:
                     return progress is None or progress(start + passes * i // max(steps, 1), total) is not False
+
                 extra = {"maps": maps, "callback": None if progress is None else step}
             try:
                 h = f.function(h, **scale, **params, **extra)
             except ValueError as err:
                 if "cell_size" not in str(err):
                     raise
-                raise ValueError(f"the {key} filter cannot work at this scale: {err} (the cell size is the width "
-                                 "divided by the longer side's vertices minus one: change Width or Size)") from None
+                raise ValueError(
+                    f"the {key} filter cannot work at this scale: {err} (the cell size is the width "
+                    "divided by the longer side's vertices minus one: change Width or Size)"
+                ) from None
             done += passes
             report(done)
         return np.ascontiguousarray(crop(h, outer, window)), raw_range
@@ -340,8 +379,9 @@ class Recipe:
         h, raw_range = self._run(check_window(self.shape, None), None)
         return raw_range, (float(h.min()), float(h.max()))
 
-    def evaluate_with_maps(self, progress: Progress | None = None) -> tuple[
-            npt.NDArray[np.float32], dict[str, npt.NDArray[np.float32]]]:
+    def evaluate_with_maps(
+        self, progress: Progress | None = None
+    ) -> tuple[npt.NDArray[np.float32], dict[str, npt.NDArray[np.float32]]]:
         """The whole world's heightmap (:meth:`evaluate`, bit for bit) and the erosion maps its filters made.
 
         Maps come from the whole world only (a window has none: the erosion

@@ -220,8 +220,7 @@ def _hillshade_block(dx: F32, dy: F32, g2: F32, sun: tuple[float, float, float],
 MULTIDIRECTIONAL_AZIMUTHS = (225.0, 270.0, 315.0, 360.0)
 
 
-def _multidirectional_block(dx: F32, dy: F32, g2: F32, altitude_deg: float, out: F32, tmp: F32,
-                            along: F32) -> None:
+def _multidirectional_block(dx: F32, dy: F32, g2: F32, altitude_deg: float, out: F32, tmp: F32, along: F32) -> None:
     """Mark's oblique-weighted hillshade into ``out`` (``tmp`` and ``along`` are scratch)."""
     alt = math.radians(altitude_deg)
     sin_alt, cos_alt = np.float32(math.sin(alt)), np.float32(math.cos(alt))
@@ -280,8 +279,13 @@ def _normal_block(dx: F32, dy: F32, g2: F32, out: F32, tmp: F32, tmp2: F32) -> N
     out[..., 2] = tmp2
 
 
-def _per_block(heightmap: npt.ArrayLike, cell_size: float, z_factor: float, shape_tail: tuple[int, ...],
-               kernel: Callable[[F32, F32, F32, F32, F32, F32, F32], None]) -> F32:
+def _per_block(
+    heightmap: npt.ArrayLike,
+    cell_size: float,
+    z_factor: float,
+    shape_tail: tuple[int, ...],
+    kernel: Callable[[F32, F32, F32, F32, F32, F32, F32], None],
+) -> F32:
     """Run ``kernel(ext, dx, dy, g2, out_block, tmp, tmp2)`` over the blocks of one Horn pass."""
     h, cell, z = _heights(heightmap, cell_size, z_factor)
     grad = _Gradient(h, cell, z)
@@ -326,8 +330,13 @@ def hillshade(
     ndarray of float32, shape (rows, cols), in ``[0, 1]``.
     """
     sun = sun_vector(azimuth, altitude)
-    return _per_block(heightmap, cell_size, z_factor, (),
-                      lambda ext, dx, dy, g2, out, tmp, tmp2: _hillshade_block(dx, dy, g2, sun, out, tmp))
+    return _per_block(
+        heightmap,
+        cell_size,
+        z_factor,
+        (),
+        lambda ext, dx, dy, g2, out, tmp, tmp2: _hillshade_block(dx, dy, g2, sun, out, tmp),
+    )
 
 
 def multidirectional_hillshade(
@@ -348,8 +357,13 @@ def multidirectional_hillshade(
     Parameters and result as :func:`hillshade` (no azimuth).
     """
     alt = check_number(altitude, "altitude", 0.0, 90.0)
-    return _per_block(heightmap, cell_size, z_factor, (),
-                      lambda ext, dx, dy, g2, out, tmp, tmp2: _multidirectional_block(dx, dy, g2, alt, out, tmp, tmp2))
+    return _per_block(
+        heightmap,
+        cell_size,
+        z_factor,
+        (),
+        lambda ext, dx, dy, g2, out, tmp, tmp2: _multidirectional_block(dx, dy, g2, alt, out, tmp, tmp2),
+    )
 
 
 def normal_map(heightmap: npt.ArrayLike, cell_size: float = 1.0, z_factor: float = 1.0) -> F32:
@@ -360,15 +374,19 @@ def normal_map(heightmap: npt.ArrayLike, cell_size: float = 1.0, z_factor: float
     DirectX/Unreal), mapped from ``[-1, 1]`` to ``[0, 1]``: flat ground is
     ``(0.5, 0.5, 1)``. Horn's gradient, edges as the module docstring says.
     """
-    return _per_block(heightmap, cell_size, z_factor, (3,),
-                      lambda ext, dx, dy, g2, out, tmp, tmp2: _normal_block(dx, dy, g2, out, tmp, tmp2))
+    return _per_block(
+        heightmap,
+        cell_size,
+        z_factor,
+        (3,),
+        lambda ext, dx, dy, g2, out, tmp, tmp2: _normal_block(dx, dy, g2, out, tmp, tmp2),
+    )
 
 
 def slope_degrees(heightmap: npt.ArrayLike, cell_size: float = 1.0, z_factor: float = 1.0) -> F32:
     """Slope angle in degrees, ``[0, 90)``: ``atan(|grad|)`` with Horn's gradient (as ``gdaldem slope
     -compute_edges``, edges as the module docstring says). ``float32 (rows, cols)``."""
-    return _per_block(heightmap, cell_size, z_factor, (),
-                      lambda ext, dx, dy, g2, out, tmp, tmp2: _slope_block(g2, out))
+    return _per_block(heightmap, cell_size, z_factor, (), lambda ext, dx, dy, g2, out, tmp, tmp2: _slope_block(g2, out))
 
 
 def curvature(heightmap: npt.ArrayLike, cell_size: float = 1.0, z_factor: float = 1.0) -> F32:
@@ -401,8 +419,9 @@ def curvature(heightmap: npt.ArrayLike, cell_size: float = 1.0, z_factor: float 
 SHADOW_SAMPLES = 8
 
 
-def _sun_frame(h: F32, azimuth: float, origin: tuple[int, int] = (0, 0)
-               ) -> tuple[F32, Callable[[F32], F32], float, int]:
+def _sun_frame(
+    h: F32, azimuth: float, origin: tuple[int, int] = (0, 0)
+) -> tuple[F32, Callable[[F32], F32], float, int]:
     """A view of ``h`` in which the sun lies toward row 0 and drifts toward higher columns.
 
     Returns ``(v, back, drift, base)``: rows of ``v`` are lines across the sun's
@@ -460,8 +479,10 @@ def check_light_work(work: int, what: str) -> None:
     """Refuse a shadow or ambient-occlusion request above :data:`MAX_LIGHT_WORK` cell samples,
     naming the parameters in ``what``."""
     if work > MAX_LIGHT_WORK:
-        raise ValueError(f"{what}: {work:.3g} cell samples, more than {MAX_LIGHT_WORK:.2g} (about a minute): "
-                         "use fewer directions, a smaller radius or a smaller map")
+        raise ValueError(
+            f"{what}: {work:.3g} cell samples, more than {MAX_LIGHT_WORK:.2g} (about a minute): "
+            "use fewer directions, a smaller radius or a smaller map"
+        )
 
 
 def cast_shadows(
@@ -544,8 +565,9 @@ def check_origin(origin: object) -> tuple[int, int]:
     return check_count(origin[0], "origin row", 0, 1 << 20), check_count(origin[1], "origin col", 0, 1 << 20)
 
 
-def shadow_reach(relief: float, cell_size: float, altitude: float, softness: float = 2.0,
-                 samples: int = SHADOW_SAMPLES) -> int | None:
+def shadow_reach(
+    relief: float, cell_size: float, altitude: float, softness: float = 2.0, samples: int = SHADOW_SAMPLES
+) -> int | None:
     """Cells toward the sun beyond which nothing can shadow a cell: ``ceil(relief / (tan(a) * cell_size)) + 1``.
 
     ``a`` is the lowest of the ``samples`` altitudes across the sun's disc
@@ -601,21 +623,32 @@ def shadow_margins(azimuth: float, reach: int) -> tuple[int, int, int, int]:
     return (n if d_row < -eps else 0, n if d_row > eps else 0, n if d_col < -eps else 0, n if d_col > eps else 0)
 
 
-def _shadow_parameters(shape: tuple[int, ...], azimuth: float, altitude: float, softness: float,
-                       max_distance: int | None, samples: int) -> tuple[float, float, int, int | None]:
+def _shadow_parameters(
+    shape: tuple[int, ...], azimuth: float, altitude: float, softness: float, max_distance: int | None, samples: int
+) -> tuple[float, float, int, int | None]:
     """Checked ``(altitude, softness, samples, max_distance)`` of :func:`cast_shadows`, its work bounded."""
     check_number(azimuth, "azimuth")
     alt_deg = check_number(altitude, "altitude", 0.0, 90.0)
     soft = check_number(softness, "softness", 0.01, 45.0)
     k = check_count(samples, "samples", 1, 64)
     reach = None if max_distance is None else check_count(max_distance, "max_distance", 1, 1 << 20)
-    check_light_work(shadow_work((shape[0], shape[1]), k, reach),
-                     f"cast_shadows: {k} samples over {shape[0]} x {shape[1]} cells")
+    check_light_work(
+        shadow_work((shape[0], shape[1]), k, reach), f"cast_shadows: {k} samples over {shape[0]} x {shape[1]} cells"
+    )
     return alt_deg, soft, k, reach
 
 
-def _cast_shadows(h: F32, cell: float, z: float, azimuth: float, alt_deg: float, soft: float, k: int,
-                  reach: int | None, origin: tuple[int, int] = (0, 0)) -> F32:
+def _cast_shadows(
+    h: F32,
+    cell: float,
+    z: float,
+    azimuth: float,
+    alt_deg: float,
+    soft: float,
+    k: int,
+    reach: int | None,
+    origin: tuple[int, int] = (0, 0),
+) -> F32:
     """:func:`cast_shadows` of checked float32 heights (not yet scaled by ``z``)."""
     if alt_deg >= 90.0:  # sun at the zenith: nothing casts a shadow
         return np.ones(h.shape, dtype=np.float32)
@@ -843,8 +876,10 @@ def _ambient_parameters(shape: tuple[int, ...], directions: int, radius: int) ->
     r = check_count(radius, "radius", 1, 100_000)
     rows, cols = shape[0], shape[1]
     plan = _ambient_plan((rows, cols), n_dir, r)
-    check_light_work(rows * cols * sum(len(s) for s in plan),
-                     f"ambient_occlusion: {n_dir} directions x radius {r} over {rows} x {cols} cells")
+    check_light_work(
+        rows * cols * sum(len(s) for s in plan),
+        f"ambient_occlusion: {n_dir} directions x radius {r} over {rows} x {cols} cells",
+    )
     return plan
 
 
@@ -874,8 +909,11 @@ def _ambient_occlusion(h: F32, cell: float, z: float, plan: list[list[tuple[int,
     def run(rng: tuple[int, int]) -> None:
         if not hasattr(local, "buffers"):
             b = min(block, rows)
-            local.buffers = (np.empty(b * width, np.float32), np.empty((2, b * width), np.float32),
-                             np.empty((2, (_AO_AHEAD_BLOCKS * b + reach) * width + 2 * pad), np.float32))
+            local.buffers = (
+                np.empty(b * width, np.float32),
+                np.empty((2, b * width), np.float32),
+                np.empty((2, (_AO_AHEAD_BLOCKS * b + reach) * width + 2 * pad), np.float32),
+            )
         for samples, members in jobs:
             _ambient_band(flat, layout, rng[0], rng[1], block, samples, members, sky, local.buffers)
 
@@ -942,9 +980,17 @@ def _ambient_jobs(plan: list[list[tuple[int, int, np.float32]]]) -> list[Job]:
     return jobs
 
 
-def _ambient_band(flat: F32, layout: _Layout, t0: int, t1: int, block: int,
-                  samples: list[tuple[int, int, np.float32, int, int]], members: int, sky: F32,
-                  buffers: tuple[F32, F32, F32]) -> None:
+def _ambient_band(
+    flat: F32,
+    layout: _Layout,
+    t0: int,
+    t1: int,
+    block: int,
+    samples: list[tuple[int, int, np.float32, int, int]],
+    members: int,
+    sky: F32,
+    buffers: tuple[F32, F32, F32],
+) -> None:
     """Add one job's ``sin(horizon)`` of rows ``t0 .. t1 - 1`` to ``sky``, marching blocks of rows southwards.
 
     ``best[m]`` holds member ``m``'s steepest rise found at the cell itself
@@ -963,8 +1009,9 @@ def _ambient_band(flat: F32, layout: _Layout, t0: int, t1: int, block: int,
     # Rises from the rows above the band reach into it.
     for dr, dc, inv, _, back in samples:
         for a0 in range(max(0, t0 - dr), min(t0, rows - dr), block) if back >= 0 else ():
-            _ambient_sample(flat, layout, a0, min(t0, rows - dr, a0 + block), t0, base, dr, dc, inv, -1, back,
-                            tmp, best, ahead)
+            _ambient_sample(
+                flat, layout, a0, min(t0, rows - dr, a0 + block), t0, base, dr, dc, inv, -1, back, tmp, best, ahead
+            )
     for r0 in range(t0, t1, block):
         r1 = min(t1, r0 + block)
         size = (r1 - r0) * width
@@ -978,8 +1025,9 @@ def _ambient_band(flat: F32, layout: _Layout, t0: int, t1: int, block: int,
         for m in forwards:
             best[m, :size].fill(0.0)  # horizons below 0 count as 0
         for dr, dc, inv, forward, back in samples:
-            _ambient_sample(flat, layout, r0, min(r1, rows - dr), r0, base, dr, dc, inv, forward, back,
-                            tmp, best, ahead)
+            _ambient_sample(
+                flat, layout, r0, min(r1, rows - dr), r0, base, dr, dc, inv, forward, back, tmp, best, ahead
+            )
         t = tmp[:size]
         for m in sorted(forwards | backs):  # a direction without samples adds sin(0) = 0
             negated = m not in forwards  # sin(atan(t)) is odd: work on the negated horizon and subtract
@@ -1001,8 +1049,22 @@ def _ambient_band(flat: F32, layout: _Layout, t0: int, t1: int, block: int,
                 sky[r0 * width : r1 * width] += t
 
 
-def _ambient_sample(flat: F32, layout: _Layout, a0: int, a1: int, r0: int, base: int, dr: int, dc: int,
-                    inv: np.float32, forward: int, back: int, tmp: F32, best: F32, ahead: F32) -> None:
+def _ambient_sample(
+    flat: F32,
+    layout: _Layout,
+    a0: int,
+    a1: int,
+    r0: int,
+    base: int,
+    dr: int,
+    dc: int,
+    inv: np.float32,
+    forward: int,
+    back: int,
+    tmp: F32,
+    best: F32,
+    ahead: F32,
+) -> None:
     """One shared sample ``(dr, dc)`` of rows ``a0 .. a1 - 1``; ``best`` starts at row ``r0``, ``ahead`` at ``base``."""
     rows, cols, pad, width = layout
     if a0 >= a1:
@@ -1034,8 +1096,9 @@ def _ambient_sample(flat: F32, layout: _Layout, a0: int, a1: int, r0: int, base:
         np.maximum(view2, t2, out=view2)
     if back >= 0:
         lines = (ahead.shape[1] - 2 * pad) // width
-        view2 = ahead[back, pad : pad + lines * width].reshape(lines, width)[a0 + dr - base : a1 + dr - base,
-                                                                              c0 + dc : c1 + dc]
+        view2 = ahead[back, pad : pad + lines * width].reshape(lines, width)[
+            a0 + dr - base : a1 + dr - base, c0 + dc : c1 + dc
+        ]
         np.minimum(view2, t2, out=view2)
 
 
@@ -1067,8 +1130,9 @@ def combined_lightmap(
     if shadows:
         light *= cast_shadows(heightmap, cell_size, azimuth, altitude, z_factor, shadow_softness)
     if ambient and strength > 0.0:
-        light *= _ambient_power(ambient_occlusion(heightmap, cell_size, z_factor, ambient_directions, ambient_radius),
-                                strength)
+        light *= _ambient_power(
+            ambient_occlusion(heightmap, cell_size, z_factor, ambient_directions, ambient_radius), strength
+        )
     np.clip(light, 0.0, 1.0, out=light)
     return light
 

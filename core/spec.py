@@ -84,91 +84,288 @@ MIN_SIDE, MAX_SIDE = 2, 4097
 
 #: The world: grid size, seed, scale (top-level keys of a spec).
 WORLD_PARAMS: tuple[Param, ...] = (
-    Param("size", "int", 129, hard=(MIN_SIDE, MAX_SIDE), soft=(MIN_SIDE, 1025), unit="vertices", label="Size",
-          description="Vertices per side of the grid along X (the heightmap is size_y x size cells)"),
-    Param("size_y", "int", 0, hard=(0, MAX_SIDE), soft=(0, 1025), unit="vertices", label="Size Y",
-          description="Vertices along Y (rows) for a non-square terrain; 0 = the same as Size"),
-    Param("seed", "int", 0, hard=(0, SEED_MAX), label="Seed",
-          description="Random seed: the same seed and settings give the same terrain"),
-    Param("width", "float", 100.0, hard=(0.001, 1.0e6), soft=(0.001, 10_000.0), unit="m", label="Width",
-          description="Length of the terrain's longer side"),
-    Param("height", "float", 20.0, hard=(0.0, 1.0e5), soft=(0.0, 1000.0), unit="m", label="Height",
-          description="Metres the generator's heights span (lowest point at Z = 0, highest at Z = Height); "
-                      "filters then work in metres"),
-    Param("fit_height", "bool", False, label="Fit Height",
-          description="Stretch the filtered terrain to span exactly 0..Height again (what Orogen 0.2 did; it "
-                      "undoes the relief that filters in metres lowered, steepening talus slopes)"),
+    Param(
+        "size",
+        "int",
+        129,
+        hard=(MIN_SIDE, MAX_SIDE),
+        soft=(MIN_SIDE, 1025),
+        unit="vertices",
+        label="Size",
+        description="Vertices per side of the grid along X (the heightmap is size_y x size cells)",
+    ),
+    Param(
+        "size_y",
+        "int",
+        0,
+        hard=(0, MAX_SIDE),
+        soft=(0, 1025),
+        unit="vertices",
+        label="Size Y",
+        description="Vertices along Y (rows) for a non-square terrain; 0 = the same as Size",
+    ),
+    Param(
+        "seed",
+        "int",
+        0,
+        hard=(0, SEED_MAX),
+        label="Seed",
+        description="Random seed: the same seed and settings give the same terrain",
+    ),
+    Param(
+        "width",
+        "float",
+        100.0,
+        hard=(0.001, 1.0e6),
+        soft=(0.001, 10_000.0),
+        unit="m",
+        label="Width",
+        description="Length of the terrain's longer side",
+    ),
+    Param(
+        "height",
+        "float",
+        20.0,
+        hard=(0.0, 1.0e5),
+        soft=(0.0, 1000.0),
+        unit="m",
+        label="Height",
+        description="Metres the generator's heights span (lowest point at Z = 0, highest at Z = Height); "
+        "filters then work in metres",
+    ),
+    Param(
+        "fit_height",
+        "bool",
+        False,
+        label="Fit Height",
+        description="Stretch the filtered terrain to span exactly 0..Height again (what Orogen 0.2 did; it "
+        "undoes the relief that filters in metres lowered, steepening talus slopes)",
+    ),
 )
 
 #: The material options (a spec's ``material`` object).
 MATERIAL_PARAMS: tuple[Param, ...] = (
     Param("enabled", "bool", True, label="Material", description="Give the terrain a height-blended material"),
-    Param("shading", "enum", "lit", label="Shading",
-          description="How the material turns colour and lightmap into light",
-          items=(("lit", "Lit", "Principled BSDF of the colour map: Blender's sun, sky and shadows shade the "
-                  "terrain (the lightmap is not used)"),
-                 ("unlit", "Unlit", "Emission of colour x lightmap: the flat look of the classic tutorials"))),
-    Param("cavity", "float", 0.0, hard=(0.0, 1.0), unit="factor", label="Cavity",
-          description="Lit only: darken the colour by the baked ambient occlusion (lighting with AO on), "
-                      "an artistic cavity term on top of Blender's own light; 0 = off"),
-    Param("water", "bool", False, label="Water",
-          description="Add a water surface at the water level: its own object and a water material"),
-    Param("water_level", "float", 0.0, hard=(-1.0e5, 1.0e5), soft=(0.0, 1000.0), unit="m", label="Water Level",
-          description="Height of the water surface above the terrain's Z = 0"),
-    Param("water_color", "color", (0.02, 0.09, 0.1), label="Depth Colour",
-          description="Linear RGB colour deep water takes on (the water's absorption colour)"),
+    Param(
+        "shading",
+        "enum",
+        "lit",
+        label="Shading",
+        description="How the material turns colour and lightmap into light",
+        items=(
+            (
+                "lit",
+                "Lit",
+                "Principled BSDF of the colour map: Blender's sun, sky and shadows shade the "
+                "terrain (the lightmap is not used)",
+            ),
+            ("unlit", "Unlit", "Emission of colour x lightmap: the flat look of the classic tutorials"),
+        ),
+    ),
+    Param(
+        "cavity",
+        "float",
+        0.0,
+        hard=(0.0, 1.0),
+        unit="factor",
+        label="Cavity",
+        description="Lit only: darken the colour by the baked ambient occlusion (lighting with AO on), "
+        "an artistic cavity term on top of Blender's own light; 0 = off",
+    ),
+    Param(
+        "water",
+        "bool",
+        False,
+        label="Water",
+        description="Add a water surface at the water level: its own object and a water material",
+    ),
+    Param(
+        "water_level",
+        "float",
+        0.0,
+        hard=(-1.0e5, 1.0e5),
+        soft=(0.0, 1000.0),
+        unit="m",
+        label="Water Level",
+        description="Height of the water surface above the terrain's Z = 0",
+    ),
+    Param(
+        "water_color",
+        "color",
+        (0.02, 0.09, 0.1),
+        label="Depth Colour",
+        description="Linear RGB colour deep water takes on (the water's absorption colour)",
+    ),
 )
 
 #: One colour layer (items of a spec's ``layers`` list); :class:`core.colormap.Layer` holds the values.
 LAYER_PARAMS: tuple[Param, ...] = (
     Param("name", "string", "Layer", label="Name", description="Name of the layer"),
     Param("color", "color", (0.5, 0.5, 0.5), label="Colour", description="Linear RGB colour of the layer"),
-    Param("minimum", "float", 0.0, hard=(-1.0e6, 1.0e6), soft=(-1.0, 2.0), label="Minimum",
-          description="Height where the layer fades in (normalised, or metres: see Heights)"),
-    Param("optimal", "float", 0.5, hard=(-1.0e6, 1.0e6), soft=(-1.0, 2.0), label="Optimal",
-          description="Height where the layer is at 100 % (normalised, or metres: see Heights)"),
-    Param("maximum", "float", 1.0, hard=(-1.0e6, 1.0e6), soft=(-1.0, 2.0), label="Maximum",
-          description="Height where the layer has faded out (normalised, or metres: see Heights)"),
-    Param("slope_min", "float", 0.0, hard=(0.0, 90.0), unit="deg", label="Slope Min",
-          description="Flattest slope the layer covers"),
-    Param("slope_max", "float", 90.0, hard=(0.0, 90.0), unit="deg", label="Slope Max",
-          description="Steepest slope the layer covers"),
-    Param("slope_softness", "float", 5.0, hard=(0.01, 90.0), unit="deg", label="Slope Softness",
-          description="Degrees over which the layer fades beyond its slope range"),
-    Param("kind", "enum", "COLOR", label="Kind", description="How the material paints the layer",
-          items=(("COLOR", "Colour", "A flat colour"), ("IMAGE", "Image", "An image texture on the terrain's UVs"),
-                 ("NOISE", "Noise", "Blender's Noise texture between two colours"),
-                 ("VORONOI", "Voronoi", "Blender's Voronoi texture between two colours"))),
+    Param(
+        "minimum",
+        "float",
+        0.0,
+        hard=(-1.0e6, 1.0e6),
+        soft=(-1.0, 2.0),
+        label="Minimum",
+        description="Height where the layer fades in (normalised, or metres: see Heights)",
+    ),
+    Param(
+        "optimal",
+        "float",
+        0.5,
+        hard=(-1.0e6, 1.0e6),
+        soft=(-1.0, 2.0),
+        label="Optimal",
+        description="Height where the layer is at 100 % (normalised, or metres: see Heights)",
+    ),
+    Param(
+        "maximum",
+        "float",
+        1.0,
+        hard=(-1.0e6, 1.0e6),
+        soft=(-1.0, 2.0),
+        label="Maximum",
+        description="Height where the layer has faded out (normalised, or metres: see Heights)",
+    ),
+    Param(
+        "slope_min",
+        "float",
+        0.0,
+        hard=(0.0, 90.0),
+        unit="deg",
+        label="Slope Min",
+        description="Flattest slope the layer covers",
+    ),
+    Param(
+        "slope_max",
+        "float",
+        90.0,
+        hard=(0.0, 90.0),
+        unit="deg",
+        label="Slope Max",
+        description="Steepest slope the layer covers",
+    ),
+    Param(
+        "slope_softness",
+        "float",
+        5.0,
+        hard=(0.01, 90.0),
+        unit="deg",
+        label="Slope Softness",
+        description="Degrees over which the layer fades beyond its slope range",
+    ),
+    Param(
+        "kind",
+        "enum",
+        "COLOR",
+        label="Kind",
+        description="How the material paints the layer",
+        items=(
+            ("COLOR", "Colour", "A flat colour"),
+            ("IMAGE", "Image", "An image texture on the terrain's UVs"),
+            ("NOISE", "Noise", "Blender's Noise texture between two colours"),
+            ("VORONOI", "Voronoi", "Blender's Voronoi texture between two colours"),
+        ),
+    ),
     Param("image", "path", "", label="Image", description="Image file of an Image layer"),
-    Param("color2", "color", (0.0, 0.0, 0.0), label="Colour 2",
-          description="Second colour of a Noise or Voronoi layer"),
-    Param("scale", "float", 5.0, hard=(0.001, 10_000.0), soft=(0.001, 100.0), label="Scale",
-          description="Scale of a procedural texture"),
-    Param("mask", "enum", "none", label="Mask", description="An erosion map the layer is limited to (no such map "
-          "in the terrain: the layer is absent)",
-          items=(("none", "None", "Not masked"),
-                 ("drainage", "Drainage Area", "Drainage area in m² (rivers: large areas)"),
-                 ("deposited", "Deposited", "Material deposited by erosion, metres (sediment, scree)"),
-                 ("removed", "Removed", "Material removed by erosion, metres (gullies, cliffs)"),
-                 ("water", "Water Depth", "Water left by hydraulic erosion, metres"),
-                 ("noise", "Noise", "The layer's noise field (mean 0.5, standard deviation 0.25): patches"))),
-    Param("mask_min", "float", 1.0e-6, hard=(1.0e-6, 1.0e15), soft=(1.0e-6, 1.0e7), label="Mask Min",
-          description="Smallest mask value the layer covers (m² for drainage area, else metres; above 0: a "
-                      "mask marks where its map is positive)"),
-    Param("mask_max", "float", 1.0e15, hard=(1.0e-6, 1.0e15), soft=(1.0e-6, 1.0e7), label="Mask Max",
-          description="Largest mask value the layer covers"),
-    Param("heights", "enum", "normalised", label="Heights", description="Unit of Minimum, Optimal and Maximum",
-          items=(("normalised", "Normalised", "Shares of Height: 0 at Z = 0, 1 at Z = Height (the generator's "
-                                               "lowest and highest point): follows the Height"),
-                 ("metres", "Metres", "Metres of Z (above the generator's lowest point): a snow line stays put "
-                                       "when Height changes"))),
-    Param("edge_noise", "float", 0.0, hard=(0.0, 1.0e6), soft=(0.0, 500.0), label="Height Noise",
-          description="Noise on the heights the layer sees, in its height unit (about 95 % of the shifts are "
-                      "within it): edges that are not contour lines"),
-    Param("slope_noise", "float", 0.0, hard=(0.0, 90.0), soft=(0.0, 20.0), unit="deg", label="Slope Noise",
-          description="Noise on the slopes the layer sees, in degrees"),
-    Param("noise_size", "float", 50.0, hard=(1.0e-3, 1.0e6), soft=(1.0, 2000.0), unit="m", label="Noise Size",
-          description="Feature size of the layer's noise (edge noise and the Noise mask)"),
+    Param(
+        "color2", "color", (0.0, 0.0, 0.0), label="Colour 2", description="Second colour of a Noise or Voronoi layer"
+    ),
+    Param(
+        "scale",
+        "float",
+        5.0,
+        hard=(0.001, 10_000.0),
+        soft=(0.001, 100.0),
+        label="Scale",
+        description="Scale of a procedural texture",
+    ),
+    Param(
+        "mask",
+        "enum",
+        "none",
+        label="Mask",
+        description="An erosion map the layer is limited to (no such map in the terrain: the layer is absent)",
+        items=(
+            ("none", "None", "Not masked"),
+            ("drainage", "Drainage Area", "Drainage area in m² (rivers: large areas)"),
+            ("deposited", "Deposited", "Material deposited by erosion, metres (sediment, scree)"),
+            ("removed", "Removed", "Material removed by erosion, metres (gullies, cliffs)"),
+            ("water", "Water Depth", "Water left by hydraulic erosion, metres"),
+            ("noise", "Noise", "The layer's noise field (mean 0.5, standard deviation 0.25): patches"),
+        ),
+    ),
+    Param(
+        "mask_min",
+        "float",
+        1.0e-6,
+        hard=(1.0e-6, 1.0e15),
+        soft=(1.0e-6, 1.0e7),
+        label="Mask Min",
+        description="Smallest mask value the layer covers (m² for drainage area, else metres; above 0: a "
+        "mask marks where its map is positive)",
+    ),
+    Param(
+        "mask_max",
+        "float",
+        1.0e15,
+        hard=(1.0e-6, 1.0e15),
+        soft=(1.0e-6, 1.0e7),
+        label="Mask Max",
+        description="Largest mask value the layer covers",
+    ),
+    Param(
+        "heights",
+        "enum",
+        "normalised",
+        label="Heights",
+        description="Unit of Minimum, Optimal and Maximum",
+        items=(
+            (
+                "normalised",
+                "Normalised",
+                "Shares of Height: 0 at Z = 0, 1 at Z = Height (the generator's "
+                "lowest and highest point): follows the Height",
+            ),
+            (
+                "metres",
+                "Metres",
+                "Metres of Z (above the generator's lowest point): a snow line stays put when Height changes",
+            ),
+        ),
+    ),
+    Param(
+        "edge_noise",
+        "float",
+        0.0,
+        hard=(0.0, 1.0e6),
+        soft=(0.0, 500.0),
+        label="Height Noise",
+        description="Noise on the heights the layer sees, in its height unit (about 95 % of the shifts are "
+        "within it): edges that are not contour lines",
+    ),
+    Param(
+        "slope_noise",
+        "float",
+        0.0,
+        hard=(0.0, 90.0),
+        soft=(0.0, 20.0),
+        unit="deg",
+        label="Slope Noise",
+        description="Noise on the slopes the layer sees, in degrees",
+    ),
+    Param(
+        "noise_size",
+        "float",
+        50.0,
+        hard=(1.0e-3, 1.0e6),
+        soft=(1.0, 2000.0),
+        unit="m",
+        label="Noise Size",
+        description="Feature size of the layer's noise (edge noise and the Noise mask)",
+    ),
 )
 assert tuple(p.name for p in LAYER_PARAMS) == tuple(f.name for f in fields(Layer)), "LAYER_PARAMS must match Layer"
 assert LAYER_PARAMS[8].choices == LAYER_KINDS
@@ -252,8 +449,9 @@ class TerrainSpec:
             except (TypeError, ValueError) as err:
                 raise type(err)(f"filters[{i}]: {err}") from None
         object.__setattr__(self, "filters", tuple(steps))
-        object.__setattr__(self, "lighting", check_values(LIGHTING_PARAMS, self.lighting, "lighting.",
-                                                          LIGHTING_ORDERED))
+        object.__setattr__(
+            self, "lighting", check_values(LIGHTING_PARAMS, self.lighting, "lighting.", LIGHTING_ORDERED)
+        )
         object.__setattr__(self, "material", check_values(MATERIAL_PARAMS, self.material, "material."))
         object.__setattr__(self, "layers", check_layers(self.layers))
         self.recipe()  # the heightmap part must be valid (work bounds)
@@ -272,10 +470,17 @@ class TerrainSpec:
     def recipe(self, shape: tuple[int, int] | None = None) -> Recipe:
         """The heightmap part: generator, seed, shape (default the spec's) and the enabled filters."""
         shape = shape or self.shape
-        return Recipe(self.generator, self.seed, shape, self.params,
-                      tuple((s.key, s.params) for s in self.filters if s.enabled),
-                      cell_size(shape, self.width), max(self.height, 1e-6), version=SPEC_VERSION,
-                      fit_height=self.fit_height)
+        return Recipe(
+            self.generator,
+            self.seed,
+            shape,
+            self.params,
+            tuple((s.key, s.params) for s in self.filters if s.enabled),
+            cell_size(shape, self.width),
+            max(self.height, 1e-6),
+            version=SPEC_VERSION,
+            fit_height=self.fit_height,
+        )
 
     def heightmap(self, shape: tuple[int, int] | None = None) -> npt.NDArray[np.float32]:
         """The heightmap, ``float32 (rows, cols)`` in units of ``height`` metres (default shape: the spec's).
@@ -302,13 +507,19 @@ class TerrainSpec:
             **{name: getattr(self, name) for name in _WORLD},
             "generator": self.generator,
             self.generator: {p.name: p.to_plain(self.params[p.name]) for p in gen.params},
-            "filters": [{"type": s.key, "enabled": s.enabled,
-                         **{p.name: p.to_plain(s.params[p.name]) for p in FILTERS[s.key].params}}
-                        for s in self.filters],
+            "filters": [
+                {
+                    "type": s.key,
+                    "enabled": s.enabled,
+                    **{p.name: p.to_plain(s.params[p.name]) for p in FILTERS[s.key].params},
+                }
+                for s in self.filters
+            ],
             "lighting": {p.name: p.to_plain(self.lighting[p.name]) for p in LIGHTING_PARAMS},
             "material": {p.name: p.to_plain(self.material[p.name]) for p in MATERIAL_PARAMS},
-            "layers": [{k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(lay).items()}
-                       for lay in self.layers],
+            "layers": [
+                {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(lay).items()} for lay in self.layers
+            ],
         }
 
     def to_json(self, indent: int | None = None) -> str:
@@ -324,8 +535,7 @@ class TerrainSpec:
         if data.get("version") == 2 and not isinstance(data.get("version"), bool):
             data = migrate_v2(data)
         if data.get("version") != SPEC_VERSION:
-            raise ValueError(f"a terrain spec needs \"version\": {SPEC_VERSION} (or 2), got "
-                             f"{data.get('version')!r:.20}")
+            raise ValueError(f'a terrain spec needs "version": {SPEC_VERSION} (or 2), got {data.get("version")!r:.20}')
         generator = data.get("generator", "hills")
         if not isinstance(generator, str) or generator not in GENERATORS:
             raise ValueError(f"generator must be one of {short_list(list(GENERATORS))}, got {generator!r:.40}")
@@ -398,8 +608,9 @@ def _from_recipe(recipe: Recipe, **rest: Any) -> TerrainSpec:
     rows, cols = recipe.shape
     cell = cell_size(recipe.shape, rest.get("width", _WORLD["width"].default))
     gen = part(recipe.generator, recipe.version)
-    params = {k: v for k, v in _function_defaults(gen.function, recipe.params).items()
-              if k in {p.name for p in gen.params}}
+    params = {
+        k: v for k, v in _function_defaults(gen.function, recipe.params).items() if k in {p.name for p in gen.params}
+    }
     steps = []
     for key, p in recipe.filters:
         f = part(key, recipe.version)
@@ -407,8 +618,16 @@ def _from_recipe(recipe: Recipe, **rest: Any) -> TerrainSpec:
         steps.append(Step(key, v2_params_to_v3(key, values, cell) if recipe.version == 2 else values))
     if recipe.version == 2:
         params = v2_params_to_v3(recipe.generator, params, cell)
-    return TerrainSpec(size=cols, size_y=0 if rows == cols else rows, seed=recipe.seed, generator=recipe.generator,
-                       params=params, filters=tuple(steps), fit_height=recipe.fit_height, **rest)
+    return TerrainSpec(
+        size=cols,
+        size_y=0 if rows == cols else rows,
+        seed=recipe.seed,
+        generator=recipe.generator,
+        params=params,
+        filters=tuple(steps),
+        fit_height=recipe.fit_height,
+        **rest,
+    )
 
 
 def v2_params_to_v3(key: str, params: Mapping[str, Any], cell: float) -> dict[str, Any]:
@@ -477,17 +696,56 @@ V1_ENUMS = {
 }
 #: 0.1's defaults of its panel settings (angles in radians, as 0.1 stored them).
 V1_DEFAULTS: dict[str, Any] = {
-    "size": 129, "seed": 0, "generator": "hills", "hill_count": 150, "radius_min": 4.0, "radius_max": 20.0,
-    "island": False, "flattening": 1.5, "fault_count": 200, "displacement_min": 0.05, "roughness": 1.0,
-    "noise_amplitude": 0.1, "noise_hill_count": 300, "noise_hill_radius_min": 4.0, "noise_hill_radius_max": 16.0,
-    "noise_hill_height_min": 0.2, "noise_hill_height_max": 0.6, "pit_count": 100, "pit_radius_min": 3.0,
-    "pit_radius_max": 8.0, "pit_depth_min": 0.2, "pit_depth_max": 0.5, "use_blur": False, "blur_passes": 3,
-    "use_erosion": False, "erosion_k": 0.5, "erosion_passes": 1, "use_terrace": False, "terrace_levels": 8,
-    "terrace_smoothness": 0.5, "use_sea_level": False, "sea_level": 0.2, "width": 100.0, "height": 20.0,
-    "use_lightmap": True, "light_azimuth": math.radians(315.0), "lighting": "SLOPE",
-    "light_altitude": math.radians(45.0), "use_scene_sun": False, "use_shadows": False,
-    "shadow_softness": math.radians(2.0), "use_ao": False, "ao_strength": 1.0, "ao_directions": 16, "ao_radius": 32,
-    "light_softness": 1.0, "min_brightness": 0.25, "max_brightness": 1.0, "use_material": True, "shading": "LIT",
+    "size": 129,
+    "seed": 0,
+    "generator": "hills",
+    "hill_count": 150,
+    "radius_min": 4.0,
+    "radius_max": 20.0,
+    "island": False,
+    "flattening": 1.5,
+    "fault_count": 200,
+    "displacement_min": 0.05,
+    "roughness": 1.0,
+    "noise_amplitude": 0.1,
+    "noise_hill_count": 300,
+    "noise_hill_radius_min": 4.0,
+    "noise_hill_radius_max": 16.0,
+    "noise_hill_height_min": 0.2,
+    "noise_hill_height_max": 0.6,
+    "pit_count": 100,
+    "pit_radius_min": 3.0,
+    "pit_radius_max": 8.0,
+    "pit_depth_min": 0.2,
+    "pit_depth_max": 0.5,
+    "use_blur": False,
+    "blur_passes": 3,
+    "use_erosion": False,
+    "erosion_k": 0.5,
+    "erosion_passes": 1,
+    "use_terrace": False,
+    "terrace_levels": 8,
+    "terrace_smoothness": 0.5,
+    "use_sea_level": False,
+    "sea_level": 0.2,
+    "width": 100.0,
+    "height": 20.0,
+    "use_lightmap": True,
+    "light_azimuth": math.radians(315.0),
+    "lighting": "SLOPE",
+    "light_altitude": math.radians(45.0),
+    "use_scene_sun": False,
+    "use_shadows": False,
+    "shadow_softness": math.radians(2.0),
+    "use_ao": False,
+    "ao_strength": 1.0,
+    "ao_directions": 16,
+    "ao_radius": 32,
+    "light_softness": 1.0,
+    "min_brightness": 0.25,
+    "max_brightness": 1.0,
+    "use_material": True,
+    "shading": "LIT",
 }
 
 
@@ -504,16 +762,26 @@ def _degrees(radians: float) -> float:
 def _v1_heightmap(s: Mapping[str, Any]) -> Recipe:
     """The recipe 0.1 made from its settings (its ``recipe_from_settings``)."""
     params = {
-        "hills": lambda: {"count": s["hill_count"], "radius_min": s["radius_min"], "radius_max": s["radius_max"],
-                          "island": s["island"]},
-        "faults": lambda: {"faults": s["fault_count"], "displacement_max": 1.0,
-                           "displacement_min": s["displacement_min"], "spacing": "orogen_0_1"},
+        "hills": lambda: {
+            "count": s["hill_count"],
+            "radius_min": s["radius_min"],
+            "radius_max": s["radius_max"],
+            "island": s["island"],
+        },
+        "faults": lambda: {
+            "faults": s["fault_count"],
+            "displacement_max": 1.0,
+            "displacement_min": s["displacement_min"],
+            "spacing": "orogen_0_1",
+        },
         "diamond_square": lambda: {"roughness": s["roughness"]},
         "noise": lambda: {
-            "noise": s["noise_amplitude"], "hills": s["noise_hill_count"],
+            "noise": s["noise_amplitude"],
+            "hills": s["noise_hill_count"],
             "hill_radius": (s["noise_hill_radius_min"], s["noise_hill_radius_max"]),
             "hill_height": (s["noise_hill_height_min"], s["noise_hill_height_max"]),
-            "pits": s["pit_count"], "pit_radius": (s["pit_radius_min"], s["pit_radius_max"]),
+            "pits": s["pit_count"],
+            "pit_radius": (s["pit_radius_min"], s["pit_radius_max"]),
             "pit_height": (s["pit_depth_min"], s["pit_depth_max"]),
         },
     }[s["generator"]]()
@@ -531,8 +799,9 @@ def _v1_heightmap(s: Mapping[str, Any]) -> Recipe:
     return Recipe(s["generator"], s["seed"], (s["size"], s["size"]), params, tuple(stack))
 
 
-def from_v1_settings(settings: Mapping[str, Any], recipe: object = None, layers: object = None,
-                     terrain: object = None) -> TerrainSpec:
+def from_v1_settings(
+    settings: Mapping[str, Any], recipe: object = None, layers: object = None, terrain: object = None
+) -> TerrainSpec:
     """The spec of Orogen 0.1's terrain settings (panel, object or user preset).
 
     Parameters
@@ -557,8 +826,9 @@ def from_v1_settings(settings: Mapping[str, Any], recipe: object = None, layers:
     s = dict(V1_DEFAULTS)
     generator = settings.get("generator", "hills")
     if isinstance(generator, str) and generator not in V1_ENUMS["generator"]:
-        raise ValueError(f"generator must be one of {', '.join(V1_ENUMS['generator'])} in 0.1 settings, "
-                         f"got {generator!r:.40}")
+        raise ValueError(
+            f"generator must be one of {', '.join(V1_ENUMS['generator'])} in 0.1 settings, got {generator!r:.40}"
+        )
     for key, value in settings.items():
         if key in V1_ENUMS and isinstance(value, int) and not isinstance(value, bool):
             value = V1_ENUMS[key][value] if 0 <= value < len(V1_ENUMS[key]) else V1_DEFAULTS[key]
@@ -574,22 +844,34 @@ def from_v1_settings(settings: Mapping[str, Any], recipe: object = None, layers:
     if isinstance(terrain, Mapping):
         s["width"], s["height"] = terrain.get("width", s["width"]), terrain.get("height", s["height"])
     light = {
-        "enabled": bool(s["use_lightmap"]), "mode": str(s["lighting"]).lower(),
+        "enabled": bool(s["use_lightmap"]),
+        "mode": str(s["lighting"]).lower(),
         "azimuth": _degrees(settings.get("light_azimuth", s["light_azimuth"])) % 360.0,
         "altitude": _degrees(settings.get("light_altitude", s["light_altitude"])),
-        "use_scene_sun": bool(s["use_scene_sun"]), "softness": s["light_softness"],
-        "min_brightness": s["min_brightness"], "max_brightness": s["max_brightness"], "shadows": bool(s["use_shadows"]),
-        "shadow_softness": _degrees(settings.get("shadow_softness", s["shadow_softness"])), "ao": bool(s["use_ao"]),
-        "ao_strength": s["ao_strength"], "ao_directions": s["ao_directions"], "ao_radius": s["ao_radius"],
+        "use_scene_sun": bool(s["use_scene_sun"]),
+        "softness": s["light_softness"],
+        "min_brightness": s["min_brightness"],
+        "max_brightness": s["max_brightness"],
+        "shadows": bool(s["use_shadows"]),
+        "shadow_softness": _degrees(settings.get("shadow_softness", s["shadow_softness"])),
+        "ao": bool(s["use_ao"]),
+        "ao_strength": s["ao_strength"],
+        "ao_directions": s["ao_directions"],
+        "ao_radius": s["ao_radius"],
     }
     if isinstance(recipe, str):
         recipe = load_json(recipe, "orogen_recipe") if recipe else None
     heightmap = Recipe.from_dict(recipe) if isinstance(recipe, Mapping) else _v1_heightmap(s)
     if isinstance(layers, str):
         layers = load_json(layers, "orogen_layers") if layers else None
-    return _from_recipe(heightmap, width=s["width"], height=s["height"], lighting=light,
-                        material={"enabled": bool(s["use_material"]), "shading": str(s["shading"]).lower()},
-                        layers=DEFAULT_LAYERS if not layers else layers_from_data(layers))
+    return _from_recipe(
+        heightmap,
+        width=s["width"],
+        height=s["height"],
+        lighting=light,
+        material={"enabled": bool(s["use_material"]), "shading": str(s["shading"]).lower()},
+        layers=DEFAULT_LAYERS if not layers else layers_from_data(layers),
+    )
 
 
 def load_spec(data: object) -> TerrainSpec:
@@ -611,9 +893,11 @@ def load_spec(data: object) -> TerrainSpec:
         width = data.get("width_m", 100.0)
         if data["recipe"] is None:
             raise ValueError("this sidecar has no recipe (an imported heightmap): nothing to regenerate")
-        return _from_recipe(Recipe.from_dict(data["recipe"]), width=width,
-                            height=check_number(height[1], "height_range_m[1]") - check_number(height[0],
-                                                                                               "height_range_m[0]"))
+        return _from_recipe(
+            Recipe.from_dict(data["recipe"]),
+            width=width,
+            height=check_number(height[1], "height_range_m[1]") - check_number(height[0], "height_range_m[0]"),
+        )
     if "version" not in data and ("params" in data or "shape" in data or "filters" in data):
         return _from_recipe(Recipe.from_dict(data))  # a 0.1 recipe
     if data.get("version") in (2, 3) and "params" in data and "shape" in data:
@@ -624,6 +908,7 @@ def load_spec(data: object) -> TerrainSpec:
 # --- settings by path (the scripts' --set) -----------------------------------------------------
 #: Most ``NAME=VALUE`` assignments applied at once (a spec has a few hundred settings at most).
 MAX_ASSIGNMENTS = 1000
+
 
 def setting_paths(spec: TerrainSpec) -> dict[str, Param]:
     """Every setting of ``spec`` by its path (``size``, ``hills.count``, ``lighting.azimuth``, ``lowpass.k``)."""
@@ -648,12 +933,17 @@ def _resolve(spec: TerrainSpec, name: str) -> str:
         raise ValueError(f"--set {name}: ambiguous, say which: {short_list(matches)}")
     group, _, param = name.rpartition(".")
     parts: dict[str, Part] = {**GENERATORS, **FILTERS}
-    owners = [key for key, part in parts.items()
-              if any(p.name == (param or name) for p in part.params) and (not group or group == key)]
+    owners = [
+        key
+        for key, part in parts.items()
+        if any(p.name == (param or name) for p in part.params) and (not group or group == key)
+    ]
     if owners:
         what = " or ".join(f"{k!r}" for k in owners[:4])
-        raise ValueError(f"--set {name}: a parameter of {what}, which this spec (generator {spec.generator!r}, "
-                         f"filters {[s.key for s in spec.filters]}) does not use")
+        raise ValueError(
+            f"--set {name}: a parameter of {what}, which this spec (generator {spec.generator!r}, "
+            f"filters {[s.key for s in spec.filters]}) does not use"
+        )
     raise ValueError(f"--set {name}: no such setting; valid: {short_list(list(paths), 30)}")
 
 
@@ -690,8 +980,9 @@ def apply_settings(spec: TerrainSpec, assignments: Sequence[str]) -> TerrainSpec
             spec = spec.replace(generator=text.strip(), params={})
             continue
         param = setting_paths(spec)[path]
-        value = param.check(_parse_value(param, text.strip(), name), path.rpartition(".")[0] + "." if "." in path
-                            else "")
+        value = param.check(
+            _parse_value(param, text.strip(), name), path.rpartition(".")[0] + "." if "." in path else ""
+        )
         group, _, key = path.rpartition(".")
         if not group:
             spec = spec.replace(**{key: value})
@@ -700,8 +991,11 @@ def apply_settings(spec: TerrainSpec, assignments: Sequence[str]) -> TerrainSpec
         elif group in ("lighting", "material"):
             spec = spec.replace(**{group: {**getattr(spec, group), key: value}})
         else:
-            spec = spec.replace(filters=tuple(replace(s, params={**s.params, key: value}) if s.key == group else s
-                                              for s in spec.filters))
+            spec = spec.replace(
+                filters=tuple(
+                    replace(s, params={**s.params, key: value}) if s.key == group else s for s in spec.filters
+                )
+            )
     return spec
 
 
@@ -726,17 +1020,27 @@ def _param_schema(p: Param) -> dict[str, Any]:
 
 
 def _object_schema(params: Sequence[Param], extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    return {"type": "object", "additionalProperties": False,
-            "properties": {**{p.name: _param_schema(p) for p in params}, **(extra or {})}}
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {**{p.name: _param_schema(p) for p in params}, **(extra or {})},
+    }
 
 
 def json_schema() -> dict[str, Any]:
     """JSON Schema (draft 2020-12) of a version-3 spec, made from the declarations of every registered part."""
-    filters = [{"allOf": [{"properties": {"type": {"const": key}}, "required": ["type"]},
-                          _object_schema(f.params, {"type": {"const": key}, "enabled": {"type": "boolean"}})]}
-               for key, f in FILTERS.items()]
-    generators = [{"properties": {"generator": {"const": key}, key: _object_schema(g.params)}}
-                  for key, g in GENERATORS.items()]
+    filters = [
+        {
+            "allOf": [
+                {"properties": {"type": {"const": key}}, "required": ["type"]},
+                _object_schema(f.params, {"type": {"const": key}, "enabled": {"type": "boolean"}}),
+            ]
+        }
+        for key, f in FILTERS.items()
+    ]
+    generators = [
+        {"properties": {"generator": {"const": key}, key: _object_schema(g.params)}} for key, g in GENERATORS.items()
+    ]
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "https://github.com/orogen-terrain/orogen/terrain-spec.schema.json",
@@ -752,9 +1056,15 @@ def json_schema() -> dict[str, Any]:
             "filters": {"type": "array", "maxItems": MAX_FILTERS, "items": {"oneOf": filters}},
             "lighting": _object_schema(LIGHTING_PARAMS),
             "material": _object_schema(MATERIAL_PARAMS),
-            "layers": {"type": "array", "minItems": 1, "maxItems": MAX_LAYERS,
-                       "items": {**_object_schema(LAYER_PARAMS),
-                                 "required": ["name", "color", "minimum", "optimal", "maximum"]}},
+            "layers": {
+                "type": "array",
+                "minItems": 1,
+                "maxItems": MAX_LAYERS,
+                "items": {
+                    **_object_schema(LAYER_PARAMS),
+                    "required": ["name", "color", "minimum", "optimal", "maximum"],
+                },
+            },
         },
         "additionalProperties": False,
         "allOf": [{"oneOf": generators}],

@@ -152,8 +152,9 @@ class StreamPowerResult:
     incision: npt.NDArray[np.float32]
 
 
-def default_erodibility(shape: tuple[int, int], cell_size: float, duration: float, m: float = 0.45,
-                        n: float = 1.0) -> float:
+def default_erodibility(
+    shape: tuple[int, int], cell_size: float, duration: float, m: float = 0.45, n: float = 1.0
+) -> float:
     """An erodibility ``K`` that carves the whole map within ``duration`` years.
 
     Knickpoints of the stream-power law travel upstream at ``K A^m S^(n-1)``
@@ -241,8 +242,9 @@ def _tridiagonal_factors(size: int, f: float, open_start: bool, open_end: bool) 
     return inv_beta, gamma
 
 
-def _adi_half(z: _FloatArray, f_impl: float, f_expl: float, impl_open: tuple[bool, bool],
-              expl_open: tuple[bool, bool]) -> _FloatArray:
+def _adi_half(
+    z: _FloatArray, f_impl: float, f_expl: float, impl_open: tuple[bool, bool], expl_open: tuple[bool, bool]
+) -> _FloatArray:
     """One Peaceman-Rachford half step: implicit along axis 0 of ``z``, explicit along axis 1.
 
     ``z`` is ``(lines, points)`` with the implicit direction along axis 0 (so
@@ -283,8 +285,9 @@ def _adi_half(z: _FloatArray, f_impl: float, f_expl: float, impl_open: tuple[boo
     return out
 
 
-def hillslope_diffusion(heights_m: npt.ArrayLike, cell_size: float, diffusivity: float, dt: float,
-                        open_edges: str = "nesw") -> _FloatArray:
+def hillslope_diffusion(
+    heights_m: npt.ArrayLike, cell_size: float, diffusivity: float, dt: float, open_edges: str = "nesw"
+) -> _FloatArray:
     """One implicit time step of linear hillslope diffusion ``dz/dt = D ∇²z`` (ADI).
 
     Peaceman & Rachford's alternating-direction implicit scheme ("The
@@ -331,8 +334,16 @@ def _diffuse(z: _FloatArray, cell_size: float, d: float, dt: float, edges: str) 
     return out
 
 
-def _incise(routing: FlowRouting, z: _FloatArray, area: _FloatArray, k: _FloatArray | float, m: float, n: float,
-            dt: float, channel_area: float = 0.0) -> _FloatArray:
+def _incise(
+    routing: FlowRouting,
+    z: _FloatArray,
+    area: _FloatArray,
+    k: _FloatArray | float,
+    m: float,
+    n: float,
+    dt: float,
+    channel_area: float = 0.0,
+) -> _FloatArray:
     """Braun & Willett's implicit stream-power incision along the stack; returns the new flat heights."""
     rec, dist, order, s = routing.receivers, routing.distances, routing.order, routing.level_starts
     has_rec = dist > 0.0
@@ -344,7 +355,7 @@ def _incise(routing: FlowRouting, z: _FloatArray, area: _FloatArray, k: _FloatAr
     new = z.copy()
     linear = abs(n - 1.0) <= np.finfo(np.float64).eps
     for lvl in range(1, len(s) - 1):
-        cells = order[s[lvl]:s[lvl + 1]]
+        cells = order[s[lvl] : s[lvl + 1]]
         r = rec[cells]
         zc = z[cells]
         zr = z[r]
@@ -364,8 +375,16 @@ def _incise(routing: FlowRouting, z: _FloatArray, area: _FloatArray, k: _FloatAr
     return new
 
 
-def _incise_mfd(routing: MultipleFlowRouting, z: _FloatArray, area: _FloatArray, k: _FloatArray | float, m: float,
-                 n: float, dt: float, channel_area: float = 0.0) -> _FloatArray:
+def _incise_mfd(
+    routing: MultipleFlowRouting,
+    z: _FloatArray,
+    area: _FloatArray,
+    k: _FloatArray | float,
+    m: float,
+    n: float,
+    dt: float,
+    channel_area: float = 0.0,
+) -> _FloatArray:
     """The implicit stream-power incision on a multiple-flow routing; returns the new flat heights.
 
     Each cell, after all its receivers (the routing's levels), solves
@@ -383,11 +402,11 @@ def _incise_mfd(routing: MultipleFlowRouting, z: _FloatArray, area: _FloatArray,
     linear = abs(n - 1.0) <= np.finfo(np.float64).eps
     size = z.size
     for lvl in range(1, len(s) - 1):
-        cells = order[s[lvl]:s[lvl + 1]]
+        cells = order[s[lvl] : s[lvl + 1]]
         if channel_area > 0.0:  # hillslope cells: no stream power below the channel-initiation area
             cells = cells[area[cells] >= channel_area]
         zc = z[cells]
-        go = routing.receives[:, cells]                      # (8, cells)
+        go = routing.receives[:, cells]  # (8, cells)
         rec = np.clip(cells[None, :] + offsets[:, None], 0, size - 1)
         zr_new = np.where(go, new[rec], np.inf)
         flooded = zr_new.min(axis=0)
@@ -398,7 +417,7 @@ def _incise_mfd(routing: MultipleFlowRouting, z: _FloatArray, area: _FloatArray,
         contributes = go & (z[rec] <= zc[None, :])
         kk = k if isinstance(k, float) else k[cells]
         factor = np.where(contributes, kk * dt * (area[cells][None, :] * routing.weights[:, cells]) ** m, 0.0)
-        factor /= (dists ** n)[:, None]
+        factor /= (dists**n)[:, None]
         if linear:
             num = zc.copy()
             den = np.ones_like(zc)
@@ -429,7 +448,7 @@ def _newton_mfd(zc: _FloatArray, low: _FloatArray, zr: _FloatArray, f: _FloatArr
             break
         xt, fk, zk = x[todo], f[:, todo], zr[:, todo]
         drop = np.maximum(xt[None, :] - zk, 0.0)
-        power = fk * drop ** n
+        power = fk * drop**n
         g = xt - zc[todo] + power.sum(axis=0)
         deriv = 1.0 + (n * np.where(drop > 0.0, power / np.where(drop > 0.0, drop, 1.0), 0.0)).sum(axis=0)
         done = np.abs(g) <= NEWTON_TOLERANCE
@@ -453,7 +472,7 @@ def _newton(delta0: _FloatArray, f: _FloatArray, n: float) -> _FloatArray:
     residual is at most :data:`NEWTON_TOLERANCE` metres.
     """
     inverse = n < 1.0
-    x = delta0 ** n if inverse else delta0.copy()
+    x = delta0**n if inverse else delta0.copy()
     todo = np.flatnonzero(f > 0.0)
     for _ in range(NEWTON_MAX_ITERATIONS):
         if not todo.size:
@@ -464,7 +483,7 @@ def _newton(delta0: _FloatArray, f: _FloatArray, n: float) -> _FloatArray:
             func = power + fk * xk - delta0[todo]
             deriv = power / (n * xk) + fk
         else:
-            power = fk * xk ** n
+            power = fk * xk**n
             func = xk + power - delta0[todo]
             deriv = 1.0 + n * power / xk
         go = func > NEWTON_TOLERANCE
@@ -580,7 +599,7 @@ def _fill_lakes(routing: FlowRouting, z: _FloatArray, sed: _FloatArray) -> LakeF
         # the spill surface along the routing (receivers first) and the exit cell of every flooded cell
         spill_surface = z.copy()
         for lvl in range(int(level[uphill].min()), len(s) - 1):
-            cells = order[s[lvl]:s[lvl + 1]]
+            cells = order[s[lvl] : s[lvl + 1]]
             r = rec[cells]
             sr = spill_surface[r]
             low = z[cells] < sr
@@ -592,8 +611,9 @@ def _fill_lakes(routing: FlowRouting, z: _FloatArray, sed: _FloatArray) -> LakeF
     flooded = np.flatnonzero(exit_of >= 0)
     empty = np.zeros(0)
     if not flooded.size:
-        return LakeFill(z.copy(), np.full(z.size, -1, dtype=np.int64), np.zeros(0, dtype=np.int64), empty, empty,
-                        empty, empty)
+        return LakeFill(
+            z.copy(), np.full(z.size, -1, dtype=np.int64), np.zeros(0, dtype=np.int64), empty, empty, empty, empty
+        )
     exits, lake_of_flooded = np.unique(exit_of[flooded], return_inverse=True)
     lake = np.full(z.size, -1, dtype=np.int64)
     lake[flooded] = lake_of_flooded
@@ -611,7 +631,7 @@ def _fill_lakes(routing: FlowRouting, z: _FloatArray, sed: _FloatArray) -> LakeF
     inflow = np.zeros(n_lakes)
     deposited = np.zeros(n_lakes)
     for lvl in range(len(s) - 2, lowest - 1, -1):
-        cells = order[s[lvl]:s[lvl + 1]]
+        cells = order[s[lvl] : s[lvl + 1]]
         if lvl in out_levels:
             oc = cells[outflow[cells]]
             lk = lake[oc]
@@ -620,8 +640,9 @@ def _fill_lakes(routing: FlowRouting, z: _FloatArray, sed: _FloatArray) -> LakeF
             inflow[here] = tot[here]
             deposited[here] = np.minimum(tot[here], capacity[here])
             keep = np.zeros(n_lakes)
-            keep[here] = np.where(tot[here] > 0.0, (tot[here] - deposited[here]) / np.where(tot[here] > 0.0,
-                                                                                              tot[here], 1.0), 0.0)
+            keep[here] = np.where(
+                tot[here] > 0.0, (tot[here] - deposited[here]) / np.where(tot[here] > 0.0, tot[here], 1.0), 0.0
+            )
             flux[oc] *= keep[lk]
         np.add.at(flux, rec[cells], flux[cells])
 
@@ -633,13 +654,13 @@ def _fill_lakes(routing: FlowRouting, z: _FloatArray, sed: _FloatArray) -> LakeF
     lk = lake_of_flooded[srt]
     floor = np.full(n_lakes, np.inf)
     np.minimum.at(floor, lk, z[cells])
-    depth = z[cells] - floor[lk]                       # height above the lake's lowest cell, >= 0
+    depth = z[cells] - floor[lk]  # height above the lake's lowest cell, >= 0
     starts = np.searchsorted(lk, np.arange(n_lakes))
     csum = np.cumsum(depth)
     before = np.where(starts > 0, csum[np.maximum(starts - 1, 0)], 0.0)
-    local = csum - before[lk]                          # sum of the depths of the cells up to this one
+    local = csum - before[lk]  # sum of the depths of the cells up to this one
     rank = np.arange(cells.size) - starts[lk]
-    need = (rank + 1) * depth - local                  # deposit that fills the lake up to this cell's height
+    need = (rank + 1) * depth - local  # deposit that fills the lake up to this cell's height
     count = np.bincount(lk[need <= deposited[lk]], minlength=n_lakes)  # a prefix of each lake, >= 1 cell
     last = starts + np.maximum(count, 1) - 1
     fill = floor + (deposited + local[last]) / np.maximum(count, 1)
@@ -651,7 +672,7 @@ def _fill_lakes(routing: FlowRouting, z: _FloatArray, sed: _FloatArray) -> LakeF
     # point, or towards the exit of a full lake (whose floor is the exit's height)
     built = np.zeros(z.size, dtype=bool)
     built[cells[raised]] = True
-    base_of = np.zeros(z.size, dtype=bool)            # receivers a deposit cell must rise above
+    base_of = np.zeros(z.size, dtype=bool)  # receivers a deposit cell must rise above
     base_of[exits[full]] = True
     base_of |= built
     dcells = np.flatnonzero(built)
@@ -695,8 +716,9 @@ def _check_routing_name(routing: object) -> str:
     return routing
 
 
-def _step(z: _FloatArray, p: _Params) -> tuple[_FloatArray, FlowRouting | MultipleFlowRouting, _FloatArray,
-                                               _FloatArray]:
+def _step(
+    z: _FloatArray, p: _Params
+) -> tuple[_FloatArray, FlowRouting | MultipleFlowRouting, _FloatArray, _FloatArray]:
     """One time step; returns the new heights, the routing, the drainage area and the incision (flat)."""
     shape = z.shape
     base = base_level_mask(z, p.edges, p.sea_level)
@@ -740,16 +762,30 @@ def check_stream_power_work(shape: tuple[int, int], steps: int, routing: str = "
     work = steps * shape[0] * shape[1] * cost
     if work > MAX_FILTER_WORK:
         most = max(1, MAX_FILTER_WORK // (shape[0] * shape[1] * cost))
-        raise ValueError(f"steps: {steps} stream-power steps ({routing}) over {shape[0]} x {shape[1]} cells is more "
-                         f"work than allowed (steps x cells x {cost} <= {MAX_FILTER_WORK:.2g}); at this size steps "
-                         f"must be in [0, {most}]: use fewer steps or a smaller heightmap")
+        raise ValueError(
+            f"steps: {steps} stream-power steps ({routing}) over {shape[0]} x {shape[1]} cells is more "
+            f"work than allowed (steps x cells x {cost} <= {MAX_FILTER_WORK:.2g}); at this size steps "
+            f"must be in [0, {most}]: use fewer steps or a smaller heightmap"
+        )
 
 
 def stream_power_step(
-    heights_m: npt.ArrayLike, cell_size: float, *, k: float | npt.ArrayLike, m: float = 0.45, n: float = 1.0,
-    uplift: float | npt.ArrayLike = 1e-3, diffusion: float = 0.0, dt: float = 1e4, sea_level: float | None = None,
-    open_edges: str = "nesw", routing: str = "d8", flow_exponent: float = 1.0, lake_fill: bool = False,
-    channel_width: float = 0.0, channel_area: float = 0.0,
+    heights_m: npt.ArrayLike,
+    cell_size: float,
+    *,
+    k: float | npt.ArrayLike,
+    m: float = 0.45,
+    n: float = 1.0,
+    uplift: float | npt.ArrayLike = 1e-3,
+    diffusion: float = 0.0,
+    dt: float = 1e4,
+    sea_level: float | None = None,
+    open_edges: str = "nesw",
+    routing: str = "d8",
+    flow_exponent: float = 1.0,
+    lake_fill: bool = False,
+    channel_width: float = 0.0,
+    channel_area: float = 0.0,
 ) -> tuple[_FloatArray, FlowRouting | MultipleFlowRouting, _FloatArray]:
     """One time step of :func:`stream_power_erosion` in float64 (for tests and custom loops).
 
@@ -761,8 +797,23 @@ def stream_power_step(
     drainage_area : ndarray of float64, shape (rows, cols), m²
     """
     z = as_heightmap(heights_m, "heights_m", dtype=np.float64)
-    p = _params((int(z.shape[0]), int(z.shape[1])), cell_size, k, m, n, uplift, diffusion, dt, sea_level, open_edges,
-                routing, flow_exponent, lake_fill, channel_width, channel_area)
+    p = _params(
+        (int(z.shape[0]), int(z.shape[1])),
+        cell_size,
+        k,
+        m,
+        n,
+        uplift,
+        diffusion,
+        dt,
+        sea_level,
+        open_edges,
+        routing,
+        flow_exponent,
+        lake_fill,
+        channel_width,
+        channel_area,
+    )
     out, used, area, _ = _step(z, p)
     return out, used, area
 
@@ -773,10 +824,23 @@ def _check_flag(value: object, name: str) -> bool:
     return bool(value)
 
 
-def _params(shape: tuple[int, int], cell_size: float, k: object, m: float, n: float, uplift: object,
-            diffusion: float, dt: float, sea_level: float | None, open_edges: str, routing: str = "d8",
-            flow_exponent: float = 1.0, lake_fill: bool = False, channel_width: float = 0.0,
-            channel_area: float = 0.0) -> _Params:
+def _params(
+    shape: tuple[int, int],
+    cell_size: float,
+    k: object,
+    m: float,
+    n: float,
+    uplift: object,
+    diffusion: float,
+    dt: float,
+    sea_level: float | None,
+    open_edges: str,
+    routing: str = "d8",
+    flow_exponent: float = 1.0,
+    lake_fill: bool = False,
+    channel_width: float = 0.0,
+    channel_area: float = 0.0,
+) -> _Params:
     cs = check_number(cell_size, "cell_size", 0.0, 1e6, low_open=True)
     width = check_number(channel_width, "channel_width", 0.0, 1e6)
     kk = _map_or_scalar(k, "k", shape, 0.0, 1.0)
@@ -929,8 +993,23 @@ def stream_power_erosion(
         diffusion = default_diffusivity(cs, duration)
     if callback is not None and not callable(callback):
         raise TypeError(f"callback must be callable(step, steps), got {type(callback).__name__}")
-    p = _params(shape, cs, k, mm, nn, uplift, diffusion, tdt, sea_level, open_edges, routing, flow_exponent,
-                lake_fill, channel_width, channel_area)
+    p = _params(
+        shape,
+        cs,
+        k,
+        mm,
+        nn,
+        uplift,
+        diffusion,
+        tdt,
+        sea_level,
+        open_edges,
+        routing,
+        flow_exponent,
+        lake_fill,
+        channel_width,
+        channel_area,
+    )
     base_level_mask(z0, p.edges, p.sea_level)  # refuse a map with no outlet before any work
 
     z = z0.copy()

@@ -118,8 +118,9 @@ def erosion_heights(heightmap: npt.ArrayLike) -> F64:
     """``heightmap`` validated (finite, 2-D, ``|h| <= MAX_EROSION_HEIGHT`` metres) as a new float64 array."""
     h: F64 = as_heightmap(heightmap, dtype=np.float64).copy()
     if float(np.abs(h).max()) > MAX_EROSION_HEIGHT:
-        raise ValueError(f"heightmap must hold heights within +-{MAX_EROSION_HEIGHT:g} metres, "
-                         f"got {float(np.abs(h).max()):.3g}")
+        raise ValueError(
+            f"heightmap must hold heights within +-{MAX_EROSION_HEIGHT:g} metres, got {float(np.abs(h).max()):.3g}"
+        )
     return h
 
 
@@ -141,9 +142,11 @@ def check_step_work(shape: tuple[int, int], steps: int, cost: int, what: str, mo
     cells = shape[0] * shape[1]
     allowed = min(most, MAX_FILTER_WORK // (cells * cost))
     if steps > allowed:
-        raise ValueError(f"{what} must be in [0, {allowed}] for a {shape[0]} x {shape[1]} heightmap "
-                         f"(at most {MAX_FILTER_WORK:.2g} cell passes, {cost} per cell and step), got {steps}: "
-                         "use fewer steps or a smaller heightmap")
+        raise ValueError(
+            f"{what} must be in [0, {allowed}] for a {shape[0]} x {shape[1]} heightmap "
+            f"(at most {MAX_FILTER_WORK:.2g} cell passes, {cost} per cell and step), got {steps}: "
+            "use fewer steps or a smaller heightmap"
+        )
     return steps
 
 
@@ -259,7 +262,7 @@ def thermal_erosion(
         padded[1:-1, 1:-1] = h
         for k, (dr, dc) in enumerate(_OFFSETS):
             e = excess[k]
-            np.subtract(h, padded[1 + dr:rows + 1 + dr, 1 + dc:cols + 1 + dc], out=e, casting="same_kind")
+            np.subtract(h, padded[1 + dr : rows + 1 + dr, 1 + dc : cols + 1 + dc], out=e, casting="same_kind")
             e -= thresholds[k]
             np.maximum(e, 0.0, out=e)
         # share = rate/2 x e_max / sum(e): each direction then gets its excess x share.
@@ -270,12 +273,16 @@ def thermal_erosion(
         excess *= share  # cells with no excess have all-zero rows, whatever share holds there
         inflow.fill(0.0)
         for k, (dr, dc) in enumerate(_OFFSETS):
-            inflow[1 + dr:rows + 1 + dr, 1 + dc:cols + 1 + dc] += excess[k]
+            inflow[1 + dr : rows + 1 + dr, 1 + dc : cols + 1 + dc] += excess[k]
         h -= excess.sum(axis=0, dtype=np.float64)
         h += inflow[1:-1, 1:-1]
         if edges == "open":
-            ring = (inflow[0].sum(dtype=np.float64) + inflow[-1].sum(dtype=np.float64)
-                    + inflow[1:-1, 0].sum(dtype=np.float64) + inflow[1:-1, -1].sum(dtype=np.float64))
+            ring = (
+                inflow[0].sum(dtype=np.float64)
+                + inflow[-1].sum(dtype=np.float64)
+                + inflow[1:-1, 0].sum(dtype=np.float64)
+                + inflow[1:-1, -1].sum(dtype=np.float64)
+            )
             lost += float(ring) * cell * cell
         done = it + 1
         if callback is not None and callback(done, iterations) is False:

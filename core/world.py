@@ -108,7 +108,8 @@ class TileGrid:
                 n = max((side - 1) // (tile - 1), 1)
                 raise ValueError(
                     f"world {what} ({side}) must be n x (tile - 1) + 1 for tiles of {tile} vertices sharing edges, "
-                    f"e.g. {n * (tile - 1) + 1} or {(n + 1) * (tile - 1) + 1}")
+                    f"e.g. {n * (tile - 1) + 1} or {(n + 1) * (tile - 1) + 1}"
+                )
         object.__setattr__(self, "shape", (rows, cols))
         object.__setattr__(self, "tile", tile)
 
@@ -160,9 +161,17 @@ def world_recipe(spec: TerrainSpec, shape: tuple[int, int]) -> Recipe:
     if not isinstance(spec, TerrainSpec):
         raise TypeError(f"spec must be a TerrainSpec, got {type(spec).__name__}")
     shape = check_world_shape(shape)
-    return Recipe(spec.generator, spec.seed, shape, spec.params,
-                  tuple((s.key, s.params) for s in spec.filters if s.enabled),
-                  spec.cell_size, max(spec.height, 1e-6), version=SPEC_VERSION, fit_height=spec.fit_height)
+    return Recipe(
+        spec.generator,
+        spec.seed,
+        shape,
+        spec.params,
+        tuple((s.key, s.params) for s in spec.filters if s.enabled),
+        spec.cell_size,
+        max(spec.height, 1e-6),
+        version=SPEC_VERSION,
+        fit_height=spec.fit_height,
+    )
 
 
 def check_world(recipe: Recipe, grid: TileGrid) -> bool:
@@ -188,7 +197,8 @@ def check_world(recipe: Recipe, grid: TileGrid) -> bool:
             f"filter {', '.join(repr(k) for k in global_keys)} reads the whole world around every tile (a global "
             f"filter), so the world must be computed whole: {rows} x {cols} cells is more than one heightmap holds "
             f"(at most 8193 x 8193). Build a world of at most 8193 x 8193 vertices, or remove that filter (local "
-            f"filters: flatten, box_blur, lowpass, terrace, sea_level)")
+            f"filters: flatten, box_blur, lowpass, terrace, sea_level)"
+        )
     return True
 
 
@@ -271,8 +281,14 @@ def _sun(light: Mapping[str, Any], sun: tuple[float, float] | None) -> tuple[flo
     return (float(light["azimuth"]), float(light["altitude"])) if sun is None else (float(sun[0]), float(sun[1]))
 
 
-def map_margins(lighting: Mapping[str, Any] | None, relief: float, cell_size: float, tile: int,
-                sun: tuple[float, float] | None = None, z_factor: float = 1.0) -> Margins:
+def map_margins(
+    lighting: Mapping[str, Any] | None,
+    relief: float,
+    cell_size: float,
+    tile: int,
+    sun: tuple[float, float] | None = None,
+    z_factor: float = 1.0,
+) -> Margins:
     """The margins a tile's maps read (:func:`window_maps`), from the lighting, the relief and the sun.
 
     - 1 cell on every side: Horn's gradient (slope, hillshade), the curvature's
@@ -327,8 +343,14 @@ def grow(world_shape: tuple[int, int], window: Window, margins: Margins) -> Wind
     return Window(r0, c0, r1 - r0, c1 - c0)
 
 
-def window_maps(heights: npt.ArrayLike, outer: Window, height: float, cell_size: float,
-                lighting: Mapping[str, Any] | None = None, sun: tuple[float, float] | None = None) -> Maps:
+def window_maps(
+    heights: npt.ArrayLike,
+    outer: Window,
+    height: float,
+    cell_size: float,
+    lighting: Mapping[str, Any] | None = None,
+    sun: tuple[float, float] | None = None,
+) -> Maps:
     """Lightmap, slope and curvature of ``heights`` (units of ``height`` metres) covering the world cells ``outer``.
 
     As :func:`core.lighting.bake` of the whole world, cell for cell: crop the
@@ -363,12 +385,23 @@ def window_maps(heights: npt.ArrayLike, outer: Window, height: float, cell_size:
     light = _lighting(lighting)
     height = check_number(height, "height", 0.0, 1.0e6)
     azimuth, altitude = _sun(light, sun)
-    maps = bake_maps(h * np.float32(height), cell_size, lighting=light["mode"] if light["enabled"] else None,
-                     azimuth=azimuth, altitude=altitude, light_softness=light["softness"],
-                     min_brightness=light["min_brightness"], max_brightness=light["max_brightness"],
-                     shadows=light["shadows"], shadow_softness=light["shadow_softness"], ambient=light["ao"],
-                     ambient_strength=light["ao_strength"], ambient_directions=light["ao_directions"],
-                     ambient_radius=light["ao_radius"], origin=(outer.row, outer.col))
+    maps = bake_maps(
+        h * np.float32(height),
+        cell_size,
+        lighting=light["mode"] if light["enabled"] else None,
+        azimuth=azimuth,
+        altitude=altitude,
+        light_softness=light["softness"],
+        min_brightness=light["min_brightness"],
+        max_brightness=light["max_brightness"],
+        shadows=light["shadows"],
+        shadow_softness=light["shadow_softness"],
+        ambient=light["ao"],
+        ambient_strength=light["ao_strength"],
+        ambient_directions=light["ao_directions"],
+        ambient_radius=light["ao_radius"],
+        origin=(outer.row, outer.col),
+    )
     return Maps(maps.lightmap, maps.slope, maps.curvature, maps.occlusion)
 
 
@@ -404,8 +437,13 @@ class CoarsePlan:
 
     def describe(self) -> dict[str, Any]:
         """What identifies the coarse pass (for a build's manifest and its resume check)."""
-        return {"factor": self.factor, "shape": list(self.shape), "cell_size_m": self.cell_size,
-                "filters": [key for key, _ in self.middle], "local_after": [key for key, _ in self.suffix]}
+        return {
+            "factor": self.factor,
+            "shape": list(self.shape),
+            "cell_size_m": self.cell_size,
+            "filters": [key for key, _ in self.middle],
+            "local_after": [key for key, _ in self.suffix],
+        }
 
 
 def coarse_plan(recipe: Recipe, grid: TileGrid, max_side: int = COARSE_SIDE) -> CoarsePlan | None:
@@ -432,17 +470,29 @@ def coarse_plan(recipe: Recipe, grid: TileGrid, max_side: int = COARSE_SIDE) -> 
     first = is_global.index(True)
     last = len(is_global) - 1 - is_global[::-1].index(True)
     rows, cols = grid.shape
-    factor = next((f for f in range(1, grid.stride + 1) if grid.stride % f == 0
-                   and (max(rows, cols) - 1) // f + 1 <= max_side), None)
+    factor = next(
+        (f for f in range(1, grid.stride + 1) if grid.stride % f == 0 and (max(rows, cols) - 1) // f + 1 <= max_side),
+        None,
+    )
     if factor is None:
-        raise ValueError(f"a {rows} x {cols} world's global filters run on a coarse world of at most {max_side} "
-                         f"vertices per side, every n-th vertex with n dividing the tile stride ({grid.stride}): "
-                         "use larger tiles (e.g. 1025) or a larger coarse side")
-    prefix = Recipe(recipe.generator, recipe.seed, recipe.shape, recipe.params, recipe.filters[:first],
-                    recipe.cell_size, recipe.height, version=recipe.version, fit_height=recipe.fit_height)
+        raise ValueError(
+            f"a {rows} x {cols} world's global filters run on a coarse world of at most {max_side} "
+            f"vertices per side, every n-th vertex with n dividing the tile stride ({grid.stride}): "
+            "use larger tiles (e.g. 1025) or a larger coarse side"
+        )
+    prefix = Recipe(
+        recipe.generator,
+        recipe.seed,
+        recipe.shape,
+        recipe.params,
+        recipe.filters[:first],
+        recipe.cell_size,
+        recipe.height,
+        version=recipe.version,
+        fit_height=recipe.fit_height,
+    )
     shape = ((rows - 1) // factor + 1, (cols - 1) // factor + 1)
-    return CoarsePlan(factor, shape, prefix, tuple(recipe.filters[first : last + 1]),
-                      tuple(recipe.filters[last + 1 :]))
+    return CoarsePlan(factor, shape, prefix, tuple(recipe.filters[first : last + 1]), tuple(recipe.filters[last + 1 :]))
 
 
 def coarse_block(plan: CoarsePlan, window: Window, world_raw: tuple[float, float]) -> npt.NDArray[np.float32]:
@@ -475,11 +525,12 @@ def coarse_filters(plan: CoarsePlan, coarse: npt.ArrayLike) -> npt.NDArray[np.fl
     if c0.shape != plan.shape:
         raise ValueError(f"coarse heights {c0.shape} must be the plan's coarse world {plan.shape}")
     declared = [(cast(Filter, part(key, plan.prefix.version)), params) for key, params in plan.middle]
-    scales = [{"cell_size": plan.cell_size, "height": plan.prefix.height} if f.uses_scale else {}
-              for f, _ in declared]
-    check_filter_work(plan.shape, sum(f.passes({**params, **scale})
-                                      for (f, params), scale in zip(declared, scales, strict=True)),
-                      "global filters (coarse pass)")
+    scales = [{"cell_size": plan.cell_size, "height": plan.prefix.height} if f.uses_scale else {} for f, _ in declared]
+    check_filter_work(
+        plan.shape,
+        sum(f.passes({**params, **scale}) for (f, params), scale in zip(declared, scales, strict=True)),
+        "global filters (coarse pass)",
+    )
     h = c0.copy()
     for (f, params), scale in zip(declared, scales, strict=True):
         h = as_heightmap(f.function(h, **scale, **params))
@@ -500,8 +551,9 @@ def upsample(coarse: npt.ArrayLike, window: Window, factor: int) -> npt.NDArray[
     f = check_count(factor, "factor", 1, MAX_TILE)
     grid = np.asanyarray(coarse)
 
-    def axis(start: int, count: int, n: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64],
-                                                      npt.NDArray[np.float64]]:
+    def axis(
+        start: int, count: int, n: int
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64]]:
         world = np.arange(start, start + count, dtype=np.int64)
         i0 = world // f
         if int(i0[-1]) > n - 1 or (int(i0[-1]) == n - 1 and int(world[-1] % f) != 0):
@@ -519,8 +571,9 @@ def upsample(coarse: npt.ArrayLike, window: Window, factor: int) -> npt.NDArray[
     return result
 
 
-def global_heights(plan: CoarsePlan, window: Window, world_raw: tuple[float, float],
-                   detail: npt.ArrayLike) -> npt.NDArray[np.float32]:
+def global_heights(
+    plan: CoarsePlan, window: Window, world_raw: tuple[float, float], detail: npt.ArrayLike
+) -> npt.NDArray[np.float32]:
     """Heights of ``window`` after the whole stack, before the final normalisation (a world with global filters).
 
     The prefix heights at full resolution plus ``detail`` (:func:`coarse_filters`) upsampled, then the local
@@ -532,8 +585,10 @@ def global_heights(plan: CoarsePlan, window: Window, world_raw: tuple[float, flo
     margin = sum(plan.prefix.filter_margins(plan.suffix))
     outer = expand((rows, cols), window, margin)
     if plan.factor == 1:
-        h = np.array(np.asanyarray(detail)[outer.row : outer.row + outer.rows, outer.col : outer.col + outer.cols],
-                     dtype=np.float32)
+        h = np.array(
+            np.asanyarray(detail)[outer.row : outer.row + outer.rows, outer.col : outer.col + outer.cols],
+            dtype=np.float32,
+        )
     else:
         h = plan.prefix.filtered_heights(outer, world_raw)
         h += upsample(detail, outer, plan.factor)

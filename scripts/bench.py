@@ -85,8 +85,9 @@ def ref_faults(shape, seed, faults):
     rows, cols = shape
     rr, cc = np.mgrid[0:rows, 0:cols].astype(np.float64)
     h = np.zeros(shape)
-    for (r1, c1, r2, c2), d in zip(fault_lines(shape, seed, faults), fault_displacements(faults, 1.0, 0.0),
-                                   strict=True):
+    for (r1, c1, r2, c2), d in zip(
+        fault_lines(shape, seed, faults), fault_displacements(faults, 1.0, 0.0), strict=True
+    ):
         h += d * ((c2 - c1) * (rr - r1) - (r2 - r1) * (cc - c1) < 0)
     return h
 
@@ -141,7 +142,7 @@ def ref_diamond_square(n, seed, roughness):
         half = step // 2
         for i in range(half, n, step):
             for j in range(half, n, step):
-                avg = (h[i - half][j - half] + h[i - half][j + half] + h[i + half][j - half] + h[i + half][j + half])
+                avg = h[i - half][j - half] + h[i - half][j + half] + h[i + half][j - half] + h[i + half][j + half]
                 h[i][j] = avg / 4 + (noise[i][j] * 2 - 1) * amp
         for i in range(0, n, half):
             for j in range((i + half) % step, n, step):
@@ -225,12 +226,24 @@ def bench_world(size, tile, preset, whole_size, out, scheduler="threads", keep=F
     workers = __import__("os").cpu_count()
     # Worker-seconds per tile: every pass's wall time on all local workers, shared out over the tiles.
     per_tile = world["seconds"] * workers / world["tiles"]
-    return {"case": f"{preset} world", "size": size, "tile": tile, "tiles": world["tiles"],
-            "seconds": world["seconds"], "timings": world["timings"], "cells_per_s": world_rate,
-            "peak_rss": world["peak_rss"], "bytes": world["bytes"], "workers": workers,
-            "worker_s_per_tile": per_tile, "whole_size": whole_size, "whole_seconds": whole["seconds"],
-            "whole_cells_per_s": whole_rate, "whole_peak_rss": whole["peak_rss"],
-            "x_whole_rate": world_rate / whole_rate}
+    return {
+        "case": f"{preset} world",
+        "size": size,
+        "tile": tile,
+        "tiles": world["tiles"],
+        "seconds": world["seconds"],
+        "timings": world["timings"],
+        "cells_per_s": world_rate,
+        "peak_rss": world["peak_rss"],
+        "bytes": world["bytes"],
+        "workers": workers,
+        "worker_s_per_tile": per_tile,
+        "whole_size": whole_size,
+        "whole_seconds": whole["seconds"],
+        "whole_cells_per_s": whole_rate,
+        "whole_peak_rss": whole["peak_rss"],
+        "x_whole_rate": world_rate / whole_rate,
+    }
 
 
 def median_time(fn, runs):
@@ -264,12 +277,14 @@ def bench_generators(sizes, runs):
             cases["hillshade"] = lambda t=terrain: shading.hillshade(t, 1.0, 315.0, 45.0)
             cases["shadows + AO (16 directions)"] = lambda t=terrain: (
                 shading.cast_shadows(t, 1.0, 315.0, 30.0),
-                shading.ambient_occlusion(t, 1.0, directions=16, radius=64))
+                shading.ambient_occlusion(t, 1.0, directions=16, radius=64),
+            )
         for name, fn in cases.items():
             t = median_time(fn, runs if n <= 1025 else max(1, runs // 2))
             peak = peak_bytes(fn)
-            rows.append({"case": name, "size": n, "seconds": t, "peak_bytes": peak,
-                         "peak_x_heightmap": peak / heightmap_bytes})
+            rows.append(
+                {"case": name, "size": n, "seconds": t, "peak_bytes": peak, "peak_x_heightmap": peak / heightmap_bytes}
+            )
     return rows
 
 
@@ -301,12 +316,17 @@ def bench_lighting(sizes, runs, bandwidth):
             ("curvature", lambda t=terrain: shading.curvature(t, 1.0), 2),
             ("normal map", lambda t=terrain: shading.normal_map(t, 1.0), 4),
             ("cast shadows (sun 315/30, 8 samples)", lambda t=terrain: shading.cast_shadows(t, 1.0, 315.0, 30.0), 2),
-            ("ambient occlusion (16 directions, radius 64)",
-             lambda t=terrain: shading.ambient_occlusion(t, 1.0, directions=16, radius=64), 2),
-            ("bake_maps (slope lighting, slope, curvature)",
-             lambda t=terrain: bake_maps(t, 1.0, lighting="slope"), 4),
-            ("bake_maps (hillshade x shadows x AO, slope, curvature)",
-             lambda t=terrain: bake_maps(t, 1.0, shadows=True, ambient=True), 4),
+            (
+                "ambient occlusion (16 directions, radius 64)",
+                lambda t=terrain: shading.ambient_occlusion(t, 1.0, directions=16, radius=64),
+                2,
+            ),
+            ("bake_maps (slope lighting, slope, curvature)", lambda t=terrain: bake_maps(t, 1.0, lighting="slope"), 4),
+            (
+                "bake_maps (hillshade x shadows x AO, slope, curvature)",
+                lambda t=terrain: bake_maps(t, 1.0, shadows=True, ambient=True),
+                4,
+            ),
             # terrain_add's numpy work with the add-on's defaults: heightmap (generator, normalisation,
             # filters) and the bake (slope lightmap, slope, curvature); writes 4 maps
             (TERRAIN_NUMPY, lambda n=n: terrain_numpy(TerrainSpec(size=n)), 4),
@@ -314,8 +334,16 @@ def bench_lighting(sizes, runs, bandwidth):
         for name, fn, maps in cases:
             t = median_time(fn, runs if n <= 1025 else max(1, runs // 2))
             floor = maps * 4 * n * n / bandwidth
-            rows.append({"case": name, "size": n, "seconds": t, "bandwidth_floor_seconds": floor,
-                         "x_bandwidth_floor": t / floor, "peak_x_heightmap": peak_bytes(fn) / (4 * n * n)})
+            rows.append(
+                {
+                    "case": name,
+                    "size": n,
+                    "seconds": t,
+                    "bandwidth_floor_seconds": floor,
+                    "x_bandwidth_floor": t / floor,
+                    "peak_x_heightmap": peak_bytes(fn) / (4 * n * n),
+                }
+            )
     return rows
 
 
@@ -325,25 +353,52 @@ def bench_references(n, runs, quick):
     faults = 1000 if not quick else 100
     hills = 2000 if not quick else 200
     cases = [
-        (f"fault formation, {faults} faults", lambda: fault_formation(shape, 1, faults),
-         lambda: ref_faults(shape, 1, faults), "per-fault loop over the grid"),
-        (f"hills, {hills} hills", lambda: hills_raw(shape, 1, hills, 4.0, 20.0),
-         lambda: ref_hills(shape, 1, hills, 4.0, 20.0), "per-hill loop over the grid"),
-        ("noise, 300 hills + 100 pits", lambda: Recipe("noise", 1, shape).evaluate(),
-         lambda: ref_noise(shape, 1), "every paraboloid over the grid"),
-        ("diamond-square", lambda: Recipe("diamond_square", 1, shape).evaluate(),
-         lambda: ref_diamond_square(2 ** math.ceil(math.log2(n - 1)) + 1, 1, 1.0), "per-point loop"),
-        ("box blur, 1 pass", lambda: filters.box_blur(cells, 1),
-         lambda: ref_box_blur(cells.tolist()), "per-cell loop"),
-        ("erosion filter, 1 pass", lambda: filters.erosion_filter(cells, 0.5, 1),
-         lambda: ref_erosion(cells.tolist(), 0.5), "per-cell loop"),
+        (
+            f"fault formation, {faults} faults",
+            lambda: fault_formation(shape, 1, faults),
+            lambda: ref_faults(shape, 1, faults),
+            "per-fault loop over the grid",
+        ),
+        (
+            f"hills, {hills} hills",
+            lambda: hills_raw(shape, 1, hills, 4.0, 20.0),
+            lambda: ref_hills(shape, 1, hills, 4.0, 20.0),
+            "per-hill loop over the grid",
+        ),
+        (
+            "noise, 300 hills + 100 pits",
+            lambda: Recipe("noise", 1, shape).evaluate(),
+            lambda: ref_noise(shape, 1),
+            "every paraboloid over the grid",
+        ),
+        (
+            "diamond-square",
+            lambda: Recipe("diamond_square", 1, shape).evaluate(),
+            lambda: ref_diamond_square(2 ** math.ceil(math.log2(n - 1)) + 1, 1, 1.0),
+            "per-point loop",
+        ),
+        ("box blur, 1 pass", lambda: filters.box_blur(cells, 1), lambda: ref_box_blur(cells.tolist()), "per-cell loop"),
+        (
+            "erosion filter, 1 pass",
+            lambda: filters.erosion_filter(cells, 0.5, 1),
+            lambda: ref_erosion(cells.tolist(), 0.5),
+            "per-cell loop",
+        ),
     ]
     rows = []
     for name, ours, ref, how in cases:
         t_ours = median_time(ours, runs)
         t_ref = median_time(ref, 1)
-        rows.append({"case": name, "size": n, "seconds": t_ours, "reference_seconds": t_ref,
-                     "reference": how, "speedup": t_ref / t_ours})
+        rows.append(
+            {
+                "case": name,
+                "size": n,
+                "seconds": t_ours,
+                "reference_seconds": t_ref,
+                "reference": how,
+                "speedup": t_ref / t_ours,
+            }
+        )
     return rows
 
 
@@ -381,12 +436,21 @@ def bench_noise(n, runs):
 
     cases = [
         ("fBm, gradient noise, 6 octaves", ours(), reference("NoiseType_Perlin", "FractalType_FBm")),
-        ("ridged multifractal, gradient noise, 6 octaves", ours(fractal="ridged_multifractal"),
-         reference("NoiseType_Perlin", "FractalType_Ridged")),
-        ("fBm, simplex noise, 6 octaves", ours(basis="simplex"),
-         reference("NoiseType_OpenSimplex2", "FractalType_FBm")),
-        ("fBm, cellular F1, 6 octaves", ours(basis="cellular_f1"),
-         reference("NoiseType_Cellular", "FractalType_FBm", cellular=True)),
+        (
+            "ridged multifractal, gradient noise, 6 octaves",
+            ours(fractal="ridged_multifractal"),
+            reference("NoiseType_Perlin", "FractalType_Ridged"),
+        ),
+        (
+            "fBm, simplex noise, 6 octaves",
+            ours(basis="simplex"),
+            reference("NoiseType_OpenSimplex2", "FractalType_FBm"),
+        ),
+        (
+            "fBm, cellular F1, 6 octaves",
+            ours(basis="cellular_f1"),
+            reference("NoiseType_Cellular", "FractalType_FBm", cellular=True),
+        ),
         ("fBm, gradient noise, 6 octaves, domain warp (1 iteration, 3 octaves)", ours(distortion=40.0), None),
     ]
     rows = []
@@ -454,9 +518,16 @@ def bench_stream_power(n, runs):
             theirs.append(time.perf_counter() - t)
         t_ours, t_fs = statistics.median(ours), statistics.median(theirs)
         what = "D8" if routing == "d8" else "multiple flow, p = 1"
-        rows.append({"case": f"stream-power step ({what} + MST depressions, n = 1, ADI diffusion)", "size": n,
-                     "routing": routing, "seconds": t_ours, "fastscapelib_seconds": t_fs,
-                     "x_fastscapelib": t_ours / t_fs})
+        rows.append(
+            {
+                "case": f"stream-power step ({what} + MST depressions, n = 1, ADI diffusion)",
+                "size": n,
+                "routing": routing,
+                "seconds": t_ours,
+                "fastscapelib_seconds": t_fs,
+                "x_fastscapelib": t_ours / t_fs,
+            }
+        )
         if routing == "d8":
             rows.extend(bench_lake_fill(n, runs, z, cell, kw, fs_step))
     return rows
@@ -477,8 +548,10 @@ def bench_lake_fill(n, runs, z_mid, cell, kw, fs_step):
     for _ in range(5):
         z_lakes = stream_power.stream_power_step(z_lakes, cell, lake_fill=True, **lakes_kw)[0]
     rows = []
-    for state, z, step_kw in (("mid-run, few lakes", z_mid, kw), ("uplift from terrain, lakes filling", z_lakes,
-                                                                   lakes_kw)):
+    for state, z, step_kw in (
+        ("mid-run, few lakes", z_mid, kw),
+        ("uplift from terrain, lakes filling", z_lakes, lakes_kw),
+    ):
         plain, filled, theirs = [], [], []
         for _ in range(runs):
             t = time.perf_counter()
@@ -491,9 +564,18 @@ def bench_lake_fill(n, runs, z_mid, cell, kw, fs_step):
             fs_step(z)
             theirs.append(time.perf_counter() - t)
         t_plain, t_fill, t_fs = (statistics.median(x) for x in (plain, filled, theirs))
-        rows.append({"case": f"stream-power step (D8) + lake_fill ({state}; {routing.depressions} depressions)",
-                     "size": n, "routing": "d8+lake_fill", "seconds": t_fill, "d8_seconds": t_plain,
-                     "x_d8": t_fill / t_plain, "fastscapelib_seconds": t_fs, "x_fastscapelib": t_fill / t_fs})
+        rows.append(
+            {
+                "case": f"stream-power step (D8) + lake_fill ({state}; {routing.depressions} depressions)",
+                "size": n,
+                "routing": "d8+lake_fill",
+                "seconds": t_fill,
+                "d8_seconds": t_plain,
+                "x_d8": t_fill / t_plain,
+                "fastscapelib_seconds": t_fs,
+                "x_fastscapelib": t_fill / t_fs,
+            }
+        )
     return rows
 
 
@@ -512,15 +594,20 @@ def edge_floor_mesh(n):
     co = np.zeros((n, n, 3), np.float32)
     co[..., 0] = np.arange(n, dtype=np.float32)[None, :]
     co[..., 1] = -np.arange(n, dtype=np.float32)[:, None]
-    edges = np.concatenate([np.stack([idx[:, :-1].ravel(), idx[:, 1:].ravel()], axis=1),
-                            np.stack([idx[:-1, :].ravel(), idx[1:, :].ravel()], axis=1)])
+    edges = np.concatenate(
+        [
+            np.stack([idx[:, :-1].ravel(), idx[:, 1:].ravel()], axis=1),
+            np.stack([idx[:-1, :].ravel(), idx[1:, :].ravel()], axis=1),
+        ]
+    )
     tl = idx[:-1, :-1].ravel()
     faces = np.stack([tl, tl + n, tl + n + 1, tl + 1], axis=1)
     r = np.arange(n - 1, dtype=np.int32)[:, None]
     c = np.arange(n - 1, dtype=np.int32)[None, :]
     across = n * (n - 1)
-    corner_edges = np.stack([across + r * n + c, (r + 1) * (n - 1) + c, across + r * n + c + 1, r * (n - 1) + c],
-                            axis=-1)
+    corner_edges = np.stack(
+        [across + r * n + c, (r + 1) * (n - 1) + c, across + r * n + c + 1, r * (n - 1) + c], axis=-1
+    )
     mesh = bpy.data.meshes.new("floor")
     mesh.vertices.add(n * n)
     mesh.edges.add(len(edges))
@@ -543,8 +630,9 @@ def _clear_scene(keep_templates=True):
 
     material = __import__("render_terrain").load_orogen().addon.material
     templates = {m.name for m in material.templates()} if keep_templates else set()
-    bpy.data.batch_remove([*bpy.data.objects, *bpy.data.meshes,
-                           *(m for m in bpy.data.materials if m.name not in templates)])
+    bpy.data.batch_remove(
+        [*bpy.data.objects, *bpy.data.meshes, *(m for m in bpy.data.materials if m.name not in templates)]
+    )
 
 
 def bench_blender(n, runs):
@@ -572,8 +660,9 @@ def bench_blender(n, runs):
     def blender_side():
         # What terrain_add does in Blender once the arrays exist: the mesh with its UVs and attributes,
         # and the material (from the cache).
-        m = mesh.build_grid_mesh("terrain", maps[0], 100.0, 20.0, maps[1],
-                                 {mesh.SLOPE_ATTRIBUTE: maps[2], mesh.CURVATURE_ATTRIBUTE: maps[3]})
+        m = mesh.build_grid_mesh(
+            "terrain", maps[0], 100.0, 20.0, maps[1], {mesh.SLOPE_ATTRIBUTE: maps[2], mesh.CURVATURE_ATTRIBUTE: maps[3]}
+        )
         m.materials.append(material.build_material("terrain", orogen.core.DEFAULT_LAYERS))
         link(m)
 
@@ -601,9 +690,19 @@ def bench_blender(n, runs):
                 times[key].append(timed(fn))
             times["op"].append(timed(lambda g=g: bpy.ops.orogen.terrain_add(size=n, generator=g)))
         t_floor, t_bare, t_blender, t_op = (statistics.median(times[k]) for k in ("floor", "bare", "blender", "op"))
-        rows.append({"case": f"terrain_add {g}", "size": n, "seconds": t_op, "floor_seconds": t_floor,
-                     "bare_seconds": t_bare, "blender_side_seconds": t_blender, "x_floor": t_op / t_floor,
-                     "x_bare": t_op / t_bare, "blender_side_x_floor": t_blender / t_floor})
+        rows.append(
+            {
+                "case": f"terrain_add {g}",
+                "size": n,
+                "seconds": t_op,
+                "floor_seconds": t_floor,
+                "bare_seconds": t_bare,
+                "blender_side_seconds": t_blender,
+                "x_floor": t_op / t_floor,
+                "x_bare": t_op / t_bare,
+                "blender_side_x_floor": t_blender / t_floor,
+            }
+        )
     return rows
 
 
@@ -632,8 +731,15 @@ def bench_material(runs):
         bpy.ops.orogen.terrain_add(size=17)
         adds.append(time.perf_counter() - t)
     t_built, t_copied = statistics.median(built), statistics.median(copied)
-    return [{"case": "material, default layers", "built_seconds": t_built, "cached_seconds": t_copied,
-             "terrain_add_17_seconds": statistics.median(adds), "x_faster": t_built / t_copied}]
+    return [
+        {
+            "case": "material, default layers",
+            "built_seconds": t_built,
+            "cached_seconds": t_copied,
+            "terrain_add_17_seconds": statistics.median(adds),
+            "x_faster": t_built / t_copied,
+        }
+    ]
 
 
 def bench_regenerate(sizes, runs):
@@ -658,8 +764,15 @@ def bench_regenerate(sizes, runs):
             edit.regenerate(obj, bpy.context)
             regens.append(time.perf_counter() - t)
         t_add, t_regen = statistics.median(adds), statistics.median(regens)
-        rows.append({"case": "regenerate in place", "size": n, "seconds": t_regen, "add_seconds": t_add,
-                     "x_add": t_regen / t_add})
+        rows.append(
+            {
+                "case": "regenerate in place",
+                "size": n,
+                "seconds": t_regen,
+                "add_seconds": t_add,
+                "x_add": t_regen / t_add,
+            }
+        )
     return rows
 
 
@@ -675,8 +788,16 @@ def bench_erosion(n, runs, steps):
         one = median_time(lambda fn=fn: fn(1), runs)
         many = median_time(lambda fn=fn: fn(steps + 1), runs)
         per_step = (many - one) / steps
-        rows.append({"case": name, "size": n, "steps": steps, "seconds_per_step": per_step,
-                     "steps_per_s": 1.0 / per_step, "setup_seconds": one - per_step})
+        rows.append(
+            {
+                "case": name,
+                "size": n,
+                "steps": steps,
+                "seconds_per_step": per_step,
+                "steps_per_s": 1.0 / per_step,
+                "setup_seconds": one - per_step,
+            }
+        )
     return rows
 
 
@@ -699,11 +820,18 @@ def bench_preset(n, runs, name="eroded_mountains"):
         bpy.context.scene.orogen.size = n
         result = bpy.ops.orogen.terrain_generate()
         times.append(time.perf_counter() - t)
-        if result != {'FINISHED'} or bpy.context.active_object is None:
+        if result != {"FINISHED"} or bpy.context.active_object is None:
             raise RuntimeError(f"preset {name} at {n} was not generated: {result}")
     label = __import__("core.presets", fromlist=["PRESETS"]).PRESETS[name]["label"]
-    return [{"case": f"{label} preset, from nothing to the baked mesh", "size": n, "runs": runs,
-             "seconds": statistics.median(times), "min_seconds": min(times)}]
+    return [
+        {
+            "case": f"{label} preset, from nothing to the baked mesh",
+            "size": n,
+            "runs": runs,
+            "seconds": statistics.median(times),
+            "min_seconds": min(times),
+        }
+    ]
 
 
 def bench_live(n, preview, runs):
@@ -740,13 +868,19 @@ def bench_live(n, preview, runs):
         live.regenerate(obj, context, preview=True)
         one_mesh.append(timed(lambda: live.regenerate(obj, context)))
     t_same = statistics.median(same)
-    return [{"case": f"full pass after a {preview}² preview, {how}", "size": n, "seconds": statistics.median(t),
-             "regenerate_seconds": t_same, "x_regenerate": statistics.median(t) / t_same}
-            for how, t in (("as wired", wired), ("one mesh (Live Update off)", one_mesh))]
+    return [
+        {
+            "case": f"full pass after a {preview}² preview, {how}",
+            "size": n,
+            "seconds": statistics.median(t),
+            "regenerate_seconds": t_same,
+            "x_regenerate": statistics.median(t) / t_same,
+        }
+        for how, t in (("as wired", wired), ("one mesh (Live Update off)", one_mesh))
+    ]
 
 
-def verdicts(gen, refs, blender, regen=(), erosion=(), noise=(), stream=(), light=(), material=(), live=(),
-             preset=()):
+def verdicts(gen, refs, blender, regen=(), erosion=(), noise=(), stream=(), light=(), material=(), live=(), preset=()):
     out = {}
     for r in preset:
         if r["size"] == 1025:
@@ -754,15 +888,21 @@ def verdicts(gen, refs, blender, regen=(), erosion=(), noise=(), stream=(), ligh
     e1025 = [r for r in erosion if r["size"] == 1025]
     if e1025:
         out["thermal and hydraulic erosion at 1025 at least 10 steps per second"] = all(
-            r["steps_per_s"] >= TARGETS["erosion_steps_per_s_1025"] for r in e1025)
+            r["steps_per_s"] >= TARGETS["erosion_steps_per_s_1025"] for r in e1025
+        )
     for r in noise:
-        if r["size"] == 1025 and "x_reference" in r and "gradient noise, 6 octaves" in r["case"] \
-                and "warp" not in r["case"]:
+        if (
+            r["size"] == 1025
+            and "x_reference" in r
+            and "gradient noise, 6 octaves" in r["case"]
+            and "warp" not in r["case"]
+        ):
             out[f"{r['case']} at 1025 within 2x pyfastnoiselite"] = r["x_reference"] <= TARGETS["noise_x_fastnoiselite"]
     for r in stream:
         if r["size"] == 1025 and r["routing"] == "d8":
             out["a stream-power step at 1025 within 2x fastscapelib's"] = (
-                r["x_fastscapelib"] <= TARGETS["stream_power_x_fastscapelib"])
+                r["x_fastscapelib"] <= TARGETS["stream_power_x_fastscapelib"]
+            )
     for r in regen:
         if r["size"] == 257:
             out["regenerating a 257 preview under 50 ms"] = r["seconds"] < TARGETS["preview_257_s"]
@@ -771,21 +911,29 @@ def verdicts(gen, refs, blender, regen=(), erosion=(), noise=(), stream=(), ligh
     d1025 = [r for r in gen if r["size"] == 1025 and "defaults" in r["case"]]
     if d1025:
         out["every generator with defaults at 1025 under 0.25 s"] = all(
-            r["seconds"] < TARGETS["default_1025_s"] for r in d1025)
-    for case, key, words in (("hillshade", "hillshade_1025_s", "hillshade at 1025 under 0.1 s"),
-                             ("shadows + AO (16 directions)", "shadows_ao_1025_s",
-                              "shadows and AO (16 directions) at 1025 under 2 s")):
+            r["seconds"] < TARGETS["default_1025_s"] for r in d1025
+        )
+    for case, key, words in (
+        ("hillshade", "hillshade_1025_s", "hillshade at 1025 under 0.1 s"),
+        ("shadows + AO (16 directions)", "shadows_ao_1025_s", "shadows and AO (16 directions) at 1025 under 2 s"),
+    ):
         match = [r for r in gen if r["case"] == case and r["size"] == 1025]
         if match:
             out[words] = match[0]["seconds"] < TARGETS[key]
-    for case, key, words in (("ambient occlusion (16 directions, radius 64)", "ambient_4097_s",
-                              "ambient occlusion (16 directions) at 4097 under 2 s"),
-                             ("cast shadows (sun 315/30, 8 samples)", "shadows_4097_s",
-                              "cast shadows at 4097 under 1 s"),
-                             ("bake_maps (slope lighting, slope, curvature)", "bake_4097_s",
-                              "baking the add-on's default maps at 4097 under 0.7 s"),
-                             (TERRAIN_NUMPY, "terrain_numpy_4097_s",
-                              "numpy work of terrain_add at 4097 (heightmap + bake) under 0.7 s")):
+    for case, key, words in (
+        (
+            "ambient occlusion (16 directions, radius 64)",
+            "ambient_4097_s",
+            "ambient occlusion (16 directions) at 4097 under 2 s",
+        ),
+        ("cast shadows (sun 315/30, 8 samples)", "shadows_4097_s", "cast shadows at 4097 under 1 s"),
+        (
+            "bake_maps (slope lighting, slope, curvature)",
+            "bake_4097_s",
+            "baking the add-on's default maps at 4097 under 0.7 s",
+        ),
+        (TERRAIN_NUMPY, "terrain_numpy_4097_s", "numpy work of terrain_add at 4097 (heightmap + bake) under 0.7 s"),
+    ):
         match = [r for r in light if r["case"] == case and r["size"] == 4097]
         if match:
             out[words] = match[0]["seconds"] < TARGETS[key]
@@ -793,7 +941,8 @@ def verdicts(gen, refs, blender, regen=(), erosion=(), noise=(), stream=(), ligh
     if big:
         out["everything at 4097 under 4 s"] = all(r["seconds"] < TARGETS["any_4097_s"] for r in big)
         out["peak memory at 4097 under 10x the heightmap"] = all(
-            r["peak_x_heightmap"] < TARGETS["peak_memory_x"] for r in big)
+            r["peak_x_heightmap"] < TARGETS["peak_memory_x"] for r in big
+        )
     for key, word in (("faults_speedup", "fault formation"), ("hills_speedup", "hills, ")):
         match = [r for r in refs if r["case"].startswith(word) and r["size"] == 1025]
         if match:
@@ -801,14 +950,17 @@ def verdicts(gen, refs, blender, regen=(), erosion=(), noise=(), stream=(), ligh
     b1025 = [r for r in blender if r["size"] == 1025]
     if b1025:
         out["terrain_add at 1025 (defaults) at most 1.75x the edge floor"] = all(
-            r["x_floor"] <= TARGETS["blender_floor_x"] for r in b1025 if r["case"] == "terrain_add hills")
+            r["x_floor"] <= TARGETS["blender_floor_x"] for r in b1025 if r["case"] == "terrain_add hills"
+        )
     for r in material:
         out["a new terrain's material from the cache in at most 1 ms"] = (
-            r["cached_seconds"] <= TARGETS["material_cached_s"])
+            r["cached_seconds"] <= TARGETS["material_cached_s"]
+        )
     for r in live:
         if r["size"] == 1025 and r["case"].endswith("as wired"):
             out[f"live update at 1025: {r['case']} at most 1.2x a regenerate"] = (
-                r["x_regenerate"] <= TARGETS["live_full_x_regenerate"])
+                r["x_regenerate"] <= TARGETS["live_full_x_regenerate"]
+            )
     return out
 
 
@@ -824,8 +976,13 @@ def machine(load_before=None):
             cpu = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), "")
     except OSError:
         pass
-    info = {"python": platform.python_version(), "numpy": np.__version__, "cpus": os.cpu_count(), "cpu": cpu,
-            "platform": platform.platform()}
+    info = {
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "cpus": os.cpu_count(),
+        "cpu": cpu,
+        "platform": platform.platform(),
+    }
     if load_before is not None:
         info["load_before_1_5_15_min"] = [round(x, 2) for x in load_before]
     if hasattr(os, "getloadavg"):
@@ -846,13 +1003,20 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, one run: a smoke test")
     parser.add_argument("--runs", type=int, default=5, help="runs per timing (median); default 5")
-    parser.add_argument("--json", type=Path, default=None,
-                        help="JSON output file (default out/bench.json, out/bench_world.json with --world)")
+    parser.add_argument(
+        "--json",
+        type=Path,
+        default=None,
+        help="JSON output file (default out/bench.json, out/bench_world.json with --world)",
+    )
     parser.add_argument("--no-blender", action="store_true", help="skip the Blender part")
     parser.add_argument("--no-reference", action="store_true", help="skip the reference implementations")
     parser.add_argument("--no-generators", action="store_true", help="skip the generator and filter timings")
-    parser.add_argument("--world", action="store_true",
-                        help="only the world build: a 16385² world of 1025² tiles against a whole 8193² build")
+    parser.add_argument(
+        "--world",
+        action="store_true",
+        help="only the world build: a 16385² world of 1025² tiles against a whole 8193² build",
+    )
     parser.add_argument("--world-size", type=int, default=16385, help="world vertices per side (with --world)")
     parser.add_argument("--world-tile", type=int, default=1025, help="tile vertices per side (with --world)")
     parser.add_argument("--world-preset", default="alpine_ridges", help="preset of the world (with --world)")
@@ -869,49 +1033,97 @@ def main():
     gen = [] if args.no_generators else bench_generators(sizes, runs)
     if gen:
         print("## Generators and filters\n")
-        print(table(gen, [("case", lambda r: r["case"]), ("size", lambda r: f"{r['size']}²"),
-                          ("median s", lambda r: f"{r['seconds']:.3f}"),
-                          ("peak MiB", lambda r: f"{r['peak_bytes'] / 2**20:.0f}"),
-                          ("peak / heightmap", lambda r: f"{r['peak_x_heightmap']:.1f}×")]))
+        print(
+            table(
+                gen,
+                [
+                    ("case", lambda r: r["case"]),
+                    ("size", lambda r: f"{r['size']}²"),
+                    ("median s", lambda r: f"{r['seconds']:.3f}"),
+                    ("peak MiB", lambda r: f"{r['peak_bytes'] / 2**20:.0f}"),
+                    ("peak / heightmap", lambda r: f"{r['peak_x_heightmap']:.1f}×"),
+                ],
+            )
+        )
     erosion = bench_erosion(sizes[0], runs if args.quick else 3, 4 if args.quick else 20)
     print("\n## Erosion (global filters, steps per second)\n")
-    print(table(erosion, [("case", lambda r: r["case"]), ("size", lambda r: f"{r['size']}²"),
-                          ("steps timed", lambda r: str(r["steps"])),
-                          ("s per step", lambda r: f"{r['seconds_per_step']:.4f}"),
-                          ("steps per s", lambda r: f"{r['steps_per_s']:.1f}"),
-                          ("set-up s", lambda r: f"{r['setup_seconds']:.3f}")]))
+    print(
+        table(
+            erosion,
+            [
+                ("case", lambda r: r["case"]),
+                ("size", lambda r: f"{r['size']}²"),
+                ("steps timed", lambda r: str(r["steps"])),
+                ("s per step", lambda r: f"{r['seconds_per_step']:.4f}"),
+                ("steps per s", lambda r: f"{r['steps_per_s']:.1f}"),
+                ("set-up s", lambda r: f"{r['setup_seconds']:.3f}"),
+            ],
+        )
+    )
     noise = bench_noise(sizes[0], runs)
     print("\n## Fractal noise (core.fractal) next to pyfastnoiselite\n")
-    print(table(noise, [("case", lambda r: r["case"]), ("size", lambda r: f"{r['size']}²"),
-                        ("Orogen s", lambda r: f"{r['seconds']:.3f}"),
-                        ("pyfastnoiselite s", lambda r: f"{r['reference_seconds']:.3f}" if "reference" in r else "—"),
-                        ("× pyfastnoiselite", lambda r: f"{r['x_reference']:.2f}" if "reference" in r else "—"),
-                        ("peak MiB", lambda r: f"{r['peak_bytes'] / 2**20:.0f}"),
-                        ("peak / heightmap", lambda r: f"{r['peak_x_heightmap']:.1f}×")]))
+    print(
+        table(
+            noise,
+            [
+                ("case", lambda r: r["case"]),
+                ("size", lambda r: f"{r['size']}²"),
+                ("Orogen s", lambda r: f"{r['seconds']:.3f}"),
+                ("pyfastnoiselite s", lambda r: f"{r['reference_seconds']:.3f}" if "reference" in r else "—"),
+                ("× pyfastnoiselite", lambda r: f"{r['x_reference']:.2f}" if "reference" in r else "—"),
+                ("peak MiB", lambda r: f"{r['peak_bytes'] / 2**20:.0f}"),
+                ("peak / heightmap", lambda r: f"{r['peak_x_heightmap']:.1f}×"),
+            ],
+        )
+    )
     bandwidth = copy_bandwidth(1 << (22 if args.quick else 26), runs)
     light = bench_lighting(sizes, runs, bandwidth)
     print(f"\n## Lighting kernels (memory bandwidth of a numpy copy: {bandwidth / 1e9:.1f} GB/s)\n")
-    print(table(light, [("case", lambda r: r["case"]), ("size", lambda r: f"{r['size']}²"),
-                        ("median s", lambda r: f"{r['seconds']:.3f}"),
-                        ("bandwidth bound s", lambda r: f"{r['bandwidth_floor_seconds']:.4f}"),
-                        ("× bound", lambda r: f"{r['x_bandwidth_floor']:.0f}×"),
-                        ("peak / heightmap", lambda r: f"{r['peak_x_heightmap']:.1f}×")]))
+    print(
+        table(
+            light,
+            [
+                ("case", lambda r: r["case"]),
+                ("size", lambda r: f"{r['size']}²"),
+                ("median s", lambda r: f"{r['seconds']:.3f}"),
+                ("bandwidth bound s", lambda r: f"{r['bandwidth_floor_seconds']:.4f}"),
+                ("× bound", lambda r: f"{r['x_bandwidth_floor']:.0f}×"),
+                ("peak / heightmap", lambda r: f"{r['peak_x_heightmap']:.1f}×"),
+            ],
+        )
+    )
     refs = [] if args.no_reference else bench_references(sizes[0], runs, args.quick)
     if refs:
         print("\n## Against straightforward references\n")
-        print(table(refs, [("case", lambda r: r["case"]), ("size", lambda r: f"{r['size']}²"),
-                           ("Orogen s", lambda r: f"{r['seconds']:.3f}"),
-                           ("reference s", lambda r: f"{r['reference_seconds']:.2f}"),
-                           ("reference", lambda r: r["reference"]),
-                           ("speed-up", lambda r: f"{r['speedup']:.0f}×")]))
+        print(
+            table(
+                refs,
+                [
+                    ("case", lambda r: r["case"]),
+                    ("size", lambda r: f"{r['size']}²"),
+                    ("Orogen s", lambda r: f"{r['seconds']:.3f}"),
+                    ("reference s", lambda r: f"{r['reference_seconds']:.2f}"),
+                    ("reference", lambda r: r["reference"]),
+                    ("speed-up", lambda r: f"{r['speedup']:.0f}×"),
+                ],
+            )
+        )
     stream = bench_stream_power(257 if args.quick else 1025, runs)
     if stream:
         print("\n## Stream-power erosion against fastscapelib\n")
-        print(table(stream, [("case", lambda r: r["case"]), ("size", lambda r: f"{r['size']}²"),
-                             ("Orogen s", lambda r: f"{r['seconds']:.3f}"),
-                             ("fastscapelib s", lambda r: f"{r['fastscapelib_seconds']:.3f}"),
-                             ("× fastscapelib", lambda r: f"{r['x_fastscapelib']:.2f}"),
-                             ("× D8 step", lambda r: f"{r['x_d8']:.2f}" if "x_d8" in r else "")]))
+        print(
+            table(
+                stream,
+                [
+                    ("case", lambda r: r["case"]),
+                    ("size", lambda r: f"{r['size']}²"),
+                    ("Orogen s", lambda r: f"{r['seconds']:.3f}"),
+                    ("fastscapelib s", lambda r: f"{r['fastscapelib_seconds']:.3f}"),
+                    ("× fastscapelib", lambda r: f"{r['x_fastscapelib']:.2f}"),
+                    ("× D8 step", lambda r: f"{r['x_d8']:.2f}" if "x_d8" in r else ""),
+                ],
+            )
+        )
     blender = [] if args.no_blender else bench_blender(sizes[0], runs)
     material = [] if args.no_blender else bench_material(runs)
     regen = [] if args.no_blender else bench_regenerate((257, sizes[0]) if not args.quick else (17, 33), runs)
@@ -919,80 +1131,146 @@ def main():
     preset = [] if args.no_blender else bench_preset(sizes[0], 1 if args.quick else 3)
     if blender:
         print("\n## In Blender (lightmap and material on)\n")
-        print(table(blender, [("case", lambda r: r["case"]), ("size", lambda r: f"{r['size']}²"),
-                              ("operator s", lambda r: f"{r['seconds']:.3f}"),
-                              ("edge floor s", lambda r: f"{r['floor_seconds']:.3f}"),
-                              ("× edge floor", lambda r: f"{r['x_floor']:.2f}"),
-                              ("bare mesh s", lambda r: f"{r['bare_seconds']:.3f}"),
-                              ("× bare mesh", lambda r: f"{r['x_bare']:.2f}"),
-                              ("mesh + material s", lambda r: f"{r['blender_side_seconds']:.3f}"),
-                              ("its × edge floor", lambda r: f"{r['blender_side_x_floor']:.2f}")]))
+        print(
+            table(
+                blender,
+                [
+                    ("case", lambda r: r["case"]),
+                    ("size", lambda r: f"{r['size']}²"),
+                    ("operator s", lambda r: f"{r['seconds']:.3f}"),
+                    ("edge floor s", lambda r: f"{r['floor_seconds']:.3f}"),
+                    ("× edge floor", lambda r: f"{r['x_floor']:.2f}"),
+                    ("bare mesh s", lambda r: f"{r['bare_seconds']:.3f}"),
+                    ("× bare mesh", lambda r: f"{r['x_bare']:.2f}"),
+                    ("mesh + material s", lambda r: f"{r['blender_side_seconds']:.3f}"),
+                    ("its × edge floor", lambda r: f"{r['blender_side_x_floor']:.2f}"),
+                ],
+            )
+        )
     if material:
         print("\n## A new terrain's material\n")
-        print(table(material, [("case", lambda r: r["case"]),
-                               ("node by node ms", lambda r: f"{r['built_seconds'] * 1e3:.2f}"),
-                               ("from the cache ms", lambda r: f"{r['cached_seconds'] * 1e3:.2f}"),
-                               ("× faster", lambda r: f"{r['x_faster']:.0f}"),
-                               ("terrain_add 17² ms", lambda r: f"{r['terrain_add_17_seconds'] * 1e3:.1f}")]))
+        print(
+            table(
+                material,
+                [
+                    ("case", lambda r: r["case"]),
+                    ("node by node ms", lambda r: f"{r['built_seconds'] * 1e3:.2f}"),
+                    ("from the cache ms", lambda r: f"{r['cached_seconds'] * 1e3:.2f}"),
+                    ("× faster", lambda r: f"{r['x_faster']:.0f}"),
+                    ("terrain_add 17² ms", lambda r: f"{r['terrain_add_17_seconds'] * 1e3:.1f}"),
+                ],
+            )
+        )
     if regen:
         print("\n## Editing in place (lightmap and material on)\n")
-        print(table(regen, [("case", lambda r: r["case"]), ("size", lambda r: f"{r['size']}²"),
-                            ("regenerate s", lambda r: f"{r['seconds']:.3f}"),
-                            ("add s", lambda r: f"{r['add_seconds']:.3f}"),
-                            ("× add", lambda r: f"{r['x_add']:.2f}")]))
+        print(
+            table(
+                regen,
+                [
+                    ("case", lambda r: r["case"]),
+                    ("size", lambda r: f"{r['size']}²"),
+                    ("regenerate s", lambda r: f"{r['seconds']:.3f}"),
+                    ("add s", lambda r: f"{r['add_seconds']:.3f}"),
+                    ("× add", lambda r: f"{r['x_add']:.2f}"),
+                ],
+            )
+        )
     if live:
         print("\n## Live update: the full-size pass after a preview\n")
-        print(table(live, [("case", lambda r: r["case"]), ("size", lambda r: f"{r['size']}²"),
-                           ("full pass s", lambda r: f"{r['seconds']:.3f}"),
-                           ("regenerate s", lambda r: f"{r['regenerate_seconds']:.3f}"),
-                           ("× regenerate", lambda r: f"{r['x_regenerate']:.2f}")]))
+        print(
+            table(
+                live,
+                [
+                    ("case", lambda r: r["case"]),
+                    ("size", lambda r: f"{r['size']}²"),
+                    ("full pass s", lambda r: f"{r['seconds']:.3f}"),
+                    ("regenerate s", lambda r: f"{r['regenerate_seconds']:.3f}"),
+                    ("× regenerate", lambda r: f"{r['x_regenerate']:.2f}"),
+                ],
+            )
+        )
     if preset:
         print("\n## A preset in Blender, from nothing to the baked mesh\n")
-        print(table(preset, [("case", lambda r: r["case"]), ("size", lambda r: f"{r['size']}²"),
-                             ("median s", lambda r: f"{r['seconds']:.2f}"),
-                             ("fastest s", lambda r: f"{r['min_seconds']:.2f}"),
-                             ("runs", lambda r: str(r["runs"]))]))
+        print(
+            table(
+                preset,
+                [
+                    ("case", lambda r: r["case"]),
+                    ("size", lambda r: f"{r['size']}²"),
+                    ("median s", lambda r: f"{r['seconds']:.2f}"),
+                    ("fastest s", lambda r: f"{r['min_seconds']:.2f}"),
+                    ("runs", lambda r: str(r["runs"])),
+                ],
+            )
+        )
     checks = verdicts(gen, refs, blender, regen, erosion, noise, stream, light, material, live, preset)
     if checks:
         print("\n## Targets\n")
         for name, ok in checks.items():
             print(f"- {'met' if ok else 'MISSED'}: {name}")
     args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps({
-        "machine": machine(load_before), "targets": TARGETS, "copy_bandwidth_bytes_per_s": bandwidth,
-        "generators": gen, "lighting": light, "erosion": erosion, "noise": noise, "references": refs,
-        "stream_power": stream, "blender": blender, "material": material, "regenerate": regen, "live": live,
-        "preset": preset, "verdicts": checks,
-    }, indent=2))
+    args.json.write_text(
+        json.dumps(
+            {
+                "machine": machine(load_before),
+                "targets": TARGETS,
+                "copy_bandwidth_bytes_per_s": bandwidth,
+                "generators": gen,
+                "lighting": light,
+                "erosion": erosion,
+                "noise": noise,
+                "references": refs,
+                "stream_power": stream,
+                "blender": blender,
+                "material": material,
+                "regenerate": regen,
+                "live": live,
+                "preset": preset,
+                "verdicts": checks,
+            },
+            indent=2,
+        )
+    )
     print(f"\nwrote {args.json}")
 
 
 def main_world(args):
     """``--world``: build the world, print the figures and what a 65537² world would cost on a cluster."""
-    r = bench_world(args.world_size, args.world_tile, args.world_preset, 8193, ROOT / "out" / "bench_world",
-                    keep=args.keep_world)
+    r = bench_world(
+        args.world_size, args.world_tile, args.world_preset, 8193, ROOT / "out" / "bench_world", keep=args.keep_world
+    )
     gib = 2**30
     print("\n## World build\n")
-    print(table([r], [("world", lambda r: f"{r['size']}², {r['tiles']} tiles of {r['tile']}²"),
-                      ("s", lambda r: f"{r['seconds']:.0f}"),
-                      ("passes s", lambda r: " / ".join(f"{v:.0f}" for v in r["timings"].values())),
-                      ("Mcells/s", lambda r: f"{r['cells_per_s'] / 1e6:.1f}"),
-                      ("peak GiB", lambda r: f"{r['peak_rss'] / gib:.2f}"),
-                      ("output GiB", lambda r: f"{r['bytes'] / gib:.2f}"),
-                      ("whole", lambda r: f"{r['whole_size']}² in {r['whole_seconds']:.1f} s"),
-                      ("whole Mcells/s", lambda r: f"{r['whole_cells_per_s'] / 1e6:.1f}"),
-                      ("whole peak GiB", lambda r: f"{r['whole_peak_rss'] / gib:.2f}"),
-                      ("× whole rate", lambda r: f"{r['x_whole_rate']:.2f}")]))
+    print(
+        table(
+            [r],
+            [
+                ("world", lambda r: f"{r['size']}², {r['tiles']} tiles of {r['tile']}²"),
+                ("s", lambda r: f"{r['seconds']:.0f}"),
+                ("passes s", lambda r: " / ".join(f"{v:.0f}" for v in r["timings"].values())),
+                ("Mcells/s", lambda r: f"{r['cells_per_s'] / 1e6:.1f}"),
+                ("peak GiB", lambda r: f"{r['peak_rss'] / gib:.2f}"),
+                ("output GiB", lambda r: f"{r['bytes'] / gib:.2f}"),
+                ("whole", lambda r: f"{r['whole_size']}² in {r['whole_seconds']:.1f} s"),
+                ("whole Mcells/s", lambda r: f"{r['whole_cells_per_s'] / 1e6:.1f}"),
+                ("whole peak GiB", lambda r: f"{r['whole_peak_rss'] / gib:.2f}"),
+                ("× whole rate", lambda r: f"{r['x_whole_rate']:.2f}"),
+            ],
+        )
+    )
     tiles_65537 = ((65537 - 1) // (args.world_tile - 1)) ** 2
     work = tiles_65537 * r["worker_s_per_tile"]
-    print(f"\n{r['worker_s_per_tile']:.2f} worker-seconds per tile (all passes, files included): a 65537² world "
-          f"({tiles_65537} tiles) is {work / 3600:.1f} worker-hours, e.g. {work / 64 / 60:.0f} min on 64 workers, "
-          f"{r['bytes'] * tiles_65537 / r['tiles'] / gib:.0f} GiB of output")
+    print(
+        f"\n{r['worker_s_per_tile']:.2f} worker-seconds per tile (all passes, files included): a 65537² world "
+        f"({tiles_65537} tiles) is {work / 3600:.1f} worker-hours, e.g. {work / 64 / 60:.0f} min on 64 workers, "
+        f"{r['bytes'] * tiles_65537 / r['tiles'] / gib:.0f} GiB of output"
+    )
     if r["size"] == 16385 and r["tile"] == 1025:
         print(f"- {'met' if r['peak_rss'] < 2 * gib else 'MISSED'}: peak memory under 2 GiB")
     args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps({"world": r, "tiles_65537": tiles_65537, "worker_hours_65537": work / 3600},
-                                    indent=2))
+    args.json.write_text(
+        json.dumps({"world": r, "tiles_65537": tiles_65537, "worker_hours_65537": work / 3600}, indent=2)
+    )
     print(f"\nwrote {args.json}")
 
 

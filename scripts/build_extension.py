@@ -32,8 +32,7 @@ def build(output_dir: Path) -> Path:
     zip_path = output_dir / f"{manifest['id']}-{manifest['version']}.zip"
     zip_path.unlink(missing_ok=True)
     tool = str(blender_ext_tool())
-    for args in (["build", "--source-dir", str(ROOT), "--output-filepath", str(zip_path)],
-                 ["validate", str(zip_path)]):
+    for args in (["build", "--source-dir", str(ROOT), "--output-filepath", str(zip_path)], ["validate", str(zip_path)]):
         proc = subprocess.run([sys.executable, tool, *args], capture_output=True, text=True)
         print(proc.stdout, end="")
         print(proc.stderr, end="", file=sys.stderr)

@@ -138,9 +138,15 @@ class Plan:
 
     def config(self) -> dict[str, Any]:
         """What identifies the build (a rerun must match it to resume)."""
-        return {"name": self.name, "recipe": self.recipe.to_dict(), "spec": self.spec.to_dict(),
-                "shape": list(self.grid.shape), "tile": self.grid.tile, "formats": list(self.formats),
-                "coarse": None if self.coarse is None else self.coarse.describe()}
+        return {
+            "name": self.name,
+            "recipe": self.recipe.to_dict(),
+            "spec": self.spec.to_dict(),
+            "shape": list(self.grid.shape),
+            "tile": self.grid.tile,
+            "formats": list(self.formats),
+            "coarse": None if self.coarse is None else self.coarse.describe(),
+        }
 
     def path(self, *parts: str) -> Path:
         return Path(self.out, *parts)
@@ -302,14 +308,14 @@ def build_tile(plan: Plan, ranges: Any, ty: int, tx: int) -> int:
     return 1
 
 
-def _range_block(block: np.ndarray, plan: Plan, stage: str, world_raw: tuple[float, float] | None,
-                 block_info: Any = None) -> np.ndarray:
+def _range_block(
+    block: np.ndarray, plan: Plan, stage: str, world_raw: tuple[float, float] | None, block_info: Any = None
+) -> np.ndarray:
     ty, tx = block_info[0]["chunk-location"]
     return np.array(tile_range(plan, stage, ty, tx, world_raw), dtype=np.float64).reshape(1, 1, 2)
 
 
-def _coarse_block(block: np.ndarray, plan: Plan, world_raw: tuple[float, float], block_info: Any = None
-                  ) -> np.ndarray:
+def _coarse_block(block: np.ndarray, plan: Plan, world_raw: tuple[float, float], block_info: Any = None) -> np.ndarray:
     """The coarse vertices of tile ``(ty, tx)``'s owned window (its share of the coarse world)."""
     ty, tx = block_info[0]["chunk-location"]
     assert plan.coarse is not None
@@ -354,6 +360,7 @@ def scheduler(address: str, workers: int | None, progress: bool) -> Iterator[Cal
     from distributed import progress as distributed_progress
 
     with Client(address) as client:
+
         def compute_distributed(collection: Any) -> Any:
             future = client.compute(collection)
             if progress:
@@ -375,8 +382,13 @@ def _log(progress: bool, text: str) -> None:
         print(text, flush=True)
 
 
-def build_world(plan: Plan, address: str = "threads", workers: int | None = None, progress: bool = True,
-                timings: dict[str, float] | None = None) -> dict:
+def build_world(
+    plan: Plan,
+    address: str = "threads",
+    workers: int | None = None,
+    progress: bool = True,
+    timings: dict[str, float] | None = None,
+) -> dict:
     """Build (or finish) the world of ``plan``; returns the manifest written to ``OUT/manifest.json``.
 
     ``address`` is a local Dask scheduler (``threads``, ``processes``,
@@ -400,8 +412,10 @@ def build_world(plan: Plan, address: str = "threads", workers: int | None = None
     if existing is None and any(out.iterdir()):  # never write over files a build of ours did not make
         raise ValueError(f"--out {str(out)!r} is not empty and holds no world build: use a new or empty folder")
     if existing is not None and existing != json.loads(json.dumps(plan.config())):
-        raise ValueError(f"{out} holds another world build (different spec, size, tiles or formats): "
-                         "use a new --out, or delete that folder to start over")
+        raise ValueError(
+            f"{out} holds another world build (different spec, size, tiles or formats): "
+            "use a new --out, or delete that folder to start over"
+        )
     if existing is None:
         write_json_atomic(config_path, plan.config())
     ny, nx = plan.grid.tiles
@@ -420,8 +434,9 @@ def build_world(plan: Plan, address: str = "threads", workers: int | None = None
         ranges: Any = None
         passes = 4 if plan.coarse is not None else 3
         _log(progress, f"pass 1/{passes}: raw range of {ny} x {nx} tiles")
-        per_tile = compute(da.map_blocks(_range_block, grid, plan, "raw", None, dtype=np.float64,
-                                         new_axis=2, chunks=(1, 1, 2)))
+        per_tile = compute(
+            da.map_blocks(_range_block, grid, plan, "raw", None, dtype=np.float64, new_axis=2, chunks=(1, 1, 2))
+        )
         world_raw = combine_ranges(per_tile.reshape(-1, 2).tolist())
         lap("raw")
         if plan.coarse is not None:
@@ -429,18 +444,25 @@ def build_world(plan: Plan, address: str = "threads", workers: int | None = None
             if not coarse_path.is_file():
                 c = plan.coarse
                 sampled = "every vertex" if c.factor == 1 else f"one vertex in {c.factor} per side"
-                _log(progress, f"pass 2/{passes}: global filters ({', '.join(k for k, _ in c.middle)}) over the "
-                               f"{c.shape[0]} x {c.shape[1]} coarse world ({sampled})")
-                coarse = compute(da.map_blocks(_coarse_block, grid, plan, world_raw, dtype=np.float32,
-                                               chunks=_coarse_chunks(plan)))
+                _log(
+                    progress,
+                    f"pass 2/{passes}: global filters ({', '.join(k for k, _ in c.middle)}) over the "
+                    f"{c.shape[0]} x {c.shape[1]} coarse world ({sampled})",
+                )
+                coarse = compute(
+                    da.map_blocks(_coarse_block, grid, plan, world_raw, dtype=np.float32, chunks=_coarse_chunks(plan))
+                )
                 buffer = io.BytesIO()
                 np.save(buffer, coarse_filters(c, coarse))
                 write_atomic(coarse_path, buffer.getvalue())
             lap("coarse")
         if plan.recipe.filters:
             _log(progress, f"pass {passes - 1}/{passes}: range after the filters of {ny} x {nx} tiles")
-            per_tile = compute(da.map_blocks(_range_block, grid, plan, "filtered", world_raw, dtype=np.float64,
-                                             new_axis=2, chunks=(1, 1, 2)))
+            per_tile = compute(
+                da.map_blocks(
+                    _range_block, grid, plan, "filtered", world_raw, dtype=np.float64, new_axis=2, chunks=(1, 1, 2)
+                )
+            )
             ranges = (world_raw, combine_ranges(per_tile.reshape(-1, 2).tolist()))
         else:  # no filters: normalising by the raw range maps the world's minimum to 0 and maximum to 1 exactly
             ranges = (world_raw, (0.0, 1.0 if world_raw[1] > world_raw[0] else 0.0))
@@ -468,19 +490,31 @@ def _create_store(plan: Plan) -> None:
         return
     # Fill NaN: a cell no tile has written reads as NaN, and every written chunk is stored (heights are finite,
     # never the fill value), so each tile's chunk files exist and are checksummed.
-    root.create_array(ARRAY, shape=plan.grid.shape, chunks=(s, s), dtype="float32", fill_value=float("nan"),
-                      attributes=_attributes(plan))
+    root.create_array(
+        ARRAY,
+        shape=plan.grid.shape,
+        chunks=(s, s),
+        dtype="float32",
+        fill_value=float("nan"),
+        attributes=_attributes(plan),
+    )
 
 
 def _attributes(plan: Plan) -> dict[str, Any]:
     rows, cols = plan.grid.shape
     cell = plan.recipe.cell_size
-    return {"orogen": {"spec": plan.spec.to_dict(), "recipe": plan.recipe.to_dict(),
-                       "cell_size_m": cell, "size_m": [(rows - 1) * cell, (cols - 1) * cell],
-                       "height_m": plan.spec.height,
-                       "encoding": "normalised 0..1: metres = low + value * (high - low), low and high in "
-                                   "the build's manifest.json ('metres')",
-                       "orientation": "row 0 = north, column 0 = west"}}
+    return {
+        "orogen": {
+            "spec": plan.spec.to_dict(),
+            "recipe": plan.recipe.to_dict(),
+            "cell_size_m": cell,
+            "size_m": [(rows - 1) * cell, (cols - 1) * cell],
+            "height_m": plan.spec.height,
+            "encoding": "normalised 0..1: metres = low + value * (high - low), low and high in "
+            "the build's manifest.json ('metres')",
+            "orientation": "row 0 = north, column 0 = west",
+        }
+    }
 
 
 def encoding_range(plan: Plan, ranges: Any) -> tuple[float, float]:
@@ -508,8 +542,7 @@ def _manifest(plan: Plan, ranges: Any) -> dict[str, Any]:
             raise RuntimeError(f"tile ({ty}, {tx}) is missing or damaged after the build: run it again")
         files.update(record["files"])
         window = plan.grid.window(ty, tx)
-        tiles.append({"tile": [ty, tx], "row": window.row, "col": window.col,
-                      "files": plan.tile_files(ty, tx)})
+        tiles.append({"tile": [ty, tx], "row": window.row, "col": window.col, "files": plan.tile_files(ty, tx)})
     for rel in (f"{STORE}/zarr.json", f"{STORE}/{ARRAY}/zarr.json"):
         files[rel] = sha256_file(plan.path(rel))
     rows, cols = plan.grid.shape
@@ -522,20 +555,35 @@ def _manifest(plan: Plan, ranges: Any) -> dict[str, Any]:
         "name": plan.name,
         "spec": plan.spec.to_dict(),
         "recipe": plan.recipe.to_dict(),
-        "world": {"rows": rows, "cols": cols, "cell_size_m": cell, "size_m": [(rows - 1) * cell, (cols - 1) * cell],
-                  "height_m": plan.spec.height, "orientation": "row 0 = north, column 0 = west"},
-        "grid": {"tile": plan.grid.tile, "stride": plan.grid.stride, "tiles_y": ny, "tiles_x": nx,
-                 "shared_edges": True},
+        "world": {
+            "rows": rows,
+            "cols": cols,
+            "cell_size_m": cell,
+            "size_m": [(rows - 1) * cell, (cols - 1) * cell],
+            "height_m": plan.spec.height,
+            "orientation": "row 0 = north, column 0 = west",
+        },
+        "grid": {
+            "tile": plan.grid.tile,
+            "stride": plan.grid.stride,
+            "tiles_y": ny,
+            "tiles_x": nx,
+            "shared_edges": True,
+        },
         "global_filters": None if plan.coarse is None else plan.coarse.describe(),
         "ranges": None if ranges is None else [list(ranges[0]), list(ranges[1])],
-        "metres": {"low": metres[0], "high": metres[1],
-                   "formula": "metres = low + value * (high - low), value in 0..1 (16-bit levels / 65535)"},
-        "encoding": {"png": "16-bit grey, 0 -> 0, 1 -> 65535, row 0 north; x = tile column from west, "
-                            "y = tile row from north",
-                     "r16": "little-endian uint16, no header, 0 -> 0, 1 -> 65535, row 0 SOUTH; x = tile column "
-                            "from west, y = tile row from south",
-                     "exr": "float32 channel Y, normalised 0..1, row 0 north; named as the PNG tiles",
-                     "zarr": f"{STORE}/{ARRAY}: float32 normalised 0..1, the whole world once, row 0 north"},
+        "metres": {
+            "low": metres[0],
+            "high": metres[1],
+            "formula": "metres = low + value * (high - low), value in 0..1 (16-bit levels / 65535)",
+        },
+        "encoding": {
+            "png": "16-bit grey, 0 -> 0, 1 -> 65535, row 0 north; x = tile column from west, y = tile row from north",
+            "r16": "little-endian uint16, no header, 0 -> 0, 1 -> 65535, row 0 SOUTH; x = tile column "
+            "from west, y = tile row from south",
+            "exr": "float32 channel Y, normalised 0..1, row 0 north; named as the PNG tiles",
+            "zarr": f"{STORE}/{ARRAY}: float32 normalised 0..1, the whole world once, row 0 north",
+        },
         "tiles": tiles,
         "files": dict(sorted(files.items())),
     }
@@ -543,25 +591,40 @@ def _manifest(plan: Plan, ranges: Any) -> dict[str, Any]:
 
 # --- command line ---------------------------------------------------------------------------------
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter,
-                                     epilog="\n".join(__doc__.splitlines()[1:]))
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="\n".join(__doc__.splitlines()[1:]),
+    )
     parser.add_argument("spec", nargs="?", help="a spec file (spec JSON, export sidecar or 0.1 recipe)")
     parser.add_argument("--preset", choices=sorted(PRESETS), help="a built-in preset instead of a spec file")
-    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
-                        help="override a setting by its spec name (repeatable)")
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="override a setting by its spec name (repeatable)",
+    )
     parser.add_argument("--size", type=int, required=True, help="world vertices per side (columns), n x (tile-1) + 1")
-    parser.add_argument("--size-y", type=int, default=0,
-                        help="world rows when they differ from --size (default: a square world)")
+    parser.add_argument(
+        "--size-y", type=int, default=0, help="world rows when they differ from --size (default: a square world)"
+    )
     parser.add_argument("--tile", type=int, default=1025, help="tile vertices per side (default 1025)")
     parser.add_argument("--out", required=True, help="output folder (a rerun resumes a build there)")
     parser.add_argument("--name", default=None, help="file name stem (default: the spec's or preset's name)")
     parser.add_argument("--format", default="png,r16,exr", help="tile formats, comma-separated: png,r16,exr")
-    parser.add_argument("--scheduler", default="threads",
-                        help="threads (default), processes, synchronous, or a dask.distributed address")
+    parser.add_argument(
+        "--scheduler",
+        default="threads",
+        help="threads (default), processes, synchronous, or a dask.distributed address",
+    )
     parser.add_argument("--workers", type=int, default=None, help="tasks at once on a local scheduler")
-    parser.add_argument("--coarse-side", type=int, default=COARSE_SIDE,
-                        help=f"largest side of the coarse world global filters run on (default {COARSE_SIDE})")
+    parser.add_argument(
+        "--coarse-side",
+        type=int,
+        default=COARSE_SIDE,
+        help=f"largest side of the coarse world global filters run on (default {COARSE_SIDE})",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress output")
     parser.add_argument("--tile-sleep", type=float, default=0.0, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -612,13 +675,18 @@ def main(argv: list[str] | None = None) -> int:
         print(f"build_world: {err}", file=sys.stderr)
         return 2
     except OSError as err:  # the output folder: not writable, not a folder, a full disk...
-        print(f"build_world: cannot write the world into --out {args.out!r}: {err.strerror or err}"
-              f"{': ' + err.filename if isinstance(err.filename, str) else ''}", file=sys.stderr)
+        print(
+            f"build_world: cannot write the world into --out {args.out!r}: {err.strerror or err}"
+            f"{': ' + err.filename if isinstance(err.filename, str) else ''}",
+            file=sys.stderr,
+        )
         return 2
     rows, cols = plan.grid.shape
     if not args.quiet:
-        print(f"{rows} x {cols} world, {len(manifest['tiles'])} tiles in {time.perf_counter() - start:.1f} s: "
-              f"{Path(plan.out) / 'manifest.json'}")
+        print(
+            f"{rows} x {cols} world, {len(manifest['tiles'])} tiles in {time.perf_counter() - start:.1f} s: "
+            f"{Path(plan.out) / 'manifest.json'}"
+        )
     return 0
 
 

@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 from render_terrain import add_spec_arguments, add_terrain, load_orogen, report_text, script_argv, spec_from_args  # noqa: E402
 
-FORMATS = ('PNG16', 'EXR', 'R16', 'NPY')
+FORMATS = ("PNG16", "EXR", "R16", "NPY")
 
 
 def parse_args(argv):
@@ -35,11 +35,15 @@ def parse_args(argv):
     parser.add_argument("--list", action="store_true", help="list the presets and exit")
     parser.add_argument("--format", default="PNG16", help=f"heightmap formats, comma-separated: {','.join(FORMATS)}")
     parser.add_argument("--metres", action="store_true", help="EXR/NPY in absolute metres (with a JSON sidecar)")
-    parser.add_argument("--maps", default="lightmap,color,normal,data,splat,erosion",
-                        help="other maps, comma-separated: lightmap,color,normal,data,splat,erosion (or 'none'); "
-                             "erosion: the erosion filters' maps as EXR and 16-bit PNG with a JSON of ranges")
-    parser.add_argument("--output-dir", default=str(ROOT / "out" / "export"),
-                        help="folder to write into (default out/export)")
+    parser.add_argument(
+        "--maps",
+        default="lightmap,color,normal,data,splat,erosion",
+        help="other maps, comma-separated: lightmap,color,normal,data,splat,erosion (or 'none'); "
+        "erosion: the erosion filters' maps as EXR and 16-bit PNG with a JSON of ranges",
+    )
+    parser.add_argument(
+        "--output-dir", default=str(ROOT / "out" / "export"), help="folder to write into (default out/export)"
+    )
     parser.add_argument("--name", default="terrain", help="file name stem (default terrain)")
     args = parser.parse_args(argv)
     formats = [f.strip().upper() for f in args.format.split(",") if f.strip()]
@@ -79,10 +83,16 @@ def main(argv=None):
     add_terrain(spec)
     terrain = bpy.context.active_object
     options = SimpleNamespace(
-        directory=str(args.output_dir), name=args.name, heightmap_format=args.formats[0], absolute=args.metres,
-        use_lightmap="lightmap" in args.map_set, use_colormap="color" in args.map_set,
-        use_normal_map="normal" in args.map_set, use_data_maps="data" in args.map_set,
-        use_splat_maps="splat" in args.map_set, use_erosion_maps="erosion" in args.map_set,
+        directory=str(args.output_dir),
+        name=args.name,
+        heightmap_format=args.formats[0],
+        absolute=args.metres,
+        use_lightmap="lightmap" in args.map_set,
+        use_colormap="color" in args.map_set,
+        use_normal_map="normal" in args.map_set,
+        use_data_maps="data" in args.map_set,
+        use_splat_maps="splat" in args.map_set,
+        use_erosion_maps="erosion" in args.map_set,
     )
     try:  # all or nothing: every format and map, or none of them
         written = orogen.addon.operators.export_terrain_maps(terrain, options, args.formats)

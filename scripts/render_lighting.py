@@ -22,11 +22,11 @@ sys.path.insert(0, str(ROOT / "scripts"))
 from render_terrain import load_orogen  # noqa: E402
 
 MODES = (
-    ("slope", dict(lighting='SLOPE')),
-    ("hillshade", dict(lighting='HILLSHADE')),
-    ("+ shadows", dict(lighting='HILLSHADE', use_shadows=True)),
-    ("+ shadows + AO", dict(lighting='HILLSHADE', use_shadows=True, use_ao=True, ao_strength=1.5)),
-    ("multidirectional", dict(lighting='MULTIDIRECTIONAL')),
+    ("slope", dict(lighting="SLOPE")),
+    ("hillshade", dict(lighting="HILLSHADE")),
+    ("+ shadows", dict(lighting="HILLSHADE", use_shadows=True)),
+    ("+ shadows + AO", dict(lighting="HILLSHADE", use_shadows=True, use_ao=True, ao_strength=1.5)),
+    ("multidirectional", dict(lighting="MULTIDIRECTIONAL")),
 )
 
 
@@ -49,14 +49,23 @@ def main():
         for i, (_label, options) in enumerate(MODES):
             bpy.ops.wm.read_homefile(use_empty=True)
             scene = bpy.context.scene
-            bpy.ops.orogen.terrain_add(generator='diamond_square', roughness=1.25, size=args.size, seed=3,
-                                       width=100.0, height=30.0,
-                                       shading='UNLIT', light_azimuth=math.radians(315.0),
-                                       light_altitude=math.radians(35.0), min_brightness=0.15, **options)
+            bpy.ops.orogen.terrain_add(
+                generator="diamond_square",
+                roughness=1.25,
+                size=args.size,
+                seed=3,
+                width=100.0,
+                height=30.0,
+                shading="UNLIT",
+                light_azimuth=math.radians(315.0),
+                light_altitude=math.radians(35.0),
+                min_brightness=0.15,
+                **options,
+            )
             terrain = bpy.context.active_object
-            render.add_camera(scene, terrain, view='TOP', aspect=1.0)
+            render.add_camera(scene, terrain, view="TOP", aspect=1.0)
             render.configure_cycles(scene, (args.tile, args.tile), samples=4)
-            scene.view_settings.view_transform = 'Standard'
+            scene.view_settings.view_transform = "Standard"
             path = str(Path(tmp) / f"{i}.png")
             render.render_still(scene, path)
             tiles.append(export.read_image(path)[..., :3])

@@ -32,8 +32,12 @@ def main():
     parser.add_argument("--resolution", type=int, nargs=2, default=(960, 540), metavar=("X", "Y"))
     parser.add_argument("--samples", type=int, default=16)
     parser.add_argument("--only", nargs="+", metavar="NAME", help="render only these presets (keys)")
-    parser.add_argument("--erosion-pair", type=Path, metavar="DIR",
-                        help="render erosion_before.png and erosion_after.png into DIR instead of the presets")
+    parser.add_argument(
+        "--erosion-pair",
+        type=Path,
+        metavar="DIR",
+        help="render erosion_before.png and erosion_after.png into DIR instead of the presets",
+    )
     args = parser.parse_args()
     if min(args.resolution) < 4 or max(args.resolution) > 8192 or args.samples < 1:
         parser.error("--resolution must be 4 to 8192 pixels a side and --samples at least 1")
@@ -60,18 +64,19 @@ def main():
         if "profile" in preset:
             terrain = bpy.context.active_object
             terrain.rotation_euler = (0.0, 0.0, 0.0)
-            cam = render.add_camera(scene, terrain, view='TOP', aspect=args.resolution[0] / args.resolution[1])
+            cam = render.add_camera(scene, terrain, view="TOP", aspect=args.resolution[0] / args.resolution[1])
             cam.rotation_euler = (math.radians(90.0), 0.0, 0.0)  # look north at the XZ plane
             cam.location = (0.0, -300.0, (preset["profile"]["max_height"]) / 2)
             cam.data.ortho_scale = preset["profile"]["length"] * 1.05
             light = {"azimuth": 300.0, "altitude": 35.0}
         else:
             scene.orogen.size = args.size
-            if bpy.ops.orogen.terrain_generate() != {'FINISHED'}:
+            if bpy.ops.orogen.terrain_generate() != {"FINISHED"}:
                 raise RuntimeError(f"preset {key} was not generated")
             terrain = bpy.context.active_object
-            render.add_camera(scene, terrain, view='OBLIQUE', aspect=args.resolution[0] / args.resolution[1],
-                              horizon=0.22)
+            render.add_camera(
+                scene, terrain, view="OBLIQUE", aspect=args.resolution[0] / args.resolution[1], horizon=0.22
+            )
             render.add_base(scene, terrain)
             light = orogen.core.preset_spec(key).lighting
         shoot(scene, render, args, args.output_dir / f"{key}.png", light)
@@ -94,13 +99,15 @@ def render_erosion_pair(args, orogen):
     for name, pair_spec in (("erosion_before", spec.replace(filters=())), ("erosion_after", spec)):
         bpy.ops.wm.read_homefile(use_empty=True)
         scene = bpy.context.scene
-        if bpy.ops.orogen.terrain_add(spec=pair_spec.to_json()) != {'FINISHED'}:
+        if bpy.ops.orogen.terrain_add(spec=pair_spec.to_json()) != {"FINISHED"}:
             raise RuntimeError(f"{name} was not generated")
         terrain = bpy.context.active_object
-        orogen.addon.render.add_camera(scene, terrain, view='OBLIQUE', aspect=args.resolution[0] / args.resolution[1],
-                                       horizon=0.22)
+        orogen.addon.render.add_camera(
+            scene, terrain, view="OBLIQUE", aspect=args.resolution[0] / args.resolution[1], horizon=0.22
+        )
         orogen.addon.render.add_base(scene, terrain)
         shoot(scene, orogen.addon.render, args, args.erosion_pair / f"{name}.png", spec.lighting)
+
 
 if __name__ == "__main__":
     main()

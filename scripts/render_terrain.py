@@ -36,8 +36,9 @@ def load_orogen():
             return module
     if "orogen" in sys.modules and hasattr(bpy.ops.orogen, "terrain_add"):  # loaded by an earlier call
         return sys.modules["orogen"]
-    spec = importlib.util.spec_from_file_location("orogen", ROOT / "__init__.py",
-                                                  submodule_search_locations=[str(ROOT)])
+    spec = importlib.util.spec_from_file_location(
+        "orogen", ROOT / "__init__.py", submodule_search_locations=[str(ROOT)]
+    )
     module = importlib.util.module_from_spec(spec)
     sys.modules["orogen"] = module
     spec.loader.exec_module(module)
@@ -53,12 +54,23 @@ def add_spec_arguments(parser: argparse.ArgumentParser) -> None:
     """The options that say which terrain: --preset or --spec, and --set NAME=VALUE (shared by the scripts)."""
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--preset", help="a built-in preset (see export_heightmaps.py --list) or one of yours")
-    source.add_argument("--spec", "--recipe", dest="spec", type=Path, default=None,
-                        help="terrain spec JSON file: a spec, an export's sidecar, or an Orogen 0.1 recipe")
-    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
-                        help="change one setting by its name, as in the spec and the panel: --set hills.count=400, "
-                             "--set lighting.azimuth=300, --set generator=faults; a bare name (--set count=400) "
-                             "when only one part of the spec has it; a setting the terrain does not use is refused")
+    source.add_argument(
+        "--spec",
+        "--recipe",
+        dest="spec",
+        type=Path,
+        default=None,
+        help="terrain spec JSON file: a spec, an export's sidecar, or an Orogen 0.1 recipe",
+    )
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="change one setting by its name, as in the spec and the panel: --set hills.count=400, "
+        "--set lighting.azimuth=300, --set generator=faults; a bare name (--set count=400) "
+        "when only one part of the spec has it; a setting the terrain does not use is refused",
+    )
     parser.add_argument("--seed", type=int, help="terrain seed (--set seed=N)")
     parser.add_argument("--size", type=int, help="vertices per side (--set size=N)")
     parser.add_argument("--width", type=float, help="width in metres (--set width=X)")
@@ -80,8 +92,11 @@ def spec_from_args(args, orogen, default: dict | None = None):
                 sys.exit(f"error: --preset {args.preset} adds a side-view profile, not a terrain")
         else:
             spec = core.spec.load_spec(default) if default else core.preset_spec(DEMO_PRESET)
-        shortcuts = [f"{key}={getattr(args, key)!r}" for key in ("seed", "size", "width", "height")
-                     if getattr(args, key) is not None]
+        shortcuts = [
+            f"{key}={getattr(args, key)!r}"
+            for key in ("seed", "size", "width", "height")
+            if getattr(args, key) is not None
+        ]
         named = {item.partition("=")[0].strip() for item in args.set}
         both = [key for key in ("seed", "size", "width", "height") if getattr(args, key) is not None and key in named]
         if both:
@@ -94,21 +109,45 @@ def spec_from_args(args, orogen, default: dict | None = None):
 def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add_spec_arguments(parser)
-    parser.add_argument("--azimuth", type=float, default=None,
-                        help="sun azimuth in degrees from north (--set lighting.azimuth=X): the sun lamp and the "
-                             "lightmap follow the spec's lighting (default: the spec's)")
-    parser.add_argument("--altitude", type=float, default=None,
-                        help="sun altitude in degrees (--set lighting.altitude=X; default: the spec's)")
-    parser.add_argument("--shading", choices=("lit", "unlit"), type=str.lower, default=None,
-                        help="material look (default: the spec's, lit)")
+    parser.add_argument(
+        "--azimuth",
+        type=float,
+        default=None,
+        help="sun azimuth in degrees from north (--set lighting.azimuth=X): the sun lamp and the "
+        "lightmap follow the spec's lighting (default: the spec's)",
+    )
+    parser.add_argument(
+        "--altitude",
+        type=float,
+        default=None,
+        help="sun altitude in degrees (--set lighting.altitude=X; default: the spec's)",
+    )
+    parser.add_argument(
+        "--shading",
+        choices=("lit", "unlit"),
+        type=str.lower,
+        default=None,
+        help="material look (default: the spec's, lit)",
+    )
     parser.add_argument("--view", choices=("OBLIQUE", "TOP"), default="OBLIQUE", help="camera (default OBLIQUE)")
     parser.add_argument("--samples", type=int, default=32, help="Cycles samples (default 32)")
-    parser.add_argument("--denoise", action=argparse.BooleanOptionalAction, default=True,
-                        help="denoise with OpenImageDenoise (default on; --no-denoise for the raw samples)")
-    parser.add_argument("--resolution", type=int, nargs=2, default=(960, 540), metavar=("X", "Y"),
-                        help="image size in pixels (default 960 540)")
-    parser.add_argument("--output", type=Path, default=ROOT / "out" / "terrain.png",
-                        help="PNG file to write (default out/terrain.png)")
+    parser.add_argument(
+        "--denoise",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="denoise with OpenImageDenoise (default on; --no-denoise for the raw samples)",
+    )
+    parser.add_argument(
+        "--resolution",
+        type=int,
+        nargs=2,
+        default=(960, 540),
+        metavar=("X", "Y"),
+        help="image size in pixels (default 960 540)",
+    )
+    parser.add_argument(
+        "--output", type=Path, default=ROOT / "out" / "terrain.png", help="PNG file to write (default out/terrain.png)"
+    )
     parser.add_argument("--blend", type=Path, default=None, help="also save the scene to this .blend file")
     args = parser.parse_args(argv)
     problems = []
@@ -168,7 +207,7 @@ def add_terrain(spec) -> None:
 
 def script_argv() -> list[str]:
     """The script's own arguments: after ``--`` under ``blender -b -P``, else all of them."""
-    return sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else sys.argv[1:]
+    return sys.argv[sys.argv.index("--") + 1 :] if "--" in sys.argv else sys.argv[1:]
 
 
 def main(argv=None):
@@ -178,9 +217,11 @@ def main(argv=None):
     render = orogen.addon.render
     scene = bpy.context.scene
     spec = spec_from_args(args, orogen)
-    settings = ([f"lighting.azimuth={args.azimuth % 360.0!r}"] if args.azimuth is not None else []) + (
-        [f"lighting.altitude={args.altitude!r}"] if args.altitude is not None else []) + (
-        [f"material.shading={args.shading}"] if args.shading else [])
+    settings = (
+        ([f"lighting.azimuth={args.azimuth % 360.0!r}"] if args.azimuth is not None else [])
+        + ([f"lighting.altitude={args.altitude!r}"] if args.altitude is not None else [])
+        + ([f"material.shading={args.shading}"] if args.shading else [])
+    )
     try:
         spec = orogen.core.spec.apply_settings(spec, settings)
     except ValueError as err:
@@ -188,13 +229,13 @@ def main(argv=None):
     add_terrain(spec)
     terrain = bpy.context.active_object
     aspect = args.resolution[0] / args.resolution[1]
-    render.add_camera(scene, terrain, view=args.view, aspect=aspect, horizon=0.22 if args.view == 'OBLIQUE' else None)
-    if args.view == 'OBLIQUE':
+    render.add_camera(scene, terrain, view=args.view, aspect=aspect, horizon=0.22 if args.view == "OBLIQUE" else None)
+    if args.view == "OBLIQUE":
         render.add_base(scene, terrain)  # closed sides: no open sheet's underside at a high edge
     light = spec.lighting  # the sun stands where the baked light comes from
     render.light_scene(scene, math.radians(light["azimuth"]), math.radians(max(light["altitude"], 1.0)))
     if spec.material["shading"] == "unlit":  # the baked colour x lightmap, shown as it is (no tone mapping)
-        scene.view_settings.view_transform = 'Standard'
+        scene.view_settings.view_transform = "Standard"
         scene.view_settings.exposure = 0.0
     render.configure_cycles(scene, tuple(args.resolution), args.samples)
     scene.cycles.use_denoising = args.denoise
@@ -208,8 +249,10 @@ def main(argv=None):
         if args.blend:
             bpy.ops.wm.save_as_mainfile(filepath=str(staged[1]), copy=True)
         # Each file is checked whole (Blender's writer does not report a short write) before it replaces anything.
-        orogen.core.files.commit([(str(p), str(t)) for p, t in zip(staged, targets, strict=True)],
-                                 {str(targets[0]): (args.resolution[1], args.resolution[0])})
+        orogen.core.files.commit(
+            [(str(p), str(t)) for p, t in zip(staged, targets, strict=True)],
+            {str(targets[0]): (args.resolution[1], args.resolution[0])},
+        )
     except (RuntimeError, OSError, ValueError) as err:
         sys.exit(f"error: could not write {' and '.join(map(str, targets))}: {report_text(err)}")
     finally:

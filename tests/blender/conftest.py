@@ -31,8 +31,11 @@ MODULE = "bl_ext.user_default.orogen"
 @pytest.fixture(scope="session")
 def extension_zip(tmp_path_factory):
     out = tmp_path_factory.mktemp("dist")
-    subprocess.run([sys.executable, str(ROOT / "scripts" / "build_extension.py"), "--output-dir", str(out)],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "build_extension.py"), "--output-dir", str(out)],
+        check=True,
+        capture_output=True,
+    )
     (zip_path,) = out.glob("orogen-*.zip")
     return zip_path
 
@@ -40,10 +43,8 @@ def extension_zip(tmp_path_factory):
 @pytest.fixture(scope="session")
 def orogen(extension_zip):
     """The installed and enabled extension's package."""
-    assert Path(bpy.utils.user_resource('EXTENSIONS')).is_relative_to(USER_DIR)
-    bpy.ops.extensions.package_install_files(
-        filepath=str(extension_zip), repo='user_default', enable_on_install=True
-    )
+    assert Path(bpy.utils.user_resource("EXTENSIONS")).is_relative_to(USER_DIR)
+    bpy.ops.extensions.package_install_files(filepath=str(extension_zip), repo="user_default", enable_on_install=True)
     assert MODULE in bpy.context.preferences.addons, "the extension did not install and enable"
     yield sys.modules[MODULE]
 

@@ -31,12 +31,12 @@ MODULE = "bl_ext.user_default.orogen"
 class Event:
     """What a modal operator reads of an event."""
 
-    def __init__(self, type, value='NOTHING'):
+    def __init__(self, type, value="NOTHING"):
         self.type, self.value = type, value
 
 
-TIMER = Event('TIMER')
-ESC = Event('ESC', 'PRESS')
+TIMER = Event("TIMER")
+ESC = Event("ESC", "PRESS")
 #: The context each running operator was started with (by ``as_pointer()``): what ``send`` hands its ``modal``.
 CONTEXTS = {}
 
@@ -57,7 +57,7 @@ def modal(monkeypatch):
         def execute(self, context):
             started.append(self)
             CONTEXTS[self.as_pointer()] = context
-            return cls.invoke(self, context, Event('NONE'))
+            return cls.invoke(self, context, Event("NONE"))
 
         monkeypatch.setattr(cls, "execute", execute)
         return started
@@ -86,17 +86,28 @@ def run(op, timeout=120.0):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         result = send(op, TIMER)
-        if result not in ({'PASS_THROUGH'}, {'RUNNING_MODAL'}):
+        if result not in ({"PASS_THROUGH"}, {"RUNNING_MODAL"}):
             return result
         time.sleep(0.005)
     raise AssertionError("the operator did not end")
 
 
 def spec_json(size=48, filters=None, seed=7, **extra):
-    filters = [{"type": "thermal", "iterations": 12}, {"type": "hydraulic", "steps": 20}] if filters is None \
-        else filters
-    return json.dumps({"version": 2, "generator": "fractal", "size": size, "seed": seed, "width": 100.0,
-                       "height": 20.0, "filters": filters, **extra})
+    filters = (
+        [{"type": "thermal", "iterations": 12}, {"type": "hydraulic", "steps": 20}] if filters is None else filters
+    )
+    return json.dumps(
+        {
+            "version": 2,
+            "generator": "fractal",
+            "size": size,
+            "seed": seed,
+            "width": 100.0,
+            "height": 20.0,
+            "filters": filters,
+            **extra,
+        }
+    )
 
 
 HEAVY = [{"type": "hydraulic", "steps": 2000}]  # many seconds at 257^2: cancelled long before it ends
@@ -108,13 +119,14 @@ def _read_spec(obj):
 
 def snapshot():
     """What a cancelled or failed run must leave as it was."""
+
     def data(obj):
         mesh = obj.data
         co = np.empty(len(mesh.vertices) * 3, dtype=np.float32)
         mesh.vertices.foreach_get("co", co)
         attributes = {}
         for attr in mesh.attributes:
-            if attr.data_type == 'FLOAT' and attr.domain == 'POINT':
+            if attr.data_type == "FLOAT" and attr.domain == "POINT":
                 values = np.empty(len(attr.data), dtype=np.float32)
                 attr.data.foreach_get("value", values)
                 attributes[attr.name] = values.tobytes()
@@ -128,8 +140,8 @@ def snapshot():
         "images": sorted(i.name for i in bpy.data.images),
         "selected": sorted(o.name for o in bpy.context.selected_objects),
         "active": getattr(bpy.context.view_layer.objects.active, "name", None),
-        "data": {o.name: data(o) for o in bpy.data.objects if o.type == 'MESH'},
-        "specs": {o.name: _read_spec(o) for o in bpy.data.objects if o.type == 'MESH'},
+        "data": {o.name: data(o) for o in bpy.data.objects if o.type == "MESH"},
+        "specs": {o.name: _read_spec(o) for o in bpy.data.objects if o.type == "MESH"},
     }
 
 
@@ -143,8 +155,8 @@ def mesh_arrays(obj):
     mesh.vertices.foreach_get("co", co)
     out = {"co": co}
     for attr in mesh.attributes:
-        if attr.domain == 'POINT' and attr.data_type in ('FLOAT', 'FLOAT_COLOR'):
-            width = 4 if attr.data_type == 'FLOAT_COLOR' else 1
+        if attr.domain == "POINT" and attr.data_type in ("FLOAT", "FLOAT_COLOR"):
+            width = 4 if attr.data_type == "FLOAT_COLOR" else 1
             values = np.empty(len(attr.data) * width, dtype=np.float32)
             attr.data.foreach_get("color" if width == 4 else "value", values)
             out[attr.name] = values
@@ -175,16 +187,16 @@ def wait_for(job, timeout=60.0):
 # --- Add Terrain ---------------------------------------------------------------------------------------------
 def test_add_from_the_ui_gives_the_same_terrain_as_from_python_with_progress(scene, orogen, modal, progress):
     spec = spec_json(129, [{"type": "thermal", "iterations": 20}, {"type": "hydraulic", "steps": 150}])
-    assert bpy.ops.orogen.terrain_add(spec=spec) == {'FINISHED'}
+    assert bpy.ops.orogen.terrain_add(spec=spec) == {"FINISHED"}
     sync = bpy.context.active_object
     sync.name = "FromPython"
     before = len(bpy.data.objects)
 
     started = modal(orogen.addon.operators.OROGEN_OT_terrain_add)
-    assert bpy.ops.orogen.terrain_add(spec=spec) == {'RUNNING_MODAL'}
+    assert bpy.ops.orogen.terrain_add(spec=spec) == {"RUNNING_MODAL"}
     assert len(bpy.data.objects) == before  # nothing is added while it computes
     op = started[0]
-    assert run(op) == {'FINISHED'}
+    assert run(op) == {"FINISHED"}
     obj = bpy.context.active_object
     assert len(bpy.data.objects) == before + 1 and obj is not sync
     assert obj.select_get() and not sync.select_get()
@@ -192,7 +204,7 @@ def test_add_from_the_ui_gives_the_same_terrain_as_from_python_with_progress(sce
     assert spec_of(orogen, obj) == spec_of(orogen, sync) and obj.orogen.applied == sync.orogen.applied
     assert obj.orogen.is_terrain and obj.matrix_world == sync.matrix_world
     assert [s.material is not None for s in obj.material_slots] == [True]
-    assert op.last_report[0] == 'INFO' and op.last_report[1].startswith(f"Added terrain {obj.name}, 129 x 129")
+    assert op.last_report[0] == "INFO" and op.last_report[1].startswith(f"Added terrain {obj.name}, 129 x 129")
     assert_progress(progress, between=2)  # about a second of erosion: the timer sees it advance
     assert op._timer is None
 
@@ -201,18 +213,18 @@ def test_esc_cancels_add_leaving_nothing_behind(scene, orogen, modal, progress):
     bpy.ops.mesh.primitive_cube_add()
     before = snapshot()
     started = modal(orogen.addon.operators.OROGEN_OT_terrain_add)
-    assert bpy.ops.orogen.terrain_add(spec=spec_json(257, HEAVY)) == {'RUNNING_MODAL'}
+    assert bpy.ops.orogen.terrain_add(spec=spec_json(257, HEAVY)) == {"RUNNING_MODAL"}
     op = started[0]
     job = op._job
     deadline = time.monotonic() + 30.0
     while job.fraction == 0.0 and time.monotonic() < deadline:  # the generator has run, the erosion runs
         time.sleep(0.01)
-    assert send(op, TIMER) == {'PASS_THROUGH'}
-    assert send(op, Event('MOUSEMOVE')) == {'PASS_THROUGH'}  # the user keeps working meanwhile
+    assert send(op, TIMER) == {"PASS_THROUGH"}
+    assert send(op, Event("MOUSEMOVE")) == {"PASS_THROUGH"}  # the user keeps working meanwhile
     assert not job.done() and 0 < job.fraction < 1
     pressed = time.monotonic()
-    assert send(op, ESC) == {'CANCELLED'}  # at once, not when the worker has stopped
-    assert op.last_report == ('WARNING', "Add Terrain cancelled: nothing was added")
+    assert send(op, ESC) == {"CANCELLED"}  # at once, not when the worker has stopped
+    assert op.last_report == ("WARNING", "Add Terrain cancelled: nothing was added")
     assert snapshot() == before and op._timer is None
     wait_for(job)
     stopped = time.monotonic() - pressed
@@ -233,10 +245,10 @@ def test_an_error_in_the_worker_is_reported_and_adds_nothing(scene, orogen, moda
 
     monkeypatch.setattr(live, "compute_terrain", broken)
     started = modal(orogen.addon.operators.OROGEN_OT_terrain_add)
-    assert bpy.ops.orogen.terrain_add(spec=spec_json()) == {'RUNNING_MODAL'}
+    assert bpy.ops.orogen.terrain_add(spec=spec_json()) == {"RUNNING_MODAL"}
     op = started[0]
-    assert run(op) == {'CANCELLED'}
-    assert op.last_report == ('ERROR', "Terrain not added: out of luck")
+    assert run(op) == {"CANCELLED"}
+    assert op.last_report == ("ERROR", "Terrain not added: out of luck")
     assert snapshot() == before and op._timer is None
 
 
@@ -251,16 +263,15 @@ def test_a_spec_refused_at_once_starts_nothing(scene, orogen, modal):
 
 
 def test_python_and_scripts_stay_synchronous(scene, orogen):
-    assert bpy.ops.orogen.terrain_add('EXEC_DEFAULT', spec=spec_json()) == {'FINISHED'}
+    assert bpy.ops.orogen.terrain_add("EXEC_DEFAULT", spec=spec_json()) == {"FINISHED"}
     assert bpy.context.active_object.orogen.is_terrain
     # INVOKE_DEFAULT without an event (a background session) runs execute too: at once.
-    assert bpy.ops.orogen.terrain_add('INVOKE_DEFAULT', spec=spec_json(seed=8)) == {'FINISHED'}
+    assert bpy.ops.orogen.terrain_add("INVOKE_DEFAULT", spec=spec_json(seed=8)) == {"FINISHED"}
     assert len([o for o in bpy.data.objects if o.orogen.is_terrain]) == 2
 
 
 # --- Regenerate ----------------------------------------------------------------------------------------------
-def test_regenerate_from_the_ui_equals_the_synchronous_one_and_esc_keeps_the_terrain(scene, orogen, modal,
-                                                                                      progress):
+def test_regenerate_from_the_ui_equals_the_synchronous_one_and_esc_keeps_the_terrain(scene, orogen, modal, progress):
     live, specio, TerrainSpec = orogen.addon.live, orogen.addon.specio, orogen.core.spec.TerrainSpec
     bpy.ops.orogen.terrain_add(spec=spec_json(seed=1))
     obj = bpy.context.active_object
@@ -269,9 +280,9 @@ def test_regenerate_from_the_ui_equals_the_synchronous_one_and_esc_keeps_the_ter
     started = modal(live.OROGEN_OT_terrain_regenerate)
 
     before = snapshot()
-    assert bpy.ops.orogen.terrain_regenerate() == {'RUNNING_MODAL'}
-    assert op_cancel(started[-1]) == {'CANCELLED'}
-    assert started[-1].last_report == ('WARNING', "Regenerate cancelled: the terrain is as it was")
+    assert bpy.ops.orogen.terrain_regenerate() == {"RUNNING_MODAL"}
+    assert op_cancel(started[-1]) == {"CANCELLED"}
+    assert started[-1].last_report == ("WARNING", "Regenerate cancelled: the terrain is as it was")
     assert snapshot() == before
     wait_for(started[-1]._job)
     assert started[-1]._job.cancelled and snapshot() == before
@@ -279,8 +290,8 @@ def test_regenerate_from_the_ui_equals_the_synchronous_one_and_esc_keeps_the_ter
     with live.suspended():
         specio.write_spec(obj.orogen, TerrainSpec.from_json(spec_json(seed=9)))
     progress.clear()
-    assert bpy.ops.orogen.terrain_regenerate() == {'RUNNING_MODAL'}
-    assert run(started[-1]) == {'FINISHED'}
+    assert bpy.ops.orogen.terrain_regenerate() == {"RUNNING_MODAL"}
+    assert run(started[-1]) == {"FINISHED"}
     assert_progress(progress)
     assert obj.orogen.status.startswith("Regenerated terrain 48 x 48")
     bpy.ops.orogen.terrain_add(spec=spec_json(seed=9))  # the same spec, synchronously
@@ -290,7 +301,7 @@ def test_regenerate_from_the_ui_equals_the_synchronous_one_and_esc_keeps_the_ter
 def op_cancel(op):
     """Esc while the worker runs."""
     time.sleep(0.05)
-    assert send(op, TIMER) == {'PASS_THROUGH'} and not op._job.done()
+    assert send(op, TIMER) == {"PASS_THROUGH"} and not op._job.done()
     return send(op, ESC)
 
 
@@ -299,40 +310,41 @@ def test_regenerate_waits_for_object_mode_and_follows_settings_changed_meanwhile
     bpy.ops.orogen.terrain_add(spec=spec_json(seed=1))
     obj = bpy.context.active_object
     started = modal(live.OROGEN_OT_terrain_regenerate)
-    assert bpy.ops.orogen.terrain_regenerate() == {'RUNNING_MODAL'}
+    assert bpy.ops.orogen.terrain_regenerate() == {"RUNNING_MODAL"}
     op = started[0]
     wait_for(op._job)
-    bpy.ops.object.mode_set(mode='EDIT')
+    bpy.ops.object.mode_set(mode="EDIT")
     for _ in range(3):  # the result waits: a mesh in Edit Mode is not rewritten
-        assert send(op, TIMER) == {'PASS_THROUGH'}
-    bpy.ops.object.mode_set(mode='OBJECT')
+        assert send(op, TIMER) == {"PASS_THROUGH"}
+    bpy.ops.object.mode_set(mode="OBJECT")
     with live.suspended():
         obj.orogen.seed = 4  # changed while it computed: the operator computes the new settings
-    assert run(op) == {'FINISHED'}
+    assert run(op) == {"FINISHED"}
     assert json.loads(obj.orogen.applied)["seed"] == 4
     bpy.ops.orogen.terrain_add(spec=spec_json(seed=4))
     assert_same_mesh(obj, bpy.context.active_object)
 
 
-def test_regenerate_of_a_deleted_terrain_or_a_failed_worker_reports_and_changes_nothing(scene, orogen, modal,
-                                                                                      monkeypatch):
+def test_regenerate_of_a_deleted_terrain_or_a_failed_worker_reports_and_changes_nothing(
+    scene, orogen, modal, monkeypatch
+):
     live = orogen.addon.live
     bpy.ops.orogen.terrain_add(spec=spec_json(seed=1))
     obj = bpy.context.active_object
     started = modal(live.OROGEN_OT_terrain_regenerate)
-    assert bpy.ops.orogen.terrain_regenerate() == {'RUNNING_MODAL'}
+    assert bpy.ops.orogen.terrain_regenerate() == {"RUNNING_MODAL"}
     bpy.data.objects.remove(obj)
     before = snapshot()
-    assert run(started[0]) == {'CANCELLED'}
-    assert started[0].last_report == ('ERROR', "Terrain not regenerated: the terrain was deleted")
+    assert run(started[0]) == {"CANCELLED"}
+    assert started[0].last_report == ("ERROR", "Terrain not regenerated: the terrain was deleted")
     assert snapshot() == before
 
     bpy.ops.orogen.terrain_add(spec=spec_json(seed=2))
     monkeypatch.setattr(live, "compute_terrain", lambda *a, **k: (_ for _ in ()).throw(MemoryError("no room")))
     before = snapshot()
-    assert bpy.ops.orogen.terrain_regenerate() == {'RUNNING_MODAL'}
-    assert run(started[1]) == {'CANCELLED'}
-    assert started[1].last_report == ('ERROR', "Terrain not regenerated: no room")
+    assert bpy.ops.orogen.terrain_regenerate() == {"RUNNING_MODAL"}
+    assert run(started[1]) == {"CANCELLED"}
+    assert started[1].last_report == ("ERROR", "Terrain not regenerated: no room")
     assert snapshot() == before
 
 
@@ -351,8 +363,7 @@ def live_terrain(orogen, size=129, preview=33, filters=None):
     return obj
 
 
-def test_dragging_shows_the_coarse_preview_and_the_settle_pass_makes_the_full_size(scene, orogen, modal,
-                                                                                  progress):
+def test_dragging_shows_the_coarse_preview_and_the_settle_pass_makes_the_full_size(scene, orogen, modal, progress):
     live = orogen.addon.live
     obj = live_terrain(orogen)
     for seed in (6, 7, 8):  # each change while dragging regenerates the preview only
@@ -361,11 +372,11 @@ def test_dragging_shows_the_coarse_preview_and_the_settle_pass_makes_the_full_si
         assert len(obj.data.vertices) == 33 * 33 and obj.orogen.preview_pending
         assert obj.orogen.status.startswith("Regenerated preview 33 x 33")
     started = modal(live.OROGEN_OT_live_settle)
-    assert bpy.ops.orogen.live_settle() == {'RUNNING_MODAL'}
+    assert bpy.ops.orogen.live_settle() == {"RUNNING_MODAL"}
     assert live.settling() and len(obj.data.vertices) == 33 * 33
-    assert bpy.ops.orogen.live_settle() == {'CANCELLED'}  # one full-size pass at a time
+    assert bpy.ops.orogen.live_settle() == {"CANCELLED"}  # one full-size pass at a time
     op = started[0]
-    assert run(op) == {'FINISHED'}
+    assert run(op) == {"FINISHED"}
     assert not live.settling() and live._settling[0] is None
     assert len(obj.data.vertices) == 129 * 129 and not obj.orogen.preview_pending
     assert obj.orogen.status.startswith("Regenerated terrain 129 x 129")
@@ -379,10 +390,10 @@ def test_esc_during_the_settle_pass_keeps_the_preview_until_the_next_change(scen
     obj = live_terrain(orogen, size=257, preview=33, filters=HEAVY)
     before = snapshot()
     started = modal(live.OROGEN_OT_live_settle)
-    assert bpy.ops.orogen.live_settle() == {'RUNNING_MODAL'}
+    assert bpy.ops.orogen.live_settle() == {"RUNNING_MODAL"}
     op = started[0]
-    assert op_cancel(op) == {'CANCELLED'}
-    assert op.last_report == ('WARNING', f"Full size cancelled: {obj.name} keeps its preview")
+    assert op_cancel(op) == {"CANCELLED"}
+    assert op.last_report == ("WARNING", f"Full size cancelled: {obj.name} keeps its preview")
     assert obj.orogen.status.startswith("Full size cancelled: showing the 33 x 33 preview")
     assert snapshot() == before and not live.settling()
     wait_for(op._job)
@@ -398,12 +409,12 @@ def test_a_change_during_the_settle_pass_drops_its_result(scene, orogen, modal):
     live = orogen.addon.live
     obj = live_terrain(orogen, size=257, preview=33, filters=HEAVY)
     started = modal(live.OROGEN_OT_live_settle)
-    assert bpy.ops.orogen.live_settle() == {'RUNNING_MODAL'}
+    assert bpy.ops.orogen.live_settle() == {"RUNNING_MODAL"}
     op = started[0]
     job = op._job
     obj.orogen.seed = 6
     live.on_setting_changed(obj, bpy.context)  # cancels the running pass: its settings are gone
-    assert run(op) == {'CANCELLED'} and job.cancelled and op.last_report is None
+    assert run(op) == {"CANCELLED"} and job.cancelled and op.last_report is None
     assert len(obj.data.vertices) == 33 * 33 and obj.orogen.preview_pending
     assert json.loads(obj.orogen.applied)["seed"] == 6 and obj.session_uid not in live._declined
 
@@ -418,9 +429,9 @@ def test_a_failed_settle_pass_shows_the_terrain_from_before_the_preview(scene, o
     live.on_setting_changed(obj, bpy.context)
     monkeypatch.setattr(live, "compute_terrain", lambda *a, **k: (_ for _ in ()).throw(ValueError("too big")))
     started = modal(live.OROGEN_OT_live_settle)
-    assert bpy.ops.orogen.live_settle() == {'RUNNING_MODAL'}
-    assert run(started[0]) == {'CANCELLED'}
-    assert started[0].last_report == ('ERROR', "Full size not made: too big")
+    assert bpy.ops.orogen.live_settle() == {"RUNNING_MODAL"}
+    assert run(started[0]) == {"CANCELLED"}
+    assert started[0].last_report == ("ERROR", "Full size not made: too big")
     assert obj.orogen.status == "Not regenerated: too big" and not obj.orogen.preview_pending
     after = mesh_arrays(obj)
     assert all(np.array_equal(full[k], after[k]) for k in full)
@@ -440,7 +451,7 @@ def test_blender_ending_the_settle_pass_stops_its_worker(scene, orogen, modal):
     live = orogen.addon.live
     live_terrain(orogen, size=257, preview=33, filters=HEAVY)
     started = modal(live.OROGEN_OT_live_settle)
-    assert bpy.ops.orogen.live_settle() == {'RUNNING_MODAL'}
+    assert bpy.ops.orogen.live_settle() == {"RUNNING_MODAL"}
     job = started[0]._job
     assert live.settling()
     bpy.ops.wm.read_homefile(use_empty=True)
@@ -461,11 +472,11 @@ def test_regenerate_drops_a_running_settle_pass_of_its_terrain(scene, orogen, mo
     live = orogen.addon.live
     obj = live_terrain(orogen, size=257, preview=33, filters=HEAVY)
     settle = modal(live.OROGEN_OT_live_settle)
-    assert bpy.ops.orogen.live_settle() == {'RUNNING_MODAL'}
+    assert bpy.ops.orogen.live_settle() == {"RUNNING_MODAL"}
     regenerate = modal(live.OROGEN_OT_terrain_regenerate)
-    assert bpy.ops.orogen.terrain_regenerate() == {'RUNNING_MODAL'}
-    assert run(settle[0]) == {'CANCELLED'} and settle[0]._job.cancelled and settle[0].last_report is None
+    assert bpy.ops.orogen.terrain_regenerate() == {"RUNNING_MODAL"}
+    assert run(settle[0]) == {"CANCELLED"} and settle[0]._job.cancelled and settle[0].last_report is None
     before = snapshot()
     assert regenerate[0]._job is not settle[0]._job
-    assert op_cancel(regenerate[0]) == {'CANCELLED'}
+    assert op_cancel(regenerate[0]) == {"CANCELLED"}
     assert snapshot() == before and len(obj.data.vertices) == 33 * 33 and obj.orogen.preview_pending

@@ -16,8 +16,14 @@ def positions(obj):
 
 @pytest.fixture
 def terrain(scene):
-    bpy.ops.orogen.terrain_add(size=40, seed=3, width=39.0, height=8.0, location=(1.0, 2.0, 3.0),
-                               set="hills.count=60; hills.radius_min=3; hills.radius_max=10")
+    bpy.ops.orogen.terrain_add(
+        size=40,
+        seed=3,
+        width=39.0,
+        height=8.0,
+        location=(1.0, 2.0, 3.0),
+        set="hills.count=60; hills.radius_min=3; hills.radius_max=10",
+    )
     return bpy.context.active_object
 
 
@@ -46,7 +52,7 @@ def customise(obj):
     extra = bpy.data.collections.new("Level")
     bpy.context.scene.collection.children.link(extra)
     extra.objects.link(obj)
-    obj.modifiers.new("Sub", 'SUBSURF')
+    obj.modifiers.new("Sub", "SUBSURF")
     obj["game_id"] = 42
     material = obj.active_material
     material.diffuse_color = (1.0, 0.0, 0.0, 1.0)
@@ -78,7 +84,7 @@ def test_changing_a_setting_regenerates_the_same_object_and_keeps_user_edits(ter
     assert tuple(terrain.rotation_euler) == pytest.approx((0.1, 0.2, 0.3))
     assert tuple(terrain.scale) == pytest.approx((2.0, 2.0, 1.5))
     assert terrain.parent is parent and terrain.name in extra.objects
-    assert [m.type for m in terrain.modifiers] == ['SUBSURF'] and terrain["game_id"] == 42
+    assert [m.type for m in terrain.modifiers] == ["SUBSURF"] and terrain["game_id"] == 42
     assert [slot.material.name for slot in terrain.material_slots][1] == "Extra"
     material = terrain.material_slots[0].material
     assert tuple(material.diffuse_color) == pytest.approx((1.0, 0.0, 0.0, 1.0))
@@ -103,7 +109,7 @@ def test_live_update_off_waits_for_regenerate(terrain):
     terrain.orogen.live_update = False
     change(terrain, seed=9)
     assert np.array_equal(positions(terrain), before)
-    assert bpy.ops.orogen.terrain_regenerate() == {'FINISHED'}
+    assert bpy.ops.orogen.terrain_regenerate() == {"FINISHED"}
     assert not np.array_equal(positions(terrain), before)
 
 
@@ -119,7 +125,7 @@ def test_bad_live_settings_change_nothing_and_say_why(terrain):
 def test_rebuild_material_replaces_only_the_terrain_material(terrain):
     customise(terrain)
     old = terrain.material_slots[0].material
-    assert bpy.ops.orogen.material_rebuild() == {'FINISHED'}
+    assert bpy.ops.orogen.material_rebuild() == {"FINISHED"}
     new = terrain.material_slots[0].material
     assert new is not old and "my node" not in new.node_tree.nodes
     assert terrain.material_slots[1].material.name == "Extra"
@@ -128,11 +134,20 @@ def test_rebuild_material_replaces_only_the_terrain_material(terrain):
 def test_generating_and_editing_are_undoable_steps(orogen):
     # Headless Blender has no window, so Ctrl+Z cannot be driven here; what makes each step undoable is
     # checked instead: every operator that changes data registers an undo step.
-    for op in (bpy.ops.orogen.terrain_add, bpy.ops.orogen.terrain_regenerate, bpy.ops.orogen.material_rebuild,
-               bpy.ops.orogen.profile_add, bpy.ops.orogen.layer_add, bpy.ops.orogen.layer_remove,
-               bpy.ops.orogen.filter_add, bpy.ops.orogen.filter_remove, bpy.ops.orogen.filter_move,
-               bpy.ops.orogen.filter_duplicate, bpy.ops.orogen.preset_load):
-        assert {'REGISTER', 'UNDO'} <= set(op.bl_options), op
+    for op in (
+        bpy.ops.orogen.terrain_add,
+        bpy.ops.orogen.terrain_regenerate,
+        bpy.ops.orogen.material_rebuild,
+        bpy.ops.orogen.profile_add,
+        bpy.ops.orogen.layer_add,
+        bpy.ops.orogen.layer_remove,
+        bpy.ops.orogen.filter_add,
+        bpy.ops.orogen.filter_remove,
+        bpy.ops.orogen.filter_move,
+        bpy.ops.orogen.filter_duplicate,
+        bpy.ops.orogen.preset_load,
+    ):
+        assert {"REGISTER", "UNDO"} <= set(op.bl_options), op
 
 
 def test_engine_size_presets_set_the_scene_or_the_terrain(scene, orogen):

@@ -9,20 +9,41 @@ from PIL import Image
 from top_view import plain_top_view
 
 SIZE, WIDTH, HEIGHT = 48, 47.0, 20.0
-FILTERS = [{"type": "erosion", "steps": 6}, {"type": "thermal", "iterations": 5},
-           {"type": "hydraulic", "steps": 5}]
+FILTERS = [{"type": "erosion", "steps": 6}, {"type": "thermal", "iterations": 5}, {"type": "hydraulic", "steps": 5}]
 
 
 def layers(low, high=1.0e15):
-    return [{"name": "ground", "color": [0.3, 0.25, 0.1], "minimum": -1.0, "optimal": 0.5, "maximum": 2.0},
-            {"name": "river", "color": [0.05, 0.15, 0.8], "minimum": -1.0, "optimal": 0.5, "maximum": 2.0,
-             "mask": "drainage", "mask_min": low, "mask_max": high}]
+    return [
+        {"name": "ground", "color": [0.3, 0.25, 0.1], "minimum": -1.0, "optimal": 0.5, "maximum": 2.0},
+        {
+            "name": "river",
+            "color": [0.05, 0.15, 0.8],
+            "minimum": -1.0,
+            "optimal": 0.5,
+            "maximum": 2.0,
+            "mask": "drainage",
+            "mask_min": low,
+            "mask_max": high,
+        },
+    ]
 
 
 def spec_json(filters, low, **extra):
-    return json.dumps({"version": 2, "generator": "fractal", "size": SIZE, "seed": 7, "width": WIDTH,
-                       "height": HEIGHT, "filters": filters, "layers": layers(low),
-                       "lighting": {"enabled": False}, "material": {"shading": "unlit"}, **extra})
+    return json.dumps(
+        {
+            "version": 2,
+            "generator": "fractal",
+            "size": SIZE,
+            "seed": 7,
+            "width": WIDTH,
+            "height": HEIGHT,
+            "filters": filters,
+            "layers": layers(low),
+            "lighting": {"enabled": False},
+            "material": {"shading": "unlit"},
+            **extra,
+        }
+    )
 
 
 def point(obj, name):
@@ -97,10 +118,17 @@ def test_regenerate_drops_maps_the_filters_no_longer_make(scene, orogen):
 def test_export_writes_exr_values_and_16_bit_masks_with_their_ranges(scene, orogen, tmp_path):
     h, maps = core_maps(orogen, FILTERS)
     bpy.ops.orogen.terrain_add(spec=spec_json(FILTERS, 10.0))
-    assert bpy.ops.orogen.export_maps(directory=str(tmp_path), name="t", heightmap_format='NONE',
-                                      use_lightmap=False, use_colormap=False, use_normal_map=False,
-                                      use_data_maps=False, use_splat_maps=False,
-                                      use_erosion_maps=True) == {'FINISHED'}
+    assert bpy.ops.orogen.export_maps(
+        directory=str(tmp_path),
+        name="t",
+        heightmap_format="NONE",
+        use_lightmap=False,
+        use_colormap=False,
+        use_normal_map=False,
+        use_data_maps=False,
+        use_splat_maps=False,
+        use_erosion_maps=True,
+    ) == {"FINISHED"}
     sidecar = json.loads((tmp_path / "t_erosion.json").read_text())
     for name, values in maps.items():
         exr = orogen.addon.export.read_image(str(tmp_path / f"t_{name}.exr"))[..., 0]
@@ -154,4 +182,4 @@ def test_a_cancelled_background_run_leaves_the_terrain_as_it_was_and_a_finished_
 
 def test_invoking_regenerate_without_a_window_runs_it_at_once(scene, orogen):
     bpy.ops.orogen.terrain_add(spec=spec_json(FILTERS[:1], 10.0))
-    assert bpy.ops.orogen.terrain_regenerate('INVOKE_DEFAULT') == {'FINISHED'}
+    assert bpy.ops.orogen.terrain_regenerate("INVOKE_DEFAULT") == {"FINISHED"}

@@ -11,8 +11,9 @@ import pytest
 
 @pytest.fixture
 def terrain(scene):
-    bpy.ops.orogen.terrain_add(generator='diamond_square', size=37, seed=6, width=36.0, height=12.0,
-                               set="lighting.mode=hillshade")
+    bpy.ops.orogen.terrain_add(
+        generator="diamond_square", size=37, seed=6, width=36.0, height=12.0, set="lighting.mode=hillshade"
+    )
     return bpy.context.active_object
 
 
@@ -24,8 +25,8 @@ def test_heightmap_formats_round_trip_exactly(terrain, orogen, tmp_path):
     ex = orogen.addon.export
     h = ex.heightmap_from_mesh(terrain)
     assert h.min() == 0.0 and h.max() == 1.0
-    for fmt in ('PNG16', 'EXR', 'R16', 'NPY'):
-        assert export(tmp_path / fmt, heightmap_format=fmt) == {'FINISHED'}
+    for fmt in ("PNG16", "EXR", "R16", "NPY"):
+        assert export(tmp_path / fmt, heightmap_format=fmt) == {"FINISHED"}
     levels = np.rint(h.astype(np.float64) * 65535.0)
     png = ex.read_image(str(tmp_path / "PNG16" / "t_height.png"))[..., 0]
     assert np.array_equal(np.rint(png.astype(np.float64) * 65535.0), levels)
@@ -38,7 +39,7 @@ def test_heightmap_formats_round_trip_exactly(terrain, orogen, tmp_path):
 
 def test_orientation_row_0_is_north(terrain, orogen, tmp_path):
     ex = orogen.addon.export
-    export(tmp_path, heightmap_format='EXR')
+    export(tmp_path, heightmap_format="EXR")
     image = ex.read_image(str(tmp_path / "t_height.exr"))[..., 0]
     co = np.empty(len(terrain.data.vertices) * 3, dtype=np.float32)
     terrain.data.vertices.foreach_get("co", co)
@@ -49,13 +50,13 @@ def test_orientation_row_0_is_north(terrain, orogen, tmp_path):
 
 
 def test_normalised_files_record_the_height_range_too(terrain, tmp_path):
-    export(tmp_path, heightmap_format='R16')
+    export(tmp_path, heightmap_format="R16")
     info = json.loads((tmp_path / "t_height.r16.json").read_text())
     assert info["height_range_m"] == [0.0, 12.0] and info["encoding"].startswith("normalised")
 
 
 def test_absolute_metres_with_a_sidecar(terrain, orogen, tmp_path):
-    export(tmp_path, heightmap_format='EXR', absolute=True)
+    export(tmp_path, heightmap_format="EXR", absolute=True)
     metres = orogen.addon.export.read_image(str(tmp_path / "t_height.exr"))[..., 0]
     assert metres.min() == 0.0 and metres.max() == pytest.approx(12.0)
     info = json.loads((tmp_path / "t_height.exr.json").read_text())
@@ -66,7 +67,7 @@ def test_absolute_metres_with_a_sidecar(terrain, orogen, tmp_path):
 
 def test_baked_maps_match_core(terrain, orogen, tmp_path):
     ex, core = orogen.addon.export, orogen.core
-    assert export(tmp_path) == {'FINISHED'}
+    assert export(tmp_path) == {"FINISHED"}
     h = ex.heightmap_from_mesh(terrain)
     metres = h * np.float32(12.0)
     normal = ex.read_image(str(tmp_path / "t_normal.png"))[..., :3]
@@ -90,25 +91,50 @@ def test_colour_maps_of_a_terrain_uplifted_above_height_are_the_materials(scene,
     but the colour map and splat maps blend the layers on what the material reads: the ``height`` attribute
     (normalised layers, here above 1 on the peaks) and Z in metres (metres layers), not the rescaled export."""
     ex, core = orogen.addon.export, orogen.core
-    layers = [{"name": "low", "color": [0.1, 0.3, 0.05], "minimum": -1.0, "optimal": 0.2, "maximum": 0.8},
-              {"name": "high", "color": [0.9, 0.9, 0.95], "minimum": 0.7, "optimal": 1.3, "maximum": 3.0},
-              {"name": "band", "color": [0.5, 0.3, 0.2], "minimum": 120.0, "optimal": 160.0, "maximum": 200.0,
-               "heights": "metres"}]
+    layers = [
+        {"name": "low", "color": [0.1, 0.3, 0.05], "minimum": -1.0, "optimal": 0.2, "maximum": 0.8},
+        {"name": "high", "color": [0.9, 0.9, 0.95], "minimum": 0.7, "optimal": 1.3, "maximum": 3.0},
+        {
+            "name": "band",
+            "color": [0.5, 0.3, 0.2],
+            "minimum": 120.0,
+            "optimal": 160.0,
+            "maximum": 200.0,
+            "heights": "metres",
+        },
+    ]
     size, width, height = 33, 3200.0, 200.0
-    assert bpy.ops.orogen.terrain_add(spec=json.dumps({
-        "version": 3, "size": size, "seed": 3, "width": width, "height": height, "generator": "diamond_square",
-        "filters": [{"type": "erosion", "steps": 5, "dt": 2.0e4, "uplift": 1.0e-3, "auto_rates": False, "k": 1.0e-5}],
-        "material": {"shading": "unlit"}, "lighting": {"enabled": False}, "layers": layers})) == {'FINISHED'}
+    assert bpy.ops.orogen.terrain_add(
+        spec=json.dumps(
+            {
+                "version": 3,
+                "size": size,
+                "seed": 3,
+                "width": width,
+                "height": height,
+                "generator": "diamond_square",
+                "filters": [
+                    {"type": "erosion", "steps": 5, "dt": 2.0e4, "uplift": 1.0e-3, "auto_rates": False, "k": 1.0e-5}
+                ],
+                "material": {"shading": "unlit"},
+                "lighting": {"enabled": False},
+                "layers": layers,
+            }
+        )
+    ) == {"FINISHED"}
     terrain = bpy.context.active_object
-    assert export(tmp_path, heightmap_format='R16', use_splat_maps=True) == {'FINISHED'}
+    assert export(tmp_path, heightmap_format="R16", use_splat_maps=True) == {"FINISHED"}
     units = ex.heightmap_from_mesh(terrain)
     assert units.max() > 1.3
     info = json.loads((tmp_path / "t_height.r16.json").read_text())
     assert info["height_range_m"] == [pytest.approx(units.min() * height), pytest.approx(units.max() * height)]
     cell = width / (size - 1)
     slope = core.shading.slope_degrees(units * np.float32(height), cell)
-    erosion = {n: m for n in ("drainage_area", "flow_direction", "water_depth", "deposited", "removed")
-               if (m := ex.point_map(terrain, n)) is not None}
+    erosion = {
+        n: m
+        for n in ("drainage_area", "flow_direction", "water_depth", "deposited", "removed")
+        if (m := ex.point_map(terrain, n)) is not None
+    }
     scale = {"height": height, "cell_size": cell, "seed": 3}
     checked = core.spec.layers_from_data(layers)
     linear = core.colormap(units, checked, slope, erosion, **scale).astype(np.float64)
@@ -133,9 +159,9 @@ def test_export_into_a_file_path_is_reported(terrain, tmp_path):
 def test_a_failed_export_leaves_the_folder_as_it_was(terrain, tmp_path):
     (tmp_path / "t_splat0.png").mkdir()  # the last file written cannot go where it should
     with pytest.raises(RuntimeError, match="t_splat0.png is a folder: nothing was written"):
-        export(tmp_path, heightmap_format='R16', use_splat_maps=True)
+        export(tmp_path, heightmap_format="R16", use_splat_maps=True)
     assert [p.name for p in tmp_path.iterdir()] == ["t_splat0.png"]
-    assert export(tmp_path, heightmap_format='R16', use_splat_maps=False) == {'FINISHED'}
+    assert export(tmp_path, heightmap_format="R16", use_splat_maps=False) == {"FINISHED"}
     assert sorted(p.name for p in tmp_path.iterdir() if p.is_file())[:2] == ["t_color.png", "t_curvature.exr"]
 
 
@@ -144,7 +170,7 @@ def test_a_hand_edited_shape_is_refused_before_anything_is_allocated(terrain, tm
     for shape in ([100_000, 100_000], [37, 36], [True, 37], "37"):
         terrain["orogen_terrain"] = json.dumps({**info, "shape": shape})
         with pytest.raises(RuntimeError, match="does not match its 1369 vertices"):
-            export(tmp_path, heightmap_format='NPY')
+            export(tmp_path, heightmap_format="NPY")
     assert list(tmp_path.iterdir()) == []
 
 
@@ -159,14 +185,17 @@ def vertices(obj):
     return co.reshape(-1, 3)
 
 
-@pytest.mark.parametrize(("fmt", "suffix", "step"), [('PNG16', ".png", 12.0 / 65535), ('EXR', ".exr", 1e-6),
-                                                     ('R16', ".r16", 12.0 / 65535), ('NPY', ".npy", 1e-6)])
+@pytest.mark.parametrize(
+    ("fmt", "suffix", "step"),
+    [("PNG16", ".png", 12.0 / 65535), ("EXR", ".exr", 1e-6), ("R16", ".r16", 12.0 / 65535), ("NPY", ".npy", 1e-6)],
+)
 def test_export_then_import_gives_the_same_mesh(terrain, tmp_path, fmt, suffix, step):
     export(tmp_path, heightmap_format=fmt)
     original = vertices(terrain)
     path = tmp_path / ("t_height" + suffix)
     assert bpy.ops.orogen.heightmap_import(filepath=str(path), width=36.0, height=12.0, location=(0, 0, 0)) == {
-        'FINISHED'}
+        "FINISHED"
+    }
     imported = bpy.context.active_object
     assert imported is not terrain and imported.name.startswith("t_height")
     back = vertices(imported)
@@ -186,10 +215,10 @@ def test_import_8_bit_and_tiff(scene, orogen, tmp_path):
     rgba[..., :3] = ramp[::-1, :, None]
     image.pixels.foreach_set(rgba.ravel())
     image.filepath_raw = str(tmp_path / "ramp.tif")
-    image.file_format = 'TIFF'
+    image.file_format = "TIFF"
     image.save()
     for name in ("ramp8.png", "ramp.tif"):
-        assert bpy.ops.orogen.heightmap_import(filepath=str(tmp_path / name), width=63.0, height=10.0) == {'FINISHED'}
+        assert bpy.ops.orogen.heightmap_import(filepath=str(tmp_path / name), width=63.0, height=10.0) == {"FINISHED"}
         co = vertices(bpy.context.active_object).reshape(48, 64, 3)
         assert co[..., 2].min() == 0.0 and co[..., 2].max() == pytest.approx(10.0)
         assert np.allclose(co[0, :, 2], np.linspace(0.0, 10.0, 64), atol=10.0 / 255 + 1e-5)  # rises to the east
@@ -212,11 +241,11 @@ def test_import_of_raw_and_npy_reads_the_shape_and_refuses_what_does_not_fit(sce
     with pytest.raises(RuntimeError, match=r"48 bytes: not a 4 x 4 16-bit RAW heightmap .*sidecar"):
         bpy.ops.orogen.heightmap_import(filepath=str(tmp_path / "wide.r16"))
     (tmp_path / "wide.r16.json").write_text(json.dumps({"shape": [4, 6]}))
-    assert bpy.ops.orogen.heightmap_import(filepath=str(tmp_path / "wide.r16"), width=5.0, height=2.0) == {'FINISHED'}
+    assert bpy.ops.orogen.heightmap_import(filepath=str(tmp_path / "wide.r16"), width=5.0, height=2.0) == {"FINISHED"}
     co = vertices(bpy.context.active_object).reshape(4, 6, 3)
     assert np.allclose(co[0, :, 2], np.linspace(0.0, 2.0, 6), atol=1e-6)  # rises to the east
     np.arange(9, dtype="<u2").tofile(tmp_path / "square.raw")  # 3 x 3 without a sidecar
-    assert bpy.ops.orogen.heightmap_import(filepath=str(tmp_path / "square.raw")) == {'FINISHED'}
+    assert bpy.ops.orogen.heightmap_import(filepath=str(tmp_path / "square.raw")) == {"FINISHED"}
     assert len(bpy.context.active_object.data.vertices) == 9
     before = len(bpy.data.objects)
     np.save(tmp_path / "cube.npy", np.zeros((3, 3, 3)))
@@ -229,24 +258,26 @@ def test_import_of_raw_and_npy_reads_the_shape_and_refuses_what_does_not_fit(sce
     (tmp_path / "archive.npz").rename(tmp_path / "archive.npy")
     (tmp_path / "cut.npy").write_bytes(b"\x93NUMPY\x01\x00" + (6).to_bytes(2, "little") + b"{'a':\n")
     header = f"{{'descr': '<f4', 'fortran_order': False, 'shape': ({2**64}, 4), }}"
-    (tmp_path / "huge.npy").write_bytes(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little")
-                                        + header.encode() + bytes(64))
+    (tmp_path / "huge.npy").write_bytes(
+        b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode() + bytes(64)
+    )
     np.zeros(64, "<u2").tofile(tmp_path / "flags.r16")
     (tmp_path / "flags.r16.json").write_text(json.dumps({"shape": [True, 64]}))
     np.zeros(64, "<u2").tofile(tmp_path / "deep.r16")
     (tmp_path / "deep.r16.json").write_text("[" * 100_000 + "]" * 100_000)
     for name, match in (
-            ("empty.npy", "empty.npy is not a readable .npy array"),
-            ("archive.npy", "an archive of arrays, not one array"),
-            ("cut.npy", "cut.npy is not a readable .npy array"),
-            ("huge.npy", "huge.npy is not a readable .npy array"),
-            ("flags.r16", r'flags.r16.json must be a JSON object with "shape": \[rows, cols\]'),
-            ("deep.r16", r'deep.r16.json nests 100000 levels deep'),
-            ("cube.npy", r"must hold a 2D array of real numbers, got shape \(3, 3, 3\)"),
-            ("nan.npy", "holds NaN or Inf heights"),
-            ("objects.npy", "objects.npy is not a readable .npy array"),
-            ("line.npy", "2 to 4097 vertices per side, got 1 x 50"),
-            ("dem.asc", r"cannot read .asc: Orogen reads heightmaps in .png, .tif")):
+        ("empty.npy", "empty.npy is not a readable .npy array"),
+        ("archive.npy", "an archive of arrays, not one array"),
+        ("cut.npy", "cut.npy is not a readable .npy array"),
+        ("huge.npy", "huge.npy is not a readable .npy array"),
+        ("flags.r16", r'flags.r16.json must be a JSON object with "shape": \[rows, cols\]'),
+        ("deep.r16", r"deep.r16.json nests 100000 levels deep"),
+        ("cube.npy", r"must hold a 2D array of real numbers, got shape \(3, 3, 3\)"),
+        ("nan.npy", "holds NaN or Inf heights"),
+        ("objects.npy", "objects.npy is not a readable .npy array"),
+        ("line.npy", "2 to 4097 vertices per side, got 1 x 50"),
+        ("dem.asc", r"cannot read .asc: Orogen reads heightmaps in .png, .tif"),
+    ):
         with pytest.raises(RuntimeError, match=match):
             bpy.ops.orogen.heightmap_import(filepath=str(tmp_path / name))
     assert len(bpy.data.objects) == before
@@ -256,13 +287,13 @@ def test_import_of_raw_and_npy_reads_the_shape_and_refuses_what_does_not_fit(sce
 @pytest.mark.parametrize(
     ("file_format", "settings"),
     [
-        ('PNG', {"color_depth": '8', "color_mode": 'BW'}),
-        ('PNG', {"color_depth": '16', "color_mode": 'RGBA'}),
-        ('TIFF', {"color_depth": '8', "tiff_codec": 'DEFLATE'}),
-        ('TIFF', {"color_depth": '16', "tiff_codec": 'NONE'}),
-        ('OPEN_EXR', {"color_depth": '16', "exr_codec": 'ZIP'}),
-        ('OPEN_EXR', {"color_depth": '32', "exr_codec": 'PIZ'}),
-        ('OPEN_EXR', {"color_depth": '16', "exr_codec": 'DWAA'}),
+        ("PNG", {"color_depth": "8", "color_mode": "BW"}),
+        ("PNG", {"color_depth": "16", "color_mode": "RGBA"}),
+        ("TIFF", {"color_depth": "8", "tiff_codec": "DEFLATE"}),
+        ("TIFF", {"color_depth": "16", "tiff_codec": "NONE"}),
+        ("OPEN_EXR", {"color_depth": "16", "exr_codec": "ZIP"}),
+        ("OPEN_EXR", {"color_depth": "32", "exr_codec": "PIZ"}),
+        ("OPEN_EXR", {"color_depth": "16", "exr_codec": "DWAA"}),
     ],
 )
 def test_header_sizes_match_what_blender_reads(scene, orogen, tmp_path, file_format, settings):
@@ -281,7 +312,7 @@ def test_header_sizes_match_what_blender_reads(scene, orogen, tmp_path, file_for
     loaded = bpy.data.images.load(path)
     try:
         assert (cols, rows) == tuple(loaded.size) == (37, 23)
-        assert fmt == {'PNG': "PNG", 'TIFF': "TIFF"}.get(file_format, "OpenEXR")
+        assert fmt == {"PNG": "PNG", "TIFF": "TIFF"}.get(file_format, "OpenEXR")
     finally:
         bpy.data.images.remove(loaded)
 
@@ -289,8 +320,9 @@ def test_header_sizes_match_what_blender_reads(scene, orogen, tmp_path, file_for
 def test_a_small_file_claiming_a_huge_image_is_refused_before_decoding(scene, tmp_path):
     # 12000 x 12000 in the header, no pixel data: refused by the header's size, not by a failed decode.
     ihdr = struct.pack(">IIBBBBB", 12000, 12000, 16, 0, 0, 0, 0)
-    (tmp_path / "bomb.png").write_bytes(b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + b"IHDR" + ihdr
-                                        + struct.pack(">I", zlib.crc32(b"IHDR" + ihdr)))
+    (tmp_path / "bomb.png").write_bytes(
+        b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + b"IHDR" + ihdr + struct.pack(">I", zlib.crc32(b"IHDR" + ihdr))
+    )
     with pytest.raises(RuntimeError, match="2 to 4097 vertices per side, got 12000 x 12000"):
         bpy.ops.orogen.heightmap_import(filepath=str(tmp_path / "bomb.png"))
     assert len(bpy.data.images) == 0 and len(bpy.data.objects) == 0
@@ -298,9 +330,11 @@ def test_a_small_file_claiming_a_huge_image_is_refused_before_decoding(scene, tm
 
 def test_a_recipe_outside_the_size_bounds_is_refused(scene):
     before = len(bpy.data.objects)
-    for shape, match in (([5000, 5000], r"size must be in \[2, 4097\], got 5000"),
-                         ([1, 1], r"size must be in \[2, 4097\], got 1"),
-                         ([4098, 2], r"size_y must be in \[0, 4097\], got 4098")):  # shape is [rows, cols]
+    for shape, match in (
+        ([5000, 5000], r"size must be in \[2, 4097\], got 5000"),
+        ([1, 1], r"size must be in \[2, 4097\], got 1"),
+        ([4098, 2], r"size_y must be in \[0, 4097\], got 4098"),
+    ):  # shape is [rows, cols]
         recipe = json.dumps({"generator": "hills", "seed": 1, "shape": shape})
         with pytest.raises(RuntimeError, match=match):
             bpy.ops.orogen.terrain_add(spec=recipe)  # a 0.1 recipe is a spec
@@ -317,11 +351,11 @@ def test_import_checks_memory_before_decoding(scene, orogen, tmp_path, monkeypat
 def test_export_needs_a_folder_and_object_mode(terrain):
     with pytest.raises(RuntimeError, match="choose a folder"):
         bpy.ops.orogen.export_maps(directory="", name="t")
-    bpy.ops.object.mode_set(mode='EDIT')
+    bpy.ops.object.mode_set(mode="EDIT")
     try:
         assert not bpy.ops.orogen.export_maps.poll() and not bpy.ops.orogen.size_set.poll()
     finally:
-        bpy.ops.object.mode_set(mode='OBJECT')
+        bpy.ops.object.mode_set(mode="OBJECT")
 
 
 @pytest.mark.parametrize("failing", ["a.txt", "c.txt"])

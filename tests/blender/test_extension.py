@@ -22,7 +22,7 @@ def test_operator_menu_and_panel_are_registered(orogen):
     assert hasattr(bpy.types, "OROGEN_OT_terrain_add")
     assert bpy.ops.orogen.terrain_add.get_rna_type().name == "Add Terrain"
     panel = bpy.types.VIEW3D_PT_orogen_terrain
-    assert (panel.bl_space_type, panel.bl_region_type, panel.bl_category) == ('VIEW_3D', 'UI', "Terrain")
+    assert (panel.bl_space_type, panel.bl_region_type, panel.bl_category) == ("VIEW_3D", "UI", "Terrain")
     menu_draw_funcs = [f.__name__ for f in bpy.types.VIEW3D_MT_mesh_add._dyn_ui_initialize()]
     assert "menu_func" in menu_draw_funcs
     assert hasattr(bpy.types.Scene, "orogen")
@@ -40,12 +40,24 @@ def operator_property(path):
 def test_operator_properties_have_bounds_and_descriptions(orogen):
     size = operator_property("size")
     assert (size.hard_min, size.hard_max) == (2, 4097)  # up to the 4097 engine size
-    assert operator_property("width").unit == 'LENGTH' and operator_property("height").unit == 'LENGTH'
-    assert operator_property("lighting.azimuth").subtype == 'ANGLE'
+    assert operator_property("width").unit == "LENGTH" and operator_property("height").unit == "LENGTH"
+    assert operator_property("lighting.azimuth").subtype == "ANGLE"
     # The filter stack is a list: its items hold each filter's settings (flatten's exponent, 0.1's flattening).
     assert operator_property("filters").fixed_type.properties["flatten"].fixed_type.properties["exponent"].description
-    for path in ("size", "seed", "hills.count", "hills.radius_min", "hills.radius_max", "hills.island", "width",
-                 "height", "lighting.azimuth", "lighting.softness", "lighting.enabled", "material.enabled"):
+    for path in (
+        "size",
+        "seed",
+        "hills.count",
+        "hills.radius_min",
+        "hills.radius_max",
+        "hills.island",
+        "width",
+        "height",
+        "lighting.azimuth",
+        "lighting.softness",
+        "lighting.enabled",
+        "material.enabled",
+    ):
         assert operator_property(path).description, path
 
 
@@ -72,4 +84,4 @@ def test_register_unregister_three_times_leaves_nothing_behind(orogen):
         addon_utils.enable(orogen.__name__, default_set=True)
         assert sorted(leftovers()) == sorted(registered)
     bpy.ops.wm.read_homefile(use_empty=True)
-    assert bpy.ops.orogen.terrain_add(size=8) == {'FINISHED'}
+    assert bpy.ops.orogen.terrain_add(size=8) == {"FINISHED"}

@@ -17,14 +17,22 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def limited(limit_bytes):
     """A preexec_fn: ``ulimit -f`` for the child (Python ignores SIGXFSZ, so writes past it come up short)."""
+
     def apply():
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit_bytes, limit_bytes))
+
     return apply
 
 
 def run(*args, limit=None):
-    return subprocess.run([sys.executable, *map(str, args)], cwd=ROOT, capture_output=True, text=True, timeout=300,
-                          preexec_fn=None if limit is None else limited(limit))
+    return subprocess.run(
+        [sys.executable, *map(str, args)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        preexec_fn=None if limit is None else limited(limit),
+    )
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:
@@ -33,8 +41,19 @@ def snapshot(folder: Path) -> dict[str, bytes]:
 
 def test_export_under_a_file_size_limit_keeps_the_old_files_and_fails(tmp_path):
     out = tmp_path / "maps"
-    args = [ROOT / "scripts" / "export_heightmaps.py", "--preset", "island", "--size", "129", "--format",
-            "PNG16", "--maps", "lightmap,color,normal,splat", "--output-dir", out]
+    args = [
+        ROOT / "scripts" / "export_heightmaps.py",
+        "--preset",
+        "island",
+        "--size",
+        "129",
+        "--format",
+        "PNG16",
+        "--maps",
+        "lightmap,color,normal,splat",
+        "--output-dir",
+        out,
+    ]
     proc = run(*args, "--seed", "1")
     assert proc.returncode == 0, proc.stderr
     before = snapshot(out)
@@ -56,8 +75,18 @@ def test_export_under_a_file_size_limit_keeps_the_old_files_and_fails(tmp_path):
 
 def test_render_under_a_file_size_limit_keeps_the_old_picture(tmp_path):
     out = tmp_path / "t.png"
-    args = [ROOT / "scripts" / "render_terrain.py", "--size", "33", "--resolution", "160", "120", "--samples", "1",
-            "--output", out]
+    args = [
+        ROOT / "scripts" / "render_terrain.py",
+        "--size",
+        "33",
+        "--resolution",
+        "160",
+        "120",
+        "--samples",
+        "1",
+        "--output",
+        out,
+    ]
     proc = run(*args, "--seed", "1")
     assert proc.returncode == 0, proc.stderr
     before = out.read_bytes()
@@ -83,16 +112,16 @@ def test_a_folder_relative_to_an_unsaved_blend_is_refused(scene, tmp_path, monke
 def test_cut_images_are_refused_before_blender_decodes_them(scene, orogen, tmp_path):
     ex = orogen.addon.export
     ramp = np.tile(np.linspace(0.0, 1.0, 64), (48, 1))
-    ex.write_image(str(tmp_path / "h.exr"), ramp, depth='32', file_format='OPEN_EXR')
-    ex.write_image(str(tmp_path / "h.png"), ramp, depth='16')
+    ex.write_image(str(tmp_path / "h.exr"), ramp, depth="32", file_format="OPEN_EXR")
+    ex.write_image(str(tmp_path / "h.png"), ramp, depth="16")
     image = bpy.data.images.new("tif", 64, 48, float_buffer=True, is_data=True)
     image.filepath_raw = str(tmp_path / "h.tif")
-    image.file_format = 'TIFF'
+    image.file_format = "TIFF"
     image.save()
     bpy.data.images.remove(image)
     for name in ("h.exr", "h.png", "h.tif"):
         data = (tmp_path / name).read_bytes()
-        (tmp_path / name).write_bytes(data[:len(data) // 2])  # an OpenEXR cut like this crashed Blender
+        (tmp_path / name).write_bytes(data[: len(data) // 2])  # an OpenEXR cut like this crashed Blender
         with pytest.raises(RuntimeError, match=f"{name} cannot be read"):
             bpy.ops.orogen.heightmap_import(filepath=str(tmp_path / name))
     assert len(bpy.data.objects) == 0 and len(bpy.data.images) == 0
@@ -106,14 +135,14 @@ def test_colour_pictures_are_refused_and_grey_ones_read(scene, orogen, tmp_path)
     with pytest.raises(RuntimeError, match="colour.png is a colour image .* convert it to grey first"):
         bpy.ops.orogen.heightmap_import(filepath=str(tmp_path / "colour.png"))
     ex.write_image(str(tmp_path / "grey.png"), np.repeat(rgb[..., :1], 3, axis=2))  # grey stored as RGB
-    assert bpy.ops.orogen.heightmap_import(filepath=str(tmp_path / "grey.png")) == {'FINISHED'}
+    assert bpy.ops.orogen.heightmap_import(filepath=str(tmp_path / "grey.png")) == {"FINISHED"}
 
 
 def test_a_big_endian_raw_sidecar_is_honoured(scene, tmp_path):
     levels = (np.arange(9 * 7) * 1000).astype(">u2").reshape(9, 7)
     levels.tofile(tmp_path / "be.r16")
     (tmp_path / "be.r16.json").write_text(json.dumps({"shape": [9, 7], "raw": {"byte_order": "big"}}))
-    assert bpy.ops.orogen.heightmap_import(filepath=str(tmp_path / "be.r16"), width=6.0, height=62.0) == {'FINISHED'}
+    assert bpy.ops.orogen.heightmap_import(filepath=str(tmp_path / "be.r16"), width=6.0, height=62.0) == {"FINISHED"}
     z = np.empty(63 * 3, np.float32)
     bpy.context.active_object.data.vertices.foreach_get("co", z)
     assert np.allclose(z.reshape(9, 7, 3)[..., 2], levels / 1000.0, atol=1e-4)  # rises by 1 m a cell
@@ -130,12 +159,13 @@ def test_sidecars_that_are_not_regular_files_are_refused_at_once(scene, tmp_path
         bpy.ops.orogen.heightmap_import(filepath=str(tmp_path / "t.r16"))
 
 
-@pytest.mark.parametrize(("limit", "ok"), [("1G", True), ("1e9", True), ("512MiB", True), ("-5", False),
-                                             ("lots", False)])
+@pytest.mark.parametrize(
+    ("limit", "ok"), [("1G", True), ("1e9", True), ("512MiB", True), ("-5", False), ("lots", False)]
+)
 def test_memory_limit_in_the_usual_forms(scene, monkeypatch, limit, ok):
     monkeypatch.setenv("OROGEN_MEMORY_LIMIT", limit)
     if ok:
-        assert bpy.ops.orogen.terrain_add(size=17) == {'FINISHED'}
+        assert bpy.ops.orogen.terrain_add(size=17) == {"FINISHED"}
     else:
         with pytest.raises(RuntimeError, match="OROGEN_MEMORY_LIMIT must be bytes as a number"):
             bpy.ops.orogen.terrain_add(size=17)
@@ -151,8 +181,10 @@ def test_tifffile_comes_from_the_extensions_wheel(orogen, user_dir):
 GDAL_TRANSLATE = shutil.which("gdal_translate")
 
 
-@pytest.mark.skipif(GDAL_TRANSLATE is None and os.environ.get("OROGEN_REQUIRE_GDAL") != "1",
-                    reason="gdal_translate (Debian package gdal-bin) is not installed")
+@pytest.mark.skipif(
+    GDAL_TRANSLATE is None and os.environ.get("OROGEN_REQUIRE_GDAL") != "1",
+    reason="gdal_translate (Debian package gdal-bin) is not installed",
+)
 def test_a_geotiff_dem_keeps_its_real_heights_and_reports_nodata(scene, tmp_path):
     heights = np.linspace(100.0, 160.0, 21 * 31, dtype=np.float32).reshape(21, 31)
     heights[5, 7] = -9999.0  # one nodata cell: it once became Z 0 and squeezed the relief
@@ -161,9 +193,24 @@ def test_a_geotiff_dem_keeps_its_real_heights_and_reports_nodata(scene, tmp_path
         f.write("ncols 31\nnrows 21\nxllcorner 500000\nyllcorner 4000000\ncellsize 10\nNODATA_value -9999\n")
         np.savetxt(f, heights, fmt="%.4f")
     tif = tmp_path / "dem.tif"
-    subprocess.run([GDAL_TRANSLATE, "-q", "-of", "GTiff", "-ot", "Float32", "-a_srs", "EPSG:32616",
-                    "-co", "COMPRESS=DEFLATE", str(asc), str(tif)], check=True)
-    assert bpy.ops.orogen.heightmap_import(filepath=str(tif), width=5.0, height=60.0) == {'FINISHED'}
+    subprocess.run(
+        [
+            GDAL_TRANSLATE,
+            "-q",
+            "-of",
+            "GTiff",
+            "-ot",
+            "Float32",
+            "-a_srs",
+            "EPSG:32616",
+            "-co",
+            "COMPRESS=DEFLATE",
+            str(asc),
+            str(tif),
+        ],
+        check=True,
+    )
+    assert bpy.ops.orogen.heightmap_import(filepath=str(tif), width=5.0, height=60.0) == {"FINISHED"}
     obj = bpy.context.active_object
     co = np.empty(21 * 31 * 3, np.float32)
     obj.data.vertices.foreach_get("co", co)

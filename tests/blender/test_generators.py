@@ -6,7 +6,7 @@ import bpy
 import numpy as np
 import pytest
 
-GENERATORS = ('hills', 'faults', 'diamond_square', 'noise')
+GENERATORS = ("hills", "faults", "diamond_square", "noise")
 
 
 def z_of(obj):
@@ -17,18 +17,31 @@ def z_of(obj):
 
 @pytest.mark.parametrize("generator", GENERATORS)
 def test_each_generator_makes_a_terrain_spanning_the_height(scene, orogen, generator):
-    spec = {"version": 2, "generator": generator, "size": 40, "seed": 3, "height": 8.0, "width": 39.0,
-            "filters": [{"type": "flatten", "exponent": 1.5}, {"type": "box_blur", "passes": 2},
-                        {"type": "lowpass", "k": 0.4}]}
+    spec = {
+        "version": 2,
+        "generator": generator,
+        "size": 40,
+        "seed": 3,
+        "height": 8.0,
+        "width": 39.0,
+        "filters": [
+            {"type": "flatten", "exponent": 1.5},
+            {"type": "box_blur", "passes": 2},
+            {"type": "lowpass", "k": 0.4},
+        ],
+    }
     result = bpy.ops.orogen.terrain_add(spec=json.dumps(spec))
-    assert result == {'FINISHED'}
+    assert result == {"FINISHED"}
     obj = bpy.context.active_object
     co = z_of(obj)
     assert len(co) == 1600 and np.isfinite(co).all()
     assert co[:, 2].min() == 0.0 and co[:, 2].max() == pytest.approx(8.0, rel=1e-6)
     # The mesh is exactly the recipe the settings describe.
     recipe = orogen.core.recipe.Recipe(
-        generator, 3, (40, 40), _params(generator),
+        generator,
+        3,
+        (40, 40),
+        _params(generator),
         (("flatten", {"exponent": 1.5}), ("box_blur", {"passes": 2}), ("lowpass", {"k": 0.4, "passes": 1})),
     )
     expected = recipe.evaluate()
@@ -37,17 +50,29 @@ def test_each_generator_makes_a_terrain_spanning_the_height(scene, orogen, gener
 
 def _params(generator):
     return {
-        'hills': {"count": 150, "radius_min": 4.0, "radius_max": 20.0, "island": False},
-        'faults': {"faults": 200, "displacement_max": 1.0, "displacement_min": 0.05},
-        'diamond_square': {"roughness": 1.0},
-        'noise': {"noise": 0.1, "hills": 300, "hill_radius": (4.0, 16.0), "hill_height": (0.2, 0.6), "pits": 100,
-                  "pit_radius": (3.0, 8.0), "pit_height": (0.2, 0.5)},
+        "hills": {"count": 150, "radius_min": 4.0, "radius_max": 20.0, "island": False},
+        "faults": {"faults": 200, "displacement_max": 1.0, "displacement_min": 0.05},
+        "diamond_square": {"roughness": 1.0},
+        "noise": {
+            "noise": 0.1,
+            "hills": 300,
+            "hill_radius": (4.0, 16.0),
+            "hill_height": (0.2, 0.6),
+            "pits": 100,
+            "pit_radius": (3.0, 8.0),
+            "pit_height": (0.2, 0.5),
+        },
     }[generator]
 
 
 def test_terrace_and_sea_level_shape_the_heights(scene):
-    spec = {"version": 2, "generator": "diamond_square", "size": 64, "height": 10.0,
-            "filters": [{"type": "terrace", "levels": 4, "smoothness": 0.2}, {"type": "sea_level", "level": 0.4}]}
+    spec = {
+        "version": 2,
+        "generator": "diamond_square",
+        "size": 64,
+        "height": 10.0,
+        "filters": [{"type": "terrace", "levels": 4, "smoothness": 0.2}, {"type": "sea_level", "level": 0.4}],
+    }
     bpy.ops.orogen.terrain_add(spec=json.dumps(spec))
     assert len(bpy.context.active_object.data.vertices) == 64 * 64
     z = z_of(bpy.context.active_object)[:, 2]
@@ -58,11 +83,16 @@ def test_terrace_and_sea_level_shape_the_heights(scene):
 
 
 def test_recipe_json_replaces_the_generator_settings(scene, orogen):
-    recipe = {"generator": "faults", "seed": 9, "shape": [30, 50], "params": {"faults": 80},
-              "filters": [{"type": "erosion", "k": 0.5, "passes": 1}]}
-    assert bpy.ops.orogen.terrain_add(spec=json.dumps(recipe), set="height=5; width=49") == {'FINISHED'}
+    recipe = {
+        "generator": "faults",
+        "seed": 9,
+        "shape": [30, 50],
+        "params": {"faults": 80},
+        "filters": [{"type": "erosion", "k": 0.5, "passes": 1}],
+    }
+    assert bpy.ops.orogen.terrain_add(spec=json.dumps(recipe), set="height=5; width=49") == {"FINISHED"}
     obj = bpy.context.active_object
-    assert [item.type for item in obj.orogen.filters] == ['lowpass']  # 0.1's "erosion" filter
+    assert [item.type for item in obj.orogen.filters] == ["lowpass"]  # 0.1's "erosion" filter
     co = z_of(obj)
     assert len(co) == 1500
     # A 0.1 recipe is read at the default width (100 m, its lengths in cells become metres there); setting the width
@@ -70,7 +100,7 @@ def test_recipe_json_replaces_the_generator_settings(scene, orogen):
     expected = orogen.core.spec.load_spec(recipe).replace(width=49.0, height=5.0).heightmap()
     assert np.allclose(co[:, 2].reshape(30, 50), expected * np.float32(5.0), rtol=0, atol=1e-5)  # float32 props
     assert co[:, 0].max() - co[:, 0].min() == pytest.approx(49.0)
-    assert bpy.ops.orogen.terrain_add(spec=json.dumps(recipe), set="height=5") == {'FINISHED'}
+    assert bpy.ops.orogen.terrain_add(spec=json.dumps(recipe), set="height=5") == {"FINISHED"}
     original = orogen.core.recipe.Recipe.from_dict(recipe).evaluate()  # the heightmap 0.1 made
     assert np.abs(z_of(bpy.context.active_object)[:, 2].reshape(30, 50) - original * np.float32(5.0)).max() < 1e-5
 
@@ -80,7 +110,7 @@ def test_recipe_json_replaces_the_generator_settings(scene, orogen):
     [
         ({"spec": "{not json"}, "Terrain not added"),
         ({"spec": json.dumps({"version": 2, "generator": "perlin"})}, "generator must be one of"),
-        ({"generator": 'noise', "set": "noise.pit_height=[0.9, 0.1]"}, r"noise\.pit_height must be \(low, high\)"),
+        ({"generator": "noise", "set": "noise.pit_height=[0.9, 0.1]"}, r"noise\.pit_height must be \(low, high\)"),
     ],
 )
 def test_bad_recipes_and_ranges_are_reported_and_change_nothing(scene, kwargs, match):
@@ -117,11 +147,12 @@ def test_panel_shows_only_the_chosen_generators_settings(scene, orogen):
         assert not [name for data, name in drawn if data in others]  # no other generator's settings
 
 
-@pytest.mark.parametrize("method", ['WALK', 'SECTIONS'])
+@pytest.mark.parametrize("method", ["WALK", "SECTIONS"])
 def test_profile_is_a_filled_shape_between_profile_and_base(scene, orogen, method):
-    result = bpy.ops.orogen.profile_add(method=method, columns=200, seed=4, length=50.0, min_height=3.0,
-                                        max_height=20.0, base=-1.0)
-    assert result == {'FINISHED'}
+    result = bpy.ops.orogen.profile_add(
+        method=method, columns=200, seed=4, length=50.0, min_height=3.0, max_height=20.0, base=-1.0
+    )
+    assert result == {"FINISHED"}
     obj = bpy.context.active_object
     co = z_of(obj)
     assert len(co) == 400 and len(obj.data.polygons) == 199
@@ -131,9 +162,11 @@ def test_profile_is_a_filled_shape_between_profile_and_base(scene, orogen, metho
     assert top[:, 0].min() == pytest.approx(-25.0) and top[:, 0].max() == pytest.approx(25.0)
     assert (co[:, 1] == 0.0).all()
     profiles = orogen.core.profiles
-    expected = (profiles.slope_walk(200, 4, 3.0, 20.0, np.float32(0.6).item(), np.float32(0.15).item())
-                if method == 'WALK' else
-                profiles.sectioned_profile(200, 4, 12, 6, np.float32(0.25).item(), 300, 3.0, 20.0))
+    expected = (
+        profiles.slope_walk(200, 4, 3.0, 20.0, np.float32(0.6).item(), np.float32(0.15).item())
+        if method == "WALK"
+        else profiles.sectioned_profile(200, 4, 12, 6, np.float32(0.25).item(), 300, 3.0, 20.0)
+    )
     assert np.array_equal(top[:, 2], expected)
     normals = np.empty(len(obj.data.polygons) * 3, dtype=np.float32)
     obj.data.polygons.foreach_get("normal", normals)

@@ -12,8 +12,16 @@ import numpy as np
 import pytest
 from PIL import Image
 
-COLOURS = [(0.8, 0.1, 0.1), (0.1, 0.7, 0.1), (0.1, 0.1, 0.9), (0.9, 0.9, 0.1), (0.5, 0.2, 0.6), (0.1, 0.6, 0.6),
-           (0.4, 0.3, 0.2), (0.95, 0.95, 0.95)]
+COLOURS = [
+    (0.8, 0.1, 0.1),
+    (0.1, 0.7, 0.1),
+    (0.1, 0.1, 0.9),
+    (0.9, 0.9, 0.1),
+    (0.5, 0.2, 0.6),
+    (0.1, 0.6, 0.6),
+    (0.4, 0.3, 0.2),
+    (0.95, 0.95, 0.95),
+]
 
 
 def spec_with_layers(count, **extra):
@@ -22,19 +30,43 @@ def spec_with_layers(count, **extra):
     layers = []
     for i in range(count):
         optimal = i / (count - 1)
-        layers.append({"name": f"layer{i}", "color": list(COLOURS[i]), "minimum": optimal - 0.6,
-                       "optimal": optimal, "maximum": optimal + 0.6})
-    return json.dumps({"version": 2, "size": 33, "seed": 4, "width": 32.0, "height": 10.0,
-                       "generator": "diamond_square", "layers": layers, **extra})
+        layers.append(
+            {
+                "name": f"layer{i}",
+                "color": list(COLOURS[i]),
+                "minimum": optimal - 0.6,
+                "optimal": optimal,
+                "maximum": optimal + 0.6,
+            }
+        )
+    return json.dumps(
+        {
+            "version": 2,
+            "size": 33,
+            "seed": 4,
+            "width": 32.0,
+            "height": 10.0,
+            "generator": "diamond_square",
+            "layers": layers,
+            **extra,
+        }
+    )
 
 
 @pytest.mark.parametrize("count", [4, 5, 6, 7, 8])
 def test_splat_pixels_equal_cores_splat_maps_and_sum_to_255(scene, orogen, tmp_path, count):
     bpy.ops.orogen.terrain_add(spec=spec_with_layers(count))
     obj = bpy.context.active_object
-    assert bpy.ops.orogen.export_maps(directory=str(tmp_path), name="t", heightmap_format='NONE',
-                                      use_lightmap=False, use_colormap=False, use_normal_map=False,
-                                      use_data_maps=False, use_splat_maps=True) == {'FINISHED'}
+    assert bpy.ops.orogen.export_maps(
+        directory=str(tmp_path),
+        name="t",
+        heightmap_format="NONE",
+        use_lightmap=False,
+        use_colormap=False,
+        use_normal_map=False,
+        use_data_maps=False,
+        use_splat_maps=True,
+    ) == {"FINISHED"}
     core, live = orogen.core, orogen.addon.live
     h = orogen.addon.export.heightmap_from_mesh(obj)
     slope = core.shading.slope_degrees(h * np.float32(10.0), 1.0)
@@ -82,7 +114,7 @@ def accessor(gltf, index, folder):
 
 def export_gltf(folder):
     path = os.path.join(folder, "terrain.gltf")
-    bpy.ops.export_scene.gltf(filepath=path, export_format='GLTF_SEPARATE', use_selection=True)
+    bpy.ops.export_scene.gltf(filepath=path, export_format="GLTF_SEPARATE", use_selection=True)
     with open(path, encoding="utf-8") as f:
         return json.load(f)
 
@@ -124,10 +156,10 @@ def gltf_colours(orogen, obj, folder):
 
 
 @pytest.mark.parametrize("lighting", [True, False])
-def test_an_unlit_terrain_exports_as_an_unlit_gltf_material_with_its_colours_in_color_0(scene, orogen, tmp_path,
-                                                                                        lighting):
-    bpy.ops.orogen.terrain_add(spec=spec_with_layers(3, material={"shading": "unlit"},
-                                                     lighting={"enabled": lighting}))
+def test_an_unlit_terrain_exports_as_an_unlit_gltf_material_with_its_colours_in_color_0(
+    scene, orogen, tmp_path, lighting
+):
+    bpy.ops.orogen.terrain_add(spec=spec_with_layers(3, material={"shading": "unlit"}, lighting={"enabled": lighting}))
     obj = bpy.context.active_object
     material, colour, index = gltf_colours(orogen, obj, tmp_path)
     assert "KHR_materials_unlit" in material.get("extensions", {})
@@ -143,7 +175,7 @@ def test_the_baked_colour_follows_regeneration_and_layer_edits(scene, orogen, tm
     obj = bpy.context.active_object
     obj.orogen.live_update = False
     obj.orogen.seed = 9
-    assert bpy.ops.orogen.terrain_regenerate() == {'FINISHED'}
+    assert bpy.ops.orogen.terrain_regenerate() == {"FINISHED"}
     obj.orogen.layers[0].color = (1.0, 0.0, 0.0)
     orogen.addon.live.set_material(obj, orogen.addon.specio.read_spec(obj.orogen))  # what a layer edit runs
     _, colour, index = gltf_colours(orogen, obj, tmp_path)
@@ -155,5 +187,5 @@ def test_lit_terrains_have_no_baked_colour_and_the_render_reads_the_node_tree(sc
     assert "Color" not in bpy.context.active_object.data.color_attributes
     bpy.ops.orogen.terrain_add(spec=spec_with_layers(3, material={"shading": "unlit"}))
     tree = bpy.context.active_object.active_material.node_tree
-    render = [n for n in tree.nodes if n.bl_idname == "ShaderNodeOutputMaterial" and n.target in ('CYCLES', 'EEVEE')]
+    render = [n for n in tree.nodes if n.bl_idname == "ShaderNodeOutputMaterial" and n.target in ("CYCLES", "EEVEE")]
     assert len(render) == 2 and all(n.inputs[0].links[0].from_node.bl_idname == "ShaderNodeEmission" for n in render)

@@ -39,17 +39,33 @@ CASES = [
     # A version-2 spec of 2049 vertices: its filters' lengths are its cells' (a low-pass k, three blur passes).
     # Its size is in the spec, not set afterwards: version 3 keeps lengths in metres when the size changes (the
     # blur of a 129-vertex spec set to 2049 would be 768 passes, which the filters' work bound refuses).
-    (2049, {"spec": json.dumps({"version": 2, "size": 2049, "generator": "faults",
-                                "filters": [{"type": "lowpass"}, {"type": "box_blur"}],
-                                "lighting": {"mode": "hillshade", "shadows": True, "ao": True}})}),
+    (
+        2049,
+        {
+            "spec": json.dumps(
+                {
+                    "version": 2,
+                    "size": 2049,
+                    "generator": "faults",
+                    "filters": [{"type": "lowpass"}, {"type": "box_blur"}],
+                    "lighting": {"mode": "hillshade", "shadows": True, "ao": True},
+                }
+            )
+        },
+    ),
 ]
 
 
 @pytest.mark.skipif(not Path("/proc/self/clear_refs").exists(), reason="needs Linux's /proc peak-RSS reset")
 @pytest.mark.parametrize(("size", "options"), CASES)
 def test_bytes_per_vertex_is_within_a_quarter_above_the_measured_peak(size, options):
-    proc = subprocess.run([sys.executable, "-c", MEASURE, str(ROOT / "scripts"), str(size), json.dumps(options)],
-                          capture_output=True, text=True, timeout=300, cwd=ROOT)
+    proc = subprocess.run(
+        [sys.executable, "-c", MEASURE, str(ROOT / "scripts"), str(size), json.dumps(options)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout.strip().splitlines()[-1])
     measured = result["peak_growth"] / size**2

@@ -73,8 +73,7 @@ def test_grid_arrays_do_not_depend_on_a_scratch_buffer(mesh_module):
     for fn in (mesh_module.grid_faces, mesh_module.grid_edges, mesh_module.grid_corner_edges, mesh_module.grid_uvs):
         assert np.array_equal(fn(7, 5), fn(7, 5, scratch)), fn.__name__
     h = np.linspace(0, 1, 35, dtype=np.float32).reshape(7, 5)
-    assert np.array_equal(mesh_module.grid_coordinates(h, 3.0, 2.0),
-                          mesh_module.grid_coordinates(h, 3.0, 2.0, scratch))
+    assert np.array_equal(mesh_module.grid_coordinates(h, 3.0, 2.0), mesh_module.grid_coordinates(h, 3.0, 2.0, scratch))
 
 
 def test_face_edges_of_any_quads(mesh_module):
@@ -97,18 +96,16 @@ def test_profile_mesh_is_valid_and_closed(scene, mesh_module, depth):
         assert (v, e, f) == (10, 13, 4)
 
 
-def test_without_the_generic_attributes_the_classic_collections_write_the_same_mesh(scene, mesh_module,
-                                                                                    monkeypatch):
+def test_without_the_generic_attributes_the_classic_collections_write_the_same_mesh(scene, mesh_module, monkeypatch):
     h = np.random.default_rng(5).random((9, 6)).astype(np.float32)
     fast = mesh_module.build_grid_mesh("fast", h, 10.0, 2.0, h)
-    monkeypatch.setattr(mesh_module, "_set_attribute",
-                        lambda mesh, name, prop, values, fallback: fallback(values))
+    monkeypatch.setattr(mesh_module, "_set_attribute", lambda mesh, name, prop, values, fallback: fallback(values))
     classic = mesh_module.build_grid_mesh("classic", h, 10.0, 2.0, h)
     check_topology(classic)
-    for collection, prop, width in (("edges", "vertices", 2), ("loops", "vertex_index", 1),
-                                    ("loops", "edge_index", 1)):
-        assert np.array_equal(ints(getattr(fast, collection), prop, width),
-                              ints(getattr(classic, collection), prop, width))
+    for collection, prop, width in (("edges", "vertices", 2), ("loops", "vertex_index", 1), ("loops", "edge_index", 1)):
+        assert np.array_equal(
+            ints(getattr(fast, collection), prop, width), ints(getattr(classic, collection), prop, width)
+        )
     co = [np.empty(len(m.vertices) * 3, dtype=np.float32) for m in (fast, classic)]
     fast.vertices.foreach_get("co", co[0])
     classic.vertices.foreach_get("co", co[1])
@@ -159,18 +156,24 @@ def tree_signature(mat):
     for node in mat.node_tree.nodes:
         settings = {}
         for prop in node.bl_rna.properties:
-            if prop.type in {'BOOLEAN', 'INT', 'FLOAT', 'STRING', 'ENUM'} and prop.identifier != "select":
+            if prop.type in {"BOOLEAN", "INT", "FLOAT", "STRING", "ENUM"} and prop.identifier != "select":
                 value = getattr(node, prop.identifier)
-                settings[prop.identifier] = tuple(value) if hasattr(value, "__len__") and not isinstance(
-                    value, str) else value
-        inputs = {s.identifier: tuple(s.default_value) if hasattr(s.default_value, "__len__") else s.default_value
-                  for s in node.inputs if hasattr(s, "default_value") and not s.is_linked}
+                settings[prop.identifier] = (
+                    tuple(value) if hasattr(value, "__len__") and not isinstance(value, str) else value
+                )
+        inputs = {
+            s.identifier: tuple(s.default_value) if hasattr(s.default_value, "__len__") else s.default_value
+            for s in node.inputs
+            if hasattr(s, "default_value") and not s.is_linked
+        }
         ramp = None
         if node.bl_idname == "ShaderNodeValToRGB":
             ramp = [(e.position, tuple(e.color)) for e in node.color_ramp.elements]
         nodes[node.name] = (node.bl_idname, settings, inputs, ramp, getattr(node, "image", None))
-    links = sorted((link.from_node.name, link.from_socket.identifier, link.to_node.name, link.to_socket.identifier)
-                   for link in mat.node_tree.links)
+    links = sorted(
+        (link.from_node.name, link.from_socket.identifier, link.to_node.name, link.to_socket.identifier)
+        for link in mat.node_tree.links
+    )
     return nodes, links
 
 
@@ -178,8 +181,13 @@ def material_cases(core):
     layers = core.DEFAULT_LAYERS
     slope_rock = core.Layer("rock", (0.3, 0.3, 0.3), 0.1, 0.5, 0.9, slope_min=30.0, slope_max=90.0)
     noise = core.Layer("moss", (0.1, 0.3, 0.1), -1.0, 0.2, 0.6, kind="NOISE", color2=(0.2, 0.4, 0.1))
-    return [(layers, True, 'LIT'), (layers, True, 'UNLIT'), (layers, False, 'UNLIT'),
-            ((*layers[:2], slope_rock), True, 'LIT'), ((noise, layers[1]), True, 'UNLIT')]
+    return [
+        (layers, True, "LIT"),
+        (layers, True, "UNLIT"),
+        (layers, False, "UNLIT"),
+        ((*layers[:2], slope_rock), True, "LIT"),
+        ((noise, layers[1]), True, "UNLIT"),
+    ]
 
 
 def test_a_material_from_the_cache_equals_one_built_node_by_node(scene, orogen):
@@ -198,7 +206,7 @@ def test_a_material_from_the_cache_equals_one_built_node_by_node(scene, orogen):
     kept = material.templates()
     assert len(kept) == len(material_cases(orogen.core))
     # Lit never reads the lightmap: with or without one it is the same material (the same template).
-    lit = material.build_material("Terrain", orogen.core.DEFAULT_LAYERS, False, 'LIT')
+    lit = material.build_material("Terrain", orogen.core.DEFAULT_LAYERS, False, "LIT")
     assert len(material.templates()) == len(kept)
     assert not [n for n in lit.node_tree.nodes if n.bl_idname == "ShaderNodeVertexColor"]
     assert all(t.name.startswith(".") and t.users == 0 and not t.use_fake_user for t in kept)
@@ -242,11 +250,10 @@ def test_image_layers_are_not_cached(scene, orogen, tmp_path):
     material, core = orogen.addon.material, orogen.core
     image = bpy.data.images.new("texture", 4, 4)
     image.filepath_raw = str(tmp_path / "texture.png")
-    image.file_format = 'PNG'
+    image.file_format = "PNG"
     image.save()
     bpy.data.images.remove(image)
-    layer = core.Layer("photo", (0.5, 0.5, 0.5), -1.0, 0.3, 2.0, kind="IMAGE",
-                                image=str(tmp_path / "texture.png"))
+    layer = core.Layer("photo", (0.5, 0.5, 0.5), -1.0, 0.3, 2.0, kind="IMAGE", image=str(tmp_path / "texture.png"))
     mat = material.build_material("Terrain", (layer, core.DEFAULT_LAYERS[2]))
     assert material.templates() == []
     assert any(n.bl_idname == "ShaderNodeTexImage" and n.image is not None for n in mat.node_tree.nodes)
@@ -254,12 +261,14 @@ def test_image_layers_are_not_cached(scene, orogen, tmp_path):
 
 def test_polygons_of_mixed_sizes_are_written_as_given(scene, mesh_module):
     """write_polygons (the water's mesh): triangles, quads and a pentagon, in order, nothing to fix."""
-    co = np.array([[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0], [2, 0, 0], [2, 1, 0], [3, 0.5, 0], [2.5, 2, 0]],
-                  dtype=np.float32)
+    co = np.array(
+        [[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0], [2, 0, 0], [2, 1, 0], [3, 0.5, 0], [2.5, 2, 0]], dtype=np.float32
+    )
     faces = [(0, 1, 2, 3), (1, 4, 5, 2), (4, 6, 5), (2, 5, 7, 3, 0)]
     mesh = bpy.data.meshes.new("polygons")
-    mesh_module.write_polygons(mesh, co, np.concatenate(faces).astype(np.uint32),
-                               np.array([len(f) for f in faces], np.uint32))
+    mesh_module.write_polygons(
+        mesh, co, np.concatenate(faces).astype(np.uint32), np.array([len(f) for f in faces], np.uint32)
+    )
     check_topology(mesh)
     assert [tuple(p.vertices) for p in mesh.polygons] == faces
     assert not any(p.use_smooth for p in mesh.polygons)  # flat, as from_pydata makes them

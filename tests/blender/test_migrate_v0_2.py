@@ -36,7 +36,7 @@ def vertex_z(obj):
 
 def regenerate(obj):
     bpy.context.view_layer.objects.active = obj
-    assert bpy.ops.orogen.terrain_regenerate() == {'FINISHED'}
+    assert bpy.ops.orogen.terrain_regenerate() == {"FINISHED"}
     return vertex_z(obj)
 
 
@@ -85,8 +85,9 @@ def test_a_0_2_blend_reads_in_metres_and_regenerates_to_its_heightmaps(orogen, o
     assert noise.shape == (33, 49) and close(noise.params["grain"], cell)
     assert close(noise.params["hill_radius"][1], 9 * cell) and close(noise.params["pit_radius"][0], 2 * cell)
     assert [f.enabled for f in noise.filters] == [True, False]
-    assert noise.filters[1].params["method"] == "passes" and close(noise.filters[1].params["radius"],
-                                                                   math.sqrt(4 / 1.5) * cell)
+    assert noise.filters[1].params["method"] == "passes" and close(
+        noise.filters[1].params["radius"], math.sqrt(4 / 1.5) * cell
+    )
 
 
 def spec_of_written(orogen, spec):
@@ -107,8 +108,12 @@ def test_the_panel_settings_are_converted_too(orogen, opened):
     assert (spec.size, spec.width, spec.generator, spec.fit_height) == (65, 200.0, "hills", True)
     assert spec.params["radius_min"] == 6 * cell and spec.params["radius_max"] == 12 * cell
     (blur, lowpass) = spec.filters
-    assert (blur.key, blur.params["method"], lowpass.key, lowpass.params["passes"]) == \
-        ("box_blur", "passes", "lowpass", 1)
+    assert (blur.key, blur.params["method"], lowpass.key, lowpass.params["passes"]) == (
+        "box_blur",
+        "passes",
+        "lowpass",
+        1,
+    )
     assert close(blur.params["radius"], math.sqrt(5 / 1.5) * cell)
     assert close(lowpass.params["length"], -cell / math.log(0.7))
     # The noise generator's settings (edited, then the panel went back to hills) are in metres too.
@@ -141,8 +146,9 @@ def test_a_converted_file_is_not_converted_again(orogen, opened, tmp_path, capfd
     assert "Orogen 0.2" not in capfd.readouterr().out
     for name, spec in before.items():
         assert orogen.addon.specio.read_spec(bpy.data.objects[name].orogen) == spec, name
-        assert np.abs(regenerate(bpy.data.objects[name]) - np.load(V02 / f"{name}.npy")).max() <= \
-            BOUND[name] * spec.height
+        assert (
+            np.abs(regenerate(bpy.data.objects[name]) - np.load(V02 / f"{name}.npy")).max() <= BOUND[name] * spec.height
+        )
     assert orogen.addon.specio.read_spec(bpy.context.scene.orogen) == panel
 
 

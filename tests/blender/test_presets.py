@@ -8,9 +8,21 @@ import bpy
 import numpy as np
 import pytest
 
-SPECS = ("rolling_hills", "island", "alpine_faults", "diamond_square_peaks", "badlands", "eroded_mountains",
-         "river_valleys", "scree_slopes", "alpine_ridges", "rolling_farmland", "volcanic_island", "canyon_mesas",
-         "dunes")
+SPECS = (
+    "rolling_hills",
+    "island",
+    "alpine_faults",
+    "diamond_square_peaks",
+    "badlands",
+    "eroded_mountains",
+    "river_valleys",
+    "scree_slopes",
+    "alpine_ridges",
+    "rolling_farmland",
+    "volcanic_island",
+    "canyon_mesas",
+    "dunes",
+)
 PROFILES = ("side_view_level",)
 BUILTINS = SPECS + PROFILES
 
@@ -24,7 +36,7 @@ def test_the_built_in_presets_are_there(orogen):
 def test_each_built_in_preset_loads_and_generates(scene, orogen, name):
     settings = scene.orogen
     settings.size = 33  # keep the test small; the preset resets it
-    assert bpy.ops.orogen.preset_load(name=name) == {'FINISHED'}
+    assert bpy.ops.orogen.preset_load(name=name) == {"FINISHED"}
     if name in PROFILES:
         obj = bpy.context.active_object
         assert obj.name.startswith("Terrain Profile") and len(obj.data.vertices) == 2 * 1024
@@ -33,7 +45,7 @@ def test_each_built_in_preset_loads_and_generates(scene, orogen, name):
     loaded = orogen.addon.specio.read_spec(settings).to_dict()
     assert loaded == orogen.core.presets.preset_spec(name).to_dict()
     settings.size = 65
-    assert bpy.ops.orogen.terrain_generate() == {'FINISHED'}
+    assert bpy.ops.orogen.terrain_generate() == {"FINISHED"}
     co = np.empty(65 * 65 * 3, dtype=np.float32)
     bpy.context.active_object.data.vertices.foreach_get("co", co)
     z = co[2::3]
@@ -44,29 +56,29 @@ def test_each_built_in_preset_loads_and_generates(scene, orogen, name):
 
 def test_presets_do_not_inherit_each_other(scene):
     bpy.ops.orogen.preset_load(name="badlands")
-    assert 'terrace' in [item.type for item in scene.orogen.filters]
+    assert "terrace" in [item.type for item in scene.orogen.filters]
     bpy.ops.orogen.preset_load(name="rolling_hills")
-    assert 'terrace' not in [item.type for item in scene.orogen.filters] and scene.orogen.generator == 'hills'
+    assert "terrace" not in [item.type for item in scene.orogen.filters] and scene.orogen.generator == "hills"
 
 
 def test_user_presets_are_saved_in_the_users_presets_folder_and_load(scene, orogen, user_dir):
     settings = scene.orogen
-    settings.generator, settings.seed, settings.height = 'diamond_square', 77, 31.0
+    settings.generator, settings.seed, settings.height = "diamond_square", 77, 31.0
     settings.diamond_square.roughness = 1.7
-    assert bpy.ops.orogen.preset_save(name="My Ridge") == {'FINISHED'}
-    folder = Path(bpy.utils.user_resource('SCRIPTS', path=os.path.join("presets", "orogen", "terrain")))
+    assert bpy.ops.orogen.preset_save(name="My Ridge") == {"FINISHED"}
+    folder = Path(bpy.utils.user_resource("SCRIPTS", path=os.path.join("presets", "orogen", "terrain")))
     saved = folder / "My_Ridge.json"
     assert saved.is_file() and str(saved).startswith(user_dir)
     assert json.loads(saved.read_text())["diamond_square"]["roughness"] == 1.7
     extension_dir = Path(orogen.__file__).parent
     assert not list(extension_dir.rglob("My_Ridge.*"))
-    settings.generator, settings.seed, settings.height = 'hills', 1, 5.0
+    settings.generator, settings.seed, settings.height = "hills", 1, 5.0
     settings.diamond_square.roughness = 1.0
-    assert bpy.ops.orogen.preset_load(name="My_Ridge") == {'FINISHED'}
-    assert (settings.generator, settings.seed, settings.height) == ('diamond_square', 77, pytest.approx(31.0))
+    assert bpy.ops.orogen.preset_load(name="My_Ridge") == {"FINISHED"}
+    assert (settings.generator, settings.seed, settings.height) == ("diamond_square", 77, pytest.approx(31.0))
     assert settings.diamond_square.roughness == pytest.approx(1.7)
     # Remove it again, as the panel's minus menu does.
-    assert bpy.ops.orogen.preset_remove(name="My_Ridge") == {'FINISHED'}
+    assert bpy.ops.orogen.preset_remove(name="My_Ridge") == {"FINISHED"}
     assert not saved.exists()
 
 
@@ -75,7 +87,7 @@ def test_generate_adds_the_loaded_preset_with_the_panel_layers(scene):
     scene.orogen.size = 33
     bpy.ops.orogen.layers_reset()
     scene.orogen.layers[0].color = (1.0, 0.0, 0.0)
-    assert bpy.ops.orogen.terrain_generate() == {'FINISHED'}
+    assert bpy.ops.orogen.terrain_generate() == {"FINISHED"}
     obj = bpy.context.active_object
     assert obj.orogen.hills.island and obj.orogen.hills.count == 800 and len(obj.data.vertices) == 33 * 33
     assert tuple(obj.orogen.layers[0].color) == (1.0, 0.0, 0.0)
@@ -86,13 +98,13 @@ def test_generate_adds_the_loaded_preset_with_the_panel_layers(scene):
 
 def test_a_user_preset_named_like_a_built_in_label_loads_the_users(scene, orogen, user_dir):
     settings = scene.orogen
-    settings.generator, settings.seed = 'faults', 4242
-    assert bpy.ops.orogen.preset_save(name="Island") == {'FINISHED'}  # "Island" is the island preset's label
+    settings.generator, settings.seed = "faults", 4242
+    assert bpy.ops.orogen.preset_save(name="Island") == {"FINISHED"}  # "Island" is the island preset's label
     try:
-        settings.generator, settings.seed = 'hills', 1
-        assert bpy.ops.orogen.preset_load(name="Island") == {'FINISHED'}
-        assert (settings.generator, settings.seed) == ('faults', 4242)
-        assert bpy.ops.orogen.preset_load(name="island") == {'FINISHED'}  # the key still names the built-in
-        assert settings.generator == 'hills' and settings.hills.island
+        settings.generator, settings.seed = "hills", 1
+        assert bpy.ops.orogen.preset_load(name="Island") == {"FINISHED"}
+        assert (settings.generator, settings.seed) == ("faults", 4242)
+        assert bpy.ops.orogen.preset_load(name="island") == {"FINISHED"}  # the key still names the built-in
+        assert settings.generator == "hills" and settings.hills.island
     finally:
         bpy.ops.orogen.preset_remove(name="Island")

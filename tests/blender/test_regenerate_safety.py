@@ -31,8 +31,9 @@ def evaluated_positions(obj):
 
 @pytest.fixture
 def terrain(scene):
-    bpy.ops.orogen.terrain_add(size=40, seed=3, width=39.0, height=8.0,
-                               set="hills.count=60; hills.radius_min=3; hills.radius_max=10")
+    bpy.ops.orogen.terrain_add(
+        size=40, seed=3, width=39.0, height=8.0, set="hills.count=60; hills.radius_min=3; hills.radius_max=10"
+    )
     obj = bpy.context.active_object
     obj.orogen.live_update = False
     return obj
@@ -42,8 +43,17 @@ def expected_z(orogen, size, seed):
     """The fixture's terrain at ``size`` vertices: 39 m wide whatever its size, hill radii 3 to 10 m (version 3:
     a size change resamples the same landscape), flattened, in units of Height (8 m)."""
     hills = {"count": 60, "radius_min": 3.0, "radius_max": 10.0}
-    recipe = orogen.core.recipe.Recipe("hills", seed, (size, size), hills, (("flatten", {"exponent": 1.5}),),
-                                       cell_size=39.0 / (size - 1), height=8.0, version=3, fit_height=False)
+    recipe = orogen.core.recipe.Recipe(
+        "hills",
+        seed,
+        (size, size),
+        hills,
+        (("flatten", {"exponent": 1.5}),),
+        cell_size=39.0 / (size - 1),
+        height=8.0,
+        version=3,
+        fit_height=False,
+    )
     return (recipe.evaluate() * np.float32(8.0)).ravel()
 
 
@@ -67,7 +77,7 @@ def add_raise_key(obj, rise=2.0):
 # --- shape keys --------------------------------------------------------------------------------
 def test_shape_keys_follow_a_regeneration_at_the_same_size(terrain, orogen):
     add_raise_key(terrain)
-    assert regenerate(terrain, seed=4) == {'FINISHED'}
+    assert regenerate(terrain, seed=4) == {"FINISHED"}
     keys = terrain.data.shape_keys.key_blocks
     z = expected_z(orogen, 40, 4)
     assert np.array_equal(key_co(keys["Basis"])[:, 2], z)  # the Basis, which Blender shows, is the new terrain
@@ -80,7 +90,7 @@ def test_shape_keys_are_resampled_on_a_size_change_and_edit_mode_stays_finite(te
     add_raise_key(terrain)
     terrain.data.shape_keys.key_blocks["Raise"].slider_max = 3.0
     terrain.data.shape_keys.key_blocks["Raise"].value = 2.5
-    assert regenerate(terrain, size=60) == {'FINISHED'}
+    assert regenerate(terrain, size=60) == {"FINISHED"}
     keys = terrain.data.shape_keys.key_blocks
     assert [k.name for k in keys] == ["Basis", "Raise"] and all(len(k.data) == 3600 for k in keys)
     assert keys["Raise"].value == pytest.approx(2.5) and keys["Raise"].slider_max == pytest.approx(3.0)
@@ -88,8 +98,8 @@ def test_shape_keys_are_resampled_on_a_size_change_and_edit_mode_stays_finite(te
     z = expected_z(orogen, 60, 3)
     assert np.array_equal(key_co(keys["Basis"])[:, 2], z)
     assert np.allclose(key_co(keys["Raise"])[:, 2] - z, 2.0, atol=1e-5)
-    bpy.ops.object.mode_set(mode='EDIT')
-    bpy.ops.object.mode_set(mode='OBJECT')
+    bpy.ops.object.mode_set(mode="EDIT")
+    bpy.ops.object.mode_set(mode="OBJECT")
     co = positions(terrain.data)
     assert np.isfinite(co).all() and np.abs(co).max() < 100
     assert np.allclose(evaluated_positions(terrain)[:, 2], z + 5.0, atol=1e-5)
@@ -112,24 +122,25 @@ def paint_user_data(obj):
     group = obj.vertex_groups.new(name="Forest")
     east = np.flatnonzero(ramp >= 0.5)
     for i in east:
-        group.add([int(i)], float(ramp[i]), 'REPLACE')
-    mesh.attributes.new("wetness", 'FLOAT', 'POINT').data.foreach_set("value", ramp)
-    mesh.attributes.new("zone", 'INT', 'POINT').data.foreach_set("value", (ramp > 0.5).astype(np.int32))
-    paint = mesh.color_attributes.new("Paint", 'FLOAT_COLOR', 'POINT')
+        group.add([int(i)], float(ramp[i]), "REPLACE")
+    mesh.attributes.new("wetness", "FLOAT", "POINT").data.foreach_set("value", ramp)
+    mesh.attributes.new("zone", "INT", "POINT").data.foreach_set("value", (ramp > 0.5).astype(np.int32))
+    paint = mesh.color_attributes.new("Paint", "FLOAT_COLOR", "POINT")
     rgba = np.stack([ramp, 1 - ramp, np.zeros_like(ramp), np.ones_like(ramp)], axis=1).astype(np.float32)
     paint.data.foreach_set("color", rgba.ravel())
     uv = mesh.uv_layers.new(name="Detail")
     base = np.empty(len(mesh.loops) * 2, dtype=np.float32)
     mesh.uv_layers["UVMap"].data.foreach_get("uv", base)
     uv.data.foreach_set("uv", (base * 4.0).ravel())  # a tiling UV map: four repeats
-    mesh.attributes.new("material_index", 'INT', 'FACE').data.foreach_set(
-        "value", np.arange(len(mesh.polygons), dtype=np.int32) % 2)
+    mesh.attributes.new("material_index", "INT", "FACE").data.foreach_set(
+        "value", np.arange(len(mesh.polygons), dtype=np.int32) % 2
+    )
     return ramp
 
 
 def test_a_size_change_keeps_the_users_data_resampled(terrain, orogen):
     paint_user_data(terrain)
-    assert regenerate(terrain, size=60) == {'FINISHED'}
+    assert regenerate(terrain, size=60) == {"FINISHED"}
     assert "resampled" in terrain.orogen.status
     mesh = terrain.data
     assert len(mesh.vertices) == 3600
@@ -175,7 +186,7 @@ def test_the_same_size_keeps_the_users_data_untouched(terrain):
     paint_user_data(terrain)
     before = np.empty(1600, np.float32)
     terrain.data.attributes["wetness"].data.foreach_get("value", before)
-    assert regenerate(terrain, seed=9) == {'FINISHED'}
+    assert regenerate(terrain, seed=9) == {"FINISHED"}
     after = np.empty(1600, np.float32)
     terrain.data.attributes["wetness"].data.foreach_get("value", after)
     assert np.array_equal(before, after) and "Forest" in terrain.vertex_groups and "Detail" in terrain.data.uv_layers
@@ -198,16 +209,16 @@ def test_live_preview_and_full_size_keep_the_users_data(terrain, orogen):
 # --- meshes that are no longer Orogen's grid ---------------------------------------------------
 def reorder_vertices(obj):
     bpy.context.view_layer.objects.active = obj
-    bpy.ops.object.mode_set(mode='EDIT')
-    bpy.ops.mesh.select_all(action='SELECT')
-    bpy.ops.mesh.sort_elements(type='RANDOMIZE', elements={'VERT'}, seed=1)
-    bpy.ops.object.mode_set(mode='OBJECT')
+    bpy.ops.object.mode_set(mode="EDIT")
+    bpy.ops.mesh.select_all(action="SELECT")
+    bpy.ops.mesh.sort_elements(type="RANDOMIZE", elements={"VERT"}, seed=1)
+    bpy.ops.object.mode_set(mode="OBJECT")
 
 
 def test_a_reordered_mesh_is_not_taken_for_the_grid(terrain, orogen):
     reorder_vertices(terrain)
     assert len(terrain.data.vertices) == 1600 and not orogen.addon.mesh.is_grid_of(terrain.data, 40, 40)
-    assert regenerate(terrain, seed=4) == {'FINISHED'}
+    assert regenerate(terrain, seed=4) == {"FINISHED"}
     assert "no longer Orogen's grid" in terrain.orogen.status and "rebuilt" in terrain.orogen.status
     assert orogen.addon.mesh.is_grid_of(terrain.data, 40, 40)
     assert np.array_equal(positions(terrain.data)[:, 2], expected_z(orogen, 40, 4))
@@ -237,23 +248,30 @@ def test_linked_duplicates_share_the_spec_with_their_mesh(terrain, orogen):
     twin = terrain.copy()  # Alt+D: a second object on the same mesh, with its own copy of the settings
     bpy.context.scene.collection.objects.link(twin)
     assert twin.data == terrain.data
-    assert regenerate(terrain, seed=11) == {'FINISHED'}
+    assert regenerate(terrain, seed=11) == {"FINISHED"}
     assert twin.name in terrain.orogen.status
     assert twin.data == terrain.data  # still linked: editing one edits both, as Blender's linked data does
     assert twin.orogen.seed == 11 and twin.orogen.applied == terrain.orogen.applied
     assert json.loads(twin["orogen_terrain"]) == json.loads(terrain["orogen_terrain"])
     # The twin's own spec regenerates the same geometry it shows.
     z = positions(twin.data)[:, 2].copy()
-    assert regenerate(twin) == {'FINISHED'}
+    assert regenerate(twin) == {"FINISHED"}
     assert np.array_equal(positions(terrain.data)[:, 2], z)
 
 
 # --- export of an edited mesh ------------------------------------------------------------------
-def export(obj, folder, fmt='NPY'):
+def export(obj, folder, fmt="NPY"):
     bpy.context.view_layer.objects.active = obj
-    return bpy.ops.orogen.export_maps(directory=str(folder), name="t", heightmap_format=fmt, use_lightmap=False,
-                                      use_colormap=False, use_normal_map=False, use_data_maps=False,
-                                      use_splat_maps=False)
+    return bpy.ops.orogen.export_maps(
+        directory=str(folder),
+        name="t",
+        heightmap_format=fmt,
+        use_lightmap=False,
+        use_colormap=False,
+        use_normal_map=False,
+        use_data_maps=False,
+        use_splat_maps=False,
+    )
 
 
 def test_export_writes_the_mesh_as_edited(terrain, orogen, tmp_path):
@@ -261,7 +279,7 @@ def test_export_writes_the_mesh_as_edited(terrain, orogen, tmp_path):
     co[500, 2] += 3.0  # a hand edit
     terrain.data.vertices.foreach_set("co", co.ravel())
     terrain.data.update()
-    assert export(terrain, tmp_path) == {'FINISHED'}
+    assert export(terrain, tmp_path) == {"FINISHED"}
     h = np.load(tmp_path / "t_height.npy")
     sidecar = json.loads((tmp_path / "t_height.npy.json").read_text())
     low, high = sidecar["height_range_m"]
@@ -271,14 +289,14 @@ def test_export_writes_the_mesh_as_edited(terrain, orogen, tmp_path):
 
 def test_export_includes_shape_keys_as_shown(terrain, orogen, tmp_path):
     add_raise_key(terrain)
-    assert export(terrain, tmp_path) == {'FINISHED'}
+    assert export(terrain, tmp_path) == {"FINISHED"}
     h = np.load(tmp_path / "t_height.npy")
     low, high = json.loads((tmp_path / "t_height.npy.json").read_text())["height_range_m"]
     assert np.allclose(low + h.ravel() * (high - low), expected_z(orogen, 40, 3) + 1.0, atol=1e-4)
 
 
 def test_an_unedited_export_is_the_generated_heightmap_bit_for_bit(terrain, orogen, tmp_path):
-    assert export(terrain, tmp_path) == {'FINISHED'}
+    assert export(terrain, tmp_path) == {"FINISHED"}
     h = np.load(tmp_path / "t_height.npy")
     assert np.array_equal(h, orogen.addon.export.heightmap_from_mesh(terrain))
     assert "edited_vertices" not in json.loads((tmp_path / "t_height.npy.json").read_text())

@@ -14,12 +14,23 @@ def test_lit_render_shows_the_terrain_and_the_lit_side_is_brighter(scene, orogen
     render = orogen.addon.render
     # One large hill in the middle (island mode centres it), light from the east.
     # No filters: 0.1's flattening 1.0 left the flatten filter out.
-    bpy.ops.orogen.terrain_add(spec=json.dumps({
-        "version": 2, "size": 64, "seed": 1, "width": 20.0, "height": 6.0, "generator": "hills",
-        "hills": {"count": 1, "radius_min": 30, "radius_max": 30, "island": True}, "filters": [],
-        "lighting": {"azimuth": 90.0}}))
+    bpy.ops.orogen.terrain_add(
+        spec=json.dumps(
+            {
+                "version": 2,
+                "size": 64,
+                "seed": 1,
+                "width": 20.0,
+                "height": 6.0,
+                "generator": "hills",
+                "hills": {"count": 1, "radius_min": 30, "radius_max": 30, "island": True},
+                "filters": [],
+                "lighting": {"azimuth": 90.0},
+            }
+        )
+    )
     terrain = bpy.context.active_object
-    render.add_camera(scene, terrain, view='TOP', aspect=64 / 48)
+    render.add_camera(scene, terrain, view="TOP", aspect=64 / 48)
     render.add_sun(scene, math.radians(90.0), math.radians(35.0))
     render.set_world(scene, color=(0.0, 0.0, 0.0), strength=0.0)
     render.configure_cycles(scene, (64, 48), samples=8)
@@ -34,8 +45,8 @@ def test_lit_render_shows_the_terrain_and_the_lit_side_is_brighter(scene, orogen
     assert not terrain_mask[:, :3].any() and not terrain_mask[:, -3:].any()
     # The hill's east half (right in a north-up top view) faces the light.
     centre = 32
-    east = lum[8:40, centre + 4:centre + 20].mean()
-    west = lum[8:40, centre - 20:centre - 4].mean()
+    east = lum[8:40, centre + 4 : centre + 20].mean()
+    west = lum[8:40, centre - 20 : centre - 4].mean()
     assert east > 1.5 * west, (east, west)
 
 
@@ -43,15 +54,18 @@ def test_unlit_render_equals_core_colormap_times_lightmap(scene, orogen, tmp_pat
     """Top-down orthographic Emission render: the node tree mirrors core's colour map exactly."""
     core = orogen.core
     size, width = 48, 47.0  # one metre per cell
-    bpy.ops.orogen.terrain_add(size=size, seed=4, width=width, height=12.0,
-                               set="hills.count=60; hills.radius_min=3; hills.radius_max=14; material.shading=unlit; "
-                                   "lighting.azimuth=315")
+    bpy.ops.orogen.terrain_add(
+        size=size,
+        seed=4,
+        width=width,
+        height=12.0,
+        set="hills.count=60; hills.radius_min=3; hills.radius_max=14; material.shading=unlit; lighting.azimuth=315",
+    )
     terrain = bpy.context.active_object
     rendered = plain_top_view(orogen, scene, terrain, tmp_path / "unlit.exr", size, width)
 
     h = core.circle_hills((size, size), seed=4, count=60, radius_min=3, radius_max=14, flattening=1.5)
-    light = core.slope_lightmap(h * np.float32(12.0), azimuth=315.0, softness=1.0, min_brightness=0.25,
-                                cell_size=1.0)
+    light = core.slope_lightmap(h * np.float32(12.0), azimuth=315.0, softness=1.0, min_brightness=0.25, cell_size=1.0)
     expected = core.colormap(h) * light[..., None]
     inner = (slice(2, -2), slice(2, -2))
     error = np.abs(rendered[inner] - expected[inner])
@@ -64,18 +78,35 @@ def test_lit_terrain_follows_the_sun_not_the_baked_light(scene, orogen, tmp_path
     west lights the west side exactly as much as one in the east lights the east (no baked light in the base
     colour, which would brighten the east under both)."""
     render = orogen.addon.render
-    bpy.ops.orogen.terrain_add(spec=json.dumps({
-        "version": 2, "size": 64, "seed": 1, "width": 20.0, "height": 6.0, "generator": "hills",
-        "hills": {"count": 1, "radius_min": 30, "radius_max": 30, "island": True}, "filters": [],
-        "lighting": {"mode": "hillshade", "azimuth": 90.0, "altitude": 20.0, "shadows": True, "ao": True,
-                     "min_brightness": 0.0}}))
+    bpy.ops.orogen.terrain_add(
+        spec=json.dumps(
+            {
+                "version": 2,
+                "size": 64,
+                "seed": 1,
+                "width": 20.0,
+                "height": 6.0,
+                "generator": "hills",
+                "hills": {"count": 1, "radius_min": 30, "radius_max": 30, "island": True},
+                "filters": [],
+                "lighting": {
+                    "mode": "hillshade",
+                    "azimuth": 90.0,
+                    "altitude": 20.0,
+                    "shadows": True,
+                    "ao": True,
+                    "min_brightness": 0.0,
+                },
+            }
+        )
+    )
     terrain = bpy.context.active_object
     tree = terrain.active_material.node_tree
     assert not [n for n in tree.nodes if n.bl_idname == "ShaderNodeVertexColor"]  # the lightmap is not read
-    render.add_camera(scene, terrain, view='TOP', aspect=1.0)
+    render.add_camera(scene, terrain, view="TOP", aspect=1.0)
     halves = {}
     for azimuth in (90.0, 270.0):
-        for obj in [o for o in scene.objects if o.type == 'LIGHT']:
+        for obj in [o for o in scene.objects if o.type == "LIGHT"]:
             bpy.data.objects.remove(obj)
         render.light_scene(scene, math.radians(azimuth), math.radians(35.0))
         render.configure_cycles(scene, (48, 48), samples=16)
@@ -119,9 +150,17 @@ def test_the_optional_cavity_term_darkens_a_lit_terrain_by_its_ambient_occlusion
     factor); the same render without the cavity term, divided into it, is that factor. Off (0), or without AO,
     the material does not read it."""
     render = orogen.addon.render
-    spec = {"version": 3, "size": 48, "seed": 5, "width": 47.0, "height": 14.0, "generator": "diamond_square",
-            "filters": [], "material": {"cavity": 1.0},
-            "lighting": {"mode": "hillshade", "ao": True, "ao_strength": 2.0, "ao_radius": 12}}
+    spec = {
+        "version": 3,
+        "size": 48,
+        "seed": 5,
+        "width": 47.0,
+        "height": 14.0,
+        "generator": "diamond_square",
+        "filters": [],
+        "material": {"cavity": 1.0},
+        "lighting": {"mode": "hillshade", "ao": True, "ao_strength": 2.0, "ao_radius": 12},
+    }
     bpy.ops.orogen.terrain_add(spec=json.dumps(spec))
     terrain = bpy.context.active_object
     occlusion = np.empty(48 * 48, dtype=np.float32)
@@ -131,17 +170,18 @@ def test_the_optional_cavity_term_darkens_a_lit_terrain_by_its_ambient_occlusion
     maps = orogen.core.spec.load_spec(spec).bake(heights.reshape(48, 48))
     assert np.array_equal(occlusion.reshape(48, 48), maps.occlusion)  # the attribute is core's factor
     nodes = terrain.active_material.node_tree.nodes
-    assert [n.attribute_name for n in nodes if n.bl_idname == "ShaderNodeAttribute" and n.label == "Occlusion"] \
-        == ["occlusion"]
-    cam = render.add_camera(scene, terrain, view='TOP', aspect=1.0)
+    assert [n.attribute_name for n in nodes if n.bl_idname == "ShaderNodeAttribute" and n.label == "Occlusion"] == [
+        "occlusion"
+    ]
+    cam = render.add_camera(scene, terrain, view="TOP", aspect=1.0)
     cam.data.ortho_scale = 47.0 + 47.0 / 47
     render.light_scene(scene, math.radians(300.0), math.radians(50.0))
     render.configure_cycles(scene, (48, 48), samples=64)
     scene.cycles.max_bounces = 0  # direct light only: light bounced between slopes is not scaled by the colour
     scene.cycles.filter_width = 0.01
-    scene.view_settings.view_transform = 'Standard'
-    scene.render.image_settings.file_format = 'OPEN_EXR'
-    scene.render.image_settings.color_depth = '32'
+    scene.view_settings.view_transform = "Standard"
+    scene.render.image_settings.file_format = "OPEN_EXR"
+    scene.render.image_settings.color_depth = "32"
     render.render_still(scene, str(tmp_path / "cavity.exr"))
     dark = orogen.addon.export.read_image(str(tmp_path / "cavity.exr"))[..., :3].mean(axis=-1)
     terrain.orogen.material.cavity = 0.0  # as the panel does: the change notification rebuilds the material

@@ -15,15 +15,29 @@ ROOT = Path(__file__).resolve().parents[2]
 #: A spec holds any 64-bit seed, as core does.
 TOO_BIG_SEED = f"seed must be in [0, {2**64 - 1}], got {2**64}"
 
+
 def run(*args, **kw):
-    return subprocess.run([sys.executable, *map(str, args)], cwd=ROOT, capture_output=True, text=True,
-                          timeout=300, **kw)
+    return subprocess.run(
+        [sys.executable, *map(str, args)], cwd=ROOT, capture_output=True, text=True, timeout=300, **kw
+    )
 
 
 def test_render_terrain_writes_the_picture_and_the_blend(tmp_path):
     out, blend = tmp_path / "t.png", tmp_path / "t.blend"
-    proc = run(ROOT / "scripts" / "render_terrain.py", "--size", "33", "--resolution", "48", "32",
-               "--samples", "2", "--output", out, "--blend", blend)
+    proc = run(
+        ROOT / "scripts" / "render_terrain.py",
+        "--size",
+        "33",
+        "--resolution",
+        "48",
+        "32",
+        "--samples",
+        "2",
+        "--output",
+        out,
+        "--blend",
+        blend,
+    )
     assert proc.returncode == 0, proc.stderr
     image = bpy.data.images.load(str(out))
     try:
@@ -39,17 +53,35 @@ def test_render_terrain_writes_the_picture_and_the_blend(tmp_path):
 def test_render_terrain_lights_the_terrain_from_the_specs_sun(tmp_path):
     """--set lighting.azimuth is the baked light's and the sun lamp's direction (nothing overrides it)."""
     blend = tmp_path / "t.blend"
-    proc = run("-c", "import sys, runpy; sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')",
-               ROOT / "scripts" / "render_terrain.py", "--size", "17", "--resolution", "8", "8", "--samples", "1",
-               "--set", "lighting.azimuth=200", "--set", "lighting.altitude=25", "--output", tmp_path / "t.png",
-               "--blend", blend)
+    proc = run(
+        "-c",
+        "import sys, runpy; sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')",
+        ROOT / "scripts" / "render_terrain.py",
+        "--size",
+        "17",
+        "--resolution",
+        "8",
+        "8",
+        "--samples",
+        "1",
+        "--set",
+        "lighting.azimuth=200",
+        "--set",
+        "lighting.altitude=25",
+        "--output",
+        tmp_path / "t.png",
+        "--blend",
+        blend,
+    )
     assert proc.returncode == 0, proc.stderr
-    check = ("import bpy, math, sys; sys.path.insert(0, sys.argv[2]); from render_terrain import load_orogen; "
-             "o = load_orogen(); bpy.ops.wm.open_mainfile(filepath=sys.argv[1]); "
-             "t = next(x for x in bpy.data.objects if x.type == 'MESH'); "
-             "sun = next(x for x in bpy.data.objects if x.type == 'LIGHT'); "
-             "print(o.addon.specio.read_spec(t.orogen).lighting['azimuth'], "
-             "o.addon.terrain.scene_sun(bpy.context.scene))")
+    check = (
+        "import bpy, math, sys; sys.path.insert(0, sys.argv[2]); from render_terrain import load_orogen; "
+        "o = load_orogen(); bpy.ops.wm.open_mainfile(filepath=sys.argv[1]); "
+        "t = next(x for x in bpy.data.objects if x.type == 'MESH'); "
+        "sun = next(x for x in bpy.data.objects if x.type == 'LIGHT'); "
+        "print(o.addon.specio.read_spec(t.orogen).lighting['azimuth'], "
+        "o.addon.terrain.scene_sun(bpy.context.scene))"
+    )
     out = run("-c", check, blend, ROOT / "scripts")
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().splitlines()[-1] == "200.0 (200.0, 25.0)"
@@ -70,12 +102,41 @@ runpy.run_path(script, run_name="__main__")
 
 def test_scripts_run_as_blender_b_p_would_run_them(tmp_path):
     out = tmp_path / "t.png"
-    proc = run("-c", AS_BLENDER_P, ROOT / "scripts" / "render_terrain.py", "--size", "17", "--seed", "3",
-               "--resolution", "24", "16", "--samples", "1", "--output", out, "--blend", tmp_path / "t.blend")
+    proc = run(
+        "-c",
+        AS_BLENDER_P,
+        ROOT / "scripts" / "render_terrain.py",
+        "--size",
+        "17",
+        "--seed",
+        "3",
+        "--resolution",
+        "24",
+        "16",
+        "--samples",
+        "1",
+        "--output",
+        out,
+        "--blend",
+        tmp_path / "t.blend",
+    )
     assert proc.returncode == 0, proc.stderr
     assert out.stat().st_size > 100
-    proc = run("-c", AS_BLENDER_P, ROOT / "scripts" / "export_heightmaps.py", "--preset", "island", "--size", "17",
-               "--format", "NPY", "--maps", "none", "--output-dir", tmp_path / "e")
+    proc = run(
+        "-c",
+        AS_BLENDER_P,
+        ROOT / "scripts" / "export_heightmaps.py",
+        "--preset",
+        "island",
+        "--size",
+        "17",
+        "--format",
+        "NPY",
+        "--maps",
+        "none",
+        "--output-dir",
+        tmp_path / "e",
+    )
     assert proc.returncode == 0, proc.stderr
     assert np.load(tmp_path / "e" / "terrain_height.npy").shape == (17, 17)
 
@@ -83,8 +144,18 @@ def test_scripts_run_as_blender_b_p_would_run_them(tmp_path):
 def test_render_terrain_writes_the_same_pixels_twice_without_stamp_metadata(tmp_path):
     pictures = []
     for name in ("a.png", "b.png"):
-        proc = run(ROOT / "scripts" / "render_terrain.py", "--size", "9", "--resolution", "16", "12",
-                   "--samples", "1", "--output", tmp_path / name)
+        proc = run(
+            ROOT / "scripts" / "render_terrain.py",
+            "--size",
+            "9",
+            "--resolution",
+            "16",
+            "12",
+            "--samples",
+            "1",
+            "--output",
+            tmp_path / name,
+        )
         assert proc.returncode == 0, proc.stderr
         data = (tmp_path / name).read_bytes()
         for key in (b"Date", b"Time", b"File", b"Frame", b"Camera", b"Scene"):
@@ -100,8 +171,20 @@ def test_render_terrain_writes_the_same_pixels_twice_without_stamp_metadata(tmp_
 def test_render_terrain_reads_a_recipe(tmp_path, orogen):
     recipe = tmp_path / "r.json"
     recipe.write_text(json.dumps({"generator": "diamond_square", "seed": 2, "shape": [20, 30]}))
-    proc = run(ROOT / "scripts" / "render_terrain.py", "--recipe", recipe, "--resolution", "16", "16",
-               "--samples", "1", "--output", tmp_path / "r.png", "--blend", tmp_path / "r.blend")
+    proc = run(
+        ROOT / "scripts" / "render_terrain.py",
+        "--recipe",
+        recipe,
+        "--resolution",
+        "16",
+        "16",
+        "--samples",
+        "1",
+        "--output",
+        tmp_path / "r.png",
+        "--blend",
+        tmp_path / "r.blend",
+    )
     assert proc.returncode == 0, proc.stderr
     bpy.ops.wm.open_mainfile(filepath=str(tmp_path / "r.blend"))
     terrain = bpy.data.objects["Terrain"]
@@ -122,14 +205,20 @@ def test_render_terrain_reads_a_recipe(tmp_path, orogen):
         (["--altitude", "nan"], "--altitude must be in (0, 90] degrees"),
         (["--output", "out/terrain.jpg"], "--output must be a .png file path"),
         # Rolling Hills' largest radius is 31.25 m (version 2's 40 cells of 200/256 m); assignments apply in order.
-        (["--preset", "rolling_hills", "--set", "hills.radius_min=40", "--set", "hills.radius_max=8"],
-         "error: hills.radius_min (40) must not exceed hills.radius_max (31.25)"),
-        (["--preset", "rolling_hills", "--set", "hills.radius_max=8", "--set", "hills.radius_min=40"],
-         "error: hills.radius_min (40) must not exceed hills.radius_max (8)"),
+        (
+            ["--preset", "rolling_hills", "--set", "hills.radius_min=40", "--set", "hills.radius_max=8"],
+            "error: hills.radius_min (40) must not exceed hills.radius_max (31.25)",
+        ),
+        (
+            ["--preset", "rolling_hills", "--set", "hills.radius_max=8", "--set", "hills.radius_min=40"],
+            "error: hills.radius_min (40) must not exceed hills.radius_max (8)",
+        ),
         # Values Blender would clamp to the property's bounds without a word are refused by the script.
         (["--preset", "rolling_hills", "--set", "count=-3"], "error: hills.count must be in [0, 1000000], got -3"),
-        (["--preset", "rolling_hills", "--set", "count=1" + "0" * 400],
-         "error: hills.count must be in [0, 1000000], got an integer of 401 digits"),
+        (
+            ["--preset", "rolling_hills", "--set", "count=1" + "0" * 400],
+            "error: hills.count must be in [0, 1000000], got an integer of 401 digits",
+        ),
         (["--width", "0"], "error: width must be in [0.001, "),
         (["--height", "-5"], "error: height must be in [0.0, 100000.0], got -5.0"),
         (["--spec", "/nonexistent.json"], "error: --spec '/nonexistent.json' is not a file"),
@@ -139,8 +228,19 @@ def test_render_terrain_reads_a_recipe(tmp_path, orogen):
     ],
 )
 def test_render_terrain_refuses_bad_arguments_with_a_message(args, message, tmp_path):
-    proc = run(ROOT / "scripts" / "render_terrain.py", "--size", "9", "--resolution", "8", "8",
-               "--samples", "1", "--output", tmp_path / "x.png", *args)
+    proc = run(
+        ROOT / "scripts" / "render_terrain.py",
+        "--size",
+        "9",
+        "--resolution",
+        "8",
+        "8",
+        "--samples",
+        "1",
+        "--output",
+        tmp_path / "x.png",
+        *args,
+    )
     assert proc.returncode != 0
     assert message in proc.stderr
     assert "Traceback" not in proc.stderr
@@ -172,22 +272,48 @@ def test_bench_quick_blender_part_reports_floors_material_and_live_ratios(tmp_pa
         assert r["x_bare"] == pytest.approx(r["seconds"] / r["bare_seconds"])
     (mat,) = data["material"]
     assert mat["built_seconds"] > 0 and mat["cached_seconds"] > 0
-    assert [r["case"] for r in data["live"]] == ["full pass after a 17² preview, as wired",
-                                                 "full pass after a 17² preview, one mesh (Live Update off)"]
+    assert [r["case"] for r in data["live"]] == [
+        "full pass after a 17² preview, as wired",
+        "full pass after a 17² preview, one mesh (Live Update off)",
+    ]
     assert all(r["x_regenerate"] > 0 for r in data["live"])
     assert data["machine"]["blender"] == bpy.app.version_string and data["machine"]["cpus"] >= 1
 
 
 def test_export_heightmaps_from_a_preset_and_from_a_recipe(tmp_path):
     out = tmp_path / "preset"
-    proc = run(ROOT / "scripts" / "export_heightmaps.py", "--preset", "badlands", "--size", "33", "--seed", "4",
-               "--format", "PNG16,R16,png16", "--output-dir", out, "--set", "terrace.levels=3")
+    proc = run(
+        ROOT / "scripts" / "export_heightmaps.py",
+        "--preset",
+        "badlands",
+        "--size",
+        "33",
+        "--seed",
+        "4",
+        "--format",
+        "PNG16,R16,png16",
+        "--output-dir",
+        out,
+        "--set",
+        "terrace.levels=3",
+    )
     assert proc.returncode == 0, proc.stderr
     names = sorted(p.name for p in out.iterdir())
-    assert names == sorted(["terrain_height.png", "terrain_height.png.json", "terrain_height.r16",
-                            "terrain_height.r16.json", "terrain_lightmap.png", "terrain_color.png",
-                            "terrain_normal.png", "terrain_slope.exr", "terrain_curvature.exr", "terrain_splat0.png",
-                            "terrain_splat1.png"])  # badlands has five layers: two RGBA splat maps
+    assert names == sorted(
+        [
+            "terrain_height.png",
+            "terrain_height.png.json",
+            "terrain_height.r16",
+            "terrain_height.r16.json",
+            "terrain_lightmap.png",
+            "terrain_color.png",
+            "terrain_normal.png",
+            "terrain_slope.exr",
+            "terrain_curvature.exr",
+            "terrain_splat0.png",
+            "terrain_splat1.png",
+        ]
+    )  # badlands has five layers: two RGBA splat maps
     raw = np.fromfile(out / "terrain_height.r16", dtype="<u2")
     info = json.loads((out / "terrain_height.r16.json").read_text())
     # Version 3: the blur lowers Badlands' peaks in metres and nothing stretches them back, so the heights stay
@@ -205,9 +331,24 @@ def test_export_heightmaps_from_a_preset_and_from_a_recipe(tmp_path):
     recipe = tmp_path / "r.json"
     recipe.write_text(json.dumps({"generator": "faults", "seed": 1, "shape": [40, 40], "params": {"faults": 50}}))
     seed = 2**63 + 9  # a 64-bit seed, as 0.1's recipes could hold: Blender shows its low 31 bits, keeps it whole
-    proc = run(ROOT / "scripts" / "export_heightmaps.py", "--recipe", recipe, "--seed", str(seed),
-               "--set", "faults=80", "--format", "NPY", "--metres", "--height", "30", "--maps", "none",
-               "--output-dir", tmp_path / "r")
+    proc = run(
+        ROOT / "scripts" / "export_heightmaps.py",
+        "--recipe",
+        recipe,
+        "--seed",
+        str(seed),
+        "--set",
+        "faults=80",
+        "--format",
+        "NPY",
+        "--metres",
+        "--height",
+        "30",
+        "--maps",
+        "none",
+        "--output-dir",
+        tmp_path / "r",
+    )
     assert proc.returncode == 0, proc.stderr
     heights = np.load(tmp_path / "r" / "terrain_height.npy")
     assert heights.shape == (40, 40) and heights.min() == 0.0 and heights.max() == pytest.approx(30.0)
@@ -216,21 +357,52 @@ def test_export_heightmaps_from_a_preset_and_from_a_recipe(tmp_path):
     assert info["spec"]["generator"] == "faults" and info["spec"]["faults"]["faults"] == 80
     assert info["spec"]["seed"] == seed and info["spec"]["height"] == 30.0
     # A sidecar is a recipe too: exporting from it again gives the same heights.
-    proc = run(ROOT / "scripts" / "export_heightmaps.py", "--recipe", sidecar, "--format", "NPY", "--metres",
-               "--height", "30", "--maps", "none", "--output-dir", tmp_path / "again")
+    proc = run(
+        ROOT / "scripts" / "export_heightmaps.py",
+        "--recipe",
+        sidecar,
+        "--format",
+        "NPY",
+        "--metres",
+        "--height",
+        "30",
+        "--maps",
+        "none",
+        "--output-dir",
+        tmp_path / "again",
+    )
     assert proc.returncode == 0, proc.stderr
     assert np.array_equal(np.load(tmp_path / "again" / "terrain_height.npy"), heights)
     # ... and so does the render script.
-    proc = run(ROOT / "scripts" / "render_terrain.py", "--recipe", sidecar, "--resolution", "8", "8",
-               "--samples", "1", "--output", tmp_path / "s.png")
+    proc = run(
+        ROOT / "scripts" / "render_terrain.py",
+        "--recipe",
+        sidecar,
+        "--resolution",
+        "8",
+        "8",
+        "--samples",
+        "1",
+        "--output",
+        tmp_path / "s.png",
+    )
     assert proc.returncode == 0, proc.stderr
 
 
 def test_export_heightmaps_writes_all_or_nothing(tmp_path):
     (tmp_path / "terrain_lightmap.png").mkdir()  # a folder where a file should go
     (tmp_path / "old.txt").write_text("kept")
-    proc = run(ROOT / "scripts" / "export_heightmaps.py", "--preset", "island", "--size", "9",
-               "--format", "PNG16,R16", "--output-dir", tmp_path)
+    proc = run(
+        ROOT / "scripts" / "export_heightmaps.py",
+        "--preset",
+        "island",
+        "--size",
+        "9",
+        "--format",
+        "PNG16,R16",
+        "--output-dir",
+        tmp_path,
+    )
     assert proc.returncode == 1 and "terrain_lightmap.png is a folder: nothing was written" in proc.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["old.txt", "terrain_lightmap.png"]
 
@@ -239,8 +411,10 @@ def test_recipes_with_params_that_are_not_an_object_are_refused(tmp_path):
     recipe = tmp_path / "r.json"
     for params in (None, "x", []):
         recipe.write_text(json.dumps({"generator": "hills", "shape": [9, 9], "params": params}))
-        for script, output in (("export_heightmaps.py", ["--output-dir", tmp_path / "e"]),
-                               ("render_terrain.py", ["--output", tmp_path / "r.png"])):
+        for script, output in (
+            ("export_heightmaps.py", ["--output-dir", tmp_path / "e"]),
+            ("render_terrain.py", ["--output", tmp_path / "r.png"]),
+        ):
             proc = run(ROOT / "scripts" / script, "--recipe", recipe, *output)
             assert proc.returncode == 1, proc.stderr
             assert f"hills must be a mapping of names to values, got {type(params).__name__}" in proc.stderr
@@ -258,8 +432,10 @@ def test_export_heightmaps_lists_only_heightmap_presets():
         (["--preset", "nope"], "no preset 'nope'; built-in: rolling_hills, island,"),
         (["--preset", "island", "--format", "GIF"], "--format must list some of"),
         (["--preset", "island", "--set", "colour=red"], "--set colour: no such setting; valid: "),
-        (["--preset", "island", "--set", "radius_min=99", "--size", "9"],  # Island's hills: 7.8125 to 31.25 m
-         "hills.radius_min (99) must not exceed hills.radius_max (31.25)"),
+        (
+            ["--preset", "island", "--set", "radius_min=99", "--size", "9"],  # Island's hills: 7.8125 to 31.25 m
+            "hills.radius_min (99) must not exceed hills.radius_max (31.25)",
+        ),
         (["--recipe", "/nonexistent.json"], "is not a file"),
         (["--preset", "island", "--height", "-5"], "height must be in [0.0, 100000.0], got -5.0"),
         (["--preset", "island", "--size", "5000"], "size must be in [2, 4097], got 5000"),
@@ -267,23 +443,33 @@ def test_export_heightmaps_lists_only_heightmap_presets():
         (["--preset", "island", "--set", f"seed={2**64}"], TOO_BIG_SEED),
         (["--preset", "island", "--set", "size=true"], "size must be an integer in [2, 4097], got True"),
         (["--preset", "island", "--output-dir", ""], "--output-dir must name a folder"),
-        (["--preset", "island", "--set", "hills.count=1" + "0" * 400],
-         "hills.count must be in [0, 1000000], got an integer of 401 digits"),
-        (["--preset", "island", "--set", "size=" + "9" * 5000],
-         "value of --set size has 5000 bytes, more than the 4096 allowed"),
+        (
+            ["--preset", "island", "--set", "hills.count=1" + "0" * 400],
+            "hills.count must be in [0, 1000000], got an integer of 401 digits",
+        ),
+        (
+            ["--preset", "island", "--set", "size=" + "9" * 5000],
+            "value of --set size has 5000 bytes, more than the 4096 allowed",
+        ),
         (["--preset", "island", "--set", "size=4098", "--size", "17"], "give --size or --set size, not both"),
         (["--recipe", "{recipe}", "--seed", str(2**64)], TOO_BIG_SEED),
         (["--preset", "island", "--set", "hills.count=NaN"], "hills.count must be an integer in [0, 1000000], got nan"),
         (["--preset", "island", "--set", "hills.count=-3"], "hills.count must be in [0, 1000000], got -3"),
-        (["--preset", "island", "--set", "flatten.exponent=\"steep\""],
-         "flatten.exponent must be a real number, got str"),
-        (["--preset", "island", "--set", "generator=CAVES"],
-         "generator must be one of diamond_square, faults, fractal, hills, noise, got 'CAVES'"),
+        (
+            ["--preset", "island", "--set", 'flatten.exponent="steep"'],
+            "flatten.exponent must be a real number, got str",
+        ),
+        (
+            ["--preset", "island", "--set", "generator=CAVES"],
+            "generator must be one of diamond_square, faults, fractal, hills, noise, got 'CAVES'",
+        ),
         (["--preset", "island", "--metres", "--format", "PNG16"], "--metres applies to the EXR and NPY formats"),
         (["--recipe", "README.md"], "terrain spec is not valid JSON"),
         (["--recipe", "pyproject.toml"], "terrain spec is not valid JSON"),
-        (["--preset", "island", "--set", "roughness=2"],
-         "--set roughness: a parameter of 'diamond_square' or 'fractal', which this spec (generator 'hills'"),
+        (
+            ["--preset", "island", "--set", "roughness=2"],
+            "--set roughness: a parameter of 'diamond_square' or 'fractal', which this spec (generator 'hills'",
+        ),
     ],
 )
 def test_export_heightmaps_refuses_bad_arguments(args, message, tmp_path):
@@ -295,18 +481,45 @@ def test_export_heightmaps_refuses_bad_arguments(args, message, tmp_path):
 
 
 def test_picture_scripts_check_their_arguments(tmp_path):
-    for script, args, message in (("render_lighting.py", ["--tile", "0"], "--tile must be in"),
-                                  ("render_presets.py", ["--resolution", "0", "0"], "--resolution must be")):
+    for script, args, message in (
+        ("render_lighting.py", ["--tile", "0"], "--tile must be in"),
+        ("render_presets.py", ["--resolution", "0", "0"], "--resolution must be"),
+    ):
         proc = run(ROOT / "scripts" / script, *args)
         assert proc.returncode == 2 and message in proc.stderr and "Traceback" not in proc.stderr
 
 
 def test_export_from_a_sidecar_keeps_the_terrains_scale(tmp_path):
-    first = run(ROOT / "scripts" / "export_heightmaps.py", "--preset", "rolling_hills", "--size", "33",
-                "--width", "250", "--height", "35", "--format", "R16", "--maps", "none", "--output-dir", tmp_path / "a")
+    first = run(
+        ROOT / "scripts" / "export_heightmaps.py",
+        "--preset",
+        "rolling_hills",
+        "--size",
+        "33",
+        "--width",
+        "250",
+        "--height",
+        "35",
+        "--format",
+        "R16",
+        "--maps",
+        "none",
+        "--output-dir",
+        tmp_path / "a",
+    )
     assert first.returncode == 0, first.stderr
-    again = run(ROOT / "scripts" / "export_heightmaps.py", "--spec", tmp_path / "a" / "terrain_height.r16.json",
-                "--format", "NPY", "--metres", "--maps", "none", "--output-dir", tmp_path / "b")
+    again = run(
+        ROOT / "scripts" / "export_heightmaps.py",
+        "--spec",
+        tmp_path / "a" / "terrain_height.r16.json",
+        "--format",
+        "NPY",
+        "--metres",
+        "--maps",
+        "none",
+        "--output-dir",
+        tmp_path / "b",
+    )
     assert again.returncode == 0, again.stderr
     info = json.loads((tmp_path / "b" / "terrain_height.npy.json").read_text())
     assert (info["spec"]["width"], info["spec"]["height"], info["width_m"]) == (250.0, 35.0, 250.0)

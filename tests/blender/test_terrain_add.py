@@ -22,7 +22,7 @@ def vertices(obj):
 
 def point_attribute(obj, name, prop, width):
     attr = obj.data.attributes[name]
-    assert attr.domain == 'POINT'
+    assert attr.domain == "POINT"
     values = np.empty(len(attr.data) * width, dtype=np.float32)
     attr.data.foreach_get(prop, values)
     return values.reshape(len(attr.data), width)
@@ -30,9 +30,10 @@ def point_attribute(obj, name, prop, width):
 
 @pytest.mark.parametrize(("size", "height"), [(2, 5.0), (33, 12.5), (64, 30.0)])
 def test_grid_has_size_squared_vertices_and_z_range_equal_to_height(scene, size, height):
-    result, obj = add(size=size, seed=3, height=height, width=50,
-                      set="hills.count=40; hills.radius_min=2; hills.radius_max=12")
-    assert result == {'FINISHED'}
+    result, obj = add(
+        size=size, seed=3, height=height, width=50, set="hills.count=40; hills.radius_min=2; hills.radius_max=12"
+    )
+    assert result == {"FINISHED"}
     mesh = obj.data
     assert len(mesh.vertices) == size * size
     assert len(mesh.polygons) == (size - 1) ** 2
@@ -45,8 +46,9 @@ def test_grid_has_size_squared_vertices_and_z_range_equal_to_height(scene, size,
 
 def test_mesh_matches_the_core_heightmap_north_up(scene, orogen):
     core = orogen.core
-    _, obj = add(size=40, seed=11, height=10.0, width=39.0,
-                 set="hills.count=30; hills.radius_min=3; hills.radius_max=9")
+    _, obj = add(
+        size=40, seed=11, height=10.0, width=39.0, set="hills.count=30; hills.radius_min=3; hills.radius_max=9"
+    )
     expected = core.circle_hills((40, 40), seed=11, count=30, radius_min=3, radius_max=9, flattening=1.5)
     co = vertices(obj).reshape(40, 40, 3)
     assert np.array_equal(co[..., 2], expected * np.float32(10.0))
@@ -62,7 +64,7 @@ def test_attributes_uv_and_smooth_shading(scene):
     height = point_attribute(obj, "height", "value", 1)
     assert height.shape == (24 * 24, 1) and height.min() == 0.0 and height.max() == 1.0
     light_attr = mesh.color_attributes["Lightmap"]
-    assert light_attr.data_type == 'FLOAT_COLOR' and light_attr.domain == 'POINT'
+    assert light_attr.data_type == "FLOAT_COLOR" and light_attr.domain == "POINT"
     light = point_attribute(obj, "Lightmap", "color", 4)
     assert light.shape == (24 * 24, 4)
     assert light[:, :3].min() >= 0.25 - 1e-6 and light[:, :3].max() <= 1.0
@@ -86,13 +88,19 @@ def test_attributes_uv_and_smooth_shading(scene):
 
 def test_lightmap_matches_core_in_linear_values(scene, orogen):
     core = orogen.core
-    _, obj = add(size=32, seed=5, width=31.0, height=6.0,
-                 set="hills.count=25; hills.radius_min=2; hills.radius_max=8; lighting.azimuth=90; "
-                     "lighting.softness=0.75; lighting.min_brightness=0.125")
+    _, obj = add(
+        size=32,
+        seed=5,
+        width=31.0,
+        height=6.0,
+        set="hills.count=25; hills.radius_min=2; hills.radius_max=8; lighting.azimuth=90; "
+        "lighting.softness=0.75; lighting.min_brightness=0.125",
+    )
     assert obj.orogen.lighting.azimuth == pytest.approx(math.radians(90.0))
     h = core.circle_hills((32, 32), seed=5, count=25, radius_min=2, radius_max=8, flattening=1.5)
-    expected = core.slope_lightmap(h * np.float32(6.0), azimuth=90.0, softness=0.75, min_brightness=0.125,
-                                   cell_size=1.0)
+    expected = core.slope_lightmap(
+        h * np.float32(6.0), azimuth=90.0, softness=0.75, min_brightness=0.125, cell_size=1.0
+    )
     light = point_attribute(obj, "Lightmap", "color", 4)[:, 0].reshape(32, 32)
     assert np.array_equal(light, expected)
 
@@ -108,7 +116,7 @@ def test_material_links_are_valid_and_read_the_attributes(scene):
     # Lit (the default): Blender lights it, the baked lightmap is not read (Unlit's, below, is)
     assert [n.layer_name for n in tree.nodes if n.bl_idname == "ShaderNodeVertexColor"] == []
     mixes = [n for n in tree.nodes if n.bl_idname == "ShaderNodeMix"]
-    assert mixes and all(n.data_type == 'RGBA' for n in mixes)
+    assert mixes and all(n.data_type == "RGBA" for n in mixes)
     output = next(n for n in tree.nodes if n.bl_idname == "ShaderNodeOutputMaterial")
     assert output.inputs["Surface"].links[0].from_node.bl_idname == "ShaderNodeBsdfPrincipled"
 
@@ -118,10 +126,11 @@ def test_unlit_shading_uses_emission_and_toggles_work(scene):
     outputs = [n for n in obj.active_material.node_tree.nodes if n.bl_idname == "ShaderNodeOutputMaterial"]
     for output in outputs:  # Cycles and EEVEE render the Emission; exporters read the unlit pattern (test_maps)
         linked = output.inputs["Surface"].links[0].from_node.bl_idname
-        assert linked == ("ShaderNodeEmission" if output.target != 'ALL' else "ShaderNodeMixShader")
-    assert {o.target for o in outputs} == {'CYCLES', 'EEVEE', 'ALL'}
-    assert "Lightmap" in [n.layer_name for n in obj.active_material.node_tree.nodes
-                          if n.bl_idname == "ShaderNodeVertexColor"]
+        assert linked == ("ShaderNodeEmission" if output.target != "ALL" else "ShaderNodeMixShader")
+    assert {o.target for o in outputs} == {"CYCLES", "EEVEE", "ALL"}
+    assert "Lightmap" in [
+        n.layer_name for n in obj.active_material.node_tree.nodes if n.bl_idname == "ShaderNodeVertexColor"
+    ]
     _, bare = add(size=8, set="lighting.enabled=false; material.enabled=false")
     assert "Lightmap" not in bare.data.color_attributes
     assert len(bare.data.materials) == 0
@@ -147,7 +156,7 @@ def test_bad_radius_range_is_reported_and_leaves_the_scene_as_it_was(scene):
 
 def test_out_of_bounds_values_are_clamped_by_the_properties(scene):
     result, obj = add(size=1)
-    assert result == {'FINISHED'}
+    assert result == {"FINISHED"}
     assert len(obj.data.vertices) == 4  # size clamped to its minimum, 2
     settings = scene.orogen  # the panel's settings clamp the same way
     settings.size, settings.hills.count = 1, -5
@@ -162,7 +171,7 @@ def test_panel_settings_drive_the_generate_button(scene, orogen):
     assert {"size", "seed", "hills.count", "height", "width", "lighting.azimuth"} <= set(names)
     assert panel_module.VIEW3D_PT_orogen_terrain.bl_category == "Terrain"
     # The Generate button: a terrain with the scene's settings.
-    assert bpy.ops.orogen.terrain_generate() == {'FINISHED'}
+    assert bpy.ops.orogen.terrain_generate() == {"FINISHED"}
     obj = bpy.context.active_object
     assert len(obj.data.vertices) == 400
     assert vertices(obj)[:, 2].max() == pytest.approx(7.0)
@@ -183,8 +192,9 @@ def test_nan_settings_are_reported_and_never_reach_a_mesh(scene, kwargs, match):
     with pytest.raises(RuntimeError, match=match):
         bpy.ops.orogen.terrain_add(size=8, **kwargs)
     with pytest.raises(RuntimeError, match="must be a finite number"):
-        bpy.ops.orogen.profile_add(columns=8, **{k: v for k, v in kwargs.items() if k == "location"},
-                                   length=float("nan"))
+        bpy.ops.orogen.profile_add(
+            columns=8, **{k: v for k, v in kwargs.items() if k == "location"}, length=float("nan")
+        )
     assert (len(bpy.data.objects), len(bpy.data.meshes), len(bpy.data.materials)) == before
 
 
@@ -203,7 +213,7 @@ def test_memory_guard_refuses_before_allocating(scene, monkeypatch):
     with pytest.raises(RuntimeError, match=r"1025 x 1025 terrain needs about 0.2 GiB .* choose a smaller Size"):
         bpy.ops.orogen.terrain_add(size=1025)
     assert len(bpy.data.objects) == before
-    assert bpy.ops.orogen.terrain_add(size=129) == {'FINISHED'}  # 7 MiB fits
+    assert bpy.ops.orogen.terrain_add(size=129) == {"FINISHED"}  # 7 MiB fits
 
 
 MEMINFO = """MemTotal:       25000000 kB
@@ -228,8 +238,9 @@ Buffers:          100000 kB
         (MEMINFO, ("1000\n", "5000\n"), None, 0),
     ],
 )
-def test_available_memory_reads_what_the_kernel_can_give(orogen, tmp_path, monkeypatch, meminfo, cgroup, limit,
-                                                         expected):
+def test_available_memory_reads_what_the_kernel_can_give(
+    orogen, tmp_path, monkeypatch, meminfo, cgroup, limit, expected
+):
     terrain = orogen.addon.terrain
     (tmp_path / "meminfo").write_text(meminfo)
     monkeypatch.setattr(terrain, "MEMINFO", str(tmp_path / "meminfo"))
@@ -265,28 +276,45 @@ def test_available_memory_without_meminfo_falls_back_to_free_pages(orogen, tmp_p
 
 
 def test_the_stored_recipe_says_the_numbers_as_typed_and_a_hand_written_recipe_gives_the_same_terrain(scene, orogen):
-    stack = json.dumps({"version": 2, "generator": "faults", "size": 33, "seed": 5, "height": 10.0,
-                        "filters": [{"type": "flatten", "exponent": 1.5}, {"type": "lowpass", "k": 0.5}]})
+    stack = json.dumps(
+        {
+            "version": 2,
+            "generator": "faults",
+            "size": 33,
+            "seed": 5,
+            "height": 10.0,
+            "filters": [{"type": "flatten", "exponent": 1.5}, {"type": "lowpass", "k": 0.5}],
+        }
+    )
     # Version 3's low-pass filter takes a decay length in metres: 0.1's k = 0.6 per cell is this length at the
     # spec's 3.125 m cells (100 m over 32 cells), typed as a float32 property shows it.
     length = orogen.core.catalog.V2_TO_V3["lowpass"]({"k": 0.6, "passes": 1}, 100.0 / 32)["length"]
     typed = str(np.float32(length))
     assert float(typed) != length and abs(float(typed) - length) < 1e-6 * length  # not a float32: rounded
     # The numbers go through the settings (float32 properties) and come back as typed.
-    assert bpy.ops.orogen.terrain_add(spec=stack, set="faults.faults=40; faults.displacement_min=0.1; "
-                                                      f"flatten.exponent=1.8; lowpass.length={typed}") == {'FINISHED'}
+    assert bpy.ops.orogen.terrain_add(
+        spec=stack, set=f"faults.faults=40; faults.displacement_min=0.1; flatten.exponent=1.8; lowpass.length={typed}"
+    ) == {"FINISHED"}
     first = bpy.context.active_object
     recipe = orogen.addon.specio.read_spec(first.orogen).to_dict()
     assert recipe["faults"]["displacement_min"] == 0.1 and recipe["fit_height"] is True  # migrated from version 2
-    assert recipe["filters"] == [{"type": "flatten", "enabled": True, "exponent": 1.8},
-                                 {"type": "lowpass", "enabled": True, "length": float(typed), "passes": 1}]
+    assert recipe["filters"] == [
+        {"type": "flatten", "enabled": True, "exponent": 1.8},
+        {"type": "lowpass", "enabled": True, "length": float(typed), "passes": 1},
+    ]
     # Written by hand in 0.1's recipe form (its "erosion" filter is the low-pass one); a 0.1 recipe keeps
     # 0.1's fault spacing unless it says otherwise, and this one says the spec's. Its k = 0.6 migrates to the
     # length above, which the panel's float32 property holds as the typed one.
-    by_hand = json.dumps({"generator": "faults", "seed": 5, "shape": [33, 33],
-                          "params": {"faults": 40, "displacement_min": 0.1, "spacing": "to_last"},
-                          "filters": [{"type": "flatten", "exponent": 1.8}, {"type": "erosion", "k": 0.6}]})
-    assert bpy.ops.orogen.terrain_add(spec=by_hand, set="height=10") == {'FINISHED'}
+    by_hand = json.dumps(
+        {
+            "generator": "faults",
+            "seed": 5,
+            "shape": [33, 33],
+            "params": {"faults": 40, "displacement_min": 0.1, "spacing": "to_last"},
+            "filters": [{"type": "flatten", "exponent": 1.8}, {"type": "erosion", "k": 0.6}],
+        }
+    )
+    assert bpy.ops.orogen.terrain_add(spec=by_hand, set="height=10") == {"FINISHED"}
     assert orogen.addon.specio.read_spec(bpy.context.active_object.orogen).to_dict() == recipe
     assert np.array_equal(vertices(bpy.context.active_object), vertices(first))
 
@@ -310,11 +338,17 @@ def test_a_late_failure_leaves_nothing_added(scene, orogen, monkeypatch):
 
 def test_a_continental_unlit_terrain_with_noisy_layers_is_added(scene):
     """Cells of 31 km (the widest world on a small grid): the layers' noise field takes any cell a spec allows."""
-    spec = {"version": 3, "size": 33, "width": 1.0e6, "material": {"shading": "unlit"},
-            "layers": [{"name": "b", "color": [0, 1, 0], "minimum": 0, "optimal": 0.5, "maximum": 1, "mask": "noise"},
-                       {"name": "c", "color": [1, 0, 0], "minimum": 0, "optimal": 0.5, "maximum": 1,
-                        "edge_noise": 0.1}]}
-    assert bpy.ops.orogen.terrain_add(spec=json.dumps(spec)) == {'FINISHED'}
+    spec = {
+        "version": 3,
+        "size": 33,
+        "width": 1.0e6,
+        "material": {"shading": "unlit"},
+        "layers": [
+            {"name": "b", "color": [0, 1, 0], "minimum": 0, "optimal": 0.5, "maximum": 1, "mask": "noise"},
+            {"name": "c", "color": [1, 0, 0], "minimum": 0, "optimal": 0.5, "maximum": 1, "edge_noise": 0.1},
+        ],
+    }
+    assert bpy.ops.orogen.terrain_add(spec=json.dumps(spec)) == {"FINISHED"}
     obj = bpy.context.active_object
     colors = np.empty(len(obj.data.vertices) * 4, dtype=np.float32)
     obj.data.color_attributes["Color"].data.foreach_get("color", colors)

@@ -58,10 +58,20 @@ def toy_generator(orogen):
         cols = win.col_coords()[None, :].astype(np.float64)
         return amplitude * (rows * tilt + cols * (1 - tilt))
 
-    core.register_generator(core.Generator("toy_plane", "Toy Plane", "A tilted plane", tilt_plane, (
-        core.Param("amplitude", "float", 1.0, hard=(0.0, 10.0), label="Amplitude", description="Height"),
-        core.Param("tilt", "float", 0.5, hard=(0.0, 1.0), unit="factor", label="Tilt", description="Along rows"),
-    )))
+    core.register_generator(
+        core.Generator(
+            "toy_plane",
+            "Toy Plane",
+            "A tilted plane",
+            tilt_plane,
+            (
+                core.Param("amplitude", "float", 1.0, hard=(0.0, 10.0), label="Amplitude", description="Height"),
+                core.Param(
+                    "tilt", "float", 0.5, hard=(0.0, 1.0), unit="factor", label="Tilt", description="Along rows"
+                ),
+            ),
+        )
+    )
     orogen.unregister()
     orogen.register()
     yield
@@ -74,10 +84,9 @@ def test_a_generator_declared_in_core_only_appears_everywhere(scene, orogen, toy
     # The operator (its redo panel) and the object's settings.
     props = bpy.ops.orogen.terrain_add.get_rna_type().properties
     assert "toy_plane" in props and "toy_plane" in [i.identifier for i in props["generator"].enum_items]
-    bpy.ops.orogen.terrain_add(size=9, generator='toy_plane', set="tilt=1.0; amplitude=2.0",
-                               spec="")
+    bpy.ops.orogen.terrain_add(size=9, generator="toy_plane", set="tilt=1.0; amplitude=2.0", spec="")
     obj = bpy.context.active_object
-    assert obj.orogen.generator == 'toy_plane' and obj.orogen.toy_plane.tilt == 1.0
+    assert obj.orogen.generator == "toy_plane" and obj.orogen.toy_plane.tilt == 1.0
     spec = orogen.addon.specio.read_spec(obj.orogen)
     assert spec.to_dict()["toy_plane"] == {"amplitude": 2.0, "tilt": 1.0}
     assert orogen.core.TerrainSpec.from_json(spec.to_json()) == spec
@@ -87,12 +96,12 @@ def test_a_generator_declared_in_core_only_appears_everywhere(scene, orogen, toy
     assert {"amplitude", "tilt"} <= shown_names(lambda lay, d: draw.draw_spec(lay, d, operator=True), obj.orogen)
     # A user preset saved and loaded again by name (the panel's settings: no terrain selected).
     bpy.context.view_layer.objects.active = None
-    scene.orogen.generator = 'toy_plane'
+    scene.orogen.generator = "toy_plane"
     scene.orogen.toy_plane.tilt = 0.25
     bpy.ops.orogen.preset_save(name="toy preset")
     scene.orogen.toy_plane.tilt = 0.75
     bpy.ops.orogen.preset_load(name="toy_preset")
-    assert scene.orogen.generator == 'toy_plane' and scene.orogen.toy_plane.tilt == 0.25
+    assert scene.orogen.generator == "toy_plane" and scene.orogen.toy_plane.tilt == 0.25
     # --set in both scripts (run in this Blender, where the generator is declared).
     sys.path.insert(0, str(ROOT / "scripts"))
     try:
@@ -101,8 +110,20 @@ def test_a_generator_declared_in_core_only_appears_everywhere(scene, orogen, toy
 
         spec_file = tmp_path / "toy.json"
         spec_file.write_text(spec.to_json())
-        export_heightmaps.main(["--spec", str(spec_file), "--set", "toy_plane.tilt=0.0", "--format", "NPY",
-                                "--maps", "none", "--output-dir", str(tmp_path / "out")])
+        export_heightmaps.main(
+            [
+                "--spec",
+                str(spec_file),
+                "--set",
+                "toy_plane.tilt=0.0",
+                "--format",
+                "NPY",
+                "--maps",
+                "none",
+                "--output-dir",
+                str(tmp_path / "out"),
+            ]
+        )
         h = np.load(tmp_path / "out" / "terrain_height.npy")
         expected_cols = np.linspace(0, 1, 9, dtype=np.float32) ** np.float32(1.5)  # the default flatten filter
         assert np.allclose(h, np.broadcast_to(expected_cols, (9, 9)), atol=1e-6)
@@ -121,7 +142,7 @@ def test_a_recipe_terrain_keeps_its_recipe_when_only_the_lighting_changes(scene,
     before = mesh_heightmap(obj)
     obj.orogen.lighting.azimuth = 1.0
     bpy.ops.orogen.terrain_regenerate()
-    assert obj.orogen.generator == 'faults' and (obj.orogen.size, obj.orogen.faults.faults) == (30, 60)
+    assert obj.orogen.generator == "faults" and (obj.orogen.size, obj.orogen.faults.faults) == (30, 60)
     assert len(obj.data.vertices) == 900
     assert np.array_equal(mesh_heightmap(obj), before)
 
@@ -132,8 +153,11 @@ def test_editing_a_terrains_layer_colour_rebuilds_its_material(scene, orogen):
     old = obj.material_slots[0].material
 
     def colours(material):
-        return {tuple(round(c, 4) for c in n.outputs[0].default_value[:3]) for n in material.node_tree.nodes
-                if n.type == 'RGB'}
+        return {
+            tuple(round(c, 4) for c in n.outputs[0].default_value[:3])
+            for n in material.node_tree.nodes
+            if n.type == "RGB"
+        }
 
     assert (0.9, 0.1, 0.1) not in colours(old)
     obj.orogen.layers[0].color = (0.9, 0.1, 0.1)
@@ -183,24 +207,28 @@ def test_duplicating_or_deleting_during_a_pending_update_is_safe(scene, orogen):
 def test_the_filter_stack_is_an_ordered_list_with_repeats(scene, orogen):
     bpy.ops.orogen.terrain_add(size=33, set="flatten.exponent=1.0")
     obj = bpy.context.active_object
-    for kind in ('lowpass', 'box_blur', 'lowpass'):
+    for kind in ("lowpass", "box_blur", "lowpass"):
         bpy.ops.orogen.filter_add(type=kind)
-    assert [f.type for f in obj.orogen.filters] == ['flatten', 'lowpass', 'box_blur', 'lowpass']
+    assert [f.type for f in obj.orogen.filters] == ["flatten", "lowpass", "box_blur", "lowpass"]
     obj.orogen.active_filter = 3
-    bpy.ops.orogen.filter_move(direction='UP')
+    bpy.ops.orogen.filter_move(direction="UP")
     bpy.ops.orogen.filter_duplicate()
-    assert [f.type for f in obj.orogen.filters] == ['flatten', 'lowpass', 'lowpass', 'lowpass', 'box_blur']
+    assert [f.type for f in obj.orogen.filters] == ["flatten", "lowpass", "lowpass", "lowpass", "box_blur"]
     obj.orogen.filters[4].enabled = False
     bpy.ops.orogen.filter_remove()
     spec = orogen.addon.specio.read_spec(obj.orogen)
-    assert [(s.key, s.enabled) for s in spec.filters] == [('flatten', True), ('lowpass', True), ('lowpass', True),
-                                                          ('box_blur', False)]
+    assert [(s.key, s.enabled) for s in spec.filters] == [
+        ("flatten", True),
+        ("lowpass", True),
+        ("lowpass", True),
+        ("box_blur", False),
+    ]
     assert np.array_equal(mesh_heightmap(obj), spec.heightmap())  # the mesh follows the stack (live)
-    assert [k for k, _ in spec.recipe().filters] == ['flatten', 'lowpass', 'lowpass']
+    assert [k for k, _ in spec.recipe().filters] == ["flatten", "lowpass", "lowpass"]
 
 
 def test_disabled_buttons_say_why(scene, orogen, tmp_path):
-    bpy.ops.object.select_all(action='DESELECT')
+    bpy.ops.object.select_all(action="DESELECT")
     bpy.context.view_layer.objects.active = None
     with pytest.raises(RuntimeError, match="Select a terrain first"):
         bpy.ops.orogen.terrain_regenerate()
@@ -240,11 +268,11 @@ def test_a_0_1_blend_loads_and_regenerates_to_the_same_heightmaps(orogen):
             assert np.abs(mesh_heightmap(obj) - made).max() <= 1e-6, name
         noise = bpy.data.objects["NoiseLayers"].orogen
         assert [lay.name for lay in noise.layers] == ["Sand", "Grass", "Rock"]
-        assert noise.lighting.mode == 'hillshade' and noise.lighting.ao and noise.material.shading == 'unlit'
-        assert [f.type for f in bpy.data.objects["IslandHills"].orogen.filters] == ['flatten', 'lowpass', 'sea_level']
+        assert noise.lighting.mode == "hillshade" and noise.lighting.ao and noise.material.shading == "unlit"
+        assert [f.type for f in bpy.data.objects["IslandHills"].orogen.filters] == ["flatten", "lowpass", "sea_level"]
         panel = bpy.context.scene.orogen
-        assert (panel.generator, panel.faults.faults, panel.size) == ('faults', 321, 65)
-        assert [f.type for f in panel.filters] == ['flatten', 'lowpass']
+        assert (panel.generator, panel.faults.faults, panel.size) == ("faults", 321, 65)
+        assert [f.type for f in panel.filters] == ["flatten", "lowpass"]
     finally:
         bpy.ops.wm.read_homefile(use_empty=True)
 
@@ -255,14 +283,16 @@ def test_a_0_1_user_preset_loads_by_name(scene, orogen):
     try:
         bpy.ops.orogen.preset_load(name="My_Faults")
         s = scene.orogen
-        assert (s.generator, s.faults.faults, s.size) == ('faults', 321, 65)
+        assert (s.generator, s.faults.faults, s.size) == ("faults", 321, 65)
         # 0.1's k = 0.7 per cell is a decay length of -cell / ln 0.7 metres (100 m over 64 cells)
-        assert [(f.type, round(f.lowpass.length, 5)) for f in s.filters if f.type == 'lowpass'] == [
-            ('lowpass', round(-100.0 / 64 / np.log(0.7), 5))]
+        assert [(f.type, round(f.lowpass.length, 5)) for f in s.filters if f.type == "lowpass"] == [
+            ("lowpass", round(-100.0 / 64 / np.log(0.7), 5))
+        ]
         bpy.ops.orogen.terrain_generate()
         obj = bpy.context.active_object
-        v01 = orogen.core.spec.from_v1_settings({"generator": "faults", "fault_count": 321, "size": 65,
-                                                 "use_erosion": True, "erosion_k": 0.7})
+        v01 = orogen.core.spec.from_v1_settings(
+            {"generator": "faults", "fault_count": 321, "size": 65, "use_erosion": True, "erosion_k": 0.7}
+        )
         assert np.abs(mesh_heightmap(obj) - v01.heightmap()).max() <= 1e-6  # the length went through float32
     finally:
         (folder / "My_Faults.py").unlink()
@@ -270,8 +300,16 @@ def test_a_0_1_user_preset_loads_by_name(scene, orogen):
 
 def test_export_then_import_and_spec_from_sidecar_keep_the_scale(scene, orogen, tmp_path):
     bpy.ops.orogen.terrain_add(size=33, width=200.0, height=40.0)
-    bpy.ops.orogen.export_maps(directory=str(tmp_path), name="t", heightmap_format='R16', use_lightmap=False,
-                               use_colormap=False, use_normal_map=False, use_data_maps=False, use_splat_maps=False)
+    bpy.ops.orogen.export_maps(
+        directory=str(tmp_path),
+        name="t",
+        heightmap_format="R16",
+        use_lightmap=False,
+        use_colormap=False,
+        use_normal_map=False,
+        use_data_maps=False,
+        use_splat_maps=False,
+    )
     bpy.ops.orogen.heightmap_import(filepath=str(tmp_path / "t_height.r16"))
     imported = bpy.context.active_object
     xs = [v.co.x for v in imported.data.vertices]
@@ -335,8 +373,9 @@ def test_duplicating_with_shift_d_during_a_preview_keeps_both_terrains_their_own
 
 def test_a_failed_full_size_pass_goes_back_to_the_terrain_before_the_preview(scene, orogen):
     live = orogen.addon.live
-    bpy.ops.orogen.terrain_add(spec=json.dumps({"version": 2, "size": 33, "width": 0.5,
-                                                 "filters": [{"type": "hydraulic", "steps": 2}]}))
+    bpy.ops.orogen.terrain_add(
+        spec=json.dumps({"version": 2, "size": 33, "width": 0.5, "filters": [{"type": "hydraulic", "steps": 2}]})
+    )
     obj = bpy.context.active_object
     before = mesh_heightmap(obj).copy()
     obj.orogen.preview_size = 17
@@ -355,19 +394,27 @@ def test_the_full_size_pass_waits_while_the_terrain_is_in_edit_mode(scene, oroge
     obj.orogen.preview_size = 17
     obj.orogen.seed = 4
     live.on_setting_changed(obj, bpy.context)
-    bpy.ops.object.mode_set(mode='EDIT')
+    bpy.ops.object.mode_set(mode="EDIT")
     assert live.flush_live_updates(force=True) == [] and obj.orogen.preview_pending
-    bpy.ops.object.mode_set(mode='OBJECT')
+    bpy.ops.object.mode_set(mode="OBJECT")
     assert live.flush_live_updates(force=True) == [obj.name] and len(obj.data.vertices) == 65 * 65
 
 
-def test_an_imported_terrains_export_comes_back_at_its_scale_and_a_lying_sidecar_is_refused(scene, orogen,
-                                                                                             tmp_path):
+def test_an_imported_terrains_export_comes_back_at_its_scale_and_a_lying_sidecar_is_refused(scene, orogen, tmp_path):
     np.save(tmp_path / "dem.npy", np.linspace(0, 1, 81, dtype=np.float32).reshape(9, 9))
-    bpy.ops.orogen.heightmap_import(filepath=str(tmp_path / "dem.npy"), use_sidecar_scale=False, width=321.0,
-                                    height=45.0)
-    bpy.ops.orogen.export_maps(directory=str(tmp_path / "out"), name="t", heightmap_format='NPY', use_lightmap=False,
-                               use_colormap=False, use_normal_map=False, use_data_maps=False, use_splat_maps=False)
+    bpy.ops.orogen.heightmap_import(
+        filepath=str(tmp_path / "dem.npy"), use_sidecar_scale=False, width=321.0, height=45.0
+    )
+    bpy.ops.orogen.export_maps(
+        directory=str(tmp_path / "out"),
+        name="t",
+        heightmap_format="NPY",
+        use_lightmap=False,
+        use_colormap=False,
+        use_normal_map=False,
+        use_data_maps=False,
+        use_splat_maps=False,
+    )
     bpy.ops.orogen.heightmap_import(filepath=str(tmp_path / "out" / "t_height.npy"))
     xs = [v.co.x for v in bpy.context.active_object.data.vertices]
     zs = [v.co.z for v in bpy.context.active_object.data.vertices]
@@ -402,18 +449,29 @@ def test_an_export_during_a_pending_preview_writes_the_full_size_terrain(scene, 
     obj.orogen.preview_size = 17
     bpy.ops.orogen.size_set(size=129)  # headless, the settle timer never fires: the preview stays
     assert len(obj.data.vertices) == 17 * 17 and obj.orogen.preview_pending
-    bpy.ops.orogen.export_maps(directory=str(tmp_path), name="t", heightmap_format='NPY', use_lightmap=False,
-                               use_colormap=False, use_normal_map=False, use_data_maps=False, use_splat_maps=False)
+    bpy.ops.orogen.export_maps(
+        directory=str(tmp_path),
+        name="t",
+        heightmap_format="NPY",
+        use_lightmap=False,
+        use_colormap=False,
+        use_normal_map=False,
+        use_data_maps=False,
+        use_splat_maps=False,
+    )
     assert np.load(tmp_path / "t_height.npy").shape == (129, 129)
     assert json.loads((tmp_path / "t_height.npy.json").read_text())["shape"] == [129, 129]
     assert not obj.orogen.preview_pending
 
 
-@pytest.mark.parametrize("text, match", [
-    ("settings.generator = 'evil'\n", "generator must be one of hills"),
-    ("settings.size = " + "-" * 200_000 + "1\n", "not a 0.1 preset"),
-    ("import os\nsettings.size = __import__('os').system('touch /tmp/orogen-pwned')\n", "not a 0.1 preset"),
-])
+@pytest.mark.parametrize(
+    "text, match",
+    [
+        ("settings.generator = 'evil'\n", "generator must be one of hills"),
+        ("settings.size = " + "-" * 200_000 + "1\n", "not a 0.1 preset"),
+        ("import os\nsettings.size = __import__('os').system('touch /tmp/orogen-pwned')\n", "not a 0.1 preset"),
+    ],
+)
 def test_a_broken_0_1_preset_is_reported_and_never_run(scene, orogen, text, match):
     folder = Path(orogen.addon.presets.user_preset_folder(create=True))
     (folder / "broken.py").write_text(text)
@@ -427,7 +485,8 @@ def test_a_broken_0_1_preset_is_reported_and_never_run(scene, orogen, text, matc
 
 def test_duplicating_a_filter_respects_the_stack_limit(scene, orogen):
     limit = orogen.core.recipe.MAX_FILTERS
-    bpy.ops.orogen.terrain_add(size=9, spec=json.dumps({"version": 2, "size": 9,
-                                                        "filters": [{"type": "sea_level"}] * limit}))
+    bpy.ops.orogen.terrain_add(
+        size=9, spec=json.dumps({"version": 2, "size": 9, "filters": [{"type": "sea_level"}] * limit})
+    )
     with pytest.raises(RuntimeError, match=f"at most {limit} filters"):
         bpy.ops.orogen.filter_duplicate()

@@ -8,8 +8,10 @@ import bpy
 import numpy as np
 import pytest
 
-SETTINGS = ("hills.count=60; hills.radius_min=2; hills.radius_max=9; lighting.mode=hillshade; "
-            "lighting.ao=true; lighting.ao_radius=6; lighting.shadows=true; lighting.altitude=30")
+SETTINGS = (
+    "hills.count=60; hills.radius_min=2; hills.radius_max=9; lighting.mode=hillshade; "
+    "lighting.ao=true; lighting.ao_radius=6; lighting.shadows=true; lighting.altitude=30"
+)
 #: Tiles of 17 vertices, 2 m cells (a binary number: the whole world's width / (size - 1) gives it exactly).
 TILE, CELL, HEIGHT, SEED = 17, 2.0, 12.0, 5
 ATTRIBUTES = ("height", "slope", "curvature")
@@ -21,10 +23,18 @@ def tiles_module(orogen):
 
 
 def add_world(**kw):
-    args = {"tiles_x": 3, "tiles_y": 3, "size": TILE, "width": CELL * (TILE - 1), "height": HEIGHT, "seed": SEED,
-            "set": SETTINGS, "location": (1.0, -2.0, 0.5)}
+    args = {
+        "tiles_x": 3,
+        "tiles_y": 3,
+        "size": TILE,
+        "width": CELL * (TILE - 1),
+        "height": HEIGHT,
+        "seed": SEED,
+        "set": SETTINGS,
+        "location": (1.0, -2.0, 0.5),
+    }
     args.update(kw)
-    assert bpy.ops.orogen.tiles_add(**args) == {'FINISHED'}
+    assert bpy.ops.orogen.tiles_add(**args) == {"FINISHED"}
     return bpy.context.active_object.orogen_tile.world
 
 
@@ -93,8 +103,9 @@ def test_tiles_equal_the_world_built_whole(scene, azimuth):
     world = add_world(set=settings)
     tiles = tiles_of(world)
     side = 3 * (TILE - 1) + 1
-    bpy.ops.orogen.terrain_add(size=side, width=CELL * (side - 1), height=HEIGHT, seed=SEED, set=settings,
-                               location=(1.0, -2.0, 0.5))
+    bpy.ops.orogen.terrain_add(
+        size=side, width=CELL * (side - 1), height=HEIGHT, seed=SEED, set=settings, location=(1.0, -2.0, 0.5)
+    )
     whole = bpy.context.active_object
     co, maps = grid(whole)
     assert np.array_equal(np.array(whole.matrix_world), np.array(tiles[(0, 0)].matrix_world))
@@ -116,17 +127,23 @@ def test_tiles_of_a_world_uplifted_above_height_equal_the_world_built_whole(scen
     tiles' reach is 12 cells instead of 16 and one tile's low-sun shadows differ from the whole world's."""
     tile, cell, height, n = 17, 100.0, 200.0, 6
     side = n * (tile - 1) + 1
-    spec = {"version": 3, "size": tile, "width": cell * (tile - 1), "height": height, "seed": 2,
-            "generator": "hills", "hills": {"count": 20, "radius_min": 600.0, "radius_max": 1000.0, "island": True},
-            "filters": [{"type": "erosion", "steps": 5, "dt": 2.0e4, "uplift": 1.0e-3, "auto_rates": False,
-                         "k": 1.0e-5}],
-            "lighting": {"mode": "hillshade", "shadows": True, "azimuth": 200.0, "altitude": 12.0,
-                         "min_brightness": 0.0}}
-    assert bpy.ops.orogen.tiles_add(tiles_x=n, tiles_y=n, spec=json.dumps(spec)) == {'FINISHED'}
+    spec = {
+        "version": 3,
+        "size": tile,
+        "width": cell * (tile - 1),
+        "height": height,
+        "seed": 2,
+        "generator": "hills",
+        "hills": {"count": 20, "radius_min": 600.0, "radius_max": 1000.0, "island": True},
+        "filters": [{"type": "erosion", "steps": 5, "dt": 2.0e4, "uplift": 1.0e-3, "auto_rates": False, "k": 1.0e-5}],
+        "lighting": {"mode": "hillshade", "shadows": True, "azimuth": 200.0, "altitude": 12.0, "min_brightness": 0.0},
+    }
+    assert bpy.ops.orogen.tiles_add(tiles_x=n, tiles_y=n, spec=json.dumps(spec)) == {"FINISHED"}
     world = bpy.context.active_object.orogen_tile.world
     tiles = tiles_of(world)
-    assert bpy.ops.orogen.terrain_add(spec=json.dumps({**spec, "size": side, "width": cell * (side - 1)})) \
-        == {'FINISHED'}
+    assert bpy.ops.orogen.terrain_add(spec=json.dumps({**spec, "size": side, "width": cell * (side - 1)})) == {
+        "FINISHED"
+    }
     co, maps = grid(bpy.context.active_object)
     assert maps["height"].max() > 1.4 and co[..., 2].max() > 1.4 * height  # above Height
     cache = tiles_module.world_cache(world, bpy.context)
@@ -144,7 +161,7 @@ def test_tiles_of_a_world_uplifted_above_height_equal_the_world_built_whole(scen
     for obj in bpy.context.view_layer.objects:
         obj.select_set(obj == tiles[(0, 0)])
     bpy.context.view_layer.objects.active = tiles[(0, 0)]
-    assert bpy.ops.orogen.tiles_export(directory=str(tmp_path), name="land", png16=False, exr=False) == {'FINISHED'}
+    assert bpy.ops.orogen.tiles_export(directory=str(tmp_path), name="land", png16=False, exr=False) == {"FINISHED"}
     info = json.loads((tmp_path / "land.json").read_text())
     z = co[..., 2].astype(np.float64)
     assert info["metres"]["low"] == pytest.approx(z.min(), rel=1e-6, abs=1e-9)
@@ -153,9 +170,9 @@ def test_tiles_of_a_world_uplifted_above_height_equal_the_world_built_whole(scen
     assert (low * height, high * height) == (info["metres"]["low"], info["metres"]["high"])
     expected = np.rint(orogen_core(tiles_module).normalize(maps["height"], (low, high)).astype(np.float64) * 65535)
     levels = np.empty((side, side), np.int64)
-    for (ty, tx) in tiles:
+    for ty, tx in tiles:
         raw = np.fromfile(tmp_path / f"unity/land_x{tx}_y{n - 1 - ty}.r16", dtype="<u2").reshape(tile, tile)[::-1]
-        levels[ty * (tile - 1): ty * (tile - 1) + tile, tx * (tile - 1): tx * (tile - 1) + tile] = raw
+        levels[ty * (tile - 1) : ty * (tile - 1) + tile, tx * (tile - 1) : tx * (tile - 1) + tile] = raw
     assert np.array_equal(levels, expected) and levels.min() == 0 and levels.max() == 65535
     above = maps["height"] > 1.0  # what a clip at Height would have flattened into one level
     assert above.sum() > 20 and len(np.unique(levels[above])) == len(np.unique(maps["height"][above]))
@@ -197,7 +214,7 @@ def test_one_tile_rebuilds_alone(scene):
     for obj in bpy.context.view_layer.objects:
         obj.select_set(obj == target)
     bpy.context.view_layer.objects.active = target
-    assert bpy.ops.orogen.tile_rebuild() == {'FINISHED'}
+    assert bpy.ops.orogen.tile_rebuild() == {"FINISHED"}
     assert np.array_equal(grid(target)[0], good)
     assert all(np.array_equal(grid(o)[0], others[k]) for k, o in tiles.items() if o != target)
     assert "1 of 9 tiles" in world.orogen_tiles.status
@@ -212,9 +229,11 @@ def coarse_edge_check(fine, coarse, edge_f, edge_c):
     assert ratio >= 2
     assert np.array_equal(line_f[::ratio], line_c)
     along = 0 if abs(line_f[-1, 0] - line_f[0, 0]) > abs(line_f[-1, 1] - line_f[0, 1]) else 1
-    z = np.interp(line_f[:, along].astype(np.float64), line_c[:, along].astype(np.float64)[::np.sign(
-        line_c[-1, along] - line_c[0, along]).astype(int)], line_c[:, 2].astype(np.float64)[::np.sign(
-            line_c[-1, along] - line_c[0, along]).astype(int)])
+    z = np.interp(
+        line_f[:, along].astype(np.float64),
+        line_c[:, along].astype(np.float64)[:: np.sign(line_c[-1, along] - line_c[0, along]).astype(int)],
+        line_c[:, 2].astype(np.float64)[:: np.sign(line_c[-1, along] - line_c[0, along]).astype(int)],
+    )
     assert np.abs(line_f[:, 2] - z).max() <= 1e-5 * HEIGHT
     return np.abs(line_f[:, 2] - z).max()
 
@@ -226,11 +245,11 @@ def test_mixed_levels_of_detail_leave_no_cracks(scene):
     bpy.context.view_layer.objects.active = tiles[(0, 0)]
     corner = world_positions(tiles[(0, 0)])[2, 2]
     bpy.context.scene.cursor.location = tuple(float(v) for v in corner)
-    assert bpy.ops.orogen.tiles_lod() == {'FINISHED'}
+    assert bpy.ops.orogen.tiles_lod() == {"FINISHED"}
     levels = {k: o.orogen_tile.level for k, o in tiles.items()}
     assert levels == {(y, x): max(y, x) for y in range(3) for x in range(3)}
     sizes = {k: int(round(len(o.data.vertices) ** 0.5)) for k, o in tiles.items()}
-    assert sizes == {k: (TILE - 1) // 2 ** lv + 1 for k, lv in levels.items()}
+    assert sizes == {k: (TILE - 1) // 2**lv + 1 for k, lv in levels.items()}
     mixed = 0
     for a, b, edge_a, edge_b in pairs(tiles):
         la, lb = levels[(a.orogen_tile.ty, a.orogen_tile.tx)], levels[(b.orogen_tile.ty, b.orogen_tile.tx)]
@@ -248,7 +267,7 @@ def test_mixed_levels_of_detail_leave_no_cracks(scene):
     for obj in bpy.context.view_layer.objects:
         obj.select_set(obj == tiles[(2, 2)])
     bpy.context.view_layer.objects.active = tiles[(2, 2)]
-    assert bpy.ops.orogen.tile_rebuild(level=0) == {'FINISHED'}
+    assert bpy.ops.orogen.tile_rebuild(level=0) == {"FINISHED"}
     assert len(tiles[(2, 2)].data.vertices) == TILE * TILE
     assert np.array_equal(grid(tiles[(2, 2)])[0][::4, ::4], coarse)
 
@@ -261,7 +280,7 @@ def test_a_new_tile_size_rebuilds_every_tile_at_that_size_and_bad_worlds_are_ref
     tiles = tiles_of(world)
     assert sorted(tiles) == [(0, 0), (0, 1)]
     assert all(len(o.data.vertices) == 33 * 33 for o in tiles.values())
-    (a, b, edge_a, edge_b), = pairs(tiles)
+    ((a, b, edge_a, edge_b),) = pairs(tiles)
     assert np.array_equal(grid(a)[0][edge_a], grid(b)[0][edge_b])
     assert grid(b)[0][0, -1, 0] - grid(a)[0][0, 0, 0] == CELL * 64  # two tiles of 32 cells
     with pytest.raises(RuntimeError, match="Size Y"):
@@ -278,13 +297,19 @@ def test_a_tiles_collection_exports_engine_tiles_with_shared_edges(scene, orogen
     for obj in bpy.context.view_layer.objects:
         obj.select_set(obj == tiles[(1, 2)])
     bpy.context.view_layer.objects.active = tiles[(1, 2)]
-    assert bpy.ops.orogen.tile_rebuild(level=1) == {'FINISHED'}  # a coarse tile still exports at full resolution
+    assert bpy.ops.orogen.tile_rebuild(level=1) == {"FINISHED"}  # a coarse tile still exports at full resolution
     fine = {(0, 0), (0, 1), (1, 0)}  # level 0, and no coarser neighbour snapping their edges
-    assert bpy.ops.orogen.tiles_export(directory=str(tmp_path), name="land") == {'FINISHED'}
+    assert bpy.ops.orogen.tiles_export(directory=str(tmp_path), name="land") == {"FINISHED"}
     names = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file())
-    assert names == sorted(["land.json"] + [f"{folder}/land_x{x}_y{y}{ext}" for folder, ext in
-                                            (("unreal", ".png"), ("unity", ".r16"), ("exr", ".exr"))
-                                            for x in range(3) for y in range(2)])
+    assert names == sorted(
+        ["land.json"]
+        + [
+            f"{folder}/land_x{x}_y{y}{ext}"
+            for folder, ext in (("unreal", ".png"), ("unity", ".r16"), ("exr", ".exr"))
+            for x in range(3)
+            for y in range(2)
+        ]
+    )
     info = json.loads((tmp_path / "land.json").read_text())  # heights within [0, 1]: 0 and 1 are 0 m and Height
     assert info["metres"]["low"] == 0.0 and info["metres"]["high"] == HEIGHT and info["spec"]["seed"] == SEED
     png, exr = {}, {}
@@ -301,7 +326,7 @@ def test_a_tiles_collection_exports_engine_tiles_with_shared_edges(scene, orogen
         assert np.array_equal(png[ty, tx], np.rint(np.clip(exr[ty, tx].astype(np.float64), 0, 1) * 65535))
         if (ty, tx) in fine:  # the mesh's own heights, exactly
             assert np.array_equal(exr[ty, tx], grid(obj)[1]["height"]), obj.name
-    for (ty, tx) in tiles:
+    for ty, tx in tiles:
         if (ty, tx + 1) in tiles:
             assert np.array_equal(png[ty, tx][:, -1], png[ty, tx + 1][:, 0])
             assert np.array_equal(exr[ty, tx][:, -1], exr[ty, tx + 1][:, 0])
@@ -391,7 +416,7 @@ def test_a_world_with_water_has_one_water_object_over_the_whole_world_walled_onl
     for obj in bpy.context.view_layer.objects:
         obj.select_set(obj == tiles[(0, 1)])
     bpy.context.view_layer.objects.active = tiles[(0, 1)]
-    assert bpy.ops.orogen.tile_rebuild(level=2) == {'FINISHED'}
+    assert bpy.ops.orogen.tile_rebuild(level=2) == {"FINISHED"}
     assert len(sea.data.vertices) == 2 * (4 * 3 * (TILE - 1) - (TILE - 1) + (TILE - 1) // 4) + 1
     mesh, material = sea.data.name, sea.data.materials[0].name
     world.orogen_world.material.water = False
@@ -404,7 +429,7 @@ def test_tiles_export_ignores_the_water(scene, tmp_path):
     world = add_world(set=SETTINGS + f"; material.water=true; material.water_level={WATER_LEVEL}")
     assert world_water(world) is not None
     bpy.context.view_layer.objects.active = tiles_of(world)[(0, 0)]
-    assert bpy.ops.orogen.tiles_export(directory=str(tmp_path), name="w") == {'FINISHED'}
+    assert bpy.ops.orogen.tiles_export(directory=str(tmp_path), name="w") == {"FINISHED"}
     assert len(list((tmp_path / "unreal").glob("w_x*_y*.png"))) == 9
 
 
@@ -430,7 +455,7 @@ def test_water_that_cannot_follow_a_broken_border_says_so_and_stays_as_it_was(sc
         bm = bmesh.new()  # one vertex fewer: no longer a square grid
         bm.from_mesh(mesh)
         bm.verts.ensure_lookup_table()
-        bmesh.ops.delete(bm, geom=[bm.verts[TILE + 1]], context='VERTS')
+        bmesh.ops.delete(bm, geom=[bm.verts[TILE + 1]], context="VERTS")
         bm.to_mesh(mesh)
         bm.free()
     world.orogen_world.material.water_level = WATER_LEVEL + 1.0
@@ -440,7 +465,7 @@ def test_water_that_cannot_follow_a_broken_border_says_so_and_stays_as_it_was(sc
     assert world_water(world) == sea and np.array_equal(water_co(sea), before)
     target = tiles[(1, 1)]
     bpy.context.view_layer.objects.active = target
-    assert bpy.ops.orogen.tiles_regenerate() == {'FINISHED'}
+    assert bpy.ops.orogen.tiles_regenerate() == {"FINISHED"}
     if fault == "deleted":
         assert "water not updated" in world.orogen_tiles.status and np.array_equal(water_co(sea), before)
     else:  # the tile is a grid again: the water follows
@@ -465,9 +490,12 @@ def test_add_terrain_tiles_that_fails_leaves_nothing_behind(scene, tiles_module,
     """A fault after the tiles and the water are built (in the water's sync), or in the first tile's build (the
     tiles' material made, on no mesh yet): no object, mesh, collection or material of the world stays (the
     tiles' material included); the hidden material template may."""
+
     def data():
-        return {kind: sorted(i.name for i in getattr(bpy.data, kind) if not i.name.startswith(".Orogen Template"))
-                for kind in ("objects", "meshes", "materials", "collections")}
+        return {
+            kind: sorted(i.name for i in getattr(bpy.data, kind) if not i.name.startswith(".Orogen Template"))
+            for kind in ("objects", "meshes", "materials", "collections")
+        }
 
     before = data()
     original = getattr(tiles_module, where)
@@ -480,6 +508,13 @@ def test_add_terrain_tiles_that_fails_leaves_nothing_behind(scene, tiles_module,
 
     monkeypatch.setattr(tiles_module, where, failing)
     with pytest.raises(RuntimeError, match="Tiles not added: injected fault"):
-        bpy.ops.orogen.tiles_add(tiles_x=2, tiles_y=1, size=TILE, width=CELL * (TILE - 1), height=HEIGHT,
-                                 seed=SEED, set=SETTINGS + f"; material.water=true; material.water_level={WATER_LEVEL}")
+        bpy.ops.orogen.tiles_add(
+            tiles_x=2,
+            tiles_y=1,
+            size=TILE,
+            width=CELL * (TILE - 1),
+            height=HEIGHT,
+            seed=SEED,
+            set=SETTINGS + f"; material.water=true; material.water_level={WATER_LEVEL}",
+        )
     assert data() == before

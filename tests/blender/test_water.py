@@ -12,10 +12,19 @@ SIZE, WIDTH, HEIGHT, LEVEL = 48, 47.0, 12.0, 4.0  # one metre per cell
 
 
 def water_spec(**material):
-    return json.dumps({"version": 2, "size": SIZE, "seed": 4, "width": WIDTH, "height": HEIGHT,
-                       "generator": "hills", "hills": {"count": 60, "radius_min": 3, "radius_max": 14},
-                       "filters": [{"type": "flatten", "exponent": 1.5}],
-                       "material": {"water": True, "water_level": LEVEL, **material}})
+    return json.dumps(
+        {
+            "version": 2,
+            "size": SIZE,
+            "seed": 4,
+            "width": WIDTH,
+            "height": HEIGHT,
+            "generator": "hills",
+            "hills": {"count": 60, "radius_min": 3, "radius_max": 14},
+            "filters": [{"type": "flatten", "exponent": 1.5}],
+            "material": {"water": True, "water_level": LEVEL, **material},
+        }
+    )
 
 
 def live(orogen):
@@ -160,13 +169,13 @@ def test_physical_water_is_tinted_by_depth(scene, orogen, tmp_path):
     render = orogen.addon.render
     bpy.ops.orogen.terrain_add(spec=water_spec(water_color=[0.02, 0.09, 0.1]))
     terrain = bpy.context.active_object
-    cam = render.add_camera(scene, terrain, view='TOP', aspect=1.0)
+    cam = render.add_camera(scene, terrain, view="TOP", aspect=1.0)
     cam.data.ortho_scale = WIDTH + WIDTH / (SIZE - 1)
     render.light_scene(scene, np.radians(200.0), np.radians(60.0))
     render.configure_cycles(scene, (SIZE, SIZE), samples=16)
     scene.cycles.filter_width = 0.01
-    scene.render.image_settings.file_format = 'OPEN_EXR'
-    scene.render.image_settings.color_depth = '32'
+    scene.render.image_settings.file_format = "OPEN_EXR"
+    scene.render.image_settings.color_depth = "32"
     render.render_still(scene, str(tmp_path / "sea.exr"))
     wet_rgb = orogen.addon.export.read_image(str(tmp_path / "sea.exr"))[..., :3]
     water_module(orogen).remove_water(terrain)
@@ -194,14 +203,37 @@ def test_top_down_render_has_snow_only_above_the_snow_line(scene, orogen, tmp_pa
     it is snow."""
     line, noise, ramp = 7.0, 0.6, 1.0
     ground, snow = (0.05, 0.12, 0.03), (0.8, 0.82, 0.86)
-    spec = {"version": 3, "size": SIZE, "seed": 4, "width": WIDTH, "height": HEIGHT, "generator": "hills",
-            "hills": {"count": 60, "radius_min": 3.0, "radius_max": 14.0},
-            "lighting": {"enabled": False}, "material": {"shading": "unlit"},
-            "layers": [{"name": "ground", "color": list(ground), "minimum": -1.0e5, "optimal": 0.0,
-                        "maximum": line + noise + ramp, "heights": "metres"},
-                       {"name": "snow", "color": list(snow), "minimum": line + noise,
-                        "optimal": line + noise + ramp, "maximum": 1.0e5, "heights": "metres",
-                        "edge_noise": noise, "noise_size": 5.0}]}
+    spec = {
+        "version": 3,
+        "size": SIZE,
+        "seed": 4,
+        "width": WIDTH,
+        "height": HEIGHT,
+        "generator": "hills",
+        "hills": {"count": 60, "radius_min": 3.0, "radius_max": 14.0},
+        "lighting": {"enabled": False},
+        "material": {"shading": "unlit"},
+        "layers": [
+            {
+                "name": "ground",
+                "color": list(ground),
+                "minimum": -1.0e5,
+                "optimal": 0.0,
+                "maximum": line + noise + ramp,
+                "heights": "metres",
+            },
+            {
+                "name": "snow",
+                "color": list(snow),
+                "minimum": line + noise,
+                "optimal": line + noise + ramp,
+                "maximum": 1.0e5,
+                "heights": "metres",
+                "edge_noise": noise,
+                "noise_size": 5.0,
+            },
+        ],
+    }
     bpy.ops.orogen.terrain_add(spec=json.dumps(spec))
     terrain = bpy.context.active_object
     rgb = plain_top_view(orogen, scene, terrain, tmp_path / "snow.exr", SIZE, WIDTH)

@@ -6,13 +6,13 @@ def plain_top_view(orogen, scene, terrain, path, size, width):
     every vertex, under a black world (only emission and the scene's lamps light it), to a 32-bit EXR at
     ``path``; its linear RGB, ``(size, size, 3)`` with row 0 north."""
     render = orogen.addon.render
-    cam = render.add_camera(scene, terrain, view='TOP', aspect=1.0)
+    cam = render.add_camera(scene, terrain, view="TOP", aspect=1.0)
     cam.data.ortho_scale = width + width / (size - 1)
     render.set_world(scene, color=(0.0, 0.0, 0.0), strength=0.0)
     render.configure_cycles(scene, (size, size), samples=1)
     scene.cycles.filter_width = 0.01
-    scene.view_settings.view_transform = 'Standard'
-    scene.render.image_settings.file_format = 'OPEN_EXR'
-    scene.render.image_settings.color_depth = '32'
+    scene.view_settings.view_transform = "Standard"
+    scene.render.image_settings.file_format = "OPEN_EXR"
+    scene.render.image_settings.color_depth = "32"
     render.render_still(scene, str(path))
     return orogen.addon.export.read_image(str(path))[..., :3]

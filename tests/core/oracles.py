@@ -16,8 +16,9 @@ def fastscapelib():
         import fastscapelib as fs
     except ImportError:  # pragma: no cover - depends on the environment
         if os.environ.get("OROGEN_REQUIRE_ORACLES") == "1":
-            raise RuntimeError("fastscapelib is required (OROGEN_REQUIRE_ORACLES=1): "
-                               "pip install -r scripts/requirements.txt") from None
+            raise RuntimeError(
+                "fastscapelib is required (OROGEN_REQUIRE_ORACLES=1): pip install -r scripts/requirements.txt"
+            ) from None
         pytest.skip("fastscapelib (pip: fastscapelib==0.3.0) is not installed: the oracle tests need it")
     return fs
 
@@ -43,8 +44,14 @@ def mst_graph(g):
 def mfd_graph(g, exponent):
     """Multiple flow (MultiFlowRouter) on the D8 + basin-graph routing, depressions filled along it (+1 ulp a cell)."""
     fs = fastscapelib()
-    return fs.FlowGraph(g, [fs.SingleFlowRouter(), fs.MSTSinkResolver(fs.MSTMethod.KRUSKAL, fs.MSTRouteMethod.CARVE),
-                            fs.MultiFlowRouter(exponent)])
+    return fs.FlowGraph(
+        g,
+        [
+            fs.SingleFlowRouter(),
+            fs.MSTSinkResolver(fs.MSTMethod.KRUSKAL, fs.MSTRouteMethod.CARVE),
+            fs.MultiFlowRouter(exponent),
+        ],
+    )
 
 
 def run(z0, cell, *, k, m, n, uplift, diffusion, dt, steps, mfd_exponent=None):

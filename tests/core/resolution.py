@@ -8,6 +8,9 @@ def block_mean(a, factor):
     half = factor - 1
     p = np.pad(a, half, mode="edge")
     n = (a.shape[0] - 1) // factor + 1
-    total = sum(p[half + dy : half + dy + factor * (n - 1) + 1 : factor, half + dx : half + dx + factor * (n - 1) + 1
-                  : factor] for dy in range(-half, half + 1) for dx in range(-half, half + 1))
+    total = sum(
+        p[half + dy : half + dy + factor * (n - 1) + 1 : factor, half + dx : half + dx + factor * (n - 1) + 1 : factor]
+        for dy in range(-half, half + 1)
+        for dx in range(-half, half + 1)
+    )
     return total / (2 * half + 1) ** 2

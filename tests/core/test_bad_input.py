@@ -20,8 +20,10 @@ def test_normalize_with_a_range_clips_into_0_1():
     assert out[0].tolist() == [1.0, 0.0, 1.0, 0.0]
 
 
-@pytest.mark.parametrize(("value_range", "error"), [(5, TypeError), ((1,), TypeError), ({0, 1}, TypeError),
-                                                    ((0, 1, 2), TypeError), ((2, 1), ValueError)])
+@pytest.mark.parametrize(
+    ("value_range", "error"),
+    [(5, TypeError), ((1,), TypeError), ({0, 1}, TypeError), ((0, 1, 2), TypeError), ((2, 1), ValueError)],
+)
 def test_normalize_value_range_must_be_a_pair(value_range, error):
     with pytest.raises(error, match="value_range"):
         core.normalize(np.zeros((2, 2)), value_range)
@@ -57,8 +59,10 @@ def test_colormap_stays_finite_for_extreme_heights():
         core.colormap(np.zeros((1, 1)), (core.Layer("a", None, 0.0, 0.5, 1.0),))
 
 
-@pytest.mark.parametrize(("index", "error"), [(1.5, TypeError), (True, TypeError), ("3", TypeError),
-                                              ([1, 2], TypeError), (2**63, ValueError)])
+@pytest.mark.parametrize(
+    ("index", "error"),
+    [(1.5, TypeError), (True, TypeError), ("3", TypeError), ([1, 2], TypeError), (2**63, ValueError)],
+)
 def test_sub_seed_indices_must_be_integers(index, error):
     with pytest.raises(error, match=r"indices\[0\]"):
         rng.sub_seed(1, "s", index)
@@ -104,17 +108,22 @@ def test_recipe_filter_parameters_are_checked_before_margins():
     from core.recipe import Recipe
     from core.window import Window
 
-    for filters, match in (((("lowpass", {"k": 1.0}),), "k must be in"),
-                           ((("box_blur", {"passes": float("inf")}),), "passes must be an integer"),
-                           ((("box_blur", {"passes": -100}),), "passes must be in")):
+    for filters, match in (
+        ((("lowpass", {"k": 1.0}),), "k must be in"),
+        ((("box_blur", {"passes": float("inf")}),), "passes must be an integer"),
+        ((("box_blur", {"passes": -100}),), "passes must be in"),
+    ):
         with pytest.raises((ValueError, TypeError), match=match):
             Recipe("hills", 0, (16, 16), {}, filters).evaluate()
     r = Recipe("hills", 0, (16, 16))
     for ranges in ({}, (), ((0, 1),), 5):
         with pytest.raises(TypeError, match="ranges must be"):
             r.evaluate(Window(0, 0, 4, 4), ranges)
-    for data, error in (({"filters": 5}, TypeError), ({"generator": ["hills"]}, ValueError),
-                        ({"filters": [{"type": ["x"]}]}, ValueError)):
+    for data, error in (
+        ({"filters": 5}, TypeError),
+        ({"generator": ["hills"]}, ValueError),
+        ({"filters": [{"type": ["x"]}]}, ValueError),
+    ):
         with pytest.raises(error):
             Recipe.from_dict(data)
     with pytest.raises(ValueError, match="nests 100000 levels deep"):

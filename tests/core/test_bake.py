@@ -25,21 +25,42 @@ def test_bake_maps_equals_the_public_functions(terrain):
 
 
 def test_bake_maps_with_shadows_and_ambient_occlusion_is_the_combined_lightmap(terrain):
-    m = bake_maps(terrain, 0.5, azimuth=100.0, altitude=25.0, shadows=True, shadow_softness=3.0, ambient=True,
-                  ambient_strength=2.0, ambient_directions=8, ambient_radius=16, min_brightness=0.2,
-                  max_brightness=0.9)
-    light = shading.combined_lightmap(terrain, 0.5, 100.0, 25.0, shadow_softness=3.0, ambient_strength=2.0,
-                                      ambient_directions=8, ambient_radius=16)
+    m = bake_maps(
+        terrain,
+        0.5,
+        azimuth=100.0,
+        altitude=25.0,
+        shadows=True,
+        shadow_softness=3.0,
+        ambient=True,
+        ambient_strength=2.0,
+        ambient_directions=8,
+        ambient_radius=16,
+        min_brightness=0.2,
+        max_brightness=0.9,
+    )
+    light = shading.combined_lightmap(
+        terrain, 0.5, 100.0, 25.0, shadow_softness=3.0, ambient_strength=2.0, ambient_directions=8, ambient_radius=16
+    )
     assert np.allclose(m.lightmap, 0.2 + 0.7 * light.astype(np.float64), atol=1e-6)
     assert 0.2 <= m.lightmap.min() and m.lightmap.max() <= 0.9
 
 
 @pytest.mark.parametrize("azimuth", [0.0, 90.0, 135.0, 300.0])
 def test_bake_maps_slope_lighting_is_the_slope_lightmap(terrain, azimuth):
-    m = bake_maps(terrain, 0.3, lighting="slope", azimuth=azimuth, light_softness=2.0, min_brightness=0.25,
-                  max_brightness=0.95, shadows=True)  # shadows do not apply to slope lighting
-    ref = core.slope_lightmap(terrain, azimuth=azimuth, softness=2.0, min_brightness=0.25, max_brightness=0.95,
-                              cell_size=0.3)
+    m = bake_maps(
+        terrain,
+        0.3,
+        lighting="slope",
+        azimuth=azimuth,
+        light_softness=2.0,
+        min_brightness=0.25,
+        max_brightness=0.95,
+        shadows=True,
+    )  # shadows do not apply to slope lighting
+    ref = core.slope_lightmap(
+        terrain, azimuth=azimuth, softness=2.0, min_brightness=0.25, max_brightness=0.95, cell_size=0.3
+    )
     assert np.abs(m.lightmap - ref).max() <= 1e-5
 
 
@@ -62,8 +83,7 @@ def test_bake_maps_checks_its_parameters(kwargs, error, match):
 
 def test_bake_maps_refuses_minutes_of_ambient_occlusion_before_any_work():
     with pytest.raises(ValueError, match="ambient_occlusion: 360 directions"):
-        bake_maps(np.zeros((4097, 4097), np.float32), 1.0, ambient=True, ambient_directions=360,
-                  ambient_radius=4096)
+        bake_maps(np.zeros((4097, 4097), np.float32), 1.0, ambient=True, ambient_directions=360, ambient_radius=4096)
 
 
 @pytest.mark.parametrize("lighting", ["slope", "hillshade", "multidirectional"])
@@ -90,8 +110,7 @@ def test_the_occlusion_factor_is_what_ambient_occlusion_multiplies_into_the_ligh
     h = (core.normalize(core.diamond_square((65, 65), seed=2, roughness=1.0)) * 30.0).astype(np.float32)
     common = dict(lighting="hillshade", azimuth=300.0, altitude=35.0, min_brightness=0.0, max_brightness=1.0)
     plain = bake_maps(h, 1.0, **common)
-    with_ao = bake_maps(h, 1.0, ambient=True, ambient_strength=1.5, ambient_directions=8, ambient_radius=16,
-                        **common)
+    with_ao = bake_maps(h, 1.0, ambient=True, ambient_strength=1.5, ambient_directions=8, ambient_radius=16, **common)
     assert plain.occlusion is None and with_ao.occlusion is not None
     occ = with_ao.occlusion
     assert occ.dtype == np.float32 and occ.shape == h.shape and 0.0 <= occ.min() < 0.95 and occ.max() <= 1.0

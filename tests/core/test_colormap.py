@@ -93,8 +93,10 @@ def test_slope_ranges_put_rock_on_steep_ground_with_a_soft_edge():
 
 
 def test_weights_stay_continuous_across_slope_gaps():
-    gap = (Layer("flat", (1, 0, 0), -1.0, 0.5, 2.0, slope_max=10.0, slope_softness=1.0),
-           Layer("steep", (0, 0, 1), -1.0, 0.5, 2.0, slope_min=60.0, slope_softness=1.0))
+    gap = (
+        Layer("flat", (1, 0, 0), -1.0, 0.5, 2.0, slope_max=10.0, slope_softness=1.0),
+        Layer("steep", (0, 0, 1), -1.0, 0.5, 2.0, slope_min=60.0, slope_softness=1.0),
+    )
     slope = np.linspace(0.0, 90.0, 9001)[None, :]
     w = layer_weights(np.full(slope.shape, 0.5), gap, slope)[0]
     assert np.allclose(w.sum(axis=-1), 1.0, atol=1e-6)

@@ -36,13 +36,21 @@ def test_metres_layers_need_the_height_and_noisy_layers_the_cell_size():
     with pytest.raises(ValueError, match="height"):
         layer_weights(np.zeros((2, 2)), (LOW, SNOW))
     with pytest.raises(ValueError, match="cell_size"):
-        layer_weights(np.zeros((2, 2)), (replace(LOW, heights="normalised", minimum=-1.0, maximum=2.0,
-                                                 edge_noise=0.1),))
+        layer_weights(
+            np.zeros((2, 2)), (replace(LOW, heights="normalised", minimum=-1.0, maximum=2.0, edge_noise=0.1),)
+        )
 
 
-@pytest.mark.parametrize(("changes", "match"), [
-    (dict(heights="feet"), "heights must be one of"), (dict(edge_noise=-1.0), "edge_noise"),
-    (dict(slope_noise=91.0), "slope_noise"), (dict(noise_size=0.0), "noise_size"), (dict(mask="fog"), "mask")])
+@pytest.mark.parametrize(
+    ("changes", "match"),
+    [
+        (dict(heights="feet"), "heights must be one of"),
+        (dict(edge_noise=-1.0), "edge_noise"),
+        (dict(slope_noise=91.0), "slope_noise"),
+        (dict(noise_size=0.0), "noise_size"),
+        (dict(mask="fog"), "mask"),
+    ],
+)
 def test_bad_layer_options_are_named(changes, match):
     with pytest.raises(ValueError, match=match):
         check_layers((replace(SNOW, **changes),))
@@ -86,7 +94,7 @@ def test_edge_noise_moves_a_layers_edge_by_at_most_its_amplitude():
     edge = (w > 0.5).argmax(axis=1) * 2000.0 / (cols - 1)  # where snow begins, per row
     assert edge.std() > 20.0  # not a contour line
     u = noise_field((rows, cols), 1, 40.0, 5.0, seed=3)
-    expected = (z - 100.0 * (2 * u - 1) > 1000.5)
+    expected = z - 100.0 * (2 * u - 1) > 1000.5
     assert np.mean(expected == (w > 0.5)) > 0.985  # up to cells on the one-metre ramp
 
 
@@ -149,8 +157,9 @@ def test_snow_only_above_the_snow_line(name):
     # and it stays there when the terrain is made taller: the line is in metres
     tall = spec.replace(height=spec.height * 1.5)
     zt = (h * np.float32(tall.height)).astype(np.float64)
-    wt = layer_weights(h, tall.layers, slope_degrees(zt, tall.cell_size), height=tall.height,
-                       cell_size=tall.cell_size, seed=tall.seed)[..., i]
+    wt = layer_weights(
+        h, tall.layers, slope_degrees(zt, tall.cell_size), height=tall.height, cell_size=tall.cell_size, seed=tall.seed
+    )[..., i]
     assert wt[zt < line].max(initial=0.0) < 1e-4 and (wt > 0.5).any()
 
 

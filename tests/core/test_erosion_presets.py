@@ -49,8 +49,10 @@ def test_eroding_preset_passes_the_river_network_gates_at_513(name):
     sea = z <= z.min()  # the flat sea / lake floor left by the sea_level filter
     assert 0.0 < sea.mean() < 0.2  # a sea, not the whole map
     share, theta, theta_r2, hack, hack_r2 = gates(z, cell, sea)
-    report = (f"{name}: channel cells in closed depressions {share:.3f}, concavity θ {theta:.3f} "
-              f"(fit R² {theta_r2:.2f}), Hack exponent {hack:.3f} (fit R² {hack_r2:.2f}), sea {sea.mean():.3f}")
+    report = (
+        f"{name}: channel cells in closed depressions {share:.3f}, concavity θ {theta:.3f} "
+        f"(fit R² {theta_r2:.2f}), Hack exponent {hack:.3f} (fit R² {hack_r2:.2f}), sea {sea.mean():.3f}"
+    )
     assert share <= 0.05, report
     assert 0.35 <= theta <= 0.6, report
     assert 0.5 <= hack <= 0.6, report
@@ -99,8 +101,10 @@ def test_with_the_open_map_edge_as_the_only_outlet_the_gates_hold_at_513(name):
     assert start.min() < start[edge].min() - 50.0  # a basin below the edges
     z = spec.heightmap().astype(np.float64) * spec.height
     share, theta, theta_r2, hack, hack_r2 = gates(z, spec.cell_size, None)
-    report = (f"{name}, open edges: channel cells in closed depressions {share:.3f}, concavity θ "
-              f"{theta:.3f} (fit R² {theta_r2:.2f}), Hack exponent {hack:.3f} (fit R² {hack_r2:.2f})")
+    report = (
+        f"{name}, open edges: channel cells in closed depressions {share:.3f}, concavity θ "
+        f"{theta:.3f} (fit R² {theta_r2:.2f}), Hack exponent {hack:.3f} (fit R² {hack_r2:.2f})"
+    )
     assert share <= 0.05, report
     assert 0.35 <= theta <= 0.6, report
     assert 0.5 <= hack <= 0.6, report
@@ -127,7 +131,7 @@ def steepest_descent_degrees(z, cell):
     for dr in (-1, 0, 1):
         for dc in (-1, 0, 1):
             if dr or dc:
-                drop = z - p[1 + dr:1 + dr + rows, 1 + dc:1 + dc + cols]
+                drop = z - p[1 + dr : 1 + dr + rows, 1 + dc : 1 + dc + cols]
                 best = np.maximum(best, drop / (cell * np.hypot(dr, dc)))
     return np.degrees(np.arctan(best))
 

@@ -80,8 +80,10 @@ def test_verify_file_accepts_whole_files_and_refuses_cut_ones(tmp_path):
 
 def png_bytes(rows, cols):
     raw = b"".join(b"\x00" + bytes(cols) for _ in range(rows))
+
     def chunk(kind, data):
         return len(data).to_bytes(4, "big") + kind + data + zlib.crc32(kind + data).to_bytes(4, "big")
+
     ihdr = cols.to_bytes(4, "big") + rows.to_bytes(4, "big") + bytes((8, 0, 0, 0, 0))
     return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b"")
 
@@ -90,9 +92,13 @@ def test_a_png_cut_short_or_damaged_never_replaces_the_old_file(tmp_path):
     target = tmp_path / "t_color.png"
     target.write_bytes(png_bytes(33, 17))
     good = png_bytes(33, 17)
-    for bad, message in ((good[:-12], "no IEND"), (good[:40], "cut short"), (b"", "empty"),
-                         (good[:30] + bytes([good[30] ^ 1]) + good[31:], "CRC mismatch"),
-                         (png_bytes(17, 33), "17 x 33")):
+    for bad, message in (
+        (good[:-12], "no IEND"),
+        (good[:40], "cut short"),
+        (b"", "empty"),
+        (good[:30] + bytes([good[30] ^ 1]) + good[31:], "CRC mismatch"),
+        (png_bytes(17, 33), "17 x 33"),
+    ):
         staged = files.staged_path(str(target))
         Path(staged).write_bytes(bad)
         with pytest.raises(ValueError, match="t_color.png was not written completely") as caught:
@@ -147,8 +153,11 @@ WRITER = textwrap.dedent("""
 
 def writer(folder: Path, start: int, count: int) -> subprocess.Popen:
     code = WRITER.format(root=str(ROOT), tests=str(ROOT / "tests" / "core"))
-    return subprocess.Popen([sys.executable, "-c", code, str(folder), str(start), str(count)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return subprocess.Popen(
+        [sys.executable, "-c", code, str(folder), str(start), str(count)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
 
 
 def test_a_writer_killed_at_any_moment_never_leaves_a_target_missing_or_cut(tmp_path):
@@ -196,10 +205,22 @@ KILLER = textwrap.dedent("""
 
 # A commit's os.replace calls: the journal, then the four targets; its os.remove calls: the journal (the commit
 # point), then the backups. Killing before each of them covers every state a reader or the next run can meet.
-@pytest.mark.parametrize(("kind", "when", "expected"), [
-    ("replace", 1, 1), ("replace", 2, 1), ("replace", 3, 1), ("replace", 4, 1), ("replace", 5, 1),
-    ("remove", 1, 1), ("remove", 2, 2), ("remove", 4, 2), ("link", 1, 1), ("link", 3, 1), ("fsync", 6, 1),
-])
+@pytest.mark.parametrize(
+    ("kind", "when", "expected"),
+    [
+        ("replace", 1, 1),
+        ("replace", 2, 1),
+        ("replace", 3, 1),
+        ("replace", 4, 1),
+        ("replace", 5, 1),
+        ("remove", 1, 1),
+        ("remove", 2, 2),
+        ("remove", 4, 2),
+        ("link", 1, 1),
+        ("link", 3, 1),
+        ("fsync", 6, 1),
+    ],
+)
 def test_a_writer_killed_at_each_step_of_a_commit_is_rolled_back_or_complete(tmp_path, kind, when, expected):
     commit_set(tmp_path, 1)
     code = KILLER.format(root=str(ROOT), tests=str(ROOT / "tests" / "core"))
@@ -247,16 +268,19 @@ def test_a_file_size_limit_leaves_the_old_files_and_says_so(tmp_path):
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 1
     assert "File too large" in proc.stdout
-    assert ("error: t_height.r16 was not written completely (the RAW file has 1000 bytes, not 1122; "
-            "the disk may be full or a file-size limit reached): nothing was replaced") in proc.stderr
+    assert (
+        "error: t_height.r16 was not written completely (the RAW file has 1000 bytes, not 1122; "
+        "the disk may be full or a file-size limit reached): nothing was replaced"
+    ) in proc.stderr
     assert folder_state(tmp_path) == dict.fromkeys(NAMES, 1)
     files.recover(str(tmp_path))  # the staged file of the dead process is cleaned
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(NAMES)
 
 
 def test_leftovers_of_dead_processes_are_cleaned_and_old_backups_restored(tmp_path):
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
-                          text=True).stdout.strip()
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    ).stdout.strip()
     host = files._host()
     (tmp_path / f".orogen-stage-{host}-{dead}-abcd1234-t.png").write_bytes(b"partial")
     (tmp_path / f".orogen-stage-{host}-{dead}-abcd1235").mkdir()

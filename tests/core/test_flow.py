@@ -37,8 +37,8 @@ def check_invariants(r, z):
     assert (d[outlets] == 0).all()
     assert np.isin(np.round(d[~outlets], 12), [1.0, round(np.sqrt(2.0), 12)]).all()
     area = flow.drainage_area(r)
-    assert np.isfinite(area).all() and (area >= r.cell_size ** 2).all()
-    assert area[r.base_level].sum() == pytest.approx(size * r.cell_size ** 2, rel=1e-12)
+    assert np.isfinite(area).all() and (area >= r.cell_size**2).all()
+    assert area[r.base_level].sum() == pytest.approx(size * r.cell_size**2, rel=1e-12)
 
 
 def test_every_cell_drains_to_an_outlet_on_noise():
@@ -166,13 +166,18 @@ def check_mfd_invariants(r):
         i = cells[r.receives[k]]
         assert (pos[i + off] < pos[i]).all() and (zf[i + off] < zf[i]).all()
     area = flow.drainage_area(r)
-    assert (area >= r.cell_size ** 2 * (1 - 1e-12)).all()
-    assert area[r.base_level].sum() == pytest.approx(size * r.cell_size ** 2, rel=1e-12)
+    assert (area >= r.cell_size**2 * (1 - 1e-12)).all()
+    assert area[r.base_level].sum() == pytest.approx(size * r.cell_size**2, rel=1e-12)
 
 
 @settings(max_examples=25, deadline=None)
-@given(st.integers(3, 24), st.integers(3, 24), st.integers(0, 2**32 - 1), st.sampled_from(["nesw", "n", "we", "s"]),
-       st.sampled_from([0.0, 1.0, 1.1, 6.0]))
+@given(
+    st.integers(3, 24),
+    st.integers(3, 24),
+    st.integers(0, 2**32 - 1),
+    st.sampled_from(["nesw", "n", "we", "s"]),
+    st.sampled_from([0.0, 1.0, 1.1, 6.0]),
+)
 def test_mfd_invariants_hold_for_any_surface_edges_and_exponent(rows, cols, seed, edges, p):
     rng = np.random.default_rng(seed)
     z = np.round(rng.random((rows, cols)) * 4) / 4  # flats, ties and closed depressions
@@ -197,7 +202,7 @@ def test_mfd_on_a_plane_is_the_analytic_partition(p):
         drop = -(0.03 * dc * cs + 0.02 * dr * cs)
         slopes.append(max(drop, 0.0) / (cs * np.hypot(dr, dc)))
     slopes = np.array(slopes)
-    expected = slopes ** p / (slopes ** p).sum()
+    expected = slopes**p / (slopes**p).sum()
     inner = np.zeros((rows, cols), dtype=bool)
     inner[1:-1, 1:-1] = True
     got = r.weights[:, inner.ravel()]

@@ -35,12 +35,15 @@ def test_raw_honours_a_big_endian_sidecar(tmp_path):
     assert np.array_equal(formats.read_raw(str(path)) * 65535, levels.astype(np.float32))
 
 
-@pytest.mark.parametrize(("raw", "message"), [
-    ({"byte_order": "middle"}, "byte_order must be"),
-    ({"dtype": "uint8"}, r"\"raw\".dtype is 'uint8'; Orogen reads 'uint16' only"),
-    ({"header": 512}, "header"),
-    ("little", "\"raw\" must be an object"),
-])
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        ({"byte_order": "middle"}, "byte_order must be"),
+        ({"dtype": "uint8"}, r"\"raw\".dtype is 'uint8'; Orogen reads 'uint16' only"),
+        ({"header": 512}, "header"),
+        ("little", '"raw" must be an object'),
+    ],
+)
 def test_raw_sidecars_describing_another_layout_are_refused(tmp_path, raw, message):
     path = tmp_path / "t.r16"
     np.zeros((2, 3), "<u2").tofile(path)
@@ -87,12 +90,17 @@ def test_npy_round_trip_and_refusals(tmp_path):
 def exr(rows, cols, compression=0, tiled=None, cut=None):
     """A single-part OpenEXR file with one FLOAT channel "Y", scan-line or tiled, laid out by the spec."""
     channels = b"Y\0" + struct.pack("<iBBBBii", 2, 0, 0, 0, 0, 1, 1) + b"\0"
+
     def attr(name, kind, value):
         return name + b"\0" + kind + b"\0" + struct.pack("<i", len(value)) + value
-    header = (attr(b"channels", b"chlist", channels) + attr(b"compression", b"compression", bytes((compression,)))
-              + attr(b"dataWindow", b"box2i", struct.pack("<4i", 0, 0, cols - 1, rows - 1))
-              + attr(b"displayWindow", b"box2i", struct.pack("<4i", 0, 0, cols - 1, rows - 1))
-              + attr(b"lineOrder", b"lineOrder", b"\0"))
+
+    header = (
+        attr(b"channels", b"chlist", channels)
+        + attr(b"compression", b"compression", bytes((compression,)))
+        + attr(b"dataWindow", b"box2i", struct.pack("<4i", 0, 0, cols - 1, rows - 1))
+        + attr(b"displayWindow", b"box2i", struct.pack("<4i", 0, 0, cols - 1, rows - 1))
+        + attr(b"lineOrder", b"lineOrder", b"\0")
+    )
     version = 2
     if tiled is not None:
         header += attr(b"tiles", b"tiledesc", struct.pack("<IIB", tiled, tiled, 0))
@@ -148,10 +156,10 @@ def test_a_tiff_cut_in_half_is_refused(tmp_path, options):
     data = path.read_bytes()
     directory = struct.unpack_from("<I", data, 4)[0]
     if directory < len(data) // 2:  # the directory first: cut the strips
-        path.write_bytes(data[:len(data) // 2])
+        path.write_bytes(data[: len(data) // 2])
         with pytest.raises(ValueError, match="strips run past the end"):
             check_image(str(path))
-    path.write_bytes(data[:-1] if directory < len(data) - 200 else data[:directory + 20])
+    path.write_bytes(data[:-1] if directory < len(data) - 200 else data[: directory + 20])
     with pytest.raises(ValueError, match="cut short"):
         check_image(str(path))
 
@@ -164,7 +172,7 @@ def test_png_chunks_and_crcs_are_checked(tmp_path):
     with pytest.raises(ValueError, match="not 7 x 5"):
         check_image(str(path), (5, 7))
     idat = data.index(b"IDAT")
-    path.write_bytes(data[:idat + 6] + bytes([data[idat + 6] ^ 0xFF]) + data[idat + 7:])
+    path.write_bytes(data[: idat + 6] + bytes([data[idat + 6] ^ 0xFF]) + data[idat + 7 :])
     with pytest.raises(ValueError, match="IDAT chunk is damaged"):
         check_image(str(path))
     path.write_bytes(data[:-12])

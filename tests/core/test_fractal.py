@@ -117,8 +117,11 @@ def test_every_noise_is_continuous(name):
     def largest_step(spacing):
         t = np.arange(0.0, 120.0, spacing)
         x, y = -7.3 + t * 0.8, 2.1 + t * 0.6
-        v = gradient.cellular_noise(x, y, 2, 0, name) if name.startswith("f") else \
-            getattr(gradient, f"{name}_noise")(x, y, 2)
+        v = (
+            gradient.cellular_noise(x, y, 2, 0, name)
+            if name.startswith("f")
+            else getattr(gradient, f"{name}_noise")(x, y, 2)
+        )
         return np.abs(np.diff(v.astype(np.float64))).max()
 
     coarse, fine = largest_step(2e-4), largest_step(1e-4)
@@ -126,15 +129,29 @@ def test_every_noise_is_continuous(name):
 
 
 # --- fractal terrain: windows, metres, resolution --------------------------------------------------------
-CASES = [(b, "fbm", 0.0) for b in BASES] + [("perlin", f, 0.0) for f in FRACTALS[1:]] + [
-    ("simplex", "ridged_multifractal", 30.0), ("value", "hybrid_multifractal", 30.0),
-    ("cellular_f2_f1", "hetero_terrain", 30.0), ("perlin", "billow", 30.0)]
+CASES = (
+    [(b, "fbm", 0.0) for b in BASES]
+    + [("perlin", f, 0.0) for f in FRACTALS[1:]]
+    + [
+        ("simplex", "ridged_multifractal", 30.0),
+        ("value", "hybrid_multifractal", 30.0),
+        ("cellular_f2_f1", "hetero_terrain", 30.0),
+        ("perlin", "billow", 30.0),
+    ]
+)
 
 
 @pytest.mark.parametrize(("basis", "fractal", "distortion"), CASES)
 def test_a_window_equals_the_same_cells_of_the_whole(basis, fractal, distortion):
-    kw = dict(basis=basis, fractal=fractal, distortion=distortion, warp_iterations=2, feature_size=40.0,
-              cell_size=2.5, detail=3.5)
+    kw = dict(
+        basis=basis,
+        fractal=fractal,
+        distortion=distortion,
+        warp_iterations=2,
+        feature_size=40.0,
+        cell_size=2.5,
+        detail=3.5,
+    )
     whole = fractal_noise((120, 150), 5, **kw)
     assert whole.dtype == np.float64 and whole.shape == (120, 150) and np.isfinite(whole).all()
     part = fractal_noise((120, 150), 5, window=Window(17, 33, 60, 71), **kw)
@@ -180,8 +197,7 @@ def test_one_octave_of_fbm_is_the_lattice_noise_at_the_world_positions():
     x = np.arange(60) * 2.0 * (1.0 / 37.0) + octave.shift_x
     y = np.arange(50) * 2.0 * (1.0 / 37.0) + octave.shift_y
     assert np.array_equal(out, gradient.perlin_grid(x, y, 6, 0).astype(np.float64))
-    assert np.array_equal(fractal_noise((50, 60), 6, detail=4.0, roughness=0.0, cell_size=2.0, feature_size=37.0),
-                          out)
+    assert np.array_equal(fractal_noise((50, 60), 6, detail=4.0, roughness=0.0, cell_size=2.0, feature_size=37.0), out)
 
 
 # --- statistics per fractal type ------------------------------------------------------------------------
@@ -213,16 +229,29 @@ def test_ridges_are_where_the_noise_crosses_zero():
 
 def directional_variances(a):
     """Variance of the difference per unit length along x, y and the two diagonals, relative to their mean."""
-    v = np.array([np.var(np.diff(a, axis=1)), np.var(np.diff(a, axis=0)),
-                  np.var(a[1:, 1:] - a[:-1, :-1]) / 2, np.var(a[1:, :-1] - a[:-1, 1:]) / 2])
+    v = np.array(
+        [
+            np.var(np.diff(a, axis=1)),
+            np.var(np.diff(a, axis=0)),
+            np.var(a[1:, 1:] - a[:-1, :-1]) / 2,
+            np.var(a[1:, :-1] - a[:-1, 1:]) / 2,
+        ]
+    )
     return v / v.mean()
 
 
 @pytest.mark.parametrize(("basis", "fractal"), [(b, "fbm") for b in BASES] + [("perlin", f) for f in FRACTALS[1:]])
 def test_isotropy(basis, fractal):
     # Smooth fields (many cells per lattice cell): directional derivatives have the same variance every way.
-    v = np.mean([directional_variances(fractal_noise((400, 400), s, basis=basis, fractal=fractal,
-                                                     feature_size=48.0, detail=2.0)) for s in range(3)], axis=0)
+    v = np.mean(
+        [
+            directional_variances(
+                fractal_noise((400, 400), s, basis=basis, fractal=fractal, feature_size=48.0, detail=2.0)
+            )
+            for s in range(3)
+        ],
+        axis=0,
+    )
     assert np.abs(v - 1.0).max() < 0.08, v
 
 
@@ -241,8 +270,12 @@ def radial_spectrum_slope(a, low, high):
 def test_fbm_power_spectrum_falls_as_frequency_to_minus_2h_plus_1(roughness):
     # roughness = lacunarity**-H; the radially integrated spectrum of fBm in the plane goes as f**-(2H + 1).
     h = -np.log2(roughness)
-    slopes = [radial_spectrum_slope(fractal_noise((512, 512), s, detail=7.0, roughness=roughness,
-                                                  feature_size=256.0), 1 / 128, 1 / 8) for s in range(3)]
+    slopes = [
+        radial_spectrum_slope(
+            fractal_noise((512, 512), s, detail=7.0, roughness=roughness, feature_size=256.0), 1 / 128, 1 / 8
+        )
+        for s in range(3)
+    ]
     assert np.mean(slopes) == pytest.approx(-(2 * h + 1), abs=0.3)
 
 
@@ -316,8 +349,10 @@ def test_a_stretched_window_equals_the_whole_and_the_preview_its_cells(direction
 
 def test_stretch_one_and_cone_zero_leave_the_terrain_unchanged():
     base = fractal_noise((50, 60), 4, feature_size=20.0)
-    assert np.array_equal(base, fractal_noise((50, 60), 4, feature_size=20.0, stretch=1.0, stretch_direction=77.0,
-                                              cone=0.0, crater_radius=5.0))
+    assert np.array_equal(
+        base,
+        fractal_noise((50, 60), 4, feature_size=20.0, stretch=1.0, stretch_direction=77.0, cone=0.0, crater_radius=5.0),
+    )
 
 
 def test_the_cone_is_centred_with_its_crater():
@@ -387,32 +422,35 @@ def test_golden_hashes_in_a_fresh_process():
 
 
 # --- bad input ------------------------------------------------------------------------------------------
-@pytest.mark.parametrize(("kwargs", "error", "match"), [
-    (dict(basis="worley"), ValueError, r"basis must be one of \('perlin'"),
-    (dict(basis=3), TypeError, "basis must be a str"),
-    (dict(fractal="multifractal"), ValueError, r"fractal must be one of \('fbm'"),
-    (dict(feature_size=0.0), ValueError, r"feature_size must be in \(0.0, 1000000.0\]"),
-    (dict(feature_size="big"), TypeError, "feature_size must be a real number"),
-    (dict(detail=15.5), ValueError, r"detail must be in \[0.0, 15.0\]"),
-    (dict(detail=float("nan")), ValueError, "detail must be finite"),
-    (dict(roughness=1.5), ValueError, r"roughness must be in \[0.0, 1.0\]"),
-    (dict(lacunarity=0.5), ValueError, r"lacunarity must be in \[1.0, 16.0\]"),
-    (dict(offset=2000.0), ValueError, r"offset must be in \[-1000.0, 1000.0\]"),
-    (dict(gain=-1.0), ValueError, r"gain must be in \[0.0, 1000.0\]"),
-    (dict(distortion=-1.0), ValueError, r"distortion must be in \[0.0, 1000000.0\]"),
-    (dict(warp_iterations=0), ValueError, r"warp_iterations must be in \[1, 8\]"),
-    (dict(warp_iterations=1.0), TypeError, "warp_iterations must be an integer"),
-    (dict(warp_detail=-0.5), ValueError, r"warp_detail must be in \[0.0, 15.0\]"),
-    (dict(cell_size=0.0), ValueError, r"cell_size must be in \(0.0, 1000000.0\]"),
-    (dict(stretch=0.5), ValueError, r"stretch must be in \[1.0, 100.0\]"),
-    (dict(stretch_direction=400.0), ValueError, r"stretch_direction must be in \[0.0, 360.0\]"),
-    (dict(cone=-1.0), ValueError, r"cone must be in \[0.0, 1000.0\]"),
-    (dict(cone_radius=0.0), ValueError, r"cone_radius must be in \(0.0, 1000000.0\]"),
-    (dict(crater_radius=-1.0), ValueError, r"crater_radius must be in \[0.0, 1000000.0\]"),
-    (dict(window=(0, 0, 2, 2)), TypeError, "window must be a Window"),
-    (dict(window=Window(0, 0, 20, 2)), ValueError, "window.rows"),
-    (dict(feature_size=1e-3, detail=15.0, lacunarity=4.0), ValueError, "feature_size .* lattice cells across"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        (dict(basis="worley"), ValueError, r"basis must be one of \('perlin'"),
+        (dict(basis=3), TypeError, "basis must be a str"),
+        (dict(fractal="multifractal"), ValueError, r"fractal must be one of \('fbm'"),
+        (dict(feature_size=0.0), ValueError, r"feature_size must be in \(0.0, 1000000.0\]"),
+        (dict(feature_size="big"), TypeError, "feature_size must be a real number"),
+        (dict(detail=15.5), ValueError, r"detail must be in \[0.0, 15.0\]"),
+        (dict(detail=float("nan")), ValueError, "detail must be finite"),
+        (dict(roughness=1.5), ValueError, r"roughness must be in \[0.0, 1.0\]"),
+        (dict(lacunarity=0.5), ValueError, r"lacunarity must be in \[1.0, 16.0\]"),
+        (dict(offset=2000.0), ValueError, r"offset must be in \[-1000.0, 1000.0\]"),
+        (dict(gain=-1.0), ValueError, r"gain must be in \[0.0, 1000.0\]"),
+        (dict(distortion=-1.0), ValueError, r"distortion must be in \[0.0, 1000000.0\]"),
+        (dict(warp_iterations=0), ValueError, r"warp_iterations must be in \[1, 8\]"),
+        (dict(warp_iterations=1.0), TypeError, "warp_iterations must be an integer"),
+        (dict(warp_detail=-0.5), ValueError, r"warp_detail must be in \[0.0, 15.0\]"),
+        (dict(cell_size=0.0), ValueError, r"cell_size must be in \(0.0, 1000000.0\]"),
+        (dict(stretch=0.5), ValueError, r"stretch must be in \[1.0, 100.0\]"),
+        (dict(stretch_direction=400.0), ValueError, r"stretch_direction must be in \[0.0, 360.0\]"),
+        (dict(cone=-1.0), ValueError, r"cone must be in \[0.0, 1000.0\]"),
+        (dict(cone_radius=0.0), ValueError, r"cone_radius must be in \(0.0, 1000000.0\]"),
+        (dict(crater_radius=-1.0), ValueError, r"crater_radius must be in \[0.0, 1000000.0\]"),
+        (dict(window=(0, 0, 2, 2)), TypeError, "window must be a Window"),
+        (dict(window=Window(0, 0, 20, 2)), ValueError, "window.rows"),
+        (dict(feature_size=1e-3, detail=15.0, lacunarity=4.0), ValueError, "feature_size .* lattice cells across"),
+    ],
+)
 def test_bad_parameters_are_named(kwargs, error, match):
     with pytest.raises(error, match=match):
         fractal_noise((10, 10), 0, **kwargs)
@@ -425,16 +463,19 @@ def test_bad_seed_and_world_shape_are_named():
         fractal_noise(10, 0)
 
 
-@pytest.mark.parametrize(("call", "error", "match"), [
-    (lambda: gradient.perlin_noise([np.nan], [0.0]), ValueError, "x must be finite"),
-    (lambda: gradient.perlin_noise([0.0], [2.0**53]), ValueError, "y must have magnitudes below 2\\*\\*52"),
-    (lambda: gradient.value_noise(["a"], [0.0]), TypeError, "x must hold real numbers"),
-    (lambda: gradient.simplex_noise([0.0, 1.0], [0.0, 1.0, 2.0]), ValueError, "shape"),
-    (lambda: gradient.perlin_noise([0.0, 1.0], [0.0, 1.0, 2.0]), ValueError, "x and y must have broadcastable"),
-    (lambda: gradient.perlin_noise([0.0], [0.0], lattice=-1), ValueError, "lattice must be in"),
-    (lambda: gradient.perlin_noise([0.0], [0.0], amplitude=np.inf), ValueError, "amplitude must be finite"),
-    (lambda: gradient.cellular_noise([0.0], [0.0], feature="f3"), ValueError, "feature must be one of"),
-])
+@pytest.mark.parametrize(
+    ("call", "error", "match"),
+    [
+        (lambda: gradient.perlin_noise([np.nan], [0.0]), ValueError, "x must be finite"),
+        (lambda: gradient.perlin_noise([0.0], [2.0**53]), ValueError, "y must have magnitudes below 2\\*\\*52"),
+        (lambda: gradient.value_noise(["a"], [0.0]), TypeError, "x must hold real numbers"),
+        (lambda: gradient.simplex_noise([0.0, 1.0], [0.0, 1.0, 2.0]), ValueError, "shape"),
+        (lambda: gradient.perlin_noise([0.0, 1.0], [0.0, 1.0, 2.0]), ValueError, "x and y must have broadcastable"),
+        (lambda: gradient.perlin_noise([0.0], [0.0], lattice=-1), ValueError, "lattice must be in"),
+        (lambda: gradient.perlin_noise([0.0], [0.0], amplitude=np.inf), ValueError, "amplitude must be finite"),
+        (lambda: gradient.cellular_noise([0.0], [0.0], feature="f3"), ValueError, "feature must be one of"),
+    ],
+)
 def test_bad_noise_arguments_are_named(call, error, match):
     with pytest.raises(error, match=match):
         call()

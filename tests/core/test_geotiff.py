@@ -19,8 +19,9 @@ GDAL_TRANSLATE = shutil.which("gdal_translate")
 if GDAL_TRANSLATE is None:
     if os.environ.get("OROGEN_REQUIRE_GDAL") == "1":
         raise RuntimeError("gdal_translate is required (OROGEN_REQUIRE_GDAL=1): apt-get install gdal-bin")
-    pytest.skip("gdal_translate (Debian package gdal-bin) is not installed; .ci/run installs it",
-                allow_module_level=True)
+    pytest.skip(
+        "gdal_translate (Debian package gdal-bin) is not installed; .ci/run installs it", allow_module_level=True
+    )
 
 HOLE = (slice(100, 110), slice(200, 215))  # 150 nodata cells inside the DEM
 EDGE = (slice(0, 3), slice(0, 4))  # 12 more at its north-west corner
@@ -43,8 +44,10 @@ def ascii_grid(dem, tmp_path_factory):
     path = tmp_path_factory.mktemp("dem") / "dem.asc"
     rows, cols = heights.shape
     with open(path, "w") as f:
-        f.write(f"ncols {cols}\nnrows {rows}\nxllcorner {west!r}\nyllcorner {south!r}\ncellsize {cell!r}\n"
-                "NODATA_value -9999\n")
+        f.write(
+            f"ncols {cols}\nnrows {rows}\nxllcorner {west!r}\nyllcorner {south!r}\ncellsize {cell!r}\n"
+            "NODATA_value -9999\n"
+        )
         np.savetxt(f, heights, fmt="%.1f")
     return path
 
@@ -55,9 +58,13 @@ def translate(source, target, *options):
 
 
 CREATION = [
-    [], ["-co", "COMPRESS=DEFLATE"], ["-co", "COMPRESS=LZW"], ["-co", "COMPRESS=DEFLATE", "-co", "TILED=YES"],
+    [],
+    ["-co", "COMPRESS=DEFLATE"],
+    ["-co", "COMPRESS=LZW"],
+    ["-co", "COMPRESS=DEFLATE", "-co", "TILED=YES"],
     ["-co", "COMPRESS=LZW", "-co", "TILED=YES", "-co", "BLOCKXSIZE=64", "-co", "BLOCKYSIZE=32"],
-    ["-co", "COMPRESS=LZW", "-co", "PREDICTOR=2"], ["-co", "COMPRESS=DEFLATE", "-co", "PREDICTOR=2"],
+    ["-co", "COMPRESS=LZW", "-co", "PREDICTOR=2"],
+    ["-co", "COMPRESS=DEFLATE", "-co", "PREDICTOR=2"],
     ["-co", "COMPRESS=PACKBITS"],
 ]
 
@@ -88,13 +95,35 @@ def test_geographic_dems_keep_real_heights_and_report_nodata(dem, ascii_grid, tm
 
 def test_projected_dems_in_metres_and_feet(dem, ascii_grid, tmp_path):
     heights = dem[0]
-    path = translate(ascii_grid, tmp_path / "utm.tif", "-ot", "Float32", "-a_srs", "EPSG:32616",
-                     "-a_ullr", "700000", "4070000", str(700000 + 30 * 403), str(4070000 - 30 * 344))
+    path = translate(
+        ascii_grid,
+        tmp_path / "utm.tif",
+        "-ot",
+        "Float32",
+        "-a_srs",
+        "EPSG:32616",
+        "-a_ullr",
+        "700000",
+        "4070000",
+        str(700000 + 30 * 403),
+        str(4070000 - 30 * 344),
+    )
     elevation = geotiff.read_elevation(path)
     assert not elevation.geographic and elevation.cell_size == pytest.approx((30.0, 30.0))
     assert np.array_equal(elevation.heights[heights != -9999], heights[heights != -9999])
-    path = translate(ascii_grid, tmp_path / "ft.tif", "-ot", "Float32", "-a_srs", "EPSG:2264",  # NC, US feet
-                     "-a_ullr", "0", "10000", str(100 * 403), str(10000 - 100 * 344))
+    path = translate(
+        ascii_grid,
+        tmp_path / "ft.tif",
+        "-ot",
+        "Float32",
+        "-a_srs",
+        "EPSG:2264",  # NC, US feet
+        "-a_ullr",
+        "0",
+        "10000",
+        str(100 * 403),
+        str(10000 - 100 * 344),
+    )
     assert geotiff.read_elevation(path).cell_size == pytest.approx((30.48006, 30.48006), rel=1e-5)
 
 
@@ -111,19 +140,23 @@ def test_without_georeferencing_or_nodata(tmp_path):
 def test_cut_colour_and_empty_dems_are_refused(dem, ascii_grid, tmp_path):
     path = translate(ascii_grid, tmp_path / "dem.tif", "-ot", "Int16", "-co", "COMPRESS=DEFLATE")
     data = open(path, "rb").read()
-    open(path, "wb").write(data[:len(data) // 2])
+    open(path, "wb").write(data[: len(data) // 2])
     with pytest.raises(ValueError, match="dem.tif cannot be read: .*run past the end"):
         geotiff.read_elevation(path)
     tifffile = geotiff._tifffile()
-    tifffile.imwrite(tmp_path / "rgb.tif", np.dstack([np.zeros((4, 4), np.uint8), np.ones((4, 4), np.uint8),
-                                                       np.zeros((4, 4), np.uint8)]), photometric="rgb")
+    tifffile.imwrite(
+        tmp_path / "rgb.tif",
+        np.dstack([np.zeros((4, 4), np.uint8), np.ones((4, 4), np.uint8), np.zeros((4, 4), np.uint8)]),
+        photometric="rgb",
+    )
     with pytest.raises(ValueError, match="is a colour image"):
         geotiff.read_elevation(str(tmp_path / "rgb.tif"))
     tifffile.imwrite(tmp_path / "nan.tif", np.full((4, 4), np.nan, np.float32))
     with pytest.raises(ValueError, match="every cell is nodata"):
         geotiff.read_elevation(str(tmp_path / "nan.tif"))
-    floatpred = translate(ascii_grid, tmp_path / "fp.tif", "-ot", "Float32", "-co", "COMPRESS=DEFLATE",
-                          "-co", "PREDICTOR=3")
+    floatpred = translate(
+        ascii_grid, tmp_path / "fp.tif", "-ot", "Float32", "-co", "COMPRESS=DEFLATE", "-co", "PREDICTOR=3"
+    )
     with pytest.raises(ValueError, match="floating-point predictor"):
         geotiff.read_elevation(floatpred)
 

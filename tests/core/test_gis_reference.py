@@ -56,8 +56,11 @@ def read_ascii_grid(path):
 def gdaldem(tmp_path, mode, values, *options, cell=CELL, extra_files=()):
     src, dst = tmp_path / "in.asc", tmp_path / "out.asc"
     write_ascii_grid(src, values, cell)
-    subprocess.run([GDALDEM, mode, str(src), *map(str, extra_files), str(dst), "-of", "AAIGrid",
-                    *map(str, options)], check=True, capture_output=True)
+    subprocess.run(
+        [GDALDEM, mode, str(src), *map(str, extra_files), str(dst), "-of", "AAIGrid", *map(str, options)],
+        check=True,
+        capture_output=True,
+    )
     return read_ascii_grid(dst)
 
 
@@ -81,8 +84,7 @@ def edges(shape):
 @pytest.mark.parametrize(("azimuth", "altitude"), SUNS)
 @pytest.mark.parametrize("z_factor", [1.0, 2.5])
 def test_hillshade_matches_gdaldem_within_one_level(dem, tmp_path, azimuth, altitude, z_factor):
-    reference = gdaldem(tmp_path, "hillshade", dem, "-az", azimuth, "-alt", altitude, "-z", z_factor,
-                        "-compute_edges")
+    reference = gdaldem(tmp_path, "hillshade", dem, "-az", azimuth, "-alt", altitude, "-z", z_factor, "-compute_edges")
     ours = np.rint(1.0 + 254.0 * hillshade(dem, CELL, azimuth, altitude, z_factor).astype(np.float64))
     keep = all_but_corners(dem.shape)
     diff = np.abs(ours[keep] - reference[keep])
@@ -93,8 +95,9 @@ def test_hillshade_matches_gdaldem_within_one_level(dem, tmp_path, azimuth, alti
 @pytest.mark.parametrize("altitude", [20.0, 45.0, 60.0])
 @pytest.mark.parametrize("z_factor", [1.0, 3.0])
 def test_multidirectional_hillshade_matches_gdaldem(dem, tmp_path, altitude, z_factor):
-    reference = gdaldem(tmp_path, "hillshade", dem, "-multidirectional", "-alt", altitude, "-z", z_factor,
-                        "-compute_edges")
+    reference = gdaldem(
+        tmp_path, "hillshade", dem, "-multidirectional", "-alt", altitude, "-z", z_factor, "-compute_edges"
+    )
     ours = np.rint(1.0 + 254.0 * multidirectional_hillshade(dem, CELL, altitude, z_factor).astype(np.float64))
     keep = all_but_corners(dem.shape)
     assert np.abs(ours[keep] - reference[keep]).max() <= 1.0
@@ -126,24 +129,33 @@ def test_colormap_matches_gdaldem_color_relief_on_a_height_ramp(tmp_path):
     optima = [0.0, 0.3, 0.55, 0.8, 1.0]
     colors = [(0.1, 0.3, 0.05), (0.45, 0.6, 0.2), (0.5, 0.4, 0.3), (0.6, 0.6, 0.62), (1.0, 1.0, 1.0)]
     layers = tuple(
-        core.Layer(f"l{i}", colors[i], optima[i - 1] if i else -1.0, optima[i],
-                   optima[i + 1] if i + 1 < len(optima) else 2.0)
+        core.Layer(
+            f"l{i}", colors[i], optima[i - 1] if i else -1.0, optima[i], optima[i + 1] if i + 1 < len(optima) else 2.0
+        )
         for i in range(len(optima))
     )
     ramp = np.tile(np.linspace(0.0, 1.0, 1001), (2, 1))
     table = tmp_path / "colors.txt"
-    table.write_text("".join(f"{o * 1000:.3f} {' '.join(str(round(c * 255)) for c in col)}\n"
-                             for o, col in zip(optima, colors, strict=True)))
+    table.write_text(
+        "".join(
+            f"{o * 1000:.3f} {' '.join(str(round(c * 255)) for c in col)}\n"
+            for o, col in zip(optima, colors, strict=True)
+        )
+    )
     # color-relief writes three bands; an ASCII grid holds one, so split them with gdal_translate.
     src, relief = tmp_path / "ramp.asc", tmp_path / "relief.tif"
     write_ascii_grid(src, ramp * 1000.0, 1.0)
-    subprocess.run([GDALDEM, "color-relief", str(src), str(table), str(relief), "-of", "GTiff"], check=True,
-                   capture_output=True)
+    subprocess.run(
+        [GDALDEM, "color-relief", str(src), str(table), str(relief), "-of", "GTiff"], check=True, capture_output=True
+    )
     channels = []
     for band in (1, 2, 3):
         band_grid = tmp_path / f"band{band}.asc"
-        subprocess.run([shutil.which("gdal_translate"), "-b", str(band), "-of", "AAIGrid", str(relief),
-                        str(band_grid)], check=True, capture_output=True)
+        subprocess.run(
+            [shutil.which("gdal_translate"), "-b", str(band), "-of", "AAIGrid", str(relief), str(band_grid)],
+            check=True,
+            capture_output=True,
+        )
         channels.append(read_ascii_grid(band_grid))
     reference = np.stack(channels, axis=-1)
     ours = np.rint(255.0 * core.colormap(ramp, layers).astype(np.float64))

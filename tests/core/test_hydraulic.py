@@ -31,8 +31,12 @@ def tilted_plane(n=64, seed=5, slope=0.3, noise=0.2):
 def material_error(before, r, cell):
     """|removed - deposited - suspended - lost| relative to the material above the lowest input height."""
     total = float((before - before.min()).sum())
-    balance = (r.removed.astype(np.float64).sum() - r.deposited.astype(np.float64).sum()
-               - r.sediment.astype(np.float64).sum() - r.lost_volume / cell**2)
+    balance = (
+        r.removed.astype(np.float64).sum()
+        - r.deposited.astype(np.float64).sum()
+        - r.sediment.astype(np.float64).sum()
+        - r.lost_volume / cell**2
+    )
     return abs(balance) / total
 
 
@@ -91,7 +95,7 @@ def test_rain_on_a_tilted_plane_carves_along_the_slope_and_deposits_at_the_foot(
         return (rows * m).sum() / m.sum()
 
     assert centre(deposited) > centre(removed) + n / 8  # the deposit's centre lies downhill (south)
-    assert deposited[-n // 8:].sum() > 0.4 * deposited.sum()  # much of it in the lowest eighth, at the foot
+    assert deposited[-n // 8 :].sum() > 0.4 * deposited.sum()  # much of it in the lowest eighth, at the foot
     assert material_error(h, r, 1.0) < 1e-6
 
 
@@ -131,35 +135,74 @@ def test_halving_the_time_step_gives_nearly_the_same_water():
 
 @settings(max_examples=150, deadline=None)
 @given(
-    rows=st.integers(1, 10), cols=st.integers(1, 10), seed=st.integers(0, 2**31),
+    rows=st.integers(1, 10),
+    cols=st.integers(1, 10),
+    seed=st.integers(0, 2**31),
     scale=st.sampled_from([0.0, 1e-3, 1.0, 100.0, 1e9]),
     cell=st.sampled_from([0.01, 0.3, 1.0, 50.0, 1e4]),
-    dt_share=st.floats(1e-6, 1.0), gravity=st.sampled_from([0.1, 9.81, 100.0]),
-    rain=st.sampled_from([0.0, 1e-4, 0.02, 10.0]), capacity=st.sampled_from([0.0, 0.02, 100.0]),
-    ks=st.sampled_from([0.0, 2.0, 1e4]), kd=st.sampled_from([0.0, 2.0, 1e4]),
-    ke=st.sampled_from([0.0, 0.2, 1e4]), min_tilt=st.sampled_from([0.0, 1.0, 90.0]),
-    depth_scale=st.sampled_from([0.0, 0.2, 1e4]), edges=st.sampled_from(["closed", "open"]),
-    settle=st.booleans(), steps=st.integers(0, 25),
+    dt_share=st.floats(1e-6, 1.0),
+    gravity=st.sampled_from([0.1, 9.81, 100.0]),
+    rain=st.sampled_from([0.0, 1e-4, 0.02, 10.0]),
+    capacity=st.sampled_from([0.0, 0.02, 100.0]),
+    ks=st.sampled_from([0.0, 2.0, 1e4]),
+    kd=st.sampled_from([0.0, 2.0, 1e4]),
+    ke=st.sampled_from([0.0, 0.2, 1e4]),
+    min_tilt=st.sampled_from([0.0, 1.0, 90.0]),
+    depth_scale=st.sampled_from([0.0, 0.2, 1e4]),
+    edges=st.sampled_from(["closed", "open"]),
+    settle=st.booleans(),
+    steps=st.integers(0, 25),
 )
 def test_any_parameters_in_bounds_give_finite_non_negative_conserving_results(
-        rows, cols, seed, scale, cell, dt_share, gravity, rain, capacity, ks, kd, ke, min_tilt, depth_scale,
-        edges, settle, steps):
+    rows,
+    cols,
+    seed,
+    scale,
+    cell,
+    dt_share,
+    gravity,
+    rain,
+    capacity,
+    ks,
+    kd,
+    ke,
+    min_tilt,
+    depth_scale,
+    edges,
+    settle,
+    steps,
+):
     h = core.white_noise((rows, cols), seed) * scale
-    r = hydraulic_erosion(h, cell_size=cell, steps=steps, time_step=dt_share * max_time_step(cell, gravity),
-                          rain_rate=rain, capacity=capacity, dissolve_rate=ks, deposit_rate=kd,
-                          evaporation_rate=ke, min_tilt=min_tilt, gravity=gravity, depth_scale=depth_scale,
-                          edges=edges, settle=settle)
+    r = hydraulic_erosion(
+        h,
+        cell_size=cell,
+        steps=steps,
+        time_step=dt_share * max_time_step(cell, gravity),
+        rain_rate=rain,
+        capacity=capacity,
+        dissolve_rate=ks,
+        deposit_rate=kd,
+        evaporation_rate=ke,
+        min_tilt=min_tilt,
+        gravity=gravity,
+        depth_scale=depth_scale,
+        edges=edges,
+        settle=settle,
+    )
     for a in (r.heights, r.deposited, r.removed, r.water, r.sediment):
         assert a.dtype == np.float32 and a.shape == (rows, cols) and np.isfinite(a).all()
     assert (r.water >= 0).all() and (r.sediment >= 0).all()
     assert math.isfinite(r.lost_volume) and r.lost_volume >= 0
-    balance = (r.removed.astype(np.float64).sum() - r.deposited.astype(np.float64).sum()
-               - r.sediment.astype(np.float64).sum() - r.lost_volume / cell**2)
+    balance = (
+        r.removed.astype(np.float64).sum()
+        - r.deposited.astype(np.float64).sum()
+        - r.sediment.astype(np.float64).sum()
+        - r.lost_volume / cell**2
+    )
     # float32 outputs round each cell to 6e-8 of its height (or of what moved); the float64 state rounds to
     # 1e-16 of the gross exchange, which can dwarf a net change that nearly cancels (2 cells at 0 m, 1e-28 m net)
     scale_of_rounding = float(np.abs(h).sum() + r.removed.sum() + r.deposited.sum() + r.sediment.sum())
-    assert abs(balance) <= (1e-6 * float((h - h.min()).sum()) + 1e-7 * scale_of_rounding + 1e-12 * r.exchanged
-                            + 1e-30)
+    assert abs(balance) <= (1e-6 * float((h - h.min()).sum()) + 1e-7 * scale_of_rounding + 1e-12 * r.exchanged + 1e-30)
 
 
 def test_time_step_bound_follows_the_cell_size():
@@ -221,10 +264,16 @@ print(json.dumps({"closed": [digest(closed.heights), digest(closed.water), diges
 """
 
 GOLDEN = {
-    "closed": ["float32(45, 61):0b07c138937fd7011379b9ae", "float32(45, 61):6f403f1512ec3a3bf8f037e0",
-               "float32(45, 61):a08def3357c27456b5f2b93f"],
-    "open": ["float32(45, 61):3ed2c1433f00f1735aa4614c", "float32(45, 61):d7b467fba5356f5e83dc8709",
-             "0x1.ce110214df878p+7"],
+    "closed": [
+        "float32(45, 61):0b07c138937fd7011379b9ae",
+        "float32(45, 61):6f403f1512ec3a3bf8f037e0",
+        "float32(45, 61):a08def3357c27456b5f2b93f",
+    ],
+    "open": [
+        "float32(45, 61):3ed2c1433f00f1735aa4614c",
+        "float32(45, 61):d7b467fba5356f5e83dc8709",
+        "0x1.ce110214df878p+7",
+    ],
 }
 
 

@@ -30,11 +30,19 @@ def test_sizes_of_files_pillow_writes(tmp_path, array, suffix, options, fmt):
 
 def big_endian_tiff(width, height, width_type=3, height_type=4):
     """A classic big-endian TIFF header with one directory: ImageWidth and ImageLength."""
+
     def entry(tag, kind, value):
         packed = struct.pack(">H", value) + b"\0\0" if kind == 3 else struct.pack(">I", value)
         return struct.pack(">HHI", tag, kind, 1) + packed
-    return b"MM\x00*" + struct.pack(">I", 8) + struct.pack(">H", 2) + entry(256, width_type, width) \
-        + entry(257, height_type, height) + struct.pack(">I", 0)
+
+    return (
+        b"MM\x00*"
+        + struct.pack(">I", 8)
+        + struct.pack(">H", 2)
+        + entry(256, width_type, width)
+        + entry(257, height_type, height)
+        + struct.pack(">I", 0)
+    )
 
 
 def tiff_with_directory_last(width, height, padding):
@@ -47,15 +55,21 @@ def tiff_with_directory_last(width, height, padding):
 def exr_header(x_min, y_min, x_max, y_max):
     """An OpenEXR header: magic, version, a channels attribute and the dataWindow."""
     channels = b"Y\0" + struct.pack("<iBBBBii", 2, 0, 0, 0, 0, 1, 1) + b"\0"
-    return (b"\x76\x2f\x31\x01" + struct.pack("<I", 2)
-            + b"channels\0chlist\0" + struct.pack("<i", len(channels)) + channels
-            + b"dataWindow\0box2i\0" + struct.pack("<i4i", 16, x_min, y_min, x_max, y_max) + b"\0")
+    return (
+        b"\x76\x2f\x31\x01"
+        + struct.pack("<I", 2)
+        + b"channels\0chlist\0"
+        + struct.pack("<i", len(channels))
+        + channels
+        + b"dataWindow\0box2i\0"
+        + struct.pack("<i4i", 16, x_min, y_min, x_max, y_max)
+        + b"\0"
+    )
 
 
 def png_header(width, height):
     ihdr = struct.pack(">IIBBBBB", width, height, 16, 0, 0, 0, 0)
-    return (b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + b"IHDR" + ihdr
-            + struct.pack(">I", zlib.crc32(b"IHDR" + ihdr)))
+    return b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + b"IHDR" + ihdr + struct.pack(">I", zlib.crc32(b"IHDR" + ihdr))
 
 
 @pytest.mark.parametrize(

@@ -22,13 +22,16 @@ def test_values_within_the_bounds_parse_as_json_does():
     assert load_json("900", "--set faults") == 900
 
 
-@pytest.mark.parametrize(("text", "error", "message"), [
-    ("[" * 5000 + "]" * 5000, JSONTooDeepError, "--set x nests 5000 levels deep, more than the 32 allowed"),
-    ("[" * 33 + "]" * 33, JSONTooDeepError, "nests 33 levels deep"),
-    ("x" * 2_000_000, JSONTooLargeError, "has 2000000 bytes, more than the 1048576 allowed"),
-    ("{'a': 1}", JSONSyntaxError, "is not valid JSON"),
-    ("1" * 5000, JSONSyntaxError, "is not valid JSON"),  # Python's limit on integer digits
-])
+@pytest.mark.parametrize(
+    ("text", "error", "message"),
+    [
+        ("[" * 5000 + "]" * 5000, JSONTooDeepError, "--set x nests 5000 levels deep, more than the 32 allowed"),
+        ("[" * 33 + "]" * 33, JSONTooDeepError, "nests 33 levels deep"),
+        ("x" * 2_000_000, JSONTooLargeError, "has 2000000 bytes, more than the 1048576 allowed"),
+        ("{'a': 1}", JSONSyntaxError, "is not valid JSON"),
+        ("1" * 5000, JSONSyntaxError, "is not valid JSON"),  # Python's limit on integer digits
+    ],
+)
 def test_bounds_and_syntax_give_named_short_errors(text, error, message):
     with pytest.raises(error, match=message) as caught:
         load_json(text, "--set x")
@@ -62,11 +65,25 @@ def test_files_must_be_regular_and_bounded(tmp_path):
     assert load_json(Path(good), "x") == {"seed": 3}
 
 
-@pytest.mark.parametrize(("text", "value"), [
-    ("1073741824", 2**30), ("1e9", 10**9), ("1G", 2**30), ("1g", 2**30), ("1GiB", 2**30), ("1GB", 10**9),
-    ("1.5G", 3 * 2**29), ("512M", 2**29), ("512MiB", 2**29), ("64k", 65536), ("2kB", 2000), (" 7 ", 7),
-    ("1B", 1), ("1T", 2**40),
-])
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("1073741824", 2**30),
+        ("1e9", 10**9),
+        ("1G", 2**30),
+        ("1g", 2**30),
+        ("1GiB", 2**30),
+        ("1GB", 10**9),
+        ("1.5G", 3 * 2**29),
+        ("512M", 2**29),
+        ("512MiB", 2**29),
+        ("64k", 65536),
+        ("2kB", 2000),
+        (" 7 ", 7),
+        ("1B", 1),
+        ("1T", 2**40),
+    ],
+)
 def test_byte_sizes_in_the_usual_forms(text, value):
     assert parse_bytes(text, "OROGEN_MEMORY_LIMIT") == value
 

@@ -25,7 +25,7 @@ def test_heights_equal_evaluate_and_every_map_is_made():
     assert set(maps) == set(MAP_NAMES)
     for values in maps.values():
         assert values.dtype == np.float32 and values.shape == (33, 40) and np.isfinite(values).all()
-    assert maps["drainage_area"].min() >= 50.0 ** 2
+    assert maps["drainage_area"].min() >= 50.0**2
     assert set(np.unique(maps["flow_direction"])) <= set(range(-1, 8))
     assert min(maps[n].min() for n in ("water_depth", "deposited", "removed")) >= 0.0
 
@@ -109,8 +109,19 @@ def test_mask_parameters_are_checked_and_declared():
         check_layers([Layer("x", (0, 0, 0), 0.0, 0.5, 1.0, mask="water", mask_min=0.0)])
     with pytest.raises(ValueError, match="mask_min <= mask_max"):
         check_layers([Layer("x", (0, 0, 0), 0.0, 0.5, 1.0, mask="water", mask_min=2.0, mask_max=1.0)])
-    (lay,) = layers_from_data([{"name": "sediment", "color": [0.5, 0.4, 0.3], "minimum": -1, "optimal": 0.5,
-                                "maximum": 2, "mask": "deposited", "mask_min": 0.5}])
+    (lay,) = layers_from_data(
+        [
+            {
+                "name": "sediment",
+                "color": [0.5, 0.4, 0.3],
+                "minimum": -1,
+                "optimal": 0.5,
+                "maximum": 2,
+                "mask": "deposited",
+                "mask_min": 0.5,
+            }
+        ]
+    )
     assert (lay.mask, lay.mask_map, lay.mask_min, lay.mask_max) == ("deposited", "deposited", 0.5, 1e15)
     h = np.zeros((4, 4), np.float32)
     with pytest.raises(ValueError, match="shape"):

@@ -46,8 +46,9 @@ def test_edge_curvature_keeps_the_second_difference_along_the_edge():
 @pytest.mark.parametrize("altitude", [10.0, 30.0, 45.0, 80.0])
 def test_flat_ground_gets_sin_altitude(altitude):
     assert np.allclose(shading.hillshade(np.zeros((5, 5)), 1.0, 123.0, altitude), math.sin(math.radians(altitude)))
-    assert np.allclose(shading.multidirectional_hillshade(np.zeros((5, 5)), 1.0, altitude),
-                       math.sin(math.radians(altitude)))
+    assert np.allclose(
+        shading.multidirectional_hillshade(np.zeros((5, 5)), 1.0, altitude), math.sin(math.radians(altitude))
+    )
 
 
 @pytest.mark.parametrize("azimuth", [0.0, 90.0, 180.0, 270.0, 45.0])
@@ -144,8 +145,7 @@ def test_cast_shadows_match_a_cell_by_cell_march(seed):
     max_distance = [None, 3, 5][seed % 3]
     origin = (0, 0) if seed < 6 else (int(rng.integers(0, 5000)), int(rng.integers(0, 5000)))
     expected = brute_shadows(h, azimuth, altitude, softness, 8, max_distance, origin)
-    got = shading.cast_shadows(h, 1.0, azimuth, altitude, softness=softness, max_distance=max_distance,
-                               origin=origin)
+    got = shading.cast_shadows(h, 1.0, azimuth, altitude, softness=softness, max_distance=max_distance, origin=origin)
     assert np.abs(got - expected).max() <= 1e-6
 
 
@@ -156,7 +156,13 @@ def test_cast_shadows_samples_and_zenith():
     flat_low = shading.cast_shadows(np.zeros((9, 9)), 1.0, 90.0, 0.0, softness=2.0, samples=4)
     assert np.allclose(flat_low[:, :-1], 0.5) and np.allclose(flat_low[:, -1], 1.0)  # half the disc below
     assert set(np.unique(shading.cast_shadows(h, 1.0, 30.0, 10.0, softness=8.0, samples=5) * 5).round(5)) <= {
-        0.0, 1.0, 2.0, 3.0, 4.0, 5.0}
+        0.0,
+        1.0,
+        2.0,
+        3.0,
+        4.0,
+        5.0,
+    }
 
 
 def test_cast_shadow_behind_a_wall():
@@ -190,9 +196,10 @@ def reference_ambient_occlusion(h, cell, z_factor, directions, radius):
     return np.clip(sky / directions, 0.0, 1.0)
 
 
-@pytest.mark.parametrize(("shape", "directions", "radius", "z_factor"),
-                         [((64, 80), 16, 64, 1.0), ((33, 47), 7, 10, 2.5), ((12, 300), 12, 290, 1.0),
-                          ((300, 9), 5, 400, 0.5)])
+@pytest.mark.parametrize(
+    ("shape", "directions", "radius", "z_factor"),
+    [((64, 80), 16, 64, 1.0), ((33, 47), 7, 10, 2.5), ((12, 300), 12, 290, 1.0), ((300, 9), 5, 400, 0.5)],
+)
 def test_ambient_occlusion_equals_the_straightforward_march(shape, directions, radius, z_factor):
     """Issue #13: the blocked float32 march gives the same values (well within 1/255)."""
     rng = np.random.default_rng(shape[0])
@@ -251,13 +258,21 @@ def blocked_ambient_occlusion_before_pairing(h, cell, z, directions, radius):
     return out
 
 
-@pytest.mark.parametrize(("shape", "directions", "radius", "z_factor", "block_cells"),
-                         [((300, 310), 16, 64, 1.0, 1 << 18), ((300, 310), 16, 64, 1.0, 3000),
-                          ((517, 530), 16, 40, 3.0, 1 << 12), ((90, 700), 7, 300, 1.0, 1 << 14),
-                          ((700, 90), 12, 500, 0.5, 1 << 13), ((41, 37), 360, 20, 1.0, 1 << 18),
-                          ((5, 5), 4, 1, 1.0, 1 << 18)])
+@pytest.mark.parametrize(
+    ("shape", "directions", "radius", "z_factor", "block_cells"),
+    [
+        ((300, 310), 16, 64, 1.0, 1 << 18),
+        ((300, 310), 16, 64, 1.0, 3000),
+        ((517, 530), 16, 40, 3.0, 1 << 12),
+        ((90, 700), 7, 300, 1.0, 1 << 14),
+        ((700, 90), 12, 500, 0.5, 1 << 13),
+        ((41, 37), 360, 20, 1.0, 1 << 18),
+        ((5, 5), 4, 1, 1.0, 1 << 18),
+    ],
+)
 def test_ambient_occlusion_equals_the_march_before_opposite_directions_shared_rises(
-        monkeypatch, shape, directions, radius, z_factor, block_cells):
+    monkeypatch, shape, directions, radius, z_factor, block_cells
+):
     """Issue #13: pairing opposite directions (one rise serves both), the padded contiguous layout and
     the bands of rows on threads leave the horizons bit-identical; only the order in which the
     directions' sky shares are summed changed (float32 rounding, below 1e-5: far within 1/255).
@@ -302,11 +317,14 @@ def test_ambient_occlusion_open_flat_and_pit():
 def test_combined_lightmap_is_the_product_of_its_parts():
     rng = np.random.default_rng(3)
     h = rng.random((32, 32)).cumsum(0) * 2
-    parts = (shading.hillshade(h, 1.0, 200.0, 35.0).astype(np.float64)
-             * shading.cast_shadows(h, 1.0, 200.0, 35.0)
-             * shading.ambient_occlusion(h, 1.0, directions=8, radius=16).astype(np.float64) ** 2.0)
-    combined = shading.combined_lightmap(h, 1.0, 200.0, 35.0, ambient_strength=2.0, ambient_directions=8,
-                                         ambient_radius=16)
+    parts = (
+        shading.hillshade(h, 1.0, 200.0, 35.0).astype(np.float64)
+        * shading.cast_shadows(h, 1.0, 200.0, 35.0)
+        * shading.ambient_occlusion(h, 1.0, directions=8, radius=16).astype(np.float64) ** 2.0
+    )
+    combined = shading.combined_lightmap(
+        h, 1.0, 200.0, 35.0, ambient_strength=2.0, ambient_directions=8, ambient_radius=16
+    )
     assert np.allclose(combined, parts, atol=1e-6)
     bare = shading.combined_lightmap(h, 1.0, 200.0, 35.0, shadows=False, ambient=False)
     assert np.array_equal(bare, shading.hillshade(h, 1.0, 200.0, 35.0))
@@ -324,7 +342,8 @@ def test_normal_map_opengl_convention():
 def test_slope_degrees_and_curvature():
     assert shading.slope_degrees(plane(5, 5, east=1.0))[2, 2] == pytest.approx(45.0)
     assert shading.slope_degrees(plane(5, 5, north=2.0, cell=0.5), 0.5)[2, 2] == pytest.approx(
-        math.degrees(math.atan(2.0)))
+        math.degrees(math.atan(2.0))
+    )
     r, c = np.mgrid[0:9, 0:9].astype(np.float64)
     dome = -((r - 4) ** 2 + (c - 4) ** 2) / 2.0  # Laplacian -2: curvature +2 on the dome
     assert shading.curvature(dome)[4, 4] == pytest.approx(2.0)

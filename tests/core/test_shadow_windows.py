@@ -15,8 +15,13 @@ from core.window import Window, crop
 
 def terrain(size=97, seed=3):
     """Hills in metres (30 m of relief, 2 m cells): thin ridges and long shadows."""
-    spec = TerrainSpec(size=size, seed=seed, width=2.0 * (size - 1), height=30.0,
-                       params={"count": 80, "radius_min": 3.0, "radius_max": 15.0})
+    spec = TerrainSpec(
+        size=size,
+        seed=seed,
+        width=2.0 * (size - 1),
+        height=30.0,
+        params={"count": 80, "radius_min": 3.0, "radius_max": 15.0},
+    )
     return spec.heightmap() * np.float32(spec.height), spec.cell_size, spec.height
 
 
@@ -29,9 +34,15 @@ def grown(shape, window, margins):
 
 def window_shadows(h, cell, azimuth, altitude, softness, window, reach, origin=(0, 0), max_distance=None):
     outer = grown(h.shape, window, shadow_margins(azimuth, reach))
-    part = cast_shadows(h[outer.row:outer.row + outer.rows, outer.col:outer.col + outer.cols], cell, azimuth,
-                        altitude, softness=softness, max_distance=max_distance,
-                        origin=(origin[0] + outer.row, origin[1] + outer.col))
+    part = cast_shadows(
+        h[outer.row : outer.row + outer.rows, outer.col : outer.col + outer.cols],
+        cell,
+        azimuth,
+        altitude,
+        softness=softness,
+        max_distance=max_distance,
+        origin=(origin[0] + outer.row, origin[1] + outer.col),
+    )
     return crop(part, outer, window)
 
 
@@ -52,8 +63,9 @@ def test_a_sun_whose_disc_passes_the_zenith_casts_no_shadow_and_needs_no_margin(
     assert shadow_reach(30.0, 2.0, 90.0, 1.0, samples=1) == 0
 
 
-@pytest.mark.parametrize("azimuth", [a * 7.5 + 1.3 for a in range(48)] + [0.0, 45.0, 90.0, 135.0, 180.0, 225.0,
-                                                                          270.0, 315.0])
+@pytest.mark.parametrize(
+    "azimuth", [a * 7.5 + 1.3 for a in range(48)] + [0.0, 45.0, 90.0, 135.0, 180.0, 225.0, 270.0, 315.0]
+)
 def test_four_by_four_windows_equal_the_whole_at_every_azimuth(azimuth):
     h, cell, relief = terrain()
     altitude = 25.0
@@ -69,12 +81,20 @@ def test_four_by_four_windows_equal_the_whole_at_every_azimuth(azimuth):
 
 
 @settings(max_examples=60, deadline=None)
-@given(azimuth=st.floats(0.0, 360.0), altitude=st.floats(8.0, 75.0), softness=st.floats(1.0, 10.0),
-       row=st.integers(0, 80), col=st.integers(0, 80), rows=st.integers(1, 40), cols=st.integers(1, 40),
-       origin=st.tuples(st.integers(0, 200_000), st.integers(0, 200_000)),
-       max_distance=st.sampled_from([None, 5, 17]))
-def test_a_window_grown_toward_the_sun_by_the_reach_equals_the_whole(azimuth, altitude, softness, row, col, rows,
-                                                                     cols, origin, max_distance):
+@given(
+    azimuth=st.floats(0.0, 360.0),
+    altitude=st.floats(8.0, 75.0),
+    softness=st.floats(1.0, 10.0),
+    row=st.integers(0, 80),
+    col=st.integers(0, 80),
+    rows=st.integers(1, 40),
+    cols=st.integers(1, 40),
+    origin=st.tuples(st.integers(0, 200_000), st.integers(0, 200_000)),
+    max_distance=st.sampled_from([None, 5, 17]),
+)
+def test_a_window_grown_toward_the_sun_by_the_reach_equals_the_whole(
+    azimuth, altitude, softness, row, col, rows, cols, origin, max_distance
+):
     """Any sun, any window, anywhere in a world (``origin``): exact, soft shadows included."""
     h, cell, relief = terrain()
     rows, cols = min(rows, 97 - row), min(cols, 97 - col)
@@ -98,8 +118,9 @@ def test_the_world_anchor_moves_rays_not_the_physics():
     assert np.abs(moved.mean() - a.mean()) < 0.01
 
 
-@pytest.mark.parametrize("origin, match", [((-1, 0), "origin row"), ((0, 1 << 21), "origin col"),
-                                           ((1, 2, 3), "origin"), (5, "origin")])
+@pytest.mark.parametrize(
+    "origin, match", [((-1, 0), "origin row"), ((0, 1 << 21), "origin col"), ((1, 2, 3), "origin"), (5, "origin")]
+)
 def test_bad_origin_is_named(origin, match):
     with pytest.raises((TypeError, ValueError), match=match):
         cast_shadows(np.zeros((4, 4)), 1.0, 10.0, 30.0, origin=origin)

@@ -62,8 +62,18 @@ def test_values_are_checked_by_path():
 
 def test_apply_settings_uses_the_same_names_and_refuses_what_does_not_apply():
     spec = TerrainSpec(filters=(("lowpass", {"length": 0.5}), ("lowpass", {"length": 0.2})))
-    out = apply_settings(spec, ["count=300", "hills.island=true", "lighting.azimuth=90", "lowpass.length=0.7",
-                                "material.shading=unlit", "size=65", "hill_radius=[1,2]"][:6])
+    out = apply_settings(
+        spec,
+        [
+            "count=300",
+            "hills.island=true",
+            "lighting.azimuth=90",
+            "lowpass.length=0.7",
+            "material.shading=unlit",
+            "size=65",
+            "hill_radius=[1,2]",
+        ][:6],
+    )
     assert out.params["count"] == 300 and out.params["island"] is True
     assert out.lighting["azimuth"] == 90.0 and out.material["shading"] == "unlit" and out.size == 65
     assert [s.params["length"] for s in out.filters] == [0.7, 0.7]
@@ -105,10 +115,22 @@ def test_a_throwaway_generator_declared_in_core_only_is_a_whole_part_of_the_spec
         cols = win.col_coords()[None, :].astype(np.float64)
         return amplitude * (rows * tilt + cols * (1 - tilt))
 
-    register_generator(Generator("toy_plane", "Toy Plane", "A tilted plane", tilt_plane, (
-        Param("amplitude", "float", 1.0, hard=(0.0, 10.0), label="Amplitude", description="Height of the plane"),
-        Param("tilt", "float", 0.5, hard=(0.0, 1.0), unit="factor", label="Tilt", description="Share along rows"),
-    )))
+    register_generator(
+        Generator(
+            "toy_plane",
+            "Toy Plane",
+            "A tilted plane",
+            tilt_plane,
+            (
+                Param(
+                    "amplitude", "float", 1.0, hard=(0.0, 10.0), label="Amplitude", description="Height of the plane"
+                ),
+                Param(
+                    "tilt", "float", 0.5, hard=(0.0, 1.0), unit="factor", label="Tilt", description="Share along rows"
+                ),
+            ),
+        )
+    )
     try:
         spec = apply_settings(TerrainSpec(size=9), ["generator=toy_plane", "tilt=1.0"])
         assert TerrainSpec.from_json(spec.to_json()) == spec
@@ -143,8 +165,17 @@ def test_0_1_recipe_file_and_sidecars_load_with_their_scale():
 def test_0_1_panel_settings_become_the_same_recipe():
     from core.spec import from_v1_settings
 
-    settings = {"generator": 1, "fault_count": 321, "size": 65, "use_erosion": 1, "erosion_k": 0.699999988079071,
-                "light_azimuth": 2.0, "flattening": 1.5, "lighting": 2, "shading": 1}
+    settings = {
+        "generator": 1,
+        "fault_count": 321,
+        "size": 65,
+        "use_erosion": 1,
+        "erosion_k": 0.699999988079071,
+        "light_azimuth": 2.0,
+        "flattening": 1.5,
+        "lighting": 2,
+        "shading": 1,
+    }
     spec = from_v1_settings(settings)
     assert spec.generator == "faults" and spec.params["faults"] == 321 and spec.size == 65
     # 0.1's k per cell is a decay length in metres at the spec's cell size (100 m / 64 cells)

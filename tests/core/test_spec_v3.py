@@ -32,6 +32,7 @@ def test_the_257_preview_is_the_1025_terrain_downsampled(generator):
 
 def test_version_2_terrains_were_different_landscapes_at_each_size():
     """What version 3 fixes: a version-2 recipe (lengths in cells) at 257² and 1025²."""
+
     def v2(shape, generator):
         return Recipe(generator, 3, shape).evaluate().astype(np.float64)
 
@@ -44,11 +45,20 @@ def test_version_2_terrains_were_different_landscapes_at_each_size():
 ROUGH = dict(BASE, generator="fractal", params={"feature_size": 40.0, "detail": 5.0})
 
 
-@pytest.mark.parametrize("step", [
-    ("flatten", {"exponent": 2.0}), ("box_blur", {"radius": 3.0}), ("box_blur", {"radius": 3.0, "method": "passes"}),
-    ("lowpass", {"length": 4.0, "passes": 2}), ("terrace", {}), ("sea_level", {}),
-    ("thermal", {"talus_angle": 30.0, "iterations": 20}), ("hydraulic", {"steps": 20}),
-], ids=lambda s: f"{s[0]}-{s[1].get('method', '')}")
+@pytest.mark.parametrize(
+    "step",
+    [
+        ("flatten", {"exponent": 2.0}),
+        ("box_blur", {"radius": 3.0}),
+        ("box_blur", {"radius": 3.0, "method": "passes"}),
+        ("lowpass", {"length": 4.0, "passes": 2}),
+        ("terrace", {}),
+        ("sea_level", {}),
+        ("thermal", {"talus_angle": 30.0, "iterations": 20}),
+        ("hydraulic", {"steps": 20}),
+    ],
+    ids=lambda s: f"{s[0]}-{s[1].get('method', '')}",
+)
 def test_every_filter_keeps_the_preview_the_terrain_downsampled(step):
     spec = TerrainSpec(**{**ROUGH, "filters": (step,)})
     assert preview_correlation(spec) >= 0.98
@@ -58,8 +68,11 @@ def test_every_filter_keeps_the_preview_the_terrain_downsampled(step):
 def test_the_smoothing_filters_change_the_same_places_at_both_sizes(step):
     """Stronger than the heights: what the filter took away correlates too."""
     spec = TerrainSpec(**ROUGH)
-    change = {n: spec.replace(filters=(step,)).heightmap((n, n)).astype(np.float64)
-              - spec.heightmap((n, n)).astype(np.float64) for n in (257, 1025)}
+    change = {
+        n: spec.replace(filters=(step,)).heightmap((n, n)).astype(np.float64)
+        - spec.heightmap((n, n)).astype(np.float64)
+        for n in (257, 1025)
+    }
     full = block_mean(change[1025], 4)
     assert np.corrcoef(full.ravel(), change[257].ravel())[0, 1] >= 0.9
 
@@ -74,15 +87,17 @@ def test_stream_power_erosion_keeps_the_preview_the_terrain_downsampled(lake_fil
     lowered by width / cell of the bed's incision), and the automatic diffusivity smoothed one cell, four times
     farther at 257² than at 1025² (now 1/64 of the width at every size).
     """
-    spec = TerrainSpec(**{**BASE, "generator": "fractal",
-                          "filters": (("erosion", {"steps": 10, "lake_fill": lake_fill}),)})
+    spec = TerrainSpec(
+        **{**BASE, "generator": "fractal", "filters": (("erosion", {"steps": 10, "lake_fill": lake_fill}),)}
+    )
     assert preview_correlation(spec) >= 0.98
 
 
 def test_version_2_automatic_erosion_rates_were_not_resolution_independent():
     """The same with version 2's automatic rates (one cell of diffusion, channels one cell wide)."""
-    spec = TerrainSpec(**{**BASE, "generator": "fractal",
-                          "filters": (("erosion", {"steps": 10, "auto_scale": "cell"}),)})
+    spec = TerrainSpec(
+        **{**BASE, "generator": "fractal", "filters": (("erosion", {"steps": 10, "auto_scale": "cell"}),)}
+    )
     assert preview_correlation(spec) < 0.9  # measured 0.871
 
 
@@ -94,8 +109,13 @@ def test_what_stream_power_erosion_removed_is_the_same_at_both_sizes(lake_fill):
     2.1 times as much."""
     eroded = {}
     for n in (257, 1025):
-        maps = TerrainSpec(**{**BASE, "generator": "fractal", "filters": (
-            ("erosion", {"steps": 10, "lake_fill": lake_fill}),)}).recipe((n, n)).evaluate_with_maps()[1]
+        maps = (
+            TerrainSpec(
+                **{**BASE, "generator": "fractal", "filters": (("erosion", {"steps": 10, "lake_fill": lake_fill}),)}
+            )
+            .recipe((n, n))
+            .evaluate_with_maps()[1]
+        )
         eroded[n] = maps["removed"].astype(np.float64) - maps["deposited"].astype(np.float64)
     full = block_mean(eroded[1025], 4)
     assert np.corrcoef(full.ravel(), eroded[257].ravel())[0, 1] >= 0.9
@@ -150,14 +170,30 @@ SIZES = [(129, 0, 100.0), (200, 0, 173.3), (97, 61, 41.7), (257, 0, 12800.0)]
 @pytest.mark.parametrize("size, size_y, width", SIZES)
 @pytest.mark.parametrize("generator, params, filters", V2_CASES)
 def test_a_version_2_spec_gives_the_heightmap_version_2_gave(generator, params, filters, size, size_y, width):
-    data = {"version": 2, "size": size, "size_y": size_y, "width": width, "height": 30.0, "seed": 11,
-            "generator": generator, generator: params, "filters": filters}
+    data = {
+        "version": 2,
+        "size": size,
+        "size_y": size_y,
+        "width": width,
+        "height": 30.0,
+        "seed": 11,
+        "generator": generator,
+        generator: params,
+        "filters": filters,
+    }
     spec = load_spec(data)
     assert spec.fit_height and TerrainSpec.from_json(spec.to_json()) == spec
     shape = (size_y or size, size)
     full = part(generator, 2).check(params)  # what a version-2 spec meant: its declared defaults
-    v2 = Recipe(generator, 11, shape, full, tuple((f["type"], {k: v for k, v in f.items() if k != "type"})
-                                                    for f in filters), spec.cell_size, 30.0).evaluate()
+    v2 = Recipe(
+        generator,
+        11,
+        shape,
+        full,
+        tuple((f["type"], {k: v for k, v in f.items() if k != "type"}) for f in filters),
+        spec.cell_size,
+        30.0,
+    ).evaluate()
     v3 = spec.heightmap()
     exact = generator in ("diamond_square", "faults", "fractal") and not any(f["type"] == "lowpass" for f in filters)
     if exact:  # no float round trip: bit for bit
@@ -178,6 +214,7 @@ def test_a_hand_made_version_3_recipe_takes_the_declared_defaults():
 
     recipe = Recipe("diamond_square", 5, (65, 65), {"roughness": 1.2}, (), 2.0, 30.0, version=3, fit_height=False)
     assert recipe.params["lattice"] == "world"
-    spec = TerrainSpec(size=65, seed=5, width=128.0, height=30.0, generator="diamond_square",
-                       params={"roughness": 1.2}, filters=())
+    spec = TerrainSpec(
+        size=65, seed=5, width=128.0, height=30.0, generator="diamond_square", params={"roughness": 1.2}, filters=()
+    )
     assert np.array_equal(recipe.evaluate(), spec.heightmap())

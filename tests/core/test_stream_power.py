@@ -70,18 +70,21 @@ def test_callback_reports_progress_and_cancels():
     assert err.value.result.heights.shape == (33, 33)
 
 
-@pytest.mark.parametrize(("kwargs", "error", "words"), [
-    ({"steps": -1}, ValueError, "steps must be in"),
-    ({"steps": 2000}, ValueError, r"steps: 2000 .* steps must be in \[0, "),
-    ({"k": -1.0}, ValueError, "k must be in"),
-    ({"m": 3.0}, ValueError, "m must be in"),
-    ({"n": 0.0}, ValueError, "n must be in"),
-    ({"dt": 0.0}, ValueError, "dt must be in"),
-    ({"diffusion": -1.0}, ValueError, "diffusion must be in"),
-    ({"uplift": np.zeros((3, 3))}, ValueError, "uplift must be a number or a map"),
-    ({"open_edges": ""}, ValueError, "no base level"),
-    ({"callback": 5}, TypeError, "callback"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "error", "words"),
+    [
+        ({"steps": -1}, ValueError, "steps must be in"),
+        ({"steps": 2000}, ValueError, r"steps: 2000 .* steps must be in \[0, "),
+        ({"k": -1.0}, ValueError, "k must be in"),
+        ({"m": 3.0}, ValueError, "m must be in"),
+        ({"n": 0.0}, ValueError, "n must be in"),
+        ({"dt": 0.0}, ValueError, "dt must be in"),
+        ({"diffusion": -1.0}, ValueError, "diffusion must be in"),
+        ({"uplift": np.zeros((3, 3))}, ValueError, "uplift must be a number or a map"),
+        ({"open_edges": ""}, ValueError, "no base level"),
+        ({"callback": 5}, TypeError, "callback"),
+    ],
+)
 def test_bad_parameters_are_refused_by_name(kwargs, error, words):
     with pytest.raises(error, match=words):
         stream_power.stream_power_erosion(np.zeros((257, 257)), 10.0, **kwargs)
@@ -99,18 +102,20 @@ def test_nonlinear_slope_exponent_solves_the_implicit_equation():
     z[1, 1] = 10.0
     for n in (0.7, 1.0, 1.8):
         out, routing, area = stream_power.stream_power_step(z, 100.0, k=1e-4, m=0.5, n=n, uplift=0.0, dt=1e4)
-        f = 1e-4 * 1e4 * area[1, 1] ** 0.5 / 100.0 ** n
+        f = 1e-4 * 1e4 * area[1, 1] ** 0.5 / 100.0**n
         delta = out[1, 1]
-        assert delta + f * delta ** n == pytest.approx(10.0, abs=1e-8)
+        assert delta + f * delta**n == pytest.approx(10.0, abs=1e-8)
 
 
 def test_golden_hash_in_a_fresh_process():
     """Same bytes on numpy 1.26 and 2.x (scripts/test.sh runs the core tests in both)."""
-    code = ("import hashlib, numpy as np; from core import stream_power, midpoint\n"
-            "z = midpoint.diamond_square((37, 45), 9, 1.1) * 200\n"
-            "r = stream_power.stream_power_erosion(z, 25.0, steps=6, n=1.3, sea_level=-20.0)\n"
-            "print(hashlib.sha256(r.heights.tobytes() + r.drainage_area.tobytes() + r.eroded.tobytes())"
-            ".hexdigest()[:24])")
+    code = (
+        "import hashlib, numpy as np; from core import stream_power, midpoint\n"
+        "z = midpoint.diamond_square((37, 45), 9, 1.1) * 200\n"
+        "r = stream_power.stream_power_erosion(z, 25.0, steps=6, n=1.3, sea_level=-20.0)\n"
+        "print(hashlib.sha256(r.heights.tobytes() + r.drainage_area.tobytes() + r.eroded.tobytes())"
+        ".hexdigest()[:24])"
+    )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == GOLDEN
 
@@ -120,13 +125,15 @@ GOLDEN = "0e55a4d350d6e13ebddd4f85"
 
 def test_lake_fill_golden_hash_in_a_fresh_process():
     """lake_fill (sorts, cumulative sums, float64 steps) gives the same bytes on numpy 1.26 and 2.x."""
-    code = ("import hashlib, numpy as np; from core import stream_power, midpoint\n"
-            "z = midpoint.diamond_square((37, 45), 9, 1.1) * 200\n"
-            "r = stream_power.stream_power_erosion(z, 25.0, steps=6, n=1.3, lake_fill=True,\n"
-            "                                      uplift=1e-3 * (z - z.min()) / np.ptp(z))\n"
-            "assert r.eroded.min() < -10.0\n"
-            "print(hashlib.sha256(r.heights.tobytes() + r.drainage_area.tobytes() + r.eroded.tobytes())"
-            ".hexdigest()[:24])")
+    code = (
+        "import hashlib, numpy as np; from core import stream_power, midpoint\n"
+        "z = midpoint.diamond_square((37, 45), 9, 1.1) * 200\n"
+        "r = stream_power.stream_power_erosion(z, 25.0, steps=6, n=1.3, lake_fill=True,\n"
+        "                                      uplift=1e-3 * (z - z.min()) / np.ptp(z))\n"
+        "assert r.eroded.min() < -10.0\n"
+        "print(hashlib.sha256(r.heights.tobytes() + r.drainage_area.tobytes() + r.eroded.tobytes())"
+        ".hexdigest()[:24])"
+    )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "cb38d5291aa8e52a16bada04"
 
@@ -222,7 +229,7 @@ def test_mfd_nonlinear_slope_exponent_solves_the_implicit_equation(n):
     quinn = np.where(np.isin(np.arange(8), [1, 3, 4, 6]), 1.0, 1 / np.sqrt(2)) / (4 + 4 / np.sqrt(2))
     assert np.allclose(w, quinn, rtol=1e-12)
     x = out[1, 1]
-    residual = x - 10.0 + (k * dt * (area[1, 1] * w) ** m / d ** n * x ** n).sum()
+    residual = x - 10.0 + (k * dt * (area[1, 1] * w) ** m / d**n * x**n).sum()
     assert 0.0 < x < 10.0 and residual == pytest.approx(0.0, abs=1e-8)
 
 
@@ -252,8 +259,9 @@ def test_the_erosion_filter_declares_routing_and_its_maps_are_the_mfd_ones():
     r = Recipe("fractal", 5, (33, 40), {}, stack, cell_size=50.0, height=800.0)
     _, maps = r.evaluate_with_maps()
     start = Recipe("fractal", 5, (33, 40), {}, (), cell_size=50.0, height=800.0).evaluate().astype(np.float64)
-    result = stream_power.stream_power_erosion(start * 800.0, 50.0, uplift=1e-3 * start, steps=4, dt=2e4,
-                                               routing="mfd", flow_exponent=1.1)
+    result = stream_power.stream_power_erosion(
+        start * 800.0, 50.0, uplift=1e-3 * start, steps=4, dt=2e4, routing="mfd", flow_exponent=1.1
+    )
     assert np.array_equal(maps["drainage_area"], result.drainage_area)
     params = {p.name: p for p in FILTERS["erosion"].params}
     assert params["routing"].default == "d8" and params["routing"].choices == ("d8", "mfd")
@@ -267,8 +275,12 @@ def gates(z, cell):
     share = geomorph.depression_share(z, oracles.filled(z, cell), area, threshold)
     theta = -geomorph.concavity(z, rec, dist, area, threshold).exponent
     hack = geomorph.hack_exponent(geomorph.upstream_length(rec, dist), area, threshold).exponent
-    return {"depression_share": share, "theta": theta, "hack": hack,
-            "passed": {"depressions": share <= 0.05, "theta": 0.35 <= theta <= 0.6, "hack": 0.5 <= hack <= 0.6}}
+    return {
+        "depression_share": share,
+        "theta": theta,
+        "hack": hack,
+        "passed": {"depressions": share <= 0.05, "theta": 0.35 <= theta <= 0.6, "hack": 0.5 <= hack <= 0.6},
+    }
 
 
 @pytest.fixture(scope="module")
@@ -348,7 +360,7 @@ def test_lake_fill_conserves_mass_and_stays_below_the_spill(seed, scale):
     assert np.isfinite(new).all() and (new >= z).all()
     assert np.array_equal(new[f.lake.reshape(z.shape) < 0], z[f.lake.reshape(z.shape) < 0])
     # what was eroded upstream of each lake: all the sediment through its outflow cells, lakes ignored
-    upstream = flow.drainage_area(routing, runoff=sed.reshape(z.shape)).ravel() / cell ** 2
+    upstream = flow.drainage_area(routing, runoff=sed.reshape(z.shape)).ravel() / cell**2
     rec = routing.receivers
     outflow = (f.lake >= 0) & (f.lake[rec] < 0)
     eroded_above = np.bincount(f.lake[outflow], upstream[outflow], minlength=f.exit.size)
@@ -432,8 +444,9 @@ def test_the_map_scaled_rates_do_not_depend_on_the_cell_size():
         cell = 400.0 / (n - 1)
         assert stream_power.map_diffusivity((n, n), cell, 2e5) == pytest.approx((200.0 / 32.0) ** 2 / 2e5)
         assert stream_power.default_channel_width((n, n), cell) == pytest.approx(400.0 / 1024.0)
-    assert stream_power.default_diffusivity(400.0 / 256, 2e5) == pytest.approx(16 * stream_power.default_diffusivity(
-        400.0 / 1024, 2e5))  # version 2's: one cell, sixteen times the D at 257² as at 1025²
+    assert stream_power.default_diffusivity(400.0 / 256, 2e5) == pytest.approx(
+        16 * stream_power.default_diffusivity(400.0 / 1024, 2e5)
+    )  # version 2's: one cell, sixteen times the D at 257² as at 1025²
 
 
 def test_the_resolution_settings_are_declared_once_and_version_2_keeps_its_rates():

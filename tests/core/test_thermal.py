@@ -26,9 +26,12 @@ def rough(n=33, seed=1, relief=40.0):
 def max_slope_degrees(h, cell=1.0):
     """Steepest slope between 8-neighbours, degrees."""
     h = np.asarray(h, np.float64)
-    drops = [np.abs(np.diff(h, axis=0)).max() / cell, np.abs(np.diff(h, axis=1)).max() / cell,
-             np.abs(h[1:, 1:] - h[:-1, :-1]).max() / (cell * math.sqrt(2)),
-             np.abs(h[1:, :-1] - h[:-1, 1:]).max() / (cell * math.sqrt(2))]
+    drops = [
+        np.abs(np.diff(h, axis=0)).max() / cell,
+        np.abs(np.diff(h, axis=1)).max() / cell,
+        np.abs(h[1:, 1:] - h[:-1, :-1]).max() / (cell * math.sqrt(2)),
+        np.abs(h[1:, :-1] - h[:-1, 1:]).max() / (cell * math.sqrt(2)),
+    ]
     return math.degrees(math.atan(max(drops)))
 
 
@@ -52,8 +55,9 @@ def test_material_is_conserved(edges):
     else:
         assert r.lost_volume > 0.0
     # deposited/removed are the two parts of the change
-    np.testing.assert_allclose(r.heights.astype(np.float64) - h.astype(np.float32),
-                               r.deposited.astype(np.float64) - r.removed, atol=1e-4)
+    np.testing.assert_allclose(
+        r.heights.astype(np.float64) - h.astype(np.float32), r.deposited.astype(np.float64) - r.removed, atol=1e-4
+    )
     assert (r.deposited >= 0).all() and (r.removed >= 0).all()
     assert not ((r.deposited > 0) & (r.removed > 0)).any()
 
@@ -131,13 +135,19 @@ def test_callback_reports_progress_and_cancels():
 
 @settings(max_examples=120, deadline=None)
 @given(
-    rows=st.integers(1, 12), cols=st.integers(1, 12), seed=st.integers(0, 2**31),
+    rows=st.integers(1, 12),
+    cols=st.integers(1, 12),
+    seed=st.integers(0, 2**31),
     scale=st.sampled_from([1e-3, 1.0, 1e3, MAX_EROSION_HEIGHT]),
-    talus=st.floats(0.0, 89.0), cell=st.sampled_from([1e-6, 0.01, 1.0, 1e6]),
-    rate=st.floats(1e-9, 1.0), iterations=st.integers(0, 40), edges=st.sampled_from(["closed", "open"]),
+    talus=st.floats(0.0, 89.0),
+    cell=st.sampled_from([1e-6, 0.01, 1.0, 1e6]),
+    rate=st.floats(1e-9, 1.0),
+    iterations=st.integers(0, 40),
+    edges=st.sampled_from(["closed", "open"]),
 )
-def test_any_parameters_in_bounds_give_finite_conserving_results(rows, cols, seed, scale, talus, cell, rate,
-                                                                iterations, edges):
+def test_any_parameters_in_bounds_give_finite_conserving_results(
+    rows, cols, seed, scale, talus, cell, rate, iterations, edges
+):
     h = (core.white_noise((rows, cols), seed) * 2.0 - 1.0) * scale
     r = thermal_erosion(h, talus_angle=talus, cell_size=cell, iterations=iterations, rate=rate, edges=edges)
     for a in (r.heights, r.deposited, r.removed):
@@ -194,8 +204,11 @@ print(json.dumps({"closed": [digest(closed.heights), digest(closed.deposited), d
 """
 
 GOLDEN = {
-    "closed": ["float32(45, 61):1eb85189a3369eca6d5516fa", "float32(45, 61):b94e09a36d7ec8f9603ad375",
-               "float32(45, 61):390bd450a913a4a10ba6acce"],
+    "closed": [
+        "float32(45, 61):1eb85189a3369eca6d5516fa",
+        "float32(45, 61):b94e09a36d7ec8f9603ad375",
+        "float32(45, 61):390bd450a913a4a10ba6acce",
+    ],
     "open": ["float32(45, 61):a3a65986d3d320d03d7b9971", "0x1.50ede7eaee500p+14"],
 }
 

@@ -43,30 +43,49 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import build_world  # noqa: E402
 
 #: Every local filter; all but the low-pass filter are exact in a window.
-EXACT_STACK = [{"type": "flatten", "exponent": 1.7}, {"type": "box_blur", "passes": 3},
-               {"type": "terrace", "levels": 6, "smoothness": 0.7}, {"type": "sea_level", "level": 0.15}]
+EXACT_STACK = [
+    {"type": "flatten", "exponent": 1.7},
+    {"type": "box_blur", "passes": 3},
+    {"type": "terrace", "levels": 6, "smoothness": 0.7},
+    {"type": "sea_level", "level": 0.15},
+]
 LOWPASS = {"type": "lowpass", "k": 0.6, "passes": 2}
 LOCAL_FILTERS = sorted(key for key, f in FILTERS.items() if f.margin({}) < 1 << 20)
 
 
 def spec(generator, filters, **world):
-    return TerrainSpec.from_dict({"version": 2, "size": 65, "width": 640.0, "height": 50.0, "seed": 9,
-                                  "generator": generator, "filters": filters, **world})
+    return TerrainSpec.from_dict(
+        {
+            "version": 2,
+            "size": 65,
+            "width": 640.0,
+            "height": 50.0,
+            "seed": 9,
+            "generator": generator,
+            "filters": filters,
+            **world,
+        }
+    )
 
 
-def make_plan(out, spec_, size=65, tile=17, size_y=0, formats=("png", "r16", "exr"), sleep=0.0,
-              coarse_side=COARSE_SIDE):
+def make_plan(
+    out, spec_, size=65, tile=17, size_y=0, formats=("png", "r16", "exr"), sleep=0.0, coarse_side=COARSE_SIDE
+):
     grid_shape = (size_y or size, size)
     grid = TileGrid(grid_shape, tile)
     recipe = world_recipe(spec_, grid_shape)
-    return build_world.Plan(str(out), "w", spec_, recipe, grid, tuple(formats),
-                            coarse_plan(recipe, grid, coarse_side), sleep)
+    return build_world.Plan(
+        str(out), "w", spec_, recipe, grid, tuple(formats), coarse_plan(recipe, grid, coarse_side), sleep
+    )
 
 
 def files_of(folder):
     """Every output file's bytes by relative path (the resume records under .build excluded)."""
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
-            if p.is_file() and build_world.STATE not in p.relative_to(folder).parts}
+    return {
+        str(p.relative_to(folder)): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and build_world.STATE not in p.relative_to(folder).parts
+    }
 
 
 def assert_tiles_equal(out, plan, whole):
@@ -102,12 +121,15 @@ def test_tile_grid_shares_edges_and_its_owned_windows_partition_the_world():
     assert (cover == 1).all()
 
 
-@pytest.mark.parametrize(("shape", "tile", "match"), [
-    ((64, 65), 17, r"rows \(64\) must be n x \(tile - 1\) \+ 1 .* e.g. 49 or 65"),
-    ((65, 65), 1, r"tile must be in \[2, 8193\]"),
-    ((9, 9), 17, "rows"),
-    ((MAX_WORLD_SIDE + 1, 3), 2, "rows"),
-])
+@pytest.mark.parametrize(
+    ("shape", "tile", "match"),
+    [
+        ((64, 65), 17, r"rows \(64\) must be n x \(tile - 1\) \+ 1 .* e.g. 49 or 65"),
+        ((65, 65), 1, r"tile must be in \[2, 8193\]"),
+        ((9, 9), 17, "rows"),
+        ((MAX_WORLD_SIDE + 1, 3), 2, "rows"),
+    ],
+)
 def test_bad_tile_grids(shape, tile, match):
     with pytest.raises(ValueError, match=match):
         TileGrid(shape, tile)
@@ -167,9 +189,17 @@ def test_a_version_3_world_keeps_its_metres_and_says_how_to_read_them(tmp_path):
     the world's range if they leave [0, 1]) and the manifest says the metres of 0 and 1."""
     from core.heightmap import normalize
 
-    spec3 = TerrainSpec.from_dict({"version": 3, "size": 65, "width": 640.0, "height": 50.0, "seed": 9,
-                                   "generator": "hills", "filters": [{"type": "flatten", "exponent": 1.7},
-                                                                     {"type": "sea_level", "level": 0.15}]})
+    spec3 = TerrainSpec.from_dict(
+        {
+            "version": 3,
+            "size": 65,
+            "width": 640.0,
+            "height": 50.0,
+            "seed": 9,
+            "generator": "hills",
+            "filters": [{"type": "flatten", "exponent": 1.7}, {"type": "sea_level", "level": 0.15}],
+        }
+    )
     assert not spec3.fit_height
     plan = make_plan(tmp_path, spec3)
     manifest = build_world.build_world(plan, "synchronous", progress=False)
@@ -195,8 +225,7 @@ def test_without_filters_the_second_pass_is_skipped_and_the_world_is_the_same(tm
     manifest = build_world.build_world(plan, "synchronous", progress=False, timings=timings)
     assert manifest["ranges"] == [list(r) for r in plan.recipe.world_ranges()]
     assert set(timings) == {"raw", "filtered", "tiles"}
-    assert np.array_equal(zarr.open_array(str(tmp_path / "world.zarr" / "height"), mode="r")[:],
-                          plan.recipe.evaluate())
+    assert np.array_equal(zarr.open_array(str(tmp_path / "world.zarr" / "height"), mode="r")[:], plan.recipe.evaluate())
 
 
 def test_a_non_square_world_with_the_lowpass_filter(tmp_path):
@@ -205,21 +234,32 @@ def test_a_non_square_world_with_the_lowpass_filter(tmp_path):
     whole = plan.recipe.evaluate()
     store = zarr.open_array(str(tmp_path / "world.zarr" / "height"), mode="r")[:]
     assert store.shape == (33, 65) and np.abs(store - whole).max() <= 4 * 2 * WINDOW_TOLERANCE
-    assert sorted(p.name for p in (tmp_path / "unreal").iterdir()) == [f"w_x{x}_y{y}.png" for x in range(4)
-                                                                      for y in range(2)]
+    assert sorted(p.name for p in (tmp_path / "unreal").iterdir()) == [
+        f"w_x{x}_y{y}.png" for x in range(4) for y in range(2)
+    ]
 
 
 def test_a_world_with_a_global_filter_that_fits_the_coarse_side_is_the_whole_build(tmp_path):
     """Factor 1: the global filter runs over the whole world at full resolution, the tiles are its cells."""
-    s = spec("diamond_square", [{"type": "flatten", "exponent": 1.3}, {"type": "thermal", "iterations": 10},
-                                {"type": "box_blur", "passes": 1}])
+    s = spec(
+        "diamond_square",
+        [
+            {"type": "flatten", "exponent": 1.3},
+            {"type": "thermal", "iterations": 10},
+            {"type": "box_blur", "passes": 1},
+        ],
+    )
     plan = make_plan(tmp_path, s, formats=("png",))
     assert plan.coarse is not None and plan.coarse.factor == 1
     manifest = build_world.build_world(plan, "synchronous", progress=False)
-    assert manifest["global_filters"] == {"factor": 1, "shape": [65, 65], "cell_size_m": 10.0,
-                                          "filters": ["thermal"], "local_after": ["box_blur"]}
-    assert np.array_equal(zarr.open_array(str(tmp_path / "world.zarr" / "height"), mode="r")[:],
-                          plan.recipe.evaluate())
+    assert manifest["global_filters"] == {
+        "factor": 1,
+        "shape": [65, 65],
+        "cell_size_m": 10.0,
+        "filters": ["thermal"],
+        "local_after": ["box_blur"],
+    }
+    assert np.array_equal(zarr.open_array(str(tmp_path / "world.zarr" / "height"), mode="r")[:], plan.recipe.evaluate())
 
 
 def test_the_coarse_factor_divides_the_stride_and_fits_the_coarse_side():
@@ -234,8 +274,16 @@ def test_the_coarse_factor_divides_the_stride_and_fits_the_coarse_side():
         coarse_plan(world_recipe(eroded, (16385, 16385)), TileGrid((16385, 16385), 3))
     assert coarse_plan(world_recipe(spec("hills", EXACT_STACK), (65, 65)), TileGrid((65, 65), 17)) is None
     # The stack is cut at its global filters: local before (full resolution), global (coarse), local after.
-    mixed = spec("hills", [{"type": "flatten"}, {"type": "thermal", "iterations": 3}, {"type": "box_blur"},
-                           {"type": "erosion", "steps": 2}, {"type": "terrace"}])
+    mixed = spec(
+        "hills",
+        [
+            {"type": "flatten"},
+            {"type": "thermal", "iterations": 3},
+            {"type": "box_blur"},
+            {"type": "erosion", "steps": 2},
+            {"type": "terrace"},
+        ],
+    )
     plan = coarse_plan(world_recipe(mixed, (65, 65)), TileGrid((65, 65), 17))
     assert [k for k, _ in plan.prefix.filters] == ["flatten"]
     assert [k for k, _ in plan.middle] == ["thermal", "box_blur", "erosion"]
@@ -247,11 +295,13 @@ def test_upsampling_is_bilinear_keeps_coarse_vertices_and_is_the_same_in_any_win
     full = upsample(coarse, Window(0, 0, 17, 25), 4)
     assert np.array_equal(full[::4, ::4], coarse)
     assert full[2, 0] == np.float32((coarse[0, 0] + coarse[1, 0]) / 2.0)
-    assert np.isclose(full[1, 3], 0.75 * (0.25 * coarse[0, 0] + 0.75 * coarse[0, 1])
-                      + 0.25 * (0.25 * coarse[1, 0] + 0.75 * coarse[1, 1]))
+    assert np.isclose(
+        full[1, 3],
+        0.75 * (0.25 * coarse[0, 0] + 0.75 * coarse[0, 1]) + 0.25 * (0.25 * coarse[1, 0] + 0.75 * coarse[1, 1]),
+    )
     for window in (Window(3, 5, 9, 11), Window(16, 0, 1, 25), Window(0, 23, 17, 2)):
         part = upsample(coarse, window, 4)
-        assert np.array_equal(part, full[window.row:window.row + window.rows, window.col:window.col + window.cols])
+        assert np.array_equal(part, full[window.row : window.row + window.rows, window.col : window.col + window.cols])
     with pytest.raises(ValueError, match="beyond the coarse grid"):
         upsample(coarse, Window(0, 0, 18, 25), 4)
 
@@ -263,8 +313,10 @@ COARSE_MAX_DIFF, COARSE_MEAN_DIFF, COARSE_CORRELATION = 0.3, 0.08, 0.9
 
 
 def test_a_world_with_erosion_built_coarse_first_has_exact_seams_and_stays_near_the_big_build(tmp_path):
-    s = spec("fractal", [{"type": "flatten", "exponent": 1.2}, {"type": "erosion", "steps": 8},
-                         {"type": "box_blur", "passes": 1}])
+    s = spec(
+        "fractal",
+        [{"type": "flatten", "exponent": 1.2}, {"type": "erosion", "steps": 8}, {"type": "box_blur", "passes": 1}],
+    )
     plan = make_plan(tmp_path / "a", s, size=129, tile=33, coarse_side=65)
     assert plan.coarse.factor == 2 and plan.coarse.shape == (65, 65)
     timings = {}
@@ -285,8 +337,10 @@ def test_a_world_with_erosion_built_coarse_first_has_exact_seams_and_stays_near_
     big = plan.recipe.evaluate()
     diff = np.abs(store - big)
     correlation = np.corrcoef(store.ravel(), big.ravel())[0, 1]
-    print(f"coarse x2 erosion vs the big build: max {diff.max():.4f}, mean {diff.mean():.4f} of the range, "
-          f"correlation {correlation:.3f}")
+    print(
+        f"coarse x2 erosion vs the big build: max {diff.max():.4f}, mean {diff.mean():.4f} of the range, "
+        f"correlation {correlation:.3f}"
+    )
     assert 0.0 < diff.max() <= COARSE_MAX_DIFF and diff.mean() <= COARSE_MEAN_DIFF
     assert correlation >= COARSE_CORRELATION
     # The same bytes on another scheduler, and after losing a tile and the coarse pass's store.
@@ -319,8 +373,17 @@ def test_another_build_in_the_same_folder_is_refused(tmp_path):
 def test_a_build_killed_midway_finishes_the_missing_tiles_with_the_same_bytes(tmp_path):
     spec_file = tmp_path / "world.json"
     spec_file.write_text(spec("fractal", EXACT_STACK).to_json())
-    command = [sys.executable, str(ROOT / "scripts" / "build_world.py"), str(spec_file), "--size", "129",
-               "--tile", "17", "--scheduler", "synchronous"]
+    command = [
+        sys.executable,
+        str(ROOT / "scripts" / "build_world.py"),
+        str(spec_file),
+        "--size",
+        "129",
+        "--tile",
+        "17",
+        "--scheduler",
+        "synchronous",
+    ]
     killed, whole = tmp_path / "killed", tmp_path / "whole"
     proc = subprocess.Popen([*command, "--out", str(killed), "--tile-sleep", "0.2", "--quiet"], cwd=ROOT)
     records = killed / build_world.STATE / "tiles"
@@ -343,22 +406,28 @@ def test_a_local_cluster_with_two_worker_processes_builds_the_same_bytes(tmp_pat
     s = spec("hills", [*EXACT_STACK, LOWPASS])
     threaded, clustered = tmp_path / "threads", tmp_path / "cluster"
     build_world.build_world(make_plan(threaded, s), "threads", progress=False)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                                  silence_logs=40) as cluster:
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
+    ) as cluster:
         build_world.build_world(make_plan(clustered, s), cluster.scheduler_address, progress=False)
     assert files_of(threaded) == files_of(clustered)
 
 
 def test_command_line_errors(tmp_path, capsys):
-    assert build_world.main(["--preset", "island", "--size", "100", "--tile", "17", "--out", str(tmp_path),
-                             "--quiet"]) == 2
+    assert (
+        build_world.main(["--preset", "island", "--size", "100", "--tile", "17", "--out", str(tmp_path), "--quiet"])
+        == 2
+    )
     assert "must be n x (tile - 1) + 1" in capsys.readouterr().err
-    assert build_world.main(["--preset", "eroded_mountains", "--size", "16385", "--tile", "3", "--out",
-                             str(tmp_path), "--quiet"]) == 2
+    assert (
+        build_world.main(
+            ["--preset", "eroded_mountains", "--size", "16385", "--tile", "3", "--out", str(tmp_path), "--quiet"]
+        )
+        == 2
+    )
     assert "use larger tiles" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         build_world.main(["--preset", "island", "--size", "65", "--format", "tiff", "--out", str(tmp_path)])
-
 
 
 def test_build_world_refuses_an_output_it_cannot_or_must_not_write(tmp_path, capsys):
@@ -367,11 +436,15 @@ def test_build_world_refuses_an_output_it_cannot_or_must_not_write(tmp_path, cap
     (tmp_path / "file").write_text("mine")
     (tmp_path / "full").mkdir()
     (tmp_path / "full" / "height.png").write_bytes(b"not ours")
-    cases = {"file": "is a file, not a folder", "file/sub": "cannot write the world into --out",
-             "full": "is not empty and holds no world build"}
+    cases = {
+        "file": "is a file, not a folder",
+        "file/sub": "cannot write the world into --out",
+        "full": "is not empty and holds no world build",
+    }
     for out, message in cases.items():
-        code = build_world.main(["--preset", "rolling_hills", "--size", "65", "--tile", "33", "--quiet",
-                                 "--out", str(tmp_path / out)])
+        code = build_world.main(
+            ["--preset", "rolling_hills", "--size", "65", "--tile", "33", "--quiet", "--out", str(tmp_path / out)]
+        )
         err = capsys.readouterr().err
         assert code == 2 and message in err and "Traceback" not in err, (out, err)
     assert (tmp_path / "file").read_text() == "mine"

@@ -13,14 +13,30 @@ from core.world import MAX_SHADOW_TILES, Margins, TileGrid, grow, map_margins, w
 
 #: Tiles of 17 vertices at 2 m (a binary number: the whole world's width / (cols - 1) is the same float).
 TILE, CELL, HEIGHT = 17, 2.0, 12.0
-LIGHT = {"mode": "hillshade", "ao": True, "ao_radius": 6, "shadows": True, "altitude": 30.0,
-         "min_brightness": 0.2, "max_brightness": 0.9}
+LIGHT = {
+    "mode": "hillshade",
+    "ao": True,
+    "ao_radius": 6,
+    "shadows": True,
+    "altitude": 30.0,
+    "min_brightness": 0.2,
+    "max_brightness": 0.9,
+}
 
 
 def world(tiles=4, generator="hills", seed=5):
-    spec = TerrainSpec.from_dict({"version": 2, "size": TILE, "width": CELL * (TILE - 1), "height": HEIGHT,
-                                  "seed": seed, "generator": generator,
-                                  "hills": {"count": 60, "radius_min": 2.0, "radius_max": 9.0}, "filters": []})
+    spec = TerrainSpec.from_dict(
+        {
+            "version": 2,
+            "size": TILE,
+            "width": CELL * (TILE - 1),
+            "height": HEIGHT,
+            "seed": seed,
+            "generator": generator,
+            "hills": {"count": 60, "radius_min": 2.0, "radius_max": 9.0},
+            "filters": [],
+        }
+    )
     grid = TileGrid((tiles * (TILE - 1) + 1,) * 2, TILE)
     recipe = world_recipe(spec, grid.shape)
     return spec, grid, recipe, recipe.world_ranges()
@@ -57,12 +73,15 @@ def test_four_by_four_tiles_lighting_maps_equal_the_whole_world(azimuth):
     assert np.mean(light_map <= 0.2 + 1e-6) > 0.01
 
 
-@pytest.mark.parametrize("light", [
-    {"mode": "multidirectional", "ao": True, "ao_radius": 5, "shadows": True, "altitude": 40.0},
-    {"mode": "slope", "azimuth": 130.0},
-    {"mode": "hillshade", "shadows": True, "shadow_softness": 8.0, "altitude": 20.0, "azimuth": 157.0},
-    {"enabled": False},
-])
+@pytest.mark.parametrize(
+    "light",
+    [
+        {"mode": "multidirectional", "ao": True, "ao_radius": 5, "shadows": True, "altitude": 40.0},
+        {"mode": "slope", "azimuth": 130.0},
+        {"mode": "hillshade", "shadows": True, "shadow_softness": 8.0, "altitude": 20.0, "azimuth": 157.0},
+        {"enabled": False},
+    ],
+)
 def test_every_lighting_mode_is_seamless(light):
     worst, _, _ = tile_maps_equal_whole(light)
     assert worst == 0.0
