@@ -1,21 +1,38 @@
 #!/usr/bin/env bash
-# Orogen's test command: set-up if needed, lint, type check, build and validate
-# the extension with Blender's own tool, then run every test on Blender 5.0.
-#   scripts/test.sh [--blender 4.2] [--blender 4.5] [pytest args...]
-# also runs the add-on tests on those Blender versions (bpy wheels in .venv-blender-X.Y).
+# Orogen's test command: set-up if needed, the pre-commit hooks (ruff format and lint), commit subjects, type check,
+# build and validate the extension with Blender's own tool, then run every test on Blender 5.0.
+#   scripts/test.sh [--fast] [--blender 4.2] [--blender 4.5] [pytest args...]
+# --blender X.Y also runs the add-on tests on that Blender (its bpy wheel in .venv-blender-X.Y).
+# --fast is the tier for while you work: the hooks, the core tests not marked `slow` and the Blender tests marked
+# `smoke`, in under a quarter of the full run. CI runs the full one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+fast=0
 versions=()
-while [ $# -gt 0 ] && [ "$1" = "--blender" ]; do
-  versions+=("$2")
-  shift 2
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --fast) fast=1; shift ;;
+    --blender) versions+=("$2"); shift 2 ;;
+    *) break ;;
+  esac
 done
 bash scripts/setup.sh "${versions[@]}"
 
-echo "== ruff"
-.venv/bin/ruff check .
+echo "== pre-commit hooks (ruff format --check, ruff check)"
+.venv/bin/pre-commit run --all-files --show-diff-on-failure
 echo "== mypy (core)"
 .venv/bin/mypy
+if [ "$fast" = 1 ]; then
+  echo "== fast tier: core tests not marked slow, Blender tests marked smoke"
+  OROGEN_REQUIRE_BLENDER=1 .venv/bin/python -m pytest -q -p no:cacheprovider -m "not slow" tests/core "$@"
+  OROGEN_REQUIRE_BLENDER=1 .venv/bin/python -m pytest -q -p no:cacheprovider -m smoke tests/blender "$@"
+  for version in "${versions[@]}"; do
+    OROGEN_REQUIRE_BLENDER=1 ".venv-blender-$version/bin/python" -m pytest -q -p no:cacheprovider -m smoke tests/blender
+  done
+  exit 0
+fi
+echo "== commit subjects (at most 72 characters, a blank line before the body)"
+.venv/bin/python scripts/check_commits.py --since 275e3de
 echo "== build and validate the extension"
 .venv/bin/python scripts/build_extension.py --output-dir dist
 echo "== core tests under numpy 2"

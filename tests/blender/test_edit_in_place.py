@@ -67,6 +67,7 @@ def test_the_object_keeps_its_settings(terrain):
     assert settings.height == pytest.approx(8.0)
 
 
+@pytest.mark.smoke
 def test_changing_a_setting_regenerates_the_same_object_and_keeps_user_edits(terrain, orogen):
     parent, extra = customise(terrain)
     mesh, before = terrain.data, positions(terrain)

@@ -21,6 +21,7 @@ def export(tmp_path, **kw):
     return bpy.ops.orogen.export_maps(directory=str(tmp_path), name="t", **kw)
 
 
+@pytest.mark.smoke
 def test_heightmap_formats_round_trip_exactly(terrain, orogen, tmp_path):
     ex = orogen.addon.export
     h = ex.heightmap_from_mesh(terrain)

@@ -3,6 +3,7 @@
 import zipfile
 
 import bpy
+import pytest
 
 
 def test_zip_holds_only_what_runs_inside_blender(extension_zip):
@@ -18,6 +19,7 @@ def test_installed_into_the_isolated_user_folder(orogen, user_dir):
     assert orogen.__file__.startswith(user_dir)
 
 
+@pytest.mark.smoke
 def test_operator_menu_and_panel_are_registered(orogen):
     assert hasattr(bpy.types, "OROGEN_OT_terrain_add")
     assert bpy.ops.orogen.terrain_add.get_rna_type().name == "Add Terrain"
@@ -73,6 +75,7 @@ def leftovers():
     return found
 
 
+@pytest.mark.smoke
 def test_register_unregister_three_times_leaves_nothing_behind(orogen):
     import addon_utils
 

@@ -56,6 +56,7 @@ def opened(orogen, capfd):
         bpy.ops.wm.read_homefile(use_empty=True)
 
 
+@pytest.mark.smoke
 def test_a_0_2_blend_reads_in_metres_and_regenerates_to_its_heightmaps(orogen, opened):
     spec_of = orogen.addon.specio.read_spec
     for name in TERRAINS:

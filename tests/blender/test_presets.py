@@ -82,6 +82,7 @@ def test_user_presets_are_saved_in_the_users_presets_folder_and_load(scene, orog
     assert not saved.exists()
 
 
+@pytest.mark.smoke
 def test_generate_adds_the_loaded_preset_with_the_panel_layers(scene):
     bpy.ops.orogen.preset_load(name="island")
     scene.orogen.size = 33

@@ -10,6 +10,7 @@ import pytest
 from top_view import plain_top_view
 
 
+@pytest.mark.smoke
 def test_lit_render_shows_the_terrain_and_the_lit_side_is_brighter(scene, orogen, tmp_path):
     render = orogen.addon.render
     # One large hill in the middle (island mode centres it), light from the east.

@@ -44,6 +44,7 @@ def test_grid_has_size_squared_vertices_and_z_range_equal_to_height(scene, size,
     assert np.isfinite(co).all()
 
 
+@pytest.mark.smoke
 def test_mesh_matches_the_core_heightmap_north_up(scene, orogen):
     core = orogen.core
     _, obj = add(
@@ -144,6 +145,7 @@ def test_same_seed_gives_identical_vertices(scene):
     assert not np.array_equal(vertices(a), vertices(c))
 
 
+@pytest.mark.smoke
 def test_bad_radius_range_is_reported_and_leaves_the_scene_as_it_was(scene):
     add(size=8)
     before = (len(bpy.data.objects), len(bpy.data.meshes), len(bpy.data.materials))

@@ -97,6 +97,7 @@ def test_tiles_share_edge_vertices_and_attributes_bit_for_bit(scene, azimuth):
     assert "9 of 9 tiles" in world.orogen_tiles.status
 
 
+@pytest.mark.smoke
 @pytest.mark.parametrize("azimuth", [315.0, 290.0, 200.0, 17.3, 101.7])
 def test_tiles_equal_the_world_built_whole(scene, azimuth):
     settings = SETTINGS + f"; lighting.azimuth={azimuth}"

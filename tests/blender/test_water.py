@@ -51,6 +51,7 @@ def change(orogen, obj, **settings):
     live(orogen)._on_msgbus()
 
 
+@pytest.mark.smoke
 def test_water_object_is_the_terrains_and_follows_the_spec(scene, orogen):
     water = water_module(orogen)
     bystander = bpy.data.objects.new("Terrain Water", bpy.data.meshes.new("mine"))  # a user's, same name

@@ -42,6 +42,7 @@ def gates(z, cell, base):
     return share, -concavity.exponent, concavity.r2, hack.exponent, hack.r2
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["eroded_mountains", "river_valleys"])
 def test_eroding_preset_passes_the_river_network_gates_at_513(name):
     oracles.fastscapelib()  # skip (or fail with OROGEN_REQUIRE_ORACLES=1) before the erosion's work
@@ -77,6 +78,7 @@ def open_edge_spec(name, **erosion):
     return spec.replace(filters=(dataclasses.replace(step, params=params),))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["eroded_mountains", "river_valleys"])
 def test_with_the_open_map_edge_as_the_only_outlet_the_gates_hold_at_513(name):
     """The preset without its sea, its other settings kept: water leaves only over the map's edge.
@@ -110,6 +112,7 @@ def test_with_the_open_map_edge_as_the_only_outlet_the_gates_hold_at_513(name):
     assert 0.5 <= hack <= 0.6, report
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["eroded_mountains", "river_valleys"])
 def test_without_lake_fill_a_basin_below_the_edges_stays_a_lake(name):
     """The same without lake_fill (version 2's behaviour): the basins stay lakes (measured 15.8 % and 29.5 % of

@@ -160,6 +160,7 @@ def writer(folder: Path, start: int, count: int) -> subprocess.Popen:
     )
 
 
+@pytest.mark.slow
 def test_a_writer_killed_at_any_moment_never_leaves_a_target_missing_or_cut(tmp_path):
     commit_set(tmp_path, 1)
     rng = random.Random(7)

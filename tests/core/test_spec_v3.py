@@ -77,6 +77,7 @@ def test_the_smoothing_filters_change_the_same_places_at_both_sizes(step):
     assert np.corrcoef(full.ravel(), change[257].ravel())[0, 1] >= 0.9
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lake_fill", [False, True])
 def test_stream_power_erosion_keeps_the_preview_the_terrain_downsampled(lake_fill):
     """Measured 0.996 without lake_fill and 0.991 with it (the default); version 2's automatic rates
@@ -93,6 +94,7 @@ def test_stream_power_erosion_keeps_the_preview_the_terrain_downsampled(lake_fil
     assert preview_correlation(spec) >= 0.98
 
 
+@pytest.mark.slow
 def test_version_2_automatic_erosion_rates_were_not_resolution_independent():
     """The same with version 2's automatic rates (one cell of diffusion, channels one cell wide)."""
     spec = TerrainSpec(
@@ -101,6 +103,7 @@ def test_version_2_automatic_erosion_rates_were_not_resolution_independent():
     assert preview_correlation(spec) < 0.9  # measured 0.871
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lake_fill", [False, True])
 def test_what_stream_power_erosion_removed_is_the_same_at_both_sizes(lake_fill):
     """Stronger than the heights (which the uplift dominates): the eroded depth, downsampled, correlates too, and

@@ -167,6 +167,7 @@ def concavity_theta(z, cell):
     return -geomorph.concavity(z, rec, dist, area, 50 * cell * cell).exponent
 
 
+@pytest.mark.slow
 def test_steady_state_matches_fastscapelib():
     """fastscapelib's mountain example (noise start, block uplift) run to steady state by both.
 
@@ -188,6 +189,7 @@ def test_steady_state_matches_fastscapelib():
 
 
 # --- multiple flow direction ----------------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("p", [1.0, 1.1])
 def test_mfd_ten_steps_equal_fastscapelib(p):
     """fastscapelib's loop on a SingleFlowRouter + MSTSinkResolver(Kruskal, carve) + MultiFlowRouter(p) graph, 257².
@@ -289,12 +291,14 @@ def diamond_start():
     return (z - z.min()) / (z.max() - z.min()) * 1000.0
 
 
+@pytest.mark.slow
 def test_eroded_terrain_passes_the_river_network_gates(diamond_start):
     res = stream_power.stream_power_erosion(diamond_start, 50.0, steps=30)  # the defaults otherwise
     g = gates(res.heights.astype(np.float64), 50.0)
     assert all(g["passed"].values()), g
 
 
+@pytest.mark.slow
 def test_eroded_fault_terrain_passes_the_gates():
     z = fault_formation((257, 257), 5, 300)
     z = (z - z.min()) / (z.max() - z.min()) * 800.0

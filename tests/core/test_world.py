@@ -312,6 +312,7 @@ def test_upsampling_is_bilinear_keeps_coarse_vertices_and_is_the_same_in_any_win
 COARSE_MAX_DIFF, COARSE_MEAN_DIFF, COARSE_CORRELATION = 0.3, 0.08, 0.9
 
 
+@pytest.mark.slow
 def test_a_world_with_erosion_built_coarse_first_has_exact_seams_and_stays_near_the_big_build(tmp_path):
     s = spec(
         "fractal",
@@ -353,6 +354,7 @@ def test_a_world_with_erosion_built_coarse_first_has_exact_seams_and_stays_near_
 
 
 # --- resuming, schedulers --------------------------------------------------------------------------
+@pytest.mark.slow
 def test_a_rerun_rebuilds_only_damaged_or_missing_tiles(tmp_path, capsys):
     plan = make_plan(tmp_path, spec("noise", EXACT_STACK))
     build_world.build_world(plan, "synchronous", progress=False)
@@ -370,6 +372,7 @@ def test_another_build_in_the_same_folder_is_refused(tmp_path):
         build_world.build_world(make_plan(tmp_path, spec("faults", [])), "synchronous", progress=False)
 
 
+@pytest.mark.slow
 def test_a_build_killed_midway_finishes_the_missing_tiles_with_the_same_bytes(tmp_path):
     spec_file = tmp_path / "world.json"
     spec_file.write_text(spec("fractal", EXACT_STACK).to_json())
@@ -401,6 +404,7 @@ def test_a_build_killed_midway_finishes_the_missing_tiles_with_the_same_bytes(tm
     assert files_of(killed) == files_of(whole)
 
 
+@pytest.mark.slow
 def test_a_local_cluster_with_two_worker_processes_builds_the_same_bytes(tmp_path):
     distributed = pytest.importorskip("distributed")
     s = spec("hills", [*EXACT_STACK, LOWPASS])
