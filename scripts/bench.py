@@ -4,6 +4,8 @@
     .venv/bin/python scripts/bench.py --quick         # small sizes, a smoke run
     .venv/bin/python scripts/bench.py --json out/bench.json --no-blender
     .venv/bin/python scripts/bench.py --world         # only the world build (16385², 1025² tiles; minutes)
+    .venv/bin/python scripts/bench.py --docs          # also the measured part of docs/performance.md
+    .venv/bin/python scripts/bench.py --from-json out/bench.json --docs   # the page from an earlier run
 
 Prints a table and writes JSON. Times are medians of several runs
 (``time.perf_counter``); peak memory is measured separately with
@@ -999,7 +1001,8 @@ def table(rows, columns):
     return "\n".join(lines)
 
 
-def main():
+def parse_args(argv=None):
+    """The benchmark's options (``argv`` defaults to the command line)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, one run: a smoke test")
     parser.add_argument("--runs", type=int, default=5, help="runs per timing (median); default 5")
@@ -1021,7 +1024,34 @@ def main():
     parser.add_argument("--world-tile", type=int, default=1025, help="tile vertices per side (with --world)")
     parser.add_argument("--world-preset", default="alpine_ridges", help="preset of the world (with --world)")
     parser.add_argument("--keep-world", action="store_true", help="keep out/bench_world after --world")
-    args = parser.parse_args()
+    parser.add_argument(
+        "--docs",
+        nargs="?",
+        type=Path,
+        const=PERFORMANCE_PAGE,
+        default=None,
+        metavar="PAGE",
+        help="also write the measured part of the manual's performance page (default docs/performance.md)",
+    )
+    parser.add_argument(
+        "--from-json",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="measure nothing: print the tables of an earlier run's JSON (and write the page with --docs)",
+    )
+    return parser.parse_args(argv)
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    if args.from_json is not None:
+        data = json.loads(args.from_json.read_text(encoding="utf-8"))
+        text = report_world(data) if "world" in data else report(data)
+        print(text)
+        if args.docs:
+            write_page(args.docs, text, data, "world" if "world" in data else "main")
+        return None
     if args.world:
         args.json = args.json or ROOT / "out" / "bench_world.json"
         return main_world(args)
@@ -1031,9 +1061,54 @@ def main():
     load_before = os.getloadavg() if hasattr(os, "getloadavg") else None
 
     gen = [] if args.no_generators else bench_generators(sizes, runs)
+    erosion = bench_erosion(sizes[0], runs if args.quick else 3, 4 if args.quick else 20)
+    noise = bench_noise(sizes[0], runs)
+    bandwidth = copy_bandwidth(1 << (22 if args.quick else 26), runs)
+    light = bench_lighting(sizes, runs, bandwidth)
+    refs = [] if args.no_reference else bench_references(sizes[0], runs, args.quick)
+    stream = bench_stream_power(257 if args.quick else 1025, runs)
+    blender = [] if args.no_blender else bench_blender(sizes[0], runs)
+    material = [] if args.no_blender else bench_material(runs)
+    regen = [] if args.no_blender else bench_regenerate((257, sizes[0]) if not args.quick else (17, 33), runs)
+    live = [] if args.no_blender else bench_live(sizes[0], 257 if not args.quick else 17, runs)
+    preset = [] if args.no_blender else bench_preset(sizes[0], 1 if args.quick else 3)
+    checks = verdicts(gen, refs, blender, regen, erosion, noise, stream, light, material, live, preset)
+    data = {
+        "machine": {**machine(load_before), "date": time.strftime("%Y-%m-%d"), "quick": args.quick},
+        "targets": TARGETS,
+        "copy_bandwidth_bytes_per_s": bandwidth,
+        "generators": gen,
+        "lighting": light,
+        "erosion": erosion,
+        "noise": noise,
+        "references": refs,
+        "stream_power": stream,
+        "blender": blender,
+        "material": material,
+        "regenerate": regen,
+        "live": live,
+        "preset": preset,
+        "verdicts": checks,
+    }
+    text = report(data)
+    print(text)
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(data, indent=2))
+    print(f"\nwrote {args.json}")
+    if args.docs:
+        write_page(args.docs, text, data, "main")
+
+
+def report(data):
+    """The Markdown tables of a run (``bench.json``'s data), as printed and as the performance page shows them."""
+    out = []
+    gen, erosion, noise, light = data["generators"], data["erosion"], data["noise"], data["lighting"]
+    refs, stream, blender, material = data["references"], data["stream_power"], data["blender"], data["material"]
+    regen, live, preset, checks = data["regenerate"], data["live"], data["preset"], data["verdicts"]
+    bandwidth = data["copy_bandwidth_bytes_per_s"]
     if gen:
-        print("## Generators and filters\n")
-        print(
+        out.append("## Generators and filters\n")
+        out.append(
             table(
                 gen,
                 [
@@ -1045,9 +1120,8 @@ def main():
                 ],
             )
         )
-    erosion = bench_erosion(sizes[0], runs if args.quick else 3, 4 if args.quick else 20)
-    print("\n## Erosion (global filters, steps per second)\n")
-    print(
+    out.append("\n## Erosion (global filters, steps per second)\n")
+    out.append(
         table(
             erosion,
             [
@@ -1060,9 +1134,8 @@ def main():
             ],
         )
     )
-    noise = bench_noise(sizes[0], runs)
-    print("\n## Fractal noise (core.fractal) next to pyfastnoiselite\n")
-    print(
+    out.append("\n## Fractal noise (core.fractal) next to pyfastnoiselite\n")
+    out.append(
         table(
             noise,
             [
@@ -1076,10 +1149,8 @@ def main():
             ],
         )
     )
-    bandwidth = copy_bandwidth(1 << (22 if args.quick else 26), runs)
-    light = bench_lighting(sizes, runs, bandwidth)
-    print(f"\n## Lighting kernels (memory bandwidth of a numpy copy: {bandwidth / 1e9:.1f} GB/s)\n")
-    print(
+    out.append(f"\n## Lighting kernels (memory bandwidth of a numpy copy: {bandwidth / 1e9:.1f} GB/s)\n")
+    out.append(
         table(
             light,
             [
@@ -1092,10 +1163,9 @@ def main():
             ],
         )
     )
-    refs = [] if args.no_reference else bench_references(sizes[0], runs, args.quick)
     if refs:
-        print("\n## Against straightforward references\n")
-        print(
+        out.append("\n## Against straightforward references\n")
+        out.append(
             table(
                 refs,
                 [
@@ -1108,10 +1178,9 @@ def main():
                 ],
             )
         )
-    stream = bench_stream_power(257 if args.quick else 1025, runs)
     if stream:
-        print("\n## Stream-power erosion against fastscapelib\n")
-        print(
+        out.append("\n## Stream-power erosion against fastscapelib\n")
+        out.append(
             table(
                 stream,
                 [
@@ -1124,14 +1193,9 @@ def main():
                 ],
             )
         )
-    blender = [] if args.no_blender else bench_blender(sizes[0], runs)
-    material = [] if args.no_blender else bench_material(runs)
-    regen = [] if args.no_blender else bench_regenerate((257, sizes[0]) if not args.quick else (17, 33), runs)
-    live = [] if args.no_blender else bench_live(sizes[0], 257 if not args.quick else 17, runs)
-    preset = [] if args.no_blender else bench_preset(sizes[0], 1 if args.quick else 3)
     if blender:
-        print("\n## In Blender (lightmap and material on)\n")
-        print(
+        out.append("\n## In Blender (lightmap and material on)\n")
+        out.append(
             table(
                 blender,
                 [
@@ -1148,8 +1212,8 @@ def main():
             )
         )
     if material:
-        print("\n## A new terrain's material\n")
-        print(
+        out.append("\n## A new terrain's material\n")
+        out.append(
             table(
                 material,
                 [
@@ -1162,8 +1226,8 @@ def main():
             )
         )
     if regen:
-        print("\n## Editing in place (lightmap and material on)\n")
-        print(
+        out.append("\n## Editing in place (lightmap and material on)\n")
+        out.append(
             table(
                 regen,
                 [
@@ -1176,8 +1240,8 @@ def main():
             )
         )
     if live:
-        print("\n## Live update: the full-size pass after a preview\n")
-        print(
+        out.append("\n## Live update: the full-size pass after a preview\n")
+        out.append(
             table(
                 live,
                 [
@@ -1190,8 +1254,8 @@ def main():
             )
         )
     if preset:
-        print("\n## A preset in Blender, from nothing to the baked mesh\n")
-        print(
+        out.append("\n## A preset in Blender, from nothing to the baked mesh\n")
+        out.append(
             table(
                 preset,
                 [
@@ -1203,35 +1267,11 @@ def main():
                 ],
             )
         )
-    checks = verdicts(gen, refs, blender, regen, erosion, noise, stream, light, material, live, preset)
     if checks:
-        print("\n## Targets\n")
+        out.append("\n## Targets\n")
         for name, ok in checks.items():
-            print(f"- {'met' if ok else 'MISSED'}: {name}")
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(
-        json.dumps(
-            {
-                "machine": machine(load_before),
-                "targets": TARGETS,
-                "copy_bandwidth_bytes_per_s": bandwidth,
-                "generators": gen,
-                "lighting": light,
-                "erosion": erosion,
-                "noise": noise,
-                "references": refs,
-                "stream_power": stream,
-                "blender": blender,
-                "material": material,
-                "regenerate": regen,
-                "live": live,
-                "preset": preset,
-                "verdicts": checks,
-            },
-            indent=2,
-        )
-    )
-    print(f"\nwrote {args.json}")
+            out.append(f"- {'met' if ok else 'MISSED'}: {name}")
+    return "\n".join(out)
 
 
 def main_world(args):
@@ -1239,9 +1279,28 @@ def main_world(args):
     r = bench_world(
         args.world_size, args.world_tile, args.world_preset, 8193, ROOT / "out" / "bench_world", keep=args.keep_world
     )
+    tiles_65537 = ((65537 - 1) // (args.world_tile - 1)) ** 2
+    data = {
+        "machine": {**machine(), "date": time.strftime("%Y-%m-%d")},
+        "world": r,
+        "tiles_65537": tiles_65537,
+        "worker_hours_65537": tiles_65537 * r["worker_s_per_tile"] / 3600,
+    }
+    text = report_world(data)
+    print(text)
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(data, indent=2))
+    print(f"\nwrote {args.json}")
+    if args.docs:
+        write_page(args.docs, text, data, "world")
+
+
+def report_world(data):
+    """The Markdown of a ``--world`` run (``bench_world.json``'s data)."""
+    r, tiles_65537 = data["world"], data["tiles_65537"]
     gib = 2**30
-    print("\n## World build\n")
-    print(
+    out = ["\n## World build\n"]
+    out.append(
         table(
             [r],
             [
@@ -1258,20 +1317,72 @@ def main_world(args):
             ],
         )
     )
-    tiles_65537 = ((65537 - 1) // (args.world_tile - 1)) ** 2
     work = tiles_65537 * r["worker_s_per_tile"]
-    print(
+    out.append(
         f"\n{r['worker_s_per_tile']:.2f} worker-seconds per tile (all passes, files included): a 65537² world "
         f"({tiles_65537} tiles) is {work / 3600:.1f} worker-hours, e.g. {work / 64 / 60:.0f} min on 64 workers, "
         f"{r['bytes'] * tiles_65537 / r['tiles'] / gib:.0f} GiB of output"
     )
     if r["size"] == 16385 and r["tile"] == 1025:
-        print(f"- {'met' if r['peak_rss'] < 2 * gib else 'MISSED'}: peak memory under 2 GiB")
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(
-        json.dumps({"world": r, "tiles_65537": tiles_65537, "worker_hours_65537": work / 3600}, indent=2)
+        out.append(f"- {'met' if r['peak_rss'] < 2 * gib else 'MISSED'}: peak memory under 2 GiB")
+    return "\n".join(out)
+
+
+#: The manual's performance page; ``--docs`` rewrites the part between its markers (the rest is kept).
+PERFORMANCE_PAGE = ROOT / "docs" / "performance.md"
+_PAGE_PARTS = {"main": "measured", "world": "world"}
+_PAGE_SKELETON = """# Performance
+
+Written by `scripts/bench.py --docs`: each section between the markers is the Markdown of the last run of
+that kind (the whole benchmark, and `--world`), with the machine it ran on; the rest of the page is kept.
+
+## Measured
+
+<!-- bench.py: measured -->
+<!-- /bench.py: measured -->
+
+## World builds
+
+<!-- bench.py: world -->
+<!-- /bench.py: world -->
+"""
+
+
+def describe_machine(info):
+    """One sentence: when and on what a run was measured."""
+    parts = [f"{info.get('cpus', '?')} cores" + (f" ({info['cpu']})" if info.get("cpu") else "")]
+    parts.append(f"Python {info.get('python', '?')}, numpy {info.get('numpy', '?')}")
+    if info.get("blender"):
+        parts.append(f"Blender {info['blender']}")
+    load = [info.get("load_before_1_5_15_min"), info.get("load_after_1_5_15_min")]
+    if all(load):
+        parts.append(f"load average {load[0][0]} before the run, {load[1][0]} after")
+    quick = " A `--quick` run: tiny sizes, where the targets do not apply." if info.get("quick") else ""
+    return f"Measured on {info.get('date', 'an unrecorded date')}: {', '.join(parts)}.{quick}"
+
+
+def write_page(page, text, data, part):
+    """Put a run's Markdown (``text``) into ``page`` between its ``part`` markers, creating the page if needed.
+
+    Headings of the run become third-level (under the page's own sections); the machine and date lead.
+    Returns the page's path.
+    """
+    page = Path(page)
+    name = _PAGE_PARTS[part]
+    begin, end = f"<!-- bench.py: {name} -->", f"<!-- bench.py: {name} -->".replace("<!-- ", "<!-- /")
+    current = page.read_text(encoding="utf-8") if page.is_file() else _PAGE_SKELETON
+    if current.count(begin) != 1 or current.count(end) != 1:
+        raise SystemExit(f"error: {page} needs exactly one {begin} ... {end} pair")
+    body = text.strip().replace("\n## ", "\n### ")
+    body = ("### " + body[3:]) if body.startswith("## ") else body
+    head, rest = current.split(begin)
+    _, tail = rest.split(end)
+    page.parent.mkdir(parents=True, exist_ok=True)
+    page.write_text(
+        f"{head}{begin}\n{describe_machine(data.get('machine', {}))}\n\n{body}\n{end}{tail}", encoding="utf-8"
     )
-    print(f"\nwrote {args.json}")
+    print(f"wrote {page}")
+    return page
 
 
 if __name__ == "__main__":
