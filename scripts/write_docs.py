@@ -99,21 +99,29 @@ def bounds(p: core.Param) -> str:
     return text
 
 
-def describe(p: core.Param) -> str:
+def describe(p: core.Param, siblings: Sequence[core.Param]) -> str:
     """The description, with an enum's choices and, where declared, when the setting has an effect."""
     text = p.description.rstrip(".")
     if p.items:
         text += ". Choices: " + "; ".join(f"`{key}` {label}" + (f" ({d})" if d else "") for key, label, d in p.items)
-    active = getattr(p, "active_when", None)
-    if active:
-        text += f". Active when: {active}"
+    condition_text = getattr(core.params, "condition_text", None)  # the words the panel's tooltip uses
+    if condition_text is not None and getattr(p, "active_when", None) is not None:
+        text += ". " + condition_text(p, siblings)
     return text
 
 
 def params_table(params: Sequence[core.Param], prefix: str = "") -> str:
     """One row per parameter: name, label, kind, default, bounds, unit, description."""
     rows = [
-        (f"`{prefix}{p.name}`", p.label, p.kind, f"`{plain(p.to_plain(p.default))}`", bounds(p), p.unit, describe(p))
+        (
+            f"`{prefix}{p.name}`",
+            p.label,
+            p.kind,
+            f"`{plain(p.to_plain(p.default))}`",
+            bounds(p),
+            p.unit,
+            describe(p, params),
+        )
         for p in params
     ]
     if not rows:
