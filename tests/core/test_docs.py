@@ -132,6 +132,7 @@ def test_the_shell_examples_are_accepted(where, script, args, tmp_path):
         assert args == [], f"{where}: {script} takes no options"
 
 
+@pytest.mark.slow
 def test_bench_writes_the_performance_page_between_its_markers(tmp_path):
     """A seconds-long ``--quick`` run writes a page; ``--from-json`` writes the same page without measuring."""
     page, again, data = tmp_path / "performance.md", tmp_path / "again.md", tmp_path / "bench.json"
