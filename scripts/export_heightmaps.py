@@ -12,7 +12,7 @@ a setting the terrain does not use is refused. A spec file may be an
 export's JSON sidecar (its spec, scale included) or an Orogen 0.1 recipe.
 Width and height are in metres. Files are
 written with Blender's image API (PNG, EXR) and numpy (RAW, .npy); see the
-README's export table for their contents and orientation.
+export table of docs/guide/import-export.md for their contents and orientation.
 """
 
 import argparse

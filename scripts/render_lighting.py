@@ -1,4 +1,4 @@
-"""Render one terrain under each lighting mode, side by side, for the README.
+"""Render one terrain under each lighting mode, side by side, for the README and the manual.
 
     .venv/bin/python scripts/render_lighting.py [--output docs/lighting.png] [--size 257] [--tile 320]
 

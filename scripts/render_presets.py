@@ -1,4 +1,4 @@
-"""Render every built-in preset to a small picture for the README.
+"""Render every built-in preset to a small picture for the README and the manual.
 
     .venv/bin/python scripts/render_presets.py [--output-dir docs/presets] [--size 257] [--only NAME ...]
     .venv/bin/python scripts/render_presets.py --erosion-pair docs   # docs/erosion_before.png, erosion_after.png

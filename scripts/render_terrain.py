@@ -22,7 +22,7 @@ from pathlib import Path
 import bpy
 
 ROOT = Path(__file__).resolve().parent.parent
-#: What the script renders without --preset or --spec: the README's demo terrain.
+#: What the script renders without --preset or --spec: the demo terrain of the README and the manual.
 #: The terrain the demo (and this script without --preset or --spec) renders: the preset that looks most like a
 #: real place (stream-power erosion to a sea, water, snow above its snow line in metres).
 DEMO_PRESET = "eroded_mountains"
