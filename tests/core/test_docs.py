@@ -156,3 +156,11 @@ def test_the_committed_performance_page_can_be_rewritten_by_bench():
     text = (ROOT / "docs" / "performance.md").read_text(encoding="utf-8")
     for part in ("measured", "world"):
         assert text.count(f"<!-- bench.py: {part} -->") == 1 and text.count(f"<!-- /bench.py: {part} -->") == 1
+
+
+def test_the_json_examples_are_specs_that_load():
+    blocks = [b for path in write_docs.example_files() for b in write_docs.code_blocks(path, "json")]
+    assert blocks
+    for where, body, _ in blocks:
+        spec = core.load_spec(json.loads(body))
+        assert spec.to_dict()["version"] == json.loads(body)["version"], where
