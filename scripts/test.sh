@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Orogen's test command: set-up if needed, the pre-commit hooks (ruff format and lint), commit subjects, type check,
 # build and validate the extension with Blender's own tool, then run every test on Blender 5.0.
+# (The manual is built with `mkdocs build --strict` by tests/core/test_docs.py, so a broken link fails here too.)
 #   scripts/test.sh [--fast] [--blender 4.2] [--blender 4.5] [pytest args...]
 # --blender X.Y also runs the add-on tests on that Blender (its bpy wheel in .venv-blender-X.Y).
 # --fast is the tier for while you work: the hooks, the core tests not marked `slow` and the Blender tests marked

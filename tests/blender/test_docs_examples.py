@@ -37,6 +37,7 @@ def blender_examples():
     ]
 
 
+@pytest.mark.smoke
 def test_every_registered_operator_is_documented_with_its_arguments(orogen):
     text = OPERATORS.read_text(encoding="utf-8")
     for name in dir(bpy.ops.orogen):
