@@ -11,7 +11,6 @@ file written reaches its target through :func:`core.files.commit`
 """
 
 import json
-import math
 import os
 
 import bpy
@@ -189,56 +188,6 @@ def read_elevation(path: str, check_size=None):
     if not np.isfinite(values).all():
         raise ValueError(f"{name} holds NaN or Inf heights")
     return values, elevation
-
-
-def dem_extent(values: npt.NDArray[np.float32], dem) -> tuple[float, float]:
-    """Width and height (metres) of a terrain that keeps a georeferenced DEM's real scale.
-
-    The height is the DEM's relief (highest minus lowest height, metres); the
-    width spans ``max(rows, cols) - 1`` cells of the DEM's pixel size. A
-    terrain's cells are square: where the DEM's are not (a raster in degrees
-    away from the equator), the side is their geometric mean, which keeps the
-    area. Raises ``ValueError`` when the extent is beyond the terrain's bounds.
-    """
-    dx, dy = dem.cell_size
-    rows, cols = values.shape
-    width = math.sqrt(dx * dy) * (max(rows, cols) - 1)
-    height = float(values.max()) - float(values.min())
-    if not 0.001 <= width <= 1.0e6 or height > 1.0e5:
-        raise ValueError(
-            f"the DEM spans {width:.6g} m with a relief of {height:.6g} m; a terrain is 0.001 m to "
-            "1000 km wide with up to 100 km of relief"
-        )
-    return width, height
-
-
-def dem_record(values: npt.NDArray[np.float32], dem) -> dict:
-    """What a terrain records of the DEM it was imported from (``orogen_terrain``): real heights, cells, nodata."""
-    if dem is None:
-        return {}
-    record = {"elevation_range_m": [float(values.min()), float(values.max())], "nodata_cells": dem.nodata}
-    if dem.cell_size is not None:
-        record["dem_cell_size_m"] = list(dem.cell_size)
-    return record
-
-
-def dem_summary(values: npt.NDArray[np.float32], dem) -> str:
-    """One line for the import's report: heights, cells and the nodata filled."""
-    parts = [
-        f"heights {float(values.min()):.6g} to {float(values.max()):.6g}" + (" m" if dem.cell_size is not None else "")
-    ]
-    if dem.cell_size is not None:
-        dx, dy = dem.cell_size
-        cells = f"cells {dx:.4g} x {dy:.4g} m"
-        if dem.geographic:
-            cells += f" (from degrees at latitude {dem.latitude:.4g})"
-        if abs(dx - dy) > 0.01 * max(dx, dy):
-            cells += f", made square at {math.sqrt(dx * dy):.4g} m"
-        parts.append(cells)
-    if dem.nodata:
-        value = "" if dem.nodata_value is None else f" ({dem.nodata_value:g})"
-        parts.append(f"{dem.nodata} nodata cells{value} filled from their neighbours")
-    return "Imported DEM: " + "; ".join(parts)
 
 
 def write_heightmap(

@@ -12,7 +12,7 @@ import numpy as np
 from bpy_extras import object_utils
 from bpy_extras.io_utils import ImportHelper
 
-from ..core import normalize
+from ..core import geotiff, normalize
 from ..core.colormap import DEFAULT_LAYERS, check_layers
 from ..core.heightmap import check_number
 from ..core.jsonio import load_json
@@ -436,7 +436,7 @@ class OROGEN_OT_heightmap_import(_AddsObjects, bpy.types.Operator, ImportHelper,
             spec, sun = self._spec(context)
             values, dem = export.read_elevation(self.filepath, check_size=check_size)
             if self.use_sidecar_scale and dem is not None and dem.cell_size is not None:
-                width, height = export.dem_extent(values, dem)  # a georeferenced DEM: its own scale, in metres
+                width, height = geotiff.dem_extent(values, dem)  # a georeferenced DEM: its own scale, in metres
                 spec = spec.replace(width=width, height=height)
             heightmap = normalize(values)
             arrays = TerrainArrays(heightmap, spec.bake(heightmap, sun), spec.width, spec.height, None)
@@ -455,13 +455,13 @@ class OROGEN_OT_heightmap_import(_AddsObjects, bpy.types.Operator, ImportHelper,
         if spec.material["enabled"]:
             mesh.materials.append(new_material(name, spec))
         obj = object_utils.object_data_add(context, mesh, operator=self)
-        record_terrain(obj, arrays, source=self.filepath, **export.dem_record(values, dem))
+        record_terrain(obj, arrays, source=self.filepath, **geotiff.dem_record(values, dem))
         bake_unlit_color(obj, spec)
         sync_water(obj, spec)
         with suspended():
             write_spec(obj.orogen, spec)  # its layers, lighting and scale; no generator to re-run (not is_terrain)
         if dem is not None:
-            self.report({"WARNING"} if dem.nodata else {"INFO"}, export.dem_summary(values, dem))
+            self.report({"WARNING"} if dem.nodata else {"INFO"}, geotiff.dem_summary(values, dem))
         return {"FINISHED"}
 
 

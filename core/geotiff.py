@@ -43,7 +43,17 @@ import numpy.typing as npt
 
 from .imagesize import check_image
 
-__all__ = ["FILL_PASSES", "Elevation", "fill_nodata", "lzw_decode", "metres_per_degree", "read_elevation"]
+__all__ = [
+    "FILL_PASSES",
+    "Elevation",
+    "dem_extent",
+    "dem_record",
+    "dem_summary",
+    "fill_nodata",
+    "lzw_decode",
+    "metres_per_degree",
+    "read_elevation",
+]
 
 #: Passes of the inward neighbour-mean fill before the remaining nodata cells take the lowest height.
 FILL_PASSES = 64
@@ -361,3 +371,66 @@ def _pixel_size(
         return (sx * lon_m, sy * lat_m), True, centre_y
     unit = _UNITS.get(keys.get(3076, 9001), 1.0)
     return (sx * unit, sy * unit), False, None
+
+
+# --- a DEM's real scale on a terrain ------------------------------------------------------------------------------
+def dem_extent(values: npt.NDArray[np.float32], dem: Elevation) -> tuple[float, float]:
+    """Width and height (metres) of a terrain that keeps a georeferenced DEM's real scale.
+
+    ``values`` are the DEM's heights (``float32 (rows, cols)``, metres). The
+    height is their relief (highest minus lowest); the width spans
+    ``max(rows, cols) - 1`` cells of the DEM's pixel size. A terrain's cells
+    are square: where the DEM's are not (a raster in degrees away from the
+    equator), the side is their geometric mean, which keeps the area.
+
+    Raises
+    ------
+    ValueError
+        When the extent is beyond a terrain's bounds (0.001 m to 1000 km wide, up to 100 km of relief).
+    """
+    assert dem.cell_size is not None
+    dx, dy = dem.cell_size
+    rows, cols = values.shape
+    width = math.sqrt(dx * dy) * (max(rows, cols) - 1)
+    height = float(values.max()) - float(values.min())
+    if not 0.001 <= width <= 1.0e6 or height > 1.0e5:
+        raise ValueError(
+            f"the DEM spans {width:.6g} m with a relief of {height:.6g} m; a terrain is 0.001 m to "
+            "1000 km wide with up to 100 km of relief"
+        )
+    return width, height
+
+
+def dem_record(values: npt.NDArray[np.float32], dem: Elevation | None) -> dict[str, Any]:
+    """What a terrain records of the DEM it was imported from: its heights' range in metres
+    (``elevation_range_m``), the nodata cells filled and, when georeferenced, its cell size in metres
+    (``dem_cell_size_m``); ``{}`` without a DEM."""
+    if dem is None:
+        return {}
+    record: dict[str, Any] = {
+        "elevation_range_m": [float(values.min()), float(values.max())],
+        "nodata_cells": dem.nodata,
+    }
+    if dem.cell_size is not None:
+        record["dem_cell_size_m"] = list(dem.cell_size)
+    return record
+
+
+def dem_summary(values: npt.NDArray[np.float32], dem: Elevation) -> str:
+    """One line for an import's report: the DEM's heights, its cells (made square at their geometric mean when
+    they are not) and the nodata filled."""
+    parts = [
+        f"heights {float(values.min()):.6g} to {float(values.max()):.6g}" + (" m" if dem.cell_size is not None else "")
+    ]
+    if dem.cell_size is not None:
+        dx, dy = dem.cell_size
+        cells = f"cells {dx:.4g} x {dy:.4g} m"
+        if dem.geographic:
+            cells += f" (from degrees at latitude {dem.latitude:.4g})"
+        if abs(dx - dy) > 0.01 * max(dx, dy):
+            cells += f", made square at {math.sqrt(dx * dy):.4g} m"
+        parts.append(cells)
+    if dem.nodata:
+        value = "" if dem.nodata_value is None else f" ({dem.nodata_value:g})"
+        parts.append(f"{dem.nodata} nodata cells{value} filled from their neighbours")
+    return "Imported DEM: " + "; ".join(parts)

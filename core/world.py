@@ -79,6 +79,20 @@ __all__ = [
     "map_margins",
     "grow",
     "window_maps",
+    "TILE_FILES",
+    "tile_file",
+    "world_grid",
+    "max_level",
+    "spec_margins",
+    "world_relief",
+    "world_ranges",
+    "tile_positions",
+    "snap_line",
+    "TILE_EDGES",
+    "snap_edges",
+    "tile_levels",
+    "TileMaps",
+    "WorldCache",
 ]
 
 #: Largest tile side in vertices: one tile is one heightmap (8193 x 8193 at most).
@@ -597,3 +611,241 @@ def global_heights(
         scale = {"cell_size": plan.prefix.cell_size, "height": plan.prefix.height} if f.uses_scale else {}
         h = as_heightmap(f.function(h, **scale, **params))
     return np.ascontiguousarray(crop(h, outer, window))
+
+
+# --- file names of engine tiles ------------------------------------------------------------------------------------
+#: Folder and extension of each engine tile format: 16-bit PNG (Unreal), RAW ``.r16`` (Unity), OpenEXR.
+TILE_FILES = {"png": ("unreal", ".png"), "r16": ("unity", ".r16"), "exr": ("exr", ".exr")}
+
+
+def tile_file(fmt: str, name: str, ty: int, tx: int, tiles_y: int) -> str:
+    """Relative path of tile ``(ty, tx)``'s file in ``fmt`` (a key of :data:`TILE_FILES`).
+
+    ``FOLDER/NAME_x{X}_y{Y}.EXT`` with X the tile column from the west and Y
+    the tile row from the north (Unreal, EXR) or from the south (Unity's RAW
+    tiles, whose first row is at Z = 0, +Z north): the one naming rule of
+    ``scripts/build_world.py`` and the add-on's Export Tiles.
+
+    Raises
+    ------
+    KeyError
+        For a format not in :data:`TILE_FILES`.
+    """
+    folder, ext = TILE_FILES[fmt]
+    y = tiles_y - 1 - ty if fmt == "r16" else ty
+    return f"{folder}/{name}_x{tx}_y{y}{ext}"
+
+
+# --- a world of tile objects: geometry and maps per tile -----------------------------------------------------------
+def world_grid(spec: TerrainSpec, tiles_y: int, tiles_x: int) -> TileGrid:
+    """The tile grid of a world of ``tiles_y x tiles_x`` square tiles of ``spec.size`` vertices sharing edges.
+
+    Raises
+    ------
+    ValueError
+        When ``spec.size_y`` is set and differs from ``spec.size`` (tiles are square), or the grid is bad.
+    """
+    if spec.size_y not in (0, spec.size):
+        raise ValueError(f"tiles are square: Size Y must be 0 (or Size, {spec.size}), got {spec.size_y}")
+    tile = spec.size
+    return TileGrid((tiles_y * (tile - 1) + 1, tiles_x * (tile - 1) + 1), tile)
+
+
+def max_level(tile: int) -> int:
+    """The coarsest level of detail of a ``tile``-vertex tile: the largest ``k`` with ``2^k`` dividing
+    ``tile - 1`` (a level-``k`` tile keeps every ``2^k``-th vertex, at least 2 per side)."""
+    k = 0
+    while (tile - 1) % (2 ** (k + 1)) == 0 and (tile - 1) // 2 ** (k + 1) >= 1:
+        k += 1
+    return k
+
+
+def spec_margins(spec: TerrainSpec, sun: tuple[float, float] | None = None, relief: float | None = None) -> Margins:
+    """:func:`map_margins` of tiles of ``spec.size`` vertices with ``spec``'s lighting and cell size.
+
+    ``relief`` is how many metres the world's highest point rises above its
+    lowest (:func:`world_relief`); ``None`` takes ``spec.height``, the relief
+    of heights fitted to [0, 1]. ``sun``: ``(azimuth, altitude)`` degrees
+    replacing the spec's own.
+    """
+    return map_margins(
+        spec.lighting, max(spec.height if relief is None else relief, 1e-6), spec.cell_size, spec.size, sun
+    )
+
+
+def world_relief(spec: TerrainSpec, recipe: Recipe, filtered: tuple[float, float]) -> float:
+    """Metres between the world's lowest and highest point.
+
+    ``spec.height`` when the heights are fitted to [0, 1]; else the world's
+    range after the filters (``filtered``, in units of Height: version 3's
+    uplift may raise it above 1, a filter lower it below 0) times Height.
+    The cast shadows' margin must cover it.
+    """
+    if recipe.fit_height:
+        return float(spec.height)
+    low, high = filtered
+    return (float(high) - float(low)) * float(spec.height)
+
+
+def world_ranges(recipe: Recipe, grid: TileGrid) -> Ranges:
+    """The world's ``((raw_low, raw_high), (low, high))``: from the whole world when it fits in one heightmap
+    (:data:`core.heightmap.MAX_CELLS`), else in two passes over the tiles (:func:`raw_range`,
+    :func:`filtered_range`)."""
+    if recipe.shape[0] * recipe.shape[1] <= MAX_CELLS:
+        return recipe.world_ranges()
+    raw = combine_ranges(raw_range(recipe, grid.window(ty, tx)) for ty, tx in grid.indices())
+    return raw, combine_ranges(filtered_range(recipe, grid.window(ty, tx), raw) for ty, tx in grid.indices())
+
+
+def tile_positions(
+    grid: TileGrid, window: Window, heights: npt.ArrayLike, height: float, cell: float, step: int
+) -> npt.NDArray[np.float32]:
+    """Vertex positions ``float32 (rows, cols, 3)`` of a tile in the world's frame (centred on the world), metres.
+
+    ``heights`` (``(rows, cols)``, units of Height) are the tile's at every
+    ``step``-th vertex of ``window``. The same arithmetic as the add-on's
+    grid mesh for the whole world, so a vertex has the same coordinates in
+    every tile that holds it, and in the world built whole.
+    """
+    rows_w, cols_w = grid.shape
+    r = np.arange(window.row, window.row + window.rows, step, dtype=np.float64)
+    c = np.arange(window.col, window.col + window.cols, step, dtype=np.float64)
+    co = np.empty((len(r), len(c), 3), np.float32)
+    co[..., 0] = ((c - (cols_w - 1) / 2.0) * cell)[None, :]
+    co[..., 1] = (((rows_w - 1) / 2.0 - r) * cell)[:, None]
+    np.multiply(heights, np.float32(height), out=co[..., 2])
+    return co
+
+
+def snap_line(values: npt.NDArray[np.float32], ratio: int) -> npt.NDArray[np.float32]:
+    """``values`` (``float32 (n,)``, ``n - 1`` a multiple of ``ratio``) with every value between two samples
+    ``ratio`` apart replaced by the straight line between them (the coarser neighbour's edge)."""
+    n = len(values)
+    i = np.arange(n)
+    i0 = (i // ratio) * ratio
+    i1 = np.minimum(i0 + ratio, n - 1)
+    t = (i - i0) / ratio
+    a, b = values[i0].astype(np.float64), values[i1].astype(np.float64)
+    line: npt.NDArray[np.float32] = (a + (b - a) * t).astype(np.float32)
+    return line
+
+
+#: Edges of a tile: the neighbour's ``(dy, dx)`` offset and the index of a ``(rows, cols)`` array along that edge.
+TILE_EDGES: dict[str, tuple[tuple[int, int], tuple[Any, Any]]] = {
+    "north": ((-1, 0), (0, slice(None))),
+    "south": ((1, 0), (-1, slice(None))),
+    "west": ((0, -1), (slice(None), 0)),
+    "east": ((0, 1), (slice(None), -1)),
+}
+
+
+def snap_edges(
+    co: npt.NDArray[np.float32], heights: npt.NDArray[np.float32], level: int, neighbour_levels: Mapping[str, int]
+) -> list[str]:
+    """Put the edge vertices of a tile at ``level`` onto each coarser neighbour's edge, in place; the edges snapped.
+
+    ``co`` is ``float32 (rows, cols, 3)`` (its Z moves), ``heights`` ``float32
+    (rows, cols)``; ``neighbour_levels`` maps an edge of :data:`TILE_EDGES` to
+    the level of the tile beyond it. No cracks where a finer tile meets a
+    coarser one.
+    """
+    snapped = []
+    for edge, (_offset, where) in TILE_EDGES.items():
+        other = neighbour_levels.get(edge)
+        if other is None or other <= level:
+            continue
+        ratio = 2 ** (other - level)
+        co[where + (2,)] = snap_line(co[where + (2,)], ratio)
+        heights[where] = snap_line(heights[where], ratio)
+        snapped.append(edge)
+    return snapped
+
+
+def tile_levels(
+    grid: TileGrid, tiles: Iterable[tuple[int, int]], x: float, y: float, cell: float, top: int
+) -> dict[tuple[int, int], int]:
+    """Levels of detail around a point: ``{(ty, tx): level}`` for ``tiles``.
+
+    ``(x, y)`` is the point in the world's frame (metres, centred on the
+    world, +Y north); the tile under it (clamped to the grid) gets level 0,
+    each ring of tiles around it one level more (Chebyshev distance), at
+    most ``top``.
+    """
+    rows, cols = grid.shape
+    ny, nx = grid.tiles
+    col = x / cell + (cols - 1) / 2.0
+    row = (rows - 1) / 2.0 - y / cell
+    cy = min(max(int(row // grid.stride), 0), ny - 1)
+    cx = min(max(int(col // grid.stride), 0), nx - 1)
+    return {(ty, tx): min(max(abs(ty - cy), abs(tx - cx)), top) for ty, tx in tiles}
+
+
+@dataclass(frozen=True)
+class TileMaps:
+    """One tile at one level of detail: ``heights`` ``float32 (n, n)`` (units of Height), ``maps``
+    ``{"slope", "curvature"[, "occlusion"]: float32 (n, n)}``, ``lightmap`` ``float32 (n, n)`` or ``None``,
+    and ``positions`` ``float32 (n, n, 3)`` in the world's frame (:func:`tile_positions`)."""
+
+    heights: npt.NDArray[np.float32]
+    maps: dict[str, npt.NDArray[np.float32]]
+    lightmap: npt.NDArray[np.float32] | None
+    positions: npt.NDArray[np.float32]
+
+
+class WorldCache:
+    """What every tile of one world build shares: spec, grid, recipe, ranges, margins and, with a global
+    filter, the whole world's heights (computed once, :func:`check_world`).
+
+    ``ranges`` (the world's :data:`core.recipe.Ranges`) may be given to skip
+    their passes when the recipe is unchanged; ``sun`` replaces the spec's.
+    """
+
+    def __init__(
+        self,
+        spec: TerrainSpec,
+        grid: TileGrid,
+        sun: tuple[float, float] | None = None,
+        ranges: Ranges | None = None,
+    ) -> None:
+        self.spec, self.grid, self.sun = spec, grid, sun
+        self.recipe = world_recipe(spec, grid.shape)
+        self.whole: npt.NDArray[np.float32] | None = None
+        if check_world(self.recipe, grid):  # a global filter (erosion): the world is computed whole once
+            self.whole = self.recipe.evaluate()
+            ranges = None
+        if ranges is None and self.whole is None:
+            ranges = world_ranges(self.recipe, grid)
+        self.ranges = ranges
+        if self.whole is not None:
+            filtered = (float(self.whole.min()), float(self.whole.max()))
+        else:
+            assert ranges is not None
+            filtered = ranges[1]
+        #: The world's heights after the filters, in units of Height (``[0, 1]`` when fitted).
+        self.filtered_range = (0.0, 1.0) if self.recipe.fit_height else (float(filtered[0]), float(filtered[1]))
+        self.relief = world_relief(spec, self.recipe, filtered)
+        self.margins = spec_margins(spec, sun, self.relief)
+        self.margin = self.margins.widest
+
+    def tile(self, ty: int, tx: int, level: int = 0) -> TileMaps:
+        """Tile ``(ty, tx)`` at ``level`` (every ``2^level``-th vertex of its window), maps cropped from its
+        window grown by :attr:`margins`: a cell's values equal the whole world's."""
+        window = self.grid.window(ty, tx)
+        outer = grow(self.grid.shape, window, self.margins)
+        if self.whole is not None:
+            h_outer = np.ascontiguousarray(crop(self.whole, Window(0, 0, *self.grid.shape), outer))
+        else:
+            h_outer = self.recipe.evaluate(outer, self.ranges)
+        maps = window_maps(h_outer, outer, self.spec.height, self.spec.cell_size, self.spec.lighting, self.sun)
+        step = 2**level
+        cut = (
+            slice(window.row - outer.row, window.row - outer.row + window.rows, step),
+            slice(window.col - outer.col, window.col - outer.col + window.cols, step),
+        )
+        heights = np.ascontiguousarray(h_outer[cut])
+        out = {"slope": np.ascontiguousarray(maps.slope[cut]), "curvature": np.ascontiguousarray(maps.curvature[cut])}
+        if maps.occlusion is not None:
+            out["occlusion"] = np.ascontiguousarray(maps.occlusion[cut])
+        lightmap = None if maps.lightmap is None else np.ascontiguousarray(maps.lightmap[cut])
+        co = tile_positions(self.grid, window, heights, self.spec.height, self.spec.cell_size, step)
+        return TileMaps(heights, out, lightmap, co)

@@ -98,14 +98,13 @@ from core.world import (  # noqa: E402
     filtered_range,
     global_heights,
     raw_range,
+    tile_file,
     tile_heights,
     to_uint16,
     world_recipe,
 )
 
 FORMATS = ("png", "r16", "exr")
-#: Folder and extension of each tile format.
-FOLDERS = {"png": ("unreal", ".png"), "r16": ("unity", ".r16"), "exr": ("exr", ".exr")}
 MANIFEST_VERSION = 2
 STATE = ".build"
 #: The global filters' change on the coarse world (under STATE).
@@ -152,14 +151,8 @@ class Plan:
         return Path(self.out, *parts)
 
     def tile_files(self, ty: int, tx: int) -> dict[str, str]:
-        """Relative path of each format's file of tile ``(ty, tx)``."""
-        ny = self.grid.tiles[0]
-        files = {}
-        for fmt in self.formats:
-            folder, ext = FOLDERS[fmt]
-            y = ny - 1 - ty if fmt == "r16" else ty  # Unity counts tiles from the south (+Z)
-            files[fmt] = f"{folder}/{self.name}_x{tx}_y{y}{ext}"
-        return files
+        """Relative path of each format's file of tile ``(ty, tx)`` (:func:`core.world.tile_file`)."""
+        return {fmt: tile_file(fmt, self.name, ty, tx, self.grid.tiles[0]) for fmt in self.formats}
 
 
 # --- small file helpers -----------------------------------------------------------------------

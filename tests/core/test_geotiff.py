@@ -182,3 +182,22 @@ def test_fill_and_metres_per_degree():
     assert geotiff.metres_per_degree(60.0) == pytest.approx((55799.98, 111412.3), abs=0.5)
     with pytest.raises(ValueError, match="latitude must be in"):
         geotiff.metres_per_degree(91.0)
+
+
+def test_dem_extent_keeps_the_real_scale_with_square_cells_and_refuses_the_impossible():
+    values = np.array([[10.0, 30.0, 20.0], [15.0, 12.0, 11.0]], np.float32)
+    dem = geotiff.Elevation(values, 2, -9999.0, (30.0, 30.0), False, None)
+    assert geotiff.dem_extent(values, dem) == (60.0, 20.0)
+    oblong = geotiff.Elevation(values, 0, None, (40.0, 10.0), True, 60.0)
+    assert geotiff.dem_extent(values, oblong) == (pytest.approx(40.0), 20.0)  # sqrt(40 x 10) x 2 cells
+    assert geotiff.dem_record(values, dem) == {
+        "elevation_range_m": [10.0, 30.0],
+        "nodata_cells": 2,
+        "dem_cell_size_m": [30.0, 30.0],
+    }
+    assert geotiff.dem_record(values, None) == {}
+    text = geotiff.dem_summary(values, oblong)
+    assert text.startswith("Imported DEM: heights 10 to 30 m") and "latitude 60" in text and "square at 20 m" in text
+    assert "2 nodata cells (-9999) filled" in geotiff.dem_summary(values, dem)
+    with pytest.raises(ValueError, match="a terrain is 0.001 m to 1000 km wide"):
+        geotiff.dem_extent(values, geotiff.Elevation(values, 0, None, (1.0e6, 1.0e6), False, None))
