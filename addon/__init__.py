@@ -1,45 +1,75 @@
-"""Orogen's Blender layer: properties made from core's declarations, operators, panel, mesh and material.
+"""Orogen's Blender layer: it moves core's arrays in and out of Blender (no add-on function computes terrain).
 
-Imports point one way: panel -> (operators, presets, stack) -> live -> (mesh, material, specio, terrain) -> core.
+Rooms:
+
+- ``ui/``: the Terrain panel, drawing a spec's settings (shared with the operators' redo panels), the size menu;
+- ``ops/``: operators on terrains (add, generate, regenerate, rebuild material), profiles, presets, the
+  filter and layer stacks;
+- ``io/``: import and export operators, heightmap files and Blender's image API;
+- ``tiles/``: worlds of terrain tiles (objects, operators, export, panel, properties);
+- ``terrain/``: a terrain object: its spec computed into arrays, written into its mesh (the user's data
+  resampled), its preview mesh, its full-size pass and its place in the live-update engine;
+- top level: :mod:`.live` (the one live-update engine), :mod:`.jobs` (background jobs with progress and
+  cancel), :mod:`.poll` (poll reasons), :mod:`.material` and :mod:`.nodes`, :mod:`.water`, :mod:`.mesh`,
+  :mod:`.specio`, :mod:`.properties`, :mod:`.render` (for scripts), :mod:`.migrate`.
+
+Imports point down: the panels use the operators; the operators use ``ui/draw.py``, ``terrain/`` and the
+top-level modules; ``terrain/`` uses the top-level modules; everything uses :mod:`core`, which never imports
+``bpy``. No module imports one that imports it back (``tests/core/test_layout.py``).
 """
 
 import bpy
 
-from . import live, migrate, operators, panel, presets, properties, render, stack, tiles  # noqa: F401  (render: scripts)
+from . import live, migrate, render  # noqa: F401  (render: scripts)
+from .io import export_maps, import_heightmap
+from .ops import presets, profile, stack
+from .ops import terrain as terrain_ops
+from .terrain import settle, target
+from .tiles import export as tiles_export
+from .tiles import operators as tiles_operators
+from .tiles import panel as tiles_panel
+from .tiles import properties as tiles_properties
+from .tiles import world
+from .ui import panel, sizes
+
+#: Every module with classes or handlers, registered in this order and unregistered in reverse (as Blender's
+#: ``bl_operators``): the live engine first (it registers the property groups with its update callback).
+modules = (
+    live,
+    target,
+    settle,
+    stack,
+    terrain_ops,
+    profile,
+    presets,
+    import_heightmap,
+    export_maps,
+    sizes,
+    panel,
+    tiles_properties,
+    world,
+    tiles_operators,
+    tiles_export,
+    tiles_panel,
+    migrate,
+)
 
 
 @bpy.app.handlers.persistent
 def _on_load_post(*_args) -> None:
     """Opening a file: migrate 0.1 and 0.2 settings, and watch the settings again (loading clears the message bus)."""
     migrate.on_load_post()
-    if bpy.app.background:
-        live.subscribe(properties.Groups.classes)
+    live.on_load_post()
 
 
 def register() -> None:
-    # With a user interface, a setting's own update callback regenerates its terrain (one undo step for the
-    # setting and the mesh). Background sessions (blender -b, the bpy module) watch through the message bus
-    # instead: the bpy module of Blender 4.2/4.5 crashes or hangs at exit once a property with an update
-    # callback was registered.
-    properties.register(None if bpy.app.background else live.on_update)
-    live.register(properties.Groups.classes)
-    stack.register()
-    operators.register()
-    presets.register()
-    panel.register()
-    tiles.register()
-    migrate.register()
+    for module in modules:
+        module.register()
     bpy.app.handlers.load_post.append(_on_load_post)
 
 
 def unregister() -> None:
     if _on_load_post in bpy.app.handlers.load_post:
         bpy.app.handlers.load_post.remove(_on_load_post)
-    migrate.unregister()
-    tiles.unregister()
-    panel.unregister()
-    presets.unregister()
-    operators.unregister()
-    stack.unregister()
-    live.unregister()
-    properties.unregister()
+    for module in reversed(modules):
+        module.unregister()

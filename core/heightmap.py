@@ -32,6 +32,7 @@ __all__ = [
     "as_heightmap",
     "normalize",
     "flatten",
+    "surface_heights",
 ]
 
 #: Largest heightmap accepted (cells): 8193 x 8193, about 256 MiB as float32.
@@ -382,3 +383,40 @@ def _int_power(base: npt.NDArray[np.float64], n: int) -> npt.NDArray[np.float64]
         if n:
             square *= square
     return result
+
+
+def surface_heights(
+    z: npt.NDArray[np.float32], generated: npt.NDArray[np.float32], height: float
+) -> tuple[npt.NDArray[np.float32], tuple[float, float], int]:
+    """The heights of a terrain's surface as a heightmap: ``(normalised float32 (rows, cols), (low, high) m, edited)``.
+
+    Parameters
+    ----------
+    z : ndarray of float32, shape (rows, cols)
+        The surface's heights in metres (a mesh's vertex Z, hand edits included).
+    generated : ndarray of float32, shape (rows, cols)
+        The heights the terrain was generated with, in units of ``height``.
+    height : float
+        Metres per unit of ``generated`` (the terrain's Height).
+
+    Returns
+    -------
+    When every ``z`` equals ``generated * height`` (``float32``): ``generated`` itself with the range
+    ``(0, height)`` when it lies in [0, 1], else ``generated`` normalised over its own range (spec version 3:
+    uplift may raise it above Height, a filter lower it below 0), that range in metres; ``edited`` is 0.
+    Otherwise ``z`` normalised over its own range (zeros when flat), that range, and ``edited`` the count of
+    cells whose ``z`` differs.
+    """
+    edited = int(np.count_nonzero(z != generated * np.float32(height)))
+    if not edited:
+        low, high = float(generated.min()), float(generated.max())
+        if low >= 0.0 and high <= 1.0:
+            return generated, (0.0, height), 0
+        span = high - low
+        h: npt.NDArray[np.float32] = ((generated.astype(np.float64) - low) / span).astype(np.float32)
+        return h, (low * height, high * height), 0
+    low, high = float(z.min()), float(z.max())
+    span = high - low
+    flat = np.zeros_like(z, dtype=np.float64)
+    h = ((z.astype(np.float64) - low) / span if span > 0 else flat).astype(np.float32)
+    return h, (low, high), edited

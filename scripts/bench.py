@@ -749,7 +749,7 @@ def bench_regenerate(sizes, runs):
     import bpy
     from render_terrain import load_orogen
 
-    edit = load_orogen().addon.live
+    edit = load_orogen().addon.terrain.apply
     rows = []
     for n in sizes:
         bpy.ops.wm.read_homefile(use_empty=True)
@@ -846,7 +846,7 @@ def bench_live(n, preview, runs):
     import bpy
     from render_terrain import load_orogen
 
-    live = load_orogen().addon.live
+    live = load_orogen().addon.terrain.apply
     bpy.ops.wm.read_homefile(use_empty=True)
     bpy.ops.orogen.terrain_add(size=n)
     obj, context = bpy.context.active_object, bpy.context

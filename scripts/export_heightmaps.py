@@ -75,7 +75,7 @@ def main(argv=None):
     if args.list:
         for key, preset in orogen.core.presets.PRESETS.items():
             print(f"{key:22s} {preset['label']}: {preset['description']}")
-        for name in orogen.addon.presets.user_presets():
+        for name in orogen.addon.ops.presets.user_presets():
             print(f"{name:22s} (yours)")
         return
     bpy.ops.wm.read_homefile(use_empty=True)
@@ -95,7 +95,7 @@ def main(argv=None):
         use_erosion_maps="erosion" in args.map_set,
     )
     try:  # all or nothing: every format and map, or none of them
-        written = orogen.addon.operators.export_terrain_maps(terrain, options, args.formats)
+        written = orogen.addon.io.export_maps.export_terrain_maps(terrain, options, args.formats)
     except (ValueError, OSError, RuntimeError) as err:
         sys.exit(f"error: {report_text(err)}")
     for path in written:

@@ -43,7 +43,7 @@ def main():
     if args.output.suffix.lower() != ".png" or args.output.is_dir():
         parser.error(f"--output must be a .png file path, got {str(args.output)!r}")
     orogen = load_orogen()
-    render, export = orogen.addon.render, orogen.addon.export
+    render, export = orogen.addon.render, orogen.addon.io.heightmaps
     tiles = []
     with tempfile.TemporaryDirectory() as tmp:
         for i, (_label, options) in enumerate(MODES):

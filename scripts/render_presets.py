@@ -46,7 +46,7 @@ def main():
     if args.output_dir.exists() and not args.output_dir.is_dir():
         parser.error(f"--output-dir {str(args.output_dir)!r} is a file, not a folder")
     orogen = load_orogen()
-    presets, render = orogen.addon.presets, orogen.addon.render
+    presets, render = orogen.addon.ops.presets, orogen.addon.render
     if args.erosion_pair is not None:
         render_erosion_pair(args, orogen)
         return

@@ -87,7 +87,7 @@ def spec_from_args(args, orogen, default: dict | None = None):
                 sys.exit(f"error: --spec {str(path)!r} is not a file")
             spec = core.spec.load_spec(core.jsonio.load_json(path, "terrain spec"))  # regular files, bounded
         elif args.preset is not None:
-            spec = orogen.addon.presets.find_preset(args.preset)
+            spec = orogen.addon.ops.presets.find_preset(args.preset)
             if spec is None:
                 sys.exit(f"error: --preset {args.preset} adds a side-view profile, not a terrain")
         else:

@@ -24,7 +24,7 @@ import bpy
 import numpy as np
 import pytest
 
-STEPS = 100  # live.PROGRESS_STEPS
+STEPS = 100  # orogen.addon.jobs.PROGRESS_STEPS
 MODULE = "bl_ext.user_default.orogen"
 
 
@@ -69,15 +69,14 @@ def modal(monkeypatch):
 @pytest.fixture
 def progress(monkeypatch, orogen):
     """The values the operators show as progress (of ``PROGRESS_STEPS``), in order."""
-    live = orogen.addon.live
     shown = []
-    real = live.show_progress
+    real = orogen.addon.jobs.show_progress
 
     def record(wm, value):
         shown.append(value)
         real(wm, value)
 
-    monkeypatch.setattr(live, "show_progress", record)
+    monkeypatch.setattr(orogen.addon.jobs, "show_progress", record)
     return shown
 
 
@@ -192,7 +191,7 @@ def test_add_from_the_ui_gives_the_same_terrain_as_from_python_with_progress(sce
     sync.name = "FromPython"
     before = len(bpy.data.objects)
 
-    started = modal(orogen.addon.operators.OROGEN_OT_terrain_add)
+    started = modal(orogen.addon.ops.terrain.OROGEN_OT_terrain_add)
     assert bpy.ops.orogen.terrain_add(spec=spec) == {"RUNNING_MODAL"}
     assert len(bpy.data.objects) == before  # nothing is added while it computes
     op = started[0]
@@ -212,7 +211,7 @@ def test_add_from_the_ui_gives_the_same_terrain_as_from_python_with_progress(sce
 def test_esc_cancels_add_leaving_nothing_behind(scene, orogen, modal, progress):
     bpy.ops.mesh.primitive_cube_add()
     before = snapshot()
-    started = modal(orogen.addon.operators.OROGEN_OT_terrain_add)
+    started = modal(orogen.addon.ops.terrain.OROGEN_OT_terrain_add)
     assert bpy.ops.orogen.terrain_add(spec=spec_json(257, HEAVY)) == {"RUNNING_MODAL"}
     op = started[0]
     job = op._job
@@ -237,14 +236,13 @@ def test_esc_cancels_add_leaving_nothing_behind(scene, orogen, modal, progress):
 def test_an_error_in_the_worker_is_reported_and_adds_nothing(scene, orogen, modal, monkeypatch):
     bpy.ops.mesh.primitive_cube_add()
     before = snapshot()
-    live = orogen.addon.live
 
     def broken(spec, sun=None, shape=None, progress=None):
         progress(1, 2)
         raise RuntimeError("out of luck")
 
-    monkeypatch.setattr(live, "compute_terrain", broken)
-    started = modal(orogen.addon.operators.OROGEN_OT_terrain_add)
+    monkeypatch.setattr(orogen.addon.jobs, "compute_terrain", broken)
+    started = modal(orogen.addon.ops.terrain.OROGEN_OT_terrain_add)
     assert bpy.ops.orogen.terrain_add(spec=spec_json()) == {"RUNNING_MODAL"}
     op = started[0]
     assert run(op) == {"CANCELLED"}
@@ -254,7 +252,7 @@ def test_an_error_in_the_worker_is_reported_and_adds_nothing(scene, orogen, moda
 
 def test_a_spec_refused_at_once_starts_nothing(scene, orogen, modal):
     before = snapshot()
-    started = modal(orogen.addon.operators.OROGEN_OT_terrain_add)
+    started = modal(orogen.addon.ops.terrain.OROGEN_OT_terrain_add)
     with pytest.raises(RuntimeError, match="Terrain not added: Location must be a finite number"):
         bpy.ops.orogen.terrain_add(spec=spec_json(), location=(float("nan"), 0.0, 0.0))
     assert snapshot() == before
@@ -277,7 +275,7 @@ def test_regenerate_from_the_ui_equals_the_synchronous_one_and_esc_keeps_the_ter
     obj = bpy.context.active_object
     with live.suspended():
         specio.write_spec(obj.orogen, TerrainSpec.from_json(spec_json(257, HEAVY, seed=9)))
-    started = modal(live.OROGEN_OT_terrain_regenerate)
+    started = modal(orogen.addon.ops.terrain.OROGEN_OT_terrain_regenerate)
 
     before = snapshot()
     assert bpy.ops.orogen.terrain_regenerate() == {"RUNNING_MODAL"}
@@ -309,7 +307,7 @@ def test_regenerate_waits_for_object_mode_and_follows_settings_changed_meanwhile
     live = orogen.addon.live
     bpy.ops.orogen.terrain_add(spec=spec_json(seed=1))
     obj = bpy.context.active_object
-    started = modal(live.OROGEN_OT_terrain_regenerate)
+    started = modal(orogen.addon.ops.terrain.OROGEN_OT_terrain_regenerate)
     assert bpy.ops.orogen.terrain_regenerate() == {"RUNNING_MODAL"}
     op = started[0]
     wait_for(op._job)
@@ -328,10 +326,9 @@ def test_regenerate_waits_for_object_mode_and_follows_settings_changed_meanwhile
 def test_regenerate_of_a_deleted_terrain_or_a_failed_worker_reports_and_changes_nothing(
     scene, orogen, modal, monkeypatch
 ):
-    live = orogen.addon.live
     bpy.ops.orogen.terrain_add(spec=spec_json(seed=1))
     obj = bpy.context.active_object
-    started = modal(live.OROGEN_OT_terrain_regenerate)
+    started = modal(orogen.addon.ops.terrain.OROGEN_OT_terrain_regenerate)
     assert bpy.ops.orogen.terrain_regenerate() == {"RUNNING_MODAL"}
     bpy.data.objects.remove(obj)
     before = snapshot()
@@ -340,7 +337,9 @@ def test_regenerate_of_a_deleted_terrain_or_a_failed_worker_reports_and_changes_
     assert snapshot() == before
 
     bpy.ops.orogen.terrain_add(spec=spec_json(seed=2))
-    monkeypatch.setattr(live, "compute_terrain", lambda *a, **k: (_ for _ in ()).throw(MemoryError("no room")))
+    monkeypatch.setattr(
+        orogen.addon.jobs, "compute_terrain", lambda *a, **k: (_ for _ in ()).throw(MemoryError("no room"))
+    )
     before = snapshot()
     assert bpy.ops.orogen.terrain_regenerate() == {"RUNNING_MODAL"}
     assert run(started[1]) == {"CANCELLED"}
@@ -371,13 +370,13 @@ def test_dragging_shows_the_coarse_preview_and_the_settle_pass_makes_the_full_si
         live.on_setting_changed(obj, bpy.context)
         assert len(obj.data.vertices) == 33 * 33 and obj.orogen.preview_pending
         assert obj.orogen.status.startswith("Regenerated preview 33 x 33")
-    started = modal(live.OROGEN_OT_live_settle)
+    started = modal(orogen.addon.terrain.settle.OROGEN_OT_live_settle)
     assert bpy.ops.orogen.live_settle() == {"RUNNING_MODAL"}
-    assert live.settling() and len(obj.data.vertices) == 33 * 33
+    assert orogen.addon.terrain.settle.settling() and len(obj.data.vertices) == 33 * 33
     assert bpy.ops.orogen.live_settle() == {"CANCELLED"}  # one full-size pass at a time
     op = started[0]
     assert run(op) == {"FINISHED"}
-    assert not live.settling() and live._settling[0] is None
+    assert not orogen.addon.terrain.settle.settling() and orogen.addon.terrain.settle._settling[0] is None
     assert len(obj.data.vertices) == 129 * 129 and not obj.orogen.preview_pending
     assert obj.orogen.status.startswith("Regenerated terrain 129 x 129")
     assert_progress(progress)
@@ -389,26 +388,31 @@ def test_esc_during_the_settle_pass_keeps_the_preview_until_the_next_change(scen
     live = orogen.addon.live
     obj = live_terrain(orogen, size=257, preview=33, filters=HEAVY)
     before = snapshot()
-    started = modal(live.OROGEN_OT_live_settle)
+    started = modal(orogen.addon.terrain.settle.OROGEN_OT_live_settle)
     assert bpy.ops.orogen.live_settle() == {"RUNNING_MODAL"}
     op = started[0]
     assert op_cancel(op) == {"CANCELLED"}
     assert op.last_report == ("WARNING", f"Full size cancelled: {obj.name} keeps its preview")
     assert obj.orogen.status.startswith("Full size cancelled: showing the 33 x 33 preview")
-    assert snapshot() == before and not live.settling()
+    assert snapshot() == before and not orogen.addon.terrain.settle.settling()
     wait_for(op._job)
     assert op._job.cancelled and snapshot() == before
-    live._last_change[0] = 0.0
-    assert live._settle_timer() is None and snapshot() == before  # the timer does not start it again
+    orogen.addon.terrain.settle._last_change[0] = 0.0
+    assert (
+        orogen.addon.terrain.settle._settle_timer() is None and snapshot() == before
+    )  # the timer does not start it again
     obj.orogen.seed = 6  # a new change: a new preview, and its full size is due again
     live.on_setting_changed(obj, bpy.context)
-    assert obj.session_uid not in live._declined and live._settle_targets() == [obj]
+    assert (
+        obj.session_uid not in orogen.addon.terrain.settle._declined
+        and orogen.addon.terrain.settle._settle_targets() == [obj]
+    )
 
 
 def test_a_change_during_the_settle_pass_drops_its_result(scene, orogen, modal):
     live = orogen.addon.live
     obj = live_terrain(orogen, size=257, preview=33, filters=HEAVY)
-    started = modal(live.OROGEN_OT_live_settle)
+    started = modal(orogen.addon.terrain.settle.OROGEN_OT_live_settle)
     assert bpy.ops.orogen.live_settle() == {"RUNNING_MODAL"}
     op = started[0]
     job = op._job
@@ -416,7 +420,7 @@ def test_a_change_during_the_settle_pass_drops_its_result(scene, orogen, modal):
     live.on_setting_changed(obj, bpy.context)  # cancels the running pass: its settings are gone
     assert run(op) == {"CANCELLED"} and job.cancelled and op.last_report is None
     assert len(obj.data.vertices) == 33 * 33 and obj.orogen.preview_pending
-    assert json.loads(obj.orogen.applied)["seed"] == 6 and obj.session_uid not in live._declined
+    assert json.loads(obj.orogen.applied)["seed"] == 6 and obj.session_uid not in orogen.addon.terrain.settle._declined
 
 
 def test_a_failed_settle_pass_shows_the_terrain_from_before_the_preview(scene, orogen, modal, monkeypatch):
@@ -427,8 +431,10 @@ def test_a_failed_settle_pass_shows_the_terrain_from_before_the_preview(scene, o
     obj.orogen.preview_size = 33
     obj.orogen.seed = 5
     live.on_setting_changed(obj, bpy.context)
-    monkeypatch.setattr(live, "compute_terrain", lambda *a, **k: (_ for _ in ()).throw(ValueError("too big")))
-    started = modal(live.OROGEN_OT_live_settle)
+    monkeypatch.setattr(
+        orogen.addon.jobs, "compute_terrain", lambda *a, **k: (_ for _ in ()).throw(ValueError("too big"))
+    )
+    started = modal(orogen.addon.terrain.settle.OROGEN_OT_live_settle)
     assert bpy.ops.orogen.live_settle() == {"RUNNING_MODAL"}
     assert run(started[0]) == {"CANCELLED"}
     assert started[0].last_report == ("ERROR", "Full size not made: too big")
@@ -438,42 +444,38 @@ def test_a_failed_settle_pass_shows_the_terrain_from_before_the_preview(scene, o
 
 
 def test_without_a_user_interface_the_settle_timer_makes_the_full_size_at_once(scene, orogen):
-    live = orogen.addon.live
     obj = live_terrain(orogen)
-    assert live._settle_timer() == 0.1  # changes have not settled yet
-    live._last_change[0] = 0.0
-    assert live._settle_timer() is None
+    assert orogen.addon.terrain.settle._settle_timer() == 0.1  # changes have not settled yet
+    orogen.addon.terrain.settle._last_change[0] = 0.0
+    assert orogen.addon.terrain.settle._settle_timer() is None
     assert len(obj.data.vertices) == 129 * 129 and not obj.orogen.preview_pending
 
 
 def test_blender_ending_the_settle_pass_stops_its_worker(scene, orogen, modal):
     """Loading a file (or closing the window) ends a running modal operator through its ``cancel``."""
-    live = orogen.addon.live
     live_terrain(orogen, size=257, preview=33, filters=HEAVY)
-    started = modal(live.OROGEN_OT_live_settle)
+    started = modal(orogen.addon.terrain.settle.OROGEN_OT_live_settle)
     assert bpy.ops.orogen.live_settle() == {"RUNNING_MODAL"}
     job = started[0]._job
-    assert live.settling()
+    assert orogen.addon.terrain.settle.settling()
     bpy.ops.wm.read_homefile(use_empty=True)
-    assert not live.settling() and live._settling[0] is None
+    assert not orogen.addon.terrain.settle.settling() and orogen.addon.terrain.settle._settling[0] is None
     wait_for(job)
     assert job.cancelled and job.arrays is None
 
 
 def test_the_settle_timer_starts_the_operator_in_a_window(scene, orogen):
     """How the timer starts the full-size pass in a window; headless Blender runs its execute (at once)."""
-    live = orogen.addon.live
     obj = live_terrain(orogen)
-    assert live._start_settle() is False  # no event to invoke with: it ran at once
+    assert orogen.addon.terrain.settle._start_settle() is False  # no event to invoke with: it ran at once
     assert len(obj.data.vertices) == 129 * 129 and not obj.orogen.preview_pending
 
 
 def test_regenerate_drops_a_running_settle_pass_of_its_terrain(scene, orogen, modal):
-    live = orogen.addon.live
     obj = live_terrain(orogen, size=257, preview=33, filters=HEAVY)
-    settle = modal(live.OROGEN_OT_live_settle)
+    settle = modal(orogen.addon.terrain.settle.OROGEN_OT_live_settle)
     assert bpy.ops.orogen.live_settle() == {"RUNNING_MODAL"}
-    regenerate = modal(live.OROGEN_OT_terrain_regenerate)
+    regenerate = modal(orogen.addon.ops.terrain.OROGEN_OT_terrain_regenerate)
     assert bpy.ops.orogen.terrain_regenerate() == {"RUNNING_MODAL"}
     assert run(settle[0]) == {"CANCELLED"} and settle[0]._job.cancelled and settle[0].last_report is None
     before = snapshot()

@@ -94,12 +94,11 @@ def test_changing_a_setting_regenerates_the_same_object_and_keeps_user_edits(ter
 
 
 def test_live_preview_then_full_size_when_settled(terrain, orogen):
-    edit = orogen.addon.live
     terrain.orogen.preview_size = 17
     change(terrain, size=65)
     assert len(terrain.data.vertices) == 17 * 17  # the preview
     assert "preview" in terrain.orogen.status
-    assert edit.flush_live_updates(force=True) == [terrain.name]
+    assert orogen.addon.terrain.settle.flush_live_updates(force=True) == [terrain.name]
     assert len(terrain.data.vertices) == 65 * 65
     assert terrain.orogen.status.startswith("Regenerated terrain 65 x 65")
     assert positions(terrain)[:, 2].max() == pytest.approx(8.0)
@@ -152,7 +151,7 @@ def test_generating_and_editing_are_undoable_steps(orogen):
 
 
 def test_engine_size_presets_set_the_scene_or_the_terrain(scene, orogen):
-    assert orogen.addon.live.ENGINE_SIZES == (129, 257, 513, 1025, 2049, 4097)
+    assert orogen.addon.ui.sizes.ENGINE_SIZES == (129, 257, 513, 1025, 2049, 4097)
     bpy.ops.orogen.size_set(size=513)
     assert scene.orogen.size == 513
     bpy.ops.orogen.terrain_add(size=17)

@@ -110,7 +110,7 @@ def test_regenerate_drops_maps_the_filters_no_longer_make(scene, orogen):
     assert terrain.data.attributes.get("water_depth") is not None
     spec = orogen.core.spec.TerrainSpec.from_json(spec_json(FILTERS[:1], 10.0))
     orogen.addon.specio.write_spec(terrain.orogen, spec)
-    orogen.addon.live.regenerate(terrain, bpy.context)
+    orogen.addon.terrain.apply.regenerate(terrain, bpy.context)
     names = {n for n in orogen.core.recipe.MAP_NAMES if terrain.data.attributes.get(n) is not None}
     assert names == {"drainage_area", "flow_direction", "deposited", "removed"}
 
@@ -131,7 +131,7 @@ def test_export_writes_exr_values_and_16_bit_masks_with_their_ranges(scene, orog
     ) == {"FINISHED"}
     sidecar = json.loads((tmp_path / "t_erosion.json").read_text())
     for name, values in maps.items():
-        exr = orogen.addon.export.read_image(str(tmp_path / f"t_{name}.exr"))[..., 0]
+        exr = orogen.addon.io.heightmaps.read_image(str(tmp_path / f"t_{name}.exr"))[..., 0]
         assert np.array_equal(exr, values), name
         low, high = sidecar["maps"][name]["low"], sidecar["maps"][name]["high"]
         assert (low, high) == (float(values.min()), float(values.max()))
@@ -150,31 +150,34 @@ class FakeWindowManager:
 
 
 def test_progress_reaches_the_window_manager_as_the_filters_work(scene, orogen):
-    live, terrain = orogen.addon.live, orogen.addon.terrain
+    terrain = orogen.addon.terrain.compute
     spec = orogen.core.spec.TerrainSpec.from_json(spec_json(FILTERS, 10.0))
     wm = FakeWindowManager()
-    terrain.compute_terrain(spec, None, None, live.status_progress(wm))
+    terrain.compute_terrain(spec, None, None, orogen.addon.jobs.status_progress(wm))
     assert len(wm.updates) >= 6 + 5 + 5  # every step of every erosion filter
-    assert wm.updates == sorted(wm.updates) and 0 <= wm.updates[0] and wm.updates[-1] == live.PROGRESS_STEPS - 1
+    assert (
+        wm.updates == sorted(wm.updates)
+        and 0 <= wm.updates[0]
+        and wm.updates[-1] == orogen.addon.jobs.PROGRESS_STEPS - 1
+    )
 
 
 def test_a_cancelled_background_run_leaves_the_terrain_as_it_was_and_a_finished_one_applies(scene, orogen):
-    live = orogen.addon.live
     bpy.ops.orogen.terrain_add(spec=spec_json(FILTERS[:1], 10.0))
     obj = bpy.context.active_object
     before = point(obj, "height").copy(), point(obj, "drainage_area").copy()
     heavy = orogen.core.spec.TerrainSpec.from_json(spec_json([{"type": "erosion", "steps": 400}], 10.0))
-    job = live.BackgroundCompute(heavy, None, heavy.shape)
+    job = orogen.addon.jobs.BackgroundCompute(heavy, None, heavy.shape)
     job._stop.set()  # cancelled before the first step reports
     job.start().join(60)
     assert job.done() and job.cancelled and job.arrays is None and job.error is None
     assert np.array_equal(point(obj, "height"), before[0]) and np.array_equal(point(obj, "drainage_area"), before[1])
 
     other = orogen.core.spec.TerrainSpec.from_json(spec_json(FILTERS, 10.0, seed=8))
-    job = live.BackgroundCompute(other, None, other.shape).start()
+    job = orogen.addon.jobs.BackgroundCompute(other, None, other.shape).start()
     job.join(60)
     assert job.done() and not job.cancelled and job.fraction == 1.0
-    live.apply_arrays(obj, other, other.shape, job.arrays, 0.0)
+    orogen.addon.terrain.apply.apply_arrays(obj, other, other.shape, job.arrays, 0.0)
     h, maps = other.recipe().evaluate_with_maps()
     assert np.array_equal(point(obj, "height"), h)
     assert np.array_equal(point(obj, "water_depth"), maps["water_depth"])

@@ -23,7 +23,7 @@ def export(tmp_path, **kw):
 
 @pytest.mark.smoke
 def test_heightmap_formats_round_trip_exactly(terrain, orogen, tmp_path):
-    ex = orogen.addon.export
+    ex = orogen.addon.io.heightmaps
     h = ex.heightmap_from_mesh(terrain)
     assert h.min() == 0.0 and h.max() == 1.0
     for fmt in ("PNG16", "EXR", "R16", "NPY"):
@@ -39,7 +39,7 @@ def test_heightmap_formats_round_trip_exactly(terrain, orogen, tmp_path):
 
 
 def test_orientation_row_0_is_north(terrain, orogen, tmp_path):
-    ex = orogen.addon.export
+    ex = orogen.addon.io.heightmaps
     export(tmp_path, heightmap_format="EXR")
     image = ex.read_image(str(tmp_path / "t_height.exr"))[..., 0]
     co = np.empty(len(terrain.data.vertices) * 3, dtype=np.float32)
@@ -58,7 +58,7 @@ def test_normalised_files_record_the_height_range_too(terrain, tmp_path):
 
 def test_absolute_metres_with_a_sidecar(terrain, orogen, tmp_path):
     export(tmp_path, heightmap_format="EXR", absolute=True)
-    metres = orogen.addon.export.read_image(str(tmp_path / "t_height.exr"))[..., 0]
+    metres = orogen.addon.io.heightmaps.read_image(str(tmp_path / "t_height.exr"))[..., 0]
     assert metres.min() == 0.0 and metres.max() == pytest.approx(12.0)
     info = json.loads((tmp_path / "t_height.exr.json").read_text())
     assert info["encoding"] == "metres" and info["height_range_m"] == [0.0, 12.0]
@@ -67,7 +67,7 @@ def test_absolute_metres_with_a_sidecar(terrain, orogen, tmp_path):
 
 
 def test_baked_maps_match_core(terrain, orogen, tmp_path):
-    ex, core = orogen.addon.export, orogen.core
+    ex, core = orogen.addon.io.heightmaps, orogen.core
     assert export(tmp_path) == {"FINISHED"}
     h = ex.heightmap_from_mesh(terrain)
     metres = h * np.float32(12.0)
@@ -91,7 +91,7 @@ def test_colour_maps_of_a_terrain_uplifted_above_height_are_the_materials(scene,
     """Version 3: uplift lifts this terrain to about 1.39 x Height. The exported heightmap spans its own range,
     but the colour map and splat maps blend the layers on what the material reads: the ``height`` attribute
     (normalised layers, here above 1 on the peaks) and Z in metres (metres layers), not the rescaled export."""
-    ex, core = orogen.addon.export, orogen.core
+    ex, core = orogen.addon.io.heightmaps, orogen.core
     layers = [
         {"name": "low", "color": [0.1, 0.3, 0.05], "minimum": -1.0, "optimal": 0.2, "maximum": 0.8},
         {"name": "high", "color": [0.9, 0.9, 0.95], "minimum": 0.7, "optimal": 1.3, "maximum": 3.0},
@@ -208,7 +208,7 @@ def test_export_then_import_gives_the_same_mesh(terrain, tmp_path, fmt, suffix, 
 
 
 def test_import_8_bit_and_tiff(scene, orogen, tmp_path):
-    ex = orogen.addon.export
+    ex = orogen.addon.io.heightmaps
     ramp = np.tile(np.linspace(0.0, 1.0, 64), (48, 1))
     ex.write_image(str(tmp_path / "ramp8.png"), ramp)
     image = bpy.data.images.new("tif", 64, 48, float_buffer=True, is_data=True)
@@ -343,7 +343,7 @@ def test_a_recipe_outside_the_size_bounds_is_refused(scene):
 
 
 def test_import_checks_memory_before_decoding(scene, orogen, tmp_path, monkeypatch):
-    orogen.addon.export.write_image(str(tmp_path / "big.png"), np.zeros((512, 512)))
+    orogen.addon.io.heightmaps.write_image(str(tmp_path / "big.png"), np.zeros((512, 512)))
     monkeypatch.setenv("OROGEN_MEMORY_LIMIT", str(2**20))
     with pytest.raises(RuntimeError, match="512 x 512 terrain needs about"):
         bpy.ops.orogen.heightmap_import(filepath=str(tmp_path / "big.png"))
@@ -379,8 +379,8 @@ def test_commit_puts_every_old_file_back_when_one_rename_fails(orogen, tmp_path,
 
     monkeypatch.setattr(os, "replace", replace)
     with pytest.raises(PermissionError):
-        orogen.addon.export.commit(pairs)
+        orogen.addon.io.heightmaps.commit(pairs)
     monkeypatch.setattr(os, "replace", real_replace)
     assert {p.name: p.read_text() for p in target.iterdir()} == {n: "old " + n for n in names}  # no leftovers
-    orogen.addon.export.commit(pairs)
+    orogen.addon.io.heightmaps.commit(pairs)
     assert {p.name: p.read_text() for p in target.iterdir()} == {n: "new " + n for n in names}

@@ -110,7 +110,7 @@ def test_a_folder_relative_to_an_unsaved_blend_is_refused(scene, tmp_path, monke
 
 
 def test_cut_images_are_refused_before_blender_decodes_them(scene, orogen, tmp_path):
-    ex = orogen.addon.export
+    ex = orogen.addon.io.heightmaps
     ramp = np.tile(np.linspace(0.0, 1.0, 64), (48, 1))
     ex.write_image(str(tmp_path / "h.exr"), ramp, depth="32", file_format="OPEN_EXR")
     ex.write_image(str(tmp_path / "h.png"), ramp, depth="16")
@@ -128,7 +128,7 @@ def test_cut_images_are_refused_before_blender_decodes_them(scene, orogen, tmp_p
 
 
 def test_colour_pictures_are_refused_and_grey_ones_read(scene, orogen, tmp_path):
-    ex = orogen.addon.export
+    ex = orogen.addon.io.heightmaps
     rgb = np.zeros((16, 16, 3))
     rgb[..., 0] = np.linspace(0, 1, 16)  # only red changes: once imported as its red channel
     ex.write_image(str(tmp_path / "colour.png"), rgb)

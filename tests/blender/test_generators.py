@@ -140,7 +140,7 @@ def test_panel_shows_only_the_chosen_generators_settings(scene, orogen):
     for generator in declared:
         settings.generator = generator
         drawn = []
-        orogen.addon.draw.draw_spec(_Layout(drawn), settings)
+        orogen.addon.ui.draw.draw_spec(_Layout(drawn), settings)
         shown = {name for data, name in drawn if data == getattr(settings, generator)}
         assert shown == {p.name for p in declared[generator].params}
         others = {getattr(settings, g) for g in declared if g != generator}

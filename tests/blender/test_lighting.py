@@ -166,7 +166,7 @@ def test_scene_sun_sets_the_light_direction(scene, orogen):
     scene.collection.objects.link(sun)
     orogen.addon.render._look_at(sun, -orogen.addon.render.sun_vector(math.radians(250.0), math.radians(40.0)))
     bpy.context.view_layer.update()
-    assert orogen.addon.terrain.scene_sun(scene) == pytest.approx((250.0, 40.0), abs=1e-3)
+    assert orogen.addon.terrain.compute.scene_sun(scene) == pytest.approx((250.0, 40.0), abs=1e-3)
     bpy.ops.orogen.terrain_add(
         size=24,
         seed=1,
@@ -178,7 +178,7 @@ def test_scene_sun_sets_the_light_direction(scene, orogen):
     obj = bpy.context.active_object
     h = metres(orogen, "hills", 24, 1, 23.0, 6.0, {})  # the default hills: 150, radii 3 to 16 m
     assert np.array_equal(z_of(obj, (24, 24)), h)
-    sun_az, sun_alt = orogen.addon.terrain.scene_sun(scene)
+    sun_az, sun_alt = orogen.addon.terrain.compute.scene_sun(scene)
     expected = orogen.core.shading.hillshade(h, 1.0, sun_az, sun_alt)
     assert np.allclose(lightmap_of(obj).reshape(24, 24), expected, atol=1e-6)
 

@@ -67,11 +67,11 @@ def test_splat_pixels_equal_cores_splat_maps_and_sum_to_255(scene, orogen, tmp_p
         use_data_maps=False,
         use_splat_maps=True,
     ) == {"FINISHED"}
-    core, live = orogen.core, orogen.addon.live
-    h = orogen.addon.export.heightmap_from_mesh(obj)
+    core = orogen.core
+    h = orogen.addon.io.heightmaps.heightmap_from_mesh(obj)
     slope = core.shading.slope_degrees(h * np.float32(10.0), 1.0)
     spec = orogen.addon.specio.read_spec(obj.orogen)
-    expected = core.splat_maps(core.layer_weights(h, live.checked_layers(spec), slope))
+    expected = core.splat_maps(core.layer_weights(h, orogen.addon.material.checked_layers(spec), slope))
     assert len(expected) == (count + 3) // 4
     files = sorted(tmp_path.glob("t_splat*.png"))
     assert [f.name for f in files] == [f"t_splat{i}.png" for i in range(len(expected))]
@@ -91,7 +91,7 @@ def test_rgba_data_pngs_keep_every_level_whatever_the_alpha(orogen, tmp_path):
     levels = np.arange(256, dtype=np.float64)
     rgba = np.stack(np.meshgrid(levels, levels), axis=-1)  # every pair of levels
     rgba = np.concatenate([rgba, rgba[..., ::-1]], axis=-1) / 255.0  # R, G and alpha over 0..255 each
-    path = orogen.addon.export.write_image(str(tmp_path / "levels.png"), rgba)
+    path = orogen.addon.io.heightmaps.write_image(str(tmp_path / "levels.png"), rgba)
     with Image.open(path) as image:
         assert np.array_equal(np.asarray(image), np.rint(rgba * 255).astype(np.uint8))
 
@@ -121,11 +121,11 @@ def export_gltf(folder):
 
 def expected_colour(orogen, obj):
     """core.colormap × lightmap at each vertex (what the Unlit material shows), linear."""
-    ex, core = orogen.addon.export, orogen.core
+    ex, core = orogen.addon.io.heightmaps, orogen.core
     spec = orogen.addon.specio.read_spec(obj.orogen)
     rows, cols = ex.terrain_shape(obj)
     h, slope = ex.point_map(obj, "height"), ex.point_map(obj, "slope")
-    colour = core.colormap(h, orogen.addon.live.checked_layers(spec), slope)
+    colour = core.colormap(h, orogen.addon.material.checked_layers(spec), slope)
     light = ex.point_map(obj, "Lightmap")
     if light is not None:
         colour = colour * light[..., None]
@@ -146,7 +146,7 @@ def gltf_colours(orogen, obj, folder):
     co = co.reshape(-1, 3)
     # glTF is Y-up: (x, y, z) in Blender is (x, z, -y).
     blender = np.stack([position[:, 0], -position[:, 2], position[:, 1]], axis=1)
-    rows, cols = orogen.addon.export.terrain_shape(obj)
+    rows, cols = orogen.addon.io.heightmaps.terrain_shape(obj)
     cell = co[1, 0] - co[0, 0]
     col = np.rint((blender[:, 0] - co[0, 0]) / cell).astype(int)
     row = np.rint((co[0, 1] - blender[:, 1]) / cell).astype(int)
@@ -177,7 +177,7 @@ def test_the_baked_colour_follows_regeneration_and_layer_edits(scene, orogen, tm
     obj.orogen.seed = 9
     assert bpy.ops.orogen.terrain_regenerate() == {"FINISHED"}
     obj.orogen.layers[0].color = (1.0, 0.0, 0.0)
-    orogen.addon.live.set_material(obj, orogen.addon.specio.read_spec(obj.orogen))  # what a layer edit runs
+    orogen.addon.terrain.apply.set_material(obj, orogen.addon.specio.read_spec(obj.orogen))  # what a layer edit runs
     _, colour, index = gltf_colours(orogen, obj, tmp_path)
     assert np.abs(colour - expected_colour(orogen, obj)[index]).max() < 1e-3
 

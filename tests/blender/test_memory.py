@@ -17,7 +17,7 @@ import json, sys
 sys.path.insert(0, sys.argv[1])
 import bpy
 from render_terrain import load_orogen
-terrain = load_orogen().addon.terrain
+terrain = load_orogen().addon.terrain.compute
 
 def status(key):
     with open("/proc/self/status") as f:

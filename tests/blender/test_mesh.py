@@ -85,9 +85,9 @@ def test_face_edges_of_any_quads(mesh_module):
 
 
 @pytest.mark.parametrize("depth", [0.0, 3.0])
-def test_profile_mesh_is_valid_and_closed(scene, mesh_module, depth):
+def test_profile_mesh_is_valid_and_closed(scene, orogen, mesh_module, depth):
     profile = np.array([2.0, 5.0, 3.0, 4.0, 6.0], dtype=np.float32)
-    mesh = mesh_module.build_profile_mesh("p", profile, 20.0, 0.0, depth)
+    mesh = orogen.addon.ops.profile.build_profile_mesh("p", profile, 20.0, 0.0, depth)
     check_topology(mesh)
     v, e, f = len(mesh.vertices), len(mesh.edges), len(mesh.polygons)
     if depth > 0:
@@ -129,23 +129,23 @@ def test_bare_grid_mesh_has_geometry_only(scene, mesh_module):
     assert len(mesh.uv_layers) == 0 and "height" not in mesh.attributes
 
 
-def test_grid_mesh_for_swaps_between_two_meshes(scene, mesh_module):
+def test_grid_mesh_for_swaps_between_two_meshes(scene, orogen, mesh_module):
     bpy.ops.orogen.terrain_add(size=33)
     obj = bpy.context.active_object
     own, material = obj.data, obj.data.materials[0]
-    preview = mesh_module.grid_mesh_for(obj, 9, 9)
+    preview = orogen.addon.terrain.meshes.grid_mesh_for(obj, 9, 9)
     assert obj.data == preview != own and list(preview.materials) == [material]
-    assert obj[mesh_module.OTHER_MESH_PROPERTY] == own and own.users == 1  # kept, by the property
+    assert obj[orogen.addon.terrain.meshes.OTHER_MESH_PROPERTY] == own and own.users == 1  # kept, by the property
     h = np.zeros((9, 9), np.float32)
     assert mesh_module.update_grid_mesh(preview, h, 10.0, 2.0) is True  # built once
-    assert mesh_module.grid_mesh_for(obj, 33, 33) == own == obj.data  # back, nothing rebuilt
-    assert obj[mesh_module.OTHER_MESH_PROPERTY] == preview
-    assert mesh_module.grid_mesh_for(obj, 9, 9) == preview  # and the preview is at hand again
+    assert orogen.addon.terrain.meshes.grid_mesh_for(obj, 33, 33) == own == obj.data  # back, nothing rebuilt
+    assert obj[orogen.addon.terrain.meshes.OTHER_MESH_PROPERTY] == preview
+    assert orogen.addon.terrain.meshes.grid_mesh_for(obj, 9, 9) == preview  # and the preview is at hand again
     assert mesh_module.update_grid_mesh(preview, h, 10.0, 2.0) is False
-    assert mesh_module.grid_mesh_for(obj, 33, 33) == own
+    assert orogen.addon.terrain.meshes.grid_mesh_for(obj, 33, 33) == own
     preview_name = preview.name
-    mesh_module.drop_other_mesh(obj)
-    assert mesh_module.OTHER_MESH_PROPERTY not in obj and preview_name not in bpy.data.meshes
+    orogen.addon.terrain.meshes.drop_other_mesh(obj)
+    assert orogen.addon.terrain.meshes.OTHER_MESH_PROPERTY not in obj and preview_name not in bpy.data.meshes
     check_topology(obj.data)
 
 

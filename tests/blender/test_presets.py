@@ -29,7 +29,7 @@ BUILTINS = SPECS + PROFILES
 
 def test_the_built_in_presets_are_there(orogen):
     assert tuple(orogen.core.presets.PRESETS) == SPECS
-    assert tuple(orogen.addon.presets.PROFILE_PRESETS) == PROFILES
+    assert tuple(orogen.addon.ops.presets.PROFILE_PRESETS) == PROFILES
 
 
 @pytest.mark.parametrize("name", BUILTINS)

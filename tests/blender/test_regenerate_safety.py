@@ -201,7 +201,7 @@ def test_live_preview_and_full_size_keep_the_users_data(terrain, orogen):
     terrain.orogen.seed = 5
     live.on_setting_changed(terrain, bpy.context)  # a preview 20 x 20 in Orogen's own preview mesh
     assert len(terrain.data.vertices) == 400 and terrain.data != own
-    live.flush_live_updates(force=True)
+    orogen.addon.terrain.settle.flush_live_updates(force=True)
     assert terrain.data == own and len(own.vertices) == 1600 and "wetness" in own.attributes
     assert "Forest" in terrain.vertex_groups
 
@@ -298,7 +298,7 @@ def test_export_includes_shape_keys_as_shown(terrain, orogen, tmp_path):
 def test_an_unedited_export_is_the_generated_heightmap_bit_for_bit(terrain, orogen, tmp_path):
     assert export(terrain, tmp_path) == {"FINISHED"}
     h = np.load(tmp_path / "t_height.npy")
-    assert np.array_equal(h, orogen.addon.export.heightmap_from_mesh(terrain))
+    assert np.array_equal(h, orogen.addon.io.heightmaps.heightmap_from_mesh(terrain))
     assert "edited_vertices" not in json.loads((tmp_path / "t_height.npy.json").read_text())
 
 

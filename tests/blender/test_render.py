@@ -37,7 +37,7 @@ def test_lit_render_shows_the_terrain_and_the_lit_side_is_brighter(scene, orogen
     render.configure_cycles(scene, (64, 48), samples=8)
     out = tmp_path / "terrain.png"
     render.render_still(scene, str(out))
-    rgb = orogen.addon.export.read_image(str(out))[..., :3]
+    rgb = orogen.addon.io.heightmaps.read_image(str(out))[..., :3]
     lum = rgb.mean(axis=-1)
     assert rgb.shape == (48, 64, 3)
     # Not only background: the black world fills the sides, the terrain the middle.
@@ -113,7 +113,7 @@ def test_lit_terrain_follows_the_sun_not_the_baked_light(scene, orogen, tmp_path
         render.configure_cycles(scene, (48, 48), samples=16)
         out = tmp_path / f"sun{azimuth:.0f}.png"
         render.render_still(scene, str(out))
-        lum = orogen.addon.export.read_image(str(out))[..., :3].mean(axis=-1)
+        lum = orogen.addon.io.heightmaps.read_image(str(out))[..., :3].mean(axis=-1)
         halves[azimuth] = (lum[12:36, 28:40].mean(), lum[12:36, 8:20].mean())  # (east, west)
     (east_e, west_e), (east_w, west_w) = halves[90.0], halves[270.0]
     assert east_e > 1.3 * west_e and west_w > 1.3 * east_w, halves  # the lit side moves with the sun
@@ -184,13 +184,13 @@ def test_the_optional_cavity_term_darkens_a_lit_terrain_by_its_ambient_occlusion
     scene.render.image_settings.file_format = "OPEN_EXR"
     scene.render.image_settings.color_depth = "32"
     render.render_still(scene, str(tmp_path / "cavity.exr"))
-    dark = orogen.addon.export.read_image(str(tmp_path / "cavity.exr"))[..., :3].mean(axis=-1)
+    dark = orogen.addon.io.heightmaps.read_image(str(tmp_path / "cavity.exr"))[..., :3].mean(axis=-1)
     terrain.orogen.material.cavity = 0.0  # as the panel does: the change notification rebuilds the material
     bpy.context.view_layer.objects.active = terrain
     sys.modules[orogen.__name__ + ".addon.live"]._on_msgbus()
     assert not [n for n in terrain.active_material.node_tree.nodes if n.label == "Occlusion"]
     render.render_still(scene, str(tmp_path / "plain.exr"))
-    plain = orogen.addon.export.read_image(str(tmp_path / "plain.exr"))[..., :3].mean(axis=-1)
+    plain = orogen.addon.io.heightmaps.read_image(str(tmp_path / "plain.exr"))[..., :3].mean(axis=-1)
     inner = (slice(2, -2), slice(2, -2))
     ratio = dark[inner] / np.maximum(plain[inner], 1e-6)
     occ = maps.occlusion[inner]

@@ -80,7 +80,7 @@ def test_render_terrain_lights_the_terrain_from_the_specs_sun(tmp_path):
         "t = next(x for x in bpy.data.objects if x.type == 'MESH'); "
         "sun = next(x for x in bpy.data.objects if x.type == 'LIGHT'); "
         "print(o.addon.specio.read_spec(t.orogen).lighting['azimuth'], "
-        "o.addon.terrain.scene_sun(bpy.context.scene))"
+        "o.addon.terrain.compute.scene_sun(bpy.context.scene))"
     )
     out = run("-c", check, blend, ROOT / "scripts")
     assert out.returncode == 0, out.stderr

@@ -168,7 +168,7 @@ def test_out_of_bounds_values_are_clamped_by_the_properties(scene):
 def test_panel_settings_drive_the_generate_button(scene, orogen):
     settings = scene.orogen
     settings.size, settings.seed, settings.height = 20, 42, 7.0
-    panel_module = orogen.addon.panel
+    panel_module = orogen.addon.ui.panel
     names = orogen.core.spec.setting_paths(orogen.addon.specio.read_spec(settings))
     assert {"size", "seed", "hills.count", "height", "width", "lighting.azimuth"} <= set(names)
     assert panel_module.VIEW3D_PT_orogen_terrain.bl_category == "Terrain"
@@ -243,7 +243,7 @@ Buffers:          100000 kB
 def test_available_memory_reads_what_the_kernel_can_give(
     orogen, tmp_path, monkeypatch, meminfo, cgroup, limit, expected
 ):
-    terrain = orogen.addon.terrain
+    terrain = orogen.addon.terrain.compute
     (tmp_path / "meminfo").write_text(meminfo)
     monkeypatch.setattr(terrain, "MEMINFO", str(tmp_path / "meminfo"))
     monkeypatch.setattr(terrain, "CGROUP_MAX", str(tmp_path / "memory.max"))
@@ -259,7 +259,7 @@ def test_available_memory_reads_what_the_kernel_can_give(
 
 
 def test_available_memory_without_meminfo_falls_back_to_free_pages(orogen, tmp_path, monkeypatch):
-    terrain = orogen.addon.terrain
+    terrain = orogen.addon.terrain.compute
     monkeypatch.delenv("OROGEN_MEMORY_LIMIT", raising=False)
     for name in ("MEMINFO", "CGROUP_MAX", "CGROUP_CURRENT"):
         monkeypatch.setattr(terrain, name, str(tmp_path / "missing"))
@@ -330,7 +330,7 @@ def test_a_late_failure_leaves_nothing_added(scene, orogen, monkeypatch):
     def fails(obj, spec):
         raise ValueError("the bake failed")
 
-    monkeypatch.setattr(orogen.addon.operators, "bake_unlit_color", fails)
+    monkeypatch.setattr(orogen.addon.ops.terrain, "bake_unlit_color", fails)
     with pytest.raises(RuntimeError, match="Terrain not added: the bake failed"):
         bpy.ops.orogen.terrain_add(spec=json.dumps(spec))
     # (the material's node-tree template, a hidden cache kept for the next terrain, may stay)

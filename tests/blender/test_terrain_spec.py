@@ -91,7 +91,7 @@ def test_a_generator_declared_in_core_only_appears_everywhere(scene, orogen, toy
     assert spec.to_dict()["toy_plane"] == {"amplitude": 2.0, "tilt": 1.0}
     assert orogen.core.TerrainSpec.from_json(spec.to_json()) == spec
     # The N-panel draws its parameters, as the redo panel does.
-    draw = orogen.addon.draw
+    draw = orogen.addon.ui.draw
     assert {"amplitude", "tilt"} <= shown_names(draw.draw_spec, obj.orogen)
     assert {"amplitude", "tilt"} <= shown_names(lambda lay, d: draw.draw_spec(lay, d, operator=True), obj.orogen)
     # A user preset saved and loaded again by name (the panel's settings: no terrain selected).
@@ -180,7 +180,7 @@ def test_renaming_a_terrain_during_a_pending_live_update_settles_at_full_size(sc
     bpy.ops.mesh.primitive_cube_add()
     bpy.context.active_object.name = "Terrain"  # an object that takes the old name is left alone
     cube_vertices = len(bpy.context.active_object.data.vertices)
-    assert live.flush_live_updates(force=True) == ["Renamed"]
+    assert orogen.addon.terrain.settle.flush_live_updates(force=True) == ["Renamed"]
     assert len(obj.data.vertices) == 129 * 129 and not obj.orogen.preview_pending
     assert len(bpy.data.objects["Terrain"].data.vertices) == cube_vertices
 
@@ -195,13 +195,13 @@ def test_duplicating_or_deleting_during_a_pending_update_is_safe(scene, orogen):
     copy = obj.copy()
     copy.data = obj.data.copy()
     scene.collection.objects.link(copy)
-    done = live.flush_live_updates(force=True)
+    done = orogen.addon.terrain.settle.flush_live_updates(force=True)
     assert sorted(done) == sorted([obj.name, copy.name])
     assert len(copy.data.vertices) == 65 * 65
     obj.orogen.seed = 3
     live.on_setting_changed(obj, bpy.context)
     bpy.data.objects.remove(obj)
-    assert live.flush_live_updates(force=True) == []
+    assert orogen.addon.terrain.settle.flush_live_updates(force=True) == []
 
 
 def test_the_filter_stack_is_an_ordered_list_with_repeats(scene, orogen):
@@ -278,7 +278,7 @@ def test_a_0_1_blend_loads_and_regenerates_to_the_same_heightmaps(orogen):
 
 
 def test_a_0_1_user_preset_loads_by_name(scene, orogen):
-    folder = Path(orogen.addon.presets.user_preset_folder(create=True))
+    folder = Path(orogen.addon.ops.presets.user_preset_folder(create=True))
     shutil.copy(V01 / "My_Faults.py", folder / "My_Faults.py")
     try:
         bpy.ops.orogen.preset_load(name="My_Faults")
@@ -363,7 +363,7 @@ def test_duplicating_with_shift_d_during_a_preview_keeps_both_terrains_their_own
     assert b != a
     b.orogen.seed = 3
     live.on_setting_changed(b, bpy.context)
-    live.flush_live_updates(force=True)
+    orogen.addon.terrain.settle.flush_live_updates(force=True)
     assert a.data != b.data and (a.orogen.seed, b.orogen.seed) == (2, 3)
     for obj, seed in ((a, 2), (b, 3)):
         spec = orogen.addon.specio.read_spec(obj.orogen)
@@ -381,7 +381,7 @@ def test_a_failed_full_size_pass_goes_back_to_the_terrain_before_the_preview(sce
     obj.orogen.preview_size = 17
     obj.orogen.size = 65  # its preview (17²) has 3 cm cells; at full size 8 mm: the hydraulic filter refuses
     live.on_setting_changed(obj, bpy.context)
-    live.flush_live_updates(force=True)
+    orogen.addon.terrain.settle.flush_live_updates(force=True)
     assert obj.orogen.status.startswith("Not regenerated") and "cell" in obj.orogen.status
     assert not obj.data.get("orogen_preview_mesh") and np.array_equal(mesh_heightmap(obj), before)
     assert not any(name in obj.orogen.status for name in ("deposited", "water_depth"))  # Orogen's own maps
@@ -395,9 +395,11 @@ def test_the_full_size_pass_waits_while_the_terrain_is_in_edit_mode(scene, oroge
     obj.orogen.seed = 4
     live.on_setting_changed(obj, bpy.context)
     bpy.ops.object.mode_set(mode="EDIT")
-    assert live.flush_live_updates(force=True) == [] and obj.orogen.preview_pending
+    assert orogen.addon.terrain.settle.flush_live_updates(force=True) == [] and obj.orogen.preview_pending
     bpy.ops.object.mode_set(mode="OBJECT")
-    assert live.flush_live_updates(force=True) == [obj.name] and len(obj.data.vertices) == 65 * 65
+    assert (
+        orogen.addon.terrain.settle.flush_live_updates(force=True) == [obj.name] and len(obj.data.vertices) == 65 * 65
+    )
 
 
 def test_an_imported_terrains_export_comes_back_at_its_scale_and_a_lying_sidecar_is_refused(scene, orogen, tmp_path):
@@ -473,7 +475,7 @@ def test_an_export_during_a_pending_preview_writes_the_full_size_terrain(scene, 
     ],
 )
 def test_a_broken_0_1_preset_is_reported_and_never_run(scene, orogen, text, match):
-    folder = Path(orogen.addon.presets.user_preset_folder(create=True))
+    folder = Path(orogen.addon.ops.presets.user_preset_folder(create=True))
     (folder / "broken.py").write_text(text)
     try:
         with pytest.raises(RuntimeError, match=match):

@@ -19,7 +19,7 @@ ATTRIBUTES = ("height", "slope", "curvature")
 
 @pytest.fixture
 def tiles_module(orogen):
-    return sys.modules[orogen.__name__ + ".addon.tiles"]
+    return sys.modules[orogen.__name__ + ".addon.tiles.world"]
 
 
 def add_world(**kw):
@@ -183,6 +183,11 @@ def orogen_core(tiles_module):
     return sys.modules[tiles_module.__name__.rpartition(".addon.")[0] + ".core"]
 
 
+def live_module(tiles_module):
+    """The live-update engine (the message bus delivers to it)."""
+    return sys.modules[tiles_module.__name__.rpartition(".addon.")[0] + ".addon.live"]
+
+
 def test_editing_the_world_regenerates_every_tile_and_only_the_tiles(scene, tiles_module):
     bpy.ops.orogen.terrain_add(size=20, seed=1)
     other = bpy.context.active_object
@@ -191,7 +196,7 @@ def test_editing_the_world_regenerates_every_tile_and_only_the_tiles(scene, tile
     tiles = tiles_of(world)
     before = {k: grid(o)[0] for k, o in tiles.items()}
     world.orogen_world.seed = SEED + 1
-    tiles_module._on_msgbus()  # the message bus notifies in a window's event loop: delivered by hand here
+    live_module(tiles_module)._on_msgbus()  # the message bus notifies in a window's event loop: delivered by hand here
     for key, obj in tiles.items():
         assert not np.array_equal(grid(obj)[0][..., 2], before[key][..., 2]), obj.name
     assert np.array_equal(grid(other)[0], other_before)
@@ -201,7 +206,7 @@ def test_editing_the_world_regenerates_every_tile_and_only_the_tiles(scene, tile
         assert np.array_equal(grid(a)[0][edge_a], grid(b)[0][edge_b])
     # Nothing changed: nothing is rebuilt.
     status = world.orogen_tiles.status
-    tiles_module._on_msgbus()
+    live_module(tiles_module)._on_msgbus()
     assert world.orogen_tiles.status == status
 
 
@@ -277,7 +282,7 @@ def test_a_new_tile_size_rebuilds_every_tile_at_that_size_and_bad_worlds_are_ref
     world = add_world(tiles_x=2, tiles_y=1)
     world.orogen_world.size = 33
     world.orogen_world.width = CELL * 32
-    tiles_module._on_msgbus()
+    live_module(tiles_module)._on_msgbus()
     tiles = tiles_of(world)
     assert sorted(tiles) == [(0, 0), (0, 1)]
     assert all(len(o.data.vertices) == 33 * 33 for o in tiles.values())
@@ -320,7 +325,7 @@ def test_a_tiles_collection_exports_engine_tiles_with_shared_edges(scene, orogen
         assert np.array_equal(raw[::-1], png[ty, tx]), obj.name  # Unity's rows run from the south
         # Read back with Blender's own loader (no OpenEXR module in the Blender test environments); Blender's
         # writer stores the grey heights as equal R, G, B (as a terrain's EXR export does).
-        rgb = orogen.addon.export.read_image(str(tmp_path / f"exr/land_x{tx}_y{ty}.exr"))[..., :3]
+        rgb = orogen.addon.io.heightmaps.read_image(str(tmp_path / f"exr/land_x{tx}_y{ty}.exr"))[..., :3]
         assert rgb.shape == (TILE, TILE, 3) and rgb.dtype == np.float32
         assert np.array_equal(rgb[..., 0], rgb[..., 1]) and np.array_equal(rgb[..., 0], rgb[..., 2])
         exr[ty, tx] = rgb[..., 0]
@@ -408,7 +413,7 @@ def test_a_world_with_water_has_one_water_object_over_the_whole_world_walled_onl
     # A water-level edit moves it; the tiles' levels of detail reshape its walls; water off removes it all.
     before = {k: grid(o)[0] for k, o in tiles.items()}
     world.orogen_world.material.water_level = WATER_LEVEL + 1.0
-    sys.modules[orogen.__name__ + ".addon.tiles"]._on_msgbus()
+    sys.modules[orogen.__name__ + ".addon.live"]._on_msgbus()
     assert world_water(world) == sea and world.orogen_tiles.status == "Water updated"
     assert all(np.array_equal(grid(o)[0], before[k]) for k, o in tiles.items())  # the tiles stay
     sea_co = np.empty(len(sea.data.vertices) * 3, np.float32)
@@ -421,7 +426,7 @@ def test_a_world_with_water_has_one_water_object_over_the_whole_world_walled_onl
     assert len(sea.data.vertices) == 2 * (4 * 3 * (TILE - 1) - (TILE - 1) + (TILE - 1) // 4) + 1
     mesh, material = sea.data.name, sea.data.materials[0].name
     world.orogen_world.material.water = False
-    sys.modules[orogen.__name__ + ".addon.tiles"]._on_msgbus()
+    sys.modules[orogen.__name__ + ".addon.live"]._on_msgbus()
     assert world_water(world) is None and mesh not in bpy.data.meshes and material not in bpy.data.materials
     assert len(tiles_of(world)) == 9
 
@@ -460,7 +465,7 @@ def test_water_that_cannot_follow_a_broken_border_says_so_and_stays_as_it_was(sc
         bm.to_mesh(mesh)
         bm.free()
     world.orogen_world.material.water_level = WATER_LEVEL + 1.0
-    tiles_module._on_msgbus()
+    live_module(tiles_module)._on_msgbus()
     status = world.orogen_tiles.status
     assert status.startswith("Water not updated") and "x1 y0" in status, status
     assert world_water(world) == sea and np.array_equal(water_co(sea), before)
@@ -473,7 +478,7 @@ def test_water_that_cannot_follow_a_broken_border_says_so_and_stays_as_it_was(sc
         assert "water" not in world.orogen_tiles.status
         assert water_co(sea)[:, 2].max() == pytest.approx(WATER_LEVEL + 1.0)
     world.orogen_world.material.water = False
-    tiles_module._on_msgbus()
+    live_module(tiles_module)._on_msgbus()
     assert world_water(world) is None
 
 
@@ -481,7 +486,7 @@ def test_an_inner_tile_deleted_leaves_the_water_following_the_level(scene, tiles
     world = add_world(set=SETTINGS + f"; material.water=true; material.water_level={WATER_LEVEL}")
     bpy.data.objects.remove(tiles_of(world)[(1, 1)])
     world.orogen_world.material.water_level = WATER_LEVEL + 1.0
-    tiles_module._on_msgbus()
+    live_module(tiles_module)._on_msgbus()
     assert world.orogen_tiles.status == "Water updated"
     assert water_co(world_water(world))[:, 2].max() == pytest.approx(WATER_LEVEL + 1.0)
 

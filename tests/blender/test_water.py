@@ -178,10 +178,10 @@ def test_physical_water_is_tinted_by_depth(scene, orogen, tmp_path):
     scene.render.image_settings.file_format = "OPEN_EXR"
     scene.render.image_settings.color_depth = "32"
     render.render_still(scene, str(tmp_path / "sea.exr"))
-    wet_rgb = orogen.addon.export.read_image(str(tmp_path / "sea.exr"))[..., :3]
+    wet_rgb = orogen.addon.io.heightmaps.read_image(str(tmp_path / "sea.exr"))[..., :3]
     water_module(orogen).remove_water(terrain)
     render.render_still(scene, str(tmp_path / "dry.exr"))
-    dry_rgb = orogen.addon.export.read_image(str(tmp_path / "dry.exr"))[..., :3]
+    dry_rgb = orogen.addon.io.heightmaps.read_image(str(tmp_path / "dry.exr"))[..., :3]
     z = positions(terrain)[:, 2].reshape(SIZE, SIZE)
     inner = np.zeros_like(z, dtype=bool)
     inner[2:-2, 2:-2] = True

@@ -15,4 +15,4 @@ def plain_top_view(orogen, scene, terrain, path, size, width):
     scene.render.image_settings.file_format = "OPEN_EXR"
     scene.render.image_settings.color_depth = "32"
     render.render_still(scene, str(path))
-    return orogen.addon.export.read_image(str(path))[..., :3]
+    return orogen.addon.io.heightmaps.read_image(str(path))[..., :3]

@@ -111,3 +111,20 @@ def test_normalize_and_flatten_in_blocks_are_bit_identical_to_whole_map_float64(
             for e in (1.5, 0.37, 7.3):
                 whole = np.power(np.clip(v.astype(np.float64), 0.0, 1.0), e).astype(np.float32)
                 assert flatten(v, e).tobytes() == whole.tobytes()
+
+
+def test_surface_heights_are_the_generated_ones_unless_edited():
+    from core.heightmap import surface_heights
+
+    gen = np.array([[0.0, 0.5], [0.25, 1.0]], np.float32)
+    h, span, edited = surface_heights(gen * np.float32(8.0), gen, 8.0)
+    assert h is gen and span == (0.0, 8.0) and edited == 0
+    lifted = gen * np.float32(1.5)  # version 3: uplift above Height
+    h, span, edited = surface_heights(lifted * np.float32(8.0), lifted, 8.0)
+    assert h.min() == 0.0 and h.max() == 1.0 and span == (0.0, 12.0) and edited == 0
+    z = gen * np.float32(8.0)
+    z[0, 0] = -2.0
+    h, span, edited = surface_heights(z, gen, 8.0)
+    assert edited == 1 and span == (-2.0, 8.0) and h[0, 0] == 0.0 and h[1, 1] == 1.0 and h.dtype == np.float32
+    h, span, edited = surface_heights(np.full((2, 2), 3.0, np.float32), gen, 8.0)
+    assert edited == 4 and span == (3.0, 3.0) and not h.any()

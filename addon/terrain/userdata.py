@@ -30,7 +30,8 @@ import bpy
 import numpy as np
 import numpy.typing as npt
 
-from .mesh import (
+from ...core.resample import resample, resample_points
+from ..mesh import (
     BAKED_COLOR_ATTRIBUTE,
     CURVATURE_ATTRIBUTE,
     EROSION_ATTRIBUTES,
@@ -165,89 +166,6 @@ def capture(obj: bpy.types.Object, mesh: bpy.types.Mesh, shape: tuple[int, int])
     return data
 
 
-# --- resampling on the grid -------------------------------------------------------------------
-def _axis(old: int, new: int, offset: float = 0.0) -> npt.NDArray[np.float64]:
-    """Old-grid coordinates of the new grid's points ``0 .. new-1`` (+ ``offset``) along one axis."""
-    scale = (old - 1) / (new - 1) if new > 1 else 0.0
-    return (np.arange(new, dtype=np.float64) + offset) * scale
-
-
-def _cell(coord: npt.NDArray[np.float64], cells: int) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.float64]]:
-    """The cell ``0 .. cells-1`` holding each coordinate and the fraction across it (may leave [0, 1] at edges)."""
-    index = np.clip(np.floor(coord).astype(np.intp), 0, max(cells - 1, 0))
-    return index, coord - index
-
-
-def _points(values: npt.NDArray, old: tuple[int, int], new: tuple[int, int], smooth: bool) -> npt.NDArray:
-    """Point values ``(old_rows*old_cols, k)`` on the new grid: bilinear (``smooth``) or nearest."""
-    grid = values.reshape(old[0], old[1], -1)
-    y, x = _axis(old[0], new[0]), _axis(old[1], new[1])
-    if not smooth:
-        rows = np.clip(np.rint(y).astype(np.intp), 0, old[0] - 1)
-        cols = np.clip(np.rint(x).astype(np.intp), 0, old[1] - 1)
-        return grid[rows[:, None], cols[None, :]].reshape(new[0] * new[1], -1)
-    i, fy = _cell(y, old[0] - 1)
-    j, fx = _cell(x, old[1] - 1)
-    i1, j1 = np.minimum(i + 1, old[0] - 1), np.minimum(j + 1, old[1] - 1)
-    fy, fx = fy[:, None, None], fx[None, :, None]
-    top = grid[i[:, None], j[None, :]] * (1 - fx) + grid[i[:, None], j1[None, :]] * fx
-    bottom = grid[i1[:, None], j[None, :]] * (1 - fx) + grid[i1[:, None], j1[None, :]] * fx
-    return (top * (1 - fy) + bottom * fy).astype(values.dtype).reshape(new[0] * new[1], -1)
-
-
-def _corners(values: npt.NDArray, old: tuple[int, int], new: tuple[int, int], smooth: bool) -> npt.NDArray:
-    """Face-corner values ``(faces*4, k)`` on the new grid, from the old face under each new face's centre."""
-    faces = values.reshape(old[0] - 1, old[1] - 1, 4, -1)  # corners: top-left, bottom-left, bottom-right, top-right
-    i, _ = _cell(_axis(old[0], new[0], 0.0)[:-1] + 0.5 * (old[0] - 1) / max(new[0] - 1, 1), old[0] - 1)
-    j, _ = _cell(_axis(old[1], new[1], 0.0)[:-1] + 0.5 * (old[1] - 1) / max(new[1] - 1, 1), old[1] - 1)
-    picked = faces[i[:, None], j[None, :]]  # (new rows - 1, new cols - 1, 4, k)
-    out = np.empty_like(picked)
-    y, x = _axis(old[0], new[0]), _axis(old[1], new[1])
-    for k, (dr, dc) in enumerate(((0, 0), (1, 0), (1, 1), (0, 1))):
-        fy = (y[dr : len(y) - 1 + dr] - i)[:, None, None]
-        fx = (x[dc : len(x) - 1 + dc] - j)[None, :, None]
-        if not smooth:
-            fy, fx = np.clip(np.rint(fy), 0, 1), np.clip(np.rint(fx), 0, 1)
-        tl, bl, br, tr = (picked[:, :, c] for c in range(4))
-        out[:, :, k] = ((tl * (1 - fx) + tr * fx) * (1 - fy) + (bl * (1 - fx) + br * fx) * fy).astype(values.dtype)
-    return out.reshape(-1, values.shape[1])
-
-
-def _faces(values: npt.NDArray, old: tuple[int, int], new: tuple[int, int]) -> npt.NDArray:
-    """Face values: the old face under each new face's centre."""
-    grid = values.reshape(old[0] - 1, old[1] - 1, -1)
-    i, _ = _cell(_axis(old[0], new[0])[:-1] + 0.5 * (old[0] - 1) / max(new[0] - 1, 1), old[0] - 1)
-    j, _ = _cell(_axis(old[1], new[1])[:-1] + 0.5 * (old[1] - 1) / max(new[1] - 1, 1), old[1] - 1)
-    return grid[i[:, None], j[None, :]].reshape(-1, values.shape[1])
-
-
-def _edges(values: npt.NDArray, old: tuple[int, int], new: tuple[int, int]) -> npt.NDArray:
-    """Edge values (east-west edges first, then north-south, as :func:`mesh.grid_edges`): the nearest old edge
-    of the same direction."""
-    across = old[0] * (old[1] - 1)
-    east_west = values[:across].reshape(old[0], old[1] - 1, -1)
-    north_south = values[across:].reshape(old[0] - 1, old[1], -1)
-    half_y, half_x = 0.5 * (old[0] - 1) / max(new[0] - 1, 1), 0.5 * (old[1] - 1) / max(new[1] - 1, 1)
-    rows = np.clip(np.rint(_axis(old[0], new[0])).astype(np.intp), 0, old[0] - 1)
-    cols = np.clip(np.rint(_axis(old[1], new[1])).astype(np.intp), 0, old[1] - 1)
-    cells_x, _ = _cell(_axis(old[1], new[1])[:-1] + half_x, old[1] - 1)
-    cells_y, _ = _cell(_axis(old[0], new[0])[:-1] + half_y, old[0] - 1)
-    first = east_west[rows[:, None], cells_x[None, :]].reshape(-1, values.shape[1])
-    second = north_south[cells_y[:, None], cols[None, :]].reshape(-1, values.shape[1])
-    return np.concatenate([first, second])
-
-
-def resample(values: npt.NDArray, domain: str, smooth: bool, old: tuple[int, int], new: tuple[int, int]) -> npt.NDArray:
-    """``values (count, k)`` of an ``old`` grid's ``domain`` on the ``new`` grid (see the module docstring)."""
-    if domain == "POINT":
-        return _points(values, old, new, smooth)
-    if domain == "CORNER":
-        return _corners(values, old, new, smooth)
-    if domain == "FACE":
-        return _faces(values, old, new)
-    return _edges(values, old, new)
-
-
 def restore(obj: bpy.types.Object, mesh: bpy.types.Mesh, data: Captured, shape: tuple[int, int]) -> None:
     """Write ``data`` (captured on another grid) onto ``mesh``, now a ``shape`` grid shown by ``obj``.
 
@@ -278,9 +196,9 @@ def restore(obj: bpy.types.Object, mesh: bpy.types.Mesh, data: Captured, shape: 
         group.lock_weight = lock
         # Members where the nearest old vertex was one; weights bilinear among the old members only (a vertex
         # on the group's border does not blend with the non-members' absent weight).
-        new_member = _points(member[:, None], old, shape, False)[:, 0]
-        share = _points(member[:, None].astype(np.float32), old, shape, True)[:, 0]
-        total = _points(weights[:, None], old, shape, True)[:, 0]
+        new_member = resample_points(member[:, None], old, shape, False)[:, 0]
+        share = resample_points(member[:, None].astype(np.float32), old, shape, True)[:, 0]
+        total = resample_points(weights[:, None], old, shape, True)[:, 0]
         indices = np.flatnonzero(new_member & (share > 0))
         values, inverse = np.unique(total[indices] / share[indices], return_inverse=True)
         for k, weight in enumerate(values.tolist()):
@@ -297,7 +215,7 @@ def _restore_keys(obj: bpy.types.Object, mesh: bpy.types.Mesh, data: Captured, s
         block = obj.shape_key_add(name=name, from_mix=False)
         blocks[name] = block
         if name != data.key_settings["reference"]:
-            block.data.foreach_set("co", basis + _points(offset, data.shape, shape, True).ravel())
+            block.data.foreach_set("co", basis + resample_points(offset, data.shape, shape, True).ravel())
     for name, settings, _ in data.keys:
         block = blocks[name]
         for prop, value in settings.items():

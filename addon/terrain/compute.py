@@ -7,8 +7,8 @@ import numpy as np
 import numpy.typing as npt
 from mathutils import Vector
 
-from ..core.lighting import Maps, sun_angles
-from ..core.spec import MAX_SIDE, MIN_SIDE, TerrainSpec
+from ...core.lighting import Maps, sun_angles
+from ...core.spec import MAX_SIDE, MIN_SIDE, TerrainSpec
 
 _UP = Vector((0.0, 0.0, 1.0))
 
@@ -86,7 +86,7 @@ def available_memory() -> int | None:
     candidates = []
     text = os.environ.get("OROGEN_MEMORY_LIMIT", "")
     if text.strip():  # 1073741824, 1e9, 1G, 512MiB, 2GB (core.units.parse_bytes); anything else is refused
-        from ..core.units import parse_bytes
+        from ...core.units import parse_bytes
 
         candidates.append(parse_bytes(text, "OROGEN_MEMORY_LIMIT"))
     available = _read_int(MEMINFO, "MemAvailable")

@@ -17,9 +17,9 @@ import bpy
 import numpy as np
 import numpy.typing as npt
 
-from ..core import files, formats
-from ..core.heightmap import check_shape
-from ..core.imagesize import check_image, image_size
+from ...core import files, formats
+from ...core.heightmap import check_shape, surface_heights
+from ...core.imagesize import check_image, image_size
 
 HEIGHTMAP_FORMATS = ("PNG16", "EXR", "R16", "NPY")
 _SUFFIX = {"PNG16": ".png", "EXR": ".exr", "R16": ".r16", "NPY": ".npy"}
@@ -160,7 +160,7 @@ def read_elevation(path: str, check_size=None):
     ``ValueError`` naming the problem (unknown format, a size that does not
     match, a cut file, NaN or Inf values); nothing is left in ``bpy.data``.
     """
-    from ..core import geotiff
+    from ...core import geotiff
 
     suffix = os.path.splitext(path)[1].lower()
     name = os.path.basename(path)
@@ -261,7 +261,7 @@ def mesh_heights(obj: bpy.types.Object) -> tuple[npt.NDArray[np.float32], tuple[
     vertices that differ. Raises ``ValueError`` when the vertices no longer
     stand on the grid (moved sideways, reordered): such a mesh is no heightmap.
     """
-    from .mesh import grid_coordinates
+    from ..mesh import grid_coordinates
 
     info = json.loads(obj.get("orogen_terrain", "{}"))
     generated = heightmap_from_mesh(obj)
@@ -288,21 +288,7 @@ def mesh_heights(obj: bpy.types.Object) -> tuple[npt.NDArray[np.float32], tuple[
             f"{obj.name!r}: its vertices no longer stand on the terrain's grid (moved sideways or "
             "reordered), so it is no heightmap: regenerate it, or undo the edit"
         )
-    z = co[..., 2]
-    edited = int(np.count_nonzero(z != generated * np.float32(height)))
-    if not edited:
-        low, high = float(generated.min()), float(generated.max())
-        if low >= 0.0 and high <= 1.0:
-            return generated, (0.0, height), 0
-        # Spec version 3 keeps filtered heights in metres: erosion with uplift can rise above Height (or a filter
-        # sink below 0). Normalise over the terrain's own range so no level is clipped.
-        span = high - low
-        h = ((generated.astype(np.float64) - low) / span).astype(np.float32)
-        return h, (low * height, high * height), 0
-    low, high = float(z.min()), float(z.max())
-    span = high - low
-    h = ((z.astype(np.float64) - low) / span if span > 0 else np.zeros_like(z, dtype=np.float64)).astype(np.float32)
-    return h, (low, high), edited
+    return surface_heights(co[..., 2], generated, height)
 
 
 def _shape_of(obj: bpy.types.Object, info: dict) -> tuple[int, int]:

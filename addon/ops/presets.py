@@ -12,12 +12,13 @@ from pathlib import Path
 
 import bpy
 
-from ..core.jsonio import load_json, read_regular_file
-from ..core.presets import PRESETS, preset_spec
-from ..core.spec import TerrainSpec, load_spec
-from .live import active_terrain, changed, mode_reason, poll_with, suspended
-from .migrate import v1_preset
-from .specio import read_spec, write_spec
+from ...core.jsonio import load_json, read_regular_file
+from ...core.presets import PRESETS, preset_spec
+from ...core.spec import TerrainSpec, load_spec
+from ..live import changed, suspended
+from ..migrate import v1_preset
+from ..poll import active_terrain, mode_reason, poll_with
+from ..specio import read_spec, write_spec
 
 PRESET_SUBDIR = "presets/orogen/terrain"
 #: Presets that add a side-view profile instead of loading a spec.
@@ -191,30 +192,6 @@ class OROGEN_OT_preset_remove(bpy.types.Operator):
         return {"FINISHED"}
 
 
-class OROGEN_OT_terrain_generate(bpy.types.Operator):
-    """Add a terrain with the Terrain panel's settings and colour layers (what Generate does)"""
-
-    bl_idname = "orogen.terrain_generate"
-    bl_label = "Generate Terrain"
-    bl_options = {"REGISTER", "UNDO"}
-
-    @classmethod
-    def poll(cls, context):
-        return poll_with(cls, mode_reason(context))
-
-    def execute(self, context):
-        try:
-            spec = read_spec(context.scene.orogen)
-            bpy.ops.orogen.terrain_add(spec=spec.to_json())
-        except (ValueError, TypeError) as err:
-            self.report({"ERROR"}, f"Terrain not added: {err}")
-            return {"CANCELLED"}
-        except RuntimeError as err:  # terrain_add reported why; pass it on
-            self.report({"ERROR"}, str(err).replace("Error: ", "", 1).strip())
-            return {"CANCELLED"}
-        return {"FINISHED"}
-
-
 class OROGEN_MT_terrain_presets(bpy.types.Menu):
     """Built-in presets, then your own."""
 
@@ -251,7 +228,6 @@ classes = (
     OROGEN_OT_preset_load,
     OROGEN_OT_preset_save,
     OROGEN_OT_preset_remove,
-    OROGEN_OT_terrain_generate,
     OROGEN_MT_terrain_presets,
     OROGEN_MT_terrain_presets_remove,
 )

@@ -2,10 +2,12 @@
 
 import bpy
 
+from ..io.export_maps import OROGEN_OT_export_maps
+from ..ops.presets import draw_presets
+from ..ops.profile import OROGEN_OT_profile_add
+from ..ops.terrain import OROGEN_OT_material_rebuild, OROGEN_OT_terrain_generate, OROGEN_OT_terrain_regenerate
+from ..poll import active_terrain
 from .draw import draw_layers, draw_spec
-from .live import OROGEN_OT_material_rebuild, OROGEN_OT_terrain_regenerate, active_terrain
-from .operators import OROGEN_OT_export_maps, OROGEN_OT_profile_add
-from .presets import OROGEN_OT_terrain_generate, draw_presets
 
 
 class VIEW3D_PT_orogen_terrain(bpy.types.Panel):

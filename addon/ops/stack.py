@@ -7,12 +7,13 @@ settings for new terrains (``scene.orogen``).
 
 import bpy
 
-from ..core.colormap import MAX_LAYERS, Layer
-from ..core.params import FILTERS
-from ..core.recipe import MAX_FILTERS
-from ..core.spec import Step, TerrainSpec
-from .live import active_terrain, changed, mode_reason, poll_with
-from .specio import read_group, read_spec, write_filter, write_layer, write_layers, write_spec
+from ...core.colormap import MAX_LAYERS, Layer
+from ...core.params import FILTERS
+from ...core.recipe import MAX_FILTERS
+from ...core.spec import Step, TerrainSpec
+from ..live import changed
+from ..poll import active_terrain, mode_reason, poll_with
+from ..specio import read_group, read_spec, write_filter, write_layer, write_layers, write_spec
 
 _MIN_LAYERS = 2
 

@@ -5,9 +5,9 @@ Nothing here names a generator's or filter's parameter: each group is drawn
 from core's declarations, so a newly declared generator appears as it is.
 """
 
-from ..core.params import FILTERS, GENERATORS
-from ..core.spec import WORLD_PARAMS
-from .stack import (
+from ...core.params import FILTERS, GENERATORS
+from ...core.spec import WORLD_PARAMS
+from ..ops.stack import (
     OROGEN_OT_filter_add,
     OROGEN_OT_filter_duplicate,
     OROGEN_OT_filter_move,

@@ -1,0 +1,214 @@
+"""File > Export > Orogen Terrain Maps: a terrain's heightmap and baked maps (lightmap, colour, normal, slope and
+curvature, splat and erosion maps), staged and committed together."""
+
+import json
+import os
+import shutil
+
+import bpy
+import numpy as np
+
+from ...core.colormap import check_layers
+from ...core.lighting import cell_size
+from ..io import heightmaps
+from ..material import material_layers
+from ..mesh import (
+    EROSION_ATTRIBUTES,
+    TERRAIN_PROPERTY,
+)
+from ..poll import export_reason, poll_with
+from ..specio import read_spec
+from ..terrain.apply import regenerate
+
+
+class OROGEN_OT_export_maps(bpy.types.Operator):
+    """Export the active terrain's heightmap and baked maps to a folder"""
+
+    bl_idname = "orogen.export_maps"
+    bl_label = "Export Terrain Maps"
+    bl_options = {"REGISTER"}
+
+    directory: bpy.props.StringProperty(name="Folder", description="Folder to write into", subtype="DIR_PATH")
+    name: bpy.props.StringProperty(name="Name", description="File name stem", default="terrain")
+    heightmap_format: bpy.props.EnumProperty(
+        name="Heightmap",
+        description="File format of the heightmap",
+        items=(
+            ("PNG16", "PNG 16-bit", "Grey 16-bit PNG: 0 -> 0, 1 -> 65535"),
+            ("EXR", "OpenEXR", "32-bit float OpenEXR"),
+            ("R16", "RAW 16-bit", "Little-endian unsigned 16-bit, row-major, no header (.r16)"),
+            ("NPY", "NumPy", "float32 .npy"),
+            ("NONE", "None", "No heightmap"),
+        ),
+        default="PNG16",
+    )
+    absolute: bpy.props.BoolProperty(
+        name="Metres",
+        description="EXR/NPY hold absolute heights in metres instead of 0-1; a JSON sidecar records the range",
+        default=False,
+    )
+    use_lightmap: bpy.props.BoolProperty(name="Lightmap", description="Lightmap as grey PNG", default=True)
+    use_colormap: bpy.props.BoolProperty(
+        name="Colour Map", description="Height-blended colours as sRGB PNG", default=True
+    )
+    use_normal_map: bpy.props.BoolProperty(
+        name="Normal Map", description="Tangent-space normal map, OpenGL (Y+)", default=True
+    )
+    use_data_maps: bpy.props.BoolProperty(
+        name="Slope and Curvature", description="Slope (degrees) and curvature (1/m) as float EXR", default=True
+    )
+    use_splat_maps: bpy.props.BoolProperty(
+        name="Splat Maps", description="Layer weights, four per RGBA PNG, summing to 255", default=True
+    )
+    use_erosion_maps: bpy.props.BoolProperty(
+        name="Erosion Maps",
+        description="Drainage area, flow direction, water depth, deposited and removed (those the terrain's "
+        "erosion filters made) as float EXR and as 16-bit PNG masks scaled to their range, the "
+        "ranges in a JSON sidecar",
+        default=True,
+    )
+
+    @classmethod
+    def poll(cls, context):
+        return poll_with(cls, export_reason(context))
+
+    def invoke(self, context, _event):
+        context.window_manager.fileselect_add(self)
+        return {"RUNNING_MODAL"}
+
+    def execute(self, context):
+        obj = context.active_object
+        if not self.directory:
+            self.report({"ERROR"}, "Export failed: choose a folder to write into")
+            return {"CANCELLED"}
+        notes: list[str] = []
+        try:
+            written = export_terrain_maps(obj, self, notes=notes)
+        except (ValueError, TypeError, KeyError, OSError, RuntimeError) as err:
+            self.report({"ERROR"}, f"Export failed: {err}")
+            return {"CANCELLED"}
+        if not written:
+            self.report({"WARNING"}, "Nothing exported: choose a heightmap format or some maps")
+            return {"CANCELLED"}
+        self.report(
+            {"WARNING"} if notes else {"INFO"},
+            "; ".join([f"Wrote {len(written)} files to {os.path.dirname(written[0])}", *notes]),
+        )
+        return {"FINISHED"}
+
+
+def export_terrain_maps(obj, options, formats=None, notes: list[str] | None = None) -> list[str]:
+    """Write the maps ``options`` asks for (see :class:`OROGEN_OT_export_maps`); returns the paths.
+
+    ``formats`` lists the heightmap formats to write, each with its sidecar
+    (default: ``options.heightmap_format`` alone); the other maps are written
+    once. All or nothing: the files are written into a hidden staging folder inside
+    the target folder and moved into place only once every one of them was
+    written, so a failure (a full disk, a folder where a file should go)
+    leaves the target folder as it was. The heights are the mesh's as the
+    user sees it (:func:`heightmaps.mesh_heights`); ``notes`` receives a line when
+    they hold hand edits. Raises ``ValueError``, ``OSError`` or
+    ``RuntimeError`` (Blender's image writer). A terrain still showing a live-update preview is
+    regenerated at full size first: an export is of the terrain, never of its preview.
+    """
+    folder = heightmaps.check_path(options.directory)
+    if obj.orogen.is_terrain and obj.orogen.preview_pending:
+        obj.orogen.status = regenerate(obj, bpy.context)
+    staging = heightmaps.stage_dir(folder)
+    try:
+        stem = os.path.join(staging, bpy.path.clean_name(options.name) or "terrain")
+        formats = (options.heightmap_format,) if formats is None else tuple(dict.fromkeys(formats))  # each once
+        staged = _write_maps(obj, options, stem, formats, notes)
+        finals = [os.path.join(folder, os.path.basename(path)) for path in staged]
+        heightmaps.commit(list(zip(staged, finals, strict=True)), heightmaps.terrain_shape(obj))
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return finals
+
+
+def _write_maps(obj, options, stem: str, formats: tuple[str, ...], notes: list[str] | None = None) -> list[str]:
+    """Write the heightmap in each of ``formats`` and the maps to ``stem`` + suffixes; returns the paths (and adds
+    to ``notes`` what the user should know: hand edits exported)."""
+    from ...core import colormap, layer_weights, shading
+    from ...core.colormap import splat_maps
+
+    info = json.loads(obj[TERRAIN_PROPERTY])
+    h, (low, high), edited = heightmaps.mesh_heights(obj)  # what the mesh holds, hand edits included
+    metres = h * np.float32(high - low)
+    cell = cell_size(tuple(info["shape"]), info["width"])
+    written: list[str] = []
+    spec = read_spec(obj.orogen)
+    # An edited mesh is no longer what its spec makes: its sidecar keeps that spec apart (an import then takes
+    # the width and the edited height range, not the spec's).
+    made_by = spec.to_dict() if obj.orogen.is_terrain else None
+    sidecar = {
+        "spec": None if edited else made_by,
+        "cell_size_m": cell,
+        "width_m": info["width"],
+        **({"edited_vertices": edited, "spec_before_edits": made_by} if edited else {}),
+    }
+    if edited and notes is not None:
+        notes.append(
+            f"exported the mesh as edited ({edited} vertices differ from the generated terrain; heights "
+            f"{low:.6g} to {high:.6g} m; the lightmap is the one baked before the edits)"
+        )
+    for fmt in formats:
+        if fmt != "NONE":
+            written += heightmaps.write_heightmap(
+                stem + "_height", h, fmt, height_range=(low, high), absolute=options.absolute, sidecar=sidecar
+            )
+    lightmap = heightmaps.point_map(obj, "Lightmap")
+    if options.use_lightmap and lightmap is not None:
+        written.append(heightmaps.write_image(stem + "_lightmap.png", lightmap))
+    slope = shading.slope_degrees(metres, cell)
+    layers = check_layers(material_layers(spec))
+    erosion = {name: m for name in EROSION_ATTRIBUTES if (m := heightmaps.point_map(obj, name)) is not None}
+    # The colour layers see what the material sees: heights in units of Height (the ``height`` attribute, which
+    # version 3 lets rise above 1 or sink below 0) and metres = that x Height, the mesh's Z; an edited mesh's
+    # own Z in those units.
+    height = float(info["height"])
+    if not edited:
+        units = heightmaps.heightmap_from_mesh(obj)
+    elif height > 0.0:
+        units = ((low + h.astype(np.float64) * (high - low)) / height).astype(np.float32)
+    else:
+        units, height = h, float(high - low)
+    scale = {"height": height, "cell_size": cell, "seed": spec.seed}  # metres layers, noisy edges
+    if options.use_colormap:
+        written.append(
+            heightmaps.write_image(stem + "_color.png", colormap(units, layers, slope, erosion, **scale), data=False)
+        )
+    if options.use_normal_map:
+        written.append(heightmaps.write_image(stem + "_normal.png", shading.normal_map(metres, cell)))
+    if options.use_data_maps:
+        written.append(heightmaps.write_image(stem + "_slope.exr", slope, depth="32", file_format="OPEN_EXR"))
+        written.append(
+            heightmaps.write_image(
+                stem + "_curvature.exr", shading.curvature(metres, cell), depth="32", file_format="OPEN_EXR"
+            )
+        )
+    if options.use_splat_maps:
+        for i, rgba in enumerate(splat_maps(layer_weights(units, layers, slope, erosion, **scale))):
+            written.append(heightmaps.write_image(f"{stem}_splat{i}.png", rgba / 255.0))
+    if getattr(options, "use_erosion_maps", False) and erosion:
+        written += heightmaps.write_erosion_maps(stem, erosion)
+    return written
+
+
+def menu_export(self, _context):
+    self.layout.operator(OROGEN_OT_export_maps.bl_idname, text="Orogen Terrain Maps")
+
+
+classes = (OROGEN_OT_export_maps,)
+
+
+def register() -> None:
+    for cls in classes:
+        bpy.utils.register_class(cls)
+    bpy.types.TOPBAR_MT_file_export.append(menu_export)
+
+
+def unregister() -> None:
+    bpy.types.TOPBAR_MT_file_export.remove(menu_export)
+    for cls in reversed(classes):
+        bpy.utils.unregister_class(cls)

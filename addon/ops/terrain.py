@@ -1,0 +1,309 @@
+"""Terrain operators: Add > Mesh > Terrain, Generate (the panel's settings), Regenerate and Rebuild Material.
+
+Add and Regenerate, started from the UI, compute in the background (:class:`..jobs.BackgroundOperator`).
+"""
+
+import math
+import time
+
+import bpy
+from bpy_extras import object_utils
+
+from ...core.spec import TerrainSpec
+from ..jobs import PROGRESS_STEPS, BackgroundCompute, BackgroundOperator, status_progress
+from ..live import same_heights, suspended
+from ..material import bake_unlit_color, checked_layers, new_material
+from ..mesh import (
+    build_grid_mesh,
+)
+from ..poll import AddsObjects, export_reason, locked_reason, mode_reason, object_by_uid, poll_with, terrain_reason
+from ..properties import spec_annotations
+from ..specio import read_spec, take_operator_spec, write_spec
+from ..terrain.apply import apply_arrays, record_terrain, regenerate_with_notes, set_material, sun_for
+from ..terrain.compute import TerrainArrays, check_size, compute_terrain, scene_sun
+from ..terrain.settle import stop_settling
+from ..ui.draw import draw_spec
+from ..water import remove_water, sync_water
+
+
+class OROGEN_OT_terrain_add(AddsObjects, BackgroundOperator, bpy.types.Operator, object_utils.AddObjectHelper):
+    """Add a terrain: a grid mesh from a generator and filter stack, with baked lighting and a height-blended \
+material"""
+
+    bl_idname = "orogen.terrain_add"
+    bl_label = "Add Terrain"
+    bl_options = {"REGISTER", "UNDO"}
+    _doing = "Adding terrain"
+    _failure = "Terrain not added"
+    # Its settings (every spec setting, made from core's declarations) are added at register time.
+
+    def draw(self, _context):
+        draw_spec(self.layout, self, operator=True)
+        col = self.layout.column()
+        col.prop(self, "align")
+        col.prop(self, "location")
+        col.prop(self, "rotation")
+
+    def _prepare(self, context) -> tuple[TerrainSpec, tuple[float, float] | None]:
+        """The spec to build and the scene's sun (when the lighting follows it), checked; ``ValueError`` or
+        ``TypeError`` naming what is wrong. Nothing in the scene is changed."""
+        # Location and rotation (core refuses a non-finite spec setting by its path).
+        message = next(
+            (
+                f"{name.title()} must be a finite number, got {tuple(getattr(self, name))}"
+                for name in ("location", "rotation")
+                if not all(map(math.isfinite, getattr(self, name)))
+            ),
+            None,
+        )
+        if message:
+            raise ValueError(message)
+        with suspended():
+            spec = take_operator_spec(self)
+        sun = scene_sun(context.scene) if spec.lighting["use_scene_sun"] else None
+        if spec.lighting["use_scene_sun"] and sun is None:
+            self.report({"WARNING"}, "No Sun light in the scene: using the Light Azimuth and Altitude")
+        checked_layers(spec)
+        return spec, sun
+
+    def execute(self, context):
+        try:
+            spec, sun = self._prepare(context)
+            context.window_manager.progress_begin(0, PROGRESS_STEPS)
+            try:
+                arrays = compute_terrain(spec, sun, progress=status_progress(context.window_manager))
+            finally:
+                context.window_manager.progress_end()
+        except (ValueError, TypeError) as err:
+            self.report({"ERROR"}, f"Terrain not added: {err}")
+            return {"CANCELLED"}
+        try:
+            self._add(context, spec, arrays)
+        except (ValueError, TypeError) as err:
+            self.report({"ERROR"}, f"Terrain not added: {err}")
+            return {"CANCELLED"}
+        return {"FINISHED"}
+
+    def _add(self, context, spec: TerrainSpec, arrays: TerrainArrays) -> bpy.types.Object:
+        """The terrain object, made from ``arrays`` and added to the scene (the only step that changes it).
+
+        All or nothing: if a later step (the Unlit colour bake, the water) raises, what was made is removed
+        again before the error goes on, so the scene is as it was.
+        """
+        mesh = build_grid_mesh(
+            "Terrain", arrays.heightmap, arrays.width, arrays.height, arrays.maps.lightmap, arrays.data_maps()
+        )
+        made_materials = []
+        obj = None
+        try:
+            if spec.material["enabled"]:
+                made_materials.append(new_material("Terrain", spec))
+                mesh.materials.append(made_materials[-1])
+            obj = object_utils.object_data_add(context, mesh, operator=self)
+            record_terrain(obj, arrays)
+            bake_unlit_color(obj, spec)
+            sync_water(obj, spec)
+            with suspended():
+                write_spec(obj.orogen, spec)
+                obj.orogen.is_terrain = True
+                obj.orogen.applied = spec.to_json()
+        except Exception:
+            if obj is not None:
+                remove_water(obj)
+                bpy.data.objects.remove(obj)
+            bpy.data.meshes.remove(mesh)
+            for material in made_materials:
+                if material.users == 0:
+                    bpy.data.materials.remove(material)
+            raise
+        return obj
+
+    # From the UI (Add > Mesh > Terrain, F3) the terrain is computed in a worker thread while this operator
+    # runs modal (jobs.BackgroundOperator): progress in the status bar, Esc cancels and nothing is added.
+    # From Python (bpy.ops.orogen.terrain_add(...)) and the redo panel, execute() runs, blocking.
+    def invoke(self, context, _event):
+        if context.window is None:
+            return self.execute(context)
+        try:
+            spec, sun = self._prepare(context)
+            check_size(*spec.shape)
+        except (ValueError, TypeError) as err:
+            self.report({"ERROR"}, f"Terrain not added: {err}")
+            return {"CANCELLED"}
+        object_utils.add_object_align_init(context, self)  # location and rotation from the view it is added from
+        self._spec = spec
+        return self._begin(context, BackgroundCompute(spec, sun, spec.shape))
+
+    def _apply(self, context, job: BackgroundCompute) -> set[str]:
+        try:
+            obj = self._add(context, self._spec, job.arrays)
+        except (ValueError, TypeError) as err:
+            self._say("ERROR", f"Terrain not added: {err}")
+            return {"CANCELLED"}
+        rows, cols = job.shape
+        self._say("INFO", f"Added terrain {obj.name}, {rows} x {cols}, in {time.perf_counter() - self._started:.2f} s")
+        return {"FINISHED"}
+
+    def _cancelled(self, context, by_user: bool) -> set[str]:
+        self._say("WARNING", "Add Terrain cancelled: nothing was added")
+        return {"CANCELLED"}
+
+
+class OROGEN_OT_terrain_generate(bpy.types.Operator):
+    """Add a terrain with the Terrain panel's settings and colour layers (what Generate does)"""
+
+    bl_idname = "orogen.terrain_generate"
+    bl_label = "Generate Terrain"
+    bl_options = {"REGISTER", "UNDO"}
+
+    @classmethod
+    def poll(cls, context):
+        return poll_with(cls, mode_reason(context))
+
+    def execute(self, context):
+        try:
+            spec = read_spec(context.scene.orogen)
+            bpy.ops.orogen.terrain_add(spec=spec.to_json())
+        except (ValueError, TypeError) as err:
+            self.report({"ERROR"}, f"Terrain not added: {err}")
+            return {"CANCELLED"}
+        except RuntimeError as err:  # terrain_add reported why; pass it on
+            self.report({"ERROR"}, str(err).replace("Error: ", "", 1).strip())
+            return {"CANCELLED"}
+        return {"FINISHED"}
+
+
+class OROGEN_OT_terrain_regenerate(BackgroundOperator, bpy.types.Operator):
+    """Regenerate the active terrain from its spec, in place (the object and its material stay)"""
+
+    bl_idname = "orogen.terrain_regenerate"
+    bl_label = "Regenerate Terrain"
+    bl_options = {"REGISTER", "UNDO"}
+    _doing = "Regenerating terrain"
+    _failure = "Terrain not regenerated"
+
+    @classmethod
+    def poll(cls, context):
+        return poll_with(cls, terrain_reason(context))
+
+    def execute(self, context):
+        obj = context.active_object
+        try:
+            status, notes = regenerate_with_notes(obj, context)
+        except (ValueError, TypeError) as err:
+            self.report({"ERROR"}, f"Terrain not regenerated: {err}")
+            return {"CANCELLED"}
+        return self._finish(obj, status, notes)
+
+    def _finish(self, obj, status: str, notes: list[str]):
+        obj.orogen.status = "; ".join([status, *notes])
+        self._say("WARNING" if notes else "INFO", obj.orogen.status)
+        return {"FINISHED"}
+
+    # From the UI (a button or F3) the terrain is computed in a worker thread while this operator runs modal
+    # (BackgroundOperator): the status bar shows the progress and Esc cancels, leaving the terrain as it was.
+    # From Python (bpy.ops.orogen.terrain_regenerate()) execute() runs, blocking, as before.
+    def invoke(self, context, _event):
+        if context.window is None:
+            return self.execute(context)
+        obj = context.active_object
+        try:
+            spec = read_spec(obj.orogen)
+            check_size(*spec.shape)
+            job = BackgroundCompute(spec, sun_for(spec, context), spec.shape)
+        except (ValueError, TypeError) as err:
+            self.report({"ERROR"}, f"Terrain not regenerated: {err}")
+            return {"CANCELLED"}
+        self._uid = obj.session_uid
+        stop_settling(obj)  # a full-size pass of the live update running for it is not needed any more
+        return self._begin(context, job)
+
+    def _wait_reason(self, context) -> str | None:
+        obj = object_by_uid(self._uid)
+        return locked_reason(context) or ("leave Edit Mode" if obj is not None and obj.mode != "OBJECT" else None)
+
+    def _apply(self, context, job: BackgroundCompute) -> set[str]:
+        obj = object_by_uid(self._uid)
+        if obj is None:
+            self._say("ERROR", "Terrain not regenerated: the terrain was deleted")
+            return {"CANCELLED"}
+        try:
+            spec = read_spec(obj.orogen)
+        except (ValueError, TypeError) as err:
+            self._say("ERROR", f"Terrain not regenerated: {err}")
+            return {"CANCELLED"}
+        if not same_heights(job.spec, spec):  # its settings changed meanwhile: compute those instead
+            self._restart(context, BackgroundCompute(spec, sun_for(spec, context), spec.shape))
+            return {"RUNNING_MODAL"}
+        try:
+            status, notes = apply_arrays(obj, spec, spec.shape, job.arrays, self._started)
+        except (ValueError, TypeError) as err:
+            self._say("ERROR", f"Terrain not regenerated: {err}")
+            return {"CANCELLED"}
+        return self._finish(obj, status, notes)
+
+    def _cancelled(self, context, by_user: bool) -> set[str]:
+        self._say("WARNING", "Regenerate cancelled: the terrain is as it was")
+        return {"CANCELLED"}
+
+
+class OROGEN_OT_material_rebuild(bpy.types.Operator):
+    """Rebuild the active terrain's material from its colour layers (replaces edits made to that material)"""
+
+    bl_idname = "orogen.material_rebuild"
+    bl_label = "Rebuild Material"
+    bl_options = {"REGISTER", "UNDO"}
+
+    @classmethod
+    def poll(cls, context):
+        return poll_with(cls, export_reason(context))
+
+    def execute(self, context):
+        obj = context.active_object
+        try:
+            spec = read_spec(obj.orogen)
+            checked_layers(spec)
+        except (ValueError, TypeError) as err:
+            self.report({"ERROR"}, f"Material not rebuilt: {err}")
+            return {"CANCELLED"}
+        set_material(obj, spec)
+        return {"FINISHED"}
+
+
+def menu_func(self, _context):
+    self.layout.operator(OROGEN_OT_terrain_add.bl_idname, text="Terrain", icon="RNDCURVE")
+
+
+classes = (OROGEN_OT_terrain_add, OROGEN_OT_terrain_generate, OROGEN_OT_terrain_regenerate, OROGEN_OT_material_rebuild)
+
+
+def register() -> None:
+    # The add operator holds every spec setting (its redo panel).
+    annotations = spec_annotations()
+    OROGEN_OT_terrain_add.__annotations__ = {
+        **annotations,
+        "spec": bpy.props.StringProperty(
+            name="Spec",
+            default="",
+            options={"HIDDEN", "SKIP_SAVE"},
+            description="Terrain spec as JSON (any form Orogen wrote: spec, 0.1 recipe, export sidecar); when set "
+            "it replaces every other setting (for scripts and presets)",
+        ),
+        "set": bpy.props.StringProperty(
+            name="Set",
+            default="",
+            options={"HIDDEN", "SKIP_SAVE"},
+            description="Settings by name, 'NAME=VALUE; NAME=VALUE' (hills.count=300; lighting.azimuth=90; "
+            "count=300 when only one part of the spec has a 'count'), as the scripts' --set",
+        ),
+        "defaults_filled": bpy.props.BoolProperty(default=False, options={"HIDDEN", "SKIP_SAVE"}),
+    }
+    for cls in classes:
+        bpy.utils.register_class(cls)
+    bpy.types.VIEW3D_MT_mesh_add.append(menu_func)
+
+
+def unregister() -> None:
+    bpy.types.VIEW3D_MT_mesh_add.remove(menu_func)
+    for cls in reversed(classes):
+        bpy.utils.unregister_class(cls)

@@ -1,0 +1,200 @@
+"""Terrain Tiles operators: add a world, regenerate it, rebuild tiles, levels of detail from the 3D cursor."""
+
+import bpy
+from bpy_extras import object_utils
+
+from ...core.world import world_grid
+from ..live import suspended
+from ..poll import mode_reason, poll_with
+from ..properties import spec_annotations
+from ..specio import take_operator_spec, write_spec
+from ..ui.draw import draw_spec
+from ..water import remove_water
+from .world import drop_unused, levels_from_point, regenerate_world, set_levels, tile_reason, tiles_of, world_of
+
+
+class OROGEN_OT_tiles_add(bpy.types.Operator, object_utils.AddObjectHelper):
+    """Add a world of terrain tiles: an N x M grid of terrain objects, each a window of one spec, seamless"""
+
+    bl_idname = "orogen.tiles_add"
+    bl_label = "Add Terrain Tiles"
+    bl_options = {"REGISTER", "UNDO"}
+
+    @classmethod
+    def poll(cls, context):
+        return poll_with(cls, mode_reason(context))
+
+    def draw(self, _context):
+        col = self.layout.column()
+        col.prop(self, "tiles_x")
+        col.prop(self, "tiles_y")
+        draw_spec(self.layout, self, operator=True)
+        col = self.layout.column()
+        col.prop(self, "align")
+        col.prop(self, "location")
+        col.prop(self, "rotation")
+
+    def execute(self, context):
+        try:
+            with suspended():
+                spec = take_operator_spec(self)
+            world_grid(spec, self.tiles_y, self.tiles_x)
+        except (ValueError, TypeError) as err:
+            self.report({"ERROR"}, f"Tiles not added: {err}")
+            return {"CANCELLED"}
+        world = bpy.data.collections.new("Terrain World")
+        context.scene.collection.children.link(world)
+        try:
+            with suspended():  # no live update of the world while it is made
+                with suspended():
+                    write_spec(world.orogen_world, spec)
+                    settings = world.orogen_tiles
+                    settings.is_world = True
+                    settings.tiles_x, settings.tiles_y = self.tiles_x, self.tiles_y
+                matrix = object_utils.add_object_align_init(context, self)
+                for ty in range(self.tiles_y):
+                    for tx in range(self.tiles_x):
+                        name = f"Tile_x{tx}_y{ty}"
+                        obj = bpy.data.objects.new(name, bpy.data.meshes.new(name))
+                        world.objects.link(obj)
+                        obj.matrix_world = matrix
+                        with suspended():
+                            obj.orogen_tile.is_tile = True
+                            obj.orogen_tile.world = world
+                            obj.orogen_tile.ty, obj.orogen_tile.tx = ty, tx
+                status = regenerate_world(world, context)
+        except (ValueError, TypeError, RuntimeError) as err:
+            remove_water(world)
+            materials = set()
+            for obj in list(world.objects):
+                mesh = obj.data
+                materials.update(mesh.materials)
+                bpy.data.objects.remove(obj)
+                bpy.data.meshes.remove(mesh)
+            drop_unused(materials)  # the tiles' material, made by this add
+            bpy.data.collections.remove(world)
+            self.report({"ERROR"}, f"Tiles not added: {err}")
+            return {"CANCELLED"}
+        for obj in context.view_layer.objects:
+            obj.select_set(False)
+        first = tiles_of(world)[(0, 0)]
+        first.select_set(True)
+        context.view_layer.objects.active = first
+        self.report({"INFO"}, status)
+        return {"FINISHED"}
+
+
+class OROGEN_OT_tiles_regenerate(bpy.types.Operator):
+    """Regenerate every tile of the active tile's world from the world's spec"""
+
+    bl_idname = "orogen.tiles_regenerate"
+    bl_label = "Regenerate Tiles"
+    bl_options = {"REGISTER", "UNDO"}
+
+    @classmethod
+    def poll(cls, context):
+        return poll_with(cls, tile_reason(context))
+
+    def execute(self, context):
+        world = world_of(context.active_object)
+        try:
+            status = regenerate_world(world, context)
+        except (ValueError, TypeError, RuntimeError) as err:
+            self.report({"ERROR"}, f"Tiles not regenerated: {err}")
+            return {"CANCELLED"}
+        self.report({"INFO"}, status)
+        return {"FINISHED"}
+
+
+class OROGEN_OT_tile_rebuild(bpy.types.Operator):
+    """Rebuild the selected tiles alone (at their level of detail), and the edges of their neighbours"""
+
+    bl_idname = "orogen.tile_rebuild"
+    bl_label = "Rebuild Tile"
+    bl_options = {"REGISTER", "UNDO"}
+
+    level: bpy.props.IntProperty(
+        name="Level of Detail",
+        min=-1,
+        max=12,
+        default=-1,
+        description="New level for the selected tiles (-1 keeps each tile's own)",
+    )
+
+    @classmethod
+    def poll(cls, context):
+        return poll_with(cls, tile_reason(context))
+
+    def execute(self, context):
+        world = world_of(context.active_object)
+        chosen = [o for o in context.selected_objects if world_of(o) == world] or [context.active_object]
+        keys = [(o.orogen_tile.ty, o.orogen_tile.tx) for o in chosen]
+        try:
+            if self.level >= 0:
+                status = set_levels(world, context, {k: self.level for k in keys})
+            else:
+                status = regenerate_world(world, context, only=keys)
+        except (ValueError, TypeError, RuntimeError) as err:
+            self.report({"ERROR"}, f"Tile not rebuilt: {err}")
+            return {"CANCELLED"}
+        self.report({"INFO"}, status)
+        return {"FINISHED"}
+
+
+class OROGEN_OT_tiles_lod(bpy.types.Operator):
+    """Set each tile's level of detail from the 3D cursor: full resolution under it, coarser ring by ring"""
+
+    bl_idname = "orogen.tiles_lod"
+    bl_label = "Level of Detail from Cursor"
+    bl_options = {"REGISTER", "UNDO"}
+
+    @classmethod
+    def poll(cls, context):
+        return poll_with(cls, tile_reason(context))
+
+    def execute(self, context):
+        world = world_of(context.active_object)
+        try:
+            status = set_levels(world, context, levels_from_point(world, context.scene.cursor.location))
+        except (ValueError, TypeError, RuntimeError) as err:
+            self.report({"ERROR"}, f"Levels not set: {err}")
+            return {"CANCELLED"}
+        self.report({"INFO"}, status)
+        return {"FINISHED"}
+
+
+def menu_func(self, _context):
+    self.layout.operator(OROGEN_OT_tiles_add.bl_idname, text="Terrain Tiles", icon="MESH_GRID")
+
+
+classes = (OROGEN_OT_tiles_add, OROGEN_OT_tiles_regenerate, OROGEN_OT_tile_rebuild, OROGEN_OT_tiles_lod)
+
+
+def register() -> None:
+    OROGEN_OT_tiles_add.__annotations__ = {
+        "tiles_x": bpy.props.IntProperty(name="Tiles X", min=1, max=64, default=3, description="Tiles west to east"),
+        "tiles_y": bpy.props.IntProperty(name="Tiles Y", min=1, max=64, default=3, description="Tiles north to south"),
+        **spec_annotations(),
+        "spec": bpy.props.StringProperty(
+            name="Spec",
+            default="",
+            options={"HIDDEN", "SKIP_SAVE"},
+            description="World spec as JSON (replaces every other setting)",
+        ),
+        "set": bpy.props.StringProperty(
+            name="Set",
+            default="",
+            options={"HIDDEN", "SKIP_SAVE"},
+            description="Settings by name, 'NAME=VALUE; NAME=VALUE'",
+        ),
+        "defaults_filled": bpy.props.BoolProperty(default=False, options={"HIDDEN", "SKIP_SAVE"}),
+    }
+    for cls in classes:
+        bpy.utils.register_class(cls)
+    bpy.types.VIEW3D_MT_mesh_add.append(menu_func)
+
+
+def unregister() -> None:
+    bpy.types.VIEW3D_MT_mesh_add.remove(menu_func)
+    for cls in reversed(classes):
+        bpy.utils.unregister_class(cls)

@@ -1,0 +1,341 @@
+"""Terrain Tiles: an N x M grid of terrain objects, each a window of one world spec, seamless at their edges.
+
+The world's spec lives once, on the tiles' collection (``collection.orogen_world``, the same property group as a
+terrain's ``obj.orogen``); its Size is the tile size in vertices and its Width the width of one tile, so the
+world has the spec's cell size and ``(tiles - 1) * (size - 1) + size`` vertices per side. Each tile object
+records its window and its level of detail (``obj.orogen_tile``). Core does the exact part
+(:mod:`core.world`: a window of a world equals the same cells of the whole world bit for bit); so does the arithmetic of
+the tiles (:class:`core.world.WorldCache`: margins, positions, snapped edges); this module moves its arrays
+into the Blender objects.
+
+Seams:
+
+- **Positions.** Every tile's vertices are written in the world's own frame (centred on the world, not on
+  the tile), from the world row and column of each vertex, and every tile object has the same transform: a
+  vertex shared by two tiles has bit-identical coordinates in both.
+- **Maps.** Slope, curvature and the lightmap of a tile are baked on its window grown by the margin they read
+  (:func:`core.world.spec_margins`: one cell for Horn's gradient, the curvature and the slope lighting;
+  the ambient-occlusion radius; the cast shadows' reach over the world's relief in metres, which version 3's
+  uplift may raise above Height, toward the sun only) and then cropped, so a cell's maps are those of the whole
+  world: cast shadows trace the world's rays (:func:`core.shading.cast_shadows` with the window's origin).
+- **Level of detail.** A tile at level ``k`` keeps every ``2^k``-th vertex of its window (``(size - 1) / 2^k + 1``
+  per side), so its vertices are vertices of the full-resolution tile, with the same values. Where a finer
+  tile meets a coarser one, the finer tile's edge vertices between two coarse vertices are moved onto the
+  straight line between them (their ``height`` attribute too): no cracks, no skirts.
+
+Water: one object for the whole world (:func:`sync_tile_water`, :func:`water.sync_world_water`), walled at the
+world's outer edge only (:func:`world_edge_ring`), so no wall stands inside the water where two tiles meet.
+"""
+
+import json
+import math
+import time
+
+import bpy
+import numpy as np
+
+from ...core.spec import TerrainSpec
+from ...core.world import TILE_EDGES, TileGrid, WorldCache, max_level, snap_edges, tile_levels, world_grid, world_recipe
+from ..live import add_kind, remove_kind, suspended
+from ..material import bake_unlit_color, checked_layers, new_material
+from ..mesh import grid_side, update_grid_mesh
+from ..poll import mode_reason
+from ..specio import read_spec
+from ..terrain.compute import check_memory, scene_sun
+from ..water import sync_world_water
+
+#: Custom property of a world collection: the world's ranges, with the recipe they belong to (reused by
+#: rebuilding one tile).
+RANGES_PROPERTY = "orogen_world_ranges"
+
+
+def world_of(obj):
+    """The world collection of tile ``obj`` (or ``None``)."""
+    if obj is None or obj.type != "MESH" or not obj.orogen_tile.is_tile:
+        return None
+    world = obj.orogen_tile.world
+    return world if world is not None and world.orogen_tiles.is_world else None
+
+
+def tile_reason(context) -> str | None:
+    """Why the active object's world cannot be edited now (not a tile, not in Object Mode), or ``None``."""
+    obj = getattr(context, "active_object", None)
+    if world_of(obj) is None:
+        return "Select a terrain tile first"
+    return mode_reason(context)
+
+
+def tiles_of(world) -> dict:
+    """``{(ty, tx): obj}`` of the world's tiles."""
+    return {
+        (o.orogen_tile.ty, o.orogen_tile.tx): o
+        for o in world.objects
+        if o.type == "MESH" and o.orogen_tile.is_tile and o.orogen_tile.world == world
+    }
+
+
+def _ranges(world, cache_key: str):
+    data = world.get(RANGES_PROPERTY)
+    if data:
+        try:
+            stored = json.loads(data)
+        except ValueError:
+            return None
+        if stored.get("recipe") == cache_key:
+            return tuple(tuple(pair) for pair in stored["ranges"])
+    return None
+
+
+def world_cache(world, context) -> WorldCache:
+    """The :class:`WorldCache` of ``world``'s spec now (its ranges reused when the recipe is unchanged)."""
+    spec = read_spec(world.orogen_world)
+    settings = world.orogen_tiles
+    grid = world_grid(spec, settings.tiles_y, settings.tiles_x)
+    sun = scene_sun(context.scene) if spec.lighting["use_scene_sun"] and getattr(context, "scene", None) else None
+    key = world_recipe(spec, grid.shape).to_json()
+    cache = WorldCache(spec, grid, sun, _ranges(world, key))
+    if cache.whole is None:
+        world[RANGES_PROPERTY] = json.dumps({"recipe": key, "ranges": [list(r) for r in cache.ranges]})
+    return cache
+
+
+def _write_positions(mesh, co) -> None:
+    flat = co.reshape(-1)
+    attribute = mesh.attributes.get("position")
+    if attribute is not None:
+        attribute.data.foreach_set("vector", flat)
+    else:
+        mesh.vertices.foreach_set("co", flat)
+    mesh.update()
+
+
+def _neighbour_levels(tiles: dict, ty: int, tx: int, top: int) -> dict:
+    """``{edge: level}`` of the tile's neighbours (as built: at most ``top``)."""
+    out = {}
+    for edge, ((dy, dx), _where) in TILE_EDGES.items():
+        key = (ty + dy, tx + dx)
+        if key in tiles:
+            out[edge] = min(tiles[key].orogen_tile.level, top)
+    return out
+
+
+def build_tile(obj, cache: WorldCache, tiles: dict, material=None) -> None:
+    """(Re)write tile ``obj``'s mesh from ``cache`` at its level, snapped to its coarser neighbours."""
+    t = obj.orogen_tile
+    top = max_level(cache.grid.tile)
+    level = min(t.level, top)
+    tile = cache.tile(t.ty, t.tx, level)
+    snap_edges(tile.positions, tile.heights, level, _neighbour_levels(tiles, t.ty, t.tx, top))
+    update_grid_mesh(obj.data, tile.heights, cache.spec.width, cache.spec.height, tile.lightmap, tile.maps)
+    _write_positions(obj.data, tile.positions)
+    if material is not None:
+        if obj.data.materials:
+            obj.data.materials[0] = material
+        else:
+            obj.data.materials.append(material)
+    elif not cache.spec.material["enabled"] and obj.data.materials:
+        obj.data.materials[0] = None
+    bake_unlit_color(obj, cache.spec)
+    with suspended():
+        t.applied = json.dumps({"spec": cache.spec.to_json(), "level": level})
+
+
+def border_gaps(tiles: dict, tiles_y: int, tiles_x: int) -> list[tuple[int, int]]:
+    """``(ty, tx)`` of the world's border tiles that are missing or whose mesh is not a square grid (of at least
+    2 x 2 vertices), north-west first: where :func:`world_edge_ring` cannot read the world's outer edge."""
+    border = sorted(
+        {(ty, tx) for ty in range(tiles_y) for tx in range(tiles_x) if ty in (0, tiles_y - 1) or tx in (0, tiles_x - 1)}
+    )
+    gaps = []
+    for key in border:
+        obj = tiles.get(key)
+        count = 0 if obj is None else len(obj.data.vertices)
+        if count < 4 or math.isqrt(count) ** 2 != count:
+            gaps.append(key)
+    return gaps
+
+
+def world_edge_ring(tiles: dict, tiles_y: int, tiles_x: int) -> np.ndarray | None:
+    """The world's outer edge, once round it: ``float32 (n, 3)`` vertex positions in the tiles' frame, clockwise
+    seen from above from the north-west corner (as :func:`mesh.grid_edge_ring` runs round one grid), read from
+    the tiles on the world's border at their own levels of detail. ``None`` when a border tile is missing or is
+    not a square grid."""
+    if border_gaps(tiles, tiles_y, tiles_x):
+        return None
+
+    def side(key, name):
+        n = math.isqrt(len(tiles[key].data.vertices))
+        return grid_side(tiles[key].data, n, n, name)
+
+    runs = (
+        [side((0, tx), "north") for tx in range(tiles_x)]
+        + [side((ty, tiles_x - 1), "east") for ty in range(tiles_y)]
+        + [side((tiles_y - 1, tx), "south") for tx in reversed(range(tiles_x))]
+        + [side((ty, 0), "west") for ty in reversed(range(tiles_y))]
+    )
+    # Each run starts where the one before it ended (a shared tile corner): keep that vertex once.
+    ring = np.concatenate([runs[0], *(run[1:] for run in runs[1:])])
+    return ring[:-1]  # the last vertex is the first (the north-west corner)
+
+
+def sync_tile_water(world, spec: TerrainSpec, tiles: dict) -> str | None:
+    """The world's water (:func:`water.sync_world_water`) over its tiles as they are now: ``None``, or why it
+    could not follow them (a border tile missing or not a grid, :func:`border_gaps`: the water stays as it was)."""
+    settings = world.orogen_tiles
+    ring = world_edge_ring(tiles, settings.tiles_y, settings.tiles_x) if spec.material.get("water") else None
+    sync_world_water(world, spec, ring, tiles.get((0, 0)))
+    if ring is not None or not spec.material.get("water"):
+        return None
+    gaps = border_gaps(tiles, settings.tiles_y, settings.tiles_x)
+    names = ", ".join(f"x{tx} y{ty}" for ty, tx in gaps[:4]) + (" ..." if len(gaps) > 4 else "")
+    return f"water not updated: border tile {names} missing or not a grid (the water follows the world's edge)"
+
+
+def _world_material(world, spec: TerrainSpec):
+    """A fresh material for the world's tiles (``None`` when the spec's material is off)."""
+    if not spec.material["enabled"]:
+        return None
+    checked_layers(spec)
+    return new_material(world.name, spec)
+
+
+def drop_unused(materials) -> None:
+    """Remove the materials of ``materials`` that nothing uses any more (``None`` entries are skipped)."""
+    for material in materials:
+        if material is not None and material.users == 0:
+            bpy.data.materials.remove(material)
+
+
+def regenerate_world(world, context, only=None) -> str:
+    """Rebuild the world's tiles (or the tiles at the ``only`` keys) from its spec, with progress; a status line.
+
+    Raises ``ValueError``/``TypeError`` naming a bad setting; tiles already rebuilt stay rebuilt.
+    """
+    started = time.perf_counter()
+    cache = world_cache(world, context)
+    tiles = tiles_of(world)
+    keys = sorted(tiles) if only is None else [k for k in sorted(set(only)) if k in tiles]
+    check_memory(cache.spec.size, cache.spec.size)
+    old = {o.data.materials[0] for o in tiles.values() if o.data.materials}
+    material = (
+        _world_material(world, cache.spec)
+        if only is None
+        else (next(iter(old)) if len(old) == 1 else _world_material(world, cache.spec))
+    )
+    wm = getattr(context, "window_manager", None)
+    if wm is not None:
+        wm.progress_begin(0, max(len(keys), 1))
+    try:
+        for i, key in enumerate(keys):
+            build_tile(tiles[key], cache, tiles, material)
+            if wm is not None:
+                wm.progress_update(i + 1)
+    except BaseException:
+        if material not in old:
+            drop_unused([material])  # made for this build and on no tile yet
+        raise
+    finally:
+        if wm is not None:
+            wm.progress_end()
+    drop_unused(old)
+    water = sync_tile_water(world, cache.spec, tiles)
+    status = (
+        f"Rebuilt {len(keys)} of {len(tiles)} tiles ({cache.grid.shape[0]} x {cache.grid.shape[1]} world, "
+        f"margin {cache.margin} cells) in {time.perf_counter() - started:.2f} s"
+    )
+    if water:
+        status += f"; {water}"
+    with suspended():
+        if only is None:
+            world.orogen_tiles.applied = cache.spec.to_json()
+        world.orogen_tiles.status = status
+    return status
+
+
+def set_levels(world, context, levels: dict) -> str:
+    """Give tiles new levels of detail (``{(ty, tx): level}``) and rebuild those whose level or whose
+    neighbours' levels changed (their snapped edges)."""
+    tiles = tiles_of(world)
+    before = {k: o.orogen_tile.level for k, o in tiles.items()}
+    tile = world.orogen_world.size
+    top = max_level(tile)
+    for key, level in levels.items():
+        if key in tiles:
+            tiles[key].orogen_tile.level = max(0, min(int(level), top))
+    after = {k: o.orogen_tile.level for k, o in tiles.items()}
+    changed = {k for k in tiles if before[k] != after[k]}
+    dirty = set(changed)
+    for ty, tx in changed:
+        dirty.update((ty + dy, tx + dx) for (dy, dx), _w in TILE_EDGES.values())
+    return regenerate_world(world, context, only=dirty & set(tiles))
+
+
+def levels_from_point(world, point) -> dict:
+    """Levels of detail from a point (the 3D cursor): full resolution on the tile under it, one level coarser
+    per ring of tiles away (:func:`core.world.tile_levels`), at most the world's ``lod_levels``."""
+    tiles = tiles_of(world)
+    settings = world.orogen_tiles
+    if not tiles:
+        return {}
+    spec_size = world.orogen_world.size
+    cell = world.orogen_world.width / max(spec_size - 1, 1)
+    local = next(iter(tiles.values())).matrix_world.inverted() @ point
+    grid = TileGrid((settings.tiles_y * (spec_size - 1) + 1, settings.tiles_x * (spec_size - 1) + 1), spec_size)
+    top = min(settings.lod_levels, max_level(spec_size))
+    return tile_levels(grid, tiles, local.x, local.y, cell, top)
+
+
+class WorldTarget:
+    """A world of tiles as a target of the live-update engine (:mod:`..live`): its spec on the collection
+    (``orogen_world``), its state in ``orogen_tiles``; every tile rebuilt when what they are made of changes."""
+
+    restyles = False  # the tiles share one material: a layer edit rebuilds the tiles (and it)
+
+    def __init__(self, world) -> None:
+        self.owner = world
+        self.settings = world.orogen_world
+        self.state = world.orogen_tiles
+
+    def busy(self) -> str | None:
+        """Never busy: its tiles are rebuilt whatever their mode."""
+        return None
+
+    def rewater(self, spec: TerrainSpec, text: str) -> str:
+        """The world's one water object follows its tiles as they are; the status says when it could not."""
+        water = sync_tile_water(self.owner, spec, tiles_of(self.owner))  # the tiles stay as they are
+        with suspended():
+            self.state.applied = text
+        return water[0].upper() + water[1:] if water else "Water updated"
+
+    def restyle(self, spec: TerrainSpec, text: str) -> str:
+        """Not used (``restyles`` is False): the tiles are rebuilt with their new material."""
+        return self.regenerate(spec, bpy.context)
+
+    def regenerate(self, spec: TerrainSpec, context) -> str:
+        """Every tile rebuilt from the world's spec (:func:`regenerate_world`)."""
+        return regenerate_world(self.owner, context)
+
+
+class Worlds:
+    """The kind of :class:`WorldTarget`: collections holding a world of tiles."""
+
+    @staticmethod
+    def of(owner) -> WorldTarget | None:
+        """The target of a collection holding a world of tiles, else ``None``."""
+        if isinstance(owner, bpy.types.Collection) and owner.orogen_tiles.is_world:
+            return WorldTarget(owner)
+        return None
+
+    @staticmethod
+    def every() -> list[WorldTarget]:
+        """Every world of tiles in ``bpy.data`` that is in use."""
+        return [WorldTarget(world) for world in bpy.data.collections if world.orogen_tiles.is_world and world.users > 0]
+
+
+def register() -> None:
+    """Let the live-update engine follow worlds of tiles."""
+    add_kind(Worlds)
+
+
+def unregister() -> None:
+    remove_kind(Worlds)

@@ -1,0 +1,1 @@
+"""The Orogen panels and menus: drawing a spec's settings, the Terrain panel, the size menu."""
