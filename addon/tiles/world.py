@@ -1,12 +1,12 @@
-"""Terrain Tiles: an N x M grid of terrain objects, each a window of one world spec, seamless at their edges.
+"""A world of tiles in Blender: tile objects written from :mod:`core.world`'s arrays, seamless at their edges.
 
 The world's spec lives once, on the tiles' collection (``collection.orogen_world``, the same property group as a
 terrain's ``obj.orogen``); its Size is the tile size in vertices and its Width the width of one tile, so the
 world has the spec's cell size and ``(tiles - 1) * (size - 1) + size`` vertices per side. Each tile object
 records its window and its level of detail (``obj.orogen_tile``). Core does the exact part
-(:mod:`core.world`: a window of a world equals the same cells of the whole world bit for bit); so does the arithmetic of
-the tiles (:class:`core.world.WorldCache`: margins, positions, snapped edges); this module moves its arrays
-into the Blender objects.
+(:mod:`core.world`: a window of a world equals the same cells of the whole world bit for bit) and the
+arithmetic of the tiles (:class:`core.world.WorldCache`: margins, positions, snapped edges); this module
+moves their arrays into the Blender objects.
 
 Seams:
 

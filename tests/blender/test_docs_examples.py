@@ -68,7 +68,7 @@ def test_the_blender_examples_run(where, code, reason, scene, orogen, example_fo
     if reason:
         pytest.skip(f"{where}: {reason}")
     code = code.replace("path/to/orogen", str(ROOT)).replace("/tmp/maps", str(example_folder / "maps"))
-    presets = importlib.import_module(orogen.__name__ + ".addon.presets")
+    presets = importlib.import_module(orogen.__name__ + ".addon.ops.presets")
     before = set(presets.user_presets())
     try:
         exec(compile(code, where, "exec"), {"__name__": "__example__", "bpy": bpy})  # as Blender's console has it
