@@ -11,7 +11,7 @@ Rooms:
   resampled), its preview mesh, its full-size pass and its place in the live-update engine;
 - top level: :mod:`.live` (the one live-update engine), :mod:`.jobs` (background jobs with progress and
   cancel), :mod:`.poll` (poll reasons), :mod:`.material` and :mod:`.nodes`, :mod:`.water`, :mod:`.mesh`,
-  :mod:`.specio`, :mod:`.properties`, :mod:`.render` (for scripts), :mod:`.migrate`.
+  :mod:`.specio`, :mod:`.properties`, :mod:`.render` (for scripts), :mod:`.versions`.
 
 Imports point down: the panels use the operators; the operators use ``ui/draw.py``, ``terrain/`` and the
 top-level modules; ``terrain/`` uses the top-level modules; everything uses :mod:`core`, which never imports
@@ -20,7 +20,7 @@ top-level modules; ``terrain/`` uses the top-level modules; everything uses :mod
 
 import bpy
 
-from . import live, migrate, render  # noqa: F401  (render: scripts)
+from . import live, render, versions  # noqa: F401  (render: scripts)
 from .io import export_maps, import_heightmap
 from .ops import presets, profile, stack
 from .ops import terrain as terrain_ops
@@ -51,14 +51,14 @@ modules = (
     tiles_operators,
     tiles_export,
     tiles_panel,
-    migrate,
+    versions,
 )
 
 
 @bpy.app.handlers.persistent
 def _on_load_post(*_args) -> None:
     """Opening a file: migrate 0.1 and 0.2 settings, and watch the settings again (loading clears the message bus)."""
-    migrate.on_load_post()
+    versions.on_load_post()
     live.on_load_post()
 
 

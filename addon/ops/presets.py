@@ -16,9 +16,9 @@ from ...core.jsonio import load_json, read_regular_file
 from ...core.presets import PRESETS, preset_spec
 from ...core.spec import TerrainSpec, load_spec
 from ..live import changed, suspended
-from ..migrate import v1_preset
 from ..poll import active_terrain, mode_reason, poll_with
 from ..specio import read_spec, write_spec
+from ..versions import v1_preset
 
 PRESET_SUBDIR = "presets/orogen/terrain"
 #: Presets that add a side-view profile instead of loading a spec.

@@ -134,7 +134,7 @@ def test_the_info_log_says_what_was_converted_and_other_objects_stay(orogen, ope
     assert "diamond_square.lattice = grid" in next(line for line in lines if "'DiamondSquare'" in line)
     assert "noise (not in use) converted too" in next(line for line in lines if "scene 'Scene'" in line)
     cube = bpy.data.objects["PlainCube"]
-    stored = orogen.addon.migrate._stored(cube)  # an empty group appears when anything reads cube.orogen
+    stored = orogen.addon.versions._stored(cube)  # an empty group appears when anything reads cube.orogen
     assert cube["note"] == "not a terrain" and (stored is None or not stored.keys()), stored.to_dict()
 
 
@@ -173,7 +173,7 @@ def test_settings_no_spec_holds_are_kept_marked_and_reported(scene, orogen, tmp_
     """A 0.2 group whose values no version-2 spec holds stays as it was (marked version 2), and says why."""
     bpy.ops.orogen.terrain_add(size=17, spec="", set="")
     obj = bpy.context.active_object
-    group = orogen.addon.migrate._stored(obj)
+    group = orogen.addon.versions._stored(obj)
     del group["spec_version"], group["fit_height"]  # what 0.2 stored...
     group["hills"]["radius_min"] = 0.0  # ...with a radius version 2 refuses
     path = tmp_path / "broken.blend"
@@ -208,7 +208,7 @@ def test_a_tile_worlds_0_2_settings_are_converted(scene, orogen, tmp_path, capfd
     bpy.ops.orogen.tiles_add(tiles_x=2, tiles_y=1, size=17, width=32.0, set="hills.radius_min=3; hills.radius_max=6")
     world = bpy.context.active_object.orogen_tile.world
     name = world.name
-    group = orogen.addon.migrate._stored(world, "orogen_world")
+    group = orogen.addon.versions._stored(world, "orogen_world")
     del group["spec_version"], group["fit_height"]  # what 0.2 stored: cells
     path = tmp_path / "world.blend"
     bpy.ops.wm.save_as_mainfile(filepath=str(path))
