@@ -14,12 +14,19 @@ the file as ID properties. Today's add-on marks every group it writes with its
 spec version (``spec_version``, by :func:`.specio.write_spec`, on load and on
 save); a group storing settings without that mark is 0.2's. On load (and on
 append, in Blender 4.3 and later) such a group is read as the version-2 spec it
-held, converted by :func:`core.spec.migrate_v2` (the heightmap it gave is kept:
+held, converted by :func:`core.versions.spec_v2_to_v3` (the heightmap it gave is kept:
 the version-2 algorithms behind declared choices, ``fit_height`` on) and
 written back; the mesh stays as it is, and Regenerate gives the same heights
 (bit for bit, or within the float32 round trip of the converted lengths). The
 Info log says what was converted. Linked (library) data is read-only and is not
 converted.
+
+Development builds of version 3 stored the thermal filter's ``steps`` as
+``iterations``: a version-3 group holding the old name gets the value under
+today's (:data:`core.versions.V3_RENAMED`).
+
+Every value is converted by :mod:`core.versions`; this module reads the old
+properties, writes the new ones and runs the handlers.
 """
 
 import ast
@@ -27,19 +34,10 @@ import json
 
 import bpy
 
-from ..core.catalog import V2_PARTS
 from ..core.lighting import LIGHTING_PARAMS
 from ..core.params import FILTERS, GENERATORS
-from ..core.spec import (
-    LAYER_PARAMS,
-    MATERIAL_PARAMS,
-    SPEC_VERSION,
-    V1_DEFAULTS,
-    WORLD_PARAMS,
-    TerrainSpec,
-    from_v1_settings,
-    v2_params_to_v3,
-)
+from ..core.spec import LAYER_PARAMS, MATERIAL_PARAMS, WORLD_PARAMS, TerrainSpec, from_v1_settings
+from ..core.versions import SPEC_VERSION, V1_DEFAULTS, V2_PARTS, V3_RENAMED, v2_params_to_v3
 from .live import suspended
 from .specio import read_group, read_spec, read_value, write_group, write_spec
 
@@ -270,7 +268,7 @@ def migrate_v2_settings(id_data, name: str = "orogen") -> str | None:
     data = getattr(id_data, name)
     try:
         old = v2_settings(data)
-        new = TerrainSpec.from_dict(old).to_dict()  # from_dict converts version 2 (core.spec.migrate_v2)
+        new = TerrainSpec.from_dict(old).to_dict()  # from_dict converts version 2 (core.versions.upgrade_spec)
         spec = TerrainSpec.from_dict(new)
     except (TypeError, ValueError) as err:
         with suspended():
@@ -351,13 +349,36 @@ def v1_preset(text: str) -> TerrainSpec:
         raise ValueError(f"not a 0.1 preset: {err!s:.200}") from None
 
 
+def rename_v3_settings(id_data, name: str = "orogen") -> str | None:
+    """Give a version-3 group's filters the values a development build stored under renamed parameters
+    (:data:`core.versions.V3_RENAMED`: the thermal filter's ``iterations`` are ``steps``); returns the Info log
+    line, or ``None`` when there was nothing to rename."""
+    if stored_version(id_data, name) != SPEC_VERSION or id_data.library is not None:
+        return None
+    done = []
+    for i, item in enumerate(getattr(getattr(id_data, name), "filters", ())):
+        names = V3_RENAMED.get(item.type, {})
+        group = getattr(item, item.type, None) if names else None
+        raw = _raw(group) if group is not None else None
+        for old, new in names.items():
+            if raw is not None and old in raw:
+                with suspended():
+                    setattr(group, new, raw[old])
+                del raw[old]
+                done.append(f"filters[{i}].{item.type}.{old} is {new}")
+    if not done:
+        return None
+    return f"Orogen: {type(id_data).__name__.lower()} {id_data.name!r}: " + ", ".join(done)
+
+
 def migrate_all_v2(ids=None) -> list[str]:
-    """Convert the Orogen 0.2 settings of ``ids`` (default: the open file's IDs) and mark the others that hold
-    version-3 values; returns the Info log lines."""
+    """Convert the Orogen 0.2 settings of ``ids`` (default: the open file's IDs), mark the others that hold
+    version-3 values and rename what development builds stored under old names; returns the Info log lines."""
     holders = list(_holders(ids))
     lines = [line for id_data, name in holders if (line := migrate_v2_settings(id_data, name))]
     for id_data, name in holders:
         _mark(id_data, name)
+    lines += [line for id_data, name in holders if (line := rename_v3_settings(id_data, name))]
     return lines
 
 

@@ -8,9 +8,8 @@ bounds).
 
 from __future__ import annotations
 
-import dataclasses
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -23,7 +22,7 @@ from .hills import MAX_HILLS, hills_raw
 from .hydraulic import hydraulic_erosion
 from .midpoint import diamond_square
 from .noise import noise_hills_pits
-from .params import FILTERS, GENERATORS, Filter, Generator, Param, register_filter, register_generator
+from .params import Filter, Generator, Param, register_filter, register_generator
 from .stream_power import (
     MFD_STEP_COST,
     STEP_COST,
@@ -34,25 +33,12 @@ from .stream_power import (
 )
 from .thermal import Callback, ErosionResult, thermal_erosion
 
-__all__ = ["RADIUS_MAX", "OPEN_LOW", "V2_PARTS", "V2_TO_V3", "blur_passes", "lowpass_k", "part"]
+__all__ = ["RADIUS_MAX", "OPEN_LOW", "blur_passes", "lowpass_k"]
 
 #: Largest radius the UI offers (cells); the functions accept up to 1e6.
 RADIUS_MAX = 1.0e6
 #: Stand-in for "greater than 0" in inclusive hard bounds.
 OPEN_LOW = 1e-6
-
-
-def _radius(name: str, label: str, default: float, what: str) -> Param:
-    return Param(
-        name,
-        "float",
-        default,
-        hard=(OPEN_LOW, RADIUS_MAX),
-        soft=(0.5, 256.0),
-        unit="cells",
-        label=label,
-        description=f"{what}, in heightmap cells",
-    )
 
 
 #: Bounds of a length in metres that was a count of cells until spec version 2: any length a version-2 value
@@ -98,11 +84,11 @@ def _pair(
     return Param(name, "range", default, hard=hard, soft=soft, unit=unit, label=label, description=description)
 
 
-# --- spec version 3: lengths in metres ------------------------------------------------------------------------
+# --- lengths in metres ----------------------------------------------------------------------------------------
 # A generator or filter whose lengths were cells until spec version 2 takes them in metres and converts them
 # with the terrain's cell size, so the size of a terrain sets its resolution, not its landscape. Its version-2
-# declaration and the conversion of version-2 values are kept below (V2_PARTS, V2_TO_V3) for recipes and specs
-# written before.
+# declaration and the conversion of version-2 values are in core.versions (V2_PARTS, V2_TO_V3), for recipes and
+# specs written before.
 
 
 def _hills_m(
@@ -812,7 +798,7 @@ def _thermal(
     cell_size: float,
     height: float,
     talus_angle: float,
-    iterations: int,
+    steps: int,
     rate: float,
     edges: str,
     maps: dict[str, Any] | None = None,
@@ -821,7 +807,7 @@ def _thermal(
     """Thermal erosion of a normalised heightmap at the terrain's scale (metres), back to normalised units."""
     watch = _Watch(callback)
     result = watch.check(
-        thermal_erosion(heightmap * np.float32(height), talus_angle, cell_size, iterations, rate, edges, callback=watch)
+        thermal_erosion(heightmap * np.float32(height), talus_angle, cell_size, steps, rate, edges, callback=watch)
     )
     _add_change(maps, result.deposited, result.removed)
     return (result.heights / np.float32(height)).astype(np.float32)
@@ -885,13 +871,13 @@ register_filter(
                 description="Steepest slope loose material rests at",
             ),
             Param(
-                "iterations",
+                "steps",
                 "int",
                 50,
                 hard=(0, 100_000),
                 soft=(1, 400),
-                label="Iterations",
-                description="Passes of material moving downhill",
+                label="Steps",
+                description="Time steps: passes of material moving downhill",
             ),
             Param(
                 "rate",
@@ -900,13 +886,13 @@ register_filter(
                 hard=(0.01, 1.0),
                 unit="factor",
                 label="Rate",
-                description="Share of the excess moved per iteration",
+                description="Share of the excess moved per step",
             ),
             Param("edges", "enum", "closed", label="Edges", description="What the map's border does", items=_EDGES),
         ),
         source="Musgrave, Kolb & Mace 1989; Olsen 2004",
         margin=lambda _p: _WHOLE_WORLD,
-        passes=lambda p: 5 * int(p.get("iterations", 50)),
+        passes=lambda p: 5 * int(p.get("steps", 50)),
         uses_scale=True,
         makes_maps=True,
     )
@@ -1248,221 +1234,3 @@ register_filter(
         makes_maps=True,
     )
 )
-
-
-# --- spec version 2 (Orogen 0.2): lengths in cells --------------------------------------------------------------
-#: Version-2 declarations of the parts whose parameters changed in version 3 (recipes of version 1 or 2 run them,
-#: exactly as before); the other parts are the same in both versions.
-V2_PARTS: dict[str, Generator | Filter] = {
-    "hills": Generator(
-        "hills",
-        "Hills",
-        "Circle-based hills (version 2: radii in cells)",
-        hills_raw,
-        (
-            Param(
-                "count",
-                "int",
-                150,
-                hard=(0, MAX_HILLS),
-                soft=(0, 5000),
-                label="Hills",
-                description="Number of circle-based hills raised on the terrain",
-            ),
-            _radius("radius_min", "Radius Min", 4.0, "Smallest hill radius"),
-            _radius("radius_max", "Radius Max", 20.0, "Largest hill radius (at least Radius Min)"),
-            Param(
-                "island",
-                "bool",
-                False,
-                label="Island",
-                description="Cluster the hills around the centre into one island",
-            ),
-        ),
-        ordered=(("radius_min", "radius_max"),),
-    ),
-    "diamond_square": Generator(
-        "diamond_square",
-        "Diamond-Square",
-        "Midpoint displacement (version 2: lattice hashed by grid cell)",
-        diamond_square,
-        (
-            Param(
-                "roughness",
-                "float",
-                1.0,
-                hard=(0.01, 8.0),
-                soft=(0.05, 3.0),
-                label="Roughness",
-                description="Offsets shrink by 2^-roughness per level",
-            ),
-        ),
-    ),
-    "noise": Generator(
-        "noise",
-        "Noise, Hills and Pits",
-        "White noise with hills and pits (version 2: one value per cell, radii in cells)",
-        noise_hills_pits,
-        (
-            Param(
-                "noise",
-                "float",
-                0.1,
-                hard=(0.0, 1.0e6),
-                soft=(0.0, 2.0),
-                label="Noise",
-                description="Amplitude of the white-noise base, relative to hill heights",
-            ),
-            Param(
-                "hills",
-                "int",
-                300,
-                hard=(0, MAX_HILLS),
-                soft=(0, 5000),
-                label="Hills",
-                description="Number of hills raised on the noise",
-            ),
-            _pair(
-                "hill_radius",
-                "Hill Radius",
-                (4.0, 16.0),
-                "cells",
-                "Smallest and largest hill radius, in cells",
-                (OPEN_LOW, RADIUS_MAX),
-                (0.5, 256.0),
-            ),
-            _pair(
-                "hill_height",
-                "Hill Height",
-                (0.2, 0.6),
-                "",
-                "Lowest and highest hill peak, relative to the noise",
-                (0.0, 1.0e6),
-                (0.0, 5.0),
-            ),
-            Param(
-                "pits",
-                "int",
-                100,
-                hard=(0, MAX_HILLS),
-                soft=(0, 5000),
-                label="Pits",
-                description="Number of pits dug into the noise",
-            ),
-            _pair(
-                "pit_radius",
-                "Pit Radius",
-                (3.0, 8.0),
-                "cells",
-                "Smallest and largest pit radius, in cells",
-                (OPEN_LOW, RADIUS_MAX),
-                (0.5, 256.0),
-            ),
-            _pair(
-                "pit_height",
-                "Pit Depth",
-                (0.2, 0.5),
-                "",
-                "Shallowest and deepest pit, relative to the noise",
-                (0.0, 1.0e6),
-                (0.0, 5.0),
-            ),
-        ),
-    ),
-    "box_blur": Filter(
-        "box_blur",
-        "Box Blur",
-        "3 x 3 mean, edges included, N passes (version 2)",
-        filters.box_blur,
-        (
-            Param(
-                "passes",
-                "int",
-                3,
-                hard=(0, filters.MAX_PASSES),
-                soft=(1, 50),
-                label="Passes",
-                description="Box blur passes",
-            ),
-        ),
-        margin=_passes,
-        passes=_passes,
-    ),
-    "lowpass": Filter(
-        "lowpass",
-        "Low-pass (FIR erosion filter)",
-        "One-pole low-pass filter, k per cell (version 2)",
-        filters.erosion_filter,
-        (
-            Param(
-                "k",
-                "float",
-                0.5,
-                hard=(0.0, 0.999),
-                soft=(0.0, 0.99),
-                unit="factor",
-                label="Filter",
-                description="Filter coefficient k: 0 keeps the map, near 1 smooths strongly",
-            ),
-            Param(
-                "passes",
-                "int",
-                1,
-                hard=(0, filters.MAX_PASSES),
-                soft=(1, 20),
-                label="Passes",
-                description="Low-pass filter passes",
-            ),
-        ),
-        margin=lambda p: filters.erosion_margin(p.get("k", 0.5), p.get("passes", 1)),
-        passes=_passes,
-    ),
-}
-
-
-#: Version-3 defaults that differ from what version 2 did: a version-2 spec or recipe that does not say them
-#: keeps version 2's behaviour (lakes were not filled before version 3, and the automatic rates scaled with the
-#: cell).
-V2_DEFAULTS: dict[str, dict[str, Any]] = {"erosion": {"lake_fill": False, "auto_scale": "cell"}}
-for _key, _defaults in V2_DEFAULTS.items():
-    _new = FILTERS[_key]
-    V2_PARTS[_key] = dataclasses.replace(
-        _new,
-        params=tuple(
-            dataclasses.replace(p, default=_defaults[p.name]) if p.name in _defaults else p for p in _new.params
-        ),
-    )
-
-
-def _lowpass_length(k: float, cell_size: float) -> float:
-    return 0.0 if k <= 0.0 else -cell_size / math.log(k)
-
-
-#: Version-2 values (complete: every parameter of the version-2 declaration) to version-3 values at a cell size
-#: in metres, giving the heightmap they gave: lengths in cells times the cell size, and the version-2 algorithm
-#: where it differs (the diamond-square grid lattice, 3 x 3 blur passes). Hill radii and the low-pass length go
-#: through a float round trip (``r * cell / cell``, ``exp(-cell / (-cell / log k))``), which can differ from
-#: the version-2 value by an ulp or two: tests/core/test_spec_v3.py bounds what that does to a heightmap.
-V2_TO_V3: dict[str, Callable[[Mapping[str, Any], float], dict[str, Any]]] = {
-    "hills": lambda p, cell: {**p, "radius_min": p["radius_min"] * cell, "radius_max": p["radius_max"] * cell},
-    "diamond_square": lambda p, cell: {**p, "lattice": "grid"},
-    "noise": lambda p, cell: {
-        **p,
-        "grain": cell,
-        "hill_radius": (p["hill_radius"][0] * cell, p["hill_radius"][1] * cell),
-        "pit_radius": (p["pit_radius"][0] * cell, p["pit_radius"][1] * cell),
-    },
-    "box_blur": lambda p, cell: {"radius": math.sqrt(p["passes"] / 1.5) * cell, "method": "passes"},
-    "lowpass": lambda p, cell: {"length": _lowpass_length(p["k"], cell), "passes": p["passes"]},
-    **{key: (lambda p, _cell: dict(p)) for key in V2_DEFAULTS},  # same parameters, version 2's defaults filled in
-}
-
-
-def part(key: str, version: int) -> Generator | Filter:
-    """The declaration of generator or filter ``key`` in a spec or recipe of ``version`` (2 or 3).
-
-    Raises ``KeyError`` for an unregistered key.
-    """
-    if version <= 2 and key in V2_PARTS:
-        return V2_PARTS[key]
-    return GENERATORS[key] if key in GENERATORS else FILTERS[key]

@@ -31,6 +31,7 @@ from .heightmap import check_number
 __all__ = [
     "KINDS",
     "UNITS",
+    "MAX_FILTERS",
     "Param",
     "Part",
     "Generator",
@@ -47,6 +48,9 @@ __all__ = [
 #: Kinds of parameter: how a value is stored and checked.
 #: ``range`` is a (low, high) pair of floats with low <= high; ``color`` a linear RGB triple in [0, 1].
 KINDS = ("int", "float", "bool", "enum", "range", "color", "string", "path")
+
+#: Most filters a stack holds (recipes, specs and their earlier versions are refused beyond it at once).
+MAX_FILTERS = 64
 
 #: Units a parameter can be in (the add-on maps them to Blender's subtypes and units).
 UNITS = {

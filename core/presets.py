@@ -2,8 +2,8 @@
 
 Each preset is a partial spec of the current version (what it does not say
 takes the defaults; lengths in metres); :func:`preset_spec` gives the whole
-:class:`core.spec.TerrainSpec`. :func:`preset_from_v2` converts a preset
-written with version-2 numbers (lengths in cells). The
+:class:`core.spec.TerrainSpec`. :func:`core.versions.preset_v2_to_v3`
+converts a preset written with version-2 numbers (lengths in cells). The
 add-on's preset menu, ``bpy.ops.orogen.preset_load(name=...)`` and the
 scripts' ``--preset`` all read these; user presets are spec JSON files in
 Blender's user presets folder.
@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .spec import SPEC_VERSION, TerrainSpec, migrate_v2
+from .spec import SPEC_VERSION, TerrainSpec
 
-__all__ = ["PRESETS", "preset_spec", "preset_from_v2"]
+__all__ = ["PRESETS", "preset_spec"]
 
 #: Far below or above any terrain (metres): a layer that never fades out on that side.
 _FAR = 1.0e5
@@ -207,7 +207,7 @@ PRESETS: dict[str, dict[str, Any]] = {
             "height": 120.0,
             "generator": "faults",
             "faults": {"faults": 400, "displacement_min": 0.1},
-            "filters": [{"type": "thermal", "talus_angle": 33.0, "iterations": 500, "rate": 1.0}],
+            "filters": [{"type": "thermal", "talus_angle": 33.0, "steps": 500, "rate": 1.0}],
             "lighting": {"mode": "hillshade", "shadows": True},
         },
     },
@@ -475,26 +475,3 @@ def preset_spec(name: str) -> TerrainSpec:
     if name not in PRESETS:
         raise ValueError(f"no built-in preset {name!r:.40}; built-in: {', '.join(PRESETS)}")
     return TerrainSpec.from_dict({"version": SPEC_VERSION, **PRESETS[name]["spec"]})
-
-
-def preset_from_v2(spec: dict[str, Any]) -> dict[str, Any]:
-    """A preset written with version-2 numbers (lengths in cells) as a version-3 preset that looks the same.
-
-    Lengths become metres at the preset's own cell size (as :func:`core.spec.migrate_v2`), but with version 3's
-    algorithms: the diamond-square world lattice, the Gaussian blur of the same radius, and no ``fit_height``
-    (relief a filter lowers in metres stays lowered). The result is a partial spec for :data:`PRESETS`.
-
-    Raises
-    ------
-    TypeError, ValueError
-        For values no version-2 spec holds.
-    """
-    out = migrate_v2({**spec, "version": 2})
-    del out["version"], out["fit_height"]
-    if out.get("generator") == "diamond_square":
-        out["diamond_square"] = {**out["diamond_square"], "lattice": "world"}
-    out["filters"] = [
-        {**f, "method": "gaussian"} if isinstance(f, dict) and f.get("type") == "box_blur" else f
-        for f in out.get("filters", [])
-    ]
-    return out

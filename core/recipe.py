@@ -17,9 +17,9 @@ Evaluating a recipe runs:
 **Versions.** A version-3 recipe (what a :class:`core.spec.TerrainSpec`
 makes) takes the declarations of :data:`core.params.GENERATORS` and
 :data:`core.params.FILTERS`, lengths in metres. Versions 1 and 2 (Orogen 0.1
-and 0.2, and a ``Recipe`` made without a version) take the version-2
-declarations (:data:`core.catalog.V2_PARTS`: lengths in cells) and give
-exactly the heightmaps they gave.
+and 0.2) take the version-2 declarations (:data:`core.versions.V2_PARTS`:
+lengths in cells) and give exactly the heightmaps they gave. A ``Recipe``
+made without a version is of the current version (:data:`RECIPE_VERSION`).
 
 For the whole world both ranges are the map's own. A window needs them from
 the world (:meth:`Recipe.world_ranges`), and then equals the same cells of the
@@ -39,11 +39,12 @@ import numpy as np
 import numpy.typing as npt
 
 from . import catalog, filters  # noqa: F401  (catalog registers the built-in generators and filters)
-from .catalog import MAP_NAMES, Cancelled, part
+from .catalog import MAP_NAMES, Cancelled
 from .heightmap import MAX_CELLS, check_number, check_world_shape, normalize
 from .jsonio import load_json
-from .params import FILTERS, GENERATORS, Filter, Generator, short_list
+from .params import FILTERS, GENERATORS, MAX_FILTERS, Filter, Generator, short_list
 from .rng import check_seed
+from .versions import SPEC_VERSION, part, upgrade_recipe
 from .window import Window, check_window, crop, expand
 
 __all__ = [
@@ -65,8 +66,8 @@ Ranges = tuple[tuple[float, float], tuple[float, float]]
 #: returning ``False`` cancels it.
 Progress = Callable[[int, int], object]
 
-#: Bounds checked before anything else is validated, so a huge recipe is refused at once with a short message.
-MAX_FILTERS = 64
+#: Bounds checked before anything else is validated, so a huge recipe is refused at once with a short message
+#: (and :data:`core.params.MAX_FILTERS`, the longest filter stack).
 #: Most parameters a generator or filter entry may name (every function has fewer than 16).
 MAX_PARAMS = 64
 #: Largest recipe JSON read, in bytes (a recipe is about 1 kB).
@@ -79,10 +80,9 @@ def _check_count_of(items: object, what: str, limit: int) -> None:
         raise ValueError(f"{what} has {len(items)} entries; at most {limit} are allowed")
 
 
-#: Recipe JSON version of today's recipes (lengths in metres); 2 is Orogen 0.2's, recipes without a version 0.1's.
-RECIPE_VERSION = 3
-#: Filter keys renamed since 0.1: its one-pole "erosion" filter is the low-pass filter.
-V1_FILTER_KEYS = {"erosion": "lowpass"}
+#: Recipe JSON version of today's recipes (lengths in metres), the spec's; 2 is Orogen 0.2's, recipes without a
+#: version 0.1's (see :mod:`core.versions`).
+RECIPE_VERSION = SPEC_VERSION
 
 
 def _check_required(function: Callable[..., Any], params: Mapping[str, Any], what: str) -> None:
@@ -134,7 +134,7 @@ class Recipe:
     filters: tuple[tuple[str, Mapping[str, Any]], ...] = ()
     cell_size: float = 1.0
     height: float = 1.0
-    version: int = 2
+    version: int = RECIPE_VERSION
     fit_height: bool = True
 
     def __post_init__(self) -> None:
@@ -220,8 +220,8 @@ class Recipe:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Recipe:
-        """Recipe from :meth:`to_dict` data (version 2 or 3), or 0.1's (no ``version``: its ``erosion`` filter is
-        ``lowpass``).
+        """Recipe from :meth:`to_dict` data (version 2 or 3), or 0.1's (no ``version``; converted by
+        :func:`core.versions.upgrade_recipe`).
 
         Raises ``ValueError``/``TypeError`` naming what is wrong.
         """
@@ -240,34 +240,29 @@ class Recipe:
         }
         if unknown:
             raise ValueError(f"unknown recipe keys: {short_list(list(unknown))}")
-        version = data.get("version", 1)
-        if isinstance(version, bool) or version not in (1, 2, RECIPE_VERSION):
-            raise ValueError(f"recipe version must be 1, 2 or {RECIPE_VERSION}, got {version!r:.20}")
+        filters_data = data.get("filters", [])
+        if isinstance(filters_data, list):
+            _check_count_of(filters_data, "filters", MAX_FILTERS)
+        data = upgrade_recipe(data)  # 0.1's (no version) as version 2, old names as today's
         filters_data = data.get("filters", [])
         if not isinstance(filters_data, list):
             raise TypeError(f"filters must be a JSON list, got {type(filters_data).__name__}")
-        _check_count_of(filters_data, "filters", MAX_FILTERS)
         _check_count_of(data.get("params", {}), "params", MAX_PARAMS)
         stack: list[tuple[str, Mapping[str, Any]]] = []
         for i, f in enumerate(filters_data):
             if not isinstance(f, Mapping) or "type" not in f:
                 raise ValueError(f"filters[{i}] must be an object with a 'type', got {f!r:.60}")
-            key = str(f["type"])
-            key = V1_FILTER_KEYS.get(key, key) if version == 1 else key
-            stack.append((key, {k: v for k, v in f.items() if k != "type"}))
-        params = data.get("params", {})
-        if version == 1 and data.get("generator") == "faults" and isinstance(params, Mapping):
-            params = {"spacing": "orogen_0_1", **params}  # 0.1 spaced its faults so: its recipes keep it
+            stack.append((str(f["type"]), {k: v for k, v in f.items() if k != "type"}))
         return cls(
             generator=data.get("generator", "hills"),
             seed=data.get("seed", 0),
             shape=data.get("shape", (129, 129)),
-            params=params,
+            params=data.get("params", {}),
             filters=tuple(stack),
             cell_size=data.get("cell_size", 1.0),
             height=data.get("height", 1.0),
-            version=max(version, 2),
-            fit_height=data.get("fit_height", version < RECIPE_VERSION),
+            version=data["version"],
+            fit_height=data["fit_height"],
         )
 
     @classmethod

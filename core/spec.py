@@ -27,7 +27,7 @@ heightmap is in units of ``height`` metres: the generator's output spans
 afterwards (unless ``fit_height``).
 
 Everything earlier loads (:func:`load_spec`) into version-3 values that give
-the heightmaps it gave (:func:`migrate_v2`): version-2 specs and Orogen 0.2's
+the heightmaps it gave (:mod:`core.versions`): version-2 specs and Orogen 0.2's
 recipes (cells times the cell size, the version-2 algorithm where it differs,
 ``fit_height`` on), Orogen 0.1's recipes (no version; their ``erosion``
 filter is ``lowpass``), its export sidecars, and (through
@@ -36,9 +36,7 @@ filter is ``lowpass``), its export sidecars, and (through
 
 from __future__ import annotations
 
-import inspect
 import json
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
@@ -47,13 +45,12 @@ import numpy as np
 import numpy.typing as npt
 
 from . import catalog  # noqa: F401  (registers the built-in generators and filters)
-from .catalog import V2_PARTS, V2_TO_V3, part
 from .colormap import DEFAULT_LAYERS, HEIGHT_UNITS, LAYER_KINDS, MASKS, MAX_LAYERS, Layer, check_layers
-from .heightmap import check_number
 from .jsonio import load_json
 from .lighting import LIGHTING_ORDERED, LIGHTING_PARAMS, Maps, bake, cell_size
 from .params import FILTERS, GENERATORS, Param, Part, check_values, short_list
-from .recipe import MAX_FILTERS, V1_FILTER_KEYS, Recipe
+from .recipe import MAX_FILTERS, Recipe
+from .versions import SPEC_VERSION, V1_FILTER_KEYS, Upgraded, recipe_to_spec, settings_01, upgrade, upgrade_spec
 
 __all__ = [
     "SPEC_VERSION",
@@ -66,16 +63,12 @@ __all__ = [
     "Step",
     "TerrainSpec",
     "load_spec",
-    "migrate_v2",
-    "v2_params_to_v3",
     "from_v1_settings",
     "apply_settings",
     "setting_paths",
     "json_schema",
 ]
 
-#: Version of the spec's JSON form (3: lengths in metres; 2: Orogen 0.2, lengths in cells).
-SPEC_VERSION = 3
 #: Largest seed a spec holds: any 64-bit seed, as core's hash takes (Blender shows the low 31 bits; see
 #: ``addon.specio``).
 SEED_MAX = 2**64 - 1
@@ -528,12 +521,11 @@ class TerrainSpec:
 
     @classmethod
     def from_dict(cls, data: object) -> TerrainSpec:
-        """Spec from its JSON form (version 3, or 2: migrated by :func:`migrate_v2`). See :func:`load_spec` for
-        every earlier form."""
+        """Spec from its JSON form (version 3, or 2: converted by :func:`core.versions.upgrade_spec`). See
+        :func:`load_spec` for every earlier form."""
         if not isinstance(data, Mapping):
             raise TypeError(f"a terrain spec must be a JSON object, got {type(data).__name__}")
-        if data.get("version") == 2 and not isinstance(data.get("version"), bool):
-            data = migrate_v2(data)
+        data = upgrade_spec(data, _WORLD)
         if data.get("version") != SPEC_VERSION:
             raise ValueError(f'a terrain spec needs "version": {SPEC_VERSION} (or 2), got {data.get("version")!r:.20}')
         generator = data.get("generator", "hills")
@@ -589,214 +581,15 @@ def layers_from_data(data: object) -> tuple[Layer, ...]:
     return tuple(out)
 
 
-# --- every earlier form ------------------------------------------------------------------------
-def _function_defaults(function: Any, params: Mapping[str, Any]) -> dict[str, Any]:
-    """``params`` completed with ``function``'s own keyword defaults (0.1 ran functions with what it was given)."""
-    out = dict(params)
-    for name, p in inspect.signature(function).parameters.items():
-        if name not in out and p.default is not inspect.Parameter.empty and name not in ("window", "seed"):
-            out[name] = p.default
-    return out
-
-
-def _from_recipe(recipe: Recipe, **rest: Any) -> TerrainSpec:
-    """A spec whose heightmap part is ``recipe`` (missing parameters as 0.1's functions took them).
-
-    A version-2 recipe's values are converted to version 3 (:func:`v2_params_to_v3`) at the cell size of the
-    spec's width (``rest["width"]``, default 100 m) over the recipe's shape, with ``fit_height`` on.
-    """
-    rows, cols = recipe.shape
-    cell = cell_size(recipe.shape, rest.get("width", _WORLD["width"].default))
-    gen = part(recipe.generator, recipe.version)
-    params = {
-        k: v for k, v in _function_defaults(gen.function, recipe.params).items() if k in {p.name for p in gen.params}
-    }
-    steps = []
-    for key, p in recipe.filters:
-        f = part(key, recipe.version)
-        values = {k: v for k, v in _function_defaults(f.function, p).items() if k in {q.name for q in f.params}}
-        steps.append(Step(key, v2_params_to_v3(key, values, cell) if recipe.version == 2 else values))
-    if recipe.version == 2:
-        params = v2_params_to_v3(recipe.generator, params, cell)
-    return TerrainSpec(
-        size=cols,
-        size_y=0 if rows == cols else rows,
-        seed=recipe.seed,
-        generator=recipe.generator,
-        params=params,
-        filters=tuple(steps),
-        fit_height=recipe.fit_height,
-        **rest,
-    )
-
-
-def v2_params_to_v3(key: str, params: Mapping[str, Any], cell: float) -> dict[str, Any]:
-    """Version-3 values of generator or filter ``key``'s version-2 ``params`` at ``cell`` metres per cell.
-
-    Missing version-2 values take their version-2 defaults first (a version-2 spec meant those). Parts that did
-    not change (faults, fractal, the erosion filters...) keep their values. See :data:`core.catalog.V2_TO_V3`.
-
-    Raises
-    ------
-    TypeError, ValueError
-        For values the version-2 declaration refuses, naming them (``hills.radius_min``).
-    """
-    if key not in V2_PARTS:
-        return dict(params)
-    return V2_TO_V3[key](V2_PARTS[key].check(params), cell)
-
-
-def migrate_v2(data: Mapping[str, Any]) -> dict[str, Any]:
-    """A version-2 spec's JSON form as version 3, giving the heightmap version 2 gave.
-
-    Lengths in cells become metres at the spec's cell size (``width / (longest side - 1)``), the parts whose
-    algorithm changed keep their version-2 one behind a declared choice (diamond-square ``lattice: "grid"``, blur
-    ``method: "passes"``, the noise ``grain`` of one cell) and ``fit_height`` is on (version 2 stretched the
-    filtered terrain to its height range). Hill radii and the low-pass length go through a float round trip
-    that can move a height by a few float32 steps (tests/core/test_spec_v3.py bounds it); everything else is
-    bit for bit.
-
-    Raises
-    ------
-    TypeError, ValueError
-        For data no version-2 spec holds, naming the setting.
-    """
-    if not isinstance(data, Mapping):
-        raise TypeError(f"a terrain spec must be a JSON object, got {type(data).__name__}")
-    filters = data.get("filters", [])
-    if isinstance(filters, list) and len(filters) > MAX_FILTERS:
-        raise ValueError(f"a filter stack holds at most {MAX_FILTERS} filters, got {len(filters)}")
-    size = _WORLD["size"].check(data.get("size", _WORLD["size"].default))
-    size_y = _WORLD["size_y"].check(data.get("size_y", 0))
-    cell = cell_size((size_y or size, size), _WORLD["width"].check(data.get("width", _WORLD["width"].default)))
-    out = {**data, "version": SPEC_VERSION, "fit_height": True}
-    generator = data.get("generator", "hills")
-    if isinstance(generator, str) and generator in V2_PARTS:
-        out[generator] = v2_params_to_v3(generator, data.get(generator, {}), cell)
-    if isinstance(filters, list):
-        steps = []
-        for i, f in enumerate(filters):
-            if isinstance(f, Mapping) and f.get("type") in V2_PARTS:
-                params = {k: v for k, v in f.items() if k not in ("type", "enabled")}
-                try:
-                    values = v2_params_to_v3(f["type"], params, cell)
-                except (TypeError, ValueError) as err:
-                    raise type(err)(f"filters[{i}]: {err}") from None
-                f = {"type": f["type"], **({"enabled": f["enabled"]} if "enabled" in f else {}), **values}
-            steps.append(f)
-        out["filters"] = steps
-    return out
-
-
-#: 0.1's enum items, in the order 0.1 declared them (a .blend stores an enum as its item's index).
-V1_ENUMS = {
-    "generator": ("hills", "faults", "diamond_square", "noise"),
-    "lighting": ("SLOPE", "HILLSHADE", "MULTIDIRECTIONAL"),
-    "shading": ("LIT", "UNLIT"),
-}
-#: 0.1's defaults of its panel settings (angles in radians, as 0.1 stored them).
-V1_DEFAULTS: dict[str, Any] = {
-    "size": 129,
-    "seed": 0,
-    "generator": "hills",
-    "hill_count": 150,
-    "radius_min": 4.0,
-    "radius_max": 20.0,
-    "island": False,
-    "flattening": 1.5,
-    "fault_count": 200,
-    "displacement_min": 0.05,
-    "roughness": 1.0,
-    "noise_amplitude": 0.1,
-    "noise_hill_count": 300,
-    "noise_hill_radius_min": 4.0,
-    "noise_hill_radius_max": 16.0,
-    "noise_hill_height_min": 0.2,
-    "noise_hill_height_max": 0.6,
-    "pit_count": 100,
-    "pit_radius_min": 3.0,
-    "pit_radius_max": 8.0,
-    "pit_depth_min": 0.2,
-    "pit_depth_max": 0.5,
-    "use_blur": False,
-    "blur_passes": 3,
-    "use_erosion": False,
-    "erosion_k": 0.5,
-    "erosion_passes": 1,
-    "use_terrace": False,
-    "terrace_levels": 8,
-    "terrace_smoothness": 0.5,
-    "use_sea_level": False,
-    "sea_level": 0.2,
-    "width": 100.0,
-    "height": 20.0,
-    "use_lightmap": True,
-    "light_azimuth": math.radians(315.0),
-    "lighting": "SLOPE",
-    "light_altitude": math.radians(45.0),
-    "use_scene_sun": False,
-    "use_shadows": False,
-    "shadow_softness": math.radians(2.0),
-    "use_ao": False,
-    "ao_strength": 1.0,
-    "ao_directions": 16,
-    "ao_radius": 32,
-    "light_softness": 1.0,
-    "min_brightness": 0.25,
-    "max_brightness": 1.0,
-    "use_material": True,
-    "shading": "LIT",
-}
-
-
-def _typed(value: float) -> float:
-    """A float32 setting as the user typed it: the shortest decimal of its float32 value (0.6, not 0.6000000238)."""
-    return float(str(np.float32(value)))
-
-
-def _degrees(radians: float) -> float:
-    """An angle setting (float32 radians) in degrees, rounded to 1e-4 degree (90 typed is exactly 90)."""
-    return round(math.degrees(radians), 4)
-
-
-def _v1_heightmap(s: Mapping[str, Any]) -> Recipe:
-    """The recipe 0.1 made from its settings (its ``recipe_from_settings``)."""
-    params = {
-        "hills": lambda: {
-            "count": s["hill_count"],
-            "radius_min": s["radius_min"],
-            "radius_max": s["radius_max"],
-            "island": s["island"],
-        },
-        "faults": lambda: {
-            "faults": s["fault_count"],
-            "displacement_max": 1.0,
-            "displacement_min": s["displacement_min"],
-            "spacing": "orogen_0_1",
-        },
-        "diamond_square": lambda: {"roughness": s["roughness"]},
-        "noise": lambda: {
-            "noise": s["noise_amplitude"],
-            "hills": s["noise_hill_count"],
-            "hill_radius": (s["noise_hill_radius_min"], s["noise_hill_radius_max"]),
-            "hill_height": (s["noise_hill_height_min"], s["noise_hill_height_max"]),
-            "pits": s["pit_count"],
-            "pit_radius": (s["pit_radius_min"], s["pit_radius_max"]),
-            "pit_height": (s["pit_depth_min"], s["pit_depth_max"]),
-        },
-    }[s["generator"]]()
-    stack: list[tuple[str, dict[str, Any]]] = []
-    if s["flattening"] != 1.0:
-        stack.append(("flatten", {"exponent": s["flattening"]}))
-    if s["use_blur"]:
-        stack.append(("box_blur", {"passes": s["blur_passes"]}))
-    if s["use_erosion"]:
-        stack.append(("lowpass", {"k": s["erosion_k"], "passes": s["erosion_passes"]}))
-    if s["use_terrace"]:
-        stack.append(("terrace", {"levels": s["terrace_levels"], "smoothness": s["terrace_smoothness"]}))
-    if s["use_sea_level"]:
-        stack.append(("sea_level", {"level": s["sea_level"]}))
-    return Recipe(s["generator"], s["seed"], (s["size"], s["size"]), params, tuple(stack))
+# --- every earlier form: converted by core.versions ----------------------------------------------------------
+def _from_upgraded(form: Upgraded) -> TerrainSpec:
+    """The spec of what :func:`core.versions.upgrade` made of a file: a spec, or a recipe checked by
+    :class:`core.recipe.Recipe` (as Orogen read it) and the spec's other keys."""
+    if form.recipe is None:
+        return TerrainSpec.from_dict(form.spec)
+    if not isinstance(form.recipe, Mapping):
+        raise TypeError(f"a recipe must be a JSON object, got {type(form.recipe).__name__}")
+    return TerrainSpec.from_dict(recipe_to_spec(Recipe.from_dict(form.recipe).to_dict(), form.spec))
 
 
 def from_v1_settings(
@@ -811,8 +604,7 @@ def from_v1_settings(
         enums as identifiers or as 0.1's item indices; missing ones take 0.1's defaults.
     recipe : mapping or str, optional
         The recipe 0.1 stored on the object (``orogen_recipe``): it made the heightmap, so it wins over the
-        generator settings (0.1 regenerated from the settings and lost a recipe; the recipe is what the user
-        asked for).
+        generator settings.
     layers : list or str, optional
         The object's colour layers (``orogen_layers``).
     terrain : mapping or str, optional
@@ -821,61 +613,15 @@ def from_v1_settings(
     Raises
     ------
     TypeError, ValueError
-        For settings no spec can hold.
+        For settings no spec can hold. The conversion is :func:`core.versions.settings_01`.
     """
-    s = dict(V1_DEFAULTS)
-    generator = settings.get("generator", "hills")
-    if isinstance(generator, str) and generator not in V1_ENUMS["generator"]:
-        raise ValueError(
-            f"generator must be one of {', '.join(V1_ENUMS['generator'])} in 0.1 settings, got {generator!r:.40}"
-        )
-    for key, value in settings.items():
-        if key in V1_ENUMS and isinstance(value, int) and not isinstance(value, bool):
-            value = V1_ENUMS[key][value] if 0 <= value < len(V1_ENUMS[key]) else V1_DEFAULTS[key]
-        if key in s and isinstance(V1_DEFAULTS[key], bool):
-            if isinstance(value, bool) or (isinstance(value, (int, np.integer)) and value in (0, 1)):
-                s[key] = bool(value)  # a .blend stores booleans as 0 and 1
-            else:  # 'false' is a true value in Python: refuse it rather than read it as True
-                raise ValueError(f"{key} must be True or False (or 0 or 1) in 0.1 settings, got {value!r:.40}")
-        elif key in s:
-            s[key] = _typed(value) if isinstance(value, float) else value
-    if isinstance(terrain, str):
-        terrain = load_json(terrain, "orogen_terrain")
-    if isinstance(terrain, Mapping):
-        s["width"], s["height"] = terrain.get("width", s["width"]), terrain.get("height", s["height"])
-    light = {
-        "enabled": bool(s["use_lightmap"]),
-        "mode": str(s["lighting"]).lower(),
-        "azimuth": _degrees(settings.get("light_azimuth", s["light_azimuth"])) % 360.0,
-        "altitude": _degrees(settings.get("light_altitude", s["light_altitude"])),
-        "use_scene_sun": bool(s["use_scene_sun"]),
-        "softness": s["light_softness"],
-        "min_brightness": s["min_brightness"],
-        "max_brightness": s["max_brightness"],
-        "shadows": bool(s["use_shadows"]),
-        "shadow_softness": _degrees(settings.get("shadow_softness", s["shadow_softness"])),
-        "ao": bool(s["use_ao"]),
-        "ao_strength": s["ao_strength"],
-        "ao_directions": s["ao_directions"],
-        "ao_radius": s["ao_radius"],
-    }
-    if isinstance(recipe, str):
-        recipe = load_json(recipe, "orogen_recipe") if recipe else None
-    heightmap = Recipe.from_dict(recipe) if isinstance(recipe, Mapping) else _v1_heightmap(s)
-    if isinstance(layers, str):
-        layers = load_json(layers, "orogen_layers") if layers else None
-    return _from_recipe(
-        heightmap,
-        width=s["width"],
-        height=s["height"],
-        lighting=light,
-        material={"enabled": bool(s["use_material"]), "shading": str(s["shading"]).lower()},
-        layers=DEFAULT_LAYERS if not layers else layers_from_data(layers),
-    )
+    heightmap, rest = settings_01(settings, recipe, layers, terrain)
+    return _from_upgraded(Upgraded(rest, heightmap))
 
 
 def load_spec(data: object) -> TerrainSpec:
-    """A spec from any form Orogen wrote: a spec, a 0.1 recipe, or an export sidecar (0.1's or today's).
+    """A spec from any form Orogen wrote: a spec of any version, a recipe (0.1's or since), or an export
+    sidecar (0.1's or today's). :func:`core.versions.upgrade` converts it.
 
     Raises
     ------
@@ -884,25 +630,7 @@ def load_spec(data: object) -> TerrainSpec:
     """
     if not isinstance(data, Mapping):
         raise TypeError(f"a terrain spec must be a JSON object, got {type(data).__name__}")
-    if "spec" in data and isinstance(data["spec"], Mapping):  # a sidecar written since the spec
-        return TerrainSpec.from_dict(data["spec"])
-    if "recipe" in data and ("width_m" in data or "height_range_m" in data):  # a 0.1 sidecar
-        height = data.get("height_range_m", [0.0, 20.0])
-        if not (isinstance(height, list) and len(height) == 2):
-            raise ValueError("height_range_m must be [low, high] in metres")
-        width = data.get("width_m", 100.0)
-        if data["recipe"] is None:
-            raise ValueError("this sidecar has no recipe (an imported heightmap): nothing to regenerate")
-        return _from_recipe(
-            Recipe.from_dict(data["recipe"]),
-            width=width,
-            height=check_number(height[1], "height_range_m[1]") - check_number(height[0], "height_range_m[0]"),
-        )
-    if "version" not in data and ("params" in data or "shape" in data or "filters" in data):
-        return _from_recipe(Recipe.from_dict(data))  # a 0.1 recipe
-    if data.get("version") in (2, 3) and "params" in data and "shape" in data:
-        return _from_recipe(Recipe.from_dict(data))  # a recipe written since 0.2
-    return TerrainSpec.from_dict(data)
+    return _from_upgraded(upgrade(data, _WORLD))
 
 
 # --- settings by path (the scripts' --set) -----------------------------------------------------

@@ -47,7 +47,6 @@ import numpy as np
 import numpy.typing as npt
 
 from .bake import bake_maps
-from .catalog import part
 from .filters import check_filter_work
 from .heightmap import MAX_CELLS, as_heightmap, check_count, check_number, check_world_shape
 from .lighting import LIGHTING_ORDERED, LIGHTING_PARAMS, Maps
@@ -55,6 +54,7 @@ from .params import Filter, check_values
 from .recipe import Ranges, Recipe
 from .shading import SHADOW_SAMPLES, shadow_margins, shadow_reach
 from .spec import SPEC_VERSION, TerrainSpec
+from .versions import part
 from .window import Window, crop, expand
 
 __all__ = [

@@ -43,6 +43,7 @@ def test_each_generator_makes_a_terrain_spanning_the_height(scene, orogen, gener
         (40, 40),
         _params(generator),
         (("flatten", {"exponent": 1.5}), ("box_blur", {"passes": 2}), ("lowpass", {"k": 0.4, "passes": 1})),
+        version=2,
     )
     expected = recipe.evaluate()
     assert np.allclose(co[:, 2].reshape(40, 40), expected * np.float32(8.0), atol=1e-5)

@@ -51,7 +51,9 @@ def spec(**values):
 
 def heights(orogen, size, seed, **params):
     """Version 2's heightmap (what a version-2 spec migrates to): normalised after the filters."""
-    recipe = orogen.core.recipe.Recipe("diamond_square", seed, (size, size), params, (("flatten", {"exponent": 1.5}),))
+    recipe = orogen.core.recipe.Recipe(
+        "diamond_square", seed, (size, size), params, (("flatten", {"exponent": 1.5}),), version=2
+    )
     return recipe.evaluate()
 
 

@@ -290,7 +290,7 @@ def test_the_stored_recipe_says_the_numbers_as_typed_and_a_hand_written_recipe_g
     )
     # Version 3's low-pass filter takes a decay length in metres: 0.1's k = 0.6 per cell is this length at the
     # spec's 3.125 m cells (100 m over 32 cells), typed as a float32 property shows it.
-    length = orogen.core.catalog.V2_TO_V3["lowpass"]({"k": 0.6, "passes": 1}, 100.0 / 32)["length"]
+    length = orogen.core.versions.V2_TO_V3["lowpass"]({"k": 0.6, "passes": 1}, 100.0 / 32)["length"]
     typed = str(np.float32(length))
     assert float(typed) != length and abs(float(typed) - length) < 1e-6 * length  # not a float32: rounded
     # The numbers go through the settings (float32 properties) and come back as typed.

@@ -114,8 +114,8 @@ def test_recipe_filter_parameters_are_checked_before_margins():
         ((("box_blur", {"passes": -100}),), "passes must be in"),
     ):
         with pytest.raises((ValueError, TypeError), match=match):
-            Recipe("hills", 0, (16, 16), {}, filters).evaluate()
-    r = Recipe("hills", 0, (16, 16))
+            Recipe("hills", 0, (16, 16), {}, filters, version=2).evaluate()
+    r = Recipe("hills", 0, (16, 16), version=2)
     for ranges in ({}, (), ((0, 1),), 5):
         with pytest.raises(TypeError, match="ranges must be"):
             r.evaluate(Window(0, 0, 4, 4), ranges)
@@ -129,7 +129,7 @@ def test_recipe_filter_parameters_are_checked_before_margins():
     with pytest.raises(ValueError, match="nests 100000 levels deep"):
         Recipe.from_json("[" * 100_000 + "]" * 100_000)
     with pytest.raises(ValueError, match=r"window.rows must be in \[1, 33\]"):
-        Recipe("hills", 0, (33, 33)).evaluate(Window(0, 0, 34, 33), r.world_ranges())
+        Recipe("hills", 0, (33, 33), version=2).evaluate(Window(0, 0, 34, 33), r.world_ranges())
 
 
 def test_huge_heights_are_refused_instead_of_overflowing():

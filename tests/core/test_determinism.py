@@ -37,7 +37,7 @@ print(json.dumps({
     "noise": digest(noise.noise_hills_pits((70, 90), 5)),
     "recipe": digest(Recipe("faults", 6, (64, 80), {"faults": 90},
                             (("lowpass", {"k": 0.6, "passes": 2}), ("box_blur", {"passes": 2}),
-                             ("terrace", {"levels": 5}), ("sea_level", {"level": 0.1}))).evaluate()),
+                             ("terrace", {"levels": 5}), ("sea_level", {"level": 0.1})), version=2).evaluate()),
     "slope_walk": digest(profiles.slope_walk(500, 9, 0, 80, 2.0, 0.7)),
     "sectioned": digest(profiles.sectioned_profile(600, 10, 12, 5, 0.3, 300, 0, 50)),
     **{f"v3_{g}": digest(core.TerrainSpec(size=90, size_y=70, width=150.0, seed=8, generator=g,

@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def rough(n=48, seed=3, relief=30.0):
-    return Recipe("diamond_square", seed, (n, n)).evaluate().astype(np.float64) * relief
+    return Recipe("diamond_square", seed, (n, n), version=2).evaluate().astype(np.float64) * relief
 
 
 def tilted_plane(n=64, seed=5, slope=0.3, noise=0.2):
@@ -256,7 +256,7 @@ from core.hydraulic import hydraulic_erosion
 def digest(a):
     a = np.ascontiguousarray(a)
     return f"{a.dtype}{a.shape}:" + hashlib.sha256(a.tobytes()).hexdigest()[:24]
-h = Recipe("diamond_square", 4, (45, 61)).evaluate().astype(np.float64) * 30.0
+h = Recipe("diamond_square", 4, (45, 61), version=2).evaluate().astype(np.float64) * 30.0
 closed = hydraulic_erosion(h, cell_size=0.75, steps=60)
 opened = hydraulic_erosion(h, cell_size=1.5, steps=40, edges="open", settle=False, depth_scale=0.0)
 print(json.dumps({"closed": [digest(closed.heights), digest(closed.water), digest(closed.deposited)],

@@ -12,12 +12,12 @@ STACK = (("box_blur", {"passes": 2}), ("terrace", {"levels": 6, "smoothness": 0.
 
 def test_hills_recipe_equals_circle_hills():
     params = {"count": 40, "radius_min": 3, "radius_max": 9}
-    r = Recipe("hills", 11, (64, 48), params, (("flatten", {"exponent": 1.5}),))
+    r = Recipe("hills", 11, (64, 48), params, (("flatten", {"exponent": 1.5}),), version=2)
     assert np.array_equal(r.evaluate(), core.circle_hills((64, 48), 11, 40, 3, 9, flattening=1.5))
 
 
 def test_json_round_trip():
-    r = Recipe("noise", 3, (30, 40), {"hill_radius": (2, 5), "pits": 4}, STACK)
+    r = Recipe("noise", 3, (30, 40), {"hill_radius": (2, 5), "pits": 4}, STACK, version=2)
     text = r.to_json()
     assert json.loads(text)["filters"][0] == {"type": "box_blur", "passes": 2}
     back = Recipe.from_json(text)
@@ -28,14 +28,14 @@ def test_json_round_trip():
 @pytest.mark.parametrize("generator", sorted(GENERATORS))
 def test_every_generator_spans_0_to_1_with_the_exact_shape(generator):
     for shape in [(100, 60), (2, 2), (4097, 1)]:
-        h = Recipe(generator, 1, shape, {}, STACK).evaluate()
+        h = Recipe(generator, 1, shape, {}, STACK, version=2).evaluate()
         assert h.shape == shape and h.dtype == np.float32
         assert np.isfinite(h).all() and h.min() == 0.0 and h.max() in (0.0, 1.0)
 
 
 @pytest.mark.parametrize("generator", sorted(GENERATORS))
 def test_windows_are_bit_identical_to_the_whole(generator):
-    r = Recipe(generator, 5, (150, 110), {}, STACK)
+    r = Recipe(generator, 5, (150, 110), {}, STACK, version=2)
     whole, ranges = r.evaluate(), r.world_ranges()
     rng = np.random.default_rng(1)
     for _ in range(12):
@@ -50,7 +50,9 @@ def test_windows_are_bit_identical_to_the_whole(generator):
 
 @pytest.mark.parametrize("generator", sorted(GENERATORS))
 def test_windows_with_the_erosion_filter_match_within_1e_6(generator):
-    r = Recipe(generator, 2, (160, 120), {}, (("lowpass", {"k": 0.7, "passes": 2}), ("box_blur", {"passes": 1})))
+    r = Recipe(
+        generator, 2, (160, 120), {}, (("lowpass", {"k": 0.7, "passes": 2}), ("box_blur", {"passes": 1})), version=2
+    )
     whole, ranges = r.evaluate(), r.world_ranges()
     for win in (Window(10, 20, 70, 50), Window(100, 0, 60, 120), Window(0, 60, 1, 60)):
         part = r.evaluate(win, ranges)
@@ -59,7 +61,7 @@ def test_windows_with_the_erosion_filter_match_within_1e_6(generator):
 
 def test_a_window_needs_the_world_ranges():
     with pytest.raises(ValueError, match="ranges are required"):
-        Recipe("hills", 0, (20, 20)).evaluate(Window(0, 0, 5, 5))
+        Recipe("hills", 0, (20, 20), version=2).evaluate(Window(0, 0, 5, 5))
 
 
 @pytest.mark.parametrize(
@@ -76,11 +78,11 @@ def test_a_window_needs_the_world_ranges():
 )
 def test_bad_recipes(kwargs, error, match):
     with pytest.raises(error, match=match):
-        Recipe(**kwargs)
+        Recipe(**kwargs, version=2)
 
 
 def test_a_world_larger_than_one_heightmap_is_evaluated_in_windows_only():
-    world = Recipe("fractal", 3, (100_000, 100_000), filters=(("box_blur", {"passes": 2}),))
+    world = Recipe("fractal", 3, (100_000, 100_000), filters=(("box_blur", {"passes": 2}),), version=2)
     with pytest.raises(ValueError, match="at most"):
         world.evaluate()
     with pytest.raises(ValueError, match="window .* at most"):
@@ -93,9 +95,9 @@ def test_a_world_larger_than_one_heightmap_is_evaluated_in_windows_only():
 
 def test_bad_parameter_values_fail_when_evaluated_with_named_errors():
     with pytest.raises(ValueError, match="roughness"):
-        Recipe("diamond_square", params={"roughness": 0}).evaluate()
+        Recipe("diamond_square", params={"roughness": 0}, version=2).evaluate()
     with pytest.raises(ValueError, match="count"):
-        Recipe("hills", params={"count": -3}).evaluate()
+        Recipe("hills", params={"count": -3}, version=2).evaluate()
 
 
 def test_filters_registry_names():

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 from resolution import block_mean
 
-from core.catalog import part
 from core.midpoint import diamond_square
 from core.recipe import Recipe
 from core.spec import TerrainSpec, load_spec
+from core.versions import part
 from core.window import Window
 
 
@@ -34,7 +34,7 @@ def test_version_2_terrains_were_different_landscapes_at_each_size():
     """What version 3 fixes: a version-2 recipe (lengths in cells) at 257² and 1025²."""
 
     def v2(shape, generator):
-        return Recipe(generator, 3, shape).evaluate().astype(np.float64)
+        return Recipe(generator, 3, shape, version=2).evaluate().astype(np.float64)
 
     for generator in ("hills", "diamond_square", "noise"):
         r = np.corrcoef(block_mean(v2((1025, 1025), generator), 4).ravel(), v2((257, 257), generator).ravel())[0, 1]
@@ -54,7 +54,7 @@ ROUGH = dict(BASE, generator="fractal", params={"feature_size": 40.0, "detail": 
         ("lowpass", {"length": 4.0, "passes": 2}),
         ("terrace", {}),
         ("sea_level", {}),
-        ("thermal", {"talus_angle": 30.0, "iterations": 20}),
+        ("thermal", {"talus_angle": 30.0, "steps": 20}),
         ("hydraulic", {"steps": 20}),
     ],
     ids=lambda s: f"{s[0]}-{s[1].get('method', '')}",
@@ -196,6 +196,7 @@ def test_a_version_2_spec_gives_the_heightmap_version_2_gave(generator, params, 
         tuple((f["type"], {k: v for k, v in f.items() if k != "type"}) for f in filters),
         spec.cell_size,
         30.0,
+        version=2,
     ).evaluate()
     v3 = spec.heightmap()
     exact = generator in ("diamond_square", "faults", "fractal") and not any(f["type"] == "lowpass" for f in filters)

@@ -258,9 +258,11 @@ def test_mfd_run_keeps_base_level_and_conserves_area():
 
 def test_the_erosion_filter_declares_routing_and_its_maps_are_the_mfd_ones():
     stack = (("erosion", {"steps": 4, "routing": "mfd", "flow_exponent": 1.1}),)
-    r = Recipe("fractal", 5, (33, 40), {}, stack, cell_size=50.0, height=800.0)
+    r = Recipe("fractal", 5, (33, 40), {}, stack, cell_size=50.0, height=800.0, version=2)
     _, maps = r.evaluate_with_maps()
-    start = Recipe("fractal", 5, (33, 40), {}, (), cell_size=50.0, height=800.0).evaluate().astype(np.float64)
+    start = (
+        Recipe("fractal", 5, (33, 40), {}, (), cell_size=50.0, height=800.0, version=2).evaluate().astype(np.float64)
+    )
     result = stream_power.stream_power_erosion(
         start * 800.0, 50.0, uplift=1e-3 * start, steps=4, dt=2e4, routing="mfd", flow_exponent=1.1
     )
@@ -400,8 +402,8 @@ def test_lake_fill_in_a_run_drains_the_basins_below_the_edges():
 
 
 def test_lake_fill_is_declared_once_on_by_default_and_off_for_version_2():
-    from core.catalog import part
     from core.spec import load_spec
+    from core.versions import part
 
     params = {p.name: p for p in FILTERS["erosion"].params}
     assert params["lake_fill"].default is True and params["lake_fill"].kind == "bool"
@@ -454,8 +456,8 @@ def test_the_map_scaled_rates_do_not_depend_on_the_cell_size():
 
 
 def test_the_resolution_settings_are_declared_once_and_version_2_keeps_its_rates():
-    from core.catalog import part
     from core.spec import load_spec
+    from core.versions import part
 
     params = {p.name: p for p in FILTERS["erosion"].params}
     assert params["auto_scale"].default == "map" and params["channel_area"].default == 0.0

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def rough(n=33, seed=1, relief=40.0):
     """A diamond-square terrain in metres with slopes far beyond any talus angle."""
-    return Recipe("diamond_square", seed, (n, n)).evaluate().astype(np.float64) * relief
+    return Recipe("diamond_square", seed, (n, n), version=2).evaluate().astype(np.float64) * relief
 
 
 def max_slope_degrees(h, cell=1.0):
@@ -196,7 +196,7 @@ from core.thermal import thermal_erosion
 def digest(a):
     a = np.ascontiguousarray(a)
     return f"{a.dtype}{a.shape}:" + hashlib.sha256(a.tobytes()).hexdigest()[:24]
-h = Recipe("diamond_square", 4, (45, 61)).evaluate().astype(np.float64) * 30.0
+h = Recipe("diamond_square", 4, (45, 61), version=2).evaluate().astype(np.float64) * 30.0
 closed = thermal_erosion(h, talus_angle=33, cell_size=0.75, iterations=60, rate=0.8)
 opened = thermal_erosion(h, talus_angle=28, cell_size=1.5, iterations=40, rate=0.5, edges="open")
 print(json.dumps({"closed": [digest(closed.heights), digest(closed.deposited), digest(closed.removed)],

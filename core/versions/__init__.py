@@ -1,0 +1,143 @@
+"""Every earlier form of a terrain, and its conversion to the current spec version, in one place.
+
+As Blender's ``versioning_*`` files do, this package keeps each old version's conversion together, and the
+rest of core reads only the current version. Its modules work on plain JSON data and import nothing above
+:mod:`core.catalog`; :func:`core.spec.load_spec` and :meth:`core.spec.TerrainSpec.from_dict` call
+:func:`upgrade` and :func:`upgrade_spec`, :meth:`core.recipe.Recipe.from_dict` calls :func:`upgrade_recipe`.
+The add-on's .blend conversion (``addon/versions.py``) calls these for every value it converts.
+
+Versions
+--------
+**Orogen 0.1** (no version; :mod:`.legacy_01`)
+    Recipes without a ``version``, whose one-pole low-pass filter was ``erosion`` and whose faults had 0.1's
+    spacing (:func:`.legacy_01.recipe_01_to_v2`); export sidecars with ``width_m`` and ``height_range_m``
+    (:func:`.legacy_01.sidecar_01`); flat panel settings, object properties and user presets
+    (``hill_count``, ``use_erosion``, angles in radians; :func:`.legacy_01.settings_01`). Each becomes a
+    version-2 recipe plus the spec's other keys.
+**Version 2** (Orogen 0.2; :mod:`.v2`, :mod:`.v2_to_v3`)
+    Specs and recipes with lengths in cells, the diamond-square lattice hashed by grid cell, the blur in
+    3 x 3 passes, the low-pass ``k``, the erosion filter without lake filling and the thermal filter's
+    ``iterations``. Version-2 recipes run the version-2 declarations (:data:`.v2.V2_PARTS`, picked by
+    :func:`.v2.part`), so they give the heightmaps they gave; specs, recipes and presets convert to version 3
+    (:func:`.v2_to_v3.spec_v2_to_v3`, :func:`.v2_to_v3.v2_params_to_v3`, :func:`.v2_to_v3.preset_v2_to_v3`,
+    :func:`.v2_to_v3.recipe_to_spec`).
+**Version 3** (Orogen 0.3, :data:`SPEC_VERSION`; :mod:`.v3`)
+    Lengths in metres, positions in world coordinates, ``fit_height`` optional. Development builds wrote the
+    thermal filter's ``steps`` as ``iterations`` (:data:`.v3.V3_RENAMED`, :func:`.v3.rename_filters`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..params import Param
+from .legacy_01 import V1_DEFAULTS, V1_ENUMS, V1_FILTER_KEYS, recipe_01_to_v2, settings_01, sidecar_01
+from .v2 import V2_DEFAULTS, V2_PARTS, V2_RENAMED, part
+from .v2_to_v3 import V2_TO_V3, preset_v2_to_v3, recipe_to_spec, spec_v2_to_v3, v2_params_to_v3
+from .v3 import SPEC_VERSION, V3_RENAMED, rename_filters, rename_params
+
+__all__ = [
+    "SPEC_VERSION",
+    "V1_DEFAULTS",
+    "V1_ENUMS",
+    "V1_FILTER_KEYS",
+    "V2_DEFAULTS",
+    "V2_PARTS",
+    "V2_RENAMED",
+    "V2_TO_V3",
+    "V3_RENAMED",
+    "Upgraded",
+    "part",
+    "preset_v2_to_v3",
+    "recipe_01_to_v2",
+    "recipe_to_spec",
+    "rename_filters",
+    "rename_params",
+    "settings_01",
+    "sidecar_01",
+    "spec_v2_to_v3",
+    "upgrade",
+    "upgrade_recipe",
+    "upgrade_spec",
+    "v2_params_to_v3",
+]
+
+
+def upgrade_spec(data: Mapping[str, Any], world: Mapping[str, Param]) -> Mapping[str, Any]:
+    """A spec's JSON form of any spec version (2, or 3 as development builds wrote it) in the current version.
+
+    ``world`` holds the declarations of ``size``, ``size_y`` and ``width`` (:data:`core.spec.WORLD_PARAMS` by
+    name). Data of another version is returned as it is (the spec reader refuses it by name).
+
+    Raises
+    ------
+    TypeError, ValueError
+        For a version-2 spec holding values version 2 refused, naming them.
+    """
+    version = data.get("version")
+    if isinstance(version, bool):
+        return data
+    if version == 2:
+        data = spec_v2_to_v3(data, world)
+    elif version == SPEC_VERSION and "filters" in data:
+        data = {**data, "filters": rename_filters(data["filters"])}
+    return data
+
+
+def upgrade_recipe(data: Mapping[str, Any]) -> dict[str, Any]:
+    """A recipe's JSON form of any version (0.1's without one, 2, 3) as version-2 or current recipe JSON.
+
+    0.1's recipes become version 2 (:func:`.legacy_01.recipe_01_to_v2`: a version-2 recipe runs the version-2
+    declarations, as 0.1's functions did); version 3's old parameter names become today's. ``fit_height`` is
+    filled in (always on before version 3, off by default since).
+
+    Raises
+    ------
+    ValueError
+        For a version that is none of these.
+    """
+    version = data.get("version", 1)
+    if isinstance(version, bool) or version not in (1, 2, SPEC_VERSION):
+        raise ValueError(f"recipe version must be 1, 2 or {SPEC_VERSION}, got {version!r:.20}")
+    out = recipe_01_to_v2(data) if version == 1 else dict(data)
+    out.setdefault("fit_height", version < SPEC_VERSION)
+    if version == SPEC_VERSION and "filters" in out:
+        out["filters"] = rename_filters(out["filters"])
+    return out
+
+
+@dataclass(frozen=True)
+class Upgraded:
+    """What :func:`upgrade` makes of a file: a current spec's JSON form, or a recipe and the spec's other keys.
+
+    ``recipe`` (recipe JSON of any version, for :meth:`core.recipe.Recipe.from_dict`) is ``None`` when
+    ``spec`` is the whole spec; otherwise the spec is :func:`.v2_to_v3.recipe_to_spec` of the checked recipe
+    and ``spec`` (its ``width`` and whatever else the file held).
+    """
+
+    spec: Mapping[str, Any]
+    recipe: object = None
+
+
+def upgrade(data: Mapping[str, Any], world: Mapping[str, Param]) -> Upgraded:
+    """Any form Orogen wrote (a spec of any version, a recipe, an export sidecar: 0.1's or today's) in the
+    current version. ``world`` is as for :func:`upgrade_spec`.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For data that none of these can hold, naming what is wrong.
+    """
+    width = world["width"].default
+    if "spec" in data and isinstance(data["spec"], Mapping):  # a sidecar written since the spec
+        return Upgraded(upgrade_spec(data["spec"], world))
+    if "recipe" in data and ("width_m" in data or "height_range_m" in data):  # a 0.1 sidecar
+        recipe, rest = sidecar_01(data)
+        return Upgraded(rest, recipe)
+    if "version" not in data and ("params" in data or "shape" in data or "filters" in data):
+        return Upgraded({"width": width}, data)  # a 0.1 recipe
+    if data.get("version") in (2, SPEC_VERSION) and "params" in data and "shape" in data:
+        return Upgraded({"width": width}, data)  # a recipe written since 0.2
+    return Upgraded(upgrade_spec(data, world))
