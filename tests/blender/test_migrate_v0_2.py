@@ -222,3 +222,27 @@ def test_a_tile_worlds_0_2_settings_are_converted(scene, orogen, tmp_path, capfd
         assert (spec.params["radius_min"], spec.params["radius_max"]) == (3 * 2.0, 6 * 2.0)  # cells x 2 m
     finally:
         bpy.ops.wm.read_homefile(use_empty=True)
+
+
+def test_a_development_builds_thermal_iterations_are_read_as_steps(scene, orogen, tmp_path, capfd):
+    """Development builds of version 3 stored the thermal filter's steps as ``iterations``: on load the value
+    moves to ``steps`` (core.versions.V3_RENAMED) and the terrain regenerates as it was made."""
+    spec = {"version": 3, "size": 17, "seed": 3, "filters": [{"type": "thermal", "steps": 9, "talus_angle": 20.0}]}
+    bpy.ops.orogen.terrain_add(size=17, spec=json.dumps(spec), set="")
+    obj = bpy.context.active_object
+    raw = orogen.addon.versions._stored(obj)["filters"][0]["thermal"]
+    raw["iterations"] = 9  # what a development build stored...
+    del raw["steps"]  # ...without today's name
+    path = tmp_path / "dev.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(path))
+    capfd.readouterr()
+    bpy.ops.wm.open_mainfile(filepath=str(path))
+    try:
+        assert "filters[0].thermal.iterations is steps" in capfd.readouterr().out
+        obj = bpy.data.objects["Terrain"]
+        assert obj.orogen.filters[0].thermal.steps == 9
+        assert "iterations" not in orogen.addon.versions._stored(obj)["filters"][0]["thermal"]
+        expected = orogen.core.spec.TerrainSpec.from_dict(spec).heightmap()
+        assert np.array_equal(orogen.addon.specio.read_spec(obj.orogen).heightmap(), expected)
+    finally:
+        bpy.ops.wm.read_homefile(use_empty=True)
