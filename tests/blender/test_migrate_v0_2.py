@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 V02 = ROOT / "tests" / "fixtures" / "v0_2"
 SPECS = json.loads((V02 / "specs.json").read_text())
 TERRAINS = ("Hills", "DiamondSquare", "Noise")
-#: Regenerated heights against 0.2's, in units of the terrain's height: bit for bit where migrate_v2 is exact
+#: Regenerated heights against 0.2's, in units of the terrain's height: bit for bit where spec_v2_to_v3 is exact
 #: (diamond-square's lattice, blur passes), else the float32 round trip of the lengths in metres (hill radii,
 #: the low-pass length, the noise grain; tests/core/test_spec_v3.py bounds core's part, Blender's float32
 #: properties add a step).
