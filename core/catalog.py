@@ -398,7 +398,7 @@ def blur_passes(radius: float, cell_size: float) -> int:
     """3 x 3 box-blur passes of a blur of ``radius`` metres (standard deviation) at ``cell_size`` metres.
 
     One pass has a variance of 2/3 cell² per axis, so ``round(1.5 (radius / cell_size)**2)`` passes (Orogen 0.2's
-    ``passes``, kept exactly: :data:`V2_TO_V3` stores ``sqrt(passes / 1.5) * cell_size``).
+    ``passes``, kept exactly: :data:`core.versions.V2_TO_V3` stores ``sqrt(passes / 1.5) * cell_size``).
     """
     return int(round(1.5 * (radius / cell_size) ** 2))
 
