@@ -52,7 +52,7 @@ from .colormap import DEFAULT_LAYERS, HEIGHT_UNITS, LAYER_KINDS, MASKS, MAX_LAYE
 from .heightmap import check_number
 from .jsonio import load_json
 from .lighting import LIGHTING_ORDERED, LIGHTING_PARAMS, Maps, bake, cell_size
-from .params import FILTERS, GENERATORS, Param, Part, check_values, short_list
+from .params import FILTERS, GENERATORS, AllOf, AnyOf, Param, Part, When, check_conditions, check_values, short_list
 from .recipe import MAX_FILTERS, V1_FILTER_KEYS, Recipe
 
 __all__ = [
@@ -161,6 +161,7 @@ MATERIAL_PARAMS: tuple[Param, ...] = (
             ),
             ("unlit", "Unlit", "Emission of colour x lightmap: the flat look of the classic tutorials"),
         ),
+        active_when=When("enabled", True),
     ),
     Param(
         "cavity",
@@ -171,6 +172,7 @@ MATERIAL_PARAMS: tuple[Param, ...] = (
         label="Cavity",
         description="Lit only: darken the colour by the baked ambient occlusion (lighting with AO on), "
         "an artistic cavity term on top of Blender's own light; 0 = off",
+        active_when=AllOf(When("enabled", True), When("shading", "lit")),
     ),
     Param(
         "water",
@@ -188,6 +190,7 @@ MATERIAL_PARAMS: tuple[Param, ...] = (
         unit="m",
         label="Water Level",
         description="Height of the water surface above the terrain's Z = 0",
+        active_when=When("water", True),
     ),
     Param(
         "water_color",
@@ -195,6 +198,7 @@ MATERIAL_PARAMS: tuple[Param, ...] = (
         (0.02, 0.09, 0.1),
         label="Depth Colour",
         description="Linear RGB colour deep water takes on (the water's absorption colour)",
+        active_when=When("water", True),
     ),
 )
 
@@ -269,9 +273,21 @@ LAYER_PARAMS: tuple[Param, ...] = (
             ("VORONOI", "Voronoi", "Blender's Voronoi texture between two colours"),
         ),
     ),
-    Param("image", "path", "", label="Image", description="Image file of an Image layer"),
     Param(
-        "color2", "color", (0.0, 0.0, 0.0), label="Colour 2", description="Second colour of a Noise or Voronoi layer"
+        "image",
+        "path",
+        "",
+        label="Image",
+        description="Image file of an Image layer",
+        active_when=When("kind", "IMAGE"),
+    ),
+    Param(
+        "color2",
+        "color",
+        (0.0, 0.0, 0.0),
+        label="Colour 2",
+        description="Second colour of a Noise or Voronoi layer",
+        active_when=When("kind", "NOISE", "VORONOI"),
     ),
     Param(
         "scale",
@@ -281,6 +297,7 @@ LAYER_PARAMS: tuple[Param, ...] = (
         soft=(0.001, 100.0),
         label="Scale",
         description="Scale of a procedural texture",
+        active_when=When("kind", "NOISE", "VORONOI"),
     ),
     Param(
         "mask",
@@ -306,6 +323,7 @@ LAYER_PARAMS: tuple[Param, ...] = (
         label="Mask Min",
         description="Smallest mask value the layer covers (m² for drainage area, else metres; above 0: a "
         "mask marks where its map is positive)",
+        active_when=When("mask", "drainage", "deposited", "removed", "water", "noise"),
     ),
     Param(
         "mask_max",
@@ -315,6 +333,7 @@ LAYER_PARAMS: tuple[Param, ...] = (
         soft=(1.0e-6, 1.0e7),
         label="Mask Max",
         description="Largest mask value the layer covers",
+        active_when=When("mask", "drainage", "deposited", "removed", "water", "noise"),
     ),
     Param(
         "heights",
@@ -365,8 +384,11 @@ LAYER_PARAMS: tuple[Param, ...] = (
         unit="m",
         label="Noise Size",
         description="Feature size of the layer's noise (edge noise and the Noise mask)",
+        active_when=AnyOf(When("edge_noise", above=0), When("slope_noise", above=0), When("mask", "noise")),
     ),
 )
+check_conditions(MATERIAL_PARAMS, "material.")
+check_conditions(LAYER_PARAMS, "layers[].")
 assert tuple(p.name for p in LAYER_PARAMS) == tuple(f.name for f in fields(Layer)), "LAYER_PARAMS must match Layer"
 assert LAYER_PARAMS[8].choices == LAYER_KINDS
 assert LAYER_PARAMS[12].choices == tuple(MASKS)
