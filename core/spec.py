@@ -39,6 +39,7 @@ from __future__ import annotations
 import inspect
 import json
 import math
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
@@ -52,7 +53,19 @@ from .colormap import DEFAULT_LAYERS, HEIGHT_UNITS, LAYER_KINDS, MASKS, MAX_LAYE
 from .heightmap import check_number
 from .jsonio import load_json
 from .lighting import LIGHTING_ORDERED, LIGHTING_PARAMS, Maps, bake, cell_size
-from .params import FILTERS, GENERATORS, AllOf, AnyOf, Param, Part, When, check_conditions, check_values, short_list
+from .params import (
+    FILTERS,
+    GENERATORS,
+    AllOf,
+    AnyOf,
+    Param,
+    Part,
+    When,
+    check_conditions,
+    check_values,
+    inactive_reason,
+    short_list,
+)
 from .recipe import MAX_FILTERS, V1_FILTER_KEYS, Recipe
 
 __all__ = [
@@ -70,6 +83,8 @@ __all__ = [
     "v2_params_to_v3",
     "from_v1_settings",
     "apply_settings",
+    "InactiveSettingWarning",
+    "inactive_settings",
     "setting_paths",
     "json_schema",
 ]
@@ -989,15 +1004,24 @@ def apply_settings(spec: TerrainSpec, assignments: Sequence[str]) -> TerrainSpec
     ValueError, TypeError
         For a malformed assignment, a name the spec does not use (saying
         which generator or filter it belongs to), or a bad value.
+
+    Warns
+    -----
+    InactiveSettingWarning
+        For each setting given that has no effect under the resulting spec
+        (:func:`inactive_settings`): a note, not an error, so pipelines keep
+        working; the scripts print it, the operators report it.
     """
     if len(assignments) > MAX_ASSIGNMENTS:
         raise ValueError(f"--set takes at most {MAX_ASSIGNMENTS} settings at once, got {len(assignments)}")
+    given: list[str] = []
     for item in assignments:
         name, sep, text = item.partition("=")
         name = name.strip()
         if not sep or not name:
             raise ValueError(f"--set needs NAME=VALUE, got {item!r:.60}")
         path = _resolve(spec, name)
+        given.append(path)
         if path == "generator":
             spec = spec.replace(generator=text.strip(), params={})
             continue
@@ -1018,7 +1042,56 @@ def apply_settings(spec: TerrainSpec, assignments: Sequence[str]) -> TerrainSpec
                     replace(s, params={**s.params, key: value}) if s.key == group else s for s in spec.filters
                 )
             )
+    for note in inactive_settings(spec, given):
+        warnings.warn(note, InactiveSettingWarning, stacklevel=2)
     return spec
+
+
+class InactiveSettingWarning(UserWarning):
+    """A setting given to :func:`apply_settings` has no effect under the resulting spec."""
+
+
+def _group_values(spec: TerrainSpec, group: str) -> list[tuple[Sequence[Param], Mapping[str, Any]]]:
+    """The declarations and current values of each part of ``spec`` that a path's ``group`` names."""
+    if group == spec.generator:
+        return [(GENERATORS[group].params, spec.params)]
+    if group in ("lighting", "material"):
+        return [(LIGHTING_PARAMS if group == "lighting" else MATERIAL_PARAMS, getattr(spec, group))]
+    return [(FILTERS[s.key].params, s.params) for s in spec.filters if s.key == group]
+
+
+def inactive_settings(spec: TerrainSpec, paths: Sequence[str]) -> list[str]:
+    """Notes on the settings of ``paths`` that have no effect under ``spec`` (:func:`core.params.inactive_reason`).
+
+    Parameters
+    ----------
+    spec : TerrainSpec
+        The spec the settings were applied to.
+    paths : sequence of str
+        Setting paths (``erosion.channel_width``, ``lighting.azimuth``; see :func:`setting_paths`); a path
+        the spec does not use, or one of several filters of a kind where any of them uses it, gives no note.
+
+    Returns
+    -------
+    list of str
+        One note per path without effect, in the order given, each once:
+        ``"erosion.channel_width has no effect: acts only when Automatic K and D is off"``.
+    """
+    notes: list[str] = []
+    for path in dict.fromkeys(paths):
+        group, _, name = path.rpartition(".")
+        if not group or (
+            group != spec.generator and group not in ("lighting", "material", *(s.key for s in spec.filters))
+        ):
+            continue
+        reasons = []
+        for params, values in _group_values(spec, group):
+            param = next((p for p in params if p.name == name), None)
+            reasons.append(None if param is None else inactive_reason(param, values, params))
+        if reasons and all(reasons):
+            reason = str(reasons[0])
+            notes.append(f"{path} has no effect: {reason[0].lower()}{reason[1:]}")
+    return notes
 
 
 # --- JSON Schema -------------------------------------------------------------------------------

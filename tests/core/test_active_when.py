@@ -8,6 +8,7 @@ The cases are generated from the declarations, so a declaration added later is t
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -28,7 +29,15 @@ from core.params import (
     condition_text,
     inactive_reason,
 )
-from core.spec import LAYER_PARAMS, MATERIAL_PARAMS, Step, TerrainSpec
+from core.spec import (
+    LAYER_PARAMS,
+    MATERIAL_PARAMS,
+    InactiveSettingWarning,
+    Step,
+    TerrainSpec,
+    apply_settings,
+    inactive_settings,
+)
 
 #: Settings whose effect is outside core (the add-on's material and scene sun): their declarations are tested
 #: only for being inactive where declared (trivially, in core) and in the Blender tests.
@@ -266,3 +275,25 @@ def test_conditions_are_checked() -> None:
     b = Param("b", "bool", False, active_when=When("n", 1))
     assert inactive_reason(b, {"n": 1}, [n, b]) is None
     assert inactive_reason(b, {"n": 2}, [n, b]) == "Acts only when N is 1"
+
+
+def test_apply_settings_notes_settings_without_effect_under_the_result() -> None:
+    spec = TerrainSpec(size=9, filters=(("erosion", {}),))
+    with pytest.warns(InactiveSettingWarning) as caught:
+        out = apply_settings(spec, ["channel_width=3", "lighting.softness=2", "lighting.mode=hillshade", "seed=4"])
+    assert [str(w.message) for w in caught] == [
+        "erosion.channel_width has no effect: acts only when Automatic K and D is off",
+        "lighting.softness has no effect: acts only when Lightmap is on and Lighting is Slope",
+    ]
+    assert out.filters[0].params["channel_width"] == 3.0 and out.seed == 4  # applied all the same
+    # The result decides, whatever the order: auto_rates=false after channel_width makes it act.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        apply_settings(spec, ["channel_width=3", "auto_rates=false", "routing=mfd", "flow_exponent=2"])
+    # One of two erosion filters acting is enough; none acting is noted once.
+    two = TerrainSpec(size=9, filters=(("erosion", {}), ("erosion", {"auto_rates": False})))
+    assert inactive_settings(two, ["erosion.k"]) == []
+    assert inactive_settings(two, ["erosion.sea_level", "erosion.sea_level"]) == [
+        "erosion.sea_level has no effect: acts only when Sea is on"
+    ]
+    assert inactive_settings(two, ["seed", "generator", "hills.count", "lowpass.passes"]) == []
