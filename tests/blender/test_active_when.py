@@ -1,11 +1,13 @@
 """Settings that do nothing under the current choices: the panel greys them out and says why, ``set=`` and
 ``--set`` of one say so (a note, not an error)."""
 
+import json
 import subprocess
 import sys
 from pathlib import Path
 
 import bpy
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -171,3 +173,102 @@ def test_every_generator_and_filter_draws(scene, orogen):
             for item in settings.filters:
                 group = getattr(item, item.type)
                 assert {(group, p.name) for p in core.params.FILTERS[item.type].params} <= names
+
+
+def _value(v):
+    if isinstance(v, (int, float, bool, str)):
+        return round(v, 6) if isinstance(v, float) else v
+    try:
+        return tuple(round(float(x), 6) for x in v)
+    except TypeError:
+        return getattr(v, "name", str(type(v).__name__))
+
+
+def _tree(tree):
+    if tree is None:
+        return None
+    nodes = sorted(
+        (
+            n.bl_idname,
+            n.name,
+            tuple(_value(getattr(n, a)) for a in ("operation", "blend_type", "data_type", "image") if hasattr(n, a)),
+            tuple((i.identifier, _value(i.default_value)) for i in n.inputs if hasattr(i, "default_value")),
+            tuple((_value(e.position), _value(e.color)) for e in n.color_ramp.elements) if n.type == "VALTORGB" else (),
+        )
+        for n in tree.nodes
+    )
+    links = sorted(
+        (k.from_node.name, k.from_socket.identifier, k.to_node.name, k.to_socket.identifier) for k in tree.links
+    )
+    return nodes, links
+
+
+def made(scene):
+    """What adding a terrain made: every object's placement, mesh, attributes and material node trees."""
+    out = []
+    for obj in sorted(scene.objects, key=lambda o: o.name):
+        entry = [obj.type, tuple(round(x, 6) for x in obj.matrix_world.translation)]
+        if obj.type == "MESH":
+            mesh = obj.data
+            co = np.empty(len(mesh.vertices) * 3, np.float32)
+            mesh.vertices.foreach_get("co", co)
+            entry.append(co.tobytes())
+            for attr in sorted(mesh.attributes, key=lambda a: a.name):
+                if attr.data_type in ("FLOAT", "FLOAT_COLOR") and not attr.name.startswith("."):
+                    width = 4 if attr.data_type == "FLOAT_COLOR" else 1
+                    values = np.empty(len(attr.data) * width, np.float32)
+                    attr.data.foreach_get("color" if width == 4 else "value", values)
+                    entry.append((attr.name, values.tobytes()))
+            entry.append([_tree(m.node_tree) if m else None for m in mesh.materials])
+        out.append(entry)
+    return out
+
+
+#: The declarations whose effect is the add-on's (tests/core/test_active_when.py cannot see it).
+ADDON_ONLY = [  # (group, setting, where it does nothing, where it acts, values)
+    ("lighting", "use_scene_sun", {"enabled": False}, {"enabled": True}, [False, True]),
+    ("material", "shading", {"enabled": False}, {"enabled": True}, ["lit", "unlit"]),
+    ("material", "cavity", {"enabled": False}, {"enabled": True}, [0.0, 0.7]),
+    ("material", "cavity", {"shading": "unlit"}, {"shading": "lit"}, [0.0, 0.7]),
+    ("material", "water_level", {"water": False}, {"water": True}, [0.0, 5.0]),
+    ("material", "water_color", {"water": False}, {"water": True}, [[0.02, 0.09, 0.1], [0.9, 0.1, 0.1]]),
+    ("layer", "image", {"kind": "NOISE"}, None, ["", "nothing.png"]),
+    ("layer", "color2", {"kind": "COLOR"}, {"kind": "NOISE"}, [[0.0, 0.0, 0.0], [1.0, 0.5, 0.0]]),
+    ("layer", "scale", {"kind": "COLOR"}, {"kind": "VORONOI"}, [5.0, 50.0]),
+]
+
+
+def _made_with(scene, core, group, name, where, values):
+    base = {"lighting": {"ao": True, "mode": "hillshade"}, "material": {"shading": "lit", "cavity": 0.5}}
+    results = []
+    for value in values:
+        for obj in [o for o in scene.objects if o.type == "MESH"]:
+            bpy.data.objects.remove(obj)
+        spec = core.spec.TerrainSpec(size=9, seed=3, filters=(("erosion", {"steps": 2}),)).to_dict()
+        spec["lighting"].update(base["lighting"])
+        spec["material"].update(base["material"])
+        target = spec["layers"][1] if group == "layer" else spec[group]
+        target.update(where, **{name: value})
+        assert bpy.ops.orogen.terrain_add(spec=json.dumps(spec)) == {"FINISHED"}
+        results.append(made(scene))
+    return results
+
+
+@pytest.mark.parametrize(("group", "name", "inactive", "active", "values"), ADDON_ONLY, ids=lambda v: str(v)[:20])
+def test_addon_only_declarations_hold(scene, orogen, group, name, inactive, active, values):
+    """As tests/core/test_active_when.py, for what the add-on makes: the objects, meshes and material trees
+    are the same whatever value a setting takes where it is declared inactive, and differ where it acts."""
+    core = orogen.core
+    if group == "layer":
+        params = core.spec.LAYER_PARAMS
+    else:
+        params = core.lighting.LIGHTING_PARAMS if group == "lighting" else core.spec.MATERIAL_PARAMS
+    param = next(p for p in params if p.name == name)
+    assert core.params.inactive_reason(param, inactive, params)
+    bpy.ops.object.light_add(type="SUN", rotation=(0.3, 0.2, 0.1))  # a scene Sun for use_scene_sun
+    same = _made_with(scene, core, group, name, inactive, values)
+    assert all(other == same[0] for other in same[1:]), f"{group}.{name} changed what was made under {inactive}"
+    if active is not None:
+        assert core.params.inactive_reason(param, active, params) is None
+        differ = _made_with(scene, core, group, name, active, values)
+        assert differ[0] != differ[1], f"{group}.{name} changed nothing under {active}"

@@ -39,12 +39,11 @@ from core.spec import (
     inactive_settings,
 )
 
-#: Settings whose effect is outside core (the add-on's material and scene sun): their declarations are tested
-#: only for being inactive where declared (trivially, in core) and in the Blender tests.
+#: Settings whose effect is outside core (the add-on's material and scene sun): core sees them change nothing
+#: anywhere; tests/blender/test_active_when.py proves their declarations on what the add-on makes.
 ADDON_ONLY = {
     "lighting.use_scene_sun",
     *(f"material.{p.name}" for p in MATERIAL_PARAMS),
-    "layers.kind",
     "layers.image",
     "layers.color2",
     "layers.scale",
