@@ -10,6 +10,12 @@ and :data:`FILTERS`; the add-on builds its properties and panels from these
 registries at register time, so declaring a generator here is all it takes
 for it to appear in Blender, in specs, in presets and in the scripts.
 
+A param may say when it acts (``active_when``: :class:`When` conditions on
+its siblings' values, combined with :class:`AllOf` and :class:`AnyOf`);
+:func:`inactive_reason` decides for a part's current values and words why
+("Acts only when Flow Routing is Multiple Flow"): the panel greys such a
+setting out and ``--set`` of it warns.
+
 Checking is shared: :meth:`Param.check` validates one value (raising
 ``TypeError``/``ValueError`` that name the parameter and its range), and
 :func:`check_values` a whole mapping (unknown names, missing values filled

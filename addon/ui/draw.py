@@ -5,7 +5,7 @@ Nothing here names a generator's or filter's parameter: each group is drawn
 from core's declarations, so a newly declared generator appears as it is.
 """
 
-from ...core.lighting import LIGHTING_PARAMS
+from ...core.lighting import LIGHTING_PARAMS, bakes_occlusion
 from ...core.params import FILTERS, GENERATORS, inactive_reason
 from ...core.spec import LAYER_PARAMS, MATERIAL_PARAMS, WORLD_PARAMS
 from ..ops.stack import (
@@ -20,22 +20,25 @@ from ..ops.stack import (
 from ..specio import read_group
 
 #: Lighting settings the scene's Sun replaces when Use Scene Sun is on (the add-on's, not core's, choice).
-SUN_SETTINGS = ("azimuth", "altitude")
+SUN_SETTINGS = {name: "The scene's Sun replaces it (Use Scene Sun is on)" for name in ("azimuth", "altitude")}
+#: Why Cavity does nothing without the lighting's ambient occlusion (a condition across two groups).
+CAVITY_WITHOUT_AO = {"cavity": "Acts only when the Lightmap bakes Ambient Occlusion (a Hillshade mode with it on)"}
 
 
-def inactive_settings(group, params, greyed=()) -> dict:
+def inactive_settings(group, params, greyed=None) -> dict:
     """``{name: reason}`` of the settings of ``group`` that do nothing under its current values (core's
-    :func:`~orogen.core.params.inactive_reason`); ``greyed`` names more, for reasons outside the group."""
+    :func:`~orogen.core.params.inactive_reason`); ``greyed`` (``{name: reason}``) adds reasons from outside
+    the group."""
     try:
         values = read_group(group, params)
     except (ValueError, TypeError):  # a value core refuses (the panel shows it; the spec says why): grey nothing
         return {}
     out = {p.name: inactive_reason(p, values, params) for p in params}
-    out.update({name: "Replaced by the scene's Sun" for name in greyed})
+    out.update(greyed or {})
     return {name: reason for name, reason in out.items() if reason}
 
 
-def draw_params(layout, group, params, active: bool = True, greyed=()) -> None:
+def draw_params(layout, group, params, active: bool = True, greyed=None) -> None:
     """Each setting of ``group``; one that does nothing under the current values is greyed out (still editable,
     Blender's convention for dependent settings) and its tooltip says when it acts."""
     inactive = inactive_settings(group, params, greyed)
@@ -47,6 +50,7 @@ def draw_params(layout, group, params, active: bool = True, greyed=()) -> None:
 
 
 def draw_world(layout, data, operator: bool) -> None:
+    """The world's settings (size, seed, width, height); the panel's Size has the engine sizes beside it."""
     col = layout.column()
     for p in WORLD_PARAMS:
         if p.name == "size" and not operator:  # engine sizes (2^n + 1) one click away
@@ -99,7 +103,7 @@ def draw_lighting(layout, light, header: bool = True) -> None:
     """The lighting settings, those that do nothing under its mode greyed out; ``header=False`` leaves the
     Lightmap switch to a panel header that draws it."""
     params = LIGHTING_PARAMS if header else LIGHTING_PARAMS[1:]
-    greyed = SUN_SETTINGS if light.use_scene_sun else ()
+    greyed = SUN_SETTINGS if light.use_scene_sun else None
     draw_params(layout, light, params, greyed=greyed)
 
 
@@ -107,7 +111,7 @@ def draw_material(layout, data, header: bool = True) -> None:
     """The material's settings (Cavity also greyed out without ambient occlusion to darken by); ``header=False``
     leaves the Material switch to a panel header."""
     params = [p for p in MATERIAL_PARAMS if p.name in ("enabled", "shading", "cavity")]
-    greyed = () if data.lighting.ao and data.lighting.enabled else ("cavity",)
+    greyed = None if bakes_occlusion(read_group(data.lighting, LIGHTING_PARAMS)) else CAVITY_WITHOUT_AO
     inactive = inactive_settings(data.material, MATERIAL_PARAMS, greyed)
     col = layout.column(align=True)
     for p in params if header else params[1:]:
