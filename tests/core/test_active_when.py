@@ -40,7 +40,7 @@ from core.spec import (
 )
 
 #: Settings whose effect is outside core (the add-on's material and scene sun): core sees them change nothing
-#: anywhere; tests/blender/test_active_when.py proves their declarations on what the add-on makes.
+#: anywhere; tests/blender/test_inactive_settings.py proves their declarations on what the add-on makes.
 ADDON_ONLY = {
     "lighting.use_scene_sun",
     *(f"material.{p.name}" for p in MATERIAL_PARAMS),
