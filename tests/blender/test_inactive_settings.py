@@ -82,7 +82,7 @@ def drawn(draw, *args):
 
 
 def test_the_terrain_tab_has_a_sub_panel_per_part(orogen):
-    panel = orogen.addon.panel
+    panel = orogen.addon.ui.panel
     parts = {cls.__name__: cls for cls in panel.classes[1:]}
     assert list(parts) == [
         "VIEW3D_PT_orogen_generator",
@@ -110,7 +110,7 @@ def test_an_inactive_setting_is_drawn_greyed_out_and_its_tooltip_says_why(scene,
 
     def state(name):
         (active,) = [
-            a for data, n, a in drawn(orogen.addon.draw.draw_filter_items, settings) if data == erosion and n == name
+            a for data, n, a in drawn(orogen.addon.ui.draw.draw_filter_items, settings) if data == erosion and n == name
         ]
         return active
 
@@ -130,7 +130,7 @@ def test_an_inactive_setting_is_drawn_greyed_out_and_its_tooltip_says_why(scene,
 
 
 def test_lighting_material_and_layers_grey_what_does_nothing(scene, orogen):
-    settings, draw = scene.orogen, orogen.addon.draw
+    settings, draw = scene.orogen, orogen.addon.ui.draw
     settings.lighting.mode = "slope"
 
     def states(fn, *args):
@@ -168,7 +168,7 @@ def test_every_generator_and_filter_draws(scene, orogen):
     for generator in core.params.GENERATORS:
         settings.generator = generator
         for operator in (False, True):
-            names = {(data, n) for data, n, _a in drawn(orogen.addon.draw.draw_spec, settings, operator)}
+            names = {(data, n) for data, n, _a in drawn(orogen.addon.ui.draw.draw_spec, settings, operator)}
             assert {(getattr(settings, generator), p.name) for p in core.params.GENERATORS[generator].params} <= names
             for item in settings.filters:
                 group = getattr(item, item.type)
