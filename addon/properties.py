@@ -32,7 +32,7 @@ from bpy.props import (
 )
 
 from ..core.lighting import LIGHTING_PARAMS
-from ..core.params import FILTERS, GENERATORS
+from ..core.params import FILTERS, GENERATORS, condition_text
 from ..core.spec import LAYER_PARAMS, MATERIAL_PARAMS, WORLD_PARAMS
 
 INT32_MAX = 2**31 - 1
@@ -44,7 +44,7 @@ _FLOAT_UNITS = {
 }
 
 
-def _description(p) -> str:
+def _description(p, params=()) -> str:
     unit = {
         "cells": "heightmap cells",
         "normalised": "share of Height: 0 = Z 0, 1 = Z Height",
@@ -53,12 +53,14 @@ def _description(p) -> str:
         "deg": "",
         "factor": "",
     }.get(p.unit, p.unit)
-    return p.description + (f" ({unit})" if unit else "")
+    when = condition_text(p, params)
+    return p.description + (f" ({unit})" if unit else "") + (f". {when}" if when else "")
 
 
-def blender_property(p, update=None):
-    """The ``bpy.props`` definition of one declared parameter (angles in radians)."""
-    kw = {"name": p.label, "description": _description(p)}
+def blender_property(p, update=None, params=()):
+    """The ``bpy.props`` definition of one declared parameter (angles in radians); ``params`` are its siblings,
+    the settings its description's "Acts only when ..." names (see :attr:`core.params.Param.active_when`)."""
+    kw = {"name": p.label, "description": _description(p, params)}
     if update is not None:
         kw["update"] = update
     if p.kind == "bool":
@@ -89,7 +91,7 @@ def blender_property(p, update=None):
 
 def group_class(name: str, params, update=None, extra=None) -> type:
     """A new ``PropertyGroup`` subclass holding ``params`` (and ``extra`` annotations)."""
-    annotations = {p.name: blender_property(p, update) for p in params}
+    annotations = {p.name: blender_property(p, update, params) for p in params}
     annotations.update(extra or {})
     return type(name, (bpy.types.PropertyGroup,), {"__annotations__": annotations, "__doc__": f"Orogen: {name}"})
 

@@ -9,6 +9,7 @@ Blender's radians and the spec's degrees (rounded to 1e-4 degree).
 """
 
 import math
+import warnings
 
 import bpy
 import numpy as np
@@ -16,7 +17,16 @@ import numpy as np
 from ..core.colormap import DEFAULT_LAYERS, Layer
 from ..core.lighting import LIGHTING_PARAMS
 from ..core.params import FILTERS, GENERATORS
-from ..core.spec import LAYER_PARAMS, MATERIAL_PARAMS, SPEC_VERSION, WORLD_PARAMS, Step, TerrainSpec, apply_settings
+from ..core.spec import (
+    LAYER_PARAMS,
+    MATERIAL_PARAMS,
+    SPEC_VERSION,
+    WORLD_PARAMS,
+    InactiveSettingWarning,
+    Step,
+    TerrainSpec,
+    apply_settings,
+)
 from .properties import INT32_MAX, wide_name
 
 
@@ -148,6 +158,7 @@ def take_operator_spec(op) -> TerrainSpec:
     loaded into the settings the redo panel shows), and its ``set`` assignments applied.
 
     A new call without one starts from the default filter stack and colour layers where none were given.
+    A ``set`` assignment without effect under the resulting spec is reported as a warning.
     Raises ``ValueError``/``TypeError`` for a spec or assignment core refuses.
     """
     if op.spec:
@@ -161,6 +172,14 @@ def take_operator_spec(op) -> TerrainSpec:
             write_layers(op, default.layers)
     op.defaults_filled = True
     if op.set.strip():
-        write_spec(op, apply_settings(read_spec(op), [a for a in op.set.split(";") if a.strip()]))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", InactiveSettingWarning)
+            spec = apply_settings(read_spec(op), [a for a in op.set.split(";") if a.strip()])
+        for w in caught:  # a setting without effect: reported, the terrain is still added
+            if issubclass(w.category, InactiveSettingWarning):
+                op.report({"WARNING"}, f"Note: {w.message}")
+            else:
+                warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+        write_spec(op, spec)
         op.set = ""
     return read_spec(op)

@@ -22,7 +22,17 @@ from .hills import MAX_HILLS, hills_raw
 from .hydraulic import hydraulic_erosion
 from .midpoint import diamond_square
 from .noise import noise_hills_pits
-from .params import Filter, Generator, Param, register_filter, register_generator
+from .params import (
+    AllOf,
+    AnyOf,
+    Condition,
+    Filter,
+    Generator,
+    Param,
+    When,
+    register_filter,
+    register_generator,
+)
 from .stream_power import (
     MFD_STEP_COST,
     STEP_COST,
@@ -47,7 +57,7 @@ OPEN_LOW = 1e-6
 LENGTH_MIN, LENGTH_MAX = 1.0e-13, 1.0e12
 
 
-def _radius_m(name: str, label: str, default: float, what: str) -> Param:
+def _radius_m(name: str, label: str, default: float, what: str, active_when: Condition | None = None) -> Param:
     return Param(
         name,
         "float",
@@ -57,6 +67,7 @@ def _radius_m(name: str, label: str, default: float, what: str) -> Param:
         unit="m",
         label=label,
         description=f"{what}, in metres",
+        active_when=active_when,
     )
 
 
@@ -80,8 +91,19 @@ def _pair(
     description: str,
     hard: tuple[float, float],
     soft: tuple[float, float],
+    active_when: Condition | None = None,
 ) -> Param:
-    return Param(name, "range", default, hard=hard, soft=soft, unit=unit, label=label, description=description)
+    return Param(
+        name,
+        "range",
+        default,
+        hard=hard,
+        soft=soft,
+        unit=unit,
+        label=label,
+        description=description,
+        active_when=active_when,
+    )
 
 
 # --- lengths in metres ----------------------------------------------------------------------------------------
@@ -166,14 +188,27 @@ register_generator(
                 label="Hills",
                 description="Number of circle-based hills raised on the terrain",
             ),
-            _radius_m("radius_min", "Radius Min", 3.0, "Smallest hill radius"),
-            _radius_m("radius_max", "Radius Max", 16.0, "Largest hill radius (at least Radius Min)"),
+            _radius_m(
+                "radius_min",
+                "Radius Min",
+                3.0,
+                "Smallest hill radius",
+                active_when=When("count", above=0),
+            ),
+            _radius_m(
+                "radius_max",
+                "Radius Max",
+                16.0,
+                "Largest hill radius (at least Radius Min)",
+                active_when=When("count", above=0),
+            ),
             Param(
                 "island",
                 "bool",
                 False,
                 label="Island",
                 description="Cluster the hills around the centre into one island",
+                active_when=When("count", above=0),
             ),
         ),
         source="Nystrom's and Lighthouse 3D's hill tutorials",
@@ -207,6 +242,7 @@ register_generator(
                 label="First Displacement",
                 description="Displacement of the first fault (heights are normalised afterwards, so only the ratio "
                 "to Last Displacement matters)",
+                active_when=When("faults", above=0),
             ),
             Param(
                 "displacement_min",
@@ -216,6 +252,7 @@ register_generator(
                 soft=(0.0, 1.0),
                 label="Last Displacement",
                 description="Displacement of the last fault (the displacement falls linearly from the first)",
+                active_when=When("faults", above=0),
             ),
             Param(
                 "spacing",
@@ -231,6 +268,7 @@ register_generator(
                         "Orogen 0.1's steps, one short of Last Displacement (0.1's terrains keep it)",
                     ),
                 ),
+                active_when=When("faults", above=0),
             ),
         ),
         source="Polack 2002; fractal-terrain tutorials",
@@ -305,6 +343,7 @@ register_generator(
                 label="Grain",
                 description="Spacing of the noise base's random values (interpolated between); cells larger than "
                 "the grain see it averaged down",
+                active_when=When("noise", above=0),
             ),
             Param(
                 "hills",
@@ -323,6 +362,7 @@ register_generator(
                 "Smallest and largest hill radius, in metres",
                 (LENGTH_MIN, LENGTH_MAX),
                 (0.1, 1000.0),
+                active_when=When("hills", above=0),
             ),
             _pair(
                 "hill_height",
@@ -332,6 +372,7 @@ register_generator(
                 "Lowest and highest hill peak, relative to the noise",
                 (0.0, 1.0e6),
                 (0.0, 5.0),
+                active_when=When("hills", above=0),
             ),
             Param(
                 "pits",
@@ -350,6 +391,7 @@ register_generator(
                 "Smallest and largest pit radius, in metres",
                 (LENGTH_MIN, LENGTH_MAX),
                 (0.1, 1000.0),
+                active_when=When("pits", above=0),
             ),
             _pair(
                 "pit_height",
@@ -359,6 +401,7 @@ register_generator(
                 "Shallowest and deepest pit, relative to the noise",
                 (0.0, 1.0e6),
                 (0.0, 5.0),
+                active_when=When("pits", above=0),
             ),
         ),
         source="the elevation-map tutorial's hills and pits",
@@ -509,6 +552,7 @@ register_filter(
                 unit="m",
                 label="Length",
                 description="Decay length in metres: a height d metres away weighs exp(-d / length) (0 keeps the map)",
+                active_when=When("passes", above=0),
             ),
             Param(
                 "passes",
@@ -518,6 +562,7 @@ register_filter(
                 soft=(1, 20),
                 label="Passes",
                 description="Low-pass filter passes",
+                active_when=When("length", above=0),
             ),
         ),
         source="Polack 2002 (the 'FIR erosion filter')",
@@ -637,6 +682,9 @@ register_generator(
                 unit="factor",
                 label="Roughness",
                 description="Each octave's weight relative to the previous one",
+                active_when=AnyOf(
+                    When("detail", above=0), AllOf(When("distortion", above=0), When("warp_detail", above=0))
+                ),
             ),
             Param(
                 "lacunarity",
@@ -646,6 +694,9 @@ register_generator(
                 soft=(1.5, 4.0),
                 label="Lacunarity",
                 description="Each octave's frequency relative to the previous one",
+                active_when=AnyOf(
+                    When("detail", above=0), AllOf(When("distortion", above=0), When("warp_detail", above=0))
+                ),
             ),
             Param(
                 "offset",
@@ -655,6 +706,7 @@ register_generator(
                 soft=(0.0, 2.0),
                 label="Offset",
                 description="Raises the basis before the multifractal products (ridged, hybrid, heterogeneous)",
+                active_when=When("fractal", "ridged_multifractal", "hybrid_multifractal", "hetero_terrain"),
             ),
             Param(
                 "gain",
@@ -664,6 +716,7 @@ register_generator(
                 soft=(0.0, 10.0),
                 label="Gain",
                 description="How strongly an octave's signal weights the next (ridged and hybrid)",
+                active_when=When("fractal", "ridged_multifractal", "hybrid_multifractal"),
             ),
             Param(
                 "distortion",
@@ -683,6 +736,7 @@ register_generator(
                 soft=(1, 4),
                 label="Warp Iterations",
                 description="How many times the warp is applied to its own result",
+                active_when=When("distortion", above=0),
             ),
             Param(
                 "warp_detail",
@@ -692,6 +746,7 @@ register_generator(
                 soft=(0.0, 6.0),
                 label="Warp Detail",
                 description="Octaves beyond the first of the fBm that displaces the domain",
+                active_when=When("distortion", above=0),
             ),
             Param(
                 "stretch",
@@ -711,6 +766,7 @@ register_generator(
                 unit="deg",
                 label="Stretch Direction",
                 description="Direction features run along, degrees clockwise from north",
+                active_when=When("stretch", above=1),
             ),
             Param(
                 "cone",
@@ -731,6 +787,7 @@ register_generator(
                 unit="m",
                 label="Cone Radius",
                 description="Radius of the cone's foot",
+                active_when=When("cone", above=0),
             ),
             Param(
                 "crater_radius",
@@ -741,6 +798,7 @@ register_generator(
                 unit="m",
                 label="Crater Radius",
                 description="Radius of the summit crater, where the cone falls again (0: none)",
+                active_when=When("cone", above=0),
             ),
         ),
         source="Perlin 1985, 2002; Worley 1996; Musgrave in Ebert et al., Texturing and Modeling (2003)",
@@ -1104,6 +1162,7 @@ register_filter(
                 soft=(1.0e-7, 1.0e-3),
                 label="Erodibility",
                 description="Erodibility K (1/yr * m^(1-2m)), when not automatic",
+                active_when=When("auto_rates", False),
             ),
             Param(
                 "m",
@@ -1132,6 +1191,7 @@ register_filter(
                 unit="m2/yr",
                 label="Diffusivity",
                 description="Hillslope diffusivity D, when not automatic",
+                active_when=When("auto_rates", False),
             ),
             Param(
                 "use_sea_level",
@@ -1148,6 +1208,7 @@ register_filter(
                 unit="normalised",
                 label="Sea Level",
                 description="Sea level as a share of the starting height range",
+                active_when=When("use_sea_level", True),
             ),
             Param(
                 "routing",
@@ -1174,6 +1235,7 @@ register_filter(
                 label="Flow Exponent",
                 description="Multiple flow: slope exponent p of the shares S^p (1 Quinn, 1.1 Freeman, 4-8 Holmgren: "
                 "higher is closer to D8)",
+                active_when=When("routing", "mfd"),
             ),
             Param(
                 "lake_fill",
@@ -1202,6 +1264,7 @@ register_filter(
                         "Diffusion over one cell, channels one cell wide (version 2): a coarser preview erodes faster",
                     ),
                 ),
+                active_when=When("auto_rates", True),
             ),
             Param(
                 "channel_width",
@@ -1213,6 +1276,7 @@ register_filter(
                 label="Channel Width",
                 description="Channel width when not automatic: a wider cell is lowered by width / cell of the bed's "
                 "incision (0: one cell)",
+                active_when=When("auto_rates", False),
             ),
             Param(
                 "channel_area",

@@ -17,7 +17,7 @@ import numpy.typing as npt
 
 from .bake import bake_maps
 from .heightmap import as_heightmap, check_number
-from .params import Param, check_values
+from .params import AllOf, AnyOf, Param, When, check_conditions, check_values
 from .shading import sun_vector
 
 __all__ = [
@@ -49,6 +49,7 @@ LIGHTING_PARAMS: tuple[Param, ...] = (
             ("hillshade", "Hillshade", "GIS hillshade (Horn's gradient), sun azimuth and altitude"),
             ("multidirectional", "Multidirectional", "GIS hillshade from four lights weighted by aspect (Mark 1992)"),
         ),
+        active_when=When("enabled", True),
     ),
     Param(
         "azimuth",
@@ -58,6 +59,7 @@ LIGHTING_PARAMS: tuple[Param, ...] = (
         unit="deg",
         label="Light Azimuth",
         description="Direction the light comes from, clockwise from north (+Y)",
+        active_when=AllOf(When("enabled", True), AnyOf(When("mode", "slope", "hillshade"), When("shadows", True))),
     ),
     Param(
         "altitude",
@@ -67,6 +69,7 @@ LIGHTING_PARAMS: tuple[Param, ...] = (
         unit="deg",
         label="Light Altitude",
         description="Height of the sun above the horizon",
+        active_when=AllOf(When("enabled", True), When("mode", "hillshade", "multidirectional")),
     ),
     Param(
         "use_scene_sun",
@@ -74,6 +77,7 @@ LIGHTING_PARAMS: tuple[Param, ...] = (
         False,
         label="Use Scene Sun",
         description="Take the light's azimuth and altitude from the first Sun light in the scene",
+        active_when=When("enabled", True),
     ),
     Param(
         "softness",
@@ -83,6 +87,7 @@ LIGHTING_PARAMS: tuple[Param, ...] = (
         soft=(0.01, 10.0),
         label="Softness",
         description="Slope (rise over run) that darkens a slope facing away from the light fully; larger is softer",
+        active_when=AllOf(When("enabled", True), When("mode", "slope")),
     ),
     Param(
         "min_brightness",
@@ -92,6 +97,7 @@ LIGHTING_PARAMS: tuple[Param, ...] = (
         unit="factor",
         label="Min Brightness",
         description="Darkest value of the lightmap",
+        active_when=When("enabled", True),
     ),
     Param(
         "max_brightness",
@@ -101,8 +107,16 @@ LIGHTING_PARAMS: tuple[Param, ...] = (
         unit="factor",
         label="Max Brightness",
         description="Brightest value of the lightmap (at least Min Brightness)",
+        active_when=When("enabled", True),
     ),
-    Param("shadows", "bool", False, label="Cast Shadows", description="Shadow cells the terrain hides from the sun"),
+    Param(
+        "shadows",
+        "bool",
+        False,
+        label="Cast Shadows",
+        description="Shadow cells the terrain hides from the sun",
+        active_when=AllOf(When("enabled", True), When("mode", "hillshade", "multidirectional")),
+    ),
     Param(
         "shadow_softness",
         "float",
@@ -111,8 +125,16 @@ LIGHTING_PARAMS: tuple[Param, ...] = (
         unit="deg",
         label="Penumbra",
         description="Width of the soft shadow edge (angle of the sun disc)",
+        active_when=AllOf(When("enabled", True), When("mode", "hillshade", "multidirectional"), When("shadows", True)),
     ),
-    Param("ao", "bool", False, label="Ambient Occlusion", description="Darken cells that see less of the sky"),
+    Param(
+        "ao",
+        "bool",
+        False,
+        label="Ambient Occlusion",
+        description="Darken cells that see less of the sky",
+        active_when=AllOf(When("enabled", True), When("mode", "hillshade", "multidirectional")),
+    ),
     Param(
         "ao_strength",
         "float",
@@ -121,6 +143,7 @@ LIGHTING_PARAMS: tuple[Param, ...] = (
         soft=(0.0, 3.0),
         label="Strength",
         description="Exponent of the ambient occlusion term",
+        active_when=AllOf(When("enabled", True), When("mode", "hillshade", "multidirectional"), When("ao", True)),
     ),
     Param(
         "ao_directions",
@@ -129,6 +152,12 @@ LIGHTING_PARAMS: tuple[Param, ...] = (
         hard=(4, 64),
         label="Directions",
         description="Horizon directions sampled for ambient occlusion",
+        active_when=AllOf(
+            When("enabled", True),
+            When("mode", "hillshade", "multidirectional"),
+            When("ao", True),
+            When("ao_strength", above=0),
+        ),
     ),
     Param(
         "ao_radius",
@@ -139,8 +168,15 @@ LIGHTING_PARAMS: tuple[Param, ...] = (
         unit="cells",
         label="Radius",
         description="Search radius of ambient occlusion, in heightmap cells",
+        active_when=AllOf(
+            When("enabled", True),
+            When("mode", "hillshade", "multidirectional"),
+            When("ao", True),
+            When("ao_strength", above=0),
+        ),
     ),
 )
+check_conditions(LIGHTING_PARAMS, "lighting.")
 #: Pairs that must be ordered.
 LIGHTING_ORDERED = (("min_brightness", "max_brightness"),)
 

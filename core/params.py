@@ -10,6 +10,12 @@ and :data:`FILTERS`; the add-on builds its properties and panels from these
 registries at register time, so declaring a generator here is all it takes
 for it to appear in Blender, in specs, in presets and in the scripts.
 
+A param may say when it acts (``active_when``: :class:`When` conditions on
+its siblings' values, combined with :class:`AllOf` and :class:`AnyOf`);
+:func:`inactive_reason` decides for a part's current values and words why
+("Acts only when Flow Routing is Multiple Flow"): the panel greys such a
+setting out and ``--set`` of it warns.
+
 Checking is shared: :meth:`Param.check` validates one value (raising
 ``TypeError``/``ValueError`` that name the parameter and its range), and
 :func:`check_values` a whole mapping (unknown names, missing values filled
@@ -43,6 +49,13 @@ __all__ = [
     "unregister",
     "check_values",
     "short_list",
+    "When",
+    "AllOf",
+    "AnyOf",
+    "Condition",
+    "check_conditions",
+    "condition_text",
+    "inactive_reason",
 ]
 
 #: Kinds of parameter: how a value is stored and checked.
@@ -76,6 +89,150 @@ def short_list(names: Sequence[str], limit: int = 12) -> str:
     return ", ".join(items[:limit]) + (f" and {more} more" if more > 0 else "")
 
 
+@dataclass(frozen=True, init=False)
+class When:
+    """A condition on one sibling setting's value: what a :class:`Param`'s ``active_when`` says.
+
+    ``When("routing", "mfd")`` holds when ``routing`` is ``"mfd"``; several values mean any of them
+    (``When("mode", "hillshade", "multidirectional")``); ``When("auto_rates", False)`` holds when the bool is
+    off; ``When("hills", above=0)`` holds when the number is greater than 0. Combine with :class:`AllOf` and
+    :class:`AnyOf`.
+    """
+
+    name: str
+    values: tuple[Any, ...] = ()
+    above: float | None = None
+
+    def __init__(self, name: str, *values: Any, above: float | None = None) -> None:
+        if bool(values) == (above is not None):
+            raise ValueError(f"When({name!r}): give the values it holds for, or above=, not both or neither")
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "values", tuple(values))
+        object.__setattr__(self, "above", above)
+
+    def holds(self, values: Mapping[str, Any]) -> bool:
+        """Whether the condition holds for ``values`` (the part's values by name; missing names raise
+        ``KeyError``)."""
+        value = values[self.name]
+        if self.above is not None:
+            return bool(value > self.above)
+        return any(value == v and isinstance(value, bool) == isinstance(v, bool) for v in self.values)
+
+    def text(self, params: Mapping[str, Param]) -> str:
+        """In words, with the sibling's label and its choices' labels: "Flow Routing is Multiple Flow"."""
+        p = params[self.name]
+        if self.above is not None:
+            return f"{p.label} is above {self.above:g}"
+        if p.kind == "bool":
+            return f"{p.label} is {'on' if self.values[0] else 'off'}"
+        labels = {item[0]: item[1] for item in p.items}
+        return f"{p.label} is " + " or ".join(labels.get(str(v), str(v)) for v in self.values)
+
+
+@dataclass(frozen=True, init=False)
+class AllOf:
+    """Every one of ``conditions`` holds."""
+
+    conditions: tuple[Condition, ...]
+
+    def __init__(self, *conditions: Condition) -> None:
+        object.__setattr__(self, "conditions", tuple(conditions))
+
+    def holds(self, values: Mapping[str, Any]) -> bool:
+        """Whether all hold for ``values``."""
+        return all(c.holds(values) for c in self.conditions)
+
+    def text(self, params: Mapping[str, Param]) -> str:
+        """The conditions joined with "and"."""
+        return " and ".join(_grouped(c, params) for c in self.conditions)
+
+
+@dataclass(frozen=True, init=False)
+class AnyOf:
+    """At least one of ``conditions`` holds."""
+
+    conditions: tuple[Condition, ...]
+
+    def __init__(self, *conditions: Condition) -> None:
+        object.__setattr__(self, "conditions", tuple(conditions))
+
+    def holds(self, values: Mapping[str, Any]) -> bool:
+        """Whether any holds for ``values``."""
+        return any(c.holds(values) for c in self.conditions)
+
+    def text(self, params: Mapping[str, Param]) -> str:
+        """The conditions joined with "or"."""
+        return " or ".join(_grouped(c, params) for c in self.conditions)
+
+
+#: When a setting acts (:attr:`Param.active_when`).
+Condition = When | AllOf | AnyOf
+
+
+def _grouped(condition: Condition, params: Mapping[str, Param]) -> str:
+    text = condition.text(params)
+    return f"({text})" if isinstance(condition, (AllOf, AnyOf)) and len(condition.conditions) > 1 else text
+
+
+def _names(condition: Condition) -> list[When]:
+    if isinstance(condition, When):
+        return [condition]
+    return [w for c in condition.conditions for w in _names(c)]
+
+
+def check_conditions(params: Sequence[Param], where: str = "") -> None:
+    """Check that every ``active_when`` of ``params`` names a sibling (not itself) by a valid value.
+
+    Raises
+    ------
+    ValueError
+        Naming the parameter and what is wrong.
+    """
+    by_name = {p.name: p for p in params}
+    for p in params:
+        if p.active_when is None:
+            continue
+        for w in _names(p.active_when):
+            sibling = by_name.get(w.name)
+            if sibling is None or sibling is p:
+                raise ValueError(f"{where}{p.name}: active_when names {w.name!r}, which is not a sibling setting")
+            if w.above is not None and sibling.kind not in ("int", "float"):
+                raise ValueError(f"{where}{p.name}: active_when's above= needs a number, {w.name} is {sibling.kind}")
+            for v in w.values:
+                sibling.check(v, where)
+
+
+def condition_text(param: Param, params: Sequence[Param]) -> str:
+    """ "Acts only when ..." for a ``param`` with ``active_when`` (its siblings ``params`` give the labels);
+    ``""`` without."""
+    if param.active_when is None:
+        return ""
+    return "Acts only when " + param.active_when.text({p.name: p for p in params})
+
+
+def inactive_reason(param: Param, values: Mapping[str, Any], params: Sequence[Param]) -> str | None:
+    """Why ``param`` does nothing under ``values``, or ``None`` when it acts.
+
+    Parameters
+    ----------
+    param : Param
+        One of ``params``.
+    values : mapping of str to object
+        The current values of the part's settings by name (missing ones take their defaults).
+    params : sequence of Param
+        The part's declarations (the siblings the condition names).
+
+    Returns
+    -------
+    str or None
+        "Acts only when Flow Routing is Multiple Flow" when the setting is ignored under ``values``.
+    """
+    if param.active_when is None:
+        return None
+    full = {**{p.name: p.default for p in params}, **values}
+    return None if param.active_when.holds(full) else condition_text(param, params)
+
+
 @dataclass(frozen=True)
 class Param:
     """One declared setting.
@@ -98,6 +255,9 @@ class Param:
         What the UI shows.
     items : tuple of (identifier, label, description)
         The choices of an ``enum``.
+    active_when : When, AllOf or AnyOf, optional
+        When the setting acts, in terms of its siblings' values: under other values it does nothing (the
+        panel greys it out and says why, ``--set`` of it warns); see :func:`inactive_reason`.
     """
 
     name: str
@@ -109,6 +269,7 @@ class Param:
     label: str = ""
     description: str = ""
     items: tuple[tuple[str, str, str], ...] = ()
+    active_when: Condition | None = None
 
     def __post_init__(self) -> None:
         if not self.name.isidentifier() or not self.name.islower():
@@ -262,6 +423,9 @@ class Part:
     params: tuple[Param, ...]
     source: str = ""
     ordered: tuple[tuple[str, str], ...] = ()
+
+    def __post_init__(self) -> None:
+        check_conditions(self.params, f"{self.key}.")
 
     def check(self, values: object, partial: bool = False) -> dict[str, Any]:
         """Validated parameter values (see :func:`check_values`)."""

@@ -37,6 +37,7 @@ filter is ``lowpass``), its export sidecars, and (through
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
@@ -48,7 +49,19 @@ from . import catalog  # noqa: F401  (registers the built-in generators and filt
 from .colormap import DEFAULT_LAYERS, HEIGHT_UNITS, LAYER_KINDS, MASKS, MAX_LAYERS, Layer, check_layers
 from .jsonio import load_json
 from .lighting import LIGHTING_ORDERED, LIGHTING_PARAMS, Maps, bake, cell_size
-from .params import FILTERS, GENERATORS, Param, Part, check_values, short_list
+from .params import (
+    FILTERS,
+    GENERATORS,
+    AllOf,
+    AnyOf,
+    Param,
+    Part,
+    When,
+    check_conditions,
+    check_values,
+    inactive_reason,
+    short_list,
+)
 from .recipe import MAX_FILTERS, Recipe
 from .versions import SPEC_VERSION, V1_FILTER_KEYS, Upgraded, recipe_to_spec, settings_01, upgrade, upgrade_spec
 
@@ -65,6 +78,8 @@ __all__ = [
     "load_spec",
     "from_v1_settings",
     "apply_settings",
+    "InactiveSettingWarning",
+    "inactive_settings",
     "setting_paths",
     "json_schema",
 ]
@@ -154,6 +169,7 @@ MATERIAL_PARAMS: tuple[Param, ...] = (
             ),
             ("unlit", "Unlit", "Emission of colour x lightmap: the flat look of the classic tutorials"),
         ),
+        active_when=When("enabled", True),
     ),
     Param(
         "cavity",
@@ -164,6 +180,7 @@ MATERIAL_PARAMS: tuple[Param, ...] = (
         label="Cavity",
         description="Lit only: darken the colour by the baked ambient occlusion (lighting with AO on), "
         "an artistic cavity term on top of Blender's own light; 0 = off",
+        active_when=AllOf(When("enabled", True), When("shading", "lit")),
     ),
     Param(
         "water",
@@ -181,6 +198,7 @@ MATERIAL_PARAMS: tuple[Param, ...] = (
         unit="m",
         label="Water Level",
         description="Height of the water surface above the terrain's Z = 0",
+        active_when=When("water", True),
     ),
     Param(
         "water_color",
@@ -188,6 +206,7 @@ MATERIAL_PARAMS: tuple[Param, ...] = (
         (0.02, 0.09, 0.1),
         label="Depth Colour",
         description="Linear RGB colour deep water takes on (the water's absorption colour)",
+        active_when=When("water", True),
     ),
 )
 
@@ -262,9 +281,21 @@ LAYER_PARAMS: tuple[Param, ...] = (
             ("VORONOI", "Voronoi", "Blender's Voronoi texture between two colours"),
         ),
     ),
-    Param("image", "path", "", label="Image", description="Image file of an Image layer"),
     Param(
-        "color2", "color", (0.0, 0.0, 0.0), label="Colour 2", description="Second colour of a Noise or Voronoi layer"
+        "image",
+        "path",
+        "",
+        label="Image",
+        description="Image file of an Image layer",
+        active_when=When("kind", "IMAGE"),
+    ),
+    Param(
+        "color2",
+        "color",
+        (0.0, 0.0, 0.0),
+        label="Colour 2",
+        description="Second colour of a Noise or Voronoi layer",
+        active_when=When("kind", "NOISE", "VORONOI"),
     ),
     Param(
         "scale",
@@ -274,6 +305,7 @@ LAYER_PARAMS: tuple[Param, ...] = (
         soft=(0.001, 100.0),
         label="Scale",
         description="Scale of a procedural texture",
+        active_when=When("kind", "NOISE", "VORONOI"),
     ),
     Param(
         "mask",
@@ -299,6 +331,7 @@ LAYER_PARAMS: tuple[Param, ...] = (
         label="Mask Min",
         description="Smallest mask value the layer covers (m² for drainage area, else metres; above 0: a "
         "mask marks where its map is positive)",
+        active_when=When("mask", "drainage", "deposited", "removed", "water", "noise"),
     ),
     Param(
         "mask_max",
@@ -308,6 +341,7 @@ LAYER_PARAMS: tuple[Param, ...] = (
         soft=(1.0e-6, 1.0e7),
         label="Mask Max",
         description="Largest mask value the layer covers",
+        active_when=When("mask", "drainage", "deposited", "removed", "water", "noise"),
     ),
     Param(
         "heights",
@@ -358,8 +392,11 @@ LAYER_PARAMS: tuple[Param, ...] = (
         unit="m",
         label="Noise Size",
         description="Feature size of the layer's noise (edge noise and the Noise mask)",
+        active_when=AnyOf(When("edge_noise", above=0), When("slope_noise", above=0), When("mask", "noise")),
     ),
 )
+check_conditions(MATERIAL_PARAMS, "material.")
+check_conditions(LAYER_PARAMS, "layers[].")
 assert tuple(p.name for p in LAYER_PARAMS) == tuple(f.name for f in fields(Layer)), "LAYER_PARAMS must match Layer"
 assert LAYER_PARAMS[8].choices == LAYER_KINDS
 assert LAYER_PARAMS[12].choices == tuple(MASKS)
@@ -695,15 +732,24 @@ def apply_settings(spec: TerrainSpec, assignments: Sequence[str]) -> TerrainSpec
     ValueError, TypeError
         For a malformed assignment, a name the spec does not use (saying
         which generator or filter it belongs to), or a bad value.
+
+    Warns
+    -----
+    InactiveSettingWarning
+        For each setting given that has no effect under the resulting spec
+        (:func:`inactive_settings`): a note, not an error, so pipelines keep
+        working; the scripts print it, the operators report it.
     """
     if len(assignments) > MAX_ASSIGNMENTS:
         raise ValueError(f"--set takes at most {MAX_ASSIGNMENTS} settings at once, got {len(assignments)}")
+    given: list[str] = []
     for item in assignments:
         name, sep, text = item.partition("=")
         name = name.strip()
         if not sep or not name:
             raise ValueError(f"--set needs NAME=VALUE, got {item!r:.60}")
         path = _resolve(spec, name)
+        given.append(path)
         if path == "generator":
             spec = spec.replace(generator=text.strip(), params={})
             continue
@@ -724,7 +770,56 @@ def apply_settings(spec: TerrainSpec, assignments: Sequence[str]) -> TerrainSpec
                     replace(s, params={**s.params, key: value}) if s.key == group else s for s in spec.filters
                 )
             )
+    for note in inactive_settings(spec, given):
+        warnings.warn(note, InactiveSettingWarning, stacklevel=2)
     return spec
+
+
+class InactiveSettingWarning(UserWarning):
+    """A setting given to :func:`apply_settings` has no effect under the resulting spec."""
+
+
+def _group_values(spec: TerrainSpec, group: str) -> list[tuple[Sequence[Param], Mapping[str, Any]]]:
+    """The declarations and current values of each part of ``spec`` that a path's ``group`` names."""
+    if group == spec.generator:
+        return [(GENERATORS[group].params, spec.params)]
+    if group in ("lighting", "material"):
+        return [(LIGHTING_PARAMS if group == "lighting" else MATERIAL_PARAMS, getattr(spec, group))]
+    return [(FILTERS[s.key].params, s.params) for s in spec.filters if s.key == group]
+
+
+def inactive_settings(spec: TerrainSpec, paths: Sequence[str]) -> list[str]:
+    """Notes on the settings of ``paths`` that have no effect under ``spec`` (:func:`core.params.inactive_reason`).
+
+    Parameters
+    ----------
+    spec : TerrainSpec
+        The spec the settings were applied to.
+    paths : sequence of str
+        Setting paths (``erosion.channel_width``, ``lighting.azimuth``; see :func:`setting_paths`); a path
+        the spec does not use, or one of several filters of a kind where any of them uses it, gives no note.
+
+    Returns
+    -------
+    list of str
+        One note per path without effect, in the order given, each once:
+        ``"erosion.channel_width has no effect: acts only when Automatic K and D is off"``.
+    """
+    notes: list[str] = []
+    for path in dict.fromkeys(paths):
+        group, _, name = path.rpartition(".")
+        if not group or (
+            group != spec.generator and group not in ("lighting", "material", *(s.key for s in spec.filters))
+        ):
+            continue
+        reasons = []
+        for params, values in _group_values(spec, group):
+            param = next((p for p in params if p.name == name), None)
+            reasons.append(None if param is None else inactive_reason(param, values, params))
+        if reasons and all(reasons):
+            reason = str(reasons[0])
+            notes.append(f"{path} has no effect: {reason[0].lower()}{reason[1:]}")
+    return notes
 
 
 # --- JSON Schema -------------------------------------------------------------------------------

@@ -70,6 +70,7 @@ import json
 import os
 import sys
 import time
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -86,7 +87,7 @@ if str(ROOT) not in sys.path:
 from core.heightmap import normalize  # noqa: E402
 from core.presets import PRESETS, preset_spec  # noqa: E402
 from core.recipe import Recipe  # noqa: E402
-from core.spec import TerrainSpec, apply_settings  # noqa: E402
+from core.spec import InactiveSettingWarning, TerrainSpec, apply_settings  # noqa: E402
 from core.world import (  # noqa: E402
     COARSE_SIDE,
     CoarsePlan,
@@ -642,7 +643,14 @@ def plan_from_args(args: argparse.Namespace) -> Plan:
         path = Path(args.spec)
         spec, name = TerrainSpec.from_json(path.read_bytes()), path.stem
     if args.set:
-        spec = apply_settings(spec, args.set)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", InactiveSettingWarning)
+            spec = apply_settings(spec, args.set)
+        for w in caught:  # a setting without effect: a note, the world is still built
+            if issubclass(w.category, InactiveSettingWarning):
+                print(f"note: {w.message}", file=sys.stderr)
+            else:
+                warnings.showwarning(w.message, w.category, w.filename, w.lineno)
     formats = args.formats
     if "exr" in formats and not have_exr():
         print("EXR tiles skipped: the OpenEXR package is not installed (pip install OpenEXR)", file=sys.stderr)

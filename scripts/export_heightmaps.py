@@ -8,7 +8,8 @@ Overrides: ``--seed``, ``--size``, ``--width``, ``--height`` and ``--set
 NAME=VALUE`` with the names of the spec and the panel (``--set
 faults.faults=900``, ``--set faults=900``, ``--set hill_radius=[4,12]``,
 ``--set lighting.mode=hillshade``), the same for a preset or a spec file;
-a setting the terrain does not use is refused. A spec file may be an
+a setting the terrain does not use is refused, and one without effect under
+the resulting spec is noted on standard error. A spec file may be an
 export's JSON sidecar (its spec, scale included) or an Orogen 0.1 recipe.
 Width and height are in metres. Files are
 written with Blender's image API (PNG, EXR) and numpy (RAW, .npy); see the

@@ -17,6 +17,7 @@ import math
 import os
 import sys
 import tempfile
+import warnings
 from pathlib import Path
 
 import bpy
@@ -69,12 +70,26 @@ def add_spec_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="NAME=VALUE",
         help="change one setting by its name, as in the spec and the panel: --set hills.count=400, "
         "--set lighting.azimuth=300, --set generator=faults; a bare name (--set count=400) "
-        "when only one part of the spec has it; a setting the terrain does not use is refused",
+        "when only one part of the spec has it; a setting the terrain does not use is refused, one without "
+        "effect under the result noted",
     )
     parser.add_argument("--seed", type=int, help="terrain seed (--set seed=N)")
     parser.add_argument("--size", type=int, help="vertices per side (--set size=N)")
     parser.add_argument("--width", type=float, help="width in metres (--set width=X)")
     parser.add_argument("--height", type=float, help="height range in metres (--set height=X)")
+
+
+def apply_noted(orogen, spec, assignments):
+    """``core.spec.apply_settings``, printing its notes on settings without effect to stderr (not an error)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", orogen.core.spec.InactiveSettingWarning)
+        spec = orogen.core.spec.apply_settings(spec, assignments)
+    for w in caught:
+        if issubclass(w.category, orogen.core.spec.InactiveSettingWarning):
+            print(f"note: {w.message}", file=sys.stderr)
+        else:
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+    return spec
 
 
 def spec_from_args(args, orogen, default: dict | None = None):
@@ -101,7 +116,7 @@ def spec_from_args(args, orogen, default: dict | None = None):
         both = [key for key in ("seed", "size", "width", "height") if getattr(args, key) is not None and key in named]
         if both:
             sys.exit(f"error: give --{both[0]} or --set {both[0]}, not both")
-        return core.spec.apply_settings(spec, shortcuts + list(args.set))
+        return apply_noted(orogen, spec, shortcuts + list(args.set))
     except (OSError, ValueError, TypeError) as err:
         sys.exit(f"error: {err}")
 
@@ -223,7 +238,7 @@ def main(argv=None):
         + ([f"material.shading={args.shading}"] if args.shading else [])
     )
     try:
-        spec = orogen.core.spec.apply_settings(spec, settings)
+        spec = apply_noted(orogen, spec, settings)
     except ValueError as err:
         sys.exit(f"error: {err}")
     add_terrain(spec)

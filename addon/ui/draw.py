@@ -5,8 +5,9 @@ Nothing here names a generator's or filter's parameter: each group is drawn
 from core's declarations, so a newly declared generator appears as it is.
 """
 
-from ...core.params import FILTERS, GENERATORS
-from ...core.spec import WORLD_PARAMS
+from ...core.lighting import LIGHTING_PARAMS, bakes_occlusion
+from ...core.params import FILTERS, GENERATORS, inactive_reason
+from ...core.spec import LAYER_PARAMS, MATERIAL_PARAMS, WORLD_PARAMS
 from ..ops.stack import (
     OROGEN_OT_filter_add,
     OROGEN_OT_filter_duplicate,
@@ -16,17 +17,41 @@ from ..ops.stack import (
     OROGEN_OT_layer_remove,
     OROGEN_OT_layers_reset,
 )
+from ..specio import read_group
+
+#: Lighting settings the scene's Sun replaces when Use Scene Sun is on (the add-on's, not core's, choice).
+SUN_SETTINGS = {name: "The scene's Sun replaces it (Use Scene Sun is on)" for name in ("azimuth", "altitude")}
+#: Why Cavity does nothing without the lighting's ambient occlusion (a condition across two groups).
+CAVITY_WITHOUT_AO = {"cavity": "Acts only when the Lightmap bakes Ambient Occlusion (a Hillshade mode with it on)"}
 
 
-def draw_params(layout, group, params) -> None:
+def inactive_settings(group, params, greyed=None) -> dict:
+    """``{name: reason}`` of the settings of ``group`` that do nothing under its current values (core's
+    :func:`~orogen.core.params.inactive_reason`); ``greyed`` (``{name: reason}``) adds reasons from outside
+    the group."""
+    try:
+        values = read_group(group, params)
+    except (ValueError, TypeError):  # a value core refuses (the panel shows it; the spec says why): grey nothing
+        return {}
+    out = {p.name: inactive_reason(p, values, params) for p in params}
+    out.update(greyed or {})
+    return {name: reason for name, reason in out.items() if reason}
+
+
+def draw_params(layout, group, params, active: bool = True, greyed=None) -> None:
+    """Each setting of ``group``; one that does nothing under the current values is greyed out (still editable,
+    Blender's convention for dependent settings) and its tooltip says when it acts."""
+    inactive = inactive_settings(group, params, greyed)
     col = layout.column(align=True)
     for p in params:
-        col.prop(group, p.name)
+        row = col.row(align=True)
+        row.active = active and p.name not in inactive
+        row.prop(group, p.name)
 
 
 def draw_world(layout, data, operator: bool) -> None:
+    """The world's settings (size, seed, width, height); the panel's Size has the engine sizes beside it."""
     col = layout.column()
-    col.prop(data, "generator")
     for p in WORLD_PARAMS:
         if p.name == "size" and not operator:  # engine sizes (2^n + 1) one click away
             row = col.row(align=True)
@@ -36,83 +61,88 @@ def draw_world(layout, data, operator: bool) -> None:
             col.prop(data, p.name)
 
 
-def draw_filters(layout, data, operator: bool) -> None:
-    """The stack: a list with add, remove, move and duplicate, and the active filter's settings."""
-    layout.label(text="Filters (run top to bottom)")
-    if operator:  # the redo panel: each filter's settings, in order
-        for i, item in enumerate(data.filters):
-            box = layout.box()
-            box.prop(item, "enabled", text=f"{i + 1}. {FILTERS[item.type].label}")
-            draw_params(box, getattr(item, item.type), FILTERS[item.type].params)
-        return
-    if not getattr(data, "initialized", True) and not data.filters:
-        layout.label(text="Default stack: Flatten (1.5)", icon="INFO")
-    row = layout.row()
-    row.template_list("OROGEN_UL_filters", "", data, "filters", data, "active_filter", rows=3)
-    col = row.column(align=True)
-    col.operator_menu_enum(OROGEN_OT_filter_add.bl_idname, "type", text="", icon="ADD")
-    col.operator(OROGEN_OT_filter_remove.bl_idname, text="", icon="REMOVE")
-    col.separator()
-    col.operator(OROGEN_OT_filter_move.bl_idname, text="", icon="TRIA_UP").direction = "UP"
-    col.operator(OROGEN_OT_filter_move.bl_idname, text="", icon="TRIA_DOWN").direction = "DOWN"
-    col.operator(OROGEN_OT_filter_duplicate.bl_idname, text="", icon="DUPLICATE")
-    if 0 <= data.active_filter < len(data.filters):
-        item = data.filters[data.active_filter]
-        draw_params(layout, getattr(item, item.type), FILTERS[item.type].params)
-
-
-def draw_lighting(layout, light) -> None:
-    """The lighting settings that apply to its mode."""
-    col = layout.column(heading="Bake")
-    col.prop(light, "enabled")
-    sub = col.column()
-    sub.active = light.enabled
-    sub.prop(light, "mode")
-    sub.prop(light, "use_scene_sun")
-    sun = sub.column()
-    sun.active = not light.use_scene_sun
-    if light.mode != "multidirectional":
-        sun.prop(light, "azimuth")
-    if light.mode == "slope":
-        sub.prop(light, "softness")
-    else:
-        sun.prop(light, "altitude")
-        sub.prop(light, "shadows")
-        if light.shadows:
-            sub.prop(light, "shadow_softness")
-        sub.prop(light, "ao")
-        if light.ao:
-            ao = sub.column(align=True)
-            for name in ("ao_strength", "ao_directions", "ao_radius"):
-                ao.prop(light, name)
-    sub.prop(light, "min_brightness")
-    sub.prop(light, "max_brightness")
-
-
-def draw_spec(layout, data, operator: bool = False) -> None:
-    """Every setting of a spec held by ``data`` (terrain object, panel settings or the add operator)."""
-    layout.use_property_split = True
-    layout.use_property_decorate = False
-    draw_world(layout, data, operator)
+def draw_generator(layout, data) -> None:
+    """The generator menu and the generator's settings."""
+    layout.prop(data, "generator")
     generator = GENERATORS.get(data.generator)
     if generator is not None:
         draw_params(layout, getattr(data, data.generator), generator.params)
-    draw_filters(layout, data, operator)
-    draw_lighting(layout, data.lighting)
-    col = layout.column()
-    col.prop(data.material, "enabled")
-    sub = col.column()
-    sub.active = data.material.enabled
-    sub.prop(data.material, "shading")
-    row = sub.row()
-    row.active = data.material.enabled and data.material.shading == "lit" and data.lighting.ao
-    row.prop(data.material, "cavity")
-    col = layout.column()
-    col.prop(data.material, "water")
-    sub = col.column()
-    sub.active = data.material.water
-    sub.prop(data.material, "water_level")
-    sub.prop(data.material, "water_color")
+
+
+def draw_filter_items(layout, data) -> None:
+    """Each filter of the stack as a collapsible item, as Blender draws modifiers: its switch and name in the
+    header, its settings in the body (greyed out when it is switched off)."""
+    for i, item in enumerate(data.filters):
+        header, body = layout.panel_prop(item, "show_expanded")
+        header.prop(item, "enabled", text="")
+        header.label(text=f"{i + 1}. {FILTERS[item.type].label}")
+        if body is not None:
+            draw_params(body, getattr(item, item.type), FILTERS[item.type].params, active=item.enabled)
+
+
+def draw_filters(layout, data, operator: bool) -> None:
+    """The stack: a list with add, remove, move and duplicate (the panel), and each filter's settings."""
+    if not operator:
+        if not getattr(data, "initialized", True) and not data.filters:
+            layout.label(text="Default stack: Flatten (1.5)", icon="INFO")
+        row = layout.row()
+        row.template_list("OROGEN_UL_filters", "", data, "filters", data, "active_filter", rows=3)
+        col = row.column(align=True)
+        col.operator_menu_enum(OROGEN_OT_filter_add.bl_idname, "type", text="", icon="ADD")
+        col.operator(OROGEN_OT_filter_remove.bl_idname, text="", icon="REMOVE")
+        col.separator()
+        col.operator(OROGEN_OT_filter_move.bl_idname, text="", icon="TRIA_UP").direction = "UP"
+        col.operator(OROGEN_OT_filter_move.bl_idname, text="", icon="TRIA_DOWN").direction = "DOWN"
+        col.operator(OROGEN_OT_filter_duplicate.bl_idname, text="", icon="DUPLICATE")
+    else:
+        layout.label(text="Filters (run top to bottom)")
+    draw_filter_items(layout, data)
+
+
+def draw_lighting(layout, light, header: bool = True) -> None:
+    """The lighting settings, those that do nothing under its mode greyed out; ``header=False`` leaves the
+    Lightmap switch to a panel header that draws it."""
+    params = LIGHTING_PARAMS if header else LIGHTING_PARAMS[1:]
+    greyed = SUN_SETTINGS if light.use_scene_sun else None
+    draw_params(layout, light, params, greyed=greyed)
+
+
+def draw_material(layout, data, header: bool = True) -> None:
+    """The material's settings (Cavity also greyed out without ambient occlusion to darken by); ``header=False``
+    leaves the Material switch to a panel header."""
+    params = [p for p in MATERIAL_PARAMS if p.name in ("enabled", "shading", "cavity")]
+    greyed = None if bakes_occlusion(read_group(data.lighting, LIGHTING_PARAMS)) else CAVITY_WITHOUT_AO
+    inactive = inactive_settings(data.material, MATERIAL_PARAMS, greyed)
+    col = layout.column(align=True)
+    for p in params if header else params[1:]:
+        row = col.row(align=True)
+        row.active = p.name not in inactive
+        row.prop(data.material, p.name)
+
+
+def draw_water(layout, data, header: bool = True) -> None:
+    """The water surface's settings; ``header=False`` leaves the Water switch to a panel header."""
+    params = [p for p in MATERIAL_PARAMS if p.name in ("water", "water_level", "water_color")]
+    draw_params(layout, data.material, params if header else params[1:])
+
+
+def draw_spec(layout, data, operator: bool = False) -> None:
+    """Every setting of a spec held by ``data`` (terrain object, panel settings or the add operator), each part
+    in a collapsible layout panel (the redo panel and the tile world's panel; the Terrain tab has sub-panels)."""
+    layout.use_property_split = True
+    layout.use_property_decorate = False
+    draw_world(layout, data, operator)
+    for idname, label, draw in (
+        ("generator", "Generator", draw_generator),
+        ("filters", "Filters", lambda box, d: draw_filters(box, d, operator)),
+        ("lighting", "Lighting", lambda box, d: draw_lighting(box, d.lighting)),
+        ("material", "Material", draw_material),
+        ("water", "Water", draw_water),
+    ):
+        header, body = layout.panel(f"OROGEN_{idname}", default_closed=idname not in ("generator", "filters"))
+        header.label(text=label)
+        if body is not None:
+            draw(body, data)
 
 
 def draw_layers(layout, data) -> None:
@@ -129,15 +159,16 @@ def draw_layers(layout, data) -> None:
     item = data.layers[data.active_layer]
     layout.use_property_split = True
     layout.use_property_decorate = False
-    col = layout.column()
-    col.prop(item, "kind")
-    col.prop(item, "color")
-    if item.kind == "IMAGE":
-        col.prop(item, "image")
-    elif item.kind in {"NOISE", "VORONOI"}:
-        col.prop(item, "color2")
-        col.prop(item, "scale")
-    for group in (("minimum", "optimal", "maximum"), ("slope_min", "slope_max", "slope_softness")):
-        sub = layout.column(align=True)
+    inactive = inactive_settings(item, LAYER_PARAMS)
+    for group in (
+        ("kind", "color", "image", "color2", "scale"),
+        ("heights", "minimum", "optimal", "maximum"),
+        ("slope_min", "slope_max", "slope_softness"),
+        ("mask", "mask_min", "mask_max"),
+        ("edge_noise", "slope_noise", "noise_size"),
+    ):
+        col = layout.column(align=True)
         for name in group:
-            sub.prop(item, name)
+            row = col.row(align=True)
+            row.active = name not in inactive
+            row.prop(item, name)

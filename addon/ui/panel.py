@@ -1,4 +1,9 @@
-"""The Terrain tab in the 3D View's sidebar, drawn from whatever the spec holds (see :mod:`.draw`)."""
+"""The Terrain tab in the 3D View's sidebar, drawn from whatever the spec holds (see :mod:`.draw`).
+
+The tab's panel holds the presets, the terrain's world settings and its buttons; each part of the spec is a
+sub-panel of it (Generator, Filters, Lighting, Material, Colour Layers, Water), collapsible as Blender's own
+panels are, those with a switch drawing it in their header.
+"""
 
 import bpy
 
@@ -7,7 +12,18 @@ from ..ops.presets import draw_presets
 from ..ops.profile import OROGEN_OT_profile_add
 from ..ops.terrain import OROGEN_OT_material_rebuild, OROGEN_OT_terrain_generate, OROGEN_OT_terrain_regenerate
 from ..poll import active_terrain
-from .draw import draw_layers, draw_spec
+from .draw import draw_filters, draw_generator, draw_layers, draw_lighting, draw_material, draw_water, draw_world
+
+
+def _split(layout) -> None:
+    layout.use_property_split = True
+    layout.use_property_decorate = False
+
+
+def spec_data(context):
+    """What the tab edits: the active terrain's settings, else the scene's (the next Generate's)."""
+    obj = active_terrain(context)
+    return obj.orogen if obj is not None else context.scene.orogen
 
 
 class VIEW3D_PT_orogen_terrain(bpy.types.Panel):
@@ -24,7 +40,8 @@ class VIEW3D_PT_orogen_terrain(bpy.types.Panel):
             self.draw_terrain_object(obj)
         else:
             layout.label(text="New terrain", icon="ADD")
-            draw_spec(layout, context.scene.orogen)
+            _split(layout)
+            draw_world(layout, context.scene.orogen, operator=False)
             layout.operator(OROGEN_OT_terrain_generate.bl_idname, text="Generate", icon="RNDCURVE")
             layout.operator(OROGEN_OT_profile_add.bl_idname, text="Add Side-View Profile", icon="IPO_EASE_IN_OUT")
         if OROGEN_OT_export_maps.poll(context):
@@ -43,23 +60,90 @@ class VIEW3D_PT_orogen_terrain(bpy.types.Panel):
             layout.prop(settings, "preview_size")
         if settings.status:
             layout.label(text=settings.status, icon="INFO")
-        draw_spec(layout, settings)
+        _split(layout)
+        draw_world(layout, settings, operator=False)
 
 
-class VIEW3D_PT_orogen_layers(bpy.types.Panel):
+class _Part:
+    """A sub-panel of the Terrain tab drawing one part of the spec."""
+
     bl_space_type = "VIEW_3D"
     bl_region_type = "UI"
     bl_category = "Terrain"
-    bl_label = "Colour Layers"
     bl_parent_id = "VIEW3D_PT_orogen_terrain"
+
+    def draw(self, context):
+        _split(self.layout)
+        self.draw_part(self.layout, spec_data(context))
+
+    def draw_part(self, layout, data) -> None:
+        raise NotImplementedError
+
+
+class VIEW3D_PT_orogen_generator(_Part, bpy.types.Panel):
+    bl_label = "Generator"
+
+    def draw_part(self, layout, data) -> None:
+        draw_generator(layout, data)
+
+
+class VIEW3D_PT_orogen_filters(_Part, bpy.types.Panel):
+    bl_label = "Filters"
+
+    def draw_part(self, layout, data) -> None:
+        draw_filters(layout, data, operator=False)
+
+
+class VIEW3D_PT_orogen_lighting(_Part, bpy.types.Panel):
+    bl_label = "Lighting"
+    bl_options = {"DEFAULT_CLOSED"}
+
+    def draw_header(self, context):
+        self.layout.prop(spec_data(context).lighting, "enabled", text="")
+
+    def draw_part(self, layout, data) -> None:
+        draw_lighting(layout, data.lighting, header=False)
+
+
+class VIEW3D_PT_orogen_material(_Part, bpy.types.Panel):
+    bl_label = "Material"
+    bl_options = {"DEFAULT_CLOSED"}
+
+    def draw_header(self, context):
+        self.layout.prop(spec_data(context).material, "enabled", text="")
+
+    def draw_part(self, layout, data) -> None:
+        draw_material(layout, data, header=False)
+
+
+class VIEW3D_PT_orogen_layers(_Part, bpy.types.Panel):
+    bl_label = "Colour Layers"
     bl_options = {"DEFAULT_CLOSED"}
 
     def draw(self, context):
-        obj = active_terrain(context)
-        draw_layers(self.layout, obj.orogen if obj is not None else context.scene.orogen)
+        draw_layers(self.layout, spec_data(context))
 
 
-classes = (VIEW3D_PT_orogen_terrain, VIEW3D_PT_orogen_layers)
+class VIEW3D_PT_orogen_water(_Part, bpy.types.Panel):
+    bl_label = "Water"
+    bl_options = {"DEFAULT_CLOSED"}
+
+    def draw_header(self, context):
+        self.layout.prop(spec_data(context).material, "water", text="")
+
+    def draw_part(self, layout, data) -> None:
+        draw_water(layout, data, header=False)
+
+
+classes = (
+    VIEW3D_PT_orogen_terrain,
+    VIEW3D_PT_orogen_generator,
+    VIEW3D_PT_orogen_filters,
+    VIEW3D_PT_orogen_lighting,
+    VIEW3D_PT_orogen_material,
+    VIEW3D_PT_orogen_layers,
+    VIEW3D_PT_orogen_water,
+)
 
 
 register, unregister = bpy.utils.register_classes_factory(classes)

@@ -130,6 +130,11 @@ class _Layout:
     def prop(self, data, name, **_kwargs):
         self.drawn.append((data, name))
 
+    def panel(self, *_args, **_kwargs):  # layout.panel() and panel_prop(): (header, body)
+        return _Layout(self.drawn), _Layout(self.drawn)
+
+    panel_prop = panel
+
     def __getattr__(self, _name):  # column, row, box, label, operator, menu, template_list...
         return lambda *_args, **_kwargs: _Layout(self.drawn)
 

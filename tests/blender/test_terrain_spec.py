@@ -37,6 +37,11 @@ class Layout:
     def prop(self, data, name, **_kw):
         self.shown.append((data, name))
 
+    def panel(self, *_a, **_k):  # layout.panel() and panel_prop(): (header, body)
+        return Layout(self.shown), Layout(self.shown)
+
+    panel_prop = panel
+
     def __getattr__(self, _name):  # column(), row(), box(), label(), operator(), menu(), ...
         return lambda *a, **k: Layout(self.shown)
 
