@@ -6,25 +6,33 @@ otherwise (see :mod:`.heightmap`). Every random step takes an explicit seed
 and draws from the counter-based hash in :mod:`.rng`.
 
 The public functions are here at the top level (``core.fault_formation``,
-``core.hillshade``, ``core.TerrainSpec``, ...); each lives in a module named
-after what it does: generators :mod:`.hills`, :mod:`.faults`, :mod:`.midpoint`
-(diamond-square), :mod:`.noise`, :mod:`.fractal` (fBm and Musgrave's
-multifractals over the lattice noises of :mod:`.gradient`); filters
-:mod:`.filters`, :mod:`.thermal`, :mod:`.hydraulic`, :mod:`.stream_power`
-(with :mod:`.flow` and :mod:`.geomorph`); :mod:`.profiles`; lighting
-:mod:`.lightmap`, :mod:`.shading`, :mod:`.bake`, :mod:`.lighting`;
-:mod:`.colormap`; the parameter declarations in :mod:`.params` and
-:mod:`.catalog`, the whole terrain in :mod:`.spec` (its heightmap part in
-:mod:`.recipe`, exact windows in :mod:`.window`), built-in presets in
-:mod:`.presets`, JSON in :mod:`.jsonio`, randomness in :mod:`.rng`.
+``core.hillshade``, ``core.TerrainSpec``, ...). They live in sub-packages by
+subject, each module named after what it does:
+
+- :mod:`.generators`: hills, faults, diamond-square, noise hills-and-pits, profiles;
+- :mod:`core.generators.hills_pits`: the lattice noises, their fractal sums, white noise;
+- :mod:`.erosion`: flow routing, stream power, hillslope diffusion, lake
+  filling, thermal and hydraulic erosion, river-network statistics;
+- :mod:`core.lighting.settings`: Horn's gradient, hillshade, slope/curvature/normals,
+  cast shadows, ambient occlusion, the slope lightmap, the one bake
+  (:func:`bake_maps`, :class:`BakedMaps`) and the lighting settings;
+- :mod:`.io`: safe files, RAW/NPY formats, GeoTIFF, image headers, JSON.
+
+At the top level stay what ties them together: the parameter declarations
+(:mod:`.params`, :mod:`.catalog`), the whole terrain (:mod:`.spec`, its
+heightmap part :mod:`.recipe`, exact windows :mod:`.window`, worlds of tiles
+:mod:`.world`), presets (:mod:`.presets`), the shared checks
+(:mod:`.heightmap`), randomness (:mod:`.rng`), units (:mod:`.units`),
+colours (:mod:`.colormap`), the simple filters (:mod:`.filters`) and one
+cancellation protocol (:mod:`.progress`: a callback ``progress(done, total)``
+returning ``False`` raises :class:`Cancelled`). Options past the first one to
+three data arguments are keyword-only everywhere.
 """
 
 from . import catalog, params, presets, spec  # noqa: F401  (catalog registers the built-in generators and filters)
-from .bake import BakedMaps, bake_maps
 from .colormap import DEFAULT_LAYERS, Layer, colormap, layer_presence, layer_weights, splat_maps
-from .faults import fault_formation
-from .filters import box_blur, erosion_filter, sea_level, terrace
-from .flow import (
+from .erosion.diffusion import hillslope_diffusion
+from .erosion.flow import (
     FlowRouting,
     MultipleFlowRouting,
     drainage_area,
@@ -33,46 +41,39 @@ from .flow import (
     route_flow,
     route_multiple_flow,
 )
-from .fractal import fractal_noise
-from .gradient import cellular_noise, perlin_grid, perlin_noise, simplex_noise, value_grid, value_noise
+from .erosion.hydraulic import hydraulic_erosion
+from .erosion.lakes import LakeFill, fill_lakes
+from .erosion.stream_power import StreamPowerResult, stream_power_erosion
+from .erosion.thermal import ErosionResult, thermal_erosion
+from .filters import box_blur, erosion_filter, sea_level, terrace
+from .generators.faults import fault_formation
+from .generators.hills import add_hill, circle_hills, hill_parameters, raw_hills
+from .generators.hills_pits import noise_hills_pits
+from .generators.midpoint_displacement import diamond_square
+from .generators.profiles import sectioned_profile, slope_walk
 from .heightmap import MAX_CELLS, as_heightmap, flatten, normalize
-from .hills import add_hill, circle_hills, hill_parameters, raw_hills
-from .hydraulic import hydraulic_erosion
-from .jsonio import load_json
-from .lighting import bake, sun_angles
-from .lightmap import light_direction, slope_lightmap
-from .midpoint import diamond_square
-from .noise import noise_hills_pits, white_noise
+from .io.jsonio import load_json
+from .lighting.bake import BakedMaps, bake_maps, combined_lightmap
+from .lighting.derivatives import curvature, normal_map, slope_degrees
+from .lighting.hillshading import hillshade, multidirectional_hillshade, sun_vector
+from .lighting.occlusion import ambient_occlusion
+from .lighting.settings import sun_angles
+from .lighting.shadows import cast_shadows
+from .lighting.slope_light import light_direction, slope_lightmap
+from .noise.fractal import fractal_noise
+from .noise.lattice import cellular_noise, perlin_grid, perlin_noise, simplex_noise, value_grid, value_noise
+from .noise.white import lattice_white_noise, white_noise
 from .params import FILTERS, GENERATORS, Filter, Generator, Param, register_filter, register_generator
 from .presets import PRESETS, preset_spec
-from .profiles import sectioned_profile, slope_walk
+from .progress import Cancelled
 from .recipe import Recipe
 from .rng import sub_seed, uniform
-from .shading import (
-    ambient_occlusion,
-    cast_shadows,
-    combined_lightmap,
-    curvature,
-    hillshade,
-    multidirectional_hillshade,
-    normal_map,
-    slope_degrees,
-    sun_vector,
-)
 from .spec import TerrainSpec, apply_settings, json_schema, load_spec
-from .stream_power import (
-    LakeFill,
-    StreamPowerCancelled,
-    StreamPowerResult,
-    fill_lakes,
-    hillslope_diffusion,
-    stream_power_erosion,
-)
-from .thermal import ErosionResult, thermal_erosion
 from .window import Window
 
 __all__ = [
     "BakedMaps",
+    "Cancelled",
     "DEFAULT_LAYERS",
     "ErosionResult",
     "FILTERS",
@@ -86,7 +87,6 @@ __all__ = [
     "PRESETS",
     "Param",
     "Recipe",
-    "StreamPowerCancelled",
     "StreamPowerResult",
     "TerrainSpec",
     "Window",
@@ -94,7 +94,6 @@ __all__ = [
     "ambient_occlusion",
     "apply_settings",
     "as_heightmap",
-    "bake",
     "bake_maps",
     "box_blur",
     "cast_shadows",
@@ -152,4 +151,5 @@ __all__ = [
     "value_grid",
     "value_noise",
     "white_noise",
+    "lattice_white_noise",
 ]

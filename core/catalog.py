@@ -15,13 +15,21 @@ from typing import Any
 import numpy as np
 
 from . import filters
-from .faults import MAX_FAULTS, fault_formation
-from .fractal import fractal_noise
+from .erosion.hydraulic import hydraulic_erosion
+from .erosion.stream_power import (
+    MFD_STEP_COST,
+    STEP_COST,
+    default_channel_width,
+    map_diffusivity,
+    stream_power_erosion,
+)
+from .erosion.thermal import ErosionResult, thermal_erosion
+from .generators.faults import MAX_FAULTS, fault_formation
+from .generators.hills import MAX_HILLS, hills_raw
+from .generators.hills_pits import noise_hills_pits
+from .generators.midpoint_displacement import diamond_square
 from .heightmap import flatten
-from .hills import MAX_HILLS, hills_raw
-from .hydraulic import hydraulic_erosion
-from .midpoint import diamond_square
-from .noise import noise_hills_pits
+from .noise.fractal import fractal_noise
 from .params import (
     AllOf,
     AnyOf,
@@ -33,15 +41,7 @@ from .params import (
     register_filter,
     register_generator,
 )
-from .stream_power import (
-    MFD_STEP_COST,
-    STEP_COST,
-    StreamPowerCancelled,
-    default_channel_width,
-    map_diffusivity,
-    stream_power_erosion,
-)
-from .thermal import Callback, ErosionResult, thermal_erosion
+from .progress import Cancelled, Progress
 
 __all__ = ["RADIUS_MAX", "OPEN_LOW", "blur_passes", "lowpass_k"]
 
@@ -123,7 +123,7 @@ def _hills_m(
     window: Any = None,
     cell_size: float = 1.0,
 ) -> Any:
-    """Circle hills with radii in metres (see :func:`core.hills.hills_raw`); centres are uniform over the world,
+    """Circle hills with radii in metres (see :func:`.hills.hills_raw`); centres are uniform over the world,
     so the same hills stand at the same places at any resolution."""
     return hills_raw(
         world_shape,
@@ -150,7 +150,7 @@ def _noise_m(
     window: Any = None,
     cell_size: float = 1.0,
 ) -> Any:
-    """Noise with hills and pits, lengths in metres (see :func:`core.noise.noise_hills_pits`)."""
+    """Noise with hills and pits, lengths in metres (see :func:`core.generators.hills_pits.noise_hills_pits`)."""
     return noise_hills_pits(
         world_shape,
         seed,
@@ -814,10 +814,6 @@ _EDGES = (
 )
 
 
-class Cancelled(Exception):
-    """An erosion filter's ``callback`` returned ``False``: the evaluation stopped and its result is discarded."""
-
-
 #: Erosion maps a recipe evaluation can carry out (:meth:`core.recipe.Recipe.evaluate_with_maps`).
 MAP_NAMES = ("drainage_area", "flow_direction", "water_depth", "deposited", "removed")
 
@@ -835,7 +831,7 @@ def _add_change(maps: dict[str, Any] | None, deposited: Any, removed: Any) -> No
 class _Watch:
     """Wraps a progress callback and remembers whether it asked to stop (the filters stop without raising)."""
 
-    def __init__(self, callback: Callback | None) -> None:
+    def __init__(self, callback: Progress | None) -> None:
         self.callback = callback
         self.stopped = False
 
@@ -846,7 +842,7 @@ class _Watch:
 
     def check(self, result: ErosionResult) -> ErosionResult:
         if self.stopped:
-            raise Cancelled(f"cancelled after step {result.steps_done}")
+            raise Cancelled(f"cancelled after step {result.steps_done}", done=result.steps_done)
         return result
 
 
@@ -860,7 +856,7 @@ def _thermal(
     rate: float,
     edges: str,
     maps: dict[str, Any] | None = None,
-    callback: Callback | None = None,
+    callback: Progress | None = None,
 ) -> Any:
     """Thermal erosion of a normalised heightmap at the terrain's scale (metres), back to normalised units."""
     watch = _Watch(callback)
@@ -885,7 +881,7 @@ def _hydraulic(
     depth_scale: float,
     edges: str,
     maps: dict[str, Any] | None = None,
-    callback: Callback | None = None,
+    callback: Progress | None = None,
 ) -> Any:
     """Hydraulic erosion of a normalised heightmap at the terrain's scale (metres), back to normalised units."""
     watch = _Watch(callback)
@@ -1062,7 +1058,7 @@ def _stream_power(
     channel_width: float = 0.0,
     channel_area: float = 0.0,
     maps: dict[str, Any] | None = None,
-    callback: Callback | None = None,
+    callback: Progress | None = None,
 ) -> Any:
     """Stream-power erosion of a normalised heightmap at the terrain's scale, back to normalised units.
 
@@ -1100,8 +1096,8 @@ def _stream_power(
             channel_area=channel_area,
             callback=None if callback is None else _Watch(callback),
         )
-    except StreamPowerCancelled as err:
-        raise Cancelled(str(err)) from None
+    except Cancelled as err:  # the partial terrain is in metres: a recipe discards it
+        raise Cancelled(str(err), done=err.done, total=err.total) from None
     if maps is not None:
         maps["drainage_area"] = result.drainage_area.astype(np.float32)
         maps["flow_direction"] = result.direction.astype(np.float32)

@@ -63,8 +63,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 import numpy.typing as npt
 
-from .fractal import fractal_noise
 from .heightmap import as_heightmap, as_real_array, check_number
+from .noise.fractal import fractal_noise
 from .rng import check_seed, sub_seed
 from .window import Window
 
@@ -365,7 +365,7 @@ def noise_field(
     """Layer ``index``'s noise field ``U`` on a grid: mean 0.5, standard deviation about :data:`NOISE_STD`.
 
     ``clip(0.5 + NOISE_STD * F / CORE_FBM_STD, 0, 1)`` where ``F`` is the fBm of Orogen's
-    gradient noise (:func:`.fractal.fractal_noise`, ``NOISE_DETAIL`` octaves
+    gradient noise (:func:`core.noise.fractal.fractal_noise`, ``NOISE_DETAIL`` octaves
     beyond the first, roughness 0.5, lacunarity 2) with feature size
     ``noise_size`` in world coordinates (metres), seeded by
     ``sub_seed(seed, "layer_noise", index)``. A cell's value depends only on
@@ -487,7 +487,7 @@ def layer_weights(
     layers : tuple of Layer
         1 to ``MAX_LAYERS`` layers (see :func:`check_layers`).
     slope : array_like, shape (rows, cols), optional
-        Slope in degrees (:func:`.shading.slope_degrees`); required when a
+        Slope in degrees (:func:`core.lighting.derivatives.slope_degrees`); required when a
         layer has a slope range. The fallback distance then adds the slope's
         distance from each layer's slope range (in units of 90 degrees).
     maps : mapping of str to array_like (rows, cols), optional

@@ -23,6 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 __all__ = [
+    "float_heightmap",
     "MAX_CELLS",
     "check_shape",
     "MAX_WORLD_SIDE",
@@ -229,7 +230,7 @@ def normalize(
     ValueError
         For NaN/Inf input or a ``value_range`` with ``high < low``.
     """
-    h = _float_heightmap(heightmap)
+    h = float_heightmap(heightmap)
     if value_range is None:
         low, high = float(h.min()), float(h.max())
         if not (math.isfinite(low) and math.isfinite(high)):  # NaN propagates to the minimum, Inf to either
@@ -295,7 +296,7 @@ def flatten(heightmap: npt.ArrayLike, exponent: float) -> npt.NDArray[np.float32
         For NaN/Inf input or an exponent outside ``(0, 64]``.
     """
     e = check_number(exponent, "exponent", 0.0, 64.0, low_open=True)
-    h = _float_heightmap(heightmap)
+    h = float_heightmap(heightmap)
     out = np.empty(h.shape, np.float32)
 
     def work(r0: int, r1: int, buf: npt.NDArray[np.float64]) -> None:
@@ -322,7 +323,7 @@ def flatten(heightmap: npt.ArrayLike, exponent: float) -> npt.NDArray[np.float32
 _BLOCK_CELLS = 1 << 16
 
 
-def _float_heightmap(heightmap: npt.ArrayLike) -> npt.NDArray[Any]:
+def float_heightmap(heightmap: npt.ArrayLike) -> npt.NDArray[Any]:
     """A 2-D real array as ``float32`` or ``float64`` without copying those (others become ``float64``).
 
     Finiteness is not checked here (see :func:`_check_finite`): converting

@@ -39,18 +39,17 @@ import numpy as np
 import numpy.typing as npt
 
 from . import catalog, filters  # noqa: F401  (catalog registers the built-in generators and filters)
-from .catalog import MAP_NAMES, Cancelled
+from .catalog import MAP_NAMES
 from .heightmap import MAX_CELLS, check_number, check_world_shape, normalize
-from .jsonio import load_json
+from .io.jsonio import load_json
 from .params import FILTERS, GENERATORS, MAX_FILTERS, Filter, Generator, short_list
+from .progress import Cancelled, Progress, check_progress
 from .rng import check_seed
 from .versions import SPEC_VERSION, part, upgrade_recipe
 from .window import Window, check_window, crop, expand
 
 __all__ = [
-    "Cancelled",
     "MAP_NAMES",
-    "Progress",
     "GENERATORS",
     "FILTERS",
     "MAX_FILTERS",
@@ -62,9 +61,6 @@ __all__ = [
 ]
 
 Ranges = tuple[tuple[float, float], tuple[float, float]]
-#: ``progress(done, total)``: work units done of the evaluation's total (see :meth:`Recipe.evaluate_with_maps`);
-#: returning ``False`` cancels it.
-Progress = Callable[[int, int], object]
 
 #: Bounds checked before anything else is validated, so a huge recipe is refused at once with a short message
 #: (and :data:`core.params.MAX_FILTERS`, the longest filter stack).
@@ -269,9 +265,9 @@ class Recipe:
     def from_json(cls, text: str) -> Recipe:
         """Recipe from JSON text (see :meth:`from_dict`).
 
-        The text is read with :func:`core.jsonio.load_json`: at most
+        The text is read with :func:`core.io.jsonio.load_json`: at most
         :data:`MAX_JSON_BYTES` bytes and 32 levels of nesting. Invalid or
-        oversized JSON raises a :class:`core.jsonio.JSONError` (a ``ValueError``).
+        oversized JSON raises a :class:`core.io.jsonio.JSONError` (a ``ValueError``).
         """
         if not isinstance(text, (str, bytes, bytearray)):
             raise TypeError(f"a recipe's JSON must be text, got {type(text).__name__}")
@@ -337,7 +333,7 @@ class Recipe:
 
         def report(units: int) -> None:
             if progress is not None and progress(units, total) is False:
-                raise Cancelled(f"cancelled after {units} of {total} work units")
+                raise Cancelled(f"cancelled after {units} of {total} work units", done=units, total=total)
 
         raw = self.raw_heights(outer)
         report(1)
@@ -398,7 +394,7 @@ class Recipe:
             Some of :data:`MAP_NAMES`, each only when a filter of the stack
             made it: ``drainage_area`` (m², at least one cell's area) and
             ``flow_direction`` (D8 code, the index into
-            :data:`core.flow.NEIGHBOR_OFFSETS`, -1 at outlets) from the last
+            :data:`core.erosion.flow.NEIGHBOR_OFFSETS`, -1 at outlets) from the last
             stream-power filter's routing; ``water_depth`` (metres) left by
             the last hydraulic filter; ``deposited`` and ``removed`` (metres,
             >= 0) summed over the erosion filters (thermal, hydraulic and
@@ -414,8 +410,7 @@ class Recipe:
         TypeError, ValueError
             As :meth:`evaluate`.
         """
-        if progress is not None and not callable(progress):
-            raise TypeError(f"progress must be callable(done, total) or None, got {type(progress).__name__}")
+        progress = check_progress(progress)
         maps: dict[str, npt.NDArray[np.float32]] = {}
         h, _ = self._run(check_window(self.shape, None), None, maps, progress)
         return (normalize(h) if self.fit_height else h), maps

@@ -47,8 +47,10 @@ import numpy.typing as npt
 
 from . import catalog  # noqa: F401  (registers the built-in generators and filters)
 from .colormap import DEFAULT_LAYERS, HEIGHT_UNITS, LAYER_KINDS, MASKS, MAX_LAYERS, Layer, check_layers
-from .jsonio import load_json
-from .lighting import LIGHTING_ORDERED, LIGHTING_PARAMS, Maps, bake, cell_size
+from .heightmap import as_heightmap, check_number
+from .io.jsonio import load_json
+from .lighting.bake import BakedMaps, bake_maps
+from .lighting.settings import LIGHTING_ORDERED, LIGHTING_PARAMS, bake_options, cell_size
 from .params import (
     FILTERS,
     GENERATORS,
@@ -440,7 +442,7 @@ class TerrainSpec:
 
     ``params`` are the generator's (missing ones take the declared defaults),
     ``filters`` a sequence of :class:`Step` (or ``(key, params)`` pairs),
-    ``lighting`` and ``material`` mappings of :data:`core.lighting.LIGHTING_PARAMS`
+    ``lighting`` and ``material`` mappings of :data:`core.lighting.settings.LIGHTING_PARAMS`
     and :data:`MATERIAL_PARAMS`, ``layers`` 2 to 8 :class:`core.colormap.Layer`.
 
     Raises
@@ -520,9 +522,33 @@ class TerrainSpec:
         """
         return self.recipe(shape).evaluate()
 
-    def bake(self, heightmap: npt.NDArray[np.float32], sun: tuple[float, float] | None = None) -> Maps:
-        """Lightmap, slope and curvature of ``heightmap`` with this spec's lighting and scale."""
-        return bake(heightmap, self.width, self.height, self.lighting, sun)
+    def bake(self, heightmap: npt.NDArray[np.float32], sun: tuple[float, float] | None = None) -> BakedMaps:
+        """Lightmap, slope and curvature of ``heightmap`` with this spec's lighting and scale.
+
+        Parameters
+        ----------
+        heightmap : array_like, shape (rows, cols)
+            Heights in units of the spec's ``height`` (``[0, 1]`` when fitted; version 3's filters may move
+            them outside), row 0 north: the maps are those of ``heightmap * height`` metres, the mesh's Z.
+        sun : (float, float), optional
+            ``(azimuth, altitude)`` in degrees replacing the lighting's own (the scene's Sun).
+
+        Returns
+        -------
+        BakedMaps
+            :func:`core.lighting.bake.bake_maps` of the heights in metres, ``float32`` maps of the heightmap's
+            shape (no normal map).
+
+        Raises
+        ------
+        TypeError, ValueError
+            For a bad heightmap or setting, naming it.
+        """
+        h = as_heightmap(heightmap)
+        light = check_values(LIGHTING_PARAMS, self.lighting or {}, "lighting.", LIGHTING_ORDERED)
+        height = check_number(self.height, "height", 0.0, 1.0e6)
+        cell = cell_size((h.shape[0], h.shape[1]), self.width)
+        return bake_maps(h * np.float32(height), cell, **bake_options(light, sun))
 
     def replace(self, **changes: Any) -> TerrainSpec:
         """A copy with ``changes`` (checked)."""

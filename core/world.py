@@ -46,13 +46,13 @@ from typing import Any, cast
 import numpy as np
 import numpy.typing as npt
 
-from .bake import bake_maps
 from .filters import check_filter_work
 from .heightmap import MAX_CELLS, as_heightmap, check_count, check_number, check_world_shape
-from .lighting import LIGHTING_ORDERED, LIGHTING_PARAMS, Maps
+from .lighting.bake import BakedMaps, bake_maps
+from .lighting.settings import LIGHTING_ORDERED, LIGHTING_PARAMS, bake_options
+from .lighting.shadows import SHADOW_SAMPLES, shadow_margins, shadow_reach
 from .params import Filter, check_values
 from .recipe import Ranges, Recipe
-from .shading import SHADOW_SAMPLES, shadow_margins, shadow_reach
 from .spec import SPEC_VERSION, TerrainSpec
 from .versions import part
 from .window import Window, crop, expand
@@ -308,16 +308,16 @@ def map_margins(
     - 1 cell on every side: Horn's gradient (slope, hillshade), the curvature's
       Laplacian, the slope lighting's neighbour;
     - ambient occlusion: its radius (``ao_radius`` cells, its farthest sample) on every side;
-    - cast shadows: their reach, :func:`core.shading.shadow_reach` ``= ceil(relief / (tan(a) x cell_size)) + 1``
+    - cast shadows: their reach, :func:`.shadows.shadow_reach` ``= ceil(relief / (tan(a) x cell_size)) + 1``
       with ``a`` the lowest altitude sampled across the sun's disc, and only on the sides toward the sun
-      (:func:`core.shading.shadow_margins`). A ray toward the sun that has risen ``relief`` metres above a
+      (:func:`core.lighting.shadows.shadow_margins`). A ray toward the sun that has risen ``relief`` metres above a
       cell has passed every point that could hide it; a normalised world rises at most its height range
       (``relief``, metres, times ``z_factor``). Cut at :data:`MAX_SHADOW_TILES` tiles.
 
     Parameters
     ----------
     lighting : mapping or None
-        Values of :data:`core.lighting.LIGHTING_PARAMS` (missing ones take their defaults).
+        Values of :data:`core.lighting.settings.LIGHTING_PARAMS` (missing ones take their defaults).
     relief : float
         Metres, ``[0, 1e12]``: how far any point of the world rises above another.
     cell_size : float
@@ -364,15 +364,15 @@ def window_maps(
     cell_size: float,
     lighting: Mapping[str, Any] | None = None,
     sun: tuple[float, float] | None = None,
-) -> Maps:
+) -> BakedMaps:
     """Lightmap, slope and curvature of ``heights`` (units of ``height`` metres) covering the world cells ``outer``.
 
-    As :func:`core.lighting.bake` of the whole world, cell for cell: crop the
+    As :meth:`core.spec.TerrainSpec.bake` of the whole world, cell for cell: crop the
     result to a tile whose window grown by :func:`map_margins` (:func:`grow`)
     is ``outer``, and every map equals the whole world's bit for bit
     (hillshade, slope and curvature read one cell, ambient occlusion its
     radius; cast shadows trace the world's own rays from ``outer``'s origin,
-    :func:`core.shading.cast_shadows`), unless the shadows were cut
+    :func:`core.lighting.shadows.cast_shadows`), unless the shadows were cut
     (``Margins.cut``).
 
     Parameters
@@ -386,7 +386,7 @@ def window_maps(
     cell_size : float
         Metres per cell, ``[1e-9, 1e9]`` (the whole world's ``width / (cols - 1)``, the same float).
     lighting, sun :
-        As :func:`core.lighting.bake`.
+        As :meth:`core.spec.TerrainSpec.bake`.
 
     Raises
     ------
@@ -399,24 +399,9 @@ def window_maps(
     light = _lighting(lighting)
     height = check_number(height, "height", 0.0, 1.0e6)
     azimuth, altitude = _sun(light, sun)
-    maps = bake_maps(
-        h * np.float32(height),
-        cell_size,
-        lighting=light["mode"] if light["enabled"] else None,
-        azimuth=azimuth,
-        altitude=altitude,
-        light_softness=light["softness"],
-        min_brightness=light["min_brightness"],
-        max_brightness=light["max_brightness"],
-        shadows=light["shadows"],
-        shadow_softness=light["shadow_softness"],
-        ambient=light["ao"],
-        ambient_strength=light["ao_strength"],
-        ambient_directions=light["ao_directions"],
-        ambient_radius=light["ao_radius"],
-        origin=(outer.row, outer.col),
+    return bake_maps(
+        h * np.float32(height), cell_size, origin=(outer.row, outer.col), **bake_options(light, (azimuth, altitude))
     )
-    return Maps(maps.lightmap, maps.slope, maps.curvature, maps.occlusion)
 
 
 # --- global filters: a coarse pass over the whole world, full-resolution detail per tile -------------------------

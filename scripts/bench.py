@@ -47,15 +47,16 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # scripts may import the source tree; the extension itself never does this
 
-from core import filters, rng, shading  # noqa: E402
-from core.bake import bake_maps  # noqa: E402
-from core.faults import fault_displacements, fault_formation, fault_lines  # noqa: E402
-from core.fractal import fractal_noise  # noqa: E402
-from core.hills import hill_parameters, hills_raw  # noqa: E402
-from core.hydraulic import hydraulic_erosion  # noqa: E402
+from core import filters, rng  # noqa: E402
+from core import lighting as shading  # noqa: E402
+from core.erosion.hydraulic import hydraulic_erosion  # noqa: E402
+from core.erosion.thermal import thermal_erosion  # noqa: E402
+from core.generators.faults import fault_displacements, fault_formation, fault_lines  # noqa: E402
+from core.generators.hills import hill_parameters, hills_raw  # noqa: E402
+from core.lighting.bake import bake_maps  # noqa: E402
+from core.noise.fractal import fractal_noise  # noqa: E402
 from core.recipe import GENERATORS, Recipe  # noqa: E402
 from core.spec import TerrainSpec  # noqa: E402
-from core.thermal import thermal_erosion  # noqa: E402
 
 TARGETS = {
     "default_1025_s": 0.25,
@@ -480,7 +481,7 @@ def bench_stream_power(n, runs):
     except ImportError:
         print("(fastscapelib not installed: stream-power benchmark skipped)")
         return []
-    from core import stream_power
+    from core.erosion import stream_power
 
     cell, kw = 100.0, {"k": 1e-4, "m": 0.45, "n": 1.0, "uplift": 1e-3, "diffusion": 0.01, "dt": 2e4}
     z0 = Recipe("diamond_square", 1, (n, n)).evaluate().astype(np.float64) * 1000.0
@@ -542,7 +543,7 @@ def bench_lake_fill(n, runs, z_mid, cell, kw, fs_step):
     the diamond-square terrain with its edges kept and the uplift from the terrain (the filter's default),
     after 5 warm-up steps with ``lake_fill`` (its lowest basins, below the edges, are being filled).
     """
-    from core import stream_power
+    from core.erosion import stream_power
 
     z0 = Recipe("diamond_square", 1, (n, n)).evaluate().astype(np.float64)
     lakes_kw = {**kw, "uplift": kw["uplift"] * (z0 - z0.min()) / (z0.max() - z0.min())}

@@ -100,7 +100,7 @@ def spec_from_args(args, orogen, default: dict | None = None):
             path = args.spec
             if not path.is_file():
                 sys.exit(f"error: --spec {str(path)!r} is not a file")
-            spec = core.spec.load_spec(core.jsonio.load_json(path, "terrain spec"))  # regular files, bounded
+            spec = core.spec.load_spec(core.io.jsonio.load_json(path, "terrain spec"))  # regular files, bounded
         elif args.preset is not None:
             spec = orogen.addon.ops.presets.find_preset(args.preset)
             if spec is None:
@@ -258,13 +258,13 @@ def main(argv=None):
     targets = [args.output.resolve()] + ([args.blend.resolve()] if args.blend else [])
     for path in targets:
         path.parent.mkdir(parents=True, exist_ok=True)
-    staged = [Path(orogen.core.files.staged_path(str(t))) for t in targets]
+    staged = [Path(orogen.core.io.files.staged_path(str(t))) for t in targets]
     try:
         render.render_still(scene, str(staged[0]))
         if args.blend:
             bpy.ops.wm.save_as_mainfile(filepath=str(staged[1]), copy=True)
         # Each file is checked whole (Blender's writer does not report a short write) before it replaces anything.
-        orogen.core.files.commit(
+        orogen.core.io.files.commit(
             [(str(p), str(t)) for p, t in zip(staged, targets, strict=True)],
             {str(targets[0]): (args.resolution[1], args.resolution[0])},
         )

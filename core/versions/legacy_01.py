@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..heightmap import check_number
-from ..jsonio import load_json
+from ..io.jsonio import load_json
 
 __all__ = ["V1_FILTER_KEYS", "V1_ENUMS", "V1_DEFAULTS", "recipe_01_to_v2", "sidecar_01", "settings_01"]
 

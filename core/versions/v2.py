@@ -16,9 +16,9 @@ from typing import Any
 
 from .. import filters
 from ..catalog import OPEN_LOW, RADIUS_MAX, _pair, _passes
-from ..hills import MAX_HILLS, hills_raw
-from ..midpoint import diamond_square
-from ..noise import noise_hills_pits
+from ..generators.hills import MAX_HILLS, hills_raw
+from ..generators.hills_pits import noise_hills_pits
+from ..generators.midpoint_displacement import diamond_square
 from ..params import FILTERS, GENERATORS, Filter, Generator, Param
 
 __all__ = ["V2_PARTS", "V2_DEFAULTS", "V2_RENAMED", "part"]

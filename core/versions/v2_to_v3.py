@@ -15,7 +15,7 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..lighting import cell_size
+from ..lighting.settings import cell_size
 from ..params import MAX_FILTERS, Param
 from .v2 import V2_DEFAULTS, V2_PARTS, V2_RENAMED, part
 from .v3 import SPEC_VERSION

@@ -72,13 +72,13 @@ def test_baked_maps_match_core(terrain, orogen, tmp_path):
     h = ex.heightmap_from_mesh(terrain)
     metres = h * np.float32(12.0)
     normal = ex.read_image(str(tmp_path / "t_normal.png"))[..., :3]
-    assert np.abs(normal - core.shading.normal_map(metres, 1.0)).max() <= 0.5 / 255 + 1e-6
+    assert np.abs(normal - core.lighting.normal_map(metres, 1.0)).max() <= 0.5 / 255 + 1e-6
     slope = ex.read_image(str(tmp_path / "t_slope.exr"))[..., 0]
-    assert np.array_equal(slope, core.shading.slope_degrees(metres, 1.0))
+    assert np.array_equal(slope, core.lighting.slope_degrees(metres, 1.0))
     light = ex.read_image(str(tmp_path / "t_lightmap.png"))[..., 0]
     assert np.abs(light - ex.point_map(terrain, "Lightmap")).max() <= 0.5 / 255 + 1e-6
     color = ex.read_image(str(tmp_path / "t_color.png"))[..., :3]
-    linear = core.colormap(h, core.DEFAULT_LAYERS, core.shading.slope_degrees(metres, 1.0)).astype(np.float64)
+    linear = core.colormap(h, core.DEFAULT_LAYERS, core.lighting.slope_degrees(metres, 1.0)).astype(np.float64)
     srgb = np.where(linear <= 0.0031308, linear * 12.92, 1.055 * linear ** (1 / 2.4) - 0.055)
     assert np.abs(color - srgb).max() <= 1.5 / 255
     splat = ex.read_image(str(tmp_path / "t_splat0.png"))
@@ -130,7 +130,7 @@ def test_colour_maps_of_a_terrain_uplifted_above_height_are_the_materials(scene,
     info = json.loads((tmp_path / "t_height.r16.json").read_text())
     assert info["height_range_m"] == [pytest.approx(units.min() * height), pytest.approx(units.max() * height)]
     cell = width / (size - 1)
-    slope = core.shading.slope_degrees(units * np.float32(height), cell)
+    slope = core.lighting.slope_degrees(units * np.float32(height), cell)
     erosion = {
         n: m
         for n in ("drainage_area", "flow_direction", "water_depth", "deposited", "removed")
@@ -309,7 +309,7 @@ def test_header_sizes_match_what_blender_reads(scene, orogen, tmp_path, file_for
         image.save_render(path, scene=bpy.context.scene)
     finally:
         bpy.data.images.remove(image)
-    fmt, rows, cols = orogen.core.imagesize.image_size(path)
+    fmt, rows, cols = orogen.core.io.image_headers.image_size(path)
     loaded = bpy.data.images.load(path)
     try:
         assert (cols, rows) == tuple(loaded.size) == (37, 23)

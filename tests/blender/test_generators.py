@@ -167,7 +167,7 @@ def test_profile_is_a_filled_shape_between_profile_and_base(scene, orogen, metho
     assert top[:, 2].min() >= 3.0 and top[:, 2].max() <= 20.0
     assert top[:, 0].min() == pytest.approx(-25.0) and top[:, 0].max() == pytest.approx(25.0)
     assert (co[:, 1] == 0.0).all()
-    profiles = orogen.core.profiles
+    profiles = orogen.core.generators.profiles
     expected = (
         profiles.slope_walk(200, 4, 3.0, 20.0, np.float32(0.6).item(), np.float32(0.15).item())
         if method == "WALK"

@@ -115,7 +115,7 @@ def test_tiles_equal_the_world_built_whole(scene, azimuth):
         tile_co, tile_maps = grid(obj)
         assert np.array_equal(tile_co, co[cut]), obj.name
         # The lightmap too (hillshade x cast shadows x occlusion): the tiles' shadows trace the whole world's rays
-        # (core.shading.cast_shadows from each grown window's origin), at every azimuth.
+        # (core.lighting.cast_shadows from each grown window's origin), at every azimuth.
         for name in (*ATTRIBUTES, "Lightmap"):
             assert np.array_equal(tile_maps[name], maps[name][cut]), (obj.name, name)
     # Not trivially lit: shadows fall in this world.

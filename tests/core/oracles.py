@@ -1,4 +1,4 @@
-"""fastscapelib (GPL-3, a test and benchmark dependency only) as the oracle of core.flow and core.stream_power.
+"""fastscapelib (GPL-3, a test and benchmark dependency only) as the oracle of core.erosion's flow and stream_power.
 
 Every helper calls :func:`fastscapelib`, which skips the calling test when
 fastscapelib is missing, unless OROGEN_REQUIRE_ORACLES=1 makes that a failure.

@@ -7,7 +7,7 @@ import pytest
 
 import core
 from core import rng
-from core.hills import MAX_HILL_WORK, HillSet, add_hill, hill_parameters, raw_hills
+from core.generators.hills import MAX_HILL_WORK, HillSet, add_hill, hill_parameters, raw_hills
 
 
 def test_normalize_survives_spans_beyond_float64():
@@ -93,8 +93,8 @@ def test_raw_hills_checks_the_hill_set_and_refuses_hours_of_work():
 
 
 def test_fault_and_profile_work_is_bounded():
-    from core.faults import fault_formation
-    from core.profiles import sectioned_profile
+    from core.generators.faults import fault_formation
+    from core.generators.profiles import sectioned_profile
 
     with pytest.raises(ValueError, match="faults x rows"):
         fault_formation((4097, 4097), 0, 100_000)
@@ -133,7 +133,8 @@ def test_recipe_filter_parameters_are_checked_before_margins():
 
 
 def test_huge_heights_are_refused_instead_of_overflowing():
-    from core import filters, shading
+    from core import filters
+    from core import lighting as shading
     from core.colormap import splat_maps
 
     with pytest.raises(ValueError, match="z_factor must stay within"):

@@ -2,8 +2,8 @@ import numpy as np
 import pytest
 
 import core
-from core import shading
-from core.bake import bake_maps
+from core import lighting as shading
+from core.lighting.bake import bake_maps
 
 
 @pytest.fixture(scope="module")
@@ -91,11 +91,11 @@ def test_bake_maps_on_threads_equals_one_thread(monkeypatch, lighting):
     """Issue #13: runs of blocks of rows on threads give the same bytes as one thread."""
     import sys
 
-    bake_module = sys.modules["core.bake"]  # (core.bake is also the name of a function)
+    bake_module = sys.modules["core.lighting.bake"]
     h = core.diamond_square((300, 230), 5, 1.0).astype(np.float32) * np.float32(40.0)
     maps = {}
     for workers in (1, 2, 3):
-        monkeypatch.setattr(bake_module, "_workers", lambda cells, w=workers: w)
+        monkeypatch.setattr(bake_module, "worker_count", lambda cells, w=workers: w)
         m = bake_maps(h, 0.5, lighting=lighting, normals=True, min_brightness=0.2)
         maps[workers] = [m.slope, m.curvature, m.lightmap, m.normal]
     for workers in (2, 3):
@@ -105,7 +105,7 @@ def test_bake_maps_on_threads_equals_one_thread(monkeypatch, lighting):
 def test_the_occlusion_factor_is_what_ambient_occlusion_multiplies_into_the_lightmap():
     """``occlusion`` (what a Lit material's cavity term reads) is the AO factor of the lightmap, and only there
     when AO is baked."""
-    from core.lighting import bakes_occlusion
+    from core.lighting.settings import bakes_occlusion
 
     h = (core.normalize(core.diamond_square((65, 65), seed=2, roughness=1.0)) * 30.0).astype(np.float32)
     common = dict(lighting="hillshade", azimuth=300.0, altitude=35.0, min_brightness=0.0, max_brightness=1.0)

@@ -7,8 +7,8 @@ import pytest
 
 from core import Layer, colormap, layer_weights
 from core.colormap import METRE_DISTANCE, NOISE_STD, check_layers, noise_field
+from core.lighting.derivatives import slope_degrees
 from core.presets import PRESETS, preset_spec
-from core.shading import slope_degrees
 from core.window import Window
 
 LOW = Layer("low", (0.1, 0.3, 0.1), -1.0e5, 0.0, 1900.0, heights="metres")

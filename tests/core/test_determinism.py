@@ -18,7 +18,9 @@ import hashlib, json, random
 import numpy as np
 random.seed(12345); np.random.seed(54321); np.random.default_rng(1).random(10); random.random()
 import core
-from core import faults, midpoint, noise, profiles
+from core.generators import midpoint_displacement as midpoint
+from core.generators import faults, profiles
+from core.generators import hills_pits as noise
 from core.recipe import Recipe
 
 def digest(a):

@@ -19,7 +19,7 @@ import numpy as np
 import oracles
 import pytest
 
-from core import geomorph
+from core.erosion import river_network as geomorph
 from core.presets import preset_spec
 
 CHANNEL_CELLS = 50

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from core.faults import fault_displacements, fault_formation, fault_lines
+from core.generators.faults import fault_displacements, fault_formation, fault_lines
 
 
 def side_of_line(shape, line):

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core import files, formats
+from core.io import files, formats
 
 ROOT = Path(__file__).resolve().parents[2]
 NAMES = ("t_height.r16", "t_height.r16.json", "t_height.npy", "t_meta.json")
@@ -253,7 +253,7 @@ def test_a_file_size_limit_leaves_the_old_files_and_says_so(tmp_path):
         import resource, sys
         sys.path.insert(0, {str(ROOT)!r})
         import numpy as np
-        from core import files, formats
+        from core.io import files, formats
         resource.setrlimit(resource.RLIMIT_FSIZE, (1000, 1000))  # ulimit -f: the RAW needs 1122 bytes
         target = {str(tmp_path / "t_height.r16")!r}
         staged = files.staged_path(target)

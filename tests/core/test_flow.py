@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core import flow
-from core.midpoint import diamond_square
+from core.erosion import flow
+from core.generators.midpoint_displacement import diamond_square
 
 
 def ds_terrain(n, seed, roughness, relief=500.0):

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from core import formats
-from core.imagesize import check_image
+from core.io import formats
+from core.io.image_headers import check_image
 
 
 def test_raw_round_trip_little_endian_with_its_sidecar(tmp_path):

@@ -1,4 +1,4 @@
-"""The noise family: lattice noises (core.gradient) and their fractal sums (core.fractal).
+"""The noise family: lattice noises (core.noise.lattice) and their fractal sums (core.noise.fractal).
 
 Values, invariants and statistics: exact windows, resolution independence,
 units in metres, ranges, isotropy, the fBm power spectrum, the per-octave
@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from resolution import block_mean
 
 import core
-from core import gradient
-from core.fractal import BASES, FRACTALS, fractal_noise
+from core.noise import lattice as gradient
+from core.noise.fractal import BASES, FRACTALS, fractal_noise
 from core.window import Window
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -193,7 +193,7 @@ def test_lengths_are_in_metres(basis):
 
 def test_one_octave_of_fbm_is_the_lattice_noise_at_the_world_positions():
     out = fractal_noise((50, 60), 6, detail=0.0, cell_size=2.0, feature_size=37.0)
-    octave = core.fractal._octaves(6, 0, 37.0, 0.0, 0.5, 2.0)[0]
+    octave = core.noise.fractal._octaves(6, 0, 37.0, 0.0, 0.5, 2.0)[0]
     x = np.arange(60) * 2.0 * (1.0 / 37.0) + octave.shift_x
     y = np.arange(50) * 2.0 * (1.0 / 37.0) + octave.shift_y
     assert np.array_equal(out, gradient.perlin_grid(x, y, 6, 0).astype(np.float64))

@@ -1,8 +1,8 @@
-"""GeoTIFF DEMs as GIS users have them, written by GDAL from the Jacksboro fault DEM, read by core.geotiff.
+"""GeoTIFF DEMs as GIS users have them, written by GDAL from the Jacksboro fault DEM, read by core.io.geotiff.
 
 gdal_translate comes from Debian's gdal-bin (CI installs it); these tests skip
 without it unless OROGEN_REQUIRE_GDAL=1. The TIFF decoder is the tifffile
-wheel the extension ships (core.geotiff puts it on the path when it is not
+wheel the extension ships (core.io.geotiff puts it on the path when it is not
 installed), so this tests the shipped code on numpy 1.26 and 2.x.
 """
 
@@ -13,7 +13,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from core import geotiff
+from core.io import geotiff
 
 GDAL_TRANSLATE = shutil.which("gdal_translate")
 if GDAL_TRANSLATE is None:

@@ -20,7 +20,8 @@ import numpy as np
 import pytest
 
 import core
-from core.shading import hillshade, multidirectional_hillshade, normal_map, slope_degrees
+from core.lighting.derivatives import normal_map, slope_degrees
+from core.lighting.hillshading import hillshade, multidirectional_hillshade
 
 CELL = 90.0  # metres: the DEM's 3 arc-second spacing, written as a projected grid for both tools
 

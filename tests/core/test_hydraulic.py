@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import core
-from core.hydraulic import hydraulic_erosion, max_time_step
+from core.erosion.hydraulic import hydraulic_erosion, max_time_step
 from core.recipe import Recipe
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -252,7 +252,7 @@ import hashlib, json, random
 import numpy as np
 random.seed(1); np.random.seed(2)
 from core.recipe import Recipe
-from core.hydraulic import hydraulic_erosion
+from core.erosion.hydraulic import hydraulic_erosion
 def digest(a):
     a = np.ascontiguousarray(a)
     return f"{a.dtype}{a.shape}:" + hashlib.sha256(a.tobytes()).hexdigest()[:24]

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from core.imagesize import image_size
+from core.io.image_headers import image_size
 
 
 @pytest.mark.parametrize(

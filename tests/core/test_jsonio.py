@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from core.jsonio import (
+from core.io.jsonio import (
     JSONFileError,
     JSONSyntaxError,
     JSONTooDeepError,

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from core.midpoint import diamond_square, period
+from core.generators.midpoint_displacement import diamond_square, period
 from core.window import Window
 
 

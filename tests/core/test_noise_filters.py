@@ -2,7 +2,8 @@ import numpy as np
 import pytest
 
 from core.filters import box_blur, erosion_filter, erosion_margin, sea_level, terrace
-from core.noise import noise_hills_pits, white_noise
+from core.generators.hills_pits import noise_hills_pits
+from core.noise.white import white_noise
 
 
 def test_white_noise_is_uniform_in_its_amplitude():

@@ -3,7 +3,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.profiles import section_columns, sectioned_profile, slope_walk
+from core.generators.profiles import section_columns, sectioned_profile, slope_walk
 
 
 @settings(max_examples=40, deadline=None)

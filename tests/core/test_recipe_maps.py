@@ -5,10 +5,11 @@ import pytest
 
 from core import colormap, layer_weights
 from core.colormap import DEFAULT_LAYERS, Layer, check_layers
-from core.recipe import MAP_NAMES, Cancelled, Recipe
+from core.erosion.stream_power import stream_power_erosion
+from core.erosion.thermal import thermal_erosion
+from core.progress import Cancelled
+from core.recipe import MAP_NAMES, Recipe
 from core.spec import layers_from_data
-from core.stream_power import stream_power_erosion
-from core.thermal import thermal_erosion
 from core.window import Window
 
 STACK = (("erosion", {"steps": 4}), ("thermal", {"iterations": 4}), ("hydraulic", {"steps": 4}))

@@ -3,7 +3,8 @@ import math
 import numpy as np
 import pytest
 
-from core import shading
+from core import lighting as shading
+from core.lighting import occlusion, shadows
 
 
 def plane(rows, cols, east=0.0, north=0.0, cell=1.0):
@@ -118,7 +119,7 @@ def test_a_one_cell_wall_casts_an_unbroken_shadow_of_the_right_length(azimuth, a
 def brute_shadows(h, azimuth, altitude, softness, samples, max_distance=None, origin=(0, 0)):
     """Cell by cell: the steepest rise along each cell's ray (the same digital lines, anchored at the world's line
     0), then the disc samples."""
-    v, back, drift, base = shading._sun_frame(h.astype(np.float32), azimuth % 360.0, origin)
+    v, back, drift, base = shadows._sun_frame(h.astype(np.float32), azimuth % 360.0, origin)
     n, width = v.shape
     offsets = np.rint((np.arange(n) + base) * drift).astype(int)
     step = math.hypot(1.0, drift)
@@ -184,7 +185,7 @@ def reference_ambient_occlusion(h, cell, z_factor, directions, radius):
     for k in range(directions):
         az = 2.0 * math.pi * k / directions
         best = np.full(h.shape, -np.inf)
-        for d in shading._march_distances(float(radius), 1.25):
+        for d in occlusion._march_distances(float(radius), 1.25):
             dr, dc = int(round(-math.cos(az) * d)), int(round(math.sin(az) * d))
             if abs(dr) >= rows or abs(dc) >= cols or (dr == 0 and dc == 0):
                 continue
@@ -216,7 +217,7 @@ def blocked_ambient_occlusion_before_pairing(h, cell, z, directions, radius):
     """
     h = np.asarray(h, np.float32)
     rows, cols = h.shape
-    plan = shading._ambient_plan((rows, cols), directions, radius)
+    plan = occlusion._ambient_plan((rows, cols), directions, radius)
     scaled = [[(dr, dc, np.float32(inv * z / cell)) for dr, dc, inv in steps] for steps in plan]
     pad = min(256, max((abs(dc) for steps in plan for _, dc, _ in steps), default=0))
     padded = np.full((rows, cols + 2 * pad), -np.inf, np.float32)
@@ -280,13 +281,13 @@ def test_ambient_occlusion_equals_the_march_before_opposite_directions_shared_ri
     rng = np.random.default_rng(shape[1])
     h = (rng.random(shape).cumsum(0) * 0.2 + rng.random(shape) * 3 + rng.random(shape).cumsum(1) * 0.1) * 10
     before = blocked_ambient_occlusion_before_pairing(h, 0.7, z_factor, directions, radius)
-    monkeypatch.setattr(shading, "_AO_BLOCK_CELLS", block_cells)
+    monkeypatch.setattr(occlusion, "_AO_BLOCK_CELLS", block_cells)
     got = shading.ambient_occlusion(h, 0.7, z_factor, directions, radius)
     assert np.abs(got - before).max() <= 1e-5  # 360 directions summed in another order: 5e-6
     for workers in (1, 2, 3):  # the same values whatever the blocks, bands and threads
-        monkeypatch.setattr(shading, "_workers", lambda cells, w=workers: w)
+        monkeypatch.setattr(occlusion, "worker_count", lambda cells, w=workers: w)
         assert np.array_equal(shading.ambient_occlusion(h, 0.7, z_factor, directions, radius), got)
-    monkeypatch.setattr(shading, "_AO_BLOCK_CELLS", 1 << 18)
+    monkeypatch.setattr(occlusion, "_AO_BLOCK_CELLS", 1 << 18)
     assert np.array_equal(shading.ambient_occlusion(h, 0.7, z_factor, directions, radius), got)
 
 

@@ -1,5 +1,5 @@
-"""Cast shadows of a window of a world equal the whole world's: one tracer (core.shading.cast_shadows) whose rays
-are anchored at the world's line 0, read over a margin toward the sun of core.shading.shadow_reach cells."""
+"""Cast shadows of a window of a world equal the whole world's: one tracer (core.lighting.cast_shadows) whose rays
+are anchored at the world's line 0, read over a margin toward the sun of core.lighting.shadows.shadow_reach cells."""
 
 import math
 
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.shading import cast_shadows, shadow_margins, shadow_reach
+from core.lighting.shadows import cast_shadows, shadow_margins, shadow_reach
 from core.spec import TerrainSpec
 from core.window import Window, crop
 

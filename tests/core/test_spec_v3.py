@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from resolution import block_mean
 
-from core.midpoint import diamond_square
+from core.generators.midpoint_displacement import diamond_square
 from core.recipe import Recipe
 from core.spec import TerrainSpec, load_spec
 from core.versions import part

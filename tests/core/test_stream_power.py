@@ -8,10 +8,12 @@ import numpy as np
 import oracles
 import pytest
 
-from core import flow, geomorph, stream_power
-from core.faults import fault_formation
-from core.midpoint import diamond_square
+from core.erosion import flow, lakes, stream_power
+from core.erosion import river_network as geomorph
+from core.generators.faults import fault_formation
+from core.generators.midpoint_displacement import diamond_square
 from core.params import FILTERS
+from core.progress import Cancelled
 from core.recipe import Recipe
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -65,7 +67,7 @@ def test_callback_reports_progress_and_cancels():
     seen = []
     stream_power.stream_power_erosion(z0, 10.0, steps=3, callback=lambda s, n: seen.append((s, n)))
     assert seen == [(1, 3), (2, 3), (3, 3)]
-    with pytest.raises(stream_power.StreamPowerCancelled, match="after step 2 of 5") as err:
+    with pytest.raises(Cancelled, match="after step 2 of 5") as err:
         stream_power.stream_power_erosion(z0, 10.0, steps=5, callback=lambda s, n: s < 2)
     assert err.value.result.heights.shape == (33, 33)
 
@@ -110,7 +112,9 @@ def test_nonlinear_slope_exponent_solves_the_implicit_equation():
 def test_golden_hash_in_a_fresh_process():
     """Same bytes on numpy 1.26 and 2.x (scripts/test.sh runs the core tests in both)."""
     code = (
-        "import hashlib, numpy as np; from core import stream_power, midpoint\n"
+        "import hashlib, numpy as np\n"
+        "from core.erosion import stream_power\n"
+        "from core.generators import midpoint_displacement as midpoint\n"
         "z = midpoint.diamond_square((37, 45), 9, 1.1) * 200\n"
         "r = stream_power.stream_power_erosion(z, 25.0, steps=6, n=1.3, sea_level=-20.0)\n"
         "print(hashlib.sha256(r.heights.tobytes() + r.drainage_area.tobytes() + r.eroded.tobytes())"
@@ -126,7 +130,9 @@ GOLDEN = "0e55a4d350d6e13ebddd4f85"
 def test_lake_fill_golden_hash_in_a_fresh_process():
     """lake_fill (sorts, cumulative sums, float64 steps) gives the same bytes on numpy 1.26 and 2.x."""
     code = (
-        "import hashlib, numpy as np; from core import stream_power, midpoint\n"
+        "import hashlib, numpy as np\n"
+        "from core.erosion import stream_power\n"
+        "from core.generators import midpoint_displacement as midpoint\n"
         "z = midpoint.diamond_square((37, 45), 9, 1.1) * 200\n"
         "r = stream_power.stream_power_erosion(z, 25.0, steps=6, n=1.3, lake_fill=True,\n"
         "                                      uplift=1e-3 * (z - z.min()) / np.ptp(z))\n"
@@ -327,7 +333,7 @@ def test_a_lake_fills_from_its_floor_up_with_what_reaches_it():
     routing = flow.route_flow(z, 10.0)
     sed = np.zeros(25)
     sed[12] = 3.5  # the floor cell's own incision, which stays in the lake
-    f = stream_power.fill_lakes(routing, z, sed)
+    f = lakes.fill_lakes(routing, z, sed)
     assert f.exit.size == 1 and f.spill[0] == 10.0 and f.capacity[0] == pytest.approx(90.0 - 36.0)
     assert f.inflow[0] == pytest.approx(3.5) and f.deposited[0] == pytest.approx(3.5)
     # the three lowest cells (0, 1, 2 m) rise to L with 3 L - 3 = 3.5; the others stay
@@ -338,7 +344,7 @@ def test_a_lake_fills_from_its_floor_up_with_what_reaches_it():
     assert (new - z).sum() == pytest.approx(3.5, rel=1e-12)
     # more than it holds: full to the spill level, the rest passes on
     sed[12] = 200.0
-    f = stream_power.fill_lakes(routing, z, sed)
+    f = lakes.fill_lakes(routing, z, sed)
     assert f.deposited[0] == pytest.approx(54.0) and f.inflow[0] == pytest.approx(200.0)
     assert np.allclose(f.heights.reshape(5, 5)[1:4, 1:4], 10.0, rtol=0.0, atol=1e-12)
     assert (f.heights >= 10.0).all()
@@ -347,7 +353,7 @@ def test_a_lake_fills_from_its_floor_up_with_what_reaches_it():
 def test_no_lake_nothing_changes():
     z = np.add.outer(np.arange(6.0), np.arange(7.0))  # a plane to the north-west corner: no depression
     routing = flow.route_flow(z, 10.0)
-    f = stream_power.fill_lakes(routing, z, np.ones(42))
+    f = lakes.fill_lakes(routing, z, np.ones(42))
     assert f.exit.size == 0 and np.array_equal(f.heights, z.ravel()) and (f.lake == -1).all()
 
 
@@ -361,7 +367,7 @@ def test_lake_fill_conserves_mass_and_stays_below_the_spill(seed, scale):
     routing = flow.route_flow(z, cell)
     assert routing.depressions > 10
     sed = scale * (0.5 + 0.5 * np.sin(np.arange(z.size) * 0.37 + seed) ** 2)
-    f = stream_power.fill_lakes(routing, z, sed)
+    f = lakes.fill_lakes(routing, z, sed)
     new = f.heights.reshape(z.shape)
     assert np.isfinite(new).all() and (new >= z).all()
     assert np.array_equal(new[f.lake.reshape(z.shape) < 0], z[f.lake.reshape(z.shape) < 0])
@@ -413,7 +419,7 @@ def test_lake_fill_is_declared_once_on_by_default_and_off_for_version_2():
     with pytest.raises(TypeError, match="lake_fill"):
         stream_power.stream_power_erosion(ds_terrain(17, 1, 1.0, 10.0), 10.0, steps=1, lake_fill="yes")
     with pytest.raises(TypeError, match="routing"):
-        stream_power.fill_lakes(None, np.zeros(9), np.zeros(9))
+        lakes.fill_lakes(None, np.zeros(9), np.zeros(9))
 
 
 # --- the same landscape at every size (spec version 3) ----------------------------------------

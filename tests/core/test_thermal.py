@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import core
+from core.erosion.thermal import MAX_EROSION_HEIGHT, thermal_erosion
 from core.recipe import Recipe
-from core.thermal import MAX_EROSION_HEIGHT, thermal_erosion
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -192,7 +192,7 @@ import hashlib, json, random
 import numpy as np
 random.seed(1); np.random.seed(2)
 from core.recipe import Recipe
-from core.thermal import thermal_erosion
+from core.erosion.thermal import thermal_erosion
 def digest(a):
     a = np.ascontiguousarray(a)
     return f"{a.dtype}{a.shape}:" + hashlib.sha256(a.tobytes()).hexdigest()[:24]

@@ -6,7 +6,6 @@ import math
 import numpy as np
 import pytest
 
-from core.lighting import bake
 from core.spec import TerrainSpec
 from core.window import Window, crop
 from core.world import MAX_SHADOW_TILES, Margins, TileGrid, grow, map_margins, window_maps, world_recipe
@@ -45,7 +44,7 @@ def world(tiles=4, generator="hills", seed=5):
 def tile_maps_equal_whole(light, sun=None):
     spec, grid, recipe, ranges = world()
     whole = recipe.evaluate()
-    expected = bake(whole, (grid.shape[1] - 1) * spec.cell_size, HEIGHT, light, sun)
+    expected = spec.replace(width=(grid.shape[1] - 1) * spec.cell_size, lighting=light).bake(whole, sun)
     margins = map_margins(light, HEIGHT, spec.cell_size, TILE, sun)
     everything = Window(0, 0, *grid.shape)
     worst = 0.0

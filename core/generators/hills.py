@@ -22,9 +22,9 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from .heightmap import check_count, check_number, check_world_shape, flatten, normalize
-from .rng import check_seed, uniform
-from .window import Window, check_window
+from ..heightmap import check_count, check_number, check_world_shape, flatten, normalize
+from ..rng import check_seed, uniform
+from ..window import Window, check_window
 
 __all__ = [
     "MAX_HILLS",

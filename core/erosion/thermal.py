@@ -30,14 +30,14 @@ iterations, so it takes a whole heightmap, not a window.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
-from .filters import MAX_FILTER_WORK
-from .heightmap import as_heightmap, check_count, check_number
+from ..filters import MAX_FILTER_WORK
+from ..heightmap import as_heightmap, check_count, check_number
+from ..progress import Progress, check_progress
 
 __all__ = [
     "MAX_THERMAL_ITERATIONS",
@@ -65,7 +65,6 @@ EDGES = ("closed", "open")
 
 F64 = npt.NDArray[np.float64]
 F32 = npt.NDArray[np.float32]
-Callback = Callable[[int, int], object]
 
 # The 8 neighbours as (row offset, col offset); row 0 is north.
 _OFFSETS = ((-1, 0), (1, 0), (0, -1), (0, 1), (-1, -1), (-1, 1), (1, -1), (1, 1))
@@ -157,13 +156,6 @@ def check_edges(edges: object) -> str:
     return str(edges)
 
 
-def check_callback(callback: object) -> Callback | None:
-    """``callback`` if callable or None (``TypeError`` otherwise)."""
-    if callback is not None and not callable(callback):
-        raise TypeError(f"callback must be callable as callback(step, steps) or None, got {type(callback).__name__}")
-    return callback
-
-
 def change_maps(before: F64, after: F64) -> tuple[F32, F32]:
     """``(deposited, removed)``: the positive and negative parts of ``after - before``, float32."""
     diff = after - before
@@ -179,7 +171,7 @@ def thermal_erosion(
     iterations: int = 50,
     rate: float = 0.5,
     edges: str = "closed",
-    callback: Callback | None = None,
+    callback: Progress | None = None,
 ) -> ErosionResult:
     """Thermal erosion: move material downhill until no slope exceeds the talus angle.
 
@@ -240,7 +232,7 @@ def thermal_erosion(
     cell = check_number(cell_size, "cell_size", 1e-6, 1e6)
     rate = check_number(rate, "rate", 0.0, 1.0, low_open=True)
     edges = check_edges(edges)
-    callback = check_callback(callback)
+    callback = check_progress(callback, "callback")
     rows, cols = h.shape
     iterations = check_step_work((rows, cols), iterations, THERMAL_STEP_COST, "iterations", MAX_THERMAL_ITERATIONS)
 

@@ -48,35 +48,36 @@ is ``O(cells)`` with a Python loop over levels only.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
-from .filters import MAX_FILTER_WORK
+from ..filters import MAX_FILTER_WORK
+from ..heightmap import as_heightmap, check_count, check_number
+from ..progress import Cancelled, Progress, check_progress
+from .diffusion import adi_diffusion
 from .flow import (
     NEIGHBOR_OFFSETS,
     FlowRouting,
     MultipleFlowRouting,
-    _accumulate,
-    _accumulate_mfd,
-    _check_edges,
-    _route,
-    _route_mfd,
+    accumulate,
+    accumulate_multiple,
     base_level_mask,
     check_flow_exponent,
+    check_open_edges,
     flow_direction,
     route_flow,
+    route_multiple_prepared,
+    route_prepared,
 )
-from .heightmap import as_heightmap, check_count, check_number
+from .lakes import deposit_in_lakes
 
 __all__ = [
     "STEP_COST",
     "ROUTINGS",
     "MAX_STEPS",
     "StreamPowerResult",
-    "StreamPowerCancelled",
     "default_erodibility",
     "default_diffusivity",
     "map_diffusivity",
@@ -85,39 +86,31 @@ __all__ = [
     "CHANNEL_WIDTH_SHARE",
     "stream_power_step",
     "stream_power_erosion",
-    "hillslope_diffusion",
-    "LakeFill",
-    "fill_lakes",
 ]
 
 #: What one stream-power step costs per cell, in the filter work unit (cell passes, see
 #: :data:`.filters.MAX_FILTER_WORK`): routing, the implicit solve and the diffusion are about forty
 #: filter passes' worth. Work above ``MAX_FILTER_WORK`` (about a minute) is refused.
 STEP_COST = 40
+
+
 #: The same with multiple-flow routing (``routing="mfd"``), measured about three times a D8 step.
 MFD_STEP_COST = 120
+
+
 #: Upper bound on the number of time steps.
 MAX_STEPS = 100_000
+
+
 #: Newton iterations per cell for ``n != 1`` stop when the residual is below this (metres) ...
 NEWTON_TOLERANCE = 1e-9
+
+
 #: ... or after this many iterations.
 NEWTON_MAX_ITERATIONS = 50
 
+
 _FloatArray = npt.NDArray[np.float64]
-
-
-class StreamPowerCancelled(Exception):
-    """Raised by :func:`stream_power_erosion` when its callback returns ``False``.
-
-    ``result`` holds the state after the last completed step (a
-    :class:`StreamPowerResult`), so a caller can keep the partial terrain.
-    """
-
-    def __init__(self, step: int, steps: int, result: StreamPowerResult) -> None:
-        super().__init__(f"stream-power erosion cancelled after step {step} of {steps}")
-        self.step = step
-        self.steps = steps
-        self.result = result
 
 
 @dataclass(frozen=True)
@@ -181,6 +174,8 @@ def default_diffusivity(cell_size: float, duration: float) -> float:
 
 #: :func:`map_diffusivity`'s diffusion length ``sqrt(D · duration)`` as a share of ``L`` (half the shorter side).
 DIFFUSION_LENGTH_SHARE = 1.0 / 32.0
+
+
 #: :func:`default_channel_width` as a share of ``L`` (half the shorter side): one cell of a 1025² map.
 CHANNEL_WIDTH_SHARE = 1.0 / 512.0
 
@@ -208,130 +203,6 @@ def default_channel_width(shape: tuple[int, int], cell_size: float) -> float:
     ``channel_width`` of :func:`stream_power_erosion`.
     """
     return float(CHANNEL_WIDTH_SHARE * 0.5 * (min(shape) - 1) * cell_size)
-
-
-def _tridiagonal_factors(size: int, f: float, open_start: bool, open_end: bool) -> tuple[_FloatArray, _FloatArray]:
-    """Thomas-algorithm factors of ``(1 + 2f) x_i - f x_(i-1) - f x_(i+1)`` with fixed or no-flux ends.
-
-    Returns ``(inv_beta, gamma)``: the forward sweep is
-    ``y_i = (b_i - a_i y_(i-1)) * inv_beta_i`` and the back substitution
-    ``x_i = y_i - gamma_(i+1) x_(i+1)``; the same for every line, so computed once.
-    """
-    lower = np.full(size, -f)
-    diag = np.full(size, 1.0 + 2.0 * f)
-    upper = np.full(size, -f)
-    lower[0] = upper[-1] = 0.0
-    if open_start:
-        diag[0], upper[0] = 1.0, 0.0
-    else:  # mirror ghost cell: no flux through the edge
-        diag[0], upper[0] = 1.0 + f, -f
-    if open_end:
-        diag[-1], lower[-1] = 1.0, 0.0
-    else:
-        diag[-1], lower[-1] = 1.0 + f, -f
-    if size == 1:
-        diag[0] = 1.0
-    inv_beta = np.empty(size)
-    gamma = np.zeros(size)
-    beta = diag[0]
-    inv_beta[0] = 1.0 / beta
-    for i in range(1, size):  # one line of scalars, shared by every row
-        gamma[i] = upper[i - 1] / beta
-        beta = diag[i] - lower[i] * gamma[i]
-        inv_beta[i] = 1.0 / beta
-    return inv_beta, gamma
-
-
-def _adi_half(
-    z: _FloatArray, f_impl: float, f_expl: float, impl_open: tuple[bool, bool], expl_open: tuple[bool, bool]
-) -> _FloatArray:
-    """One Peaceman-Rachford half step: implicit along axis 0 of ``z``, explicit along axis 1.
-
-    ``z`` is ``(lines, points)`` with the implicit direction along axis 0 (so
-    each step of the sweeps is a contiguous row of the array).
-    """
-    n0, n1 = z.shape
-    # explicit part along axis 1, with no-flux mirrors at closed ends
-    left = np.empty_like(z)
-    right = np.empty_like(z)
-    left[:, 1:] = z[:, :-1]
-    right[:, :-1] = z[:, 1:]
-    left[:, 0] = z[:, 0]
-    right[:, -1] = z[:, -1]
-    rhs = (1.0 - 2.0 * f_expl) * z + f_expl * (left + right)
-    if expl_open[0]:
-        rhs[:, 0] = z[:, 0]
-    if expl_open[1]:
-        rhs[:, -1] = z[:, -1]
-    # implicit part along axis 0: fixed ends keep their value
-    if impl_open[0]:
-        rhs[0] = z[0]
-    if impl_open[1]:
-        rhs[-1] = z[-1]
-    inv_beta, gamma = _tridiagonal_factors(n0, f_impl, impl_open[0], impl_open[1])
-    lower0 = 0.0 if impl_open[1] else -f_impl
-    out = np.empty_like(z)
-    out[0] = rhs[0] * inv_beta[0]
-    for i in range(1, n0):
-        a = lower0 if i == n0 - 1 else -f_impl
-        out[i] = (rhs[i] - a * out[i - 1]) * inv_beta[i]
-    for i in range(n0 - 2, -1, -1):
-        out[i] -= gamma[i + 1] * out[i + 1]
-    # fixed lines of the explicit direction are not solved at all
-    if expl_open[0]:
-        out[:, 0] = z[:, 0]
-    if expl_open[1]:
-        out[:, -1] = z[:, -1]
-    return out
-
-
-def hillslope_diffusion(
-    heights_m: npt.ArrayLike, cell_size: float, diffusivity: float, dt: float, open_edges: str = "nesw"
-) -> _FloatArray:
-    """One implicit time step of linear hillslope diffusion ``dz/dt = D ∇²z`` (ADI).
-
-    Peaceman & Rachford's alternating-direction implicit scheme ("The
-    numerical solution of parabolic and elliptic differential equations",
-    1955): a half step implicit along columns (each row a tridiagonal
-    system), then a half step implicit along rows, each explicit in the other
-    direction; unconditionally stable, second order in time.
-
-    Parameters
-    ----------
-    heights_m : array_like, shape (rows, cols)
-        Heights in metres.
-    cell_size : float
-        Metres, in ``(0, 1e6]``.
-    diffusivity : float
-        ``D`` in m²/yr, in ``[0, 1e6]``.
-    dt : float
-        Years, in ``(0, 1e8]``.
-    open_edges : str
-        Letters of ``"nesw"``: these edges keep their heights (fixed value);
-        the others pass no flux.
-
-    Returns
-    -------
-    ndarray of float64, shape (rows, cols)
-    """
-    z = as_heightmap(heights_m, "heights_m", dtype=np.float64)
-    cs = check_number(cell_size, "cell_size", 0.0, 1e6, low_open=True)
-    d = check_number(diffusivity, "diffusivity", 0.0, 1e6)
-    t = check_number(dt, "dt", 0.0, 1e8, low_open=True)
-    return _diffuse(z, cs, d, t, _check_edges(open_edges))
-
-
-def _diffuse(z: _FloatArray, cell_size: float, d: float, dt: float, edges: str) -> _FloatArray:
-    if d == 0.0:
-        return z.copy()
-    f = 0.5 * d * dt / (cell_size * cell_size)
-    rows_open = ("n" in edges, "s" in edges)
-    cols_open = ("w" in edges, "e" in edges)
-    # half step 1: implicit along each row (x), explicit along columns (y); work on the transpose
-    half = _adi_half(np.ascontiguousarray(z.T), f, f, cols_open, rows_open).T
-    # half step 2: implicit along columns (y), explicit along rows (x)
-    out = _adi_half(np.ascontiguousarray(half), f, f, rows_open, cols_open)
-    return out
 
 
 def _incise(
@@ -496,199 +367,6 @@ def _newton(delta0: _FloatArray, f: _FloatArray, n: float) -> _FloatArray:
 
 
 @dataclass(frozen=True)
-class LakeFill:
-    """What :func:`fill_lakes` did in one step (flat indices into the ``(rows, cols)`` grid).
-
-    Attributes
-    ----------
-    heights : ndarray of float64, shape (rows * cols,)
-        The heights after the deposition, metres.
-    lake : ndarray of int64, shape (rows * cols,)
-        Index of the lake each cell lies in (``-1``: not in a lake), into the per-lake arrays.
-    exit : ndarray of int64, shape (lakes,)
-        Each lake's exit: the first cell on its routing path that is not under its water, whose height is
-        the lake's spill level.
-    spill : ndarray of float64, shape (lakes,)
-        Each lake's spill level (water surface), metres.
-    capacity : ndarray of float64, shape (lakes,)
-        Each lake's volume below its spill level, in metres times cells (m³ / cell area).
-    inflow : ndarray of float64, shape (lakes,)
-        Sediment that reached each lake this step, metres times cells.
-    deposited : ndarray of float64, shape (lakes,)
-        Sediment laid down in each lake, ``min(inflow, capacity)``, metres times cells; the rest went on
-        downstream from its exit.
-    """
-
-    heights: _FloatArray
-    lake: npt.NDArray[np.int64]
-    exit: npt.NDArray[np.int64]
-    spill: _FloatArray
-    capacity: _FloatArray
-    inflow: _FloatArray
-    deposited: _FloatArray
-
-
-def _level_of(routing: FlowRouting) -> npt.NDArray[np.int64]:
-    """The stack level of every cell (its number of steps to its outlet)."""
-    s = routing.level_starts
-    level = np.empty(routing.order.size, dtype=np.int64)
-    level[routing.order] = np.repeat(np.arange(len(s) - 1, dtype=np.int64), np.diff(s))
-    return level
-
-
-def fill_lakes(routing: FlowRouting, heights: npt.ArrayLike, sediment: npt.ArrayLike) -> LakeFill:
-    """Lay the sediment eroded upstream into the closed depressions (lakes) it reaches, from the bottom up.
-
-    The sediment budget of Yuan, Braun, Guerit et al. ("A new efficient
-    method to solve the stream power law model taking into account sediment
-    deposition", JGR Earth Surface 124, 2019) with the lakes of the basin
-    graph (Cordonnier, Bovy & Braun 2019), as fastscape does: eroded
-    material travels down the routing's receiver tree; a lake keeps what
-    reaches it, up to its volume below its spill level, and passes the
-    excess on from its exit. Unlike fastscape (which raises every lake cell
-    by the same share of its depth) the deposit fills a lake from its floor
-    up: the lowest cells first, to one flat level ``L`` with
-    ``Σ max(L - z_i, 0) = deposited`` (cell area as unit), so lake floors
-    become flat plains. A deposit floor gets a gradient of one float64 step
-    per cell along the routing towards its lowest point (towards the exit
-    once the lake is full), the epsilon of priority-flood filling (Barnes,
-    Lehman & Mulla 2014), so the next routing crosses it without a pit per
-    cell. Mass: each lake receives at most what was eroded upstream of it
-    and keeps at most its volume; no cell is raised above its lake's spill
-    level by more than those float64 steps.
-
-    Lakes are found on ``heights`` along the routing: a cell is under water
-    where the highest point of its path to the outlet is above it (the
-    spill surface of priority-flood filling, which the basin graph's routes
-    reach); cells whose paths leave the water at the same cell form one lake.
-
-    Parameters
-    ----------
-    routing : FlowRouting
-        A D8 routing with depressions resolved (:func:`.flow.route_flow`) of ``heights``.
-    heights : array_like, shape (rows * cols,) or (rows, cols)
-        Heights in metres.
-    sediment : array_like, same size
-        Material eroded from each cell this step, metres (>= 0; volume over the cell area).
-
-    Returns
-    -------
-    LakeFill
-
-    Raises
-    ------
-    TypeError, ValueError
-        For a routing that is not a :class:`FlowRouting`, or arrays of another size than the routing's grid.
-    """
-    if not isinstance(routing, FlowRouting):
-        raise TypeError(f"routing must be a FlowRouting (from route_flow), got {type(routing).__name__}")
-    size = routing.shape[0] * routing.shape[1]
-    z = np.asarray(heights, dtype=np.float64).ravel()
-    sed = np.asarray(sediment, dtype=np.float64).ravel()
-    if z.size != size or sed.size != size:
-        raise ValueError(f"heights and sediment must have the routing's {size} cells, got {z.size} and {sed.size}")
-    return _fill_lakes(routing, z, sed)
-
-
-def _fill_lakes(routing: FlowRouting, z: _FloatArray, sed: _FloatArray) -> LakeFill:
-    rec, order, s = routing.receivers, routing.order, routing.level_starts
-    exit_of = np.full(z.size, -1, dtype=np.int64)
-    level = _level_of(routing)
-    uphill = np.flatnonzero(z[rec] > z)  # a flooded cell's path climbs somewhere at or below its level
-    if routing.depressions and uphill.size:
-        # the spill surface along the routing (receivers first) and the exit cell of every flooded cell
-        spill_surface = z.copy()
-        for lvl in range(int(level[uphill].min()), len(s) - 1):
-            cells = order[s[lvl] : s[lvl + 1]]
-            r = rec[cells]
-            sr = spill_surface[r]
-            low = z[cells] < sr
-            if low.any():
-                c, rl = cells[low], r[low]
-                spill_surface[c] = sr[low]
-                er = exit_of[rl]
-                exit_of[c] = np.where(er >= 0, er, rl)
-    flooded = np.flatnonzero(exit_of >= 0)
-    empty = np.zeros(0)
-    if not flooded.size:
-        return LakeFill(
-            z.copy(), np.full(z.size, -1, dtype=np.int64), np.zeros(0, dtype=np.int64), empty, empty, empty, empty
-        )
-    exits, lake_of_flooded = np.unique(exit_of[flooded], return_inverse=True)
-    lake = np.full(z.size, -1, dtype=np.int64)
-    lake[flooded] = lake_of_flooded
-    n_lakes = exits.size
-    spill = z[exits]
-    capacity = np.bincount(lake_of_flooded, spill[lake_of_flooded] - z[flooded], minlength=n_lakes).astype(np.float64)
-
-    # sediment down the receiver tree, top of the stack first; a lake's outflow cells (flooded, draining to
-    # its exit) all lie one level above the exit, so when their level is reached all of its inflow is in them
-    outflow = np.zeros(z.size, dtype=bool)
-    outflow[flooded] = exit_of[rec[flooded]] < 0
-    out_levels = set(np.unique(level[outflow]).tolist())
-    lowest = min(out_levels)  # below the lowest outflow the flux reaches no lake: not needed
-    flux = np.maximum(sed, 0.0)
-    inflow = np.zeros(n_lakes)
-    deposited = np.zeros(n_lakes)
-    for lvl in range(len(s) - 2, lowest - 1, -1):
-        cells = order[s[lvl] : s[lvl + 1]]
-        if lvl in out_levels:
-            oc = cells[outflow[cells]]
-            lk = lake[oc]
-            tot = np.bincount(lk, flux[oc], minlength=n_lakes)
-            here = np.unique(lk)
-            inflow[here] = tot[here]
-            deposited[here] = np.minimum(tot[here], capacity[here])
-            keep = np.zeros(n_lakes)
-            keep[here] = np.where(
-                tot[here] > 0.0, (tot[here] - deposited[here]) / np.where(tot[here] > 0.0, tot[here], 1.0), 0.0
-            )
-            flux[oc] *= keep[lk]
-        np.add.at(flux, rec[cells], flux[cells])
-
-    # fill each lake from its floor up: cells sorted by lake, then height; the level L that holds the deposit
-    new = z.copy()
-    full = deposited >= capacity * (1.0 - 1e-12)
-    srt = np.lexsort((z[flooded], lake_of_flooded))
-    cells = flooded[srt]
-    lk = lake_of_flooded[srt]
-    floor = np.full(n_lakes, np.inf)
-    np.minimum.at(floor, lk, z[cells])
-    depth = z[cells] - floor[lk]  # height above the lake's lowest cell, >= 0
-    starts = np.searchsorted(lk, np.arange(n_lakes))
-    csum = np.cumsum(depth)
-    before = np.where(starts > 0, csum[np.maximum(starts - 1, 0)], 0.0)
-    local = csum - before[lk]  # sum of the depths of the cells up to this one
-    rank = np.arange(cells.size) - starts[lk]
-    need = (rank + 1) * depth - local  # deposit that fills the lake up to this cell's height
-    count = np.bincount(lk[need <= deposited[lk]], minlength=n_lakes)  # a prefix of each lake, >= 1 cell
-    last = starts + np.maximum(count, 1) - 1
-    fill = floor + (deposited + local[last]) / np.maximum(count, 1)
-    fill = np.where(full, spill, np.minimum(fill, spill))
-    raised = (deposited[lk] > 0.0) & (z[cells] < fill[lk])
-    new[cells[raised]] = fill[lk[raised]]
-
-    # the deposit's gradient: one float64 step per cell along the routing, towards the deposit's lowest
-    # point, or towards the exit of a full lake (whose floor is the exit's height)
-    built = np.zeros(z.size, dtype=bool)
-    built[cells[raised]] = True
-    base_of = np.zeros(z.size, dtype=bool)  # receivers a deposit cell must rise above
-    base_of[exits[full]] = True
-    base_of |= built
-    dcells = np.flatnonzero(built)
-    dcells = dcells[np.argsort(level[dcells], kind="stable")]
-    dlev = level[dcells]
-    bounds = np.flatnonzero(np.diff(dlev)) + 1
-    for group in np.split(dcells, bounds):
-        r = rec[group]
-        go = base_of[r]
-        if go.any():
-            g = group[go]
-            new[g] = np.maximum(new[g], np.nextafter(new[r[go]], np.inf))
-    return LakeFill(new, lake, exits, spill, capacity, inflow, deposited)
-
-
-@dataclass(frozen=True)
 class _Params:
     k: float | _FloatArray
     m: float
@@ -723,24 +401,24 @@ def _step(
     shape = z.shape
     base = base_level_mask(z, p.edges, p.sea_level)
     uplifted = z + np.where(base, 0.0, p.uplift) * p.dt
-    routing: FlowRouting | MultipleFlowRouting = _route(uplifted, p.cell_size, base)
+    routing: FlowRouting | MultipleFlowRouting = route_prepared(uplifted, p.cell_size, base)
     area = np.full(z.size, p.cell_size * p.cell_size)
     flat = uplifted.ravel()
     k = p.k if isinstance(p.k, float) else p.k.ravel()
     if p.routing == "mfd":
         assert isinstance(routing, FlowRouting)
-        routing = _route_mfd(uplifted, p.cell_size, base, p.flow_exponent, routing)
-        _accumulate_mfd(routing, area)
+        routing = route_multiple_prepared(uplifted, p.cell_size, base, p.flow_exponent, routing)
+        accumulate_multiple(routing, area)
         incised = _incise_mfd(routing, flat, area, k, p.m, p.n, p.dt, p.channel_area).reshape(shape)
     else:
         assert isinstance(routing, FlowRouting)
-        _accumulate(routing, area)
+        accumulate(routing, area)
         incised = _incise(routing, flat, area, k, p.m, p.n, p.dt, p.channel_area).reshape(shape)
     channel = uplifted - incised
     if p.lake_fill:  # the eroded material fills the lakes it reaches (along the D8 routing, also under "mfd")
         single = routing.single if isinstance(routing, MultipleFlowRouting) else routing
-        incised = _fill_lakes(single, incised.ravel(), channel.ravel()).heights.reshape(shape)
-    out = _diffuse(incised, p.cell_size, p.diffusion, p.dt, p.edges)
+        incised = deposit_in_lakes(single, incised.ravel(), channel.ravel()).heights.reshape(shape)
+    out = adi_diffusion(incised, p.cell_size, p.diffusion, p.dt, p.edges)
     out[base] = z[base]  # base level (edges, sea) holds its height
     return out, routing, area.reshape(shape), channel
 
@@ -855,7 +533,7 @@ def _params(
         dt=check_number(dt, "dt", 0.0, 1e8, low_open=True),
         cell_size=cs,
         sea_level=None if sea_level is None else check_number(sea_level, "sea_level"),
-        edges=_check_edges(open_edges),
+        edges=check_open_edges(open_edges),
         routing=_check_routing_name(routing),
         flow_exponent=check_flow_exponent(flow_exponent),
         lake_fill=_check_flag(lake_fill, "lake_fill"),
@@ -882,7 +560,7 @@ def stream_power_erosion(
     lake_fill: bool = False,
     channel_width: float = 0.0,
     channel_area: float = 0.0,
-    callback: Callable[[int, int], bool | None] | None = None,
+    callback: Progress | None = None,
 ) -> StreamPowerResult:
     """Erode a heightmap by the stream-power law with uplift and hillslope diffusion.
 
@@ -991,8 +669,7 @@ def stream_power_erosion(
         k = default_erodibility(shape, cs, duration, mm, nn)
     if diffusion is None:
         diffusion = default_diffusivity(cs, duration)
-    if callback is not None and not callable(callback):
-        raise TypeError(f"callback must be callable(step, steps), got {type(callback).__name__}")
+    callback = check_progress(callback, "callback")
     p = _params(
         shape,
         cs,
@@ -1037,7 +714,12 @@ def stream_power_erosion(
         z, last, area, inc = _step(z, p)
         incision += inc
         if callback is not None and callback(step, nsteps) is False:
-            raise StreamPowerCancelled(step, nsteps, result())
+            raise Cancelled(
+                f"stream-power erosion cancelled after step {step} of {nsteps}",
+                done=step,
+                total=nsteps,
+                result=result(),
+            )
     if not math.isfinite(float(z.max())) or not math.isfinite(float(z.min())):  # pragma: no cover - defensive
         raise ValueError("stream-power erosion diverged: use a smaller dt")
     return result()

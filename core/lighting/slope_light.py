@@ -20,7 +20,7 @@ import math
 import numpy as np
 import numpy.typing as npt
 
-from .heightmap import as_heightmap, check_number
+from ..heightmap import as_heightmap, check_number
 
 F32 = npt.NDArray[np.float32]
 

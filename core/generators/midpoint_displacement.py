@@ -56,9 +56,9 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from .heightmap import check_number, check_world_shape
-from .rng import check_seed, uniform
-from .window import Window, check_window
+from ..heightmap import check_number, check_world_shape
+from ..rng import check_seed, uniform
+from ..window import Window, check_window
 
 __all__ = ["LATTICES", "period", "diamond_square"]
 

@@ -68,8 +68,9 @@ import math
 import numpy as np
 import numpy.typing as npt
 
-from .heightmap import check_number
-from .thermal import Callback, ErosionResult, change_maps, check_callback, check_edges, check_step_work, erosion_heights
+from ..heightmap import check_number
+from ..progress import Progress, check_progress
+from .thermal import ErosionResult, change_maps, check_edges, check_step_work, erosion_heights
 
 __all__ = ["MAX_HYDRAULIC_STEPS", "HYDRAULIC_STEP_COST", "max_time_step", "hydraulic_erosion"]
 
@@ -116,7 +117,7 @@ def hydraulic_erosion(
     depth_scale: float = 0.2,
     edges: str = "closed",
     settle: bool = True,
-    callback: Callback | None = None,
+    callback: Progress | None = None,
 ) -> ErosionResult:
     """Hydraulic erosion with the virtual-pipe shallow-water model (Mei et al. 2007; Šťava et al. 2008).
 
@@ -234,7 +235,7 @@ def hydraulic_erosion(
     edges = check_edges(edges)
     if not isinstance(settle, (bool, np.bool_)):
         raise TypeError(f"settle must be a bool, got {type(settle).__name__}")
-    callback = check_callback(callback)
+    callback = check_progress(callback, "callback")
     rows, cols = b.shape
     steps = check_step_work((rows, cols), steps, HYDRAULIC_STEP_COST, "steps", MAX_HYDRAULIC_STEPS)
 

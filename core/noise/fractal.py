@@ -6,7 +6,7 @@ and Modeling: A Procedural Approach*, 3rd ed., 2003, ch. 14 and 16), with
 the parameter names and meanings of Blender's Noise Texture node (Scale as a
 feature size, Detail, Roughness, Lacunarity, Offset, Gain, Distortion), so
 that a Blender user knows them. Octave ``k`` (``k = 0, 1, ...``) is the basis
-noise ``N_k`` (:mod:`.gradient`) at frequency ``lacunarity**k / feature_size``
+noise ``N_k`` (:mod:`.lattice`) at frequency ``lacunarity**k / feature_size``
 on a lattice of its own (its own hash and a random sub-cell offset, so the
 zeros of gradient noise at lattice points never line up across octaves), and
 weight ``w_k = roughness**k``. With ``n = floor(detail)``, octaves
@@ -62,12 +62,12 @@ parameters and its position in metres: ``x = column · cell_size`` (east),
 sets the resolution: a 257² preview of a 1025² terrain (four times the cell
 size) samples the same landscape, and a window equals the same cells of the
 whole bit for bit. Arithmetic is ``float64`` for coordinates and ``float32``
-for the sums, with only correctly rounded operations (see :mod:`.gradient`),
+for the sums, with only correctly rounded operations (see :mod:`.lattice`),
 so results are bit-identical on numpy 1.26 and 2.x.
 
 Evaluation is vectorised over blocks of rows (a few hundred kilobytes each,
 so the octave loop works in cache); on an unwarped grid, gradient and value
-noise use the separable form of :func:`.gradient.perlin_grid`.
+noise use the separable form of :func:`.lattice.perlin_grid`.
 """
 
 from __future__ import annotations
@@ -79,10 +79,10 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from . import gradient
-from .heightmap import check_count, check_number, check_world_shape
-from .rng import check_seed, uniform
-from .window import Window, check_window
+from ..heightmap import check_count, check_number, check_world_shape
+from ..rng import check_seed, uniform
+from ..window import Window, check_window
+from . import lattice
 
 __all__ = ["BASES", "FRACTALS", "MAX_DETAIL", "MAX_STRETCH", "fractal_noise"]
 
@@ -150,23 +150,23 @@ def _basis(basis: str, seed: int, octave: _Octave, coords: _Coords, amp: float) 
     a = np.float32(amp)
     grid = x.ndim == 1
     if grid and basis in ("perlin", "value"):
-        ix, fx = gradient.lattice_coordinates(x)
-        iy, fy = gradient.lattice_coordinates(y)
+        ix, fx = lattice.lattice_coordinates(x)
+        iy, fy = lattice.lattice_coordinates(y)
         if basis == "perlin":
-            return gradient._perlin_grid(seed, octave.lattice, a, ix, fx, iy, fy)
-        return gradient._value_grid(seed, octave.lattice, a, ix, fx, iy, fy)
+            return lattice.perlin_grid_kernel(seed, octave.lattice, a, ix, fx, iy, fy)
+        return lattice.value_grid_kernel(seed, octave.lattice, a, ix, fx, iy, fy)
     if grid:
         x, y = np.broadcast_arrays(x[None, :], y[:, None])
     if basis == "simplex":
-        return gradient._simplex_points(seed, octave.lattice, a, x, y)
-    ix, fx = gradient.lattice_coordinates(x)
-    iy, fy = gradient.lattice_coordinates(y)
+        return lattice.simplex_points_kernel(seed, octave.lattice, a, x, y)
+    ix, fx = lattice.lattice_coordinates(x)
+    iy, fy = lattice.lattice_coordinates(y)
     if basis == "perlin":
-        return gradient._perlin_points(seed, octave.lattice, a, ix, fx, iy, fy)
+        return lattice.perlin_points_kernel(seed, octave.lattice, a, ix, fx, iy, fy)
     if basis == "value":
-        return gradient._value_points(seed, octave.lattice, a, ix, fx, iy, fy)
-    f1, f2 = gradient._cellular_points(seed, octave.lattice, ix, fx, iy, fy, basis != "cellular_f1")
-    n = gradient._cellular_feature(f1, f2, basis[len("cellular_") :])
+        return lattice.value_points_kernel(seed, octave.lattice, a, ix, fx, iy, fy)
+    f1, f2 = lattice.cellular_points_kernel(seed, octave.lattice, ix, fx, iy, fy, basis != "cellular_f1")
+    n = lattice.cellular_feature(f1, f2, basis[len("cellular_") :])
     n -= np.float32(_CELLULAR_MEAN[basis])
     n *= np.float32(2.0 * amp)
     return n

@@ -22,8 +22,8 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from .heightmap import check_count, check_number
-from .rng import check_seed, sub_seed, uniform
+from ..heightmap import check_count, check_number
+from ..rng import check_seed, sub_seed, uniform
 
 __all__ = ["MAX_COLUMNS", "MAX_PROFILE_WORK", "slope_walk", "section_bounds", "section_columns", "sectioned_profile"]
 

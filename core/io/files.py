@@ -50,7 +50,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .imagesize import check_image
+from .image_headers import check_image
 from .jsonio import JSONError, load_json
 
 __all__ = ["STALE_SECONDS", "commit", "recover", "stage_dir", "staged_path", "verify_file"]
@@ -105,11 +105,11 @@ def _npy_check(path: str, shape: tuple[int, ...] | None) -> None:
 def verify_file(path: str, shape: tuple[int, int] | None = None, suffix: str | None = None) -> None:
     """Check that a file just written is complete, by its format (``suffix``, default the path's).
 
-    ``.png``, ``.exr``, ``.tif``/``.tiff``: :func:`core.imagesize.check_image`
+    ``.png``, ``.exr``, ``.tif``/``.tiff``: :func:`core.io.image_headers.check_image`
     (and the image must be ``shape`` when given). ``.r16``/``.raw``: exactly
     ``rows * cols * 2`` bytes (``shape`` required). ``.npy``: the header parses
     and the file has exactly the bytes it announces. ``.json``: parses
-    (:func:`core.jsonio.load_json`, up to 64 MiB). ``.blend``: starts with
+    (:func:`core.io.jsonio.load_json`, up to 64 MiB). ``.blend``: starts with
     Blender's, gzip's or Zstandard's magic. Anything else: not empty.
 
     Raises

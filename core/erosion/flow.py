@@ -40,7 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from .heightmap import as_heightmap, check_number
+from ..heightmap import as_heightmap, check_number
 
 __all__ = [
     "NEIGHBOR_OFFSETS",
@@ -112,7 +112,8 @@ def split_levels(order: _IntArray, level_starts: _IntArray) -> list[_IntArray]:
     return [order[level_starts[i] : level_starts[i + 1]] for i in range(len(level_starts) - 1)]
 
 
-def _check_edges(open_edges: str) -> str:
+def check_open_edges(open_edges: str) -> str:
+    """``open_edges`` lower-cased, checked to be letters of ``"nesw"``; raises ``TypeError`` or ``ValueError``."""
     if not isinstance(open_edges, str):
         raise TypeError(f"open_edges must be a string of the letters n, e, s, w, got {type(open_edges).__name__}")
     edges = open_edges.lower()
@@ -149,7 +150,7 @@ def base_level_mask(
         not leave the map).
     """
     z = as_heightmap(heights_m, "heights_m", dtype=np.float64)
-    edges = _check_edges(open_edges)
+    edges = check_open_edges(open_edges)
     mask = np.zeros(z.shape, dtype=bool)
     if "n" in edges:
         mask[0, :] = True
@@ -453,10 +454,10 @@ def route_flow(
     z = as_heightmap(heights_m, "heights_m", dtype=np.float64)
     cs = check_number(cell_size, "cell_size", 0.0, 1e6, low_open=True)
     base = base_level_mask(z, open_edges, sea_level)
-    return _route(z, cs, base, bool(resolve_depressions))
+    return route_prepared(z, cs, base, bool(resolve_depressions))
 
 
-def _route(z: _FloatArray, cs: float, base: _BoolArray, resolve: bool = True) -> FlowRouting:
+def route_prepared(z: _FloatArray, cs: float, base: _BoolArray, resolve: bool = True) -> FlowRouting:
     """:func:`route_flow` on checked input with a given base-level mask."""
     rows, cols = z.shape
     w = cols + 2
@@ -537,13 +538,13 @@ def drainage_area(routing: FlowRouting | MultipleFlowRouting, runoff: npt.ArrayL
             raise ValueError(f"runoff must have the routing's shape {r.shape}, got {weights.shape}")
         area *= weights.ravel()
     if isinstance(r, MultipleFlowRouting):
-        _accumulate_mfd(r, area)
+        accumulate_multiple(r, area)
     else:
-        _accumulate(r, area)
+        accumulate(r, area)
     return area.reshape(r.shape)
 
 
-def _accumulate(r: FlowRouting, values: _FloatArray) -> None:
+def accumulate(r: FlowRouting, values: _FloatArray) -> None:
     """In place: add each cell's value to its receiver's, from the top of the stack down."""
     s, order, rec = r.level_starts, r.order, r.receivers
     for k in range(len(s) - 2, 0, -1):
@@ -781,14 +782,14 @@ def route_multiple_flow(
     cs = check_number(cell_size, "cell_size", 0.0, 1e6, low_open=True)
     p = check_flow_exponent(exponent)
     base = base_level_mask(z, open_edges, sea_level)
-    return _route_mfd(z, cs, base, p)
+    return route_multiple_prepared(z, cs, base, p)
 
 
-def _route_mfd(
+def route_multiple_prepared(
     z: _FloatArray, cs: float, base: _BoolArray, exponent: float, single: FlowRouting | None = None
 ) -> MultipleFlowRouting:
     """:func:`route_multiple_flow` on checked input (``single``: the D8 routing of ``z``, if already made)."""
-    d8 = single if single is not None else _route(z, cs, base)
+    d8 = single if single is not None else route_prepared(z, cs, base)
     zf = _fill_along(d8, z)
     receives, weights, dists = _mfd_partition(zf, base, cs, exponent)
     order, starts = _topological_levels(receives, d8.shape)
@@ -807,7 +808,7 @@ def _route_mfd(
     )
 
 
-def _accumulate_mfd(r: MultipleFlowRouting, values: _FloatArray) -> None:
+def accumulate_multiple(r: MultipleFlowRouting, values: _FloatArray) -> None:
     """In place: pass each cell's value on to its receivers by weight, from the top level down."""
     s, order = r.level_starts, r.order
     offsets = _flat_offsets(r.shape[1])

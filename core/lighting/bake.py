@@ -3,12 +3,13 @@
 :func:`bake_maps` checks its input once, then walks the heightmap in blocks
 of rows small enough to stay in the processor's cache, computing Horn's
 gradient once per block (float32, differences of neighbours, edges
-extrapolated as ``gdaldem -compute_edges``; see :mod:`.shading`) and from it
+extrapolated as ``gdaldem -compute_edges``; see :mod:`.gradient`) and from it
 the slope, the curvature, the hillshade (or the multidirectional hillshade,
 or the classic slope lightmap) and optionally the normal map; cast shadows
 and ambient occlusion, which need the whole map, multiply the hillshade
-after. Each output equals the matching public function of :mod:`.shading`
-(and :func:`.lightmap.slope_lightmap` within float32 rounding).
+after. Each output equals the matching public function of :mod:`.hillshading`,
+:mod:`.derivatives`, :mod:`.shadows` and :mod:`.occlusion`
+(and :func:`.slope_light.slope_lightmap` within float32 rounding).
 """
 
 from __future__ import annotations
@@ -19,30 +20,15 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from .heightmap import check_number
-from .lightmap import SlopeLight
-from .shading import (
-    F32,
-    _ambient_occlusion,
-    _ambient_parameters,
-    _ambient_power,
-    _block_rows,
-    _cast_shadows,
-    _curvature_block,
-    _Gradient,
-    _heights,
-    _hillshade_block,
-    _multidirectional_block,
-    _norm2,
-    _normal_block,
-    _shadow_parameters,
-    _slope_block,
-    _workers,
-    check_origin,
-    sun_vector,
-)
+from ..heightmap import check_number
+from .derivatives import curvature_block, normal_block, slope_block
+from .gradient import F32, HornGradient, gradient_norm2, prepare_heights, rows_per_block, worker_count
+from .hillshading import hillshade, hillshade_block, multidirectional_block, multidirectional_hillshade, sun_vector
+from .occlusion import ambient_occlusion, ambient_parameters, occlusion_power, trace_occlusion
+from .shadows import cast_shadows, check_origin, shadow_parameters, trace_shadows
+from .slope_light import SlopeLight
 
-__all__ = ["LIGHTINGS", "BakedMaps", "bake_maps"]
+__all__ = ["LIGHTINGS", "BakedMaps", "bake_maps", "combined_lightmap"]
 
 #: The lightmaps :func:`bake_maps` can bake (``None`` bakes none).
 LIGHTINGS = ("slope", "hillshade", "multidirectional")
@@ -96,11 +82,11 @@ def bake_maps(
         Cell size in metres, ``[1e-9, 1e9]``.
     lighting : {"slope", "hillshade", "multidirectional"} or None
         The lightmap (case-insensitive): ``"slope"`` is
-        :func:`.lightmap.slope_lightmap` (the classic tutorials' lighting:
+        :func:`.slope_light.slope_lightmap` (the classic tutorials' lighting:
         ``clip(1 - rise / light_softness, min_brightness, max_brightness)``
         toward ``azimuth``; ``altitude``, shadows and ambient occlusion do not
         apply); ``"hillshade"`` and ``"multidirectional"`` are
-        :func:`.shading.combined_lightmap` ``hillshade x shadow x
+        :func:`.combined_lightmap` ``hillshade x shadow x
         AO**ambient_strength`` mapped to ``min_brightness + (max_brightness -
         min_brightness) * light``; ``None`` bakes no lightmap.
     azimuth, altitude : float
@@ -112,15 +98,15 @@ def bake_maps(
     min_brightness, max_brightness : float
         ``0 <= min_brightness <= max_brightness <= 1``.
     shadows, shadow_softness :
-        Cast shadows (:func:`.shading.cast_shadows`), penumbra in degrees ``[0.01, 45]``.
+        Cast shadows (:func:`.cast_shadows`), penumbra in degrees ``[0.01, 45]``.
     ambient, ambient_strength, ambient_directions, ambient_radius :
-        Ambient occlusion (:func:`.shading.ambient_occlusion`), its exponent ``[0, 10]``.
+        Ambient occlusion (:func:`.ambient_occlusion`), its exponent ``[0, 10]``.
     normals : bool
         Also bake the normal map.
     origin : (int, int)
         World row and column of ``heights_m[0, 0]`` when the heightmap is a
         window of a larger world (a tile grown by its margin), ``[0, 2**20]``
-        each: cast shadows trace the world's rays (:func:`.shading.cast_shadows`),
+        each: cast shadows trace the world's rays (:func:`.cast_shadows`),
         so a cell's maps are the same in every window that holds its margin.
 
     Returns
@@ -132,9 +118,9 @@ def bake_maps(
     TypeError, ValueError
         For bad input or parameters, naming the parameter and its range,
         before any work; also for shadows or ambient occlusion that would run
-        for minutes (:data:`.shading.MAX_LIGHT_WORK`).
+        for minutes (:data:`.MAX_LIGHT_WORK`).
     """
-    h, cell, z = _heights(heights_m, cell_size, z_factor)
+    h, cell, z = prepare_heights(heights_m, cell_size, z_factor)
     mode = _check_lighting(lighting)
     where = check_origin(origin)
     lo = check_number(min_brightness, "min_brightness", 0.0, 1.0)
@@ -146,11 +132,9 @@ def bake_maps(
     alt_deg = check_number(altitude, "altitude", 0.0, 90.0)
     strength = check_number(ambient_strength, "ambient_strength", 0.0, 10.0)
     shade = mode in ("hillshade", "multidirectional")
-    shadow_args = (
-        _shadow_parameters(h.shape, azimuth, altitude, shadow_softness, None, 8) if shade and shadows else None
-    )
+    shadow_args = shadow_parameters(h.shape, azimuth, altitude, shadow_softness, None, 8) if shade and shadows else None
     plan = (
-        _ambient_parameters(h.shape, ambient_directions, ambient_radius) if shade and ambient and strength > 0 else None
+        ambient_parameters(h.shape, ambient_directions, ambient_radius) if shade and ambient and strength > 0 else None
     )
 
     rows, cols = h.shape
@@ -162,29 +146,29 @@ def bake_maps(
 
     def run(starts: list[int]) -> None:
         """The blocks of rows from ``starts[0]`` to the end of the block at ``starts[-1]``, own buffers."""
-        grad = _Gradient(h, cell, z)
+        grad = HornGradient(h, cell, z)
         g2_buf, tmp_buf, tmp2_buf = (np.empty_like(grad.dx_buf) for _ in range(3))
         slope_light = SlopeLight(h, cell / z, float(azimuth), soft, lo, hi, grad.ext.shape) if mode == "slope" else None
         for r0, r1, ext, dx, dy in grad.blocks(starts[0], min(rows, starts[-1] + grad.block)):
             b = r1 - r0
-            g2, tmp, tmp2 = _norm2(dx, dy, g2_buf[:b]), tmp_buf[:b], tmp2_buf[:b]
-            _slope_block(g2, slope[r0:r1])
-            _curvature_block(ext, scale, curv[r0:r1], tmp)
+            g2, tmp, tmp2 = gradient_norm2(dx, dy, g2_buf[:b]), tmp_buf[:b], tmp2_buf[:b]
+            slope_block(g2, slope[r0:r1])
+            curvature_block(ext, scale, curv[r0:r1], tmp)
             if light is not None:
                 if slope_light is not None:
                     slope_light.block(r0, r1, light[r0:r1], tmp)
                 elif mode == "hillshade":
-                    _hillshade_block(dx, dy, g2, sun, light[r0:r1], tmp)
+                    hillshade_block(dx, dy, g2, sun, light[r0:r1], tmp)
                 else:
-                    _multidirectional_block(dx, dy, g2, alt_deg, light[r0:r1], tmp, tmp2)
+                    multidirectional_block(dx, dy, g2, alt_deg, light[r0:r1], tmp, tmp2)
             if normal is not None:
-                _normal_block(dx, dy, g2, normal[r0:r1], tmp, tmp2)
+                normal_block(dx, dy, g2, normal[r0:r1], tmp, tmp2)
 
     # Blocks of rows are independent (each reads its own rows and one beside them): runs of them go to
     # up to four threads, several runs per thread so that one slowed by another job holds up nothing.
-    block = _block_rows(cols)
+    block = rows_per_block(cols)
     starts = list(range(0, rows, block))
-    workers = _workers(rows * cols)
+    workers = worker_count(rows * cols)
     if workers > 1:
         size = -(-len(starts) // (4 * workers))
         with ThreadPoolExecutor(workers) as pool:
@@ -195,9 +179,9 @@ def bake_maps(
     if light is not None and shade:
         if shadow_args is not None:
             alt, penumbra, samples, _ = shadow_args
-            light *= _cast_shadows(h, cell, z, float(azimuth) % 360.0, alt, penumbra, samples, None, where)
+            light *= trace_shadows(h, cell, z, float(azimuth) % 360.0, alt, penumbra, samples, None, where)
         if plan is not None:
-            occlusion = _ambient_power(_ambient_occlusion(h, cell, z, plan), strength)
+            occlusion = occlusion_power(trace_occlusion(h, cell, z, plan), strength)
             light *= occlusion
         np.clip(light, 0.0, 1.0, out=light)
         if (lo, hi) != (0.0, 1.0):
@@ -212,3 +196,38 @@ def _check_lighting(lighting: object) -> str | None:
     if not isinstance(lighting, str) or lighting.lower() not in LIGHTINGS:
         raise ValueError(f"lighting must be one of {', '.join(LIGHTINGS)} or None, got {lighting!r}")
     return lighting.lower()
+
+
+def combined_lightmap(
+    heightmap: npt.ArrayLike,
+    cell_size: float = 1.0,
+    azimuth: float = 315.0,
+    altitude: float = 45.0,
+    z_factor: float = 1.0,
+    multidirectional: bool = False,
+    shadows: bool = True,
+    shadow_softness: float = 2.0,
+    ambient: bool = True,
+    ambient_strength: float = 1.0,
+    ambient_directions: int = 16,
+    ambient_radius: int = 64,
+) -> F32:
+    """``hillshade x shadow x AO**strength``, each part switchable; ``float32`` in ``[0, 1]``.
+
+    Parameters are those of :func:`hillshade` (or
+    :func:`multidirectional_hillshade`), :func:`cast_shadows` and
+    :func:`ambient_occlusion`; ``ambient_strength`` is in ``[0, 10]``.
+    """
+    strength = check_number(ambient_strength, "ambient_strength", 0.0, 10.0)
+    if multidirectional:
+        light = multidirectional_hillshade(heightmap, cell_size, altitude, z_factor)
+    else:
+        light = hillshade(heightmap, cell_size, azimuth, altitude, z_factor)
+    if shadows:
+        light *= cast_shadows(heightmap, cell_size, azimuth, altitude, z_factor, shadow_softness)
+    if ambient and strength > 0.0:
+        light *= occlusion_power(
+            ambient_occlusion(heightmap, cell_size, z_factor, ambient_directions, ambient_radius), strength
+        )
+    np.clip(light, 0.0, 1.0, out=light)
+    return light

@@ -1,34 +1,32 @@
-"""Lighting settings, declared once, and the bake: heightmap + lighting -> lightmap, slope, curvature
-(one pass of :func:`core.bake.bake_maps`, from one Horn gradient).
+"""Lighting settings, declared once, and their translation into the options of the one bake.
 
-The add-on only moves these arrays into Blender's attributes; the exporter
-and the scripts call the same :func:`bake`.
+:data:`LIGHTING_PARAMS` declares a terrain's lighting (checked with
+:func:`core.params.check_values` against :data:`LIGHTING_ORDERED`);
+:func:`bake_options` turns checked settings into the keyword options of
+:func:`.bake.bake_maps`, the only bake (what :meth:`core.spec.TerrainSpec.bake`,
+:func:`core.world.window_maps`, the add-on, the exporter and the scripts run).
+The add-on only moves the arrays into Blender's attributes.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from .bake import bake_maps
-from .heightmap import as_heightmap, check_number
-from .params import AllOf, AnyOf, Param, When, check_conditions, check_values
-from .shading import sun_vector
+from ..heightmap import check_number
+from ..params import AllOf, AnyOf, Param, When, check_conditions
 
 __all__ = [
     "LIGHTING_PARAMS",
     "LIGHTING_ORDERED",
-    "Maps",
+    "bake_options",
     "bakes_occlusion",
     "cell_size",
-    "sun_vector",
     "sun_angles",
-    "bake",
 ]
 
 F32 = npt.NDArray[np.float32]
@@ -181,22 +179,9 @@ check_conditions(LIGHTING_PARAMS, "lighting.")
 LIGHTING_ORDERED = (("min_brightness", "max_brightness"),)
 
 
-@dataclass(frozen=True)
-class Maps:
-    """What a bake gives: ``lightmap`` (``float32 (rows, cols)`` in [0, 1], or ``None`` when off),
-    ``slope`` in degrees and ``curvature`` in 1/m (``float32 (rows, cols)``, positive on ridges)."""
-
-    lightmap: F32 | None
-    slope: F32
-    curvature: F32
-    #: The ambient-occlusion factor in the lightmap (``AO^strength``, [0, 1]), ``None`` without AO: what a Lit
-    #: material's optional cavity term darkens its base colour by.
-    occlusion: F32 | None = None
-
-
 def bakes_occlusion(lighting: Mapping[str, Any]) -> bool:
-    """Whether a bake with these lighting settings makes the ambient-occlusion factor (:attr:`Maps.occlusion`):
-    lighting on, a hillshade mode and AO on."""
+    """Whether a bake with these lighting settings makes the ambient-occlusion factor
+    (:attr:`.bake.BakedMaps.occlusion`): lighting on, a hillshade mode and AO on."""
     return bool(lighting["enabled"] and lighting["ao"] and lighting["mode"] in ("hillshade", "multidirectional"))
 
 
@@ -212,7 +197,7 @@ def cell_size(shape: tuple[int, int], width: float) -> float:
 def sun_angles(x: float, y: float, z: float) -> tuple[float, float]:
     """``(azimuth, altitude)`` in degrees, rounded to 1e-4, of a vector toward the sun.
 
-    The inverse of :func:`sun_vector`; the vector need not be unit length.
+    The inverse of :func:`.hillshading.sun_vector`; the vector need not be unit length.
     """
     norm = math.sqrt(x * x + y * y + z * z) or 1.0
     azimuth = math.degrees(math.atan2(x, y)) % 360.0
@@ -220,57 +205,34 @@ def sun_angles(x: float, y: float, z: float) -> tuple[float, float]:
     return round(azimuth, 4) % 360.0, round(altitude, 4)
 
 
-def bake(
-    heightmap: npt.ArrayLike,
-    width: float,
-    height: float,
-    lighting: Mapping[str, Any] | None = None,
-    sun: tuple[float, float] | None = None,
-) -> Maps:
-    """Lightmap, slope and curvature of a heightmap in units of ``height`` metres.
+def bake_options(lighting: Mapping[str, Any], sun: tuple[float, float] | None = None) -> dict[str, Any]:
+    """The keyword options of :func:`.bake.bake_maps` for checked lighting settings.
 
     Parameters
     ----------
-    heightmap : array_like, shape (rows, cols)
-        Heights in units of ``height`` (``[0, 1]`` when fitted; version 3's filters may move them outside),
-        row 0 north: the maps are those of ``heightmap * height`` metres, the mesh's Z.
-    width, height : float
-        The terrain's width (metres across its longer side) and height range (metres).
-    lighting : mapping, optional
-        Values of :data:`LIGHTING_PARAMS` (missing ones take their defaults).
+    lighting : mapping
+        Values of every :data:`LIGHTING_PARAMS`, as :func:`core.params.check_values` returns them.
     sun : (float, float), optional
         ``(azimuth, altitude)`` in degrees replacing the lighting's own (the scene's Sun).
 
     Returns
     -------
-    Maps
-        ``float32`` maps of the heightmap's shape.
-
-    Raises
-    ------
-    TypeError, ValueError
-        For a bad heightmap or setting, naming it.
+    dict
+        ``lighting`` (the mode, ``None`` when lighting is off), the sun, the brightness range, cast shadows
+        and ambient occlusion: ``bake_maps(metres, cell_size, **bake_options(light))``.
     """
-    h = as_heightmap(heightmap)
-    light = check_values(LIGHTING_PARAMS, lighting or {}, "lighting.", LIGHTING_ORDERED)
-    height = check_number(height, "height", 0.0, 1.0e6)
-    cell = cell_size((h.shape[0], h.shape[1]), width)
-    metres = h * np.float32(height)
-    azimuth, altitude = sun if sun is not None else (light["azimuth"], light["altitude"])
-    maps = bake_maps(
-        metres,
-        cell,
-        lighting=light["mode"] if light["enabled"] else None,
-        azimuth=azimuth,
-        altitude=altitude,
-        light_softness=light["softness"],
-        min_brightness=light["min_brightness"],
-        max_brightness=light["max_brightness"],
-        shadows=light["shadows"],
-        shadow_softness=light["shadow_softness"],
-        ambient=light["ao"],
-        ambient_strength=light["ao_strength"],
-        ambient_directions=light["ao_directions"],
-        ambient_radius=light["ao_radius"],
-    )
-    return Maps(maps.lightmap, maps.slope, maps.curvature, maps.occlusion)
+    azimuth, altitude = sun if sun is not None else (lighting["azimuth"], lighting["altitude"])
+    return {
+        "lighting": lighting["mode"] if lighting["enabled"] else None,
+        "azimuth": azimuth,
+        "altitude": altitude,
+        "light_softness": lighting["softness"],
+        "min_brightness": lighting["min_brightness"],
+        "max_brightness": lighting["max_brightness"],
+        "shadows": lighting["shadows"],
+        "shadow_softness": lighting["shadow_softness"],
+        "ambient": lighting["ao"],
+        "ambient_strength": lighting["ao_strength"],
+        "ambient_directions": lighting["ao_directions"],
+        "ambient_radius": lighting["ao_radius"],
+    }

@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .imagesize import check_image
+from .image_headers import check_image
 
 __all__ = [
     "FILL_PASSES",
@@ -234,7 +234,7 @@ def _tifffile() -> Any:
     try:
         import tifffile
     except ImportError:
-        wheels = sorted((Path(__file__).resolve().parents[1] / "wheels").glob("tifffile-*.whl"))
+        wheels = sorted((Path(__file__).resolve().parents[2] / "wheels").glob("tifffile-*.whl"))
         if not wheels:
             raise ImportError("reading TIFF needs the tifffile package (the extension ships it in wheels/)") from None
         sys.path.append(str(wheels[-1]))  # a pure-Python wheel is importable as a zip

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from .heightmap import as_heightmap, check_number
+from ..heightmap import as_heightmap, check_number
 
 __all__ = ["LogFit", "stack_from_receivers", "upstream_length", "concavity", "hack_exponent", "depression_share"]
 

@@ -48,8 +48,8 @@ from collections.abc import Callable
 import numpy as np
 import numpy.typing as npt
 
-from .heightmap import check_count, check_number
-from .rng import check_seed, hash_u64
+from ..heightmap import check_count, check_number
+from ..rng import check_seed, hash_u64
 
 __all__ = [
     "CELLULAR_FEATURES",
@@ -60,6 +60,13 @@ __all__ = [
     "value_grid",
     "cellular_noise",
     "lattice_coordinates",
+    "perlin_points_kernel",
+    "perlin_grid_kernel",
+    "value_points_kernel",
+    "value_grid_kernel",
+    "simplex_points_kernel",
+    "cellular_feature",
+    "cellular_points_kernel",
 ]
 
 F32 = npt.NDArray[np.float32]
@@ -315,10 +322,11 @@ def perlin_noise(x: npt.ArrayLike, y: npt.ArrayLike, seed: int = 0, lattice: int
     """
     seed, lattice, amp = _check(seed, lattice, amplitude)
     ix, fx, iy, fy = _points(x, y)
-    return _perlin_points(seed, lattice, amp, ix, fx, iy, fy)
+    return perlin_points_kernel(seed, lattice, amp, ix, fx, iy, fy)
 
 
-def _perlin_points(seed: int, lattice: int, amp: np.float32, ix: I64, fx: F32, iy: I64, fy: F32) -> F32:
+def perlin_points_kernel(seed: int, lattice: int, amp: np.float32, ix: I64, fx: F32, iy: I64, fy: F32) -> F32:
+    """Perlin noise times ``amp`` at points on checked lattice coordinates (see :func:`lattice_coordinates`)."""
     g = _Gather(_perlin_at, seed, lattice, amp, iy, ix, 0, 1)
     w0, w1, ux = _perlin_x(fx)
     rows = []
@@ -369,7 +377,7 @@ def perlin_grid(x: npt.ArrayLike, y: npt.ArrayLike, seed: int = 0, lattice: int 
     seed, lattice, amp = _check(seed, lattice, amplitude)
     ix, fx = lattice_coordinates(np.ravel(x), "x")
     iy, fy = lattice_coordinates(np.ravel(y), "y")
-    return _perlin_grid(seed, lattice, amp, ix, fx, iy, fy)
+    return perlin_grid_kernel(seed, lattice, amp, ix, fx, iy, fy)
 
 
 def _box_too_large(iy: I64, ix: I64) -> bool:
@@ -395,9 +403,10 @@ def _box_rows(iy: I64, ix: I64, hi: int) -> tuple[I64, I64, I64, I64]:
     return rows[:, None], cols[None, :], iy - y0, ix - x0
 
 
-def _perlin_grid(seed: int, lattice: int, amp: np.float32, ix: I64, fx: F32, iy: I64, fy: F32) -> F32:
+def perlin_grid_kernel(seed: int, lattice: int, amp: np.float32, ix: I64, fx: F32, iy: I64, fy: F32) -> F32:
+    """Perlin noise times ``amp`` on the grid ``iy x ix`` (separable form), ``float32 (rows, cols)``; checked input."""
     if _box_too_large(iy, ix):
-        return _perlin_points(seed, lattice, amp, *_as_points(ix, fx, iy, fy))
+        return perlin_points_kernel(seed, lattice, amp, *_as_points(ix, fx, iy, fy))
     rows, cols, jy, jx = _box_rows(iy, ix, 1)
     gx, gy = _perlin_at(seed, lattice, amp, rows, cols)
     w0, w1, ux = _perlin_x(fx)
@@ -429,10 +438,11 @@ def value_noise(x: npt.ArrayLike, y: npt.ArrayLike, seed: int = 0, lattice: int 
     """
     seed, lattice, amp = _check(seed, lattice, amplitude)
     ix, fx, iy, fy = _points(x, y)
-    return _value_points(seed, lattice, amp, ix, fx, iy, fy)
+    return value_points_kernel(seed, lattice, amp, ix, fx, iy, fy)
 
 
-def _value_points(seed: int, lattice: int, amp: np.float32, ix: I64, fx: F32, iy: I64, fy: F32) -> F32:
+def value_points_kernel(seed: int, lattice: int, amp: np.float32, ix: I64, fx: F32, iy: I64, fy: F32) -> F32:
+    """Value noise times ``amp`` at points on checked lattice coordinates, ``float32``."""
     g = _Gather(_value_at, seed, lattice, amp, iy, ix, 0, 1)
     ux = _fade(fx)
     rows = []
@@ -450,12 +460,13 @@ def value_grid(x: npt.ArrayLike, y: npt.ArrayLike, seed: int = 0, lattice: int =
     seed, lattice, amp = _check(seed, lattice, amplitude)
     ix, fx = lattice_coordinates(np.ravel(x), "x")
     iy, fy = lattice_coordinates(np.ravel(y), "y")
-    return _value_grid(seed, lattice, amp, ix, fx, iy, fy)
+    return value_grid_kernel(seed, lattice, amp, ix, fx, iy, fy)
 
 
-def _value_grid(seed: int, lattice: int, amp: np.float32, ix: I64, fx: F32, iy: I64, fy: F32) -> F32:
+def value_grid_kernel(seed: int, lattice: int, amp: np.float32, ix: I64, fx: F32, iy: I64, fy: F32) -> F32:
+    """Value noise times ``amp`` on the grid ``iy x ix``, ``float32 (rows, cols)``; checked input."""
     if _box_too_large(iy, ix):
-        return _value_points(seed, lattice, amp, *_as_points(ix, fx, iy, fy))
+        return value_points_kernel(seed, lattice, amp, *_as_points(ix, fx, iy, fy))
     rows, cols, jy, jx = _box_rows(iy, ix, 1)
     (v,) = _value_at(seed, lattice, amp, rows, cols)
     t = _lerp_rows(np.take(v, jx, axis=1), np.take(v, jx + 1, axis=1), _fade(fx))
@@ -474,10 +485,11 @@ def simplex_noise(x: npt.ArrayLike, y: npt.ArrayLike, seed: int = 0, lattice: in
     xa, ya = np.broadcast_arrays(np.asarray(x), np.asarray(y))
     for arr, name in ((xa, "x"), (ya, "y")):  # the checks of lattice_coordinates, before skewing
         lattice_coordinates(arr, name)
-    return _simplex_points(seed, lattice, amp, xa.astype(np.float64), ya.astype(np.float64))
+    return simplex_points_kernel(seed, lattice, amp, xa.astype(np.float64), ya.astype(np.float64))
 
 
-def _simplex_points(seed: int, lattice: int, amp: np.float32, x: F64, y: F64) -> F32:
+def simplex_points_kernel(seed: int, lattice: int, amp: np.float32, x: F64, y: F64) -> F32:
+    """Simplex noise times ``amp`` at checked ``float64`` points ``(x, y)``, ``float32``."""
     skew = x + y
     skew *= _SKEW
     i, _ = lattice_coordinates(x + skew, "x")
@@ -543,11 +555,12 @@ def cellular_noise(x: npt.ArrayLike, y: npt.ArrayLike, seed: int = 0, lattice: i
     if feature not in CELLULAR_FEATURES:
         raise ValueError(f"feature must be one of {CELLULAR_FEATURES}, got {feature!r}")
     ix, fx, iy, fy = _points(x, y)
-    f1, f2 = _cellular_points(seed, lattice, ix, fx, iy, fy, feature != "f1")
-    return _cellular_feature(f1, f2, feature)
+    f1, f2 = cellular_points_kernel(seed, lattice, ix, fx, iy, fy, feature != "f1")
+    return cellular_feature(f1, f2, feature)
 
 
-def _cellular_feature(f1: F32, f2: F32, feature: str) -> F32:
+def cellular_feature(f1: F32, f2: F32, feature: str) -> F32:
+    """The cellular feature ``"f1"``, ``"f2"`` or ``"f2_f1"`` (distances) from squared ``f1``, ``f2``, in place."""
     if feature == "f1":
         return np.sqrt(f1, out=f1)
     np.sqrt(f2, out=f2)
@@ -557,7 +570,7 @@ def _cellular_feature(f1: F32, f2: F32, feature: str) -> F32:
     return f2
 
 
-def _cellular_points(
+def cellular_points_kernel(
     seed: int, lattice: int, ix: I64, fx: F32, iy: I64, fy: F32, need_f2: bool = True
 ) -> tuple[F32, F32]:
     """Squared ``F1`` and ``F2`` over the 5 × 5 cells around each point's cell.

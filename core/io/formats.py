@@ -10,7 +10,7 @@ and the north (+Y) edge of the terrain mesh; column 0 is west (-X).
   "little", ...}``); a sidecar saying ``"big"`` is honoured on reading.
 - NPY: ``float32`` written with :func:`numpy.save`; read without pickles.
 - Sidecar: ``<file>.json`` beside a heightmap (``terrain_height.r16.json``),
-  read with :func:`core.jsonio.load_json` (a regular file of at most
+  read with :func:`core.io.jsonio.load_json` (a regular file of at most
   :data:`SIDECAR_MAX_BYTES`).
 """
 
@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .heightmap import check_shape
+from ..heightmap import check_shape
 from .jsonio import JSONError, load_json
 
 __all__ = [

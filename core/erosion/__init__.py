@@ -1,0 +1,129 @@
+"""Erosion: the filters that move material, and the drainage network they route it along.
+
+- :mod:`.flow`: D8 and multiple-flow-direction routing, depressions
+  resolved by the basin graph, drainage area and flow length;
+- :mod:`.stream_power`: fluvial incision by the stream-power law (implicit
+  along the receiver stack), with uplift, hillslope diffusion and lakes;
+- :mod:`.diffusion`: linear hillslope diffusion (Peaceman-Rachford ADI);
+- :mod:`.lakes`: sediment filling closed depressions from their floor up;
+- :mod:`.thermal`: talus-angle (thermal) erosion on the grid, and the
+  :class:`.thermal.ErosionResult` it shares with hydraulic erosion;
+- :mod:`.hydraulic`: shallow-water hydraulic erosion (virtual pipes);
+- :mod:`.river_network`: statistics of a river network (concavity, Hack's
+  law, upstream length) that the tests compare with nature.
+
+Invariants: heights in metres, cell sizes in metres, material conserved up
+to what leaves over open edges (reported), work bounded up front
+(:data:`core.filters.MAX_FILTER_WORK`), progress and cancellation through
+:mod:`core.progress`.
+"""
+
+from __future__ import annotations
+
+from .diffusion import (
+    adi_diffusion,
+    hillslope_diffusion,
+)
+from .flow import (
+    NEIGHBOR_OFFSETS,
+    FlowRouting,
+    MultipleFlowRouting,
+    base_level_mask,
+    drainage_area,
+    flow_direction,
+    flow_length,
+    route_flow,
+    route_multiple_flow,
+)
+from .hydraulic import (
+    HYDRAULIC_STEP_COST,
+    MAX_HYDRAULIC_STEPS,
+    hydraulic_erosion,
+    max_time_step,
+)
+from .lakes import (
+    LakeFill,
+    deposit_in_lakes,
+    fill_lakes,
+)
+from .river_network import (
+    LogFit,
+    concavity,
+    depression_share,
+    hack_exponent,
+    stack_from_receivers,
+    upstream_length,
+)
+from .stream_power import (
+    CHANNEL_WIDTH_SHARE,
+    DIFFUSION_LENGTH_SHARE,
+    MAX_STEPS,
+    ROUTINGS,
+    STEP_COST,
+    StreamPowerResult,
+    default_channel_width,
+    default_diffusivity,
+    default_erodibility,
+    map_diffusivity,
+    stream_power_erosion,
+    stream_power_step,
+)
+from .thermal import (
+    EDGES,
+    MAX_EROSION_HEIGHT,
+    MAX_THERMAL_ITERATIONS,
+    THERMAL_STEP_COST,
+    ErosionResult,
+    check_edges,
+    check_step_work,
+    erosion_heights,
+    thermal_erosion,
+)
+
+__all__ = [
+    "hillslope_diffusion",
+    "adi_diffusion",
+    "NEIGHBOR_OFFSETS",
+    "FlowRouting",
+    "MultipleFlowRouting",
+    "base_level_mask",
+    "route_flow",
+    "route_multiple_flow",
+    "drainage_area",
+    "flow_length",
+    "flow_direction",
+    "MAX_HYDRAULIC_STEPS",
+    "HYDRAULIC_STEP_COST",
+    "max_time_step",
+    "hydraulic_erosion",
+    "LakeFill",
+    "fill_lakes",
+    "deposit_in_lakes",
+    "LogFit",
+    "stack_from_receivers",
+    "upstream_length",
+    "concavity",
+    "hack_exponent",
+    "depression_share",
+    "STEP_COST",
+    "ROUTINGS",
+    "MAX_STEPS",
+    "StreamPowerResult",
+    "default_erodibility",
+    "default_diffusivity",
+    "map_diffusivity",
+    "default_channel_width",
+    "DIFFUSION_LENGTH_SHARE",
+    "CHANNEL_WIDTH_SHARE",
+    "stream_power_step",
+    "stream_power_erosion",
+    "MAX_THERMAL_ITERATIONS",
+    "THERMAL_STEP_COST",
+    "EDGES",
+    "ErosionResult",
+    "MAX_EROSION_HEIGHT",
+    "erosion_heights",
+    "check_step_work",
+    "check_edges",
+    "thermal_erosion",
+]

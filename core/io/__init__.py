@@ -1,0 +1,98 @@
+"""Files: reading and writing heightmaps, images and JSON safely.
+
+- :mod:`.files`: atomic, verified commits of staged files and recovery;
+- :mod:`.formats`: RAW (``.r16``/``.raw``) with its JSON sidecar, and ``.npy``;
+- :mod:`.geotiff`: (Geo)TIFF elevation models read with tifffile;
+- :mod:`.image_headers`: PNG, OpenEXR and TIFF headers checked before a read;
+- :mod:`.jsonio`: bounded JSON reading (size and depth limits, regular files).
+
+Invariants: no file is read before its size and header are checked, and no
+file is replaced until its new content is verified; errors are
+``ValueError``/``OSError`` naming the file.
+"""
+
+from __future__ import annotations
+
+from .files import (
+    STALE_SECONDS,
+    commit,
+    recover,
+    stage_dir,
+    staged_path,
+    verify_file,
+)
+from .formats import (
+    ORIENTATION,
+    RAW_SUFFIXES,
+    SIDECAR_MAX_BYTES,
+    raw_layout,
+    read_npy,
+    read_raw,
+    read_sidecar,
+    sidecar_info,
+    write_npy,
+    write_raw,
+)
+from .geotiff import (
+    FILL_PASSES,
+    Elevation,
+    fill_nodata,
+    lzw_decode,
+    metres_per_degree,
+    read_elevation,
+)
+from .image_headers import (
+    FORMATS,
+    check_image,
+    image_size,
+)
+from .jsonio import (
+    MAX_BYTES,
+    MAX_DEPTH,
+    JSONError,
+    JSONFileError,
+    JSONSyntaxError,
+    JSONTooDeepError,
+    JSONTooLargeError,
+    load_json,
+    read_regular_file,
+    shorten,
+)
+
+__all__ = [
+    "STALE_SECONDS",
+    "commit",
+    "recover",
+    "stage_dir",
+    "staged_path",
+    "verify_file",
+    "ORIENTATION",
+    "RAW_SUFFIXES",
+    "SIDECAR_MAX_BYTES",
+    "raw_layout",
+    "read_npy",
+    "read_raw",
+    "read_sidecar",
+    "sidecar_info",
+    "write_npy",
+    "write_raw",
+    "FILL_PASSES",
+    "Elevation",
+    "fill_nodata",
+    "lzw_decode",
+    "metres_per_degree",
+    "read_elevation",
+    "FORMATS",
+    "check_image",
+    "image_size",
+    "MAX_BYTES",
+    "MAX_DEPTH",
+    "JSONError",
+    "JSONFileError",
+    "JSONSyntaxError",
+    "JSONTooDeepError",
+    "JSONTooLargeError",
+    "load_json",
+    "read_regular_file",
+    "shorten",
+]
