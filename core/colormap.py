@@ -220,42 +220,42 @@ def check_layers(layers: object) -> tuple[Layer, ...]:
     for i, layer in enumerate(layers):
         if not isinstance(layer.name, str):
             raise TypeError(f"layers[{i}].name must be a str, got {type(layer.name).__name__}")
-        lo = check_number(layer.minimum, f"layers[{i}].minimum", -1e6, 1e6)
-        opt = check_number(layer.optimal, f"layers[{i}].optimal", -1e6, 1e6)
-        hi = check_number(layer.maximum, f"layers[{i}].maximum", -1e6, 1e6)
+        lo = check_number(layer.minimum, f"layers[{i}].minimum", low=-1e6, high=1e6)
+        opt = check_number(layer.optimal, f"layers[{i}].optimal", low=-1e6, high=1e6)
+        hi = check_number(layer.maximum, f"layers[{i}].maximum", low=-1e6, high=1e6)
         if not lo < opt < hi:
             raise ValueError(f"layers[{i}] ({layer.name!r}) needs minimum < optimal < maximum, got {lo}, {opt}, {hi}")
         if not isinstance(layer.color, (tuple, list)) or len(layer.color) != 3:
             raise TypeError(f"layers[{i}].color must be an (r, g, b) tuple, got {layer.color!r}")
         for c, v in zip("rgb", layer.color, strict=True):
-            check_number(v, f"layers[{i}].color.{c}", 0.0, 1.0)
-        s_lo = check_number(layer.slope_min, f"layers[{i}].slope_min", 0.0, 90.0)
-        s_hi = check_number(layer.slope_max, f"layers[{i}].slope_max", 0.0, 90.0)
+            check_number(v, f"layers[{i}].color.{c}", low=0.0, high=1.0)
+        s_lo = check_number(layer.slope_min, f"layers[{i}].slope_min", low=0.0, high=90.0)
+        s_hi = check_number(layer.slope_max, f"layers[{i}].slope_max", low=0.0, high=90.0)
         if s_lo > s_hi:
             raise ValueError(f"layers[{i}] ({layer.name!r}) needs slope_min <= slope_max, got {s_lo}, {s_hi}")
-        check_number(layer.slope_softness, f"layers[{i}].slope_softness", 0.01, 90.0)
+        check_number(layer.slope_softness, f"layers[{i}].slope_softness", low=0.01, high=90.0)
         if not isinstance(layer.kind, str) or layer.kind not in LAYER_KINDS:
             raise ValueError(f"layers[{i}].kind must be one of {LAYER_KINDS}, got {layer.kind!r}")
         if not isinstance(layer.color2, (tuple, list)) or len(layer.color2) != 3:
             raise TypeError(f"layers[{i}].color2 must be an (r, g, b) tuple, got {layer.color2!r}")
         for c, v in zip("rgb", layer.color2, strict=True):
-            check_number(v, f"layers[{i}].color2.{c}", 0.0, 1.0)
-        check_number(layer.scale, f"layers[{i}].scale", 1e-3, 1e4)
+            check_number(v, f"layers[{i}].color2.{c}", low=0.0, high=1.0)
+        check_number(layer.scale, f"layers[{i}].scale", low=1e-3, high=1e4)
         if not isinstance(layer.image, str):
             raise TypeError(f"layers[{i}].image must be a file path (str), got {type(layer.image).__name__}")
         if layer.kind == "IMAGE" and not layer.image:
             raise ValueError(f"layers[{i}] ({layer.name!r}) is an IMAGE layer without an image path")
         if not isinstance(layer.mask, str) or layer.mask not in MASKS:
             raise ValueError(f"layers[{i}].mask must be one of {tuple(MASKS)}, got {layer.mask!r:.40}")
-        m_lo = check_number(layer.mask_min, f"layers[{i}].mask_min", MASK_MIN, 1e15)
-        m_hi = check_number(layer.mask_max, f"layers[{i}].mask_max", MASK_MIN, 1e15)
+        m_lo = check_number(layer.mask_min, f"layers[{i}].mask_min", low=MASK_MIN, high=1e15)
+        m_hi = check_number(layer.mask_max, f"layers[{i}].mask_max", low=MASK_MIN, high=1e15)
         if m_lo > m_hi:
             raise ValueError(f"layers[{i}] ({layer.name!r}) needs mask_min <= mask_max, got {m_lo}, {m_hi}")
         if not isinstance(layer.heights, str) or layer.heights not in HEIGHT_UNITS:
             raise ValueError(f"layers[{i}].heights must be one of {HEIGHT_UNITS}, got {layer.heights!r:.40}")
-        check_number(layer.edge_noise, f"layers[{i}].edge_noise", 0.0, 1e6)
-        check_number(layer.slope_noise, f"layers[{i}].slope_noise", 0.0, 90.0)
-        check_number(layer.noise_size, f"layers[{i}].noise_size", 1e-3, 1e6)
+        check_number(layer.edge_noise, f"layers[{i}].edge_noise", low=0.0, high=1e6)
+        check_number(layer.slope_noise, f"layers[{i}].slope_noise", low=0.0, high=90.0)
+        check_number(layer.noise_size, f"layers[{i}].noise_size", low=1e-3, high=1e6)
     # The numbers as floats (a Fraction or numpy scalar must not turn the weights into object arrays).
     return tuple(
         replace(
@@ -358,6 +358,7 @@ def noise_field(
     shape: tuple[int, int],
     index: int,
     noise_size: float,
+    *,
     cell_size: float,
     seed: int = 0,
     origin: tuple[int, int] = (0, 0),
@@ -401,7 +402,7 @@ def noise_field(
     r0, c0 = origin
     if min(r0, c0) < 0:
         raise ValueError(f"origin must be non-negative (row, col), got {origin}")
-    size = check_number(noise_size, "noise_size", 1e-3, 1e6)
+    size = check_number(noise_size, "noise_size", low=1e-3, high=1e6)
     world = (r0 + rows, c0 + cols)
     f = fractal_noise(
         world,
@@ -418,7 +419,11 @@ def noise_field(
 
 
 def mask_factor(
-    layer: Layer, maps: Mapping[str, npt.ArrayLike] | None, shape: tuple[int, ...], noise: npt.ArrayLike | None = None
+    layer: Layer,
+    maps: Mapping[str, npt.ArrayLike] | None,
+    shape: tuple[int, ...],
+    *,
+    noise: npt.ArrayLike | None = None,
 ) -> npt.NDArray[np.float64] | None:
     """A layer's mask: 1 where its map's value is in ``[mask_min, mask_max]``, else 0; ``None`` if unmasked.
 
@@ -471,8 +476,8 @@ def layer_weights(
     heightmap: npt.ArrayLike,
     layers: tuple[Layer, ...] = DEFAULT_LAYERS,
     slope: npt.ArrayLike | None = None,
-    maps: Mapping[str, npt.ArrayLike] | None = None,
     *,
+    maps: Mapping[str, npt.ArrayLike] | None = None,
     height: float | None = None,
     cell_size: float | None = None,
     seed: int = 0,
@@ -518,7 +523,7 @@ def layer_weights(
     if any(lay.in_metres for lay in layers):
         if height is None:
             raise ValueError("height (metres) is required: a layer's heights are in metres")
-        height = check_number(height, "height", 0.0, 1e6)
+        height = check_number(height, "height", low=0.0, high=1e6)
     if any(lay.uses_noise for lay in layers) and cell_size is None:
         raise ValueError("cell_size (metres) is required: a layer uses its noise field")
     # Beyond every layer's range the weights no longer change: clipping keeps the arithmetic finite.
@@ -542,7 +547,9 @@ def layer_weights(
         noise = None
         if lay.uses_noise:
             assert cell_size is not None
-            noise = noise_field((h.shape[0], h.shape[1]), i, lay.noise_size, cell_size, seed, origin)
+            noise = noise_field(
+                (h.shape[0], h.shape[1]), i, lay.noise_size, cell_size=cell_size, seed=seed, origin=origin
+            )
             shift = 2.0 * (noise - 0.5)
             if lay.edge_noise > 0.0:
                 hl = hl - lay.edge_noise * shift
@@ -554,7 +561,7 @@ def layer_weights(
         if sl is not None and lay.has_slope_range:
             d = d + _slope_distance(sl, lay)
         p = _presence(hl, lay, sl)
-        mask = mask_factor(lay, maps, h.shape, noise)
+        mask = mask_factor(lay, maps, h.shape, noise=noise)
         if mask is not None:
             d = d + (1.0 - mask) * MASK_DISTANCE
             p = p * mask
@@ -579,8 +586,8 @@ def colormap(
     heightmap: npt.ArrayLike,
     layers: tuple[Layer, ...] = DEFAULT_LAYERS,
     slope: npt.ArrayLike | None = None,
-    maps: Mapping[str, npt.ArrayLike] | None = None,
     *,
+    maps: Mapping[str, npt.ArrayLike] | None = None,
     height: float | None = None,
     cell_size: float | None = None,
     seed: int = 0,
@@ -614,7 +621,7 @@ def colormap(
         For a bad heightmap or layers.
     """
     weights = layer_weights(
-        heightmap, layers, slope, maps, height=height, cell_size=cell_size, seed=seed, origin=origin
+        heightmap, layers, slope, maps=maps, height=height, cell_size=cell_size, seed=seed, origin=origin
     ).astype(np.float64)
     colors = np.array([lay.color for lay in check_layers(layers)], dtype=np.float64)
     rgb: npt.NDArray[np.float32] = np.clip(_sum_layers(weights[..., None, :] * colors.T), 0.0, 1.0).astype(np.float32)

@@ -68,7 +68,7 @@ def box_blur(heightmap: npt.ArrayLike, passes: int = 1) -> npt.NDArray[np.float3
     ndarray of float32, shape (rows, cols)
         Within the input's range.
     """
-    passes = check_count(passes, "passes", 0, MAX_PASSES)
+    passes = check_count(passes, "passes", low=0, high=MAX_PASSES)
     h: npt.NDArray[np.float64] = as_heightmap(heightmap, dtype=np.float64, float32_range=True).copy()
     check_filter_work((h.shape[0], h.shape[1]), passes)
     rows, cols = h.shape
@@ -173,7 +173,7 @@ def gaussian_blur(heightmap: npt.ArrayLike, sigma: float) -> npt.NDArray[np.floa
     ndarray of float32, shape (rows, cols)
         Within the input's range.
     """
-    sig = check_number(sigma, "sigma", 0.0, MAX_SIGMA)
+    sig = check_number(sigma, "sigma", low=0.0, high=MAX_SIGMA)
     h: npt.NDArray[np.float64] = as_heightmap(heightmap, dtype=np.float64, float32_range=True).copy()
     check_filter_work((h.shape[0], h.shape[1]), gaussian_passes(sig))
     if sig == 0.0:
@@ -189,7 +189,7 @@ def gaussian_blur(heightmap: npt.ArrayLike, sigma: float) -> npt.NDArray[np.floa
 
 def gaussian_margin(sigma: float) -> int:
     """Cells :func:`gaussian_blur` reads around a cell (its three boxes' reach)."""
-    sig = check_number(sigma, "sigma", 0.0, MAX_SIGMA)
+    sig = check_number(sigma, "sigma", low=0.0, high=MAX_SIGMA)
     if sig == 0.0:
         return 0
     r, _ = _extended_box(sig * sig / _BOXES)
@@ -198,7 +198,7 @@ def gaussian_margin(sigma: float) -> int:
 
 def gaussian_passes(sigma: float) -> int:
     """Work of :func:`gaussian_blur` in 3 x 3 box-blur passes (for :func:`check_filter_work`)."""
-    sig = check_number(sigma, "sigma", 0.0, MAX_SIGMA)
+    sig = check_number(sigma, "sigma", low=0.0, high=MAX_SIGMA)
     if sig == 0.0:
         return 0
     r, _ = _extended_box(sig * sig / _BOXES)
@@ -214,9 +214,9 @@ def erosion_margin(k: float, passes: int, tolerance: float = WINDOW_TOLERANCE) -
     result differs from the whole by at most about ``4 * passes * tolerance``
     times the value range.
     """
-    k = check_number(k, "k", 0.0, 1.0, high_open=True)
-    passes = check_count(passes, "passes", 0, MAX_PASSES)
-    tolerance = check_number(tolerance, "tolerance", 1e-300, 1.0, high_open=True)
+    k = check_number(k, "k", low=0.0, high=1.0, high_open=True)
+    passes = check_count(passes, "passes", low=0, high=MAX_PASSES)
+    tolerance = check_number(tolerance, "tolerance", low=1e-300, high=1.0, high_open=True)
     if k == 0.0:
         return 0
     return passes * math.ceil(math.log(tolerance) / math.log(k))
@@ -253,8 +253,8 @@ def erosion_filter(heightmap: npt.ArrayLike, k: float = 0.5, passes: int = 1) ->
     ndarray of float32, shape (rows, cols)
         Within the input's range (each step is a convex combination).
     """
-    k = check_number(k, "k", 0.0, 1.0, high_open=True)
-    passes = check_count(passes, "passes", 0, MAX_PASSES)
+    k = check_number(k, "k", low=0.0, high=1.0, high_open=True)
+    passes = check_count(passes, "passes", low=0, high=MAX_PASSES)
     h: npt.NDArray[np.float64] = as_heightmap(heightmap, dtype=np.float64, float32_range=True).copy()
     check_filter_work((h.shape[0], h.shape[1]), passes)
     if k == 0.0:
@@ -325,8 +325,8 @@ def terrace(heightmap: npt.ArrayLike, levels: int = 8, smoothness: float = 0.5) 
     -------
     ndarray of float32, shape (rows, cols), in ``[0, 1]``.
     """
-    levels = check_count(levels, "levels", 1, 4096)
-    w = check_number(smoothness, "smoothness", 0.0, 1.0, low_open=True)
+    levels = check_count(levels, "levels", low=1, high=4096)
+    w = check_number(smoothness, "smoothness", low=0.0, high=1.0, low_open=True)
     t = np.clip(as_heightmap(heightmap, dtype=np.float64, float32_range=True), 0.0, 1.0) * levels
     band = np.minimum(np.floor(t), levels - 1)
     f = np.clip((t - band - (1.0 - w)) / w, 0.0, 1.0)
@@ -340,7 +340,7 @@ def sea_level(heightmap: npt.ArrayLike, level: float = 0.2) -> npt.NDArray[np.fl
     ``heightmap`` holds normalised heights; ``level`` is in ``[0, 1]``.
     Returns ``float32 (rows, cols)`` in ``[level, max(level, h.max())]``.
     """
-    lv = check_number(level, "level", 0.0, 1.0)
+    lv = check_number(level, "level", low=0.0, high=1.0)
     h = as_heightmap(heightmap, dtype=np.float64, float32_range=True)
     out: npt.NDArray[np.float32] = np.maximum(h, lv).astype(np.float32)
     return out

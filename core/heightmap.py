@@ -47,9 +47,9 @@ _F32_MAX = float(np.finfo(np.float32).max)
 def check_number(
     value: object,
     name: str,
+    *,
     low: float | None = None,
     high: float | None = None,
-    *,
     low_open: bool = False,
     high_open: bool = False,
 ) -> float:
@@ -81,7 +81,7 @@ def check_number(
     return v
 
 
-def check_count(value: object, name: str, low: int = 0, high: int | None = None) -> int:
+def check_count(value: object, name: str, *, low: int = 0, high: int | None = None) -> int:
     """Validate an integer count in ``[low, high]`` and return it as ``int``.
 
     Raises ``TypeError`` for non-integers (``bool`` and floats included) and
@@ -133,8 +133,8 @@ def check_world_shape(shape: object, name: str = "world_shape") -> tuple[int, in
     if not isinstance(shape, (tuple, list)) or len(shape) != 2:
         raise TypeError(f"{name} must be a (rows, cols) pair of integers, got {shape!r}")
     return (
-        check_count(shape[0], f"{name}[0] (rows)", 1, MAX_WORLD_SIDE),
-        check_count(shape[1], f"{name}[1] (cols)", 1, MAX_WORLD_SIDE),
+        check_count(shape[0], f"{name}[0] (rows)", low=1, high=MAX_WORLD_SIDE),
+        check_count(shape[1], f"{name}[1] (cols)", low=1, high=MAX_WORLD_SIDE),
     )
 
 
@@ -171,6 +171,7 @@ def as_real_array(values: npt.ArrayLike, name: str) -> npt.NDArray[np.float64]:
 def as_heightmap(
     heightmap: npt.ArrayLike,
     name: str = "heightmap",
+    *,
     dtype: type[np.floating[Any]] = np.float32,
     float32_range: bool = False,
 ) -> npt.NDArray[Any]:
@@ -295,7 +296,7 @@ def flatten(heightmap: npt.ArrayLike, exponent: float) -> npt.NDArray[np.float32
     ValueError
         For NaN/Inf input or an exponent outside ``(0, 64]``.
     """
-    e = check_number(exponent, "exponent", 0.0, 64.0, low_open=True)
+    e = check_number(exponent, "exponent", low=0.0, high=64.0, low_open=True)
     h = float_heightmap(heightmap)
     out = np.empty(h.shape, np.float32)
 

@@ -313,7 +313,7 @@ class Param:
             return _check_int(value, name, self.hard)
         if self.kind == "float":
             assert self.hard is not None
-            return check_number(value, name, self.hard[0], self.hard[1])
+            return check_number(value, name, low=self.hard[0], high=self.hard[1])
         if self.kind == "enum":
             if not isinstance(value, str) or value not in self.choices:
                 raise ValueError(f"{name} must be one of {', '.join(self.choices)}, got {value!r:.40}")
@@ -365,11 +365,16 @@ def _check_tuple(value: object, name: str, size: int, hard: tuple[float, float] 
     if isinstance(value, (str, bytes)) or not isinstance(value, Sequence) or len(value) != size:
         raise TypeError(f"{name} must be {size} numbers, got {value!r:.60}")
     low, high = hard if hard is not None else (None, None)
-    return tuple(check_number(v, f"{name}[{i}]", low, high) for i, v in enumerate(value))
+    return tuple(check_number(v, f"{name}[{i}]", low=low, high=high) for i, v in enumerate(value))
 
 
 def check_values(
-    params: Sequence[Param], values: object, where: str, ordered: Sequence[tuple[str, str]] = (), partial: bool = False
+    params: Sequence[Param],
+    values: object,
+    where: str,
+    *,
+    ordered: Sequence[tuple[str, str]] = (),
+    partial: bool = False,
 ) -> dict[str, Any]:
     """Validate a mapping of parameter values against ``params``; missing ones take their defaults.
 
@@ -429,7 +434,7 @@ class Part:
 
     def check(self, values: object, partial: bool = False) -> dict[str, Any]:
         """Validated parameter values (see :func:`check_values`)."""
-        return check_values(self.params, values, f"{self.key}.", self.ordered, partial)
+        return check_values(self.params, values, f"{self.key}.", ordered=self.ordered, partial=partial)
 
 
 @dataclass(frozen=True)

@@ -147,8 +147,8 @@ class Recipe:
         object.__setattr__(
             self, "shape", check_world_shape(tuple(self.shape) if isinstance(self.shape, list) else self.shape, "shape")
         )
-        object.__setattr__(self, "cell_size", check_number(self.cell_size, "cell_size", 1e-9, 1e9))
-        object.__setattr__(self, "height", check_number(self.height, "height", 0.0, 1e9))
+        object.__setattr__(self, "cell_size", check_number(self.cell_size, "cell_size", low=1e-9, high=1e9))
+        object.__setattr__(self, "height", check_number(self.height, "height", low=0.0, high=1e9))
         # Version 3 fills in every declared default (a hand-made recipe gets what a spec gets, e.g. the diamond-square
         # world lattice); version 2 keeps what it was given, its functions' defaults being version 2's.
         object.__setattr__(

@@ -75,11 +75,11 @@ def check_window(world_shape: tuple[int, int], window: Window | None) -> Window:
     rows, cols = check_world_shape(world_shape)
     if not isinstance(window, Window):
         raise TypeError(f"window must be a Window or None, got {type(window).__name__}")
-    check_count(window.rows, "window.rows", 1, rows)
-    check_count(window.cols, "window.cols", 1, cols)
+    check_count(window.rows, "window.rows", low=1, high=rows)
+    check_count(window.cols, "window.cols", low=1, high=cols)
     check_shape((window.rows, window.cols), "window")
-    r = check_count(window.row, "window.row", 0, rows - window.rows)
-    c = check_count(window.col, "window.col", 0, cols - window.cols)
+    r = check_count(window.row, "window.row", low=0, high=rows - window.rows)
+    c = check_count(window.col, "window.col", low=0, high=cols - window.cols)
     return Window(r, c, int(window.rows), int(window.cols))
 
 

@@ -116,7 +116,7 @@ class TileGrid:
 
     def __post_init__(self) -> None:
         rows, cols = check_world_shape(self.shape)
-        tile = check_count(self.tile, "tile", 2, MAX_TILE)
+        tile = check_count(self.tile, "tile", low=2, high=MAX_TILE)
         for side, what in ((rows, "rows"), (cols, "cols")):
             if (side - 1) % (tile - 1) or side < tile:
                 n = max((side - 1) // (tile - 1), 1)
@@ -145,8 +145,8 @@ class TileGrid:
     def window(self, ty: int, tx: int) -> Window:
         """The world cells of tile ``(ty, tx)``: ``tile x tile``, edges shared with its neighbours."""
         ny, nx = self.tiles
-        check_count(ty, "ty", 0, ny - 1)
-        check_count(tx, "tx", 0, nx - 1)
+        check_count(ty, "ty", low=0, high=ny - 1)
+        check_count(tx, "tx", low=0, high=nx - 1)
         return Window(ty * self.stride, tx * self.stride, self.tile, self.tile)
 
     def owned(self, ty: int, tx: int) -> Window:
@@ -288,7 +288,7 @@ class Margins:
 
 
 def _lighting(lighting: Mapping[str, Any] | None) -> dict[str, Any]:
-    return check_values(LIGHTING_PARAMS, lighting or {}, "lighting.", LIGHTING_ORDERED)
+    return check_values(LIGHTING_PARAMS, lighting or {}, "lighting.", ordered=LIGHTING_ORDERED)
 
 
 def _sun(light: Mapping[str, Any], sun: tuple[float, float] | None) -> tuple[float, float]:
@@ -299,6 +299,7 @@ def map_margins(
     lighting: Mapping[str, Any] | None,
     relief: float,
     cell_size: float,
+    *,
     tile: int,
     sun: tuple[float, float] | None = None,
     z_factor: float = 1.0,
@@ -330,8 +331,8 @@ def map_margins(
         Vertical exaggeration of the bake, ``[1e-9, 1e9]``.
     """
     light = _lighting(lighting)
-    tile = check_count(tile, "tile", 2, MAX_TILE)
-    relief = check_number(relief, "relief", 0.0, 1e12) * check_number(z_factor, "z_factor", 1e-9, 1e9)
+    tile = check_count(tile, "tile", low=2, high=MAX_TILE)
+    relief = check_number(relief, "relief", low=0.0, high=1e12) * check_number(z_factor, "z_factor", low=1e-9, high=1e9)
     base = 1  # Horn's gradient (slope, hillshade), the curvature's Laplacian, the slope lighting's neighbour
     shade = light["enabled"] and light["mode"] in ("hillshade", "multidirectional")
     if shade and light["ao"] and light["ao_strength"] > 0:
@@ -339,7 +340,7 @@ def map_margins(
     if not (shade and light["shadows"]):
         return Margins(base, base, base, base)
     azimuth, altitude = _sun(light, sun)
-    reach = shadow_reach(relief, cell_size, altitude, float(light["shadow_softness"]), SHADOW_SAMPLES)
+    reach = shadow_reach(relief, cell_size, altitude, softness=float(light["shadow_softness"]), samples=SHADOW_SAMPLES)
     cap = MAX_SHADOW_TILES * (tile - 1)
     cut = reach is None or reach > cap
     reach = cap if reach is None else min(reach, cap)
@@ -361,6 +362,7 @@ def window_maps(
     heights: npt.ArrayLike,
     outer: Window,
     height: float,
+    *,
     cell_size: float,
     lighting: Mapping[str, Any] | None = None,
     sun: tuple[float, float] | None = None,
@@ -397,7 +399,7 @@ def window_maps(
     if not isinstance(outer, Window) or h.shape != outer.shape:
         raise ValueError(f"heights {h.shape} must have the shape of the window outer")
     light = _lighting(lighting)
-    height = check_number(height, "height", 0.0, 1.0e6)
+    height = check_number(height, "height", low=0.0, high=1.0e6)
     azimuth, altitude = _sun(light, sun)
     return bake_maps(
         h * np.float32(height), cell_size, origin=(outer.row, outer.col), **bake_options(light, (azimuth, altitude))
@@ -461,7 +463,7 @@ def coarse_plan(recipe: Recipe, grid: TileGrid, max_side: int = COARSE_SIDE) -> 
         raise TypeError("coarse_plan takes a Recipe and a TileGrid")
     if recipe.shape != grid.shape:
         raise ValueError(f"the tile grid covers {grid.shape}, the recipe's world is {recipe.shape}")
-    max_side = check_count(max_side, "max_side", 3, MAX_TILE)
+    max_side = check_count(max_side, "max_side", low=3, high=MAX_TILE)
     side = max(recipe.shape)
     is_global = [m >= side for m in recipe.filter_margins()]
     if not any(is_global):
@@ -547,7 +549,7 @@ def upsample(coarse: npt.ArrayLike, window: Window, factor: int) -> npt.NDArray[
     two windows give a shared cell the same value bit for bit. Coarse vertices keep their values exactly.
     ``coarse`` may be a memory-mapped array: only the rows and columns the window needs are read.
     """
-    f = check_count(factor, "factor", 1, MAX_TILE)
+    f = check_count(factor, "factor", low=1, high=MAX_TILE)
     grid = np.asanyarray(coarse)
 
     def axis(
@@ -571,7 +573,7 @@ def upsample(coarse: npt.ArrayLike, window: Window, factor: int) -> npt.NDArray[
 
 
 def global_heights(
-    plan: CoarsePlan, window: Window, world_raw: tuple[float, float], detail: npt.ArrayLike
+    plan: CoarsePlan, window: Window, world_raw: tuple[float, float], *, detail: npt.ArrayLike
 ) -> npt.NDArray[np.float32]:
     """Heights of ``window`` after the whole stack, before the final normalisation (a world with global filters).
 

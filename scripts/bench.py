@@ -97,7 +97,7 @@ def ref_faults(shape, seed, faults):
 
 def ref_hills(shape, seed, count, rmin, rmax):
     """Per-hill loop over the whole grid, as in the tutorials' code."""
-    hills = hill_parameters(shape, seed, count, rmin, rmax)
+    hills = hill_parameters(shape, seed, count, radius_min=rmin, radius_max=rmax)
     rr, cc = np.mgrid[0 : shape[0], 0 : shape[1]].astype(np.float64)
     h = np.zeros(shape)
     for r, c, rad in zip(hills.rows, hills.cols, hills.radii, strict=True):
@@ -277,9 +277,9 @@ def bench_generators(sizes, runs):
         cases["erosion filter (k 0.5, 1 pass)"] = lambda noise=noise: filters.erosion_filter(noise, 0.5, 1)
         if n <= 1025:  # the lighting targets are set at 1025
             terrain = Recipe("diamond_square", 1, (n, n)).evaluate() * np.float32(n * 0.15)  # metres, 1 m cells
-            cases["hillshade"] = lambda t=terrain: shading.hillshade(t, 1.0, 315.0, 45.0)
+            cases["hillshade"] = lambda t=terrain: shading.hillshade(t, 1.0, azimuth=315.0, altitude=45.0)
             cases["shadows + AO (16 directions)"] = lambda t=terrain: (
-                shading.cast_shadows(t, 1.0, 315.0, 30.0),
+                shading.cast_shadows(t, 1.0, azimuth=315.0, altitude=30.0),
                 shading.ambient_occlusion(t, 1.0, directions=16, radius=64),
             )
         for name, fn in cases.items():
@@ -313,12 +313,16 @@ def bench_lighting(sizes, runs, bandwidth):
     for n in sizes:
         terrain = Recipe("diamond_square", 1, (n, n)).evaluate() * np.float32(n * 0.15)  # metres, 1 m cells
         cases = [  # (name, function, float32 maps read + written per cell)
-            ("hillshade", lambda t=terrain: shading.hillshade(t, 1.0, 315.0, 45.0), 2),
+            ("hillshade", lambda t=terrain: shading.hillshade(t, 1.0, azimuth=315.0, altitude=45.0), 2),
             ("multidirectional hillshade", lambda t=terrain: shading.multidirectional_hillshade(t, 1.0), 2),
             ("slope", lambda t=terrain: shading.slope_degrees(t, 1.0), 2),
             ("curvature", lambda t=terrain: shading.curvature(t, 1.0), 2),
             ("normal map", lambda t=terrain: shading.normal_map(t, 1.0), 4),
-            ("cast shadows (sun 315/30, 8 samples)", lambda t=terrain: shading.cast_shadows(t, 1.0, 315.0, 30.0), 2),
+            (
+                "cast shadows (sun 315/30, 8 samples)",
+                lambda t=terrain: shading.cast_shadows(t, 1.0, azimuth=315.0, altitude=30.0),
+                2,
+            ),
             (
                 "ambient occlusion (16 directions, radius 64)",
                 lambda t=terrain: shading.ambient_occlusion(t, 1.0, directions=16, radius=64),
@@ -358,13 +362,13 @@ def bench_references(n, runs, quick):
     cases = [
         (
             f"fault formation, {faults} faults",
-            lambda: fault_formation(shape, 1, faults),
+            lambda: fault_formation(shape, 1, faults=faults),
             lambda: ref_faults(shape, 1, faults),
             "per-fault loop over the grid",
         ),
         (
             f"hills, {hills} hills",
-            lambda: hills_raw(shape, 1, hills, 4.0, 20.0),
+            lambda: hills_raw(shape, 1, count=hills, radius_min=4.0, radius_max=20.0),
             lambda: ref_hills(shape, 1, hills, 4.0, 20.0),
             "per-hill loop over the grid",
         ),
@@ -783,8 +787,10 @@ def bench_erosion(n, runs, steps):
     """Thermal and hydraulic erosion, steps per second (after the first step's set-up, timed apart)."""
     terrain = Recipe("diamond_square", 1, (n, n)).evaluate().astype(np.float64) * (n * 0.15)  # metres, 1 m cells
     cases = {
-        "thermal erosion (talus 35°)": lambda k: thermal_erosion(terrain, 35.0, 1.0, k),
-        "hydraulic erosion (defaults)": lambda k: hydraulic_erosion(terrain, 1.0, k),
+        "thermal erosion (talus 35°)": lambda k: thermal_erosion(
+            terrain, talus_angle=35.0, cell_size=1.0, iterations=k
+        ),
+        "hydraulic erosion (defaults)": lambda k: hydraulic_erosion(terrain, 1.0, steps=k),
     }
     rows = []
     for name, fn in cases.items():

@@ -225,7 +225,7 @@ def tile_range(plan: Plan, stage: str, ty: int, tx: int, world_raw: tuple[float,
         result = raw_range(plan.recipe, window)
     elif plan.coarse is not None:
         assert world_raw is not None
-        h = global_heights(plan.coarse, window, world_raw, _coarse(str(plan.path(STATE, COARSE))))
+        h = global_heights(plan.coarse, window, world_raw, detail=_coarse(str(plan.path(STATE, COARSE))))
         result = float(h.min()), float(h.max())
     else:
         assert world_raw is not None
@@ -272,7 +272,7 @@ def build_tile(plan: Plan, ranges: Any, ty: int, tx: int) -> int:
     window = plan.grid.window(ty, tx)
     if plan.coarse is not None:
         world_raw, world_range = ranges
-        filtered = global_heights(plan.coarse, window, tuple(world_raw), _coarse(str(plan.path(STATE, COARSE))))
+        filtered = global_heights(plan.coarse, window, tuple(world_raw), detail=_coarse(str(plan.path(STATE, COARSE))))
         # Fit Height: normalised by the world's range after the filters (that is the terrain); else the heights
         # in units of Height themselves, or over the world's range when they leave [0, 1] (as Export Tiles does)
         heights = normalize(filtered, tuple(world_range) if plan.recipe.fit_height else encoding_range(plan, ranges))

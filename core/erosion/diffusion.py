@@ -98,7 +98,7 @@ def _adi_half(
 
 
 def hillslope_diffusion(
-    heights_m: npt.ArrayLike, cell_size: float, diffusivity: float, dt: float, open_edges: str = "nesw"
+    heights_m: npt.ArrayLike, cell_size: float, diffusivity: float, *, dt: float, open_edges: str = "nesw"
 ) -> _FloatArray:
     """One implicit time step of linear hillslope diffusion ``dz/dt = D ∇²z`` (ADI).
 
@@ -127,19 +127,19 @@ def hillslope_diffusion(
     ndarray of float64, shape (rows, cols)
     """
     z = as_heightmap(heights_m, "heights_m", dtype=np.float64)
-    cs = check_number(cell_size, "cell_size", 0.0, 1e6, low_open=True)
-    d = check_number(diffusivity, "diffusivity", 0.0, 1e6)
-    t = check_number(dt, "dt", 0.0, 1e8, low_open=True)
-    return adi_diffusion(z, cs, d, t, check_open_edges(open_edges))
+    cs = check_number(cell_size, "cell_size", low=0.0, high=1e6, low_open=True)
+    d = check_number(diffusivity, "diffusivity", low=0.0, high=1e6)
+    t = check_number(dt, "dt", low=0.0, high=1e8, low_open=True)
+    return adi_diffusion(z, cs, d, dt=t, open_edges=check_open_edges(open_edges))
 
 
-def adi_diffusion(z: _FloatArray, cell_size: float, d: float, dt: float, edges: str) -> _FloatArray:
-    """:func:`hillslope_diffusion` on checked input: ``float64`` heights in metres, ``edges`` checked letters."""
+def adi_diffusion(z: _FloatArray, cell_size: float, d: float, *, dt: float, open_edges: str) -> _FloatArray:
+    """:func:`hillslope_diffusion` on checked input: ``float64`` heights in metres, ``open_edges`` checked letters."""
     if d == 0.0:
         return z.copy()
     f = 0.5 * d * dt / (cell_size * cell_size)
-    rows_open = ("n" in edges, "s" in edges)
-    cols_open = ("w" in edges, "e" in edges)
+    rows_open = ("n" in open_edges, "s" in open_edges)
+    cols_open = ("w" in open_edges, "e" in open_edges)
     # half step 1: implicit along each row (x), explicit along columns (y); work on the transpose
     half = _adi_half(np.ascontiguousarray(z.T), f, f, cols_open, rows_open).T
     # half step 2: implicit along columns (y), explicit along rows (x)

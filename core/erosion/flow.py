@@ -452,12 +452,12 @@ def route_flow(
         For bad heights, cell size, edges, or no base level at all.
     """
     z = as_heightmap(heights_m, "heights_m", dtype=np.float64)
-    cs = check_number(cell_size, "cell_size", 0.0, 1e6, low_open=True)
+    cs = check_number(cell_size, "cell_size", low=0.0, high=1e6, low_open=True)
     base = base_level_mask(z, open_edges, sea_level)
-    return route_prepared(z, cs, base, bool(resolve_depressions))
+    return route_prepared(z, cs, base, resolve=bool(resolve_depressions))
 
 
-def route_prepared(z: _FloatArray, cs: float, base: _BoolArray, resolve: bool = True) -> FlowRouting:
+def route_prepared(z: _FloatArray, cs: float, base: _BoolArray, *, resolve: bool = True) -> FlowRouting:
     """:func:`route_flow` on checked input with a given base-level mask."""
     rows, cols = z.shape
     w = cols + 2
@@ -735,7 +735,7 @@ def _topological_levels(receives: _BoolArray, shape: tuple[int, int]) -> tuple[_
 
 def check_flow_exponent(exponent: float) -> float:
     """The MFD partition exponent ``p`` checked to lie in ``[0, 20]`` (0: equal shares; 20: almost D8)."""
-    return check_number(exponent, "flow_exponent", 0.0, 20.0)
+    return check_number(exponent, "flow_exponent", low=0.0, high=20.0)
 
 
 def route_multiple_flow(
@@ -779,14 +779,14 @@ def route_multiple_flow(
         For bad heights, cell size, exponent, edges, or no base level.
     """
     z = as_heightmap(heights_m, "heights_m", dtype=np.float64)
-    cs = check_number(cell_size, "cell_size", 0.0, 1e6, low_open=True)
+    cs = check_number(cell_size, "cell_size", low=0.0, high=1e6, low_open=True)
     p = check_flow_exponent(exponent)
     base = base_level_mask(z, open_edges, sea_level)
-    return route_multiple_prepared(z, cs, base, p)
+    return route_multiple_prepared(z, cs, base, exponent=p)
 
 
 def route_multiple_prepared(
-    z: _FloatArray, cs: float, base: _BoolArray, exponent: float, single: FlowRouting | None = None
+    z: _FloatArray, cs: float, base: _BoolArray, *, exponent: float, single: FlowRouting | None = None
 ) -> MultipleFlowRouting:
     """:func:`route_multiple_flow` on checked input (``single``: the D8 routing of ``z``, if already made)."""
     d8 = single if single is not None else route_prepared(z, cs, base)

@@ -97,14 +97,15 @@ def max_time_step(cell_size: float = 1.0, gravity: float = 9.81) -> float:
     rad/s, is no longer resolved; this bound keeps a margin of 1.4. 0.16 s at
     1 m cells, 0.05 s at 0.1 m.
     """
-    cell = check_number(cell_size, "cell_size", 0.01, 1e4)
-    g = check_number(gravity, "gravity", 0.1, 100.0)
+    cell = check_number(cell_size, "cell_size", low=0.01, high=1e4)
+    g = check_number(gravity, "gravity", low=0.1, high=100.0)
     return 0.5 * math.sqrt(cell / g)
 
 
 def hydraulic_erosion(
     heightmap: npt.ArrayLike,
     cell_size: float = 1.0,
+    *,
     steps: int = 200,
     time_step: float | None = None,
     rain_rate: float = 0.02,
@@ -221,23 +222,25 @@ def hydraulic_erosion(
     Δt <= cell``.
     """
     b = erosion_heights(heightmap)
-    cell = check_number(cell_size, "cell_size", 0.01, 1e4)
-    g = check_number(gravity, "gravity", 0.1, 100.0)
+    cell = check_number(cell_size, "cell_size", low=0.01, high=1e4)
+    g = check_number(gravity, "gravity", low=0.1, high=100.0)
     dt_max = max_time_step(cell, g)
-    dt = 0.5 * dt_max if time_step is None else check_number(time_step, "time_step", 0.0, dt_max, low_open=True)
-    rain = check_number(rain_rate, "rain_rate", 0.0, 10.0)
-    kc = check_number(capacity, "capacity", 0.0, 100.0)
-    ks = -math.expm1(-check_number(dissolve_rate, "dissolve_rate", 0.0, 1e4) * dt)
-    kd = -math.expm1(-check_number(deposit_rate, "deposit_rate", 0.0, 1e4) * dt)
-    keep = math.exp(-check_number(evaporation_rate, "evaporation_rate", 0.0, 1e4) * dt)
-    sin_min = math.sin(math.radians(check_number(min_tilt, "min_tilt", 0.0, 90.0)))
-    depth_scale = check_number(depth_scale, "depth_scale", 0.0, 1e4)
+    dt = (
+        0.5 * dt_max if time_step is None else check_number(time_step, "time_step", low=0.0, high=dt_max, low_open=True)
+    )
+    rain = check_number(rain_rate, "rain_rate", low=0.0, high=10.0)
+    kc = check_number(capacity, "capacity", low=0.0, high=100.0)
+    ks = -math.expm1(-check_number(dissolve_rate, "dissolve_rate", low=0.0, high=1e4) * dt)
+    kd = -math.expm1(-check_number(deposit_rate, "deposit_rate", low=0.0, high=1e4) * dt)
+    keep = math.exp(-check_number(evaporation_rate, "evaporation_rate", low=0.0, high=1e4) * dt)
+    sin_min = math.sin(math.radians(check_number(min_tilt, "min_tilt", low=0.0, high=90.0)))
+    depth_scale = check_number(depth_scale, "depth_scale", low=0.0, high=1e4)
     edges = check_edges(edges)
     if not isinstance(settle, (bool, np.bool_)):
         raise TypeError(f"settle must be a bool, got {type(settle).__name__}")
     callback = check_progress(callback, "callback")
     rows, cols = b.shape
-    steps = check_step_work((rows, cols), steps, HYDRAULIC_STEP_COST, "steps", MAX_HYDRAULIC_STEPS)
+    steps = check_step_work((rows, cols), steps, HYDRAULIC_STEP_COST, what="steps", most=MAX_HYDRAULIC_STEPS)
 
     before = b.copy()
     area = cell * cell

@@ -108,7 +108,12 @@ def upstream_length(receivers: npt.ArrayLike, distances: npt.ArrayLike) -> _Floa
 
 
 def concavity(
-    heights_m: npt.ArrayLike, receivers: npt.ArrayLike, distances: npt.ArrayLike, area: npt.ArrayLike, min_area: float
+    heights_m: npt.ArrayLike,
+    receivers: npt.ArrayLike,
+    distances: npt.ArrayLike,
+    *,
+    area: npt.ArrayLike,
+    min_area: float,
 ) -> LogFit:
     """Channel concavity: the fit of ``log S`` against ``log A`` over cells with ``A >= min_area``.
 
@@ -119,7 +124,7 @@ def concavity(
     rec = _receivers(receivers, z.size)
     dist = np.asarray(distances, dtype=np.float64).ravel()
     a = np.asarray(area, dtype=np.float64).ravel()
-    threshold = check_number(min_area, "min_area", 0.0)
+    threshold = check_number(min_area, "min_area", low=0.0)
     channel = (a >= threshold) & (dist > 0)
     slope = (z[channel] - z[rec[channel]]) / dist[channel]
     return _fit(a[channel], slope)
@@ -129,13 +134,13 @@ def hack_exponent(length: npt.ArrayLike, area: npt.ArrayLike, min_area: float) -
     """Hack's law: the fit of ``log L`` against ``log A`` over cells with ``A >= min_area``; ``exponent`` is ``h``."""
     a = np.asarray(area, dtype=np.float64).ravel()
     lengths = np.asarray(length, dtype=np.float64).ravel()
-    threshold = check_number(min_area, "min_area", 0.0)
+    threshold = check_number(min_area, "min_area", low=0.0)
     channel = a >= threshold
     return _fit(a[channel], lengths[channel])
 
 
 def depression_share(
-    heights_m: npt.ArrayLike, filled_m: npt.ArrayLike, area: npt.ArrayLike, min_area: float, depth: float = 1e-3
+    heights_m: npt.ArrayLike, filled_m: npt.ArrayLike, area: npt.ArrayLike, *, min_area: float, depth: float = 1e-3
 ) -> float:
     """Share of channel cells (``A >= min_area``) in closed depressions: filled height above height by ``> depth`` m.
 
@@ -145,7 +150,7 @@ def depression_share(
     z = as_heightmap(heights_m, "heights_m", dtype=np.float64)
     f = as_heightmap(filled_m, "filled_m", dtype=np.float64)
     a = np.asarray(area, dtype=np.float64).reshape(z.shape)
-    channel = a >= check_number(min_area, "min_area", 0.0)
+    channel = a >= check_number(min_area, "min_area", low=0.0)
     if not channel.any():
         raise ValueError("no channel cells: lower min_area")
     return float(((f - z > depth) & channel).sum() / channel.sum())

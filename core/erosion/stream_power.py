@@ -146,7 +146,7 @@ class StreamPowerResult:
 
 
 def default_erodibility(
-    shape: tuple[int, int], cell_size: float, duration: float, m: float = 0.45, n: float = 1.0
+    shape: tuple[int, int], cell_size: float, duration: float, *, m: float = 0.45, n: float = 1.0
 ) -> float:
     """An erodibility ``K`` that carves the whole map within ``duration`` years.
 
@@ -366,8 +366,10 @@ def _newton(delta0: _FloatArray, f: _FloatArray, n: float) -> _FloatArray:
     return x ** (1.0 / n) if inverse else x
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class _Params:
+    """The checked parameters of one run (see :func:`_params`), built by keyword only."""
+
     k: float | _FloatArray
     m: float
     n: float
@@ -376,7 +378,7 @@ class _Params:
     dt: float
     cell_size: float
     sea_level: float | None
-    edges: str
+    open_edges: str
     routing: str = "d8"
     flow_exponent: float = 1.0
     lake_fill: bool = False
@@ -399,7 +401,7 @@ def _step(
 ) -> tuple[_FloatArray, FlowRouting | MultipleFlowRouting, _FloatArray, _FloatArray]:
     """One time step; returns the new heights, the routing, the drainage area and the incision (flat)."""
     shape = z.shape
-    base = base_level_mask(z, p.edges, p.sea_level)
+    base = base_level_mask(z, p.open_edges, p.sea_level)
     uplifted = z + np.where(base, 0.0, p.uplift) * p.dt
     routing: FlowRouting | MultipleFlowRouting = route_prepared(uplifted, p.cell_size, base)
     area = np.full(z.size, p.cell_size * p.cell_size)
@@ -407,7 +409,7 @@ def _step(
     k = p.k if isinstance(p.k, float) else p.k.ravel()
     if p.routing == "mfd":
         assert isinstance(routing, FlowRouting)
-        routing = route_multiple_prepared(uplifted, p.cell_size, base, p.flow_exponent, routing)
+        routing = route_multiple_prepared(uplifted, p.cell_size, base, exponent=p.flow_exponent, single=routing)
         accumulate_multiple(routing, area)
         incised = _incise_mfd(routing, flat, area, k, p.m, p.n, p.dt, p.channel_area).reshape(shape)
     else:
@@ -418,7 +420,7 @@ def _step(
     if p.lake_fill:  # the eroded material fills the lakes it reaches (along the D8 routing, also under "mfd")
         single = routing.single if isinstance(routing, MultipleFlowRouting) else routing
         incised = deposit_in_lakes(single, incised.ravel(), channel.ravel()).heights.reshape(shape)
-    out = adi_diffusion(incised, p.cell_size, p.diffusion, p.dt, p.edges)
+    out = adi_diffusion(incised, p.cell_size, p.diffusion, dt=p.dt, open_edges=p.open_edges)
     out[base] = z[base]  # base level (edges, sea) holds its height
     return out, routing, area.reshape(shape), channel
 
@@ -431,7 +433,7 @@ def _map_or_scalar(value: object, name: str, shape: tuple[int, int], low: float,
         if arr.min() < low or arr.max() > high:
             raise ValueError(f"{name} must be in [{low}, {high}] everywhere, got [{arr.min():g}, {arr.max():g}]")
         return arr
-    return check_number(value, name, low, high)
+    return check_number(value, name, low=low, high=high)
 
 
 def check_stream_power_work(shape: tuple[int, int], steps: int, routing: str = "d8") -> None:
@@ -477,20 +479,20 @@ def stream_power_step(
     z = as_heightmap(heights_m, "heights_m", dtype=np.float64)
     p = _params(
         (int(z.shape[0]), int(z.shape[1])),
-        cell_size,
-        k,
-        m,
-        n,
-        uplift,
-        diffusion,
-        dt,
-        sea_level,
-        open_edges,
-        routing,
-        flow_exponent,
-        lake_fill,
-        channel_width,
-        channel_area,
+        cell_size=cell_size,
+        k=k,
+        m=m,
+        n=n,
+        uplift=uplift,
+        diffusion=diffusion,
+        dt=dt,
+        sea_level=sea_level,
+        open_edges=open_edges,
+        routing=routing,
+        flow_exponent=flow_exponent,
+        lake_fill=lake_fill,
+        channel_width=channel_width,
+        channel_area=channel_area,
     )
     out, used, area, _ = _step(z, p)
     return out, used, area
@@ -504,6 +506,7 @@ def _check_flag(value: object, name: str) -> bool:
 
 def _params(
     shape: tuple[int, int],
+    *,
     cell_size: float,
     k: object,
     m: float,
@@ -519,26 +522,26 @@ def _params(
     channel_width: float = 0.0,
     channel_area: float = 0.0,
 ) -> _Params:
-    cs = check_number(cell_size, "cell_size", 0.0, 1e6, low_open=True)
-    width = check_number(channel_width, "channel_width", 0.0, 1e6)
+    cs = check_number(cell_size, "cell_size", low=0.0, high=1e6, low_open=True)
+    width = check_number(channel_width, "channel_width", low=0.0, high=1e6)
     kk = _map_or_scalar(k, "k", shape, 0.0, 1.0)
     if 0.0 < width < cs:  # a channel narrower than the cell lowers the cell's mean by width / cell of its bed
         kk = kk * (width / cs)
     return _Params(
         k=kk,
-        m=check_number(m, "m", 0.0, 2.0),
-        n=check_number(n, "n", 0.25, 4.0),
+        m=check_number(m, "m", low=0.0, high=2.0),
+        n=check_number(n, "n", low=0.25, high=4.0),
         uplift=_map_or_scalar(uplift, "uplift", shape, -1.0, 1.0),
-        diffusion=check_number(diffusion, "diffusion", 0.0, 1e6),
-        dt=check_number(dt, "dt", 0.0, 1e8, low_open=True),
+        diffusion=check_number(diffusion, "diffusion", low=0.0, high=1e6),
+        dt=check_number(dt, "dt", low=0.0, high=1e8, low_open=True),
         cell_size=cs,
         sea_level=None if sea_level is None else check_number(sea_level, "sea_level"),
-        edges=check_open_edges(open_edges),
+        open_edges=check_open_edges(open_edges),
         routing=_check_routing_name(routing),
         flow_exponent=check_flow_exponent(flow_exponent),
         lake_fill=_check_flag(lake_fill, "lake_fill"),
         channel_width=width,
-        channel_area=check_number(channel_area, "channel_area", 0.0, 1e12),
+        channel_area=check_number(channel_area, "channel_area", low=0.0, high=1e12),
     )
 
 
@@ -658,36 +661,36 @@ def stream_power_erosion(
     shape = (int(z0.shape[0]), int(z0.shape[1]))
     if min(shape) < 3:
         raise ValueError(f"heights_m must be at least 3 x 3 cells, got {shape[0]} x {shape[1]}")
-    nsteps = check_count(steps, "steps", 0, MAX_STEPS)
+    nsteps = check_count(steps, "steps", low=0, high=MAX_STEPS)
     check_stream_power_work(shape, nsteps, _check_routing_name(routing))
-    cs = check_number(cell_size, "cell_size", 0.0, 1e6, low_open=True)
-    mm = check_number(m, "m", 0.0, 2.0)
-    nn = check_number(n, "n", 0.25, 4.0)
-    tdt = check_number(dt, "dt", 0.0, 1e8, low_open=True)
+    cs = check_number(cell_size, "cell_size", low=0.0, high=1e6, low_open=True)
+    mm = check_number(m, "m", low=0.0, high=2.0)
+    nn = check_number(n, "n", low=0.25, high=4.0)
+    tdt = check_number(dt, "dt", low=0.0, high=1e8, low_open=True)
     duration = tdt * max(nsteps, 1)
     if k is None:
-        k = default_erodibility(shape, cs, duration, mm, nn)
+        k = default_erodibility(shape, cs, duration, m=mm, n=nn)
     if diffusion is None:
         diffusion = default_diffusivity(cs, duration)
     callback = check_progress(callback, "callback")
     p = _params(
         shape,
-        cs,
-        k,
-        mm,
-        nn,
-        uplift,
-        diffusion,
-        tdt,
-        sea_level,
-        open_edges,
-        routing,
-        flow_exponent,
-        lake_fill,
-        channel_width,
-        channel_area,
+        cell_size=cs,
+        k=k,
+        m=mm,
+        n=nn,
+        uplift=uplift,
+        diffusion=diffusion,
+        dt=tdt,
+        sea_level=sea_level,
+        open_edges=open_edges,
+        routing=routing,
+        flow_exponent=flow_exponent,
+        lake_fill=lake_fill,
+        channel_width=channel_width,
+        channel_area=channel_area,
     )
-    base_level_mask(z0, p.edges, p.sea_level)  # refuse a map with no outlet before any work
+    base_level_mask(z0, p.open_edges, p.sea_level)  # refuse a map with no outlet before any work
 
     z = z0.copy()
     incision = np.zeros(shape)
@@ -696,7 +699,7 @@ def stream_power_erosion(
     area = np.full(shape, cs * cs)
 
     def result() -> StreamPowerResult:
-        r = last if last is not None else route_flow(z, cs, open_edges=p.edges, sea_level=p.sea_level)
+        r = last if last is not None else route_flow(z, cs, open_edges=p.open_edges, sea_level=p.sea_level)
         if isinstance(r, MultipleFlowRouting):
             r = r.single
         return StreamPowerResult(
@@ -709,7 +712,7 @@ def stream_power_erosion(
         )
 
     for step in range(1, nsteps + 1):
-        base = base_level_mask(z, p.edges, p.sea_level)
+        base = base_level_mask(z, p.open_edges, p.sea_level)
         uplifted_total += np.where(base, 0.0, p.uplift) * p.dt
         z, last, area, inc = _step(z, p)
         incision += inc

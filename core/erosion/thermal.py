@@ -123,7 +123,7 @@ def erosion_heights(heightmap: npt.ArrayLike) -> F64:
     return h
 
 
-def check_step_work(shape: tuple[int, int], steps: int, cost: int, what: str, most: int) -> int:
+def check_step_work(shape: tuple[int, int], steps: int, cost: int, *, what: str, most: int) -> int:
     """Validate a count of erosion steps against :data:`core.filters.MAX_FILTER_WORK`.
 
     ``steps x rows x cols x cost`` cell passes must stay within
@@ -137,7 +137,7 @@ def check_step_work(shape: tuple[int, int], steps: int, cost: int, what: str, mo
     ValueError
         Naming ``what`` and the largest count allowed for this map size.
     """
-    steps = check_count(steps, what, 0, most)
+    steps = check_count(steps, what, low=0, high=most)
     cells = shape[0] * shape[1]
     allowed = min(most, MAX_FILTER_WORK // (cells * cost))
     if steps > allowed:
@@ -166,6 +166,7 @@ def change_maps(before: F64, after: F64) -> tuple[F32, F32]:
 
 def thermal_erosion(
     heightmap: npt.ArrayLike,
+    *,
     talus_angle: float = 35.0,
     cell_size: float = 1.0,
     iterations: int = 50,
@@ -228,13 +229,15 @@ def thermal_erosion(
         beyond the work bound, naming the parameter and its range.
     """
     h = erosion_heights(heightmap)
-    talus = check_number(talus_angle, "talus_angle", 0.0, 89.0)
-    cell = check_number(cell_size, "cell_size", 1e-6, 1e6)
-    rate = check_number(rate, "rate", 0.0, 1.0, low_open=True)
+    talus = check_number(talus_angle, "talus_angle", low=0.0, high=89.0)
+    cell = check_number(cell_size, "cell_size", low=1e-6, high=1e6)
+    rate = check_number(rate, "rate", low=0.0, high=1.0, low_open=True)
     edges = check_edges(edges)
     callback = check_progress(callback, "callback")
     rows, cols = h.shape
-    iterations = check_step_work((rows, cols), iterations, THERMAL_STEP_COST, "iterations", MAX_THERMAL_ITERATIONS)
+    iterations = check_step_work(
+        (rows, cols), iterations, THERMAL_STEP_COST, what="iterations", most=MAX_THERMAL_ITERATIONS
+    )
 
     before = h.copy()
     tan = math.tan(math.radians(talus))

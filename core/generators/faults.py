@@ -45,7 +45,7 @@ def fault_lines(world_shape: tuple[int, int], seed: int, faults: int) -> npt.NDA
     """
     rows, cols = check_world_shape(world_shape)
     seed = check_seed(seed)
-    faults = check_count(faults, "faults", 0, MAX_FAULTS)
+    faults = check_count(faults, "faults", low=0, high=MAX_FAULTS)
     i = np.arange(faults, dtype=np.int64)
     return (
         np.stack(
@@ -69,7 +69,7 @@ SPACINGS = ("to_last", "orogen_0_1")
 
 
 def fault_displacements(
-    faults: int, displacement_max: float, displacement_min: float, spacing: str = "to_last"
+    faults: int, displacement_max: float, displacement_min: float, *, spacing: str = "to_last"
 ) -> npt.NDArray[np.float64]:
     """The displacement of each fault, ``float64 (faults,)``, falling linearly from the first to the last.
 
@@ -93,6 +93,7 @@ def fault_displacements(
 def fault_formation(
     world_shape: tuple[int, int],
     seed: int = 0,
+    *,
     faults: int = 200,
     displacement_max: float = 1.0,
     displacement_min: float = 0.0,
@@ -135,8 +136,8 @@ def fault_formation(
         ``MAX_FAULT_WORK`` fault-row pairs.
     """
     win = check_window(world_shape, window)
-    d_max = check_number(displacement_max, "displacement_max", 1e-6, 1e6)
-    d_min = check_number(displacement_min, "displacement_min", 0.0, d_max)
+    d_max = check_number(displacement_max, "displacement_max", low=1e-6, high=1e6)
+    d_min = check_number(displacement_min, "displacement_min", low=0.0, high=d_max)
     lines = fault_lines(world_shape, seed, faults)
     n = len(lines)
     if n * win.rows > MAX_FAULT_WORK:
@@ -144,7 +145,7 @@ def fault_formation(
             f"faults x rows is {n * win.rows:.3g}, more than {MAX_FAULT_WORK:.0e}: use fewer faults or a smaller map"
         )
     quantum = d_max / 2**_QUANTUM_BITS
-    steps = np.rint(fault_displacements(n, d_max, d_min, spacing) / quantum).astype(np.int64)
+    steps = np.rint(fault_displacements(n, d_max, d_min, spacing=spacing) / quantum).astype(np.int64)
     width = win.cols + 1
     diff = np.zeros(win.rows * width, dtype=np.float64)
     per_chunk = max(1, _CHUNK // max(win.rows, 1))

@@ -65,6 +65,7 @@ def hill_parameters(
     shape: tuple[int, int],
     seed: int,
     count: int,
+    *,
     radius_min: float,
     radius_max: float,
     island: bool = False,
@@ -101,9 +102,9 @@ def hill_parameters(
     """
     rows, cols = check_world_shape(shape, "shape")
     seed = check_seed(seed)
-    count = check_count(count, "count", 0, MAX_HILLS)
-    rmin = check_number(radius_min, "radius_min", 0.0, MAX_RADIUS, low_open=True)
-    rmax = check_number(radius_max, "radius_max", 0.0, MAX_RADIUS, low_open=True)
+    count = check_count(count, "count", low=0, high=MAX_HILLS)
+    rmin = check_number(radius_min, "radius_min", low=0.0, high=MAX_RADIUS, low_open=True)
+    rmax = check_number(radius_max, "radius_max", low=0.0, high=MAX_RADIUS, low_open=True)
     if not isinstance(island, (bool, np.bool_)):
         raise TypeError(f"island must be a bool, got {type(island).__name__}")
     if rmin > rmax:
@@ -127,6 +128,7 @@ def add_hill(
     heightmap: npt.NDArray[np.float64],
     row: float,
     col: float,
+    *,
     radius: float,
     origin: tuple[int, int] = (0, 0),
     height: float | None = None,
@@ -160,11 +162,11 @@ def add_hill(
     """
     if not isinstance(heightmap, np.ndarray) or heightmap.ndim != 2 or heightmap.dtype != np.float64:
         raise TypeError("heightmap must be a 2-D float64 ndarray (it is modified in place)")
-    row = check_number(row, "row", -1e9, 1e9)
-    col = check_number(col, "col", -1e9, 1e9)
-    radius = check_number(radius, "radius", 0.0, MAX_RADIUS, low_open=True)
+    row = check_number(row, "row", low=-1e9, high=1e9)
+    col = check_number(col, "col", low=-1e9, high=1e9)
+    radius = check_number(radius, "radius", low=0.0, high=MAX_RADIUS, low_open=True)
     if height is not None:
-        height = check_number(height, "height", -1e12, 1e12)
+        height = check_number(height, "height", low=-1e12, high=1e12)
     n_rows, n_cols = heightmap.shape
     o_row, o_col = origin
     r0 = max(int(math.ceil(row - radius)), o_row)
@@ -184,6 +186,7 @@ def add_hill(
 def raw_hills(
     shape: tuple[int, int],
     hills: HillSet,
+    *,
     window: Window | None = None,
     heights: npt.NDArray[np.float64] | None = None,
 ) -> npt.NDArray[np.float64]:
@@ -244,13 +247,14 @@ def raw_hills(
     origin = (win.row, win.col)
     for i in np.flatnonzero(near).tolist():
         h = None if heights is None else float(heights[i])
-        add_hill(out, float(hills.rows[i]), float(hills.cols[i]), float(hills.radii[i]), origin, h)
+        add_hill(out, float(hills.rows[i]), float(hills.cols[i]), radius=float(hills.radii[i]), origin=origin, height=h)
     return out
 
 
 def circle_hills(
     shape: tuple[int, int],
     seed: int = 0,
+    *,
     count: int = 200,
     radius_min: float = 4.0,
     radius_max: float = 20.0,
@@ -284,14 +288,15 @@ def circle_hills(
     TypeError, ValueError
         For bad parameters (see :func:`hill_parameters`, :func:`.flatten`).
     """
-    check_number(flattening, "flattening", 0.0, 64.0, low_open=True)
-    hills = hill_parameters(shape, seed, count, radius_min, radius_max, island)
+    check_number(flattening, "flattening", low=0.0, high=64.0, low_open=True)
+    hills = hill_parameters(shape, seed, count, radius_min=radius_min, radius_max=radius_max, island=island)
     return flatten(normalize(raw_hills(shape, hills)), flattening)
 
 
 def hills_raw(
     world_shape: tuple[int, int],
     seed: int = 0,
+    *,
     count: int = 200,
     radius_min: float = 4.0,
     radius_max: float = 20.0,
@@ -303,5 +308,5 @@ def hills_raw(
     Returns ``float64`` of ``window.shape`` in squared cells; hills are placed
     over the whole world, so tiles of it join seamlessly.
     """
-    hills = hill_parameters(world_shape, seed, count, radius_min, radius_max, island)
-    return raw_hills(world_shape, hills, window)
+    hills = hill_parameters(world_shape, seed, count, radius_min=radius_min, radius_max=radius_max, island=island)
+    return raw_hills(world_shape, hills, window=window)

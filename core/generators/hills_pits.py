@@ -46,8 +46,8 @@ def _bumps(
 def _range(value: object, name: str, low: float, high: float, low_open: bool = False) -> tuple[float, float]:
     if not isinstance(value, (tuple, list)) or len(value) != 2:
         raise TypeError(f"{name} must be a (min, max) pair, got {value!r}")
-    lo = check_number(value[0], f"{name}[0]", low, high, low_open=low_open)
-    hi = check_number(value[1], f"{name}[1]", low, high, low_open=low_open)
+    lo = check_number(value[0], f"{name}[0]", low=low, high=high, low_open=low_open)
+    hi = check_number(value[1], f"{name}[1]", low=low, high=high, low_open=low_open)
     if lo > hi:
         raise ValueError(f"{name} must have min <= max, got {tuple(value)}")
     return lo, hi
@@ -56,6 +56,7 @@ def _range(value: object, name: str, low: float, high: float, low_open: bool = F
 def noise_hills_pits(
     world_shape: tuple[int, int],
     seed: int = 0,
+    *,
     noise: float = 0.1,
     hills: int = 300,
     hill_radius: tuple[float, float] = (4.0, 16.0),
@@ -103,8 +104,8 @@ def noise_hills_pits(
     """
     win = check_window(world_shape, window)
     seed = check_seed(seed)
-    n_hills = check_count(hills, "hills", 0, MAX_HILLS)
-    n_pits = check_count(pits, "pits", 0, MAX_HILLS)
+    n_hills = check_count(hills, "hills", low=0, high=MAX_HILLS)
+    n_pits = check_count(pits, "pits", low=0, high=MAX_HILLS)
     h_rad = _range(hill_radius, "hill_radius", 0.0, MAX_RADIUS, low_open=True)
     p_rad = _range(pit_radius, "pit_radius", 0.0, MAX_RADIUS, low_open=True)
     h_ht = _range(hill_height, "hill_height", 0.0, 1e6)
@@ -115,7 +116,7 @@ def noise_hills_pits(
         else lattice_white_noise(world_shape, seed, amplitude=noise, grain=grain, window=win)
     )
     hill_set, hill_peaks = _bumps(world_shape, seed, "noise/hills", n_hills, h_rad, h_ht)
-    out += raw_hills(world_shape, hill_set, win, heights=hill_peaks)
+    out += raw_hills(world_shape, hill_set, window=win, heights=hill_peaks)
     pit_set, pit_depths = _bumps(world_shape, seed, "noise/pits", n_pits, p_rad, p_ht)
-    out += raw_hills(world_shape, pit_set, win, heights=-pit_depths)
+    out += raw_hills(world_shape, pit_set, window=win, heights=-pit_depths)
     return out

@@ -91,6 +91,7 @@ def _snap_out(lo: int, hi: int, step: int) -> tuple[int, int]:
 def diamond_square(
     world_shape: tuple[int, int],
     seed: int = 0,
+    *,
     roughness: float = 1.0,
     window: Window | None = None,
     lattice: str = "grid",
@@ -125,7 +126,7 @@ def diamond_square(
     """
     win = check_window(world_shape, window)
     seed = check_seed(seed)
-    r = check_number(roughness, "roughness", 0.0, 8.0, low_open=True)
+    r = check_number(roughness, "roughness", low=0.0, high=8.0, low_open=True)
     if lattice not in LATTICES:
         raise ValueError(f"lattice must be one of {', '.join(LATTICES)}, got {lattice!r:.40}")
     p = period(world_shape)

@@ -34,8 +34,8 @@ MAX_PROFILE_WORK = 20_000_000
 
 
 def _bounds(min_height: float, max_height: float) -> tuple[float, float]:
-    lo = check_number(min_height, "min_height", -1e9, 1e9)
-    hi = check_number(max_height, "max_height", -1e9, 1e9)
+    lo = check_number(min_height, "min_height", low=-1e9, high=1e9)
+    hi = check_number(max_height, "max_height", low=-1e9, high=1e9)
     if not lo < hi:
         raise ValueError(f"min_height ({lo}) must be < max_height ({hi})")
     return lo, hi
@@ -44,6 +44,7 @@ def _bounds(min_height: float, max_height: float) -> tuple[float, float]:
 def slope_walk(
     columns: int,
     seed: int = 0,
+    *,
     min_height: float = 0.0,
     max_height: float = 100.0,
     max_slope: float = 2.5,
@@ -79,11 +80,11 @@ def slope_walk(
     TypeError, ValueError
         For bad parameters, naming the parameter and its range.
     """
-    n = check_count(columns, "columns", 1, MAX_COLUMNS)
+    n = check_count(columns, "columns", low=1, high=MAX_COLUMNS)
     seed = check_seed(seed)
     lo, hi = _bounds(min_height, max_height)
-    s_max = check_number(max_slope, "max_slope", 0.0, 1e9, low_open=True)
-    change = check_number(slope_change, "slope_change", 0.0, 1e9)
+    s_max = check_number(max_slope, "max_slope", low=0.0, high=1e9, low_open=True)
+    change = check_number(slope_change, "slope_change", low=0.0, high=1e9)
     index = np.arange(n, dtype=np.int64)
     steps = ((uniform(seed, "walk/change", index) * 2.0 - 1.0) * change).tolist()
     height = lo + float(uniform(seed, "walk/start", 0)[0]) * (hi - lo)
@@ -134,6 +135,7 @@ def _smoothed_anchor(seed: int, i: int, bounds: npt.NDArray[np.int64], lo: float
 def sectioned_profile(
     columns: int,
     seed: int = 0,
+    *,
     sections: int = 16,
     sub_points: int = 5,
     shift: float = 0.2,
@@ -187,12 +189,12 @@ def sectioned_profile(
         For bad parameters, naming the parameter and its range, or more than
         ``MAX_PROFILE_WORK`` points and smoothing steps in all.
     """
-    n_sec = check_count(sections, "sections", 1, 65536)
-    n = check_count(columns, "columns", n_sec, MAX_COLUMNS)
+    n_sec = check_count(sections, "sections", low=1, high=65536)
+    n = check_count(columns, "columns", low=n_sec, high=MAX_COLUMNS)
     seed = check_seed(seed)
-    k = check_count(sub_points, "sub_points", 1, 4096)
-    frac = check_number(shift, "shift", 0.0, 1.0)
-    steps = check_count(smoothing_steps, "smoothing_steps", 0, 10**7)
+    k = check_count(sub_points, "sub_points", low=1, high=4096)
+    frac = check_number(shift, "shift", low=0.0, high=1.0)
+    steps = check_count(smoothing_steps, "smoothing_steps", low=0, high=10**7)
     lo, hi = _bounds(min_height, max_height)
     work = len(range(n_sec) if section is None else [0]) * (steps + k)
     if work > MAX_PROFILE_WORK:
@@ -201,21 +203,21 @@ def sectioned_profile(
             f"{MAX_PROFILE_WORK:.0e}: use fewer sections, sub-points or smoothing steps"
         )
     bounds = section_bounds(n, n_sec)
-    wanted = range(n_sec) if section is None else [check_count(section, "section", 0, n_sec - 1)]
+    wanted = range(n_sec) if section is None else [check_count(section, "section", low=0, high=n_sec - 1)]
     parts = [_section_heights(seed, i, bounds, k, frac, steps, lo, hi) for i in wanted]
     return np.concatenate(parts).astype(np.float32)
 
 
-def section_columns(columns: int, seed: int, sections: int, section: int) -> tuple[int, int]:
+def section_columns(columns: int, seed: int, sections: int, *, section: int) -> tuple[int, int]:
     """First and one-past-last column of section ``section`` (see :func:`sectioned_profile`).
 
     Section ``i`` owns the columns from its random point to the next
     section's point (the first from column 0, the last to the end).
     """
-    n_sec = check_count(sections, "sections", 1, 65536)
-    n = check_count(columns, "columns", n_sec, MAX_COLUMNS)
+    n_sec = check_count(sections, "sections", low=1, high=65536)
+    n = check_count(columns, "columns", low=n_sec, high=MAX_COLUMNS)
     bounds = section_bounds(n, n_sec)
-    return _owned(check_seed(seed), check_count(section, "section", 0, n_sec - 1), bounds)
+    return _owned(check_seed(seed), check_count(section, "section", low=0, high=n_sec - 1), bounds)
 
 
 def _owned(seed: int, i: int, bounds: npt.NDArray[np.int64]) -> tuple[int, int]:

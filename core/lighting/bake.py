@@ -123,16 +123,20 @@ def bake_maps(
     h, cell, z = prepare_heights(heights_m, cell_size, z_factor)
     mode = _check_lighting(lighting)
     where = check_origin(origin)
-    lo = check_number(min_brightness, "min_brightness", 0.0, 1.0)
-    hi = check_number(max_brightness, "max_brightness", 0.0, 1.0)
+    lo = check_number(min_brightness, "min_brightness", low=0.0, high=1.0)
+    hi = check_number(max_brightness, "max_brightness", low=0.0, high=1.0)
     if lo > hi:
         raise ValueError(f"min_brightness ({lo}) must be <= max_brightness ({hi})")
-    soft = check_number(light_softness, "light_softness", 1e-9, 1e9)
+    soft = check_number(light_softness, "light_softness", low=1e-9, high=1e9)
     sun = sun_vector(azimuth, altitude)
-    alt_deg = check_number(altitude, "altitude", 0.0, 90.0)
-    strength = check_number(ambient_strength, "ambient_strength", 0.0, 10.0)
+    alt_deg = check_number(altitude, "altitude", low=0.0, high=90.0)
+    strength = check_number(ambient_strength, "ambient_strength", low=0.0, high=10.0)
     shade = mode in ("hillshade", "multidirectional")
-    shadow_args = shadow_parameters(h.shape, azimuth, altitude, shadow_softness, None, 8) if shade and shadows else None
+    shadow_args = (
+        shadow_parameters(h.shape, azimuth, altitude, softness=shadow_softness, max_distance=None, samples=8)
+        if shade and shadows
+        else None
+    )
     plan = (
         ambient_parameters(h.shape, ambient_directions, ambient_radius) if shade and ambient and strength > 0 else None
     )
@@ -153,16 +157,16 @@ def bake_maps(
             b = r1 - r0
             g2, tmp, tmp2 = gradient_norm2(dx, dy, g2_buf[:b]), tmp_buf[:b], tmp2_buf[:b]
             slope_block(g2, slope[r0:r1])
-            curvature_block(ext, scale, curv[r0:r1], tmp)
+            curvature_block(ext, scale, curv[r0:r1], tmp=tmp)
             if light is not None:
                 if slope_light is not None:
                     slope_light.block(r0, r1, light[r0:r1], tmp)
                 elif mode == "hillshade":
-                    hillshade_block(dx, dy, g2, sun, light[r0:r1], tmp)
+                    hillshade_block(dx, dy, g2, sun=sun, out=light[r0:r1], tmp=tmp)
                 else:
-                    multidirectional_block(dx, dy, g2, alt_deg, light[r0:r1], tmp, tmp2)
+                    multidirectional_block(dx, dy, g2, altitude_deg=alt_deg, out=light[r0:r1], tmp=tmp, along=tmp2)
             if normal is not None:
-                normal_block(dx, dy, g2, normal[r0:r1], tmp, tmp2)
+                normal_block(dx, dy, g2, out=normal[r0:r1], tmp=tmp, tmp2=tmp2)
 
     # Blocks of rows are independent (each reads its own rows and one beside them): runs of them go to
     # up to four threads, several runs per thread so that one slowed by another job holds up nothing.
@@ -179,9 +183,19 @@ def bake_maps(
     if light is not None and shade:
         if shadow_args is not None:
             alt, penumbra, samples, _ = shadow_args
-            light *= trace_shadows(h, cell, z, float(azimuth) % 360.0, alt, penumbra, samples, None, where)
+            light *= trace_shadows(
+                h,
+                cell,
+                z,
+                azimuth=float(azimuth) % 360.0,
+                alt_deg=alt,
+                soft=penumbra,
+                k=samples,
+                reach=None,
+                origin=where,
+            )
         if plan is not None:
-            occlusion = occlusion_power(trace_occlusion(h, cell, z, plan), strength)
+            occlusion = occlusion_power(trace_occlusion(h, cell, z, plan=plan), strength)
             light *= occlusion
         np.clip(light, 0.0, 1.0, out=light)
         if (lo, hi) != (0.0, 1.0):
@@ -201,6 +215,7 @@ def _check_lighting(lighting: object) -> str | None:
 def combined_lightmap(
     heightmap: npt.ArrayLike,
     cell_size: float = 1.0,
+    *,
     azimuth: float = 315.0,
     altitude: float = 45.0,
     z_factor: float = 1.0,
@@ -218,16 +233,21 @@ def combined_lightmap(
     :func:`multidirectional_hillshade`), :func:`cast_shadows` and
     :func:`ambient_occlusion`; ``ambient_strength`` is in ``[0, 10]``.
     """
-    strength = check_number(ambient_strength, "ambient_strength", 0.0, 10.0)
+    strength = check_number(ambient_strength, "ambient_strength", low=0.0, high=10.0)
     if multidirectional:
-        light = multidirectional_hillshade(heightmap, cell_size, altitude, z_factor)
+        light = multidirectional_hillshade(heightmap, cell_size, altitude=altitude, z_factor=z_factor)
     else:
-        light = hillshade(heightmap, cell_size, azimuth, altitude, z_factor)
+        light = hillshade(heightmap, cell_size, azimuth=azimuth, altitude=altitude, z_factor=z_factor)
     if shadows:
-        light *= cast_shadows(heightmap, cell_size, azimuth, altitude, z_factor, shadow_softness)
+        light *= cast_shadows(
+            heightmap, cell_size, azimuth=azimuth, altitude=altitude, z_factor=z_factor, softness=shadow_softness
+        )
     if ambient and strength > 0.0:
         light *= occlusion_power(
-            ambient_occlusion(heightmap, cell_size, z_factor, ambient_directions, ambient_radius), strength
+            ambient_occlusion(
+                heightmap, cell_size, z_factor=z_factor, directions=ambient_directions, radius=ambient_radius
+            ),
+            strength,
         )
     np.clip(light, 0.0, 1.0, out=light)
     return light

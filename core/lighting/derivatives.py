@@ -32,7 +32,7 @@ def slope_block(g2: F32, out: F32) -> None:
     out *= np.float32(180.0 / math.pi)
 
 
-def curvature_block(ext: F32, scale: float, out: F32, tmp: F32) -> None:
+def curvature_block(ext: F32, scale: float, out: F32, *, tmp: F32) -> None:
     """``-scale * laplacian`` of the heights in ``ext`` (the block with its border) into ``out``."""
     centre = ext[1:-1, 1:-1]
     np.subtract(ext[1:-1, :-2], centre, out=out)
@@ -42,7 +42,7 @@ def curvature_block(ext: F32, scale: float, out: F32, tmp: F32) -> None:
     out *= np.float32(-scale)
 
 
-def normal_block(dx: F32, dy: F32, g2: F32, out: F32, tmp: F32, tmp2: F32) -> None:
+def normal_block(dx: F32, dy: F32, g2: F32, *, out: F32, tmp: F32, tmp2: F32) -> None:
     """OpenGL tangent-space normal ``(-dx, -dy, 1) / |.|`` mapped to ``[0, 1]`` into ``out`` (b, cols, 3)."""
     np.add(g2, np.float32(1.0), out=tmp)
     np.sqrt(tmp, out=tmp)
@@ -69,15 +69,21 @@ def normal_map(heightmap: npt.ArrayLike, cell_size: float = 1.0, z_factor: float
         heightmap,
         cell_size,
         z_factor,
-        (3,),
-        lambda ext, dx, dy, g2, out, tmp, tmp2: normal_block(dx, dy, g2, out, tmp, tmp2),
+        shape_tail=(3,),
+        kernel=lambda ext, dx, dy, g2, out, tmp, tmp2: normal_block(dx, dy, g2, out=out, tmp=tmp, tmp2=tmp2),
     )
 
 
 def slope_degrees(heightmap: npt.ArrayLike, cell_size: float = 1.0, z_factor: float = 1.0) -> F32:
     """Slope angle in degrees, ``[0, 90)``: ``atan(|grad|)`` with Horn's gradient (as ``gdaldem slope
     -compute_edges``, edges as the module docstring says). ``float32 (rows, cols)``."""
-    return per_block(heightmap, cell_size, z_factor, (), lambda ext, dx, dy, g2, out, tmp, tmp2: slope_block(g2, out))
+    return per_block(
+        heightmap,
+        cell_size,
+        z_factor,
+        shape_tail=(),
+        kernel=lambda ext, dx, dy, g2, out, tmp, tmp2: slope_block(g2, out),
+    )
 
 
 def curvature(heightmap: npt.ArrayLike, cell_size: float = 1.0, z_factor: float = 1.0) -> F32:
@@ -100,6 +106,6 @@ def curvature(heightmap: npt.ArrayLike, cell_size: float = 1.0, z_factor: float 
     for r0 in range(0, rows, block):
         r1 = min(rows, r0 + block)
         ext = ext_buf[: r1 - r0 + 2]
-        fill_extension(ext, h, r0, r1)
-        curvature_block(ext, scale, out[r0:r1], tmp_buf[: r1 - r0])
+        fill_extension(ext, h, r0, r1=r1)
+        curvature_block(ext, scale, out[r0:r1], tmp=tmp_buf[: r1 - r0])
     return out

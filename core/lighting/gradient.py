@@ -71,8 +71,8 @@ BLOCK_CELLS = 1 << 16
 def prepare_heights(heightmap: npt.ArrayLike, cell_size: float, z_factor: float) -> tuple[F32, float, float]:
     """Checked ``(heights as float32, cell_size, z_factor)``; heights are not yet scaled by ``z_factor``."""
     source = float_heightmap(heightmap)
-    cell = check_number(cell_size, "cell_size", 1e-9, 1e9)
-    z = check_number(z_factor, "z_factor", 1e-9, 1e9)
+    cell = check_number(cell_size, "cell_size", low=1e-9, high=1e9)
+    z = check_number(z_factor, "z_factor", low=1e-9, high=1e9)
     low, high = float(source.min()), float(source.max())
     if not (math.isfinite(low) and math.isfinite(high)):  # NaN propagates to both, Inf to one: one pass each
         raise ValueError("heightmap contains NaN or Inf")
@@ -88,7 +88,7 @@ def rows_per_block(cols: int) -> int:
 
 
 # --- Horn's gradient with linearly extrapolated edges ----------------------------------------
-def fill_extension(ext: npt.NDArray[Any], h: npt.NDArray[Any], r0: int, r1: int) -> None:
+def fill_extension(ext: npt.NDArray[Any], h: npt.NDArray[Any], r0: int, *, r1: int) -> None:
     """Fill ``ext`` (``(r1 - r0 + 2, cols + 2)``) with rows ``r0 - 1 .. r1`` of ``h`` and a column each side.
 
     Rows and columns beyond the map are extrapolated linearly, ``a + (a - b)``
@@ -142,7 +142,7 @@ class HornGradient:
             b = r1 - r0
             ext, across, along = self.ext[: b + 2], self._across[: b + 2], self._along[:b]
             dx, dy = self.dx_buf[:b], self.dy_buf[:b]
-            fill_extension(ext, self.h, r0, r1)
+            fill_extension(ext, self.h, r0, r1=r1)
             # Horn: (c + 2f + i) - (a + 2d + g), summed as differences of neighbours (exact in float32).
             np.subtract(ext[:, 2:], ext[:, :-2], out=across)
             np.add(across[:-2], across[2:], out=dx)
@@ -168,13 +168,13 @@ def horn_gradient(heightmap: npt.ArrayLike, cell_size: float = 1.0, z_factor: fl
     """
     arr = heightmap if isinstance(heightmap, np.ndarray) else np.asarray(heightmap)
     h: F64 = as_heightmap(arr, dtype=np.float64)
-    cell = check_number(cell_size, "cell_size", 1e-9, 1e9)
-    z = check_number(z_factor, "z_factor", 1e-9, 1e9)
+    cell = check_number(cell_size, "cell_size", low=1e-9, high=1e9)
+    z = check_number(z_factor, "z_factor", low=1e-9, high=1e9)
     if float(np.abs(h).max()) * z > MAX_HEIGHT:
         raise ValueError(f"heights x z_factor must stay within +-{MAX_HEIGHT:g} metres")
     rows, cols = h.shape
     p = np.empty((rows + 2, cols + 2))
-    fill_extension(p, h, 0, rows)
+    fill_extension(p, h, 0, r1=rows)
     scale = z / (8.0 * cell)
     across = p[:, 2:] - p[:, :-2]
     dx = (across[:-2] + 2.0 * across[1:-1] + across[2:]) * scale
@@ -195,6 +195,7 @@ def per_block(
     heightmap: npt.ArrayLike,
     cell_size: float,
     z_factor: float,
+    *,
     shape_tail: tuple[int, ...],
     kernel: Callable[[F32, F32, F32, F32, F32, F32, F32], None],
 ) -> F32:

@@ -34,11 +34,11 @@ def sun_vector(azimuth: float, altitude: float) -> tuple[float, float, float]:
     ``[0, 90]``. Raises ``ValueError``/``TypeError`` for a non-finite azimuth or an altitude out of range.
     """
     az = math.radians(check_number(azimuth, "azimuth") % 360.0)
-    alt = math.radians(check_number(altitude, "altitude", 0.0, 90.0))
+    alt = math.radians(check_number(altitude, "altitude", low=0.0, high=90.0))
     return math.sin(az) * math.cos(alt), math.cos(az) * math.cos(alt), math.sin(alt)
 
 
-def hillshade_block(dx: F32, dy: F32, g2: F32, sun: tuple[float, float, float], out: F32, tmp: F32) -> None:
+def hillshade_block(dx: F32, dy: F32, g2: F32, *, sun: tuple[float, float, float], out: F32, tmp: F32) -> None:
     """``clip((up - east*dx - north*dy) / sqrt(1 + g2), 0, 1)`` into ``out`` (``tmp`` is scratch)."""
     e, n, u = sun
     np.add(g2, np.float32(1.0), out=tmp)
@@ -54,7 +54,7 @@ def hillshade_block(dx: F32, dy: F32, g2: F32, sun: tuple[float, float, float], 
 MULTIDIRECTIONAL_AZIMUTHS = (225.0, 270.0, 315.0, 360.0)
 
 
-def multidirectional_block(dx: F32, dy: F32, g2: F32, altitude_deg: float, out: F32, tmp: F32, along: F32) -> None:
+def multidirectional_block(dx: F32, dy: F32, g2: F32, *, altitude_deg: float, out: F32, tmp: F32, along: F32) -> None:
     """Mark's oblique-weighted hillshade into ``out`` (``tmp`` and ``along`` are scratch)."""
     alt = math.radians(altitude_deg)
     sin_alt, cos_alt = np.float32(math.sin(alt)), np.float32(math.cos(alt))
@@ -84,6 +84,7 @@ def multidirectional_block(dx: F32, dy: F32, g2: F32, altitude_deg: float, out: 
 def hillshade(
     heightmap: npt.ArrayLike,
     cell_size: float = 1.0,
+    *,
     azimuth: float = 315.0,
     altitude: float = 45.0,
     z_factor: float = 1.0,
@@ -117,14 +118,15 @@ def hillshade(
         heightmap,
         cell_size,
         z_factor,
-        (),
-        lambda ext, dx, dy, g2, out, tmp, tmp2: hillshade_block(dx, dy, g2, sun, out, tmp),
+        shape_tail=(),
+        kernel=lambda ext, dx, dy, g2, out, tmp, tmp2: hillshade_block(dx, dy, g2, sun=sun, out=out, tmp=tmp),
     )
 
 
 def multidirectional_hillshade(
     heightmap: npt.ArrayLike,
     cell_size: float = 1.0,
+    *,
     altitude: float = 45.0,
     z_factor: float = 1.0,
 ) -> F32:
@@ -139,11 +141,13 @@ def multidirectional_hillshade(
 
     Parameters and result as :func:`hillshade` (no azimuth).
     """
-    alt = check_number(altitude, "altitude", 0.0, 90.0)
+    alt = check_number(altitude, "altitude", low=0.0, high=90.0)
     return per_block(
         heightmap,
         cell_size,
         z_factor,
-        (),
-        lambda ext, dx, dy, g2, out, tmp, tmp2: multidirectional_block(dx, dy, g2, alt, out, tmp, tmp2),
+        shape_tail=(),
+        kernel=lambda ext, dx, dy, g2, out, tmp, tmp2: multidirectional_block(
+            dx, dy, g2, altitude_deg=alt, out=out, tmp=tmp, along=tmp2
+        ),
     )

@@ -70,6 +70,7 @@ def ambient_work(shape: tuple[int, int], directions: int = 16, radius: int = 64)
 def ambient_occlusion(
     heightmap: npt.ArrayLike,
     cell_size: float = 1.0,
+    *,
     z_factor: float = 1.0,
     directions: int = 16,
     radius: int = 64,
@@ -121,13 +122,13 @@ def ambient_occlusion(
     """
     h, cell, z = prepare_heights(heightmap, cell_size, z_factor)
     plan = ambient_parameters(h.shape, directions, radius)
-    return trace_occlusion(h, cell, z, plan)
+    return trace_occlusion(h, cell, z, plan=plan)
 
 
 def ambient_parameters(shape: tuple[int, ...], directions: int, radius: int) -> list[list[tuple[int, int, float]]]:
     """The checked sampling plan of :func:`ambient_occlusion`, its work bounded."""
-    n_dir = check_count(directions, "directions", 4, 360)
-    r = check_count(radius, "radius", 1, 100_000)
+    n_dir = check_count(directions, "directions", low=4, high=360)
+    r = check_count(radius, "radius", low=1, high=100_000)
     rows, cols = shape[0], shape[1]
     plan = _ambient_plan((rows, cols), n_dir, r)
     check_light_work(
@@ -137,7 +138,7 @@ def ambient_parameters(shape: tuple[int, ...], directions: int, radius: int) -> 
     return plan
 
 
-def trace_occlusion(h: F32, cell: float, z: float, plan: list[list[tuple[int, int, float]]]) -> F32:
+def trace_occlusion(h: F32, cell: float, z: float, *, plan: list[list[tuple[int, int, float]]]) -> F32:
     """:func:`ambient_occlusion` of checked float32 heights (not yet scaled by ``z``) with a checked plan."""
     rows, cols = h.shape
     scaled = [[(dr, dc, np.float32(inv * z / cell)) for dr, dc, inv in steps] for steps in plan]

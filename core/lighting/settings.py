@@ -190,7 +190,7 @@ def cell_size(shape: tuple[int, int], width: float) -> float:
 
     Raises ``ValueError`` for a non-positive or non-finite width.
     """
-    width = check_number(width, "width", 0.0, None, low_open=True)
+    width = check_number(width, "width", low=0.0, high=None, low_open=True)
     return width / max(shape[0] - 1, shape[1] - 1, 1)
 
 

@@ -96,12 +96,12 @@ def shadow_work(shape: tuple[int, int], samples: int = SHADOW_SAMPLES, max_dista
 def cast_shadows(
     heightmap: npt.ArrayLike,
     cell_size: float = 1.0,
+    *,
     azimuth: float = 315.0,
     altitude: float = 45.0,
     z_factor: float = 1.0,
     softness: float = 2.0,
     max_distance: int | None = None,
-    *,
     samples: int = SHADOW_SAMPLES,
     origin: tuple[int, int] = (0, 0),
 ) -> F32:
@@ -162,19 +162,33 @@ def cast_shadows(
         :data:`MAX_LIGHT_WORK` (see :func:`shadow_work`).
     """
     h, cell, z = prepare_heights(heightmap, cell_size, z_factor)
-    alt_deg, soft, k, reach = shadow_parameters(h.shape, azimuth, altitude, softness, max_distance, samples)
-    return trace_shadows(h, cell, z, float(azimuth) % 360.0, alt_deg, soft, k, reach, check_origin(origin))
+    alt_deg, soft, k, reach = shadow_parameters(
+        h.shape, azimuth, altitude, softness=softness, max_distance=max_distance, samples=samples
+    )
+    return trace_shadows(
+        h,
+        cell,
+        z,
+        azimuth=float(azimuth) % 360.0,
+        alt_deg=alt_deg,
+        soft=soft,
+        k=k,
+        reach=reach,
+        origin=check_origin(origin),
+    )
 
 
 def check_origin(origin: object) -> tuple[int, int]:
     """A checked ``(row, col)`` world origin of a window, each in ``[0, 2**20]``."""
     if not isinstance(origin, (tuple, list)) or len(origin) != 2:
         raise TypeError(f"origin must be a (row, col) pair of integers, got {origin!r}")
-    return check_count(origin[0], "origin row", 0, 1 << 20), check_count(origin[1], "origin col", 0, 1 << 20)
+    return check_count(origin[0], "origin row", low=0, high=1 << 20), check_count(
+        origin[1], "origin col", low=0, high=1 << 20
+    )
 
 
 def shadow_reach(
-    relief: float, cell_size: float, altitude: float, softness: float = 2.0, samples: int = SHADOW_SAMPLES
+    relief: float, cell_size: float, altitude: float, *, softness: float = 2.0, samples: int = SHADOW_SAMPLES
 ) -> int | None:
     """Cells toward the sun beyond which nothing can shadow a cell: ``ceil(relief / (tan(a) * cell_size)) + 1``.
 
@@ -205,11 +219,11 @@ def shadow_reach(
         ``0`` when the whole disc is at or above 90 degrees (no shadows);
         ``None`` (unbounded) when its lowest sample is at or below the horizon.
     """
-    relief = check_number(relief, "relief", 0.0, MAX_HEIGHT)
-    cell = check_number(cell_size, "cell_size", 1e-9, 1e9)
-    alt = check_number(altitude, "altitude", 0.0, 90.0)
-    soft = check_number(softness, "softness", 0.01, 45.0)
-    lowest = min(_disc_altitudes(alt, soft, check_count(samples, "samples", 1, 64)))
+    relief = check_number(relief, "relief", low=0.0, high=MAX_HEIGHT)
+    cell = check_number(cell_size, "cell_size", low=1e-9, high=1e9)
+    alt = check_number(altitude, "altitude", low=0.0, high=90.0)
+    soft = check_number(softness, "softness", low=0.01, high=45.0)
+    lowest = min(_disc_altitudes(alt, soft, check_count(samples, "samples", low=1, high=64)))
     if lowest >= 90.0:
         return 0
     if lowest <= 0.0:
@@ -225,21 +239,21 @@ def shadow_margins(azimuth: float, reach: int) -> tuple[int, int, int, int]:
     many across it. ``reach`` from :func:`shadow_reach`, ``[0, 2**20]``.
     """
     az = math.radians(check_number(azimuth, "azimuth") % 360.0)
-    n = check_count(reach, "reach", 0, 1 << 20)
+    n = check_count(reach, "reach", low=0, high=1 << 20)
     d_col, d_row = math.sin(az), -math.cos(az)  # toward the sun
     eps = 1e-12  # cos(90 degrees) is 6e-17: its drift moves no ray across a world of 2**20 cells
     return (n if d_row < -eps else 0, n if d_row > eps else 0, n if d_col < -eps else 0, n if d_col > eps else 0)
 
 
 def shadow_parameters(
-    shape: tuple[int, ...], azimuth: float, altitude: float, softness: float, max_distance: int | None, samples: int
+    shape: tuple[int, ...], azimuth: float, altitude: float, *, softness: float, max_distance: int | None, samples: int
 ) -> tuple[float, float, int, int | None]:
     """Checked ``(altitude, softness, samples, max_distance)`` of :func:`cast_shadows`, its work bounded."""
     check_number(azimuth, "azimuth")
-    alt_deg = check_number(altitude, "altitude", 0.0, 90.0)
-    soft = check_number(softness, "softness", 0.01, 45.0)
-    k = check_count(samples, "samples", 1, 64)
-    reach = None if max_distance is None else check_count(max_distance, "max_distance", 1, 1 << 20)
+    alt_deg = check_number(altitude, "altitude", low=0.0, high=90.0)
+    soft = check_number(softness, "softness", low=0.01, high=45.0)
+    k = check_count(samples, "samples", low=1, high=64)
+    reach = None if max_distance is None else check_count(max_distance, "max_distance", low=1, high=1 << 20)
     check_light_work(
         shadow_work((shape[0], shape[1]), k, reach), f"cast_shadows: {k} samples over {shape[0]} x {shape[1]} cells"
     )
@@ -250,6 +264,7 @@ def trace_shadows(
     h: F32,
     cell: float,
     z: float,
+    *,
     azimuth: float,
     alt_deg: float,
     soft: float,

@@ -93,6 +93,7 @@ class SlopeLight:
 
 def slope_lightmap(
     heightmap: npt.ArrayLike,
+    *,
     azimuth: float = 315.0,
     softness: float = 1.0,
     min_brightness: float = 0.2,
@@ -135,12 +136,12 @@ def slope_lightmap(
         For a non-numeric or non-finite map, or parameters out of range.
     """
     h: npt.NDArray[np.float32] = as_heightmap(heightmap)
-    soft = check_number(softness, "softness", 1e-9, 1e9)
-    lo = check_number(min_brightness, "min_brightness", 0.0, 1.0)
-    hi = check_number(max_brightness, "max_brightness", 0.0, 1.0)
+    soft = check_number(softness, "softness", low=1e-9, high=1e9)
+    lo = check_number(min_brightness, "min_brightness", low=0.0, high=1.0)
+    hi = check_number(max_brightness, "max_brightness", low=0.0, high=1.0)
     if lo > hi:
         raise ValueError(f"min_brightness ({lo}) must be <= max_brightness ({hi})")
-    cell = check_number(cell_size, "cell_size", 1e-9, 1e9)
+    cell = check_number(cell_size, "cell_size", low=1e-9, high=1e9)
     rows, cols = h.shape
     out = np.empty((rows, cols), np.float32)
     block = max(1, (1 << 16) // cols)  # rows per block: a few hundred kB of working arrays

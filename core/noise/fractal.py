@@ -153,19 +153,21 @@ def _basis(basis: str, seed: int, octave: _Octave, coords: _Coords, amp: float) 
         ix, fx = lattice.lattice_coordinates(x)
         iy, fy = lattice.lattice_coordinates(y)
         if basis == "perlin":
-            return lattice.perlin_grid_kernel(seed, octave.lattice, a, ix, fx, iy, fy)
-        return lattice.value_grid_kernel(seed, octave.lattice, a, ix, fx, iy, fy)
+            return lattice.perlin_grid_kernel(seed, octave.lattice, a, ix=ix, fx=fx, iy=iy, fy=fy)
+        return lattice.value_grid_kernel(seed, octave.lattice, a, ix=ix, fx=fx, iy=iy, fy=fy)
     if grid:
         x, y = np.broadcast_arrays(x[None, :], y[:, None])
     if basis == "simplex":
-        return lattice.simplex_points_kernel(seed, octave.lattice, a, x, y)
+        return lattice.simplex_points_kernel(seed, octave.lattice, a, x=x, y=y)
     ix, fx = lattice.lattice_coordinates(x)
     iy, fy = lattice.lattice_coordinates(y)
     if basis == "perlin":
-        return lattice.perlin_points_kernel(seed, octave.lattice, a, ix, fx, iy, fy)
+        return lattice.perlin_points_kernel(seed, octave.lattice, a, ix=ix, fx=fx, iy=iy, fy=fy)
     if basis == "value":
-        return lattice.value_points_kernel(seed, octave.lattice, a, ix, fx, iy, fy)
-    f1, f2 = lattice.cellular_points_kernel(seed, octave.lattice, ix, fx, iy, fy, basis != "cellular_f1")
+        return lattice.value_points_kernel(seed, octave.lattice, a, ix=ix, fx=fx, iy=iy, fy=fy)
+    f1, f2 = lattice.cellular_points_kernel(
+        seed, octave.lattice, ix, fx=fx, iy=iy, fy=fy, need_f2=basis != "cellular_f1"
+    )
     n = lattice.cellular_feature(f1, f2, basis[len("cellular_") :])
     n -= np.float32(_CELLULAR_MEAN[basis])
     n *= np.float32(2.0 * amp)
@@ -385,23 +387,23 @@ def fractal_noise(
     rows, cols = check_world_shape(world_shape)
     win = check_window(world_shape, window)
     seed = check_seed(seed)
-    cell = check_number(cell_size, "cell_size", 0.0, 1e6, low_open=True)  # a spec's widest cell: 1e6 m / 1
+    cell = check_number(cell_size, "cell_size", low=0.0, high=1e6, low_open=True)  # a spec's widest cell: 1e6 m / 1
     basis = _choice(basis, "basis", BASES)
     fractal = _choice(fractal, "fractal", FRACTALS)
-    size = check_number(feature_size, "feature_size", 0.0, 1e6, low_open=True)
-    detail = check_number(detail, "detail", 0.0, MAX_DETAIL)
-    roughness = check_number(roughness, "roughness", 0.0, 1.0)
-    lacunarity = check_number(lacunarity, "lacunarity", 1.0, 16.0)
-    offset = check_number(offset, "offset", -1000.0, 1000.0)
-    gain = check_number(gain, "gain", 0.0, 1000.0)
-    distortion = check_number(distortion, "distortion", 0.0, 1e6)
-    iterations = check_count(warp_iterations, "warp_iterations", 1, MAX_WARP_ITERATIONS)
-    warp_detail = check_number(warp_detail, "warp_detail", 0.0, MAX_DETAIL)
-    stretch = check_number(stretch, "stretch", 1.0, MAX_STRETCH)
-    direction = check_number(stretch_direction, "stretch_direction", 0.0, 360.0) % 360.0
-    cone = check_number(cone, "cone", 0.0, 1000.0)
-    cone_radius = check_number(cone_radius, "cone_radius", 0.0, 1e6, low_open=True)
-    crater_radius = check_number(crater_radius, "crater_radius", 0.0, 1e6)
+    size = check_number(feature_size, "feature_size", low=0.0, high=1e6, low_open=True)
+    detail = check_number(detail, "detail", low=0.0, high=MAX_DETAIL)
+    roughness = check_number(roughness, "roughness", low=0.0, high=1.0)
+    lacunarity = check_number(lacunarity, "lacunarity", low=1.0, high=16.0)
+    offset = check_number(offset, "offset", low=-1000.0, high=1000.0)
+    gain = check_number(gain, "gain", low=0.0, high=1000.0)
+    distortion = check_number(distortion, "distortion", low=0.0, high=1e6)
+    iterations = check_count(warp_iterations, "warp_iterations", low=1, high=MAX_WARP_ITERATIONS)
+    warp_detail = check_number(warp_detail, "warp_detail", low=0.0, high=MAX_DETAIL)
+    stretch = check_number(stretch, "stretch", low=1.0, high=MAX_STRETCH)
+    direction = check_number(stretch_direction, "stretch_direction", low=0.0, high=360.0) % 360.0
+    cone = check_number(cone, "cone", low=0.0, high=1000.0)
+    cone_radius = check_number(cone_radius, "cone_radius", low=0.0, high=1e6, low_open=True)
+    crater_radius = check_number(crater_radius, "crater_radius", low=0.0, high=1e6)
 
     octaves = _octaves(seed, 0, size, detail, roughness, lacunarity)
     warps = (

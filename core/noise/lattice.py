@@ -281,8 +281,8 @@ def _points(x: npt.ArrayLike, y: npt.ArrayLike) -> tuple[I64, F32, I64, F32]:
 
 
 def _check(seed: int, lattice: int, amplitude: float = 1.0) -> tuple[int, int, np.float32]:
-    amp = check_number(amplitude, "amplitude", -1e6, 1e6)
-    return check_seed(seed), check_count(lattice, "lattice", 0, MAX_LATTICE), np.float32(amp)
+    amp = check_number(amplitude, "amplitude", low=-1e6, high=1e6)
+    return check_seed(seed), check_count(lattice, "lattice", low=0, high=MAX_LATTICE), np.float32(amp)
 
 
 # --- gradient noise ------------------------------------------------------------------------------------
@@ -296,7 +296,7 @@ def _perlin_x(fx: F32) -> tuple[F32, F32, F32]:
     return w0, w1, ux
 
 
-def perlin_noise(x: npt.ArrayLike, y: npt.ArrayLike, seed: int = 0, lattice: int = 0, amplitude: float = 1.0) -> F32:
+def perlin_noise(x: npt.ArrayLike, y: npt.ArrayLike, seed: int = 0, *, lattice: int = 0, amplitude: float = 1.0) -> F32:
     """Gradient (Perlin) noise at points given in lattice units.
 
     Parameters
@@ -322,10 +322,10 @@ def perlin_noise(x: npt.ArrayLike, y: npt.ArrayLike, seed: int = 0, lattice: int
     """
     seed, lattice, amp = _check(seed, lattice, amplitude)
     ix, fx, iy, fy = _points(x, y)
-    return perlin_points_kernel(seed, lattice, amp, ix, fx, iy, fy)
+    return perlin_points_kernel(seed, lattice, amp, ix=ix, fx=fx, iy=iy, fy=fy)
 
 
-def perlin_points_kernel(seed: int, lattice: int, amp: np.float32, ix: I64, fx: F32, iy: I64, fy: F32) -> F32:
+def perlin_points_kernel(seed: int, lattice: int, amp: np.float32, *, ix: I64, fx: F32, iy: I64, fy: F32) -> F32:
     """Perlin noise times ``amp`` at points on checked lattice coordinates (see :func:`lattice_coordinates`)."""
     g = _Gather(_perlin_at, seed, lattice, amp, iy, ix, 0, 1)
     w0, w1, ux = _perlin_x(fx)
@@ -353,7 +353,7 @@ def _lerp_rows(low: F32, high: F32, u: F32) -> F32:
     return high
 
 
-def perlin_grid(x: npt.ArrayLike, y: npt.ArrayLike, seed: int = 0, lattice: int = 0, amplitude: float = 1.0) -> F32:
+def perlin_grid(x: npt.ArrayLike, y: npt.ArrayLike, seed: int = 0, *, lattice: int = 0, amplitude: float = 1.0) -> F32:
     """Gradient noise on the grid ``x × y``: ``perlin_noise(x[None, :], y[:, None])`` bit for bit, faster.
 
     Parameters
@@ -377,7 +377,7 @@ def perlin_grid(x: npt.ArrayLike, y: npt.ArrayLike, seed: int = 0, lattice: int 
     seed, lattice, amp = _check(seed, lattice, amplitude)
     ix, fx = lattice_coordinates(np.ravel(x), "x")
     iy, fy = lattice_coordinates(np.ravel(y), "y")
-    return perlin_grid_kernel(seed, lattice, amp, ix, fx, iy, fy)
+    return perlin_grid_kernel(seed, lattice, amp, ix=ix, fx=fx, iy=iy, fy=fy)
 
 
 def _box_too_large(iy: I64, ix: I64) -> bool:
@@ -403,10 +403,11 @@ def _box_rows(iy: I64, ix: I64, hi: int) -> tuple[I64, I64, I64, I64]:
     return rows[:, None], cols[None, :], iy - y0, ix - x0
 
 
-def perlin_grid_kernel(seed: int, lattice: int, amp: np.float32, ix: I64, fx: F32, iy: I64, fy: F32) -> F32:
+def perlin_grid_kernel(seed: int, lattice: int, amp: np.float32, *, ix: I64, fx: F32, iy: I64, fy: F32) -> F32:
     """Perlin noise times ``amp`` on the grid ``iy x ix`` (separable form), ``float32 (rows, cols)``; checked input."""
     if _box_too_large(iy, ix):
-        return perlin_points_kernel(seed, lattice, amp, *_as_points(ix, fx, iy, fy))
+        px, pfx, py, pfy = _as_points(ix, fx, iy, fy)
+        return perlin_points_kernel(seed, lattice, amp, ix=px, fx=pfx, iy=py, fy=pfy)
     rows, cols, jy, jx = _box_rows(iy, ix, 1)
     gx, gy = _perlin_at(seed, lattice, amp, rows, cols)
     w0, w1, ux = _perlin_x(fx)
@@ -430,7 +431,7 @@ def perlin_grid_kernel(seed: int, lattice: int, amp: np.float32, ix: I64, fx: F3
 
 
 # --- value noise ---------------------------------------------------------------------------------------
-def value_noise(x: npt.ArrayLike, y: npt.ArrayLike, seed: int = 0, lattice: int = 0, amplitude: float = 1.0) -> F32:
+def value_noise(x: npt.ArrayLike, y: npt.ArrayLike, seed: int = 0, *, lattice: int = 0, amplitude: float = 1.0) -> F32:
     """Value noise at points in lattice units: lattice values in ``[-1, 1)`` blended by the quintic fade.
 
     Parameters and errors as :func:`perlin_noise`; returns ``float32`` of the
@@ -438,10 +439,10 @@ def value_noise(x: npt.ArrayLike, y: npt.ArrayLike, seed: int = 0, lattice: int 
     """
     seed, lattice, amp = _check(seed, lattice, amplitude)
     ix, fx, iy, fy = _points(x, y)
-    return value_points_kernel(seed, lattice, amp, ix, fx, iy, fy)
+    return value_points_kernel(seed, lattice, amp, ix=ix, fx=fx, iy=iy, fy=fy)
 
 
-def value_points_kernel(seed: int, lattice: int, amp: np.float32, ix: I64, fx: F32, iy: I64, fy: F32) -> F32:
+def value_points_kernel(seed: int, lattice: int, amp: np.float32, *, ix: I64, fx: F32, iy: I64, fy: F32) -> F32:
     """Value noise times ``amp`` at points on checked lattice coordinates, ``float32``."""
     g = _Gather(_value_at, seed, lattice, amp, iy, ix, 0, 1)
     ux = _fade(fx)
@@ -452,7 +453,7 @@ def value_points_kernel(seed: int, lattice: int, amp: np.float32, ix: I64, fx: F
     return _lerp_rows(rows[0], rows[1], _fade(fy))
 
 
-def value_grid(x: npt.ArrayLike, y: npt.ArrayLike, seed: int = 0, lattice: int = 0, amplitude: float = 1.0) -> F32:
+def value_grid(x: npt.ArrayLike, y: npt.ArrayLike, seed: int = 0, *, lattice: int = 0, amplitude: float = 1.0) -> F32:
     """Value noise on the grid ``x × y``: ``value_noise(x[None, :], y[:, None])`` bit for bit, faster.
 
     Shapes as :func:`perlin_grid`.
@@ -460,13 +461,14 @@ def value_grid(x: npt.ArrayLike, y: npt.ArrayLike, seed: int = 0, lattice: int =
     seed, lattice, amp = _check(seed, lattice, amplitude)
     ix, fx = lattice_coordinates(np.ravel(x), "x")
     iy, fy = lattice_coordinates(np.ravel(y), "y")
-    return value_grid_kernel(seed, lattice, amp, ix, fx, iy, fy)
+    return value_grid_kernel(seed, lattice, amp, ix=ix, fx=fx, iy=iy, fy=fy)
 
 
-def value_grid_kernel(seed: int, lattice: int, amp: np.float32, ix: I64, fx: F32, iy: I64, fy: F32) -> F32:
+def value_grid_kernel(seed: int, lattice: int, amp: np.float32, *, ix: I64, fx: F32, iy: I64, fy: F32) -> F32:
     """Value noise times ``amp`` on the grid ``iy x ix``, ``float32 (rows, cols)``; checked input."""
     if _box_too_large(iy, ix):
-        return value_points_kernel(seed, lattice, amp, *_as_points(ix, fx, iy, fy))
+        px, pfx, py, pfy = _as_points(ix, fx, iy, fy)
+        return value_points_kernel(seed, lattice, amp, ix=px, fx=pfx, iy=py, fy=pfy)
     rows, cols, jy, jx = _box_rows(iy, ix, 1)
     (v,) = _value_at(seed, lattice, amp, rows, cols)
     t = _lerp_rows(np.take(v, jx, axis=1), np.take(v, jx + 1, axis=1), _fade(fx))
@@ -474,7 +476,9 @@ def value_grid_kernel(seed: int, lattice: int, amp: np.float32, ix: I64, fx: F32
 
 
 # --- simplex noise -------------------------------------------------------------------------------------
-def simplex_noise(x: npt.ArrayLike, y: npt.ArrayLike, seed: int = 0, lattice: int = 0, amplitude: float = 1.0) -> F32:
+def simplex_noise(
+    x: npt.ArrayLike, y: npt.ArrayLike, seed: int = 0, *, lattice: int = 0, amplitude: float = 1.0
+) -> F32:
     """Simplex noise at points in lattice units (the square lattice skewed into triangles).
 
     The skewed lattice's spacing along an axis is about 0.8 of the square
@@ -485,10 +489,10 @@ def simplex_noise(x: npt.ArrayLike, y: npt.ArrayLike, seed: int = 0, lattice: in
     xa, ya = np.broadcast_arrays(np.asarray(x), np.asarray(y))
     for arr, name in ((xa, "x"), (ya, "y")):  # the checks of lattice_coordinates, before skewing
         lattice_coordinates(arr, name)
-    return simplex_points_kernel(seed, lattice, amp, xa.astype(np.float64), ya.astype(np.float64))
+    return simplex_points_kernel(seed, lattice, amp, x=xa.astype(np.float64), y=ya.astype(np.float64))
 
 
-def simplex_points_kernel(seed: int, lattice: int, amp: np.float32, x: F64, y: F64) -> F32:
+def simplex_points_kernel(seed: int, lattice: int, amp: np.float32, *, x: F64, y: F64) -> F32:
     """Simplex noise times ``amp`` at checked ``float64`` points ``(x, y)``, ``float32``."""
     skew = x + y
     skew *= _SKEW
@@ -527,7 +531,7 @@ def simplex_points_kernel(seed: int, lattice: int, amp: np.float32, x: F64, y: F
 
 
 # --- cellular noise ------------------------------------------------------------------------------------
-def cellular_noise(x: npt.ArrayLike, y: npt.ArrayLike, seed: int = 0, lattice: int = 0, feature: str = "f1") -> F32:
+def cellular_noise(x: npt.ArrayLike, y: npt.ArrayLike, seed: int = 0, *, lattice: int = 0, feature: str = "f1") -> F32:
     """Cellular (Worley) noise: distances to the nearest feature points, in lattice units.
 
     Parameters
@@ -555,7 +559,7 @@ def cellular_noise(x: npt.ArrayLike, y: npt.ArrayLike, seed: int = 0, lattice: i
     if feature not in CELLULAR_FEATURES:
         raise ValueError(f"feature must be one of {CELLULAR_FEATURES}, got {feature!r}")
     ix, fx, iy, fy = _points(x, y)
-    f1, f2 = cellular_points_kernel(seed, lattice, ix, fx, iy, fy, feature != "f1")
+    f1, f2 = cellular_points_kernel(seed, lattice, ix, fx=fx, iy=iy, fy=fy, need_f2=feature != "f1")
     return cellular_feature(f1, f2, feature)
 
 
@@ -571,7 +575,7 @@ def cellular_feature(f1: F32, f2: F32, feature: str) -> F32:
 
 
 def cellular_points_kernel(
-    seed: int, lattice: int, ix: I64, fx: F32, iy: I64, fy: F32, need_f2: bool = True
+    seed: int, lattice: int, ix: I64, *, fx: F32, iy: I64, fy: F32, need_f2: bool = True
 ) -> tuple[F32, F32]:
     """Squared ``F1`` and ``F2`` over the 5 × 5 cells around each point's cell.
 

@@ -24,7 +24,7 @@ def white_noise(
 ) -> npt.NDArray[np.float64]:
     """Uniform white noise in ``[0, amplitude)``, one value per world cell, ``float64 window.shape``."""
     win = check_window(world_shape, window)
-    amp = check_number(amplitude, "amplitude", 0.0, 1e6)
+    amp = check_number(amplitude, "amplitude", low=0.0, high=1e6)
     return uniform(seed, "noise/base", win.row_coords()[:, None], win.col_coords()[None, :]) * amp
 
 
@@ -63,8 +63,8 @@ def lattice_white_noise(
         For bad parameters, naming the parameter and its range.
     """
     win = check_window(world_shape, window)
-    amp = check_number(amplitude, "amplitude", 0.0, 1e6)
-    g = check_number(grain, "grain", 1e-6, 1e6)
+    amp = check_number(amplitude, "amplitude", low=0.0, high=1e6)
+    g = check_number(grain, "grain", low=1e-6, high=1e6)
     ratio = 1.0 / g if g != 1.0 else 1.0
 
     def split(coords: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:

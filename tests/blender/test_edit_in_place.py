@@ -77,7 +77,9 @@ def test_changing_a_setting_regenerates_the_same_object_and_keeps_user_edits(ter
     assert terrain.data.as_pointer() == pointer and len(after) == 1600
     assert not np.array_equal(before[:, 2], after[:, 2])
     assert np.array_equal(before[:, :2], after[:, :2])
-    expected = orogen.core.circle_hills((40, 40), 4, 60, 3.0, 10.0, flattening=1.5) * np.float32(8.0)
+    expected = orogen.core.circle_hills(
+        (40, 40), 4, count=60, radius_min=3.0, radius_max=10.0, flattening=1.5
+    ) * np.float32(8.0)
     assert np.array_equal(after[:, 2].reshape(40, 40), expected)
     # Everything the user added is still there.
     assert bpy.data.objects.get("My Valley") is terrain

@@ -77,13 +77,13 @@ def test_attributes_equal_cores_maps_and_the_river_layer_paints_the_drainage_ran
         assert np.array_equal(point(terrain, name), values), name
 
     lays = core.spec.layers_from_data(layers(low))
-    weights = core.layer_weights(h, lays, None, maps)
+    weights = core.layer_weights(h, lays, None, maps=maps)
     inside = maps["drainage_area"] >= low
     assert 0.05 < inside.mean() < 0.3
     assert (weights[..., 1][inside] > 0.3).all() and (weights[..., 1][~inside] < 1e-6).all()
 
     rendered = plain_top_view(orogen, scene, terrain, tmp_path / "river.exr", SIZE, WIDTH)
-    expected = core.colormap(h, lays, None, maps)
+    expected = core.colormap(h, lays, None, maps=maps)
     inner = (slice(2, -2), slice(2, -2))
     assert np.abs(rendered[inner] - expected[inner]).max() < 2 / 255
     blue = rendered[..., 2] > 0.3  # the river colour shows exactly in the cells whose drainage area is in range

@@ -138,10 +138,10 @@ def test_colour_maps_of_a_terrain_uplifted_above_height_are_the_materials(scene,
     }
     scale = {"height": height, "cell_size": cell, "seed": 3}
     checked = core.spec.layers_from_data(layers)
-    linear = core.colormap(units, checked, slope, erosion, **scale).astype(np.float64)
+    linear = core.colormap(units, checked, slope, maps=erosion, **scale).astype(np.float64)
     srgb = np.where(linear <= 0.0031308, linear * 12.92, 1.055 * linear ** (1 / 2.4) - 0.055)
     assert np.abs(ex.read_image(str(tmp_path / "t_color.png"))[..., :3] - srgb).max() <= 1.5 / 255
-    weights = core.layer_weights(units, checked, slope, erosion, **scale)
+    weights = core.layer_weights(units, checked, slope, maps=erosion, **scale)
     splat = np.rint(ex.read_image(str(tmp_path / "t_splat0.png")).astype(np.float64) * 255.0)
     assert np.abs(splat[..., :3] - weights * 255.0).max() <= 1.0
     assert (weights[..., 1] > 0.5).mean() > 0.05 and (weights[..., 2] > 0.5).mean() > 0.02  # both matter

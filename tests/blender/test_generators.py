@@ -169,9 +169,25 @@ def test_profile_is_a_filled_shape_between_profile_and_base(scene, orogen, metho
     assert (co[:, 1] == 0.0).all()
     profiles = orogen.core.generators.profiles
     expected = (
-        profiles.slope_walk(200, 4, 3.0, 20.0, np.float32(0.6).item(), np.float32(0.15).item())
+        profiles.slope_walk(
+            200,
+            4,
+            min_height=3.0,
+            max_height=20.0,
+            max_slope=np.float32(0.6).item(),
+            slope_change=np.float32(0.15).item(),
+        )
         if method == "WALK"
-        else profiles.sectioned_profile(200, 4, 12, 6, np.float32(0.25).item(), 300, 3.0, 20.0)
+        else profiles.sectioned_profile(
+            200,
+            4,
+            sections=12,
+            sub_points=6,
+            shift=np.float32(0.25).item(),
+            smoothing_steps=300,
+            min_height=3.0,
+            max_height=20.0,
+        )
     )
     assert np.array_equal(top[:, 2], expected)
     normals = np.empty(len(obj.data.polygons) * 3, dtype=np.float32)

@@ -75,11 +75,11 @@ def test_stream_must_encode():
 
 def test_add_hill_checks_its_arguments():
     with pytest.raises(TypeError, match="heightmap must be a 2-D float64"):
-        add_hill(np.zeros((4, 4), dtype=np.int64), 1, 1, 1)
+        add_hill(np.zeros((4, 4), dtype=np.int64), 1, 1, radius=1)
     with pytest.raises(ValueError, match="row must be finite"):
-        add_hill(np.zeros((4, 4)), float("nan"), 1, 1)
+        add_hill(np.zeros((4, 4)), float("nan"), 1, radius=1)
     with pytest.raises(ValueError, match="radius must be in"):
-        add_hill(np.zeros((4, 4)), 1, 1, 1e200)
+        add_hill(np.zeros((4, 4)), 1, 1, radius=1e200)
 
 
 def test_raw_hills_checks_the_hill_set_and_refuses_hours_of_work():
@@ -87,7 +87,7 @@ def test_raw_hills_checks_the_hill_set_and_refuses_hours_of_work():
         raw_hills((8, 8), None)
     with pytest.raises(ValueError, match="same length"):
         raw_hills((8, 8), HillSet(np.zeros(3), np.zeros(2), np.ones(3)))
-    big = hill_parameters((8193, 8193), 0, 1_000_000, 8193, 8193)
+    big = hill_parameters((8193, 8193), 0, 1_000_000, radius_min=8193, radius_max=8193)
     with pytest.raises(ValueError, match=re.escape(f"more than {MAX_HILL_WORK:.0e}")):
         raw_hills((8193, 8193), big)
 
@@ -97,11 +97,11 @@ def test_fault_and_profile_work_is_bounded():
     from core.generators.profiles import sectioned_profile
 
     with pytest.raises(ValueError, match="faults x rows"):
-        fault_formation((4097, 4097), 0, 100_000)
+        fault_formation((4097, 4097), 0, faults=100_000)
     with pytest.raises(ValueError, match="displacement_max"):
-        fault_formation((4, 4), 0, 5, 5e-324)
+        fault_formation((4, 4), 0, faults=5, displacement_max=5e-324)
     with pytest.raises(ValueError, match=r"sections x \(smoothing_steps \+ sub_points\)"):
-        sectioned_profile(65536, 0, 65536, 2, 0.2, 10**7)
+        sectioned_profile(65536, 0, sections=65536, sub_points=2, shift=0.2, smoothing_steps=10**7)
 
 
 def test_recipe_filter_parameters_are_checked_before_margins():

@@ -8,7 +8,7 @@ from core.lighting.bake import bake_maps
 
 @pytest.fixture(scope="module")
 def terrain():
-    return core.diamond_square((70, 90), 3, 1.0).astype(np.float32) * np.float32(25.0)  # metres
+    return core.diamond_square((70, 90), 3, roughness=1.0).astype(np.float32) * np.float32(25.0)  # metres
 
 
 def test_bake_maps_equals_the_public_functions(terrain):
@@ -17,10 +17,10 @@ def test_bake_maps_equals_the_public_functions(terrain):
     assert m.slope.dtype == m.curvature.dtype == m.lightmap.dtype == m.normal.dtype == np.float32
     assert np.array_equal(m.slope, shading.slope_degrees(terrain, cell, 1.5))
     assert np.array_equal(m.curvature, shading.curvature(terrain, cell, 1.5))
-    assert np.array_equal(m.lightmap, shading.hillshade(terrain, cell, 200.0, 30.0, 1.5))
+    assert np.array_equal(m.lightmap, shading.hillshade(terrain, cell, azimuth=200.0, altitude=30.0, z_factor=1.5))
     assert np.array_equal(m.normal, shading.normal_map(terrain, cell, 1.5))
     multi = bake_maps(terrain, cell, lighting="MULTIDIRECTIONAL", altitude=30.0)
-    assert np.array_equal(multi.lightmap, shading.multidirectional_hillshade(terrain, cell, 30.0))
+    assert np.array_equal(multi.lightmap, shading.multidirectional_hillshade(terrain, cell, altitude=30.0))
     assert bake_maps(terrain, cell, lighting=None).lightmap is None and multi.normal is None
 
 
@@ -40,7 +40,14 @@ def test_bake_maps_with_shadows_and_ambient_occlusion_is_the_combined_lightmap(t
         max_brightness=0.9,
     )
     light = shading.combined_lightmap(
-        terrain, 0.5, 100.0, 25.0, shadow_softness=3.0, ambient_strength=2.0, ambient_directions=8, ambient_radius=16
+        terrain,
+        0.5,
+        azimuth=100.0,
+        altitude=25.0,
+        shadow_softness=3.0,
+        ambient_strength=2.0,
+        ambient_directions=8,
+        ambient_radius=16,
     )
     assert np.allclose(m.lightmap, 0.2 + 0.7 * light.astype(np.float64), atol=1e-6)
     assert 0.2 <= m.lightmap.min() and m.lightmap.max() <= 0.9
@@ -92,7 +99,7 @@ def test_bake_maps_on_threads_equals_one_thread(monkeypatch, lighting):
     import sys
 
     bake_module = sys.modules["core.lighting.bake"]
-    h = core.diamond_square((300, 230), 5, 1.0).astype(np.float32) * np.float32(40.0)
+    h = core.diamond_square((300, 230), 5, roughness=1.0).astype(np.float32) * np.float32(40.0)
     maps = {}
     for workers in (1, 2, 3):
         monkeypatch.setattr(bake_module, "worker_count", lambda cells, w=workers: w)

@@ -66,7 +66,9 @@ def test_the_gap_between_metres_layers_is_bridged_in_units_of_a_kilometre():
 
 # --- the noise field ----------------------------------------------------------------------------------
 def test_the_noise_field_has_its_declared_statistics():
-    u = np.concatenate([noise_field((513, 513), i, 20.0, 1.0, seed=s).ravel() for i in range(2) for s in range(2)])
+    u = np.concatenate(
+        [noise_field((513, 513), i, 20.0, cell_size=1.0, seed=s).ravel() for i in range(2) for s in range(2)]
+    )
     assert 0.0 <= u.min() and u.max() <= 1.0
     assert abs(u.mean() - 0.5) < 0.02
     assert abs(u.std() - NOISE_STD) < 0.02  # clipping trims the tails a little
@@ -74,11 +76,11 @@ def test_the_noise_field_has_its_declared_statistics():
 
 
 def test_the_noise_field_is_in_world_coordinates():
-    whole = noise_field((120, 140), 3, 25.0, 2.0, seed=4)
-    assert np.array_equal(whole[30:70, 50:90], noise_field((40, 40), 3, 25.0, 2.0, seed=4, origin=(30, 50)))
-    coarse = noise_field((61, 71), 3, 25.0, 4.0, seed=4)  # the same metres at half the resolution
+    whole = noise_field((120, 140), 3, 25.0, cell_size=2.0, seed=4)
+    assert np.array_equal(whole[30:70, 50:90], noise_field((40, 40), 3, 25.0, cell_size=2.0, seed=4, origin=(30, 50)))
+    coarse = noise_field((61, 71), 3, 25.0, cell_size=4.0, seed=4)  # the same metres at half the resolution
     assert np.array_equal(whole[::2, ::2][:60, :70], coarse[:60, :70])
-    other = noise_field((120, 140), 4, 25.0, 2.0, seed=4)  # each layer its own field
+    other = noise_field((120, 140), 4, 25.0, cell_size=2.0, seed=4)  # each layer its own field
     assert abs(np.corrcoef(whole.ravel(), other.ravel())[0, 1]) < 0.3
 
 
@@ -93,7 +95,7 @@ def test_edge_noise_moves_a_layers_edge_by_at_most_its_amplitude():
     assert (w[z < 900.0 - 1e-3] < 1e-4).all() and (w[z > 1101.0 + 1e-3] > 1 - 1e-4).all()
     edge = (w > 0.5).argmax(axis=1) * 2000.0 / (cols - 1)  # where snow begins, per row
     assert edge.std() > 20.0  # not a contour line
-    u = noise_field((rows, cols), 1, 40.0, 5.0, seed=3)
+    u = noise_field((rows, cols), 1, 40.0, cell_size=5.0, seed=3)
     expected = z - 100.0 * (2 * u - 1) > 1000.5
     assert np.mean(expected == (w > 0.5)) > 0.985  # up to cells on the one-metre ramp
 
@@ -102,7 +104,7 @@ def test_the_noise_mask_covers_its_share_of_the_map():
     patches = Layer("patches", (1, 0, 0), -1.0, 0.5, 2.0, mask="noise", mask_min=0.6, mask_max=1.0, noise_size=30.0)
     ground = Layer("ground", (0, 1, 0), -1.0, 0.5, 2.0)
     w = layer_weights(np.full((300, 300), 0.5), (patches, ground), cell_size=2.0, seed=1)[..., 0]
-    u = noise_field((300, 300), 0, 30.0, 2.0, seed=1)
+    u = noise_field((300, 300), 0, 30.0, cell_size=2.0, seed=1)
     assert np.array_equal(w > 0.4, u.astype(np.float32) >= np.float32(0.6))
     assert 0.2 < np.mean(w > 0.4) < 0.45  # P(U >= 0.6) for a normal U of sd 0.25 is 0.34
 

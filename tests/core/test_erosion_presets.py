@@ -36,8 +36,8 @@ def preset_metres(name, size=None):
 def gates(z, cell, base):
     rec, dist, area = oracles.routing(z, cell, base)
     threshold = CHANNEL_CELLS * cell * cell
-    share = geomorph.depression_share(z, oracles.filled(z, cell, base), area, threshold)
-    concavity = geomorph.concavity(z, rec, dist, area, threshold)
+    share = geomorph.depression_share(z, oracles.filled(z, cell, base), area, min_area=threshold)
+    concavity = geomorph.concavity(z, rec, dist, area=area, min_area=threshold)
     hack = geomorph.hack_exponent(geomorph.upstream_length(rec, dist), area, threshold)
     return share, -concavity.exponent, concavity.r2, hack.exponent, hack.r2
 

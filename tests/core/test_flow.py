@@ -11,7 +11,7 @@ from core.generators.midpoint_displacement import diamond_square
 
 
 def ds_terrain(n, seed, roughness, relief=500.0):
-    z = diamond_square((n, n), seed, roughness)
+    z = diamond_square((n, n), seed, roughness=roughness)
     return (z - z.min()) / (z.max() - z.min()) * relief
 
 

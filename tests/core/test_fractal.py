@@ -34,8 +34,14 @@ def grid(n_rows, n_cols, x0=-3.7, y0=5.2, dx=0.043, dy=0.051):
 # --- lattice noises --------------------------------------------------------------------------------------
 def test_the_separable_grid_forms_equal_the_point_forms_bit_for_bit():
     xs, ys, x, y = grid(90, 130)
-    assert np.array_equal(gradient.perlin_grid(xs, ys, 3, 2, 0.7), gradient.perlin_noise(x, y, 3, 2, 0.7))
-    assert np.array_equal(gradient.value_grid(xs, ys, 3, 2, 0.7), gradient.value_noise(x, y, 3, 2, 0.7))
+    assert np.array_equal(
+        gradient.perlin_grid(xs, ys, 3, lattice=2, amplitude=0.7),
+        gradient.perlin_noise(x, y, 3, lattice=2, amplitude=0.7),
+    )
+    assert np.array_equal(
+        gradient.value_grid(xs, ys, 3, lattice=2, amplitude=0.7),
+        gradient.value_noise(x, y, 3, lattice=2, amplitude=0.7),
+    )
 
 
 def test_a_lattice_finer_than_the_grid_is_hashed_not_tabulated(monkeypatch):
@@ -53,8 +59,8 @@ def test_a_lattice_finer_than_the_grid_is_hashed_not_tabulated(monkeypatch):
 def test_tabulated_and_hashed_lattice_lookups_agree(monkeypatch, name):
     def evaluate(x, y):
         if name in ("f1", "f2", "f2_f1"):
-            return gradient.cellular_noise(x, y, 5, 1, name)
-        return getattr(gradient, f"{name}_noise")(x, y, 5, 1)
+            return gradient.cellular_noise(x, y, 5, lattice=1, feature=name)
+        return getattr(gradient, f"{name}_noise")(x, y, 5, lattice=1)
 
     _, _, x, y = grid(40, 50)
     boxed = evaluate(x, y)
@@ -104,9 +110,9 @@ def test_cellular_f1_and_f2_are_the_true_nearest_distances(seed, x0, y0):
     x = x0 + np.random.default_rng(seed % 1000).random(2000) * 30
     y = y0 + np.random.default_rng(seed % 1000 + 1).random(2000) * 30
     f1, f2 = brute_force_cellular(x, y, seed, 3)
-    assert np.allclose(gradient.cellular_noise(x, y, seed, 3, "f1"), f1, atol=2e-5)
-    assert np.allclose(gradient.cellular_noise(x, y, seed, 3, "f2"), f2, atol=2e-5)
-    assert np.allclose(gradient.cellular_noise(x, y, seed, 3, "f2_f1"), f2 - f1, atol=4e-5)
+    assert np.allclose(gradient.cellular_noise(x, y, seed, lattice=3, feature="f1"), f1, atol=2e-5)
+    assert np.allclose(gradient.cellular_noise(x, y, seed, lattice=3, feature="f2"), f2, atol=2e-5)
+    assert np.allclose(gradient.cellular_noise(x, y, seed, lattice=3, feature="f2_f1"), f2 - f1, atol=4e-5)
     assert f1.max() < np.sqrt(2.0) and f2.max() < 1.81
 
 
@@ -118,7 +124,7 @@ def test_every_noise_is_continuous(name):
         t = np.arange(0.0, 120.0, spacing)
         x, y = -7.3 + t * 0.8, 2.1 + t * 0.6
         v = (
-            gradient.cellular_noise(x, y, 2, 0, name)
+            gradient.cellular_noise(x, y, 2, lattice=0, feature=name)
             if name.startswith("f")
             else getattr(gradient, f"{name}_noise")(x, y, 2)
         )
@@ -196,7 +202,7 @@ def test_one_octave_of_fbm_is_the_lattice_noise_at_the_world_positions():
     octave = core.noise.fractal._octaves(6, 0, 37.0, 0.0, 0.5, 2.0)[0]
     x = np.arange(60) * 2.0 * (1.0 / 37.0) + octave.shift_x
     y = np.arange(50) * 2.0 * (1.0 / 37.0) + octave.shift_y
-    assert np.array_equal(out, gradient.perlin_grid(x, y, 6, 0).astype(np.float64))
+    assert np.array_equal(out, gradient.perlin_grid(x, y, 6, lattice=0).astype(np.float64))
     assert np.array_equal(fractal_noise((50, 60), 6, detail=4.0, roughness=0.0, cell_size=2.0, feature_size=37.0), out)
 
 
@@ -398,8 +404,8 @@ print(json.dumps({
                                   stretch=5.0, stretch_direction=165.0, distortion=6.0, cell_size=1.5)),
     "cone": digest(fractal_noise((61, 61), 12, feature_size=30.0, cone=3.0, cone_radius=40.0, crater_radius=8.0,
                                  stretch=3.0, stretch_direction=180.0)),
-    "cellular_f2": digest(cellular_noise(x, y, 3, 1, "f2")),
-    "simplex": digest(simplex_noise(x, y, 3, 1)),
+    "cellular_f2": digest(cellular_noise(x, y, 3, lattice=1, feature="f2")),
+    "simplex": digest(simplex_noise(x, y, 3, lattice=1)),
 }))
 """
 

@@ -86,7 +86,9 @@ def edges(shape):
 @pytest.mark.parametrize("z_factor", [1.0, 2.5])
 def test_hillshade_matches_gdaldem_within_one_level(dem, tmp_path, azimuth, altitude, z_factor):
     reference = gdaldem(tmp_path, "hillshade", dem, "-az", azimuth, "-alt", altitude, "-z", z_factor, "-compute_edges")
-    ours = np.rint(1.0 + 254.0 * hillshade(dem, CELL, azimuth, altitude, z_factor).astype(np.float64))
+    ours = np.rint(
+        1.0 + 254.0 * hillshade(dem, CELL, azimuth=azimuth, altitude=altitude, z_factor=z_factor).astype(np.float64)
+    )
     keep = all_but_corners(dem.shape)
     diff = np.abs(ours[keep] - reference[keep])
     assert diff.max() <= 1.0, (diff.max(), (diff > 1).sum())
@@ -99,7 +101,9 @@ def test_multidirectional_hillshade_matches_gdaldem(dem, tmp_path, altitude, z_f
     reference = gdaldem(
         tmp_path, "hillshade", dem, "-multidirectional", "-alt", altitude, "-z", z_factor, "-compute_edges"
     )
-    ours = np.rint(1.0 + 254.0 * multidirectional_hillshade(dem, CELL, altitude, z_factor).astype(np.float64))
+    ours = np.rint(
+        1.0 + 254.0 * multidirectional_hillshade(dem, CELL, altitude=altitude, z_factor=z_factor).astype(np.float64)
+    )
     keep = all_but_corners(dem.shape)
     assert np.abs(ours[keep] - reference[keep]).max() <= 1.0
 

@@ -8,7 +8,7 @@ from core import add_hill, circle_hills, hill_parameters, raw_hills
 
 def test_lone_hill_peaks_at_radius_squared_and_follows_the_parabola():
     h = np.zeros((21, 21))
-    add_hill(h, 10.0, 10.0, 5.0)
+    add_hill(h, 10.0, 10.0, radius=5.0)
     assert h[10, 10] == 25.0
     assert h[10, 13] == 25.0 - 9.0
     assert h[13, 14] == 0.0  # d**2 = 25: the rim
@@ -17,7 +17,7 @@ def test_lone_hill_peaks_at_radius_squared_and_follows_the_parabola():
 
 def test_hill_touches_only_the_cells_it_covers():
     h = np.full((40, 40), 7.0)
-    add_hill(h, 20.3, 11.6, 4.2)
+    add_hill(h, 20.3, 11.6, radius=4.2)
     rr, cc = np.mgrid[0:40, 0:40]
     outside = (rr - 20.3) ** 2 + (cc - 11.6) ** 2 >= 4.2**2
     assert (h[outside] == 7.0).all()
@@ -26,7 +26,7 @@ def test_hill_touches_only_the_cells_it_covers():
 
 def test_hill_partly_outside_the_map():
     h = np.zeros((10, 10))
-    add_hill(h, -2.0, 5.0, 4.0)
+    add_hill(h, -2.0, 5.0, radius=4.0)
     assert h[0, 5] == 16.0 - 4.0
     assert h[2, 5] == 0.0
 
@@ -37,7 +37,7 @@ def test_overlapping_hills_add():
     total = raw_hills(shape, hills)
     single = [np.zeros(shape), np.zeros(shape)]
     for i in range(2):
-        add_hill(single[i], hills.rows[i], hills.cols[i], hills.radii[i])
+        add_hill(single[i], hills.rows[i], hills.cols[i], radius=hills.radii[i])
     assert np.array_equal(total, single[0] + single[1])
 
 
@@ -66,7 +66,7 @@ def test_radii_lie_in_the_range():
 )
 def test_island_hills_stay_inside_the_map(rows, cols, seed, rmin, span):
     rmax = rmin + span
-    hills = hill_parameters((rows, cols), seed, 50, rmin, rmax, island=True)
+    hills = hill_parameters((rows, cols), seed, 50, radius_min=rmin, radius_max=rmax, island=True)
     fits = hills.radii <= (min(rows, cols) - 1) / 2
     r, c, rad = hills.rows[fits], hills.cols[fits], hills.radii[fits]
     eps = 1e-9

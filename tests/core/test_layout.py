@@ -1,9 +1,22 @@
-"""The test tree itself: pytest imports test modules by their base name, so two test files may not share one."""
+"""The layout of the code itself: test modules with unique names, and the rules of construction.
 
+No import cycle in addon/ or core/, no add-on module over 500 lines, relative imports in the add-on; in core,
+over every module of every sub-package: public functions take at most three positional parameters (options
+are keyword-only), no two public functions share a name, no module imports another's ``_private`` names, and
+each sub-package re-exports its modules' public names.
+"""
+
+import ast
+import importlib
+import inspect
+import pkgutil
 from collections import Counter
 from pathlib import Path
 
+import core
+
 ROOT = Path(__file__).resolve().parents[2]
+POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
 
 
 def test_test_files_have_unique_names():
@@ -130,3 +143,62 @@ def test_the_addon_imports_its_own_modules_relatively():
                 f"{path.relative_to(ROOT)}: {n}" for n in names if n.split(".")[0] in ("addon", "core", "orogen")
             ]
     assert absolute == []
+
+
+def core_modules():
+    """Every module of core, sub-packages included, imported."""
+    found = [core]
+    for info in pkgutil.walk_packages(core.__path__, "core."):
+        found.append(importlib.import_module(info.name))
+    return found
+
+
+def public_functions():
+    """``(module name, function name, function)`` of every public function defined in a core module."""
+    for module in core_modules():
+        for name, obj in vars(module).items():
+            if not name.startswith("_") and inspect.isfunction(obj) and obj.__module__ == module.__name__:
+                yield module.__name__, name, obj
+
+
+def test_the_walk_reaches_every_sub_package():
+    names = {m.__name__ for m in core_modules()}
+    assert {"core.generators", "core.noise", "core.erosion", "core.lighting", "core.io"} <= names
+    assert len(names) == len(list((ROOT / "core").rglob("*.py")))
+
+
+def test_public_functions_take_options_keyword_only():
+    crowded = []
+    for module, name, function in public_functions():
+        positional = [p.name for p in inspect.signature(function).parameters.values() if p.kind in POSITIONAL]
+        if len(positional) > 3:
+            crowded.append(f"{module}.{name}({', '.join(positional)})")
+    assert crowded == []
+
+
+def test_no_two_public_functions_share_a_name():
+    where: dict[str, list[str]] = {}
+    for module, name, _ in public_functions():
+        where.setdefault(name, []).append(module)
+    assert {name: modules for name, modules in where.items() if len(modules) > 1} == {}
+
+
+def test_no_core_module_imports_private_names_of_another():
+    offenders = []
+    for path in sorted((ROOT / "core").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module != "__future__":
+                offenders += [f"{path.relative_to(ROOT)}: {a.name}" for a in node.names if a.name.startswith("_")]
+    assert offenders == []
+
+
+def test_each_sub_package_re_exports_its_modules_public_names():
+    missing = []
+    for module in core_modules():
+        if not hasattr(module, "__path__") or module is core:
+            continue
+        assert module.__doc__, f"{module.__name__} has no docstring"
+        for info in pkgutil.iter_modules(module.__path__, module.__name__ + "."):
+            sub = importlib.import_module(info.name)
+            missing += [f"{info.name}.{n}" for n in sub.__all__ if getattr(module, n, None) is not getattr(sub, n)]
+    assert missing == []

@@ -32,7 +32,7 @@ def test_no_creases_along_subdivision_lines(roughness):
     """Second differences across the first subdivision lines match the rest of the map."""
     ratios = []
     for seed in range(30):
-        h = normalised(diamond_square((257, 257), seed, roughness))
+        h = normalised(diamond_square((257, 257), seed, roughness=roughness))
         d2 = np.abs(h[:, :-2] - 2 * h[:, 1:-1] + h[:, 2:])  # column c at index c - 1
         lines = np.mean([d2[:, c - 1].mean() for c in (64, 128, 192)])
         ratios.append(lines / d2.mean())
@@ -42,7 +42,7 @@ def test_no_creases_along_subdivision_lines(roughness):
 def test_no_bias_and_equal_roughness_at_the_borders():
     bias, rough = [], []
     for seed in range(30):
-        h = normalised(diamond_square((257, 257), seed, 1.0))
+        h = normalised(diamond_square((257, 257), seed, roughness=1.0))
         border = np.concatenate([h[0], h[-1], h[:, 0], h[:, -1]])
         bias.append(border.mean() - h.mean())
         d1 = np.abs(np.diff(h, axis=1))
@@ -52,19 +52,21 @@ def test_no_bias_and_equal_roughness_at_the_borders():
 
 
 def test_roughness_controls_fine_detail():
-    smooth = normalised(diamond_square((129, 129), 1, 1.5))
-    rough = normalised(diamond_square((129, 129), 1, 0.5))
+    smooth = normalised(diamond_square((129, 129), 1, roughness=1.5))
+    rough = normalised(diamond_square((129, 129), 1, roughness=0.5))
     assert np.abs(np.diff(rough, axis=0)).mean() > 3 * np.abs(np.diff(smooth, axis=0)).mean()
 
 
 def test_random_windows_equal_the_whole():
     world = (300, 500)
-    h = diamond_square(world, 9, 0.8)
+    h = diamond_square(world, 9, roughness=0.8)
     rng = np.random.default_rng(0)
     for _ in range(50):
         r, c = int(rng.integers(0, 300)), int(rng.integers(0, 500))
         win = Window(r, c, int(rng.integers(1, 301 - r)), int(rng.integers(1, 501 - c)))
-        assert np.array_equal(diamond_square(world, 9, 0.8, window=win), h[r : r + win.rows, c : c + win.cols])
+        assert np.array_equal(
+            diamond_square(world, 9, roughness=0.8, window=win), h[r : r + win.rows, c : c + win.cols]
+        )
 
 
 @pytest.mark.parametrize("roughness", [0.0, -1.0, 9.0, float("nan")])

@@ -22,7 +22,7 @@ def test_slope_walk_stays_in_bounds_without_plateaus(seed, max_slope, change):
 
 
 def test_slope_walk_reaches_the_bounds_and_turns():
-    p = slope_walk(5000, 1, 0.0, 50.0, max_slope=3.0, slope_change=1.0)
+    p = slope_walk(5000, 1, min_height=0.0, max_height=50.0, max_slope=3.0, slope_change=1.0)
     assert (p == 50.0).sum() > 0 and (p == 0.0).sum() > 0
 
 
@@ -30,17 +30,23 @@ def test_slope_walk_reaches_the_bounds_and_turns():
 @given(st.integers(0, 2**32), st.integers(1, 40), st.integers(1, 9))
 def test_sections_alone_equal_the_whole(seed, sections, sub_points):
     columns = 37 * sections + 5
-    whole = sectioned_profile(columns, seed, sections, sub_points, shift=0.3, smoothing_steps=50)
+    whole = sectioned_profile(columns, seed, sections=sections, sub_points=sub_points, shift=0.3, smoothing_steps=50)
     assert whole.shape == (columns,)
     for i in range(sections):
-        start, stop = section_columns(columns, seed, sections, i)
-        part = sectioned_profile(columns, seed, sections, sub_points, shift=0.3, smoothing_steps=50, section=i)
+        start, stop = section_columns(columns, seed, sections, section=i)
+        part = sectioned_profile(
+            columns, seed, sections=sections, sub_points=sub_points, shift=0.3, smoothing_steps=50, section=i
+        )
         assert np.array_equal(part, whole[start:stop])
 
 
 def test_sectioned_profile_bounds_and_smoothing():
-    rough = sectioned_profile(4000, 7, 20, 8, shift=0.5, smoothing_steps=0, min_height=5, max_height=80)
-    smooth = sectioned_profile(4000, 7, 20, 8, shift=0.5, smoothing_steps=4000, min_height=5, max_height=80)
+    rough = sectioned_profile(
+        4000, 7, sections=20, sub_points=8, shift=0.5, smoothing_steps=0, min_height=5, max_height=80
+    )
+    smooth = sectioned_profile(
+        4000, 7, sections=20, sub_points=8, shift=0.5, smoothing_steps=4000, min_height=5, max_height=80
+    )
     for p in (rough, smooth):
         assert p.min() >= 5.0 and p.max() <= 80.0
     curvature = lambda p: np.abs(np.diff(p.astype(np.float64), 2)).sum()  # noqa: E731

@@ -28,9 +28,9 @@ def test_a_plane_is_exact_on_edges_and_corners(rows, cols):
     slope = math.degrees(math.atan(math.hypot(0.4, 1.3)))
     assert np.allclose(shading.slope_degrees(tilted, 0.5), slope, atol=1e-4)
     assert np.abs(shading.curvature(tilted, 0.5)).max() <= 1e-4
-    shade = shading.hillshade(tilted, 0.5, 340.0, 35.0)
+    shade = shading.hillshade(tilted, 0.5, azimuth=340.0, altitude=35.0)
     assert np.allclose(shade, shade[0, 0], atol=1e-6) and shade[0, 0] > 0
-    multi = shading.multidirectional_hillshade(tilted, 0.5, 35.0)
+    multi = shading.multidirectional_hillshade(tilted, 0.5, altitude=35.0)
     assert np.allclose(multi, multi[0, 0], atol=1e-6)
     normals = shading.normal_map(tilted, 0.5)
     assert np.allclose(normals, normals[0, 0], atol=1e-6)
@@ -46,9 +46,11 @@ def test_edge_curvature_keeps_the_second_difference_along_the_edge():
 
 @pytest.mark.parametrize("altitude", [10.0, 30.0, 45.0, 80.0])
 def test_flat_ground_gets_sin_altitude(altitude):
-    assert np.allclose(shading.hillshade(np.zeros((5, 5)), 1.0, 123.0, altitude), math.sin(math.radians(altitude)))
     assert np.allclose(
-        shading.multidirectional_hillshade(np.zeros((5, 5)), 1.0, altitude), math.sin(math.radians(altitude))
+        shading.hillshade(np.zeros((5, 5)), 1.0, azimuth=123.0, altitude=altitude), math.sin(math.radians(altitude))
+    )
+    assert np.allclose(
+        shading.multidirectional_hillshade(np.zeros((5, 5)), 1.0, altitude=altitude), math.sin(math.radians(altitude))
     )
 
 
@@ -59,16 +61,16 @@ def test_a_slope_facing_the_sun_at_the_right_angle_is_fully_lit(azimuth):
     tilt = math.tan(math.radians(90.0 - altitude))
     az = math.radians(azimuth)
     h = plane(7, 7, -tilt * math.sin(az), -tilt * math.cos(az))  # falls toward the sun
-    assert shading.hillshade(h, 1.0, azimuth, altitude)[3, 3] == pytest.approx(1.0, abs=1e-6)
+    assert shading.hillshade(h, 1.0, azimuth=azimuth, altitude=altitude)[3, 3] == pytest.approx(1.0, abs=1e-6)
     # The same slope seen by a sun behind it is dark.
-    assert shading.hillshade(h, 1.0, azimuth + 180.0, altitude)[3, 3] == 0.0
+    assert shading.hillshade(h, 1.0, azimuth=azimuth + 180.0, altitude=altitude)[3, 3] == 0.0
 
 
 def test_hillshade_rotates_with_the_map():
     rng = np.random.default_rng(0)
     h = rng.random((20, 20)).cumsum(0).cumsum(1)
-    a = shading.hillshade(h, 1.0, 0.0, 40.0)
-    b = shading.hillshade(np.rot90(h, -1), 1.0, 90.0, 40.0)  # rotate the map clockwise and the sun too
+    a = shading.hillshade(h, 1.0, azimuth=0.0, altitude=40.0)
+    b = shading.hillshade(np.rot90(h, -1), 1.0, azimuth=90.0, altitude=40.0)  # rotate the map clockwise and the sun too
     assert np.allclose(np.rot90(a, -1)[1:-1, 1:-1], b[1:-1, 1:-1], atol=1e-6)
 
 
@@ -89,7 +91,7 @@ def wall_shadow(azimuth, altitude, softness=0.5, samples=8, height=10.0, size=16
         h[:, mid] = height
     else:
         h[mid, :] = height
-    shadow = shading.cast_shadows(h, 1.0, azimuth, altitude, softness=softness, samples=samples)
+    shadow = shading.cast_shadows(h, 1.0, azimuth=azimuth, altitude=altitude, softness=softness, samples=samples)
     bands = [altitude - softness / 2 + softness * (j + 0.5) / samples for j in range(samples)]
     across, along = (abs(east), abs(north)) if across_columns else (abs(north), abs(east))
     got, want = [], []
@@ -146,17 +148,21 @@ def test_cast_shadows_match_a_cell_by_cell_march(seed):
     max_distance = [None, 3, 5][seed % 3]
     origin = (0, 0) if seed < 6 else (int(rng.integers(0, 5000)), int(rng.integers(0, 5000)))
     expected = brute_shadows(h, azimuth, altitude, softness, 8, max_distance, origin)
-    got = shading.cast_shadows(h, 1.0, azimuth, altitude, softness=softness, max_distance=max_distance, origin=origin)
+    got = shading.cast_shadows(
+        h, 1.0, azimuth=azimuth, altitude=altitude, softness=softness, max_distance=max_distance, origin=origin
+    )
     assert np.abs(got - expected).max() <= 1e-6
 
 
 def test_cast_shadows_samples_and_zenith():
     h = np.zeros((20, 20))
     h[10, 10] = 5.0
-    assert shading.cast_shadows(h, 1.0, 0.0, 90.0).min() == 1.0
-    flat_low = shading.cast_shadows(np.zeros((9, 9)), 1.0, 90.0, 0.0, softness=2.0, samples=4)
+    assert shading.cast_shadows(h, 1.0, azimuth=0.0, altitude=90.0).min() == 1.0
+    flat_low = shading.cast_shadows(np.zeros((9, 9)), 1.0, azimuth=90.0, altitude=0.0, softness=2.0, samples=4)
     assert np.allclose(flat_low[:, :-1], 0.5) and np.allclose(flat_low[:, -1], 1.0)  # half the disc below
-    assert set(np.unique(shading.cast_shadows(h, 1.0, 30.0, 10.0, softness=8.0, samples=5) * 5).round(5)) <= {
+    assert set(
+        np.unique(shading.cast_shadows(h, 1.0, azimuth=30.0, altitude=10.0, softness=8.0, samples=5) * 5).round(5)
+    ) <= {
         0.0,
         1.0,
         2.0,
@@ -205,7 +211,7 @@ def test_ambient_occlusion_equals_the_straightforward_march(shape, directions, r
     """Issue #13: the blocked float32 march gives the same values (well within 1/255)."""
     rng = np.random.default_rng(shape[0])
     h = rng.random(shape).cumsum(1) * 0.3 + rng.random(shape) * 4
-    got = shading.ambient_occlusion(h, 0.7, z_factor, directions, radius)
+    got = shading.ambient_occlusion(h, 0.7, z_factor=z_factor, directions=directions, radius=radius)
     assert np.abs(got - reference_ambient_occlusion(h, 0.7, z_factor, directions, radius)).max() <= 1e-5
 
 
@@ -282,13 +288,17 @@ def test_ambient_occlusion_equals_the_march_before_opposite_directions_shared_ri
     h = (rng.random(shape).cumsum(0) * 0.2 + rng.random(shape) * 3 + rng.random(shape).cumsum(1) * 0.1) * 10
     before = blocked_ambient_occlusion_before_pairing(h, 0.7, z_factor, directions, radius)
     monkeypatch.setattr(occlusion, "_AO_BLOCK_CELLS", block_cells)
-    got = shading.ambient_occlusion(h, 0.7, z_factor, directions, radius)
+    got = shading.ambient_occlusion(h, 0.7, z_factor=z_factor, directions=directions, radius=radius)
     assert np.abs(got - before).max() <= 1e-5  # 360 directions summed in another order: 5e-6
     for workers in (1, 2, 3):  # the same values whatever the blocks, bands and threads
         monkeypatch.setattr(occlusion, "worker_count", lambda cells, w=workers: w)
-        assert np.array_equal(shading.ambient_occlusion(h, 0.7, z_factor, directions, radius), got)
+        assert np.array_equal(
+            shading.ambient_occlusion(h, 0.7, z_factor=z_factor, directions=directions, radius=radius), got
+        )
     monkeypatch.setattr(occlusion, "_AO_BLOCK_CELLS", 1 << 18)
-    assert np.array_equal(shading.ambient_occlusion(h, 0.7, z_factor, directions, radius), got)
+    assert np.array_equal(
+        shading.ambient_occlusion(h, 0.7, z_factor=z_factor, directions=directions, radius=radius), got
+    )
 
 
 def test_shadow_and_ambient_work_is_bounded():
@@ -319,16 +329,16 @@ def test_combined_lightmap_is_the_product_of_its_parts():
     rng = np.random.default_rng(3)
     h = rng.random((32, 32)).cumsum(0) * 2
     parts = (
-        shading.hillshade(h, 1.0, 200.0, 35.0).astype(np.float64)
-        * shading.cast_shadows(h, 1.0, 200.0, 35.0)
+        shading.hillshade(h, 1.0, azimuth=200.0, altitude=35.0).astype(np.float64)
+        * shading.cast_shadows(h, 1.0, azimuth=200.0, altitude=35.0)
         * shading.ambient_occlusion(h, 1.0, directions=8, radius=16).astype(np.float64) ** 2.0
     )
     combined = shading.combined_lightmap(
-        h, 1.0, 200.0, 35.0, ambient_strength=2.0, ambient_directions=8, ambient_radius=16
+        h, 1.0, azimuth=200.0, altitude=35.0, ambient_strength=2.0, ambient_directions=8, ambient_radius=16
     )
     assert np.allclose(combined, parts, atol=1e-6)
-    bare = shading.combined_lightmap(h, 1.0, 200.0, 35.0, shadows=False, ambient=False)
-    assert np.array_equal(bare, shading.hillshade(h, 1.0, 200.0, 35.0))
+    bare = shading.combined_lightmap(h, 1.0, azimuth=200.0, altitude=35.0, shadows=False, ambient=False)
+    assert np.array_equal(bare, shading.hillshade(h, 1.0, azimuth=200.0, altitude=35.0))
 
 
 def test_normal_map_opengl_convention():

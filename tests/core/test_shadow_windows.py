@@ -37,8 +37,8 @@ def window_shadows(h, cell, azimuth, altitude, softness, window, reach, origin=(
     part = cast_shadows(
         h[outer.row : outer.row + outer.rows, outer.col : outer.col + outer.cols],
         cell,
-        azimuth,
-        altitude,
+        azimuth=azimuth,
+        altitude=altitude,
         softness=softness,
         max_distance=max_distance,
         origin=(origin[0] + outer.row, origin[1] + outer.col),
@@ -47,9 +47,9 @@ def window_shadows(h, cell, azimuth, altitude, softness, window, reach, origin=(
 
 
 def test_reach_and_margins():
-    assert shadow_reach(30.0, 2.0, 45.0, 2.0) == math.ceil(30.0 / (math.tan(math.radians(44.125)) * 2.0)) + 1
-    assert shadow_reach(30.0, 2.0, 0.5, 2.0) is None  # the disc reaches the horizon: unbounded
-    assert shadow_reach(0.0, 2.0, 45.0, 2.0) == 1  # flat: nothing rises above a ray
+    assert shadow_reach(30.0, 2.0, 45.0, softness=2.0) == math.ceil(30.0 / (math.tan(math.radians(44.125)) * 2.0)) + 1
+    assert shadow_reach(30.0, 2.0, 0.5, softness=2.0) is None  # the disc reaches the horizon: unbounded
+    assert shadow_reach(0.0, 2.0, 45.0, softness=2.0) == 1  # flat: nothing rises above a ray
     # Only the sides toward the sun: (north, south, west, east).
     assert shadow_margins(0.0, 9) == (9, 0, 0, 0)
     assert shadow_margins(90.0, 9) == (0, 0, 0, 9)
@@ -60,7 +60,7 @@ def test_reach_and_margins():
 
 
 def test_a_sun_whose_disc_passes_the_zenith_casts_no_shadow_and_needs_no_margin():
-    assert shadow_reach(30.0, 2.0, 90.0, 1.0, samples=1) == 0
+    assert shadow_reach(30.0, 2.0, 90.0, softness=1.0, samples=1) == 0
 
 
 @pytest.mark.parametrize(
@@ -69,8 +69,8 @@ def test_a_sun_whose_disc_passes_the_zenith_casts_no_shadow_and_needs_no_margin(
 def test_four_by_four_windows_equal_the_whole_at_every_azimuth(azimuth):
     h, cell, relief = terrain()
     altitude = 25.0
-    whole = cast_shadows(h, cell, azimuth, altitude, softness=2.0)
-    reach = shadow_reach(relief, cell, altitude, 2.0)
+    whole = cast_shadows(h, cell, azimuth=azimuth, altitude=altitude, softness=2.0)
+    reach = shadow_reach(relief, cell, altitude, softness=2.0)
     assert 0.02 < 1.0 - whole.mean() and whole.min() == 0.0  # there are shadows, and penumbrae
     assert np.any((whole > 0.0) & (whole < 1.0))
     for ty in range(4):
@@ -98,8 +98,10 @@ def test_a_window_grown_toward_the_sun_by_the_reach_equals_the_whole(
     """Any sun, any window, anywhere in a world (``origin``): exact, soft shadows included."""
     h, cell, relief = terrain()
     rows, cols = min(rows, 97 - row), min(cols, 97 - col)
-    whole = cast_shadows(h, cell, azimuth, altitude, softness=softness, origin=origin, max_distance=max_distance)
-    reach = shadow_reach(relief, cell, altitude, softness)
+    whole = cast_shadows(
+        h, cell, azimuth=azimuth, altitude=altitude, softness=softness, origin=origin, max_distance=max_distance
+    )
+    reach = shadow_reach(relief, cell, altitude, softness=softness)
     if max_distance is not None:
         reach = min(reach, max_distance)
     window = Window(row, col, rows, cols)
@@ -110,10 +112,10 @@ def test_a_window_grown_toward_the_sun_by_the_reach_equals_the_whole(
 def test_the_world_anchor_moves_rays_not_the_physics():
     """Two origins trace rays one cell apart in places: the same shadows but for cells on shadow edges."""
     h, cell, _ = terrain()
-    a = cast_shadows(h, cell, 290.0, 25.0)
+    a = cast_shadows(h, cell, azimuth=290.0, altitude=25.0)
     # A west sun's rays step one column at a time: the row origin moves nothing.
-    assert np.array_equal(a, cast_shadows(h, cell, 290.0, 25.0, origin=(7, 0)))
-    moved = cast_shadows(h, cell, 290.0, 25.0, origin=(0, 5))  # rays rounded across rows differently
+    assert np.array_equal(a, cast_shadows(h, cell, azimuth=290.0, altitude=25.0, origin=(7, 0)))
+    moved = cast_shadows(h, cell, azimuth=290.0, altitude=25.0, origin=(0, 5))  # rays rounded across rows differently
     assert 0.0 < np.mean(moved != a) < 0.05
     assert np.abs(moved.mean() - a.mean()) < 0.01
 
@@ -123,4 +125,4 @@ def test_the_world_anchor_moves_rays_not_the_physics():
 )
 def test_bad_origin_is_named(origin, match):
     with pytest.raises((TypeError, ValueError), match=match):
-        cast_shadows(np.zeros((4, 4)), 1.0, 10.0, 30.0, origin=origin)
+        cast_shadows(np.zeros((4, 4)), 1.0, azimuth=10.0, altitude=30.0, origin=origin)

@@ -126,22 +126,22 @@ def test_what_stream_power_erosion_removed_is_the_same_at_both_sizes(lake_fill):
 
 
 def test_diamond_square_coarse_levels_are_the_same_numbers():
-    fine = diamond_square((1025, 1025), 5, 1.0, lattice="world")
-    coarse = diamond_square((257, 257), 5, 1.0, lattice="world")
+    fine = diamond_square((1025, 1025), 5, roughness=1.0, lattice="world")
+    coarse = diamond_square((257, 257), 5, roughness=1.0, lattice="world")
     # the 1025² terrain adds two finer levels (their offsets and the vertex rule move its coarse points a little)
     assert np.corrcoef(fine[::4, ::4].ravel(), coarse.ravel())[0, 1] > 0.999
     assert np.abs(fine[::4, ::4] - coarse).max() < 0.05 * np.ptp(coarse)
 
 
 def test_diamond_square_world_lattice_for_any_size_tiles_and_keeps_windows_exact():
-    h = diamond_square((151, 200), 2, 1.0, lattice="world")  # 199 cells across: interpolated on a 256 lattice
-    assert np.array_equal(h[:, 0], diamond_square((151, 200), 2, 1.0, lattice="world")[:, 0])
-    square = diamond_square((200, 200), 2, 1.0, lattice="world")
+    h = diamond_square((151, 200), 2, roughness=1.0, lattice="world")  # 199 cells across: interpolated on a 256 lattice
+    assert np.array_equal(h[:, 0], diamond_square((151, 200), 2, roughness=1.0, lattice="world")[:, 0])
+    square = diamond_square((200, 200), 2, roughness=1.0, lattice="world")
     assert np.allclose(square[:, 0], square[:, -1], rtol=0, atol=1e-12)  # column 0 and 199 are the period apart
-    part = diamond_square((151, 200), 2, 1.0, window=Window(20, 33, 50, 70), lattice="world")
+    part = diamond_square((151, 200), 2, roughness=1.0, window=Window(20, 33, 50, 70), lattice="world")
     assert np.array_equal(h[20:70, 33:103], part)
-    preview = diamond_square((257, 257), 2, 1.0, lattice="world")
-    full = diamond_square((1000, 1000), 2, 1.0, lattice="world")  # same width, 999 cells: not a power of two
+    preview = diamond_square((257, 257), 2, roughness=1.0, lattice="world")
+    full = diamond_square((1000, 1000), 2, roughness=1.0, lattice="world")  # same width, 999 cells: not a power of two
     along = np.interp(np.arange(257) * 999 / 256, np.arange(1000), full[0])  # the first row at the preview's x
     assert np.corrcoef(along, preview[0])[0, 1] > 0.99
 

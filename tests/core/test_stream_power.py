@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def ds_terrain(n, seed, roughness, relief):
-    z = diamond_square((n, n), seed, roughness)
+    z = diamond_square((n, n), seed, roughness=roughness)
     z = (z - z.min()) / (z.max() - z.min()) * relief
     z[[0, -1], :] = 0.0
     z[:, [0, -1]] = 0.0
@@ -115,7 +115,7 @@ def test_golden_hash_in_a_fresh_process():
         "import hashlib, numpy as np\n"
         "from core.erosion import stream_power\n"
         "from core.generators import midpoint_displacement as midpoint\n"
-        "z = midpoint.diamond_square((37, 45), 9, 1.1) * 200\n"
+        "z = midpoint.diamond_square((37, 45), 9, roughness=1.1) * 200\n"
         "r = stream_power.stream_power_erosion(z, 25.0, steps=6, n=1.3, sea_level=-20.0)\n"
         "print(hashlib.sha256(r.heights.tobytes() + r.drainage_area.tobytes() + r.eroded.tobytes())"
         ".hexdigest()[:24])"
@@ -133,7 +133,7 @@ def test_lake_fill_golden_hash_in_a_fresh_process():
         "import hashlib, numpy as np\n"
         "from core.erosion import stream_power\n"
         "from core.generators import midpoint_displacement as midpoint\n"
-        "z = midpoint.diamond_square((37, 45), 9, 1.1) * 200\n"
+        "z = midpoint.diamond_square((37, 45), 9, roughness=1.1) * 200\n"
         "r = stream_power.stream_power_erosion(z, 25.0, steps=6, n=1.3, lake_fill=True,\n"
         "                                      uplift=1e-3 * (z - z.min()) / np.ptp(z))\n"
         "assert r.eroded.min() < -10.0\n"
@@ -170,7 +170,7 @@ def test_ten_steps_equal_fastscapelib(n):
 
 def concavity_theta(z, cell):
     rec, dist, area = oracles.routing(z, cell)
-    return -geomorph.concavity(z, rec, dist, area, 50 * cell * cell).exponent
+    return -geomorph.concavity(z, rec, dist, area=area, min_area=50 * cell * cell).exponent
 
 
 @pytest.mark.slow
@@ -282,8 +282,8 @@ def test_the_erosion_filter_declares_routing_and_its_maps_are_the_mfd_ones():
 def gates(z, cell):
     rec, dist, area = oracles.routing(z, cell)
     threshold = 50 * cell * cell
-    share = geomorph.depression_share(z, oracles.filled(z, cell), area, threshold)
-    theta = -geomorph.concavity(z, rec, dist, area, threshold).exponent
+    share = geomorph.depression_share(z, oracles.filled(z, cell), area, min_area=threshold)
+    theta = -geomorph.concavity(z, rec, dist, area=area, min_area=threshold).exponent
     hack = geomorph.hack_exponent(geomorph.upstream_length(rec, dist), area, threshold).exponent
     return {
         "depression_share": share,
@@ -295,7 +295,7 @@ def gates(z, cell):
 
 @pytest.fixture(scope="module")
 def diamond_start():
-    z = diamond_square((513, 513), 11, 1.0)
+    z = diamond_square((513, 513), 11, roughness=1.0)
     return (z - z.min()) / (z.max() - z.min()) * 1000.0
 
 
@@ -308,7 +308,7 @@ def test_eroded_terrain_passes_the_river_network_gates(diamond_start):
 
 @pytest.mark.slow
 def test_eroded_fault_terrain_passes_the_gates():
-    z = fault_formation((257, 257), 5, 300)
+    z = fault_formation((257, 257), 5, faults=300)
     z = (z - z.min()) / (z.max() - z.min()) * 800.0
     res = stream_power.stream_power_erosion(z, 100.0, steps=40)
     g = gates(res.heights.astype(np.float64), 100.0)
@@ -363,7 +363,7 @@ def test_lake_fill_conserves_mass_and_stays_below_the_spill(seed, scale):
     volume; the heights rise by exactly the deposit; no cell above the priority-flood surface (fastscapelib's).
     ``scale`` from lakes barely touched to every lake full."""
     cell = 20.0
-    z = diamond_square((97, 97), seed, 1.1) * 300.0
+    z = diamond_square((97, 97), seed, roughness=1.1) * 300.0
     routing = flow.route_flow(z, cell)
     assert routing.depressions > 10
     sed = scale * (0.5 + 0.5 * np.sin(np.arange(z.size) * 0.37 + seed) ** 2)
@@ -394,7 +394,7 @@ def test_lake_fill_conserves_mass_and_stays_below_the_spill(seed, scale):
 def test_lake_fill_in_a_run_drains_the_basins_below_the_edges():
     """Uplift from the terrain with open edges: the start's low basins get almost no uplift and stay lakes;
     with lake_fill the sediment from their slopes fills them."""
-    z0 = diamond_square((129, 129), 5, 1.0)
+    z0 = diamond_square((129, 129), 5, roughness=1.0)
     z0 = (z0 - z0.min()) / (z0.max() - z0.min()) * 600.0
     kw = {"steps": 12, "dt": 4e4, "uplift": 1e-3 * z0 / 600.0}
     off = stream_power.stream_power_erosion(z0, 100.0, **kw)

@@ -45,13 +45,15 @@ def tile_maps_equal_whole(light, sun=None):
     spec, grid, recipe, ranges = world()
     whole = recipe.evaluate()
     expected = spec.replace(width=(grid.shape[1] - 1) * spec.cell_size, lighting=light).bake(whole, sun)
-    margins = map_margins(light, HEIGHT, spec.cell_size, TILE, sun)
+    margins = map_margins(light, HEIGHT, spec.cell_size, tile=TILE, sun=sun)
     everything = Window(0, 0, *grid.shape)
     worst = 0.0
     for ty, tx in grid.indices():
         window = grid.window(ty, tx)
         outer = grow(grid.shape, window, margins)
-        maps = window_maps(recipe.evaluate(outer, ranges), outer, HEIGHT, spec.cell_size, light, sun)
+        maps = window_maps(
+            recipe.evaluate(outer, ranges), outer, HEIGHT, cell_size=spec.cell_size, lighting=light, sun=sun
+        )
         for name in ("lightmap", "slope", "curvature"):
             got, want = getattr(maps, name), getattr(expected, name)
             if want is None:
@@ -94,17 +96,17 @@ def test_the_scene_sun_sets_the_margin():
 
 def test_margins_follow_the_relief_and_the_sun():
     light = {**LIGHT, "azimuth": 100.0, "ao": False}
-    m = map_margins(light, 12.0, 2.0, 17)
+    m = map_margins(light, 12.0, 2.0, tile=17)
     assert (m.north, m.west) == (1, 1) and m.south == m.east == m.reach  # the sun east, a little south
-    assert map_margins(light, 24.0, 2.0, 17).reach > m.reach  # more relief, longer shadows
-    assert map_margins({**light, "altitude": 60.0}, 12.0, 2.0, 17).reach < m.reach
-    low = map_margins({**light, "altitude": 1.0}, 12.0, 2.0, 17)  # the disc reaches the horizon
+    assert map_margins(light, 24.0, 2.0, tile=17).reach > m.reach  # more relief, longer shadows
+    assert map_margins({**light, "altitude": 60.0}, 12.0, 2.0, tile=17).reach < m.reach
+    low = map_margins({**light, "altitude": 1.0}, 12.0, 2.0, tile=17)  # the disc reaches the horizon
     assert low.cut and low.reach == MAX_SHADOW_TILES * 16
-    assert map_margins({"mode": "slope"}, 12.0, 2.0, 17) == Margins(1, 1, 1, 1)
+    assert map_margins({"mode": "slope"}, 12.0, 2.0, tile=17) == Margins(1, 1, 1, 1)
 
 
 def test_bad_windows_are_refused():
     with pytest.raises(ValueError, match="outer"):
-        window_maps(np.zeros((4, 4), np.float32), Window(0, 0, 5, 4), 10.0, 1.0)
+        window_maps(np.zeros((4, 4), np.float32), Window(0, 0, 5, 4), 10.0, cell_size=1.0)
     with pytest.raises(ValueError, match="lighting"):
-        map_margins({"mode": "nope"}, 10.0, 1.0, 17)
+        map_margins({"mode": "nope"}, 10.0, 1.0, tile=17)
