@@ -1,4 +1,4 @@
-"""White noise with hills and pits.
+"""Noise hills and pits: a white-noise base with many small hills raised and pits dug.
 
 After the elevation-map tutorial that starts from a random value per point,
 raises many small hills and digs pits (the same paraboloid with a negative
@@ -6,7 +6,8 @@ height) and smooths the result with a box blur. Here each hill and pit only
 touches the cells its base covers (the tutorial adds every paraboloid to the
 whole map), the noise and the placements are hashes of the seed and world
 coordinates (so windows of a world match the whole), and the blur passes are
-a filter of their own (:func:`.filters.box_blur`).
+a filter of their own (:func:`core.filters.box_blur`). The base noise is
+:mod:`core.noise.white`'s, one hashed value per cell or on a coarser lattice.
 """
 
 from __future__ import annotations

@@ -150,7 +150,9 @@ def test_tiles_of_a_world_uplifted_above_height_equal_the_world_built_whole(scen
     cache = tiles_module.world_cache(world, bpy.context)
     relief = float(co[..., 2].max() - co[..., 2].min())
     assert cache.relief == pytest.approx(relief, rel=1e-6)
-    assert cache.margins.reach == orogen_core(tiles_module).lighting.shadow_reach(relief, cell, 12.0, softness=2.0) == 16
+    assert (
+        cache.margins.reach == orogen_core(tiles_module).lighting.shadow_reach(relief, cell, 12.0, softness=2.0) == 16
+    )
     for (ty, tx), obj in tiles.items():
         cut = (slice(ty * (tile - 1), ty * (tile - 1) + tile), slice(tx * (tile - 1), tx * (tile - 1) + tile))
         tile_co, tile_maps = grid(obj)
