@@ -291,7 +291,7 @@ def bake_unlit_color(obj: bpy.types.Object, spec: TerrainSpec) -> None:
         maps[HEIGHT_ATTRIBUTE].reshape(shape),
         check_layers(material_layers(spec)),
         maps[SLOPE_ATTRIBUTE].reshape(shape),
-        {k: v.reshape(shape) for k, v in erosion.items()},
+        maps={k: v.reshape(shape) for k, v in erosion.items()},
         height=spec.height,
         cell_size=cell_size(shape, spec.width),
         seed=spec.seed,

@@ -33,7 +33,7 @@ def _cell(coord: F64, cells: int) -> tuple[Index, F64]:
     return index, coord - index
 
 
-def resample_points(values: Array, old: tuple[int, int], new: tuple[int, int], smooth: bool) -> Array:
+def resample_points(values: Array, old: tuple[int, int], new: tuple[int, int], *, smooth: bool) -> Array:
     """Point values ``(old_rows * old_cols, k)`` of an ``old`` grid on the ``new`` grid (row-major, row 0 north):
     bilinear (``smooth``, same dtype) or nearest. The grids span the same extent (corners on corners)."""
     grid = values.reshape(old[0], old[1], -1)
@@ -97,7 +97,7 @@ def _edges(values: Array, old: tuple[int, int], new: tuple[int, int]) -> Array:
     return np.concatenate([first, second])
 
 
-def resample(values: Array, domain: str, smooth: bool, old: tuple[int, int], new: tuple[int, int]) -> Array:
+def resample(values: Array, domain: str, *, smooth: bool, old: tuple[int, int], new: tuple[int, int]) -> Array:
     """``values`` ``(count, k)`` of an ``old`` grid mesh's ``domain`` on the ``new`` grid (``(rows, cols)`` each).
 
     ``domain`` is ``"POINT"`` (:func:`resample_points`), ``"CORNER"`` (the old face under each new face's
@@ -106,7 +106,7 @@ def resample(values: Array, domain: str, smooth: bool, old: tuple[int, int], new
     north-south, as the add-on's grid mesh orders them).
     """
     if domain == "POINT":
-        return resample_points(values, old, new, smooth)
+        return resample_points(values, old, new, smooth=smooth)
     if domain == "CORNER":
         return _corners(values, old, new, smooth)
     if domain == "FACE":

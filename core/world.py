@@ -605,7 +605,7 @@ def global_heights(
 TILE_FILES = {"png": ("unreal", ".png"), "r16": ("unity", ".r16"), "exr": ("exr", ".exr")}
 
 
-def tile_file(fmt: str, name: str, ty: int, tx: int, tiles_y: int) -> str:
+def tile_file(fmt: str, name: str, *, ty: int, tx: int, tiles_y: int) -> str:
     """Relative path of tile ``(ty, tx)``'s file in ``fmt`` (a key of :data:`TILE_FILES`).
 
     ``FOLDER/NAME_x{X}_y{Y}.EXT`` with X the tile column from the west and Y
@@ -656,7 +656,7 @@ def spec_margins(spec: TerrainSpec, sun: tuple[float, float] | None = None, reli
     replacing the spec's own.
     """
     return map_margins(
-        spec.lighting, max(spec.height if relief is None else relief, 1e-6), spec.cell_size, spec.size, sun
+        spec.lighting, max(spec.height if relief is None else relief, 1e-6), spec.cell_size, tile=spec.size, sun=sun
     )
 
 
@@ -685,7 +685,7 @@ def world_ranges(recipe: Recipe, grid: TileGrid) -> Ranges:
 
 
 def tile_positions(
-    grid: TileGrid, window: Window, heights: npt.ArrayLike, height: float, cell: float, step: int
+    grid: TileGrid, window: Window, heights: npt.ArrayLike, *, height: float, cell: float, step: int
 ) -> npt.NDArray[np.float32]:
     """Vertex positions ``float32 (rows, cols, 3)`` of a tile in the world's frame (centred on the world), metres.
 
@@ -727,7 +727,7 @@ TILE_EDGES: dict[str, tuple[tuple[int, int], tuple[Any, Any]]] = {
 
 
 def snap_edges(
-    co: npt.NDArray[np.float32], heights: npt.NDArray[np.float32], level: int, neighbour_levels: Mapping[str, int]
+    co: npt.NDArray[np.float32], heights: npt.NDArray[np.float32], *, level: int, neighbour_levels: Mapping[str, int]
 ) -> list[str]:
     """Put the edge vertices of a tile at ``level`` onto each coarser neighbour's edge, in place; the edges snapped.
 
@@ -749,7 +749,7 @@ def snap_edges(
 
 
 def tile_levels(
-    grid: TileGrid, tiles: Iterable[tuple[int, int]], x: float, y: float, cell: float, top: int
+    grid: TileGrid, tiles: Iterable[tuple[int, int]], *, x: float, y: float, cell: float, top: int
 ) -> dict[tuple[int, int], int]:
     """Levels of detail around a point: ``{(ty, tx): level}`` for ``tiles``.
 
@@ -823,7 +823,9 @@ class WorldCache:
             h_outer = np.ascontiguousarray(crop(self.whole, Window(0, 0, *self.grid.shape), outer))
         else:
             h_outer = self.recipe.evaluate(outer, self.ranges)
-        maps = window_maps(h_outer, outer, self.spec.height, self.spec.cell_size, self.spec.lighting, self.sun)
+        maps = window_maps(
+            h_outer, outer, self.spec.height, cell_size=self.spec.cell_size, lighting=self.spec.lighting, sun=self.sun
+        )
         step = 2**level
         cut = (
             slice(window.row - outer.row, window.row - outer.row + window.rows, step),
@@ -834,5 +836,5 @@ class WorldCache:
         if maps.occlusion is not None:
             out["occlusion"] = np.ascontiguousarray(maps.occlusion[cut])
         lightmap = None if maps.lightmap is None else np.ascontiguousarray(maps.lightmap[cut])
-        co = tile_positions(self.grid, window, heights, self.spec.height, self.spec.cell_size, step)
+        co = tile_positions(self.grid, window, heights, height=self.spec.height, cell=self.spec.cell_size, step=step)
         return TileMaps(heights, out, lightmap, co)

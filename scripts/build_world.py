@@ -153,7 +153,7 @@ class Plan:
 
     def tile_files(self, ty: int, tx: int) -> dict[str, str]:
         """Relative path of each format's file of tile ``(ty, tx)`` (:func:`core.world.tile_file`)."""
-        return {fmt: tile_file(fmt, self.name, ty, tx, self.grid.tiles[0]) for fmt in self.formats}
+        return {fmt: tile_file(fmt, self.name, ty=ty, tx=tx, tiles_y=self.grid.tiles[0]) for fmt in self.formats}
 
 
 # --- small file helpers -----------------------------------------------------------------------

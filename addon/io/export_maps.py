@@ -129,7 +129,8 @@ def export_terrain_maps(obj, options, formats=None, notes: list[str] | None = No
 def _write_maps(obj, options, stem: str, formats: tuple[str, ...], notes: list[str] | None = None) -> list[str]:
     """Write the heightmap in each of ``formats`` and the maps to ``stem`` + suffixes; returns the paths (and adds
     to ``notes`` what the user should know: hand edits exported)."""
-    from ...core import colormap, layer_weights, shading
+    from ...core import colormap, layer_weights
+    from ...core import lighting as shading
     from ...core.colormap import splat_maps
 
     info = json.loads(obj[TERRAIN_PROPERTY])
@@ -176,7 +177,9 @@ def _write_maps(obj, options, stem: str, formats: tuple[str, ...], notes: list[s
     scale = {"height": height, "cell_size": cell, "seed": spec.seed}  # metres layers, noisy edges
     if options.use_colormap:
         written.append(
-            heightmaps.write_image(stem + "_color.png", colormap(units, layers, slope, erosion, **scale), data=False)
+            heightmaps.write_image(
+                stem + "_color.png", colormap(units, layers, slope, maps=erosion, **scale), data=False
+            )
         )
     if options.use_normal_map:
         written.append(heightmaps.write_image(stem + "_normal.png", shading.normal_map(metres, cell)))
@@ -188,7 +191,7 @@ def _write_maps(obj, options, stem: str, formats: tuple[str, ...], notes: list[s
             )
         )
     if options.use_splat_maps:
-        for i, rgba in enumerate(splat_maps(layer_weights(units, layers, slope, erosion, **scale))):
+        for i, rgba in enumerate(splat_maps(layer_weights(units, layers, slope, maps=erosion, **scale))):
             written.append(heightmaps.write_image(f"{stem}_splat{i}.png", rgba / 255.0))
     if getattr(options, "use_erosion_maps", False) and erosion:
         written += heightmaps.write_erosion_maps(stem, erosion)

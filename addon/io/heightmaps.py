@@ -17,9 +17,9 @@ import bpy
 import numpy as np
 import numpy.typing as npt
 
-from ...core import files, formats
 from ...core.heightmap import check_shape, surface_heights
-from ...core.imagesize import check_image, image_size
+from ...core.io import files, formats
+from ...core.io.image_headers import check_image, image_size
 
 HEIGHTMAP_FORMATS = ("PNG16", "EXR", "R16", "NPY")
 _SUFFIX = {"PNG16": ".png", "EXR": ".exr", "R16": ".r16", "NPY": ".npy"}
@@ -160,7 +160,7 @@ def read_elevation(path: str, check_size=None):
     ``ValueError`` naming the problem (unknown format, a size that does not
     match, a cut file, NaN or Inf values); nothing is left in ``bpy.data``.
     """
-    from ...core import geotiff
+    from ...core.io import geotiff
 
     suffix = os.path.splitext(path)[1].lower()
     name = os.path.basename(path)

@@ -7,9 +7,10 @@ import bpy
 from bpy_extras import object_utils
 from bpy_extras.io_utils import ImportHelper
 
-from ...core import geotiff, normalize
+from ...core import normalize
 from ...core.heightmap import check_number
-from ...core.jsonio import load_json
+from ...core.io import geotiff
+from ...core.io.jsonio import load_json
 from ...core.lighting import LIGHTING_PARAMS
 from ...core.spec import MATERIAL_PARAMS, TerrainSpec, load_spec
 from ..io import heightmaps
@@ -49,12 +50,12 @@ def sidecar_scale(path: str) -> tuple[float, float] | None:
         raise ValueError(f"{name} must be a JSON object (a sidecar Orogen writes)")
     if "width_m" not in data:
         return None  # a sidecar with a RAW file's shape only
-    width = check_number(data["width_m"], f"{name}: width_m", 0.001, 1.0e6)
+    width = check_number(data["width_m"], f"{name}: width_m", low=0.001, high=1.0e6)
     span = data.get("height_range_m", [0.0, 20.0])
     if not isinstance(span, list) or len(span) != 2:
         raise ValueError(f"{name}: height_range_m must be [low, high] in metres")
-    low, high = (check_number(v, f"{name}: height_range_m", -1.0e6, 1.0e6) for v in span)
-    return width, check_number(high - low, f"{name}: height range", 0.0, 1.0e5)
+    low, high = (check_number(v, f"{name}: height_range_m", low=-1.0e6, high=1.0e6) for v in span)
+    return width, check_number(high - low, f"{name}: height range", low=0.0, high=1.0e5)
 
 
 class OROGEN_OT_heightmap_import(AddsObjects, bpy.types.Operator, ImportHelper, object_utils.AddObjectHelper):

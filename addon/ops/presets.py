@@ -12,7 +12,7 @@ from pathlib import Path
 
 import bpy
 
-from ...core.jsonio import load_json, read_regular_file
+from ...core.io.jsonio import load_json, read_regular_file
 from ...core.presets import PRESETS, preset_spec
 from ...core.spec import TerrainSpec, load_spec
 from ..live import changed, suspended

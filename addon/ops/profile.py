@@ -6,7 +6,7 @@ import numpy.typing as npt
 from bpy_extras import object_utils
 
 from ...core.colormap import DEFAULT_LAYERS
-from ...core.profiles import sectioned_profile, slope_walk
+from ...core.generators.profiles import sectioned_profile, slope_walk
 from ..material import build_material
 from ..mesh import (
     HEIGHT_ATTRIBUTE,
@@ -216,18 +216,23 @@ class OROGEN_OT_profile_add(AddsObjects, bpy.types.Operator, object_utils.AddObj
         try:
             if self.method == "WALK":
                 profile = slope_walk(
-                    self.columns, self.seed, self.min_height, self.max_height, self.max_slope, self.slope_change
+                    self.columns,
+                    self.seed,
+                    min_height=self.min_height,
+                    max_height=self.max_height,
+                    max_slope=self.max_slope,
+                    slope_change=self.slope_change,
                 )
             else:
                 profile = sectioned_profile(
                     self.columns,
                     self.seed,
-                    self.sections,
-                    self.sub_points,
-                    self.shift,
-                    self.smoothing_steps,
-                    self.min_height,
-                    self.max_height,
+                    sections=self.sections,
+                    sub_points=self.sub_points,
+                    shift=self.shift,
+                    smoothing_steps=self.smoothing_steps,
+                    min_height=self.min_height,
+                    max_height=self.max_height,
                 )
         except (ValueError, TypeError) as err:
             self.report({"ERROR"}, f"Profile not added: {err}")

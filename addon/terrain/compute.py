@@ -7,7 +7,8 @@ import numpy as np
 import numpy.typing as npt
 from mathutils import Vector
 
-from ...core.lighting import Maps, sun_angles
+from ...core.lighting import BakedMaps as Maps
+from ...core.lighting import sun_angles
 from ...core.spec import MAX_SIDE, MIN_SIDE, TerrainSpec
 
 _UP = Vector((0.0, 0.0, 1.0))

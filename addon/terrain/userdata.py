@@ -178,7 +178,7 @@ def restore(obj: bpy.types.Object, mesh: bpy.types.Mesh, data: Captured, shape: 
         prop, dtype, _, smooth = _TYPES[data_type]
         if domain not in ("POINT", "CORNER", "FACE", "EDGE"):
             continue
-        new_values = resample(values, domain, smooth, old, shape)
+        new_values = resample(values, domain, smooth=smooth, old=old, new=shape)
         attribute = mesh.attributes.get(name) or mesh.attributes.new(name, data_type, domain)
         attribute.data.foreach_set(prop, np.ascontiguousarray(new_values, dtype=dtype).ravel())
     for kind, collection in (("uv", mesh.uv_layers), ("color", mesh.color_attributes)):
@@ -196,9 +196,9 @@ def restore(obj: bpy.types.Object, mesh: bpy.types.Mesh, data: Captured, shape: 
         group.lock_weight = lock
         # Members where the nearest old vertex was one; weights bilinear among the old members only (a vertex
         # on the group's border does not blend with the non-members' absent weight).
-        new_member = resample_points(member[:, None], old, shape, False)[:, 0]
-        share = resample_points(member[:, None].astype(np.float32), old, shape, True)[:, 0]
-        total = resample_points(weights[:, None], old, shape, True)[:, 0]
+        new_member = resample_points(member[:, None], old, shape, smooth=False)[:, 0]
+        share = resample_points(member[:, None].astype(np.float32), old, shape, smooth=True)[:, 0]
+        total = resample_points(weights[:, None], old, shape, smooth=True)[:, 0]
         indices = np.flatnonzero(new_member & (share > 0))
         values, inverse = np.unique(total[indices] / share[indices], return_inverse=True)
         for k, weight in enumerate(values.tolist()):
@@ -215,7 +215,7 @@ def _restore_keys(obj: bpy.types.Object, mesh: bpy.types.Mesh, data: Captured, s
         block = obj.shape_key_add(name=name, from_mix=False)
         blocks[name] = block
         if name != data.key_settings["reference"]:
-            block.data.foreach_set("co", basis + resample_points(offset, data.shape, shape, True).ravel())
+            block.data.foreach_set("co", basis + resample_points(offset, data.shape, shape, smooth=True).ravel())
     for name, settings, _ in data.keys:
         block = blocks[name]
         for prop, value in settings.items():

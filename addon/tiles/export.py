@@ -46,7 +46,7 @@ def export_world(world, context, directory: str, name: str, fmts) -> list[str]:
                 heights = normalize(heights, (low, high))
             levels = to_uint16(heights)
             for fmt in fmts:
-                rel = tile_file(TILE_FORMATS[fmt], name, ty, tx, ny)
+                rel = tile_file(TILE_FORMATS[fmt], name, ty=ty, tx=tx, tiles_y=ny)
                 staged = os.path.join(stage, rel.replace("/", "_"))
                 if fmt == "PNG16":
                     write_image(staged, levels.astype(np.float64) / 65535.0, depth="16")

@@ -125,7 +125,7 @@ def build_tile(obj, cache: WorldCache, tiles: dict, material=None) -> None:
     top = max_level(cache.grid.tile)
     level = min(t.level, top)
     tile = cache.tile(t.ty, t.tx, level)
-    snap_edges(tile.positions, tile.heights, level, _neighbour_levels(tiles, t.ty, t.tx, top))
+    snap_edges(tile.positions, tile.heights, level=level, neighbour_levels=_neighbour_levels(tiles, t.ty, t.tx, top))
     update_grid_mesh(obj.data, tile.heights, cache.spec.width, cache.spec.height, tile.lightmap, tile.maps)
     _write_positions(obj.data, tile.positions)
     if material is not None:
@@ -282,7 +282,7 @@ def levels_from_point(world, point) -> dict:
     local = next(iter(tiles.values())).matrix_world.inverted() @ point
     grid = TileGrid((settings.tiles_y * (spec_size - 1) + 1, settings.tiles_x * (spec_size - 1) + 1), spec_size)
     top = min(settings.lod_levels, max_level(spec_size))
-    return tile_levels(grid, tiles, local.x, local.y, cell, top)
+    return tile_levels(grid, tiles, x=local.x, y=local.y, cell=cell, top=top)
 
 
 class WorldTarget:

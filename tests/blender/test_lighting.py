@@ -84,7 +84,7 @@ def test_slope_and_curvature_attributes_match_core(scene, orogen):
     obj = bpy.context.active_object
     h = metres(orogen, "diamond_square", 33, 2, 32.0, 9.0, {"roughness": 1.0, "lattice": "world"})
     assert np.array_equal(z_of(obj, (33, 33)), h)  # the maps are the mesh's own heights' (metres)
-    shading = orogen.core.shading
+    shading = orogen.core.lighting
     assert np.array_equal(point(obj, "slope").reshape(33, 33), shading.slope_degrees(h, 1.0))
     assert np.array_equal(point(obj, "curvature").reshape(33, 33), shading.curvature(h, 1.0))
 
@@ -105,11 +105,11 @@ def test_hillshade_modes_with_shadows_and_ao(scene, orogen, mode):
     obj = bpy.context.active_object
     h = metres(orogen, "diamond_square", 40, 5, 39.0, 15.0, {"roughness": 1.0, "lattice": "world"})
     assert np.array_equal(z_of(obj, (40, 40)), h)
-    expected = orogen.core.shading.combined_lightmap(
+    expected = orogen.core.lighting.combined_lightmap(
         h,
         1.0,
-        120.0,
-        30.0,
+        azimuth=120.0,
+        altitude=30.0,
         multidirectional=mode == "multidirectional",
         shadow_softness=2.0,
         ambient_strength=np.float32(1.5).item(),
@@ -153,11 +153,18 @@ def test_maps_are_baked_from_the_mesh_metres_when_uplift_raises_the_terrain_abov
     assert z.max() > 1.3 * height and z.min() >= 0.0  # well above Height: a [0, 1] assumption would show
     assert np.array_equal(point(obj, "height").reshape(size, size) * np.float32(height), z)
     cell = width / (size - 1)
-    shading = orogen.core.shading
+    shading = orogen.core.lighting
     assert np.array_equal(point(obj, "slope").reshape(size, size), shading.slope_degrees(z, cell))
     assert np.array_equal(point(obj, "curvature").reshape(size, size), shading.curvature(z, cell))
     expected = shading.combined_lightmap(
-        z, cell, 290.0, 20.0, shadow_softness=2.0, ambient_strength=1.0, ambient_directions=16, ambient_radius=4
+        z,
+        cell,
+        azimuth=290.0,
+        altitude=20.0,
+        shadow_softness=2.0,
+        ambient_strength=1.0,
+        ambient_directions=16,
+        ambient_radius=4,
     )
     assert np.allclose(lightmap_of(obj).reshape(size, size), expected, atol=1e-6)
     assert (expected < 0.05).mean() > 0.02  # cast shadows are part of it
@@ -181,7 +188,7 @@ def test_scene_sun_sets_the_light_direction(scene, orogen):
     h = metres(orogen, "hills", 24, 1, 23.0, 6.0, {})  # the default hills: 150, radii 3 to 16 m
     assert np.array_equal(z_of(obj, (24, 24)), h)
     sun_az, sun_alt = orogen.addon.terrain.compute.scene_sun(scene)
-    expected = orogen.core.shading.hillshade(h, 1.0, sun_az, sun_alt)
+    expected = orogen.core.lighting.hillshade(h, 1.0, azimuth=sun_az, altitude=sun_alt)
     assert np.allclose(lightmap_of(obj).reshape(24, 24), expected, atol=1e-6)
 
 
@@ -206,9 +213,9 @@ def test_unlit_render_with_slope_layers_equals_core_colour_map_times_lightmap(sc
 
     h = heights(orogen, size, 4, roughness=1.0)
     metres = h * np.float32(height)
-    slope = core.shading.slope_degrees(metres, 1.0)
+    slope = core.lighting.slope_degrees(metres, 1.0)
     layers = core.spec.layers_from_data(SLOPED_LAYERS)
-    light = np.float32(0.2) + np.float32(0.8) * core.shading.hillshade(metres, 1.0, 300.0, 40.0)
+    light = np.float32(0.2) + np.float32(0.8) * core.lighting.hillshade(metres, 1.0, azimuth=300.0, altitude=40.0)
     expected = core.colormap(h, layers, slope) * light[..., None]
     inner = (slice(2, -2), slice(2, -2))
     assert np.abs(rendered[inner] - expected[inner]).max() < 2 / 255

@@ -69,7 +69,7 @@ def test_splat_pixels_equal_cores_splat_maps_and_sum_to_255(scene, orogen, tmp_p
     ) == {"FINISHED"}
     core = orogen.core
     h = orogen.addon.io.heightmaps.heightmap_from_mesh(obj)
-    slope = core.shading.slope_degrees(h * np.float32(10.0), 1.0)
+    slope = core.lighting.slope_degrees(h * np.float32(10.0), 1.0)
     spec = orogen.addon.specio.read_spec(obj.orogen)
     expected = core.splat_maps(core.layer_weights(h, orogen.addon.material.checked_layers(spec), slope))
     assert len(expected) == (count + 3) // 4

@@ -4,7 +4,6 @@ positions in the world's frame and a WorldCache's tiles equal to the same cells 
 import numpy as np
 import pytest
 
-from core.lighting import bake
 from core.spec import TerrainSpec
 from core.window import Window
 from core.world import (
@@ -45,12 +44,12 @@ def spec(**kw):
 
 def test_tile_files_count_x_from_the_west_and_y_from_the_north_but_unity_from_the_south():
     assert set(TILE_FILES) == {"png", "r16", "exr"}
-    assert tile_file("png", "w", 0, 2, 3) == "unreal/w_x2_y0.png"
-    assert tile_file("exr", "w", 1, 0, 3) == "exr/w_x0_y1.exr"
-    assert tile_file("r16", "w", 0, 2, 3) == "unity/w_x2_y2.r16"
-    assert tile_file("r16", "w", 2, 0, 3) == "unity/w_x0_y0.r16"
+    assert tile_file("png", "w", ty=0, tx=2, tiles_y=3) == "unreal/w_x2_y0.png"
+    assert tile_file("exr", "w", ty=1, tx=0, tiles_y=3) == "exr/w_x0_y1.exr"
+    assert tile_file("r16", "w", ty=0, tx=2, tiles_y=3) == "unity/w_x2_y2.r16"
+    assert tile_file("r16", "w", ty=2, tx=0, tiles_y=3) == "unity/w_x0_y0.r16"
     with pytest.raises(KeyError):
-        tile_file("tga", "w", 0, 0, 1)
+        tile_file("tga", "w", ty=0, tx=0, tiles_y=1)
 
 
 def test_world_grid_is_square_tiles_sharing_edges_and_refuses_oblong_tiles():
@@ -77,7 +76,7 @@ def test_snap_edges_moves_only_the_edges_toward_coarser_neighbours():
     co = np.zeros((5, 5, 3), np.float32)
     co[..., 2] = heights * 2.0
     before_h, before_co = heights.copy(), co.copy()
-    snapped = snap_edges(co, heights, 0, {"north": 1, "east": 0, "west": 2})
+    snapped = snap_edges(co, heights, level=0, neighbour_levels={"north": 1, "east": 0, "west": 2})
     assert snapped == ["north", "west"]
     assert np.array_equal(heights[0], snap_line(before_h[0], 2))
     assert np.array_equal(heights[:, 0][1:], snap_line(before_h[:, 0], 4)[1:])
@@ -88,21 +87,21 @@ def test_snap_edges_moves_only_the_edges_toward_coarser_neighbours():
 def test_tile_positions_are_the_world_frame_so_shared_vertices_agree():
     grid = TileGrid((33, 33), TILE)
     whole = np.linspace(0.0, 1.0, 33 * 33, dtype=np.float32).reshape(33, 33)
-    full = tile_positions(grid, Window(0, 0, 33, 33), whole, HEIGHT, CELL, 1)
+    full = tile_positions(grid, Window(0, 0, 33, 33), whole, height=HEIGHT, cell=CELL, step=1)
     assert full[0, 0, 0] == -16 * CELL and full[0, 0, 1] == 16 * CELL and full[16, 16, :2].tolist() == [0.0, 0.0]
     for ty, tx in grid.indices():
         w = grid.window(ty, tx)
-        part = tile_positions(grid, w, whole[w.row : w.row + 17, w.col : w.col + 17], HEIGHT, CELL, 1)
+        part = tile_positions(grid, w, whole[w.row : w.row + 17, w.col : w.col + 17], height=HEIGHT, cell=CELL, step=1)
         assert np.array_equal(part, full[w.row : w.row + 17, w.col : w.col + 17])
-    coarse = tile_positions(grid, Window(0, 0, 17, 17), whole[0:17:4, 0:17:4], HEIGHT, CELL, 4)
+    coarse = tile_positions(grid, Window(0, 0, 17, 17), whole[0:17:4, 0:17:4], height=HEIGHT, cell=CELL, step=4)
     assert np.array_equal(coarse, full[0:17:4, 0:17:4])
 
 
 def test_tile_levels_ring_out_from_the_tile_under_the_point():
     grid = TileGrid((4 * 16 + 1, 3 * 16 + 1), TILE)
-    levels = tile_levels(grid, grid.indices(), -CELL * 20, CELL * 30, CELL, 2)
+    levels = tile_levels(grid, grid.indices(), x=-CELL * 20, y=CELL * 30, cell=CELL, top=2)
     assert levels[(0, 0)] == 0 and levels[(1, 1)] == 1 and levels[(3, 2)] == 2 and levels[(2, 0)] == 2
-    clamped = tile_levels(grid, grid.indices(), 1e6, -1e6, CELL, 9)  # beyond the south-east corner
+    clamped = tile_levels(grid, grid.indices(), x=1e6, y=-1e6, cell=CELL, top=9)  # beyond the south-east corner
     assert clamped[(3, 2)] == 0 and clamped[(0, 0)] == 3
 
 
@@ -112,7 +111,7 @@ def test_a_world_cache_tile_equals_the_same_cells_of_the_world_built_whole():
     cache = WorldCache(s, grid)
     assert cache.margins == spec_margins(s, None, HEIGHT) and cache.margin == cache.margins.widest
     whole = world_recipe(s, grid.shape).evaluate()
-    maps = bake(whole, (grid.shape[1] - 1) * s.cell_size, HEIGHT, s.lighting)
+    maps = s.replace(width=(grid.shape[1] - 1) * s.cell_size).bake(whole)
     for ty, tx in grid.indices():
         w = grid.window(ty, tx)
         cut = (slice(w.row, w.row + TILE), slice(w.col, w.col + TILE))
