@@ -83,16 +83,18 @@ def _in_cells(value: float, cell_size: float, name: str, low: float = OPEN_LOW, 
     return cells
 
 
-def _pair(
+def range_param(
     name: str,
     label: str,
     default: tuple[float, float],
+    *,
     unit: str,
     description: str,
     hard: tuple[float, float],
     soft: tuple[float, float],
     active_when: Condition | None = None,
 ) -> Param:
+    """A ``"range"`` parameter (a ``(low, high)`` pair of ``unit``) with hard and soft bounds, shared by versions."""
     return Param(
         name,
         "range",
@@ -128,11 +130,11 @@ def _hills_m(
     return hills_raw(
         world_shape,
         seed,
-        count,
-        _in_cells(radius_min, cell_size, "hills.radius_min"),
-        _in_cells(radius_max, cell_size, "hills.radius_max"),
-        island,
-        window,
+        count=count,
+        radius_min=_in_cells(radius_min, cell_size, "hills.radius_min"),
+        radius_max=_in_cells(radius_max, cell_size, "hills.radius_max"),
+        island=island,
+        window=window,
     )
 
 
@@ -154,20 +156,20 @@ def _noise_m(
     return noise_hills_pits(
         world_shape,
         seed,
-        noise,
-        hills,
-        (
+        noise=noise,
+        hills=hills,
+        hill_radius=(
             _in_cells(hill_radius[0], cell_size, "noise.hill_radius"),
             _in_cells(hill_radius[1], cell_size, "noise.hill_radius"),
         ),
-        hill_height,
-        pits,
-        (
+        hill_height=hill_height,
+        pits=pits,
+        pit_radius=(
             _in_cells(pit_radius[0], cell_size, "noise.pit_radius"),
             _in_cells(pit_radius[1], cell_size, "noise.pit_radius"),
         ),
-        pit_height,
-        window,
+        pit_height=pit_height,
+        window=window,
         grain=_in_cells(grain, cell_size, "noise.grain"),
     )
 
@@ -354,24 +356,24 @@ register_generator(
                 label="Hills",
                 description="Number of hills raised on the noise",
             ),
-            _pair(
+            range_param(
                 "hill_radius",
                 "Hill Radius",
                 (3.0, 12.0),
-                "m",
-                "Smallest and largest hill radius, in metres",
-                (LENGTH_MIN, LENGTH_MAX),
-                (0.1, 1000.0),
+                unit="m",
+                description="Smallest and largest hill radius, in metres",
+                hard=(LENGTH_MIN, LENGTH_MAX),
+                soft=(0.1, 1000.0),
                 active_when=When("hills", above=0),
             ),
-            _pair(
+            range_param(
                 "hill_height",
                 "Hill Height",
                 (0.2, 0.6),
-                "",
-                "Lowest and highest hill peak, relative to the noise",
-                (0.0, 1.0e6),
-                (0.0, 5.0),
+                unit="",
+                description="Lowest and highest hill peak, relative to the noise",
+                hard=(0.0, 1.0e6),
+                soft=(0.0, 5.0),
                 active_when=When("hills", above=0),
             ),
             Param(
@@ -383,24 +385,24 @@ register_generator(
                 label="Pits",
                 description="Number of pits dug into the noise",
             ),
-            _pair(
+            range_param(
                 "pit_radius",
                 "Pit Radius",
                 (2.0, 6.0),
-                "m",
-                "Smallest and largest pit radius, in metres",
-                (LENGTH_MIN, LENGTH_MAX),
-                (0.1, 1000.0),
+                unit="m",
+                description="Smallest and largest pit radius, in metres",
+                hard=(LENGTH_MIN, LENGTH_MAX),
+                soft=(0.1, 1000.0),
                 active_when=When("pits", above=0),
             ),
-            _pair(
+            range_param(
                 "pit_height",
                 "Pit Depth",
                 (0.2, 0.5),
-                "",
-                "Shallowest and deepest pit, relative to the noise",
-                (0.0, 1.0e6),
-                (0.0, 5.0),
+                unit="",
+                description="Shallowest and deepest pit, relative to the noise",
+                hard=(0.0, 1.0e6),
+                soft=(0.0, 5.0),
                 active_when=When("pits", above=0),
             ),
         ),
@@ -410,7 +412,8 @@ register_generator(
 )
 
 
-def _passes(params: Mapping[str, Any]) -> int:
+def passes_of(params: Mapping[str, Any]) -> int:
+    """The ``passes`` of a filter's parameters (1 when absent): its work and its margin in cells."""
     return int(params.get("passes", 1))
 
 
@@ -569,7 +572,7 @@ register_filter(
         margin=lambda p: filters.erosion_margin(
             lowpass_k(float(p.get("length", 1.0)), float(p.get("cell_size", 1.0))), p.get("passes", 1)
         ),
-        passes=_passes,
+        passes=passes_of,
         uses_scale=True,
     )
 )
@@ -861,7 +864,15 @@ def _thermal(
     """Thermal erosion of a normalised heightmap at the terrain's scale (metres), back to normalised units."""
     watch = _Watch(callback)
     result = watch.check(
-        thermal_erosion(heightmap * np.float32(height), talus_angle, cell_size, steps, rate, edges, callback=watch)
+        thermal_erosion(
+            heightmap * np.float32(height),
+            talus_angle=talus_angle,
+            cell_size=cell_size,
+            iterations=steps,
+            rate=rate,
+            edges=edges,
+            callback=watch,
+        )
     )
     _add_change(maps, result.deposited, result.removed)
     return (result.heights / np.float32(height)).astype(np.float32)
@@ -889,13 +900,13 @@ def _hydraulic(
         hydraulic_erosion(
             heightmap * np.float32(height),
             cell_size,
-            steps,
-            None,
-            rain_rate,
-            capacity,
-            dissolve_rate,
-            deposit_rate,
-            evaporation_rate,
+            steps=steps,
+            time_step=None,
+            rain_rate=rain_rate,
+            capacity=capacity,
+            dissolve_rate=dissolve_rate,
+            deposit_rate=deposit_rate,
+            evaporation_rate=evaporation_rate,
             depth_scale=depth_scale,
             edges=edges,
             callback=watch,

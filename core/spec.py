@@ -482,7 +482,7 @@ class TerrainSpec:
                 raise type(err)(f"filters[{i}]: {err}") from None
         object.__setattr__(self, "filters", tuple(steps))
         object.__setattr__(
-            self, "lighting", check_values(LIGHTING_PARAMS, self.lighting, "lighting.", LIGHTING_ORDERED)
+            self, "lighting", check_values(LIGHTING_PARAMS, self.lighting, "lighting.", ordered=LIGHTING_ORDERED)
         )
         object.__setattr__(self, "material", check_values(MATERIAL_PARAMS, self.material, "material."))
         object.__setattr__(self, "layers", check_layers(self.layers))
@@ -545,8 +545,8 @@ class TerrainSpec:
             For a bad heightmap or setting, naming it.
         """
         h = as_heightmap(heightmap)
-        light = check_values(LIGHTING_PARAMS, self.lighting or {}, "lighting.", LIGHTING_ORDERED)
-        height = check_number(self.height, "height", 0.0, 1.0e6)
+        light = check_values(LIGHTING_PARAMS, self.lighting or {}, "lighting.", ordered=LIGHTING_ORDERED)
+        height = check_number(self.height, "height", low=0.0, high=1.0e6)
         cell = cell_size((h.shape[0], h.shape[1]), self.width)
         return bake_maps(h * np.float32(height), cell, **bake_options(light, sun))
 
@@ -656,7 +656,7 @@ def _from_upgraded(form: Upgraded) -> TerrainSpec:
 
 
 def from_v1_settings(
-    settings: Mapping[str, Any], recipe: object = None, layers: object = None, terrain: object = None
+    settings: Mapping[str, Any], *, recipe: object = None, layers: object = None, terrain: object = None
 ) -> TerrainSpec:
     """The spec of Orogen 0.1's terrain settings (panel, object or user preset).
 
@@ -678,7 +678,7 @@ def from_v1_settings(
     TypeError, ValueError
         For settings no spec can hold. The conversion is :func:`core.versions.settings_01`.
     """
-    heightmap, rest = settings_01(settings, recipe, layers, terrain)
+    heightmap, rest = settings_01(settings, recipe=recipe, layers=layers, terrain=terrain)
     return _from_upgraded(Upgraded(rest, heightmap))
 
 

@@ -187,7 +187,7 @@ def _v1_heightmap(s: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def settings_01(
-    settings: Mapping[str, Any], recipe: object = None, layers: object = None, terrain: object = None
+    settings: Mapping[str, Any], *, recipe: object = None, layers: object = None, terrain: object = None
 ) -> tuple[object, dict[str, Any]]:
     """Orogen 0.1's terrain settings (panel, object or user preset) as the recipe of their heightmap (version-2
     recipe JSON, or the 0.1 recipe the object stored) and the spec's other keys.

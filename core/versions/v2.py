@@ -15,7 +15,7 @@ import dataclasses
 from typing import Any
 
 from .. import filters
-from ..catalog import OPEN_LOW, RADIUS_MAX, _pair, _passes
+from ..catalog import OPEN_LOW, RADIUS_MAX, passes_of, range_param
 from ..generators.hills import MAX_HILLS, hills_raw
 from ..generators.hills_pits import noise_hills_pits
 from ..generators.midpoint_displacement import diamond_square
@@ -106,23 +106,23 @@ V2_PARTS: dict[str, Generator | Filter] = {
                 label="Hills",
                 description="Number of hills raised on the noise",
             ),
-            _pair(
+            range_param(
                 "hill_radius",
                 "Hill Radius",
                 (4.0, 16.0),
-                "cells",
-                "Smallest and largest hill radius, in cells",
-                (OPEN_LOW, RADIUS_MAX),
-                (0.5, 256.0),
+                unit="cells",
+                description="Smallest and largest hill radius, in cells",
+                hard=(OPEN_LOW, RADIUS_MAX),
+                soft=(0.5, 256.0),
             ),
-            _pair(
+            range_param(
                 "hill_height",
                 "Hill Height",
                 (0.2, 0.6),
-                "",
-                "Lowest and highest hill peak, relative to the noise",
-                (0.0, 1.0e6),
-                (0.0, 5.0),
+                unit="",
+                description="Lowest and highest hill peak, relative to the noise",
+                hard=(0.0, 1.0e6),
+                soft=(0.0, 5.0),
             ),
             Param(
                 "pits",
@@ -133,23 +133,23 @@ V2_PARTS: dict[str, Generator | Filter] = {
                 label="Pits",
                 description="Number of pits dug into the noise",
             ),
-            _pair(
+            range_param(
                 "pit_radius",
                 "Pit Radius",
                 (3.0, 8.0),
-                "cells",
-                "Smallest and largest pit radius, in cells",
-                (OPEN_LOW, RADIUS_MAX),
-                (0.5, 256.0),
+                unit="cells",
+                description="Smallest and largest pit radius, in cells",
+                hard=(OPEN_LOW, RADIUS_MAX),
+                soft=(0.5, 256.0),
             ),
-            _pair(
+            range_param(
                 "pit_height",
                 "Pit Depth",
                 (0.2, 0.5),
-                "",
-                "Shallowest and deepest pit, relative to the noise",
-                (0.0, 1.0e6),
-                (0.0, 5.0),
+                unit="",
+                description="Shallowest and deepest pit, relative to the noise",
+                hard=(0.0, 1.0e6),
+                soft=(0.0, 5.0),
             ),
         ),
     ),
@@ -169,8 +169,8 @@ V2_PARTS: dict[str, Generator | Filter] = {
                 description="Box blur passes",
             ),
         ),
-        margin=_passes,
-        passes=_passes,
+        margin=passes_of,
+        passes=passes_of,
     ),
     "lowpass": Filter(
         "lowpass",
@@ -199,7 +199,7 @@ V2_PARTS: dict[str, Generator | Filter] = {
             ),
         ),
         margin=lambda p: filters.erosion_margin(p.get("k", 0.5), p.get("passes", 1)),
-        passes=_passes,
+        passes=passes_of,
     ),
 }
 

@@ -152,7 +152,7 @@ def _layers(values: dict[str, Any]) -> Any:
         _LIGHT_HEIGHTS,
         tuple(layers),
         maps.slope,
-        _MAPS,
+        maps=_MAPS,
         height=_LIGHT_SPEC.height,
         cell_size=_LIGHT_SPEC.cell_size,
         seed=2,

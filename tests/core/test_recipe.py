@@ -13,7 +13,9 @@ STACK = (("box_blur", {"passes": 2}), ("terrace", {"levels": 6, "smoothness": 0.
 def test_hills_recipe_equals_circle_hills():
     params = {"count": 40, "radius_min": 3, "radius_max": 9}
     r = Recipe("hills", 11, (64, 48), params, (("flatten", {"exponent": 1.5}),), version=2)
-    assert np.array_equal(r.evaluate(), core.circle_hills((64, 48), 11, 40, 3, 9, flattening=1.5))
+    assert np.array_equal(
+        r.evaluate(), core.circle_hills((64, 48), 11, count=40, radius_min=3, radius_max=9, flattening=1.5)
+    )
 
 
 def test_json_round_trip():

@@ -47,8 +47,10 @@ def test_stream_power_maps_are_the_filters_own():
 
 def test_deposited_and_removed_sum_over_the_erosion_filters():
     start = Recipe("fractal", 5, (33, 40), {}, (), cell_size=50.0, height=800.0, version=2).evaluate()
-    first = thermal_erosion(start * np.float32(800.0), 30.0, 50.0, 3, 0.5, "closed")
-    second = thermal_erosion(first.heights, 30.0, 50.0, 2, 0.5, "closed")
+    first = thermal_erosion(
+        start * np.float32(800.0), talus_angle=30.0, cell_size=50.0, iterations=3, rate=0.5, edges="closed"
+    )
+    second = thermal_erosion(first.heights, talus_angle=30.0, cell_size=50.0, iterations=2, rate=0.5, edges="closed")
     stack = (("thermal", {"talus_angle": 30.0, "iterations": 3}), ("thermal", {"talus_angle": 30.0, "iterations": 2}))
     _, maps = recipe(stack).evaluate_with_maps()
     assert set(maps) == {"deposited", "removed"}
@@ -87,7 +89,7 @@ RIVER = Layer("river", (0.0, 0.1, 0.7), -1.0, 0.5, 2.0, mask="drainage", mask_mi
 
 def test_a_masked_layer_is_present_exactly_where_its_map_is_in_range():
     h, maps = recipe().evaluate_with_maps()
-    w = layer_weights(h, (*DEFAULT_LAYERS, RIVER), None, maps)
+    w = layer_weights(h, (*DEFAULT_LAYERS, RIVER), None, maps=maps)
     inside = maps["drainage_area"] >= 1e5
     assert 0 < inside.sum() < inside.size
     assert (w[..., 3][inside] > 0.2).all() and (w[..., 3][~inside] < 1e-6).all()
@@ -95,14 +97,14 @@ def test_a_masked_layer_is_present_exactly_where_its_map_is_in_range():
     # outside the mask the other layers' weights are those without the river layer
     plain = layer_weights(h, DEFAULT_LAYERS)
     assert np.allclose(w[..., :3][~inside], plain[~inside], atol=1e-6)
-    rgb = colormap(h, (*DEFAULT_LAYERS, RIVER), None, maps)
+    rgb = colormap(h, (*DEFAULT_LAYERS, RIVER), None, maps=maps)
     assert np.allclose(rgb[~inside], colormap(h, DEFAULT_LAYERS)[~inside], atol=1e-6)
 
 
 def test_without_its_map_a_masked_layer_is_absent():
     h = recipe(()).evaluate()
     assert layer_weights(h, (*DEFAULT_LAYERS, RIVER))[..., 3].max() < 1e-6
-    assert layer_weights(h, (*DEFAULT_LAYERS, RIVER), None, {})[..., 3].max() < 1e-6
+    assert layer_weights(h, (*DEFAULT_LAYERS, RIVER), None, maps={})[..., 3].max() < 1e-6
 
 
 def test_mask_parameters_are_checked_and_declared():
@@ -128,4 +130,4 @@ def test_mask_parameters_are_checked_and_declared():
     assert (lay.mask, lay.mask_map, lay.mask_min, lay.mask_max) == ("deposited", "deposited", 0.5, 1e15)
     h = np.zeros((4, 4), np.float32)
     with pytest.raises(ValueError, match="shape"):
-        layer_weights(h, (lay,), None, {"deposited": np.zeros((3, 3))})
+        layer_weights(h, (lay,), None, maps={"deposited": np.zeros((3, 3))})
