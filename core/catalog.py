@@ -9,7 +9,8 @@ bounds).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -23,7 +24,7 @@ from .erosion.stream_power import (
     map_diffusivity,
     stream_power_erosion,
 )
-from .erosion.thermal import ErosionResult, thermal_erosion
+from .erosion.thermal import thermal_erosion
 from .generators.faults import MAX_FAULTS, fault_formation
 from .generators.hills import MAX_HILLS, hills_raw
 from .generators.hills_pits import noise_hills_pits
@@ -831,22 +832,14 @@ def _add_change(maps: dict[str, Any] | None, deposited: Any, removed: Any) -> No
         maps[name] = v.copy() if previous is None else (previous + v).astype(np.float32)
 
 
-class _Watch:
-    """Wraps a progress callback and remembers whether it asked to stop (the filters stop without raising)."""
-
-    def __init__(self, callback: Progress | None) -> None:
-        self.callback = callback
-        self.stopped = False
-
-    def __call__(self, step: int, steps: int) -> bool:
-        if self.callback is not None and self.callback(step, steps) is False:
-            self.stopped = True
-        return not self.stopped
-
-    def check(self, result: ErosionResult) -> ErosionResult:
-        if self.stopped:
-            raise Cancelled(f"cancelled after step {result.steps_done}", done=result.steps_done)
-        return result
+@contextmanager
+def _metres_discarded() -> Iterator[None]:
+    """A filter cancelled inside: its partial result is in metres, which a recipe's caller cannot use, so the
+    :class:`Cancelled` that leaves carries the steps done and no result."""
+    try:
+        yield
+    except Cancelled as err:
+        raise Cancelled(str(err), done=err.done, total=err.total) from None
 
 
 def _thermal(
@@ -862,18 +855,16 @@ def _thermal(
     callback: Progress | None = None,
 ) -> Any:
     """Thermal erosion of a normalised heightmap at the terrain's scale (metres), back to normalised units."""
-    watch = _Watch(callback)
-    result = watch.check(
-        thermal_erosion(
+    with _metres_discarded():
+        result = thermal_erosion(
             heightmap * np.float32(height),
             talus_angle=talus_angle,
             cell_size=cell_size,
-            iterations=steps,
+            steps=steps,
             rate=rate,
             edges=edges,
-            callback=watch,
+            callback=callback,
         )
-    )
     _add_change(maps, result.deposited, result.removed)
     return (result.heights / np.float32(height)).astype(np.float32)
 
@@ -895,9 +886,8 @@ def _hydraulic(
     callback: Progress | None = None,
 ) -> Any:
     """Hydraulic erosion of a normalised heightmap at the terrain's scale (metres), back to normalised units."""
-    watch = _Watch(callback)
-    result = watch.check(
-        hydraulic_erosion(
+    with _metres_discarded():
+        result = hydraulic_erosion(
             heightmap * np.float32(height),
             cell_size,
             steps=steps,
@@ -909,9 +899,8 @@ def _hydraulic(
             evaporation_rate=evaporation_rate,
             depth_scale=depth_scale,
             edges=edges,
-            callback=watch,
+            callback=callback,
         )
-    )
     _add_change(maps, result.deposited, result.removed)
     if maps is not None and result.water is not None:
         maps["water_depth"] = result.water.astype(np.float32)
@@ -1088,7 +1077,7 @@ def _stream_power(
         by_map = auto_scale == "map"
         d = map_diffusivity(shape, cell_size, dt * max(steps, 1)) if by_map else None
         width = default_channel_width(shape, cell_size) if by_map else 0.0
-    try:
+    with _metres_discarded():
         result = stream_power_erosion(
             metres,
             cell_size,
@@ -1105,10 +1094,8 @@ def _stream_power(
             lake_fill=lake_fill,
             channel_width=width,
             channel_area=channel_area,
-            callback=None if callback is None else _Watch(callback),
+            callback=callback,
         )
-    except Cancelled as err:  # the partial terrain is in metres: a recipe discards it
-        raise Cancelled(str(err), done=err.done, total=err.total) from None
     if maps is not None:
         maps["drainage_area"] = result.drainage_area.astype(np.float32)
         maps["flow_direction"] = result.direction.astype(np.float32)

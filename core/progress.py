@@ -9,11 +9,10 @@ asks the job to stop; the job then raises :class:`Cancelled`, whose ``result``
 carries the partial result when the job has one (stream-power erosion's state
 after its last completed step), ``None`` otherwise.
 
-The two grid filters :func:`core.erosion.thermal.thermal_erosion` and
-:func:`core.erosion.hydraulic.hydraulic_erosion` keep their early stop: their
-result is itself the partial result (``ErosionResult.steps_done`` tells how
-far they ran), and :mod:`core.catalog`'s filter wrappers turn the stop into
-:class:`Cancelled`, so a recipe or a caller of the catalog sees one protocol.
+Every filter raises it the same way: stream-power, thermal and hydraulic
+erosion carry their result after the last completed step. :mod:`core.catalog`'s
+filter wrappers re-raise it without that result, which is in metres while a
+recipe works in units of Height.
 """
 
 from __future__ import annotations

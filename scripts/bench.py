@@ -787,9 +787,7 @@ def bench_erosion(n, runs, steps):
     """Thermal and hydraulic erosion, steps per second (after the first step's set-up, timed apart)."""
     terrain = Recipe("diamond_square", 1, (n, n)).evaluate().astype(np.float64) * (n * 0.15)  # metres, 1 m cells
     cases = {
-        "thermal erosion (talus 35°)": lambda k: thermal_erosion(
-            terrain, talus_angle=35.0, cell_size=1.0, iterations=k
-        ),
+        "thermal erosion (talus 35°)": lambda k: thermal_erosion(terrain, talus_angle=35.0, cell_size=1.0, steps=k),
         "hydraulic erosion (defaults)": lambda k: hydraulic_erosion(terrain, 1.0, steps=k),
     }
     rows = []

@@ -7,8 +7,7 @@ import numpy as np
 import numpy.typing as npt
 from mathutils import Vector
 
-from ...core.lighting import BakedMaps as Maps
-from ...core.lighting import sun_angles
+from ...core.lighting import BakedMaps, sun_angles
 from ...core.spec import MAX_SIDE, MIN_SIDE, TerrainSpec
 
 _UP = Vector((0.0, 0.0, 1.0))
@@ -27,7 +26,7 @@ class TerrainArrays:
     """
 
     heightmap: npt.NDArray[np.float32]
-    maps: Maps
+    maps: BakedMaps
     width: float
     height: float
     spec: TerrainSpec | None

@@ -71,7 +71,7 @@ from .stream_power import (
 from .thermal import (
     EDGES,
     MAX_EROSION_HEIGHT,
-    MAX_THERMAL_ITERATIONS,
+    MAX_THERMAL_STEPS,
     THERMAL_STEP_COST,
     ErosionResult,
     check_edges,
@@ -117,7 +117,7 @@ __all__ = [
     "CHANNEL_WIDTH_SHARE",
     "stream_power_step",
     "stream_power_erosion",
-    "MAX_THERMAL_ITERATIONS",
+    "MAX_THERMAL_STEPS",
     "THERMAL_STEP_COST",
     "EDGES",
     "ErosionResult",

@@ -69,7 +69,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..heightmap import check_number
-from ..progress import Progress, check_progress
+from ..progress import Cancelled, Progress, check_progress
 from .thermal import ErosionResult, change_maps, check_edges, check_step_work, erosion_heights
 
 __all__ = ["MAX_HYDRAULIC_STEPS", "HYDRAULIC_STEP_COST", "max_time_step", "hydraulic_erosion"]
@@ -189,7 +189,9 @@ def hydraulic_erosion(
         and not in ``heights``).
     callback : callable or None
         None; -; -; -; -: called as ``callback(step, steps)`` after each step
-        (1-based); returning ``False`` (exactly) stops early.
+        (1-based); returning ``False`` (exactly) cancels: :class:`core.Cancelled`
+        is raised with the result after that step (sediment settled as
+        ``settle`` says) as its ``result``.
 
     Returns
     -------
@@ -372,7 +374,19 @@ def hydraulic_erosion(
         d *= f32(keep)
         done = step + 1
         if callback is not None and callback(done, steps) is False:
-            break
+            raise Cancelled(
+                f"hydraulic erosion cancelled after step {done} of {steps}",
+                done=done,
+                total=steps,
+                result=_result(b, s, d, before, lost, done, exchanged, settle=settle),
+            )
+    return _result(b, s, d, before, lost, done, exchanged, settle=settle)
+
+
+def _result(
+    b: F64, s: F64, d: F32, before: F64, lost: float, done: int, exchanged: float, *, settle: bool
+) -> ErosionResult:
+    """The filter's result after ``done`` steps; with ``settle`` the suspended sediment is laid down first."""
     if settle:
         b += s
         s[:] = 0.0

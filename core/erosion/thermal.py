@@ -4,7 +4,7 @@ Weathered rock loosens and falls; loose material (scree, talus) comes to rest
 at its angle of repose, the *talus angle*. The grid model is Musgrave, Kolb &
 Mace, "The synthesis and rendering of eroded fractal terrains" (SIGGRAPH
 1989), in the form Olsen gives in "Realtime procedural terrain generation"
-(2004): each iteration, a cell whose height difference ``Δ`` to a neighbour
+(2004): each step, a cell whose height difference ``Δ`` to a neighbour
 exceeds the talus threshold ``T`` moves material to every such lower
 neighbour, in proportion to the neighbour's excess ``Δ - T``.
 
@@ -24,7 +24,7 @@ ringed by cells held at the input's lowest height; what slides onto them is
 gone, reported as ``lost_volume``).
 
 This is a global filter: every cell can influence every other given enough
-iterations, so it takes a whole heightmap, not a window.
+steps, so it takes a whole heightmap, not a window.
 """
 
 from __future__ import annotations
@@ -37,10 +37,10 @@ import numpy.typing as npt
 
 from ..filters import MAX_FILTER_WORK
 from ..heightmap import as_heightmap, check_count, check_number
-from ..progress import Progress, check_progress
+from ..progress import Cancelled, Progress, check_progress
 
 __all__ = [
-    "MAX_THERMAL_ITERATIONS",
+    "MAX_THERMAL_STEPS",
     "THERMAL_STEP_COST",
     "EDGES",
     "ErosionResult",
@@ -51,11 +51,11 @@ __all__ = [
     "thermal_erosion",
 ]
 
-#: Upper bound on thermal iterations, whatever the map's size.
-MAX_THERMAL_ITERATIONS = 100_000
-#: Work of one thermal iteration per cell, in the cell passes of :data:`core.filters.MAX_FILTER_WORK`:
-#: iterations x cells x this at most ``MAX_FILTER_WORK``, 475 iterations at 1025 x 1025 (about 20 s on
-#: two shared cores at 27 iterations per second; the bound is kept to the filters' scale, not the time).
+#: Upper bound on thermal steps, whatever the map's size.
+MAX_THERMAL_STEPS = 100_000
+#: Work of one thermal step per cell, in the cell passes of :data:`core.filters.MAX_FILTER_WORK`:
+#: steps x cells x this at most ``MAX_FILTER_WORK``, 475 steps at 1025 x 1025 (about 20 s on
+#: two shared cores at 27 steps per second; the bound is kept to the filters' scale, not the time).
 THERMAL_STEP_COST = 5
 #: Largest height (metres, either sign) the erosion filters accept: far beyond any terrain, and small
 #: enough that height differences, gradients and fluxes stay finite in their float32 work arrays.
@@ -89,8 +89,8 @@ class ErosionResult:
         cell_size**2 + lost_volume`` (+ the suspended sediment's volume for
         hydraulic erosion run with ``settle=False``), to float rounding.
     steps_done : int
-        Iterations or time steps run: fewer than asked if the callback
-        cancelled.
+        Time steps run (the partial result of :class:`core.Cancelled` holds
+        fewer than asked).
     water : ndarray of float32, shape (rows, cols), or None
         Hydraulic erosion only: water depth at the end, metres.
     sediment : ndarray of float32, shape (rows, cols), or None
@@ -169,14 +169,14 @@ def thermal_erosion(
     *,
     talus_angle: float = 35.0,
     cell_size: float = 1.0,
-    iterations: int = 50,
+    steps: int = 50,
     rate: float = 0.5,
     edges: str = "closed",
     callback: Progress | None = None,
 ) -> ErosionResult:
     """Thermal erosion: move material downhill until no slope exceeds the talus angle.
 
-    Each iteration every cell compares itself with its 8 neighbours; where
+    Each step every cell compares itself with its 8 neighbours; where
     the drop ``Δ`` to a neighbour exceeds ``T = tan(talus_angle) x
     distance`` (distance ``cell_size`` or ``cell_size x sqrt(2)``), the
     excess is ``Δ - T``. A cell with largest excess ``e_max`` gives away
@@ -196,21 +196,22 @@ def thermal_erosion(
     cell_size : float
         1.0; [1e-6, 1e6]; [0.1, 100]; metres; "Cell Size": horizontal distance
         between neighbouring cells.
-    iterations : int
-        50; [0, 100000] and iterations x cells x ``THERMAL_STEP_COST`` at most
-        ``MAX_FILTER_WORK`` (475 at 1025 x 1025); [1, 300]; iterations;
-        "Iterations": how many times material moves.
+    steps : int
+        50; [0, 100000] and steps x cells x ``THERMAL_STEP_COST`` at most
+        ``MAX_FILTER_WORK`` (475 at 1025 x 1025); [1, 300]; steps;
+        "Steps": how many times material moves.
     rate : float
-        0.5; (0, 1]; [0.1, 1]; share per iteration; "Rate": share of a cell's
-        largest excess over the talus slope it sheds per iteration (``x 1/2``);
+        0.5; (0, 1]; [0.1, 1]; share per step; "Rate": share of a cell's
+        largest excess over the talus slope it sheds per step (``x 1/2``);
         1 is the stable bound, smaller is slower and smoother.
     edges : str
         "closed"; "closed" or "open"; -; -; "Edges": closed keeps all
         material; open lets material slide off onto a ring held at the
         input's lowest height (it is lost).
     callback : callable or None
-        None; -; -; -; -: called as ``callback(iteration, iterations)`` after
-        each iteration (1-based); returning ``False`` (exactly) stops early.
+        None; -; -; -; -: called as ``callback(step, steps)`` after each step
+        (1-based); returning ``False`` (exactly) cancels: :class:`core.Cancelled`
+        is raised with the result after that step as its ``result``.
 
     Returns
     -------
@@ -223,9 +224,9 @@ def thermal_erosion(
     ------
     TypeError
         For a non-numeric heightmap or parameter, a non-integer
-        ``iterations`` or a callback that is not callable.
+        ``steps`` or a callback that is not callable.
     ValueError
-        For NaN/Inf heights, a parameter outside its range or iterations
+        For NaN/Inf heights, a parameter outside its range or steps
         beyond the work bound, naming the parameter and its range.
     """
     h = erosion_heights(heightmap)
@@ -235,9 +236,7 @@ def thermal_erosion(
     edges = check_edges(edges)
     callback = check_progress(callback, "callback")
     rows, cols = h.shape
-    iterations = check_step_work(
-        (rows, cols), iterations, THERMAL_STEP_COST, what="iterations", most=MAX_THERMAL_ITERATIONS
-    )
+    steps = check_step_work((rows, cols), steps, THERMAL_STEP_COST, what="steps", most=MAX_THERMAL_STEPS)
 
     before = h.copy()
     tan = math.tan(math.radians(talus))
@@ -253,7 +252,7 @@ def thermal_erosion(
     total = np.empty((rows, cols), np.float32)
     lost = 0.0
     done = 0
-    for it in range(iterations):
+    for it in range(steps):
         padded[1:-1, 1:-1] = h
         for k, (dr, dc) in enumerate(_OFFSETS):
             e = excess[k]
@@ -280,7 +279,11 @@ def thermal_erosion(
             )
             lost += float(ring) * cell * cell
         done = it + 1
-        if callback is not None and callback(done, iterations) is False:
-            break
+        if callback is not None and callback(done, steps) is False:
+            deposited, removed = change_maps(before, h)
+            partial = ErosionResult(h.astype(np.float32), deposited, removed, lost, done)
+            raise Cancelled(
+                f"thermal erosion cancelled after step {done} of {steps}", done=done, total=steps, result=partial
+            )
     deposited, removed = change_maps(before, h)
     return ErosionResult(h.astype(np.float32), deposited, removed, lost, done)

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 import core
 from core.erosion.hydraulic import hydraulic_erosion, max_time_step
+from core.progress import Cancelled
 from core.recipe import Recipe
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -120,8 +121,10 @@ def test_zero_steps_and_callback():
     seen = []
     hydraulic_erosion(h, steps=5, callback=lambda i, n: seen.append((i, n)))
     assert seen == [(i, 5) for i in range(1, 6)]
-    stopped = hydraulic_erosion(h, steps=20, callback=lambda i, n: i < 7)
-    assert stopped.steps_done == 7
+    with pytest.raises(Cancelled, match="after step 7 of 20") as stop:
+        hydraulic_erosion(h, steps=20, callback=lambda i, n: i < 7)
+    stopped = stop.value.result
+    assert (stop.value.done, stop.value.total) == (7, 20) and stopped.steps_done == 7
     assert np.array_equal(stopped.heights, hydraulic_erosion(h, steps=7).heights)
 
 

@@ -48,9 +48,9 @@ def test_stream_power_maps_are_the_filters_own():
 def test_deposited_and_removed_sum_over_the_erosion_filters():
     start = Recipe("fractal", 5, (33, 40), {}, (), cell_size=50.0, height=800.0, version=2).evaluate()
     first = thermal_erosion(
-        start * np.float32(800.0), talus_angle=30.0, cell_size=50.0, iterations=3, rate=0.5, edges="closed"
+        start * np.float32(800.0), talus_angle=30.0, cell_size=50.0, steps=3, rate=0.5, edges="closed"
     )
-    second = thermal_erosion(first.heights, talus_angle=30.0, cell_size=50.0, iterations=2, rate=0.5, edges="closed")
+    second = thermal_erosion(first.heights, talus_angle=30.0, cell_size=50.0, steps=2, rate=0.5, edges="closed")
     stack = (("thermal", {"talus_angle": 30.0, "iterations": 3}), ("thermal", {"talus_angle": 30.0, "iterations": 2}))
     _, maps = recipe(stack).evaluate_with_maps()
     assert set(maps) == {"deposited", "removed"}

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 import core
 from core.erosion.thermal import MAX_EROSION_HEIGHT, thermal_erosion
+from core.progress import Cancelled
 from core.recipe import Recipe
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -46,7 +47,7 @@ def conservation_error(before, result, cell):
 @pytest.mark.parametrize("edges", ["closed", "open"])
 def test_material_is_conserved(edges):
     h = rough(65) + 500.0
-    r = thermal_erosion(h, talus_angle=30, cell_size=1.0, iterations=300, rate=1.0, edges=edges)
+    r = thermal_erosion(h, talus_angle=30, cell_size=1.0, steps=300, rate=1.0, edges=edges)
     assert conservation_error(h, r, 1.0) < 1e-6
     assert r.removed.sum() > 0.05 * (h - h.min()).sum() / 40  # it moved a real amount
     if edges == "closed":
@@ -64,19 +65,19 @@ def test_material_is_conserved(edges):
 
 def test_open_edges_lose_what_slides_off_at_a_cell_size():
     h = rough(33)
-    r = thermal_erosion(h, talus_angle=20, cell_size=2.5, iterations=200, edges="open")
+    r = thermal_erosion(h, talus_angle=20, cell_size=2.5, steps=200, edges="open")
     assert r.lost_volume > 0
     assert conservation_error(h, r, 2.5) < 1e-6
 
 
-def test_after_enough_iterations_no_slope_exceeds_the_talus_angle():
+def test_after_enough_steps_no_slope_exceeds_the_talus_angle():
     h = rough(33, relief=25.0)
     assert max_slope_degrees(h) > 60
     for talus in (20.0, 35.0):
-        r = thermal_erosion(h, talus_angle=talus, cell_size=1.0, iterations=3000, rate=1.0)
+        r = thermal_erosion(h, talus_angle=talus, cell_size=1.0, steps=3000, rate=1.0)
         assert max_slope_degrees(r.heights) <= talus + 0.5
     # cell size scales the slopes: the same heights on 2 m cells are half as steep
-    r2 = thermal_erosion(h, talus_angle=20.0, cell_size=2.0, iterations=3000, rate=1.0)
+    r2 = thermal_erosion(h, talus_angle=20.0, cell_size=2.0, steps=3000, rate=1.0)
     assert max_slope_degrees(r2.heights, cell=2.0) <= 20.5
 
 
@@ -84,7 +85,7 @@ def test_a_spike_spreads_into_a_cone_at_the_talus_angle():
     n, c, height, talus = 41, 20, 200.0, 30.0
     h = np.zeros((n, n))
     h[c, c] = height
-    r = thermal_erosion(h, talus_angle=talus, cell_size=1.0, iterations=2000, rate=1.0)
+    r = thermal_erosion(h, talus_angle=talus, cell_size=1.0, steps=2000, rate=1.0)
     out = r.heights.astype(np.float64)
     tan = math.tan(math.radians(talus))
     assert out.argmax() == c * n + c  # the apex stays where the spike was
@@ -110,27 +111,29 @@ def test_nothing_moves_below_the_talus_angle():
     rr, cc = np.mgrid[0:20, 0:30].astype(np.float64)
     ramp = rr * math.tan(math.radians(25)) * 2.0 + cc * 0.1  # 25 degrees-ish on 2 m cells, below 35
     assert max_slope_degrees(ramp, cell=2.0) < 35
-    r = thermal_erosion(ramp, talus_angle=35, cell_size=2.0, iterations=20)
+    r = thermal_erosion(ramp, talus_angle=35, cell_size=2.0, steps=20)
     np.testing.assert_array_equal(r.heights, ramp.astype(np.float32))
     assert r.removed.max() == 0 and r.deposited.max() == 0
 
 
-def test_zero_iterations_and_flat_maps_are_unchanged():
+def test_zero_steps_and_flat_maps_are_unchanged():
     h = rough(17)
-    r = thermal_erosion(h, iterations=0)
+    r = thermal_erosion(h, steps=0)
     np.testing.assert_array_equal(r.heights, h.astype(np.float32))
     assert r.steps_done == 0
     flat = np.full((9, 7), 3.5)
-    np.testing.assert_array_equal(thermal_erosion(flat, talus_angle=0, iterations=10).heights, flat.astype(np.float32))
+    np.testing.assert_array_equal(thermal_erosion(flat, talus_angle=0, steps=10).heights, flat.astype(np.float32))
 
 
 def test_callback_reports_progress_and_cancels():
     seen = []
-    r = thermal_erosion(rough(17), iterations=10, callback=lambda i, n: seen.append((i, n)))
+    r = thermal_erosion(rough(17), steps=10, callback=lambda i, n: seen.append((i, n)))
     assert seen == [(i, 10) for i in range(1, 11)] and r.steps_done == 10
-    r = thermal_erosion(rough(17), iterations=10, callback=lambda i, n: i < 4)
-    assert r.steps_done == 4
-    assert np.array_equal(r.heights, thermal_erosion(rough(17), iterations=4).heights)
+    with pytest.raises(Cancelled, match="after step 4 of 10") as stop:
+        thermal_erosion(rough(17), steps=10, callback=lambda i, n: i < 4)
+    r = stop.value.result
+    assert (stop.value.done, stop.value.total) == (4, 10) and r.steps_done == 4
+    assert np.array_equal(r.heights, thermal_erosion(rough(17), steps=4).heights)
 
 
 @settings(max_examples=120, deadline=None)
@@ -142,14 +145,14 @@ def test_callback_reports_progress_and_cancels():
     talus=st.floats(0.0, 89.0),
     cell=st.sampled_from([1e-6, 0.01, 1.0, 1e6]),
     rate=st.floats(1e-9, 1.0),
-    iterations=st.integers(0, 40),
+    steps=st.integers(0, 40),
     edges=st.sampled_from(["closed", "open"]),
 )
 def test_any_parameters_in_bounds_give_finite_conserving_results(
-    rows, cols, seed, scale, talus, cell, rate, iterations, edges
+    rows, cols, seed, scale, talus, cell, rate, steps, edges
 ):
     h = (core.white_noise((rows, cols), seed) * 2.0 - 1.0) * scale
-    r = thermal_erosion(h, talus_angle=talus, cell_size=cell, iterations=iterations, rate=rate, edges=edges)
+    r = thermal_erosion(h, talus_angle=talus, cell_size=cell, steps=steps, rate=rate, edges=edges)
     for a in (r.heights, r.deposited, r.removed):
         assert a.dtype == np.float32 and a.shape == (rows, cols) and np.isfinite(a).all()
     assert math.isfinite(r.lost_volume) and r.lost_volume >= 0
@@ -167,8 +170,8 @@ def test_any_parameters_in_bounds_give_finite_conserving_results(
         ({"cell_size": 0.0}, ValueError, r"cell_size must be in \[1e-06, 1000000.0\]"),
         ({"rate": 0.0}, ValueError, r"rate must be in \(0.0, 1.0\]"),
         ({"rate": 1.5}, ValueError, "rate"),
-        ({"iterations": -1}, ValueError, r"iterations must be in \[0, 100000\]"),
-        ({"iterations": 2.0}, TypeError, "iterations must be an integer"),
+        ({"steps": -1}, ValueError, r"steps must be in \[0, 100000\]"),
+        ({"steps": 2.0}, TypeError, "steps must be an integer"),
         ({"edges": "wrap"}, ValueError, "edges must be one of"),
         ({"callback": 3}, TypeError, "callback must be callable"),
         ({"heightmap": np.full((4, 4), 2e9)}, ValueError, "within"),
@@ -181,10 +184,10 @@ def test_bad_parameters(kwargs, error, match):
         thermal_erosion(**kwargs)
 
 
-def test_work_bound_names_the_largest_iterations_for_the_size():
-    with pytest.raises(ValueError, match=r"iterations must be in \[0, 475\] for a 1025 x 1025 heightmap"):
-        thermal_erosion(np.zeros((1025, 1025), np.float32), iterations=476)
-    thermal_erosion(np.zeros((1025, 1025), np.float32), iterations=1)
+def test_work_bound_names_the_largest_steps_for_the_size():
+    with pytest.raises(ValueError, match=r"steps must be in \[0, 475\] for a 1025 x 1025 heightmap"):
+        thermal_erosion(np.zeros((1025, 1025), np.float32), steps=476)
+    thermal_erosion(np.zeros((1025, 1025), np.float32), steps=1)
 
 
 CHILD = r"""
@@ -197,8 +200,8 @@ def digest(a):
     a = np.ascontiguousarray(a)
     return f"{a.dtype}{a.shape}:" + hashlib.sha256(a.tobytes()).hexdigest()[:24]
 h = Recipe("diamond_square", 4, (45, 61), version=2).evaluate().astype(np.float64) * 30.0
-closed = thermal_erosion(h, talus_angle=33, cell_size=0.75, iterations=60, rate=0.8)
-opened = thermal_erosion(h, talus_angle=28, cell_size=1.5, iterations=40, rate=0.5, edges="open")
+closed = thermal_erosion(h, talus_angle=33, cell_size=0.75, steps=60, rate=0.8)
+opened = thermal_erosion(h, talus_angle=28, cell_size=1.5, steps=40, rate=0.5, edges="open")
 print(json.dumps({"closed": [digest(closed.heights), digest(closed.deposited), digest(closed.removed)],
                   "open": [digest(opened.heights), opened.lost_volume.hex()]}))
 """
