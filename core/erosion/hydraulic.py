@@ -374,24 +374,12 @@ def hydraulic_erosion(
         d *= f32(keep)
         done = step + 1
         if callback is not None and callback(done, steps) is False:
-            raise Cancelled(
-                f"hydraulic erosion cancelled after step {done} of {steps}",
-                done=done,
-                total=steps,
-                result=_result(b, s, d, before, lost, done, exchanged, settle=settle),
-            )
-    return _result(b, s, d, before, lost, done, exchanged, settle=settle)
-
-
-def _result(
-    b: F64, s: F64, d: F32, before: F64, lost: float, done: int, exchanged: float, *, settle: bool
-) -> ErosionResult:
-    """The filter's result after ``done`` steps; with ``settle`` the suspended sediment is laid down first."""
+            break
     if settle:
         b += s
         s[:] = 0.0
     deposited, removed = change_maps(before, b)
-    return ErosionResult(
+    result = ErosionResult(
         b.astype(np.float32),
         deposited,
         removed,
@@ -401,6 +389,11 @@ def _result(
         sediment=s.astype(np.float32),
         exchanged=exchanged,
     )
+    if done < steps:  # the callback asked to stop
+        raise Cancelled(
+            f"hydraulic erosion cancelled after step {done} of {steps}", done=done, total=steps, result=result
+        )
+    return result
 
 
 def _advect(s: F64, ux: F32, uy: F32, moved: F64) -> None:

@@ -280,10 +280,11 @@ def thermal_erosion(
             lost += float(ring) * cell * cell
         done = it + 1
         if callback is not None and callback(done, steps) is False:
-            deposited, removed = change_maps(before, h)
-            partial = ErosionResult(h.astype(np.float32), deposited, removed, lost, done)
-            raise Cancelled(
-                f"thermal erosion cancelled after step {done} of {steps}", done=done, total=steps, result=partial
-            )
+            break
     deposited, removed = change_maps(before, h)
-    return ErosionResult(h.astype(np.float32), deposited, removed, lost, done)
+    result = ErosionResult(h.astype(np.float32), deposited, removed, lost, done)
+    if done < steps:  # the callback asked to stop
+        raise Cancelled(
+            f"thermal erosion cancelled after step {done} of {steps}", done=done, total=steps, result=result
+        )
+    return result
