@@ -35,9 +35,11 @@ from .formats import (
 )
 from .geotiff import (
     FILL_PASSES,
+    MAX_PAGES,
     Elevation,
     dem_extent,
     dem_record,
+    dem_square_grid,
     dem_summary,
     fill_nodata,
     lzw_decode,
@@ -80,9 +82,11 @@ __all__ = [
     "write_npy",
     "write_raw",
     "FILL_PASSES",
+    "MAX_PAGES",
     "Elevation",
     "dem_extent",
     "dem_record",
+    "dem_square_grid",
     "dem_summary",
     "fill_nodata",
     "lzw_decode",

@@ -245,6 +245,20 @@ def _check_exr(f: BinaryIO, size: int) -> None:
             raise ValueError("the OpenEXR file is cut short inside its pixel data")
 
 
+_TIFF_TAG_NAMES = {
+    256: "ImageWidth",
+    257: "ImageLength",
+    258: "BitsPerSample",
+    259: "Compression",
+    273: "StripOffsets",
+    277: "SamplesPerPixel",
+    278: "RowsPerStrip",
+    279: "StripByteCounts",
+    322: "TileWidth",
+    323: "TileLength",
+    324: "TileOffsets",
+    325: "TileByteCounts",
+}
 _TIFF_TYPES = {1: "B", 3: "H", 4: "I", 16: "Q", 13: "I", 18: "Q"}
 
 
@@ -337,8 +351,13 @@ def _tiff(f: BinaryIO, head: bytes) -> tuple[int, int]:
         (count,) = struct.unpack_from(order + count_code, directory, 0)
         first = struct.calcsize(order + count_code)
         found = {}
+        seen = set()
         for i in range(min(count, 4096)):
             tag, kind, _, value = struct.unpack_from(order + entry, directory, first + i * size)
+            if tag in seen:  # readers differ on which one holds (the size check and the decoder must agree)
+                what = _TIFF_TAG_NAMES.get(tag, "a tag")
+                raise ValueError(f"the TIFF directory gives tag {tag} ({what}) twice: which one holds is undefined")
+            seen.add(tag)
             if tag in (256, 257):
                 code = {3: "H", 4: "I", 16: "Q"}.get(kind)
                 if code is None or struct.calcsize(code) > len(value):

@@ -187,17 +187,25 @@ def test_fill_and_metres_per_degree():
 def test_dem_extent_keeps_the_real_scale_with_square_cells_and_refuses_the_impossible():
     values = np.array([[10.0, 30.0, 20.0], [15.0, 12.0, 11.0]], np.float32)
     dem = geotiff.Elevation(values, 2, -9999.0, (30.0, 30.0), False, None)
-    assert geotiff.dem_extent(values, dem) == (60.0, 20.0)
+    grid, side = geotiff.dem_square_grid(values, dem)
+    assert grid is values and side == 30.0
+    assert geotiff.dem_extent(grid, side) == (60.0, 20.0)
     oblong = geotiff.Elevation(values, 0, None, (40.0, 10.0), True, 60.0)
-    assert geotiff.dem_extent(values, oblong) == (pytest.approx(40.0), 20.0)  # sqrt(40 x 10) x 2 cells
+    grid, side = geotiff.dem_square_grid(values, oblong)  # 80 m east-west, 10 m north-south, on 20 m cells
+    assert side == pytest.approx(20.0) and grid.shape == (2, 5)
+    assert grid[0].tolist() == [10.0, 20.0, 30.0, 25.0, 20.0] and grid[1].tolist() == [15.0, 13.5, 12.0, 11.5, 11.0]
+    assert geotiff.dem_extent(grid, side) == (pytest.approx(80.0), 20.0)  # the true east-west extent
     assert geotiff.dem_record(values, dem) == {
         "elevation_range_m": [10.0, 30.0],
         "nodata_cells": 2,
         "dem_cell_size_m": [30.0, 30.0],
     }
     assert geotiff.dem_record(values, None) == {}
-    text = geotiff.dem_summary(values, oblong)
-    assert text.startswith("Imported DEM: heights 10 to 30 m") and "latitude 60" in text and "square at 20 m" in text
+    text = geotiff.dem_summary(grid, oblong, side)
+    assert text.startswith("Imported DEM: heights 10 to 30 m") and "latitude 60" in text
+    assert "resampled onto 5 x 2 square cells of 20 m" in text
     assert "2 nodata cells (-9999) filled" in geotiff.dem_summary(values, dem)
     with pytest.raises(ValueError, match="a terrain is 0.001 m to 1000 km wide"):
-        geotiff.dem_extent(values, geotiff.Elevation(values, 0, None, (1.0e6, 1.0e6), False, None))
+        geotiff.dem_square_grid(values, geotiff.Elevation(values, 0, None, (1.0e6, 1.0e6), False, None))
+    with pytest.raises(ValueError, match="a terrain is 0.001 m to 1000 km wide"):
+        geotiff.dem_extent(values, 1.0e6)
