@@ -115,10 +115,13 @@ class OROGEN_OT_heightmap_import(AddsObjects, bpy.types.Operator, ImportHelper, 
                 raise ValueError(f"no such file: {self.filepath}")
             spec, sun = self._spec(context)
             values, dem = heightmaps.read_elevation(self.filepath, check_size=check_size)
+            grid, side = values, None
             if self.use_sidecar_scale and dem is not None and dem.cell_size is not None:
-                width, height = geotiff.dem_extent(values, dem)  # a georeferenced DEM: its own scale, in metres
+                # a georeferenced DEM: its own scale, in metres, on square cells over its true extents
+                grid, side = geotiff.dem_square_grid(values, dem, check_size=check_size)
+                width, height = geotiff.dem_extent(grid, side)
                 spec = spec.replace(width=width, height=height)
-            heightmap = normalize(values)
+            heightmap = normalize(grid)
             arrays = TerrainArrays(heightmap, spec.bake(heightmap, sun), spec.width, spec.height, None)
         except (ValueError, TypeError, RuntimeError) as err:
             self.report({"ERROR"}, f"Heightmap not imported: {err}")
@@ -141,7 +144,7 @@ class OROGEN_OT_heightmap_import(AddsObjects, bpy.types.Operator, ImportHelper, 
         with suspended():
             write_spec(obj.orogen, spec)  # its layers, lighting and scale; no generator to re-run (not is_terrain)
         if dem is not None:
-            self.report({"WARNING"} if dem.nodata else {"INFO"}, geotiff.dem_summary(values, dem))
+            self.report({"WARNING"} if dem.nodata else {"INFO"}, geotiff.dem_summary(grid, dem, side))
         return {"FINISHED"}
 
 

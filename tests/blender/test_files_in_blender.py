@@ -223,3 +223,65 @@ def test_a_geotiff_dem_keeps_its_real_heights_and_reports_nodata(scene, tmp_path
     info = json.loads(obj["orogen_terrain"])
     assert info["nodata_cells"] == 1 and info["elevation_range_m"] == pytest.approx([100.0, 160.0])
     assert info["dem_cell_size_m"] == [10.0, 10.0] and info["height"] == pytest.approx(60.0)
+
+
+@pytest.mark.skipif(
+    GDAL_TRANSLATE is None and os.environ.get("OROGEN_REQUIRE_GDAL") != "1",
+    reason="gdal_translate (Debian package gdal-bin) is not installed",
+)
+def test_a_geographic_dem_keeps_its_footprint_scale_and_north(scene, tmp_path):
+    # 3" cells at 60° N (about 46 m east-west by 93 m north-south), south-up, heights stored in decametres
+    # with an offset: the mesh must span the true extents, north at +Y, in metres.
+    rows, cols = 21, 41
+    stored = np.add.outer(np.arange(rows) * 2.0, np.arange(cols) * 0.5).astype(np.float32)  # rises with the row
+    asc = tmp_path / "geo.asc"
+    with open(asc, "w") as f:
+        f.write(f"ncols {cols}\nnrows {rows}\nxllcorner 10\nyllcorner 59.99\ncellsize {3 / 3600!r}\n")
+        np.savetxt(f, stored, fmt="%.4f")
+    south = 59.99
+    north = south + rows * 3 / 3600
+    tif = tmp_path / "geo.tif"
+    subprocess.run(
+        [
+            GDAL_TRANSLATE or "gdal_translate",
+            "-q",
+            "-of",
+            "GTiff",
+            "-ot",
+            "Float32",
+            "-a_srs",
+            "EPSG:4326",
+            "-a_scale",
+            "10",
+            "-a_offset",
+            "100",
+            "-a_ullr",
+            "10",
+            str(south),
+            str(10 + cols * 3 / 3600),
+            str(north),  # upper-left y below lower-right y: a south-up raster
+            str(asc),
+            str(tif),
+        ],
+        check=True,
+    )
+    assert bpy.ops.orogen.heightmap_import(filepath=str(tif)) == {"FINISHED"}
+    obj = bpy.context.active_object
+    info = json.loads(obj["orogen_terrain"])
+    from core.io import geotiff
+
+    lon_m, lat_m = geotiff.metres_per_degree(0.5 * (south + north))
+    dx, dy = 3 / 3600 * lon_m, 3 / 3600 * lat_m
+    assert info["dem_cell_size_m"] == pytest.approx([dx, dy], rel=1e-9)
+    assert info["elevation_range_m"] == pytest.approx([100.0, 100.0 + 10 * (40 + 20)])
+    co = np.empty(len(obj.data.vertices) * 3, np.float32)
+    obj.data.vertices.foreach_get("co", co)
+    co = co.reshape(-1, 3)
+    side = np.sqrt(dx * dy)
+    assert co[:, 0].max() - co[:, 0].min() == pytest.approx(40 * dx, abs=side / 2)  # the true footprint
+    assert co[:, 1].max() - co[:, 1].min() == pytest.approx(20 * dy, abs=side / 2)
+    assert co[:, 2].max() - co[:, 2].min() == pytest.approx(600.0, rel=1e-4)  # decametres scaled to metres
+    south_edge = co[:, 1] < co[:, 1].min() + 1e-3
+    north_edge = co[:, 1] > co[:, 1].max() - 1e-3
+    # the file's rows run south to north, so its heights rise to the north (read unflipped, they would fall)
+    assert co[north_edge, 2].mean() == pytest.approx(500.0) and co[south_edge, 2].mean() == pytest.approx(100.0)
