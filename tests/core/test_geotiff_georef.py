@@ -2,7 +2,7 @@
 zero or NaN pixel sizes, latitudes past the poles, band scale and offset, units, south-up rasters and cells
 that are not square.
 
-The hostile files are written byte by byte (:mod:`tests.core.tiffbytes`: no TIFF library writes a tag twice);
+The hostile files are written byte by byte (`tests/core/tiffbytes.py`: no TIFF library writes a tag twice);
 the real-world ones by GDAL's gdal_translate, and GDAL's own reading of them (``gdal_translate -unscale``,
 ``gdalinfo -json``) is the reference. Those skip without gdal-bin unless OROGEN_REQUIRE_GDAL=1.
 """
@@ -16,9 +16,9 @@ import subprocess
 
 import numpy as np
 import pytest
+from tiffbytes import DOUBLE, LONG, SHORT, geokeys, write
 
 from core.io import geotiff, image_headers
-from tests.core.tiffbytes import DOUBLE, LONG, SHORT, geokeys, write
 
 RASTER = np.arange(30, dtype=np.float32).reshape(5, 6) * 3.0 + 100.0
 UTM = geokeys((1024, 1), (1025, 1), (3072, 32616))
