@@ -16,6 +16,8 @@ import subprocess
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from tiffbytes import DOUBLE, LONG, SHORT, geokeys, write
 
 from core.io import geotiff, image_headers
@@ -359,3 +361,31 @@ def test_cells_that_are_not_square_keep_the_true_footprint_and_slopes():
     calls = []
     geotiff.dem_square_grid(plane, dem, check_size=lambda r, c: calls.append((r, c)))
     assert calls == [grid.shape]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    rows=st.integers(2, 40),
+    cols=st.integers(2, 40),
+    dx=st.floats(1.0, 100.0),
+    ratio=st.floats(0.2, 5.0),
+    slope=st.tuples(st.floats(-2.0, 2.0), st.floats(-2.0, 2.0)),
+)
+def test_square_cells_keep_each_extent_within_half_a_cell_and_planes_planar(rows, cols, dx, ratio, slope):
+    dy = dx * ratio
+    x = np.arange(cols) * dx
+    y = (rows - 1 - np.arange(rows)) * dy
+    plane = (slope[0] * x[None, :] + slope[1] * y[:, None]).astype(np.float32)
+    dem = geotiff.Elevation(plane, 0, None, (dx, dy), True, 45.0)
+    grid, side = geotiff.dem_square_grid(plane, dem)
+    assert grid.dtype == np.float32 and np.isfinite(grid).all()
+    new_rows, new_cols = grid.shape
+    for old, new, d in ((rows, new_rows, dy), (cols, new_cols, dx)):
+        extent = (old - 1) * d
+        assert abs((new - 1) * side - extent) <= side / 2 + 1e-9 * extent or new == 2
+    # corners on corners: the four corner heights are the DEM's, and a plane stays a plane
+    for r, c in ((0, 0), (0, -1), (-1, 0), (-1, -1)):
+        assert float(grid[r, c]) == pytest.approx(float(plane[r, c]), abs=1e-3 + 1e-5 * abs(float(plane[r, c])))
+    tolerance = 1e-3 + 1e-5 * float(np.abs(plane).max())
+    assert np.ptp(np.diff(grid, axis=1), axis=None) <= 2 * tolerance or new_cols < 3
+    assert np.ptp(np.diff(grid, axis=0), axis=None) <= 2 * tolerance or new_rows < 3
