@@ -49,6 +49,7 @@ from __future__ import annotations
 import math
 import os
 import sys
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -441,14 +442,13 @@ def _select_page(tif: Any, name: str) -> tuple[Any, int, int]:
             break
         if index == MAX_PAGES:
             raise ValueError(f"{name} holds more than {MAX_PAGES} images (pages): Orogen reads a DEM of one raster")
-        codes = [tag.code for tag in page.tags.values()]
-        for code in sorted(set(codes)):
-            if codes.count(code) > 1:
-                tag = _tag_name(code)
-                raise ValueError(
-                    f"{name}: its image file directory {index + 1} gives tag {code} ({tag}) {codes.count(code)} "
-                    "times; which one holds is undefined (readers differ), so the file is refused"
-                )
+        repeated = sorted((code, n) for code, n in Counter(tag.code for tag in page.tags.values()).items() if n > 1)
+        if repeated:
+            code, n = repeated[0]
+            raise ValueError(
+                f"{name}: its image file directory {index + 1} gives tag {code} ({_tag_name(code)}) {n} times; "
+                "which one holds is undefined (readers differ), so the file is refused"
+            )
         pages.append(page)
     full = [(i, p) for i, p in enumerate(pages) if not _page_kind(p) & 5]
     if not full:
