@@ -919,7 +919,7 @@ def dem_summary(values: npt.NDArray[np.float32], dem: Elevation, side: float | N
     parts = [
         f"heights {float(values.min()):.6g} to {float(values.max()):.6g}" + (" m" if dem.cell_size is not None else "")
     ]
-    if dem.pages > 1:
+    if dem.page:  # a thumbnail or a smaller image came first
         parts.append(f"the full-resolution raster, image {dem.page + 1} of {dem.pages}")
     if (dem.scale, dem.offset) != (1.0, 0.0):
         parts.append(f"band scale {dem.scale:g} and offset {dem.offset:g} applied")

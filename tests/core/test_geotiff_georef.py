@@ -128,6 +128,19 @@ def test_the_full_resolution_raster_is_read_not_a_thumbnail_overview_or_mask(tmp
     assert "image 2 of 2" in text
 
 
+def test_gdal_overviews_and_cloud_optimised_geotiffs_read_the_main_raster(tmp_path):
+    values = np.arange(64 * 80, dtype=np.float64).reshape(64, 80)
+    src = ascii_grid(tmp_path / "b.asc", values)
+    cog = translate(src, tmp_path / "cog.tif", "-of", "COG", "-co", "OVERVIEW_COUNT=2", "-a_srs", "EPSG:32616")
+    plain = translate(src, tmp_path / "ov.tif", "-a_srs", "EPSG:32616")
+    subprocess.run([gdal_tool("gdaladdo"), "-q", plain, "2", "4"], check=True)
+    for path in (cog, plain):
+        elevation = geotiff.read_elevation(path)
+        assert (elevation.page, elevation.pages) == (0, 3)  # the raster, then two overviews
+        assert np.array_equal(elevation.heights, values.astype(np.float32)) and elevation.cell_size == (10.0, 10.0)
+        assert "image" not in geotiff.dem_summary(elevation.heights, elevation)
+
+
 def test_files_without_one_full_resolution_raster_are_refused(tmp_path):
     only = write(tmp_path / "only.tif", [(RASTER, [(254, LONG, [1])]), (RASTER[:2], [(254, LONG, [5])])])
     with pytest.raises(ValueError, match="only.tif holds only reduced-resolution or mask images"):
