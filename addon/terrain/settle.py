@@ -5,7 +5,8 @@ With a user interface the pass runs in the background (:class:`OROGEN_OT_live_se
 bar, Esc keeps the preview), without one at once (:func:`flush_live_updates`). Nothing is kept by object
 name: each terrain records whether its mesh is a preview awaiting its full size (``orogen.preview_pending``),
 so renaming, duplicating or deleting a terrain during a pending update is safe. The full-size pass is not an
-undo step of its own.
+undo step of its own: the live edit's step holds its preview, so undo and redo can come back to a preview, and
+its full size then follows again (:func:`on_undo_redo`, an ``undo_post`` and ``redo_post`` handler).
 """
 
 import json
@@ -242,15 +243,29 @@ class OROGEN_OT_live_settle(BackgroundOperator, bpy.types.Operator):
         return {"CANCELLED"}
 
 
+@bpy.app.handlers.persistent
+def on_undo_redo(*_args) -> None:
+    """Undo or redo came back to a step holding a preview (a live edit's step: its full-size pass made no step of
+    its own): its full size follows again once changes have settled, as after the edit itself."""
+    if _pending_objects():
+        preview_made()
+
+
 classes = (OROGEN_OT_live_settle,)
+_HANDLERS = (bpy.app.handlers.undo_post, bpy.app.handlers.redo_post)
 
 
 def register() -> None:
     for cls in classes:
         bpy.utils.register_class(cls)
+    for handlers in _HANDLERS:
+        handlers.append(on_undo_redo)
 
 
 def unregister() -> None:
+    for handlers in _HANDLERS:
+        if on_undo_redo in handlers:
+            handlers.remove(on_undo_redo)
     if bpy.app.timers.is_registered(_settle_timer):
         bpy.app.timers.unregister(_settle_timer)
     for cls in reversed(classes):

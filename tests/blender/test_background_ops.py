@@ -11,9 +11,9 @@ module-level ``bpy.context``: Blender 4.2 keeps the scene of ``context.layer_col
 after the next file load, and the glTF exporter's ``context.window.scene = ...`` then crashes (the event loop
 hands every call a fresh context, so a user never meets this).
 
-What only a window shows is not checked here: the status bar drawing the progress and text, the undo stack
-(a background session has none: ``print_undo_steps`` crashes, ``ed.undo`` cannot run), and the timer and
-key events coming from Blender itself.
+What only a window shows is not checked here: the status bar drawing the progress and text, and the timer and
+key events coming from Blender itself. Undo is checked in ``test_undo.py`` (a background session has an undo
+stack once ``ed.undo_push`` made it).
 """
 
 import json

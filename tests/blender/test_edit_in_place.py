@@ -134,8 +134,7 @@ def test_rebuild_material_replaces_only_the_terrain_material(terrain):
 
 
 def test_generating_and_editing_are_undoable_steps(orogen):
-    # Headless Blender has no window, so Ctrl+Z cannot be driven here; what makes each step undoable is
-    # checked instead: every operator that changes data registers an undo step.
+    # Every operator that changes data registers an undo step (test_undo.py undoes and redoes each).
     for op in (
         bpy.ops.orogen.terrain_add,
         bpy.ops.orogen.terrain_regenerate,
