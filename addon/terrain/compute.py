@@ -126,13 +126,23 @@ def check_size(rows: int, cols: int) -> None:
     check_memory(rows, cols)
 
 
+#: The fewest vertices a preview keeps across (or the terrain's own count, when it has fewer): a grid every filter
+#: takes (stream-power erosion needs 3 x 3), so a terrain of an extreme aspect ratio (1025 x 3) previews too.
+PREVIEW_MIN_SIDE = 3
+
+
 def preview_shape(shape: tuple[int, int], side: int) -> tuple[int, int]:
-    """``shape`` scaled so its longer side is at most ``side`` vertices (the live-update preview)."""
+    """``shape`` scaled so its longer side is at most ``side`` vertices (the live-update preview); a shorter side
+    keeps at least :data:`PREVIEW_MIN_SIDE` vertices (its own count, when it has fewer)."""
     rows, cols = shape
     if max(rows, cols) <= side:
         return shape
     f = side / max(rows, cols)
-    return max(MIN_SIDE, round(rows * f)), max(MIN_SIDE, round(cols * f))
+
+    def scaled(n: int) -> int:
+        return max(MIN_SIDE, min(n, PREVIEW_MIN_SIDE), round(n * f))
+
+    return scaled(rows), scaled(cols)
 
 
 def compute_terrain(

@@ -49,7 +49,16 @@ class TerrainTarget:
         obj = self.owner
         settle.wanted_again(obj)
         preview = max(spec.shape) > self.state.preview_size
-        status = regenerate(obj, context, preview)
+        try:
+            status = regenerate(obj, context, preview)
+        except (ValueError, TypeError) as err:
+            if not preview:
+                raise
+            # What fails at the preview's size may not at the full size: the full-size pass still follows (and
+            # says why, if it fails too); the terrain shows what it showed until then.
+            with suspended():
+                self.state.preview_pending = True
+            status = f"Preview not made (the full size follows): {err}"
         if preview:
             settle.preview_made()
         return status

@@ -179,3 +179,55 @@ def test_the_ui_update_callback_regenerates_the_owning_terrain(terrain, orogen):
     scene_settings.seed = 5
     live.on_update(scene_settings, bpy.context)  # not a terrain: ignored
     assert len(bpy.data.objects) == 1
+
+
+@pytest.mark.parametrize("shape", [(1025, 3), (3, 1025), (1025, 2)])
+def test_a_live_edit_of_an_extreme_aspect_ratio_previews_then_makes_the_full_size(scene, orogen, shape):
+    """A preview scaled to *Preview Size* along the longer side would be 257 x 1 (257 x 2 after the 2-vertex
+    floor): too small for stream-power erosion (3 x 3 at least). The preview keeps at least 3 vertices (or the
+    terrain's own count when smaller) across, so it computes, and the full size follows."""
+    rows, cols = shape
+    bpy.ops.orogen.terrain_add(size=cols, seed=3, width=1024.0, height=20.0, set=f"size_y={rows}")
+    obj = bpy.context.active_object
+    assert len(obj.data.vertices) == rows * cols
+    assert bpy.ops.orogen.filter_add(type="erosion" if min(shape) >= 3 else "thermal") == {"FINISHED"}
+    assert orogen.addon.terrain.settle.flush_live_updates(force=True) == [obj.name]  # the filter's own edit
+    assert len(obj.data.vertices) == rows * cols, obj.orogen.status
+    change(obj, seed=4)
+    preview = orogen.addon.mesh.grid_shape_of(obj.data)
+    assert obj.orogen.preview_pending, obj.orogen.status
+    assert obj.orogen.status.startswith(f"Regenerated preview {preview[0]} x {preview[1]}"), obj.orogen.status
+    assert max(preview) == 257 and min(preview) == min(3, min(shape))
+    assert orogen.addon.terrain.settle.flush_live_updates(force=True) == [obj.name]
+    assert obj.orogen.status.startswith(f"Regenerated terrain {rows} x {cols}"), obj.orogen.status
+    assert len(obj.data.vertices) == rows * cols and not obj.orogen.preview_pending
+    expected = orogen.core.TerrainSpec.from_json(obj.orogen.applied).heightmap() * 20.0
+    assert np.allclose(positions(obj)[:, 2], expected.ravel(), atol=1e-4)
+
+
+def test_a_preview_that_fails_falls_back_and_the_full_size_follows(scene, orogen, monkeypatch):
+    """Whatever makes a preview fail where the full size would not, the live edit says so and the full size
+    still follows (here the preview's computation is made to fail)."""
+    bpy.ops.orogen.terrain_add(size=40, seed=3, width=39.0, height=8.0)
+    obj = bpy.context.active_object
+    obj.orogen.preview_size = 17
+    apply = sys.modules[orogen.__name__ + ".addon.terrain.apply"]
+    real = apply.compute_terrain
+
+    def failing_preview(spec, sun=None, shape=None, progress=None):
+        if shape is not None and shape != spec.shape:
+            raise ValueError("heights_m must be at least 3 x 3 cells")
+        return real(spec, sun, shape, progress)
+
+    monkeypatch.setattr(apply, "compute_terrain", failing_preview)
+    before = positions(obj)
+    change(obj, seed=5)
+    assert np.array_equal(positions(obj), before)  # no preview
+    assert obj.orogen.status == ("Preview not made (the full size follows): heights_m must be at least 3 x 3 cells"), (
+        obj.orogen.status
+    )
+    assert obj.orogen.preview_pending
+    assert orogen.addon.terrain.settle.flush_live_updates(force=True) == [obj.name]
+    assert obj.orogen.status.startswith("Regenerated terrain 40 x 40") and not obj.orogen.preview_pending
+    assert json.loads(obj.orogen.applied)["seed"] == 5
+    assert not np.array_equal(positions(obj), before)
