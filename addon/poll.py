@@ -32,6 +32,19 @@ def poll_with(cls, reason: str | None) -> bool:
     return True
 
 
+def linked_reason(obj: bpy.types.Object) -> str | None:
+    """Why Orogen cannot write ``obj``'s geometry: the object or its mesh is linked from a library (read-only
+    there; a library override of the object still shows the library's mesh), or ``None``."""
+    for id_data, what in ((obj, obj.name), (obj.data, f"the mesh {getattr(obj.data, 'name', '')!r} of {obj.name}")):
+        library = getattr(id_data, "library", None)
+        if library is not None:
+            return (
+                f"{what} is linked from {library.filepath} and cannot be written: make it local first "
+                "(Object > Relations > Make Local)"
+            )
+    return None
+
+
 def terrain_reason(context) -> str | None:
     """Why the active object cannot be edited as a terrain now (``None`` when it can)."""
     obj = getattr(context, "active_object", None)
@@ -41,7 +54,7 @@ def terrain_reason(context) -> str | None:
         if obj.type == "MESH" and TERRAIN_PROPERTY in obj:
             return "An imported heightmap has no generator to re-run: import it again to change it"
         return f"{obj.name} is not an Orogen terrain"
-    return mode_reason(context)
+    return linked_reason(obj) or mode_reason(context)
 
 
 def export_reason(context) -> str | None:

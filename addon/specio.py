@@ -79,8 +79,20 @@ def write_group(group, params, values) -> None:
             setattr(group, p.name, _blender_value(p, values[p.name]))
 
 
+#: Readers of settings stored in an earlier form, each ``(data) -> TerrainSpec | None`` (``None``: not that form),
+#: asked first by :func:`read_spec`; :mod:`.versions` registers its own (it imports this module, not the reverse).
+earlier_forms: list = []
+
+
 def read_spec(data) -> TerrainSpec:
-    """The spec ``data`` describes. Raises ``ValueError``/``TypeError`` naming a bad setting by its path."""
+    """The spec ``data`` describes. Raises ``ValueError``/``TypeError`` naming a bad setting by its path.
+
+    Settings still in an earlier form (Orogen 0.2's, reached by a route no load handler sees: linked, library
+    overridden, made local, appended in Blender 4.2) are converted first (:data:`earlier_forms`)."""
+    for read in earlier_forms:
+        spec = read(data)
+        if spec is not None:
+            return spec
     generator = data.generator
     steps = tuple(
         Step(item.type, read_group(getattr(item, item.type), FILTERS[item.type].params), item.enabled)
@@ -98,6 +110,35 @@ def read_spec(data) -> TerrainSpec:
         lighting=read_group(data.lighting, LIGHTING_PARAMS),
         material=read_group(data.material, MATERIAL_PARAMS),
         layers=layers,
+    )
+
+
+def _as_property(p, value):
+    """``value`` of ``p`` as reading it back from its Blender property gives it (floats held as float32)."""
+    if p.kind == "float":
+        return read_value(p, float(np.float32(_blender_value(p, value))))
+    if p.kind in ("range", "color"):
+        return read_value(p, tuple(float(np.float32(v)) for v in value))
+    return value
+
+
+def as_stored(spec: TerrainSpec) -> TerrainSpec:
+    """``spec`` as :func:`read_spec` reads it back once :func:`write_spec` wrote it (floats through float32): what
+    a spec read without writing it (linked data) must equal."""
+
+    def held(params, values):
+        return {**values, **{p.name: _as_property(p, values[p.name]) for p in params if p.name in values}}
+
+    return TerrainSpec(
+        **held(WORLD_PARAMS, {p.name: getattr(spec, p.name) for p in WORLD_PARAMS}),
+        generator=spec.generator,
+        params=held(GENERATORS[spec.generator].params, spec.params),
+        filters=tuple(Step(s.key, held(FILTERS[s.key].params, s.params), s.enabled) for s in spec.filters),
+        lighting=held(LIGHTING_PARAMS, spec.lighting),
+        material=held(MATERIAL_PARAMS, spec.material),
+        layers=tuple(
+            Layer(**held(LAYER_PARAMS, {f: getattr(lay, f) for f in lay.__dataclass_fields__})) for lay in spec.layers
+        ),
     )
 
 
@@ -128,7 +169,12 @@ def write_filter(item, step: Step) -> None:
 
 
 def write_filters(data, steps) -> None:
-    """Replace ``data``'s filter stack by ``steps``."""
+    """Replace ``data``'s filter stack by ``steps`` (its items rewritten in place when their types are the same:
+    a library override's stack can be written, not rebuilt)."""
+    if [item.type for item in data.filters] == [step.key for step in steps]:
+        for item, step in zip(data.filters, steps, strict=True):
+            write_filter(item, step)
+        return
     data.filters.clear()
     for step in steps:
         write_filter(data.filters.add(), step)
@@ -141,7 +187,11 @@ def write_layer(item, layer: Layer) -> None:
 
 
 def write_layers(data, layers) -> None:
-    """Replace ``data``'s colour layers by ``layers``."""
+    """Replace ``data``'s colour layers by ``layers`` (rewritten in place when as many: see :func:`write_filters`)."""
+    if len(data.layers) == len(layers):
+        for item, layer in zip(data.layers, layers, strict=True):
+            write_layer(item, layer)
+        return
     data.layers.clear()
     for layer in layers:
         write_layer(data.layers.add(), layer)

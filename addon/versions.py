@@ -18,8 +18,11 @@ held, converted by :func:`core.versions.spec_v2_to_v3` (the heightmap it gave is
 the version-2 algorithms behind declared choices, ``fit_height`` on) and
 written back; the mesh stays as it is, and Regenerate gives the same heights
 (bit for bit, or within the float32 round trip of the converted lengths). The
-Info log says what was converted. Linked (library) data is read-only and is not
-converted.
+Info log says what was converted. Library overrides are converted as local data;
+linked (library) data is read-only and is read through the conversion, never
+written; whatever reaches the add-on by another route (made local, appended in
+Blender 4.2, which has no append handler) is converted when it is first read
+(:func:`on_read`).
 
 Development builds of version 3 stored the thermal filter's ``steps`` as
 ``iterations``: a version-3 group holding the old name gets the value under
@@ -39,7 +42,7 @@ from ..core.params import FILTERS, GENERATORS
 from ..core.spec import LAYER_PARAMS, MATERIAL_PARAMS, WORLD_PARAMS, TerrainSpec, from_v1_settings
 from ..core.versions import SPEC_VERSION, V1_DEFAULTS, V2_PARTS, V3_RENAMED, v2_params_to_v3
 from .live import suspended
-from .specio import read_group, read_spec, read_value, write_group, write_spec
+from .specio import as_stored, earlier_forms, read_group, read_spec, read_value, write_group, write_spec
 
 #: Custom properties 0.1 wrote on a terrain object (its recipe and layers; the spec holds them now).
 V1_RECIPE_PROPERTY = "orogen_recipe"
@@ -136,12 +139,13 @@ _GROUP_NAMES = ("orogen", "orogen_world")
 
 
 def _holders(ids=None):
-    """``(id_data, group name)`` of each local ID (of ``ids``, default every object, scene and collection of the
-    open file) that stores Orogen settings. Linked and overridden data are left alone (read-only here)."""
+    """``(id_data, group name)`` of each local or library-overridden ID (of ``ids``, default every object, scene
+    and collection of the open file) that stores Orogen settings. Linked data is left alone (read-only; it is
+    read through the conversion, :func:`on_read`)."""
     if ids is None:
         ids = (*bpy.data.objects, *bpy.data.scenes, *bpy.data.collections)
     for id_data in ids:
-        if getattr(id_data, "library", None) is not None or getattr(id_data, "override_library", None) is not None:
+        if getattr(id_data, "library", None) is not None:
             continue
         for name in _GROUP_NAMES:
             if hasattr(id_data, name) and _stored(id_data, name) is not None:
@@ -291,6 +295,30 @@ def migrate_v2_settings(id_data, name: str = "orogen") -> str | None:
         if applied:
             data.applied = _applied(applied, spec, read_spec(data))
     return _summary(id_data, old, new, others)
+
+
+def on_read(data) -> TerrainSpec | None:
+    """:func:`.specio.read_spec`'s first look at a terrain's or a tile world's settings: still Orogen 0.2's (an ID
+    no load or append handler converted: linked, library-overridden, made local, appended in Blender 4.2), they
+    are converted in place when the ID can be written (once: the conversion marks them; the Info log says so) and
+    ``None`` is returned, so the converted values are read; linked data, or data that cannot be written now (a
+    panel drawing), is read through the conversion without writing it. ``None`` for every other group."""
+    id_data = getattr(data, "id_data", None)
+    name = next((n for n in _GROUP_NAMES if getattr(id_data, n, None) == data), None)
+    if not isinstance(id_data, (bpy.types.Object, bpy.types.Collection)) or name is None:
+        return None  # (a scene's panel may hold values set today but not yet marked: on_save_pre marks them)
+    group = _stored(id_data, name)
+    if group is None or group.get("spec_version") or stored_version(id_data, name) != 2:
+        return None
+    if name == "orogen" and not group.get("is_terrain"):
+        return None
+    if id_data.library is None:
+        try:
+            report([line for line in (migrate_v2_settings(id_data, name),) if line])
+            return None
+        except (AttributeError, RuntimeError):  # writing is not allowed here (drawing): read it through
+            pass
+    return as_stored(TerrainSpec.from_dict(v2_settings(data)))
 
 
 def _applied(applied: str, spec: TerrainSpec, now: TerrainSpec) -> str:
@@ -444,6 +472,7 @@ def on_blend_import_post(context, *_args) -> None:
 
 def register() -> None:
     bpy.utils.register_class(OROGEN_OT_migration_report)
+    earlier_forms.append(on_read)
     bpy.app.handlers.save_pre.append(on_save_pre)
     if hasattr(bpy.app.handlers, "blend_import_post"):
         bpy.app.handlers.blend_import_post.append(on_blend_import_post)
@@ -456,4 +485,6 @@ def unregister() -> None:
     ):
         if handler in handlers:
             handlers.remove(handler)
+    if on_read in earlier_forms:
+        earlier_forms.remove(on_read)
     bpy.utils.unregister_class(OROGEN_OT_migration_report)

@@ -5,6 +5,7 @@ import bpy
 
 from ...core.spec import TerrainSpec
 from ..live import add_kind, remove_kind, suspended
+from ..poll import linked_reason
 from ..water import sync_water
 from . import settle
 from .apply import linked_terrains, regenerate, set_material, share_spec
@@ -20,8 +21,8 @@ class TerrainTarget:
         self.settings = self.state = obj.orogen
 
     def busy(self) -> str | None:
-        """A mesh in Edit Mode cannot be rewritten: it waits until the user leaves."""
-        return "leave Edit Mode first" if self.owner.mode != "OBJECT" else None
+        """A linked mesh cannot be rewritten; one in Edit Mode waits until the user leaves."""
+        return linked_reason(self.owner) or ("leave Edit Mode first" if self.owner.mode != "OBJECT" else None)
 
     def rewater(self, spec: TerrainSpec, text: str) -> str:
         """The water of the terrain and of its linked duplicates follows; the spec is shared with them."""
@@ -70,7 +71,12 @@ class Terrains:
     @staticmethod
     def of(owner) -> TerrainTarget | None:
         """The target of a mesh object holding a generated terrain, else ``None``."""
-        if isinstance(owner, bpy.types.Object) and owner.type == "MESH" and owner.orogen.is_terrain:
+        if (
+            isinstance(owner, bpy.types.Object)
+            and owner.type == "MESH"
+            and owner.orogen.is_terrain
+            and owner.library is None  # (linked: its settings cannot change here, nor can it be written)
+        ):
             return TerrainTarget(owner)
         return None
 
@@ -80,7 +86,7 @@ class Terrains:
         return [
             TerrainTarget(obj)
             for obj in bpy.data.objects
-            if obj.type == "MESH" and obj.orogen.is_terrain and obj.users > 0
+            if obj.type == "MESH" and obj.orogen.is_terrain and obj.users > 0 and obj.library is None
         ]
 
 

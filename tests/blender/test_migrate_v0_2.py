@@ -6,6 +6,7 @@ The fixture (tests/fixtures/v0_2) was written by Orogen 0.2.0 itself; see its RE
 import json
 import math
 import shutil
+import sys
 from pathlib import Path
 
 import bpy
@@ -189,15 +190,17 @@ def test_settings_no_spec_holds_are_kept_marked_and_reported(scene, orogen, tmp_
         bpy.ops.wm.read_homefile(use_empty=True)
 
 
-@pytest.mark.skipif(not hasattr(bpy.app.handlers, "blend_import_post"), reason="Blender 4.3+ reports appends")
 def test_an_appended_0_2_terrain_is_converted(scene, orogen, tmp_path, capfd):
     blend = tmp_path / "library.blend"
     shutil.copy(_blend(), blend)
     capfd.readouterr()
     bpy.ops.wm.append(filepath=str(blend / "Object" / "Hills"), directory=str(blend / "Object"), filename="Hills")
+    obj = bpy.data.objects["Hills"]
+    if not hasattr(bpy.app.handlers, "blend_import_post"):  # Blender 4.2: no append handler, converted when read
+        assert obj.orogen.spec_version == 0
+        orogen.addon.specio.read_spec(obj.orogen)
     out = capfd.readouterr().out
     assert "'Hills': Orogen 0.2 settings converted" in out
-    obj = bpy.data.objects["Hills"]
     assert obj.orogen.spec_version == 3
     assert np.abs(regenerate(obj) - np.load(V02 / "Hills.npy")).max() <= BOUND["Hills"] * obj.orogen.height
 
@@ -246,3 +249,97 @@ def test_a_development_builds_thermal_iterations_are_read_as_steps(scene, orogen
         assert np.array_equal(orogen.addon.specio.read_spec(obj.orogen).heightmap(), expected)
     finally:
         bpy.ops.wm.read_homefile(use_empty=True)
+
+
+def _appended_hills(tmp_path):
+    """The Hills terrain appended into an empty file and regenerated: ``(spec JSON, heights)``, the reference of
+    every other route (converted on append in Blender 4.3+, on its first read in 4.2)."""
+    blend = tmp_path / "appended.blend"
+    shutil.copy(_blend(), blend)
+    bpy.ops.wm.read_homefile(use_empty=True)
+    bpy.ops.wm.append(filepath=str(blend / "Object" / "Hills"), directory=str(blend / "Object"), filename="Hills")
+    obj = bpy.data.objects["Hills"]
+    z = regenerate(obj)
+    assert obj.orogen.spec_version == 3
+    assert np.abs(z - np.load(V02 / "Hills.npy")).max() <= BOUND["Hills"] * obj.orogen.height
+    text = bpy.data.objects["Hills"].orogen.applied
+    bpy.ops.wm.read_homefile(use_empty=True)
+    return text, z
+
+
+def _linked_hills(tmp_path):
+    """The Hills terrain linked from a copy of the fixture into the open file, and its library override."""
+    blend = tmp_path / "library.blend"
+    shutil.copy(_blend(), blend)
+    bpy.ops.wm.link(filepath=str(blend / "Object" / "Hills"), directory=str(blend / "Object"), filename="Hills")
+    linked = bpy.data.objects["Hills"]
+    assert linked.library is not None
+    return linked
+
+
+def test_a_linked_0_2_terrain_is_read_through_the_conversion_and_left_as_it_is(scene, orogen, tmp_path):
+    expected, _ = _appended_hills(tmp_path)
+    linked = _linked_hills(tmp_path)
+    raw = linked.bl_system_properties_get() if hasattr(linked, "bl_system_properties_get") else linked
+    stored = raw["orogen"].to_dict()
+    assert orogen.addon.specio.read_spec(linked.orogen).to_json() == expected
+    assert raw["orogen"].to_dict() == stored and linked.orogen.spec_version == 0  # nothing written
+    assert linked.orogen.hills.radius_min == 8.0  # cells, as the library holds them
+
+
+def test_a_library_overridden_0_2_terrain_is_converted_once_and_made_local_regenerates_the_same(
+    scene, orogen, tmp_path, capfd
+):
+    expected, z_appended = _appended_hills(tmp_path)
+    spec_of = orogen.addon.specio.read_spec
+    linked = _linked_hills(tmp_path)
+    override = linked.override_hierarchy_create(bpy.context.scene, bpy.context.view_layer, do_fully_editable=True)
+    assert override.override_library is not None and override.library is None
+    capfd.readouterr()
+    assert spec_of(override.orogen).to_json() == expected  # converted in place on its first read
+    assert "'Hills': Orogen 0.2 settings converted" in capfd.readouterr().out
+    assert override.orogen.spec_version == 3 and override.orogen.applied == expected
+    assert spec_of(linked.orogen).to_json() == expected and linked.orogen.spec_version == 0
+    # Its mesh is the library's, which Orogen cannot write: Regenerate says so instead of doing nothing.
+    bpy.context.view_layer.objects.active = override
+    with pytest.raises(RuntimeError, match=r"the mesh 'Terrain' of Hills is linked from .*library\.blend.*Make Local"):
+        bpy.ops.orogen.terrain_regenerate()
+    live = sys.modules[orogen.__name__ + ".addon.live"]
+    seed = override.orogen.seed
+    override.orogen.seed = seed + 1
+    live._on_msgbus()  # the live update (its message bus, delivered by hand) says so too
+    assert override.orogen.status.startswith("Not regenerated: the mesh 'Terrain' of Hills is linked from")
+    override.orogen.seed = seed
+    mesh = override.data.make_local()  # the mesh made local: Regenerate writes it
+    assert override.data == mesh and mesh.library is None
+    assert np.array_equal(regenerate(override), z_appended)
+    override.make_local()  # the object made local too: still converted once
+    assert override.override_library is None and override.library is None
+    assert spec_of(override.orogen).to_json() == expected
+    assert np.array_equal(regenerate(override), z_appended)
+    # Converting again changes nothing: the load handler's pass, and a save and reload.
+    assert orogen.addon.versions.migrate_all_v2() == []
+    path = tmp_path / "local.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(path))
+    bpy.ops.wm.open_mainfile(filepath=str(path))
+    assert "Orogen 0.2" not in capfd.readouterr().out
+    assert spec_of(bpy.data.objects["Hills"].orogen).to_json() == expected
+    assert np.array_equal(regenerate(bpy.data.objects["Hills"]), z_appended)
+    bpy.ops.wm.read_homefile(use_empty=True)
+
+
+def test_a_library_override_saved_and_opened_again_is_converted_to_the_same_values(scene, orogen, tmp_path):
+    expected, _ = _appended_hills(tmp_path)
+    spec_of = orogen.addon.specio.read_spec
+    linked = _linked_hills(tmp_path)
+    linked.override_hierarchy_create(bpy.context.scene, bpy.context.view_layer, do_fully_editable=True)
+    path = tmp_path / "override.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(path))  # saved before anything read it: still 0.2's values
+    for _ in range(2):  # opened twice: converted on load (an override is local data), never twice
+        bpy.ops.wm.open_mainfile(filepath=str(path))
+        (override,) = [o for o in bpy.data.objects if o.override_library is not None]
+        assert override.orogen.spec_version == 3
+        assert spec_of(override.orogen).to_json() == expected
+        assert override.orogen.hills.radius_min == pytest.approx(18.75)
+        bpy.ops.wm.save_as_mainfile(filepath=str(path))
+    bpy.ops.wm.read_homefile(use_empty=True)
