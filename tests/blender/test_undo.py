@@ -16,6 +16,7 @@ Every operator of Orogen's with the ``UNDO`` flag has a case here: a new one wit
 
 import json
 import sys
+import time
 
 import bpy
 import numpy as np
@@ -118,7 +119,7 @@ def edit(orogen, owner, **settings) -> None:
         *groups, prop = name.split("__")
         data = owner.orogen if isinstance(owner, bpy.types.Object) else owner.orogen_world
         for group in groups:
-            data = getattr(data, group)
+            data = data[int(group)] if group.isdigit() else getattr(data, group)
         setattr(data, prop, value)
     live(orogen)._on_msgbus()
 
@@ -253,6 +254,15 @@ def test_a_live_edit_with_its_full_size_pass_is_one_undo_step(terrain, orogen):
     del full[f"OB:{terrain}"]["status"]  # (it says how long the computation took)
     assert again == full, differences(full, again)
     assert np.array_equal(z_of(terrain), z_full)
+
+
+def test_live_edits_of_the_water_and_the_layers_are_one_undo_step_each(terrain, orogen):
+    """A live edit that rebuilds only the water (its own object) or only the material is undone whole too."""
+    _, after = check_undo_redo(lambda: edit(orogen, bpy.data.objects[terrain], material__water=True), "Water")
+    assert any(k.startswith("OB:") and k != f"OB:{terrain}" for k in after)  # the water object
+    check_undo_redo(lambda: edit(orogen, bpy.data.objects[terrain], material__water_level=4.0), "Water Level")
+    obj = bpy.data.objects[terrain]
+    check_undo_redo(lambda: edit(orogen, obj, layers__0__name="Sand"), "Layer Name")
 
 
 def test_undo_back_to_a_preview_makes_its_full_size_again(terrain, orogen):
@@ -454,3 +464,74 @@ def test_the_spec_survives_undo_as_json(terrain):
     undo()
     assert bpy.data.objects[terrain].orogen.applied == applied
     assert json.loads(applied)["seed"] == 3
+
+
+# --- undo while a background computation runs (started from the UI) -------------------------------------------
+
+
+class Event:
+    """What a modal operator reads of an event."""
+
+    def __init__(self, type, value="NOTHING"):
+        self.type, self.value = type, value
+
+
+@pytest.fixture
+def modal(monkeypatch):
+    """``modal(op_class)``: calls of ``op_class`` through ``bpy.ops`` run its ``invoke`` (as from the UI) and
+    append ``(operator, context)`` to the returned list; the test then sends it timer events (:func:`finish`),
+    with the context Blender gave it (see ``test_background_ops.py``)."""
+
+    def patch(cls):
+        started = []
+
+        def execute(self, context):
+            started.append((self, context))
+            return cls.invoke(self, context, Event("NONE"))
+
+        monkeypatch.setattr(cls, "execute", execute)
+        return started
+
+    return patch
+
+
+def finish(started, timeout=120.0):
+    """Send timer events to the running operator until it ends; its result."""
+    op, context = started[0]
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        result = op.modal(context, Event("TIMER"))
+        if result not in ({"PASS_THROUGH"}, {"RUNNING_MODAL"}):
+            return result
+        time.sleep(0.005)
+    raise AssertionError("the operator did not end")
+
+
+def test_undo_while_the_full_size_pass_runs_keeps_what_undo_gave_back(terrain, orogen, modal):
+    obj = bpy.data.objects[terrain]
+    obj.orogen.preview_size = 17
+    done("Preview Size")
+    before = state()
+    edit(orogen, obj, seed=25)
+    done("Seed")
+    started = modal(orogen.addon.terrain.settle.OROGEN_OT_live_settle)
+    assert bpy.ops.orogen.live_settle() == {"RUNNING_MODAL"}
+    undo()  # while the full size of the edit is computed
+    assert state() == before
+    assert finish(started) == {"FINISHED"}
+    assert state() == before, differences(before, state())  # the full size of the undone edit is not written
+
+
+def test_undo_while_regenerate_runs_leaves_the_terrain_as_undo_gave_it_back(terrain, orogen, modal):
+    bpy.data.objects[terrain].orogen.seed = 26
+    done("Seed")
+    z0 = z_of(terrain)
+    started = modal(orogen.addon.ops.terrain.OROGEN_OT_terrain_regenerate)
+    select(bpy.data.objects[terrain])
+    assert bpy.ops.orogen.terrain_regenerate() == {"RUNNING_MODAL"}
+    undo()  # the seed is 3 again while seed 26 is computed
+    assert bpy.data.objects[terrain].orogen.seed == 3
+    assert finish(started) == {"FINISHED"}
+    obj = bpy.data.objects[terrain]
+    assert obj.orogen.seed == 3 and json.loads(obj.orogen.applied)["seed"] == 3
+    assert np.array_equal(z_of(terrain), z0)  # the heights of seed 3, as before
