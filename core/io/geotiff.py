@@ -2,13 +2,23 @@
 
 The pixels are decoded by tifffile (Christoph Gohlke's pure-Python TIFF
 library, shipped with the extension as a wheel): float32, int16 and other
-integer rasters, stripped or tiled, uncompressed, PackBits, DEFLATE (the
-standard library's zlib) or LZW, with or without GDAL's horizontal
-differencing predictor. tifffile decodes LZW with the compiled imagecodecs
-package, which is platform-specific and not shipped; without it Orogen
-registers its own decoder (:func:`lzw_decode`, from the TIFF 6.0
-specification, section 13). The floating-point predictor (``PREDICTOR=3``)
-needs imagecodecs and is refused with a message saying how to re-save.
+integer rasters, stripped or tiled, uncompressed, PackBits, DEFLATE or LZW
+(:data:`COMPRESSIONS`), with or without GDAL's horizontal differencing
+predictor; one band, grey stored as RGB, or either with an alpha band (its
+zero cells are nodata, as GDAL reads an alpha band). Any other compression
+(LZMA, Zstandard, JPEG, ...) is refused before a byte is decoded, naming the
+file and the compressions that are read. The floating-point predictor
+(``PREDICTOR=3``) needs the compiled imagecodecs package and is refused
+without it, with a message saying how to re-save.
+
+Decompression is bounded: while Orogen reads a file, tifffile decodes
+DEFLATE with the standard library's zlib through :func:`inflate`, LZW with
+:func:`lzw_decode` (from the TIFF 6.0 specification, section 13) and
+PackBits with :func:`unpack_bits`, each capped at the bytes the header
+declares for a strip or tile (RowsPerStrip or the tile size, samples per
+pixel, sample size) and refusing a strip that would decode past it, so a
+small file cannot inflate to gigabytes. The memory guard (``check_size``)
+runs on the header's size before any of this.
 
 The page read is the full-resolution raster: reduced-resolution images and
 masks (``NewSubfileType`` bits 0 and 2: thumbnails, overviews) are skipped and
@@ -46,11 +56,13 @@ valid height.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import sys
+import zlib
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -64,21 +76,28 @@ from ..resample import resample_points
 from .image_headers import check_image
 
 __all__ = [
+    "COMPRESSIONS",
     "FILL_PASSES",
     "MAX_PAGES",
+    "DecodeLimitError",
     "Elevation",
     "dem_extent",
     "dem_record",
     "dem_square_grid",
     "dem_summary",
     "fill_nodata",
+    "inflate",
     "lzw_decode",
     "metres_per_degree",
     "read_elevation",
+    "unpack_bits",
 ]
 
 #: Passes of the inward neighbour-mean fill before the remaining nodata cells take the lowest height.
 FILL_PASSES = 64
+
+#: The TIFF compressions Orogen reads (TIFF tag 259 value: name); a file with any other is refused unread.
+COMPRESSIONS = {1: "none", 5: "LZW", 8: "DEFLATE", 32946: "DEFLATE", 32773: "PackBits"}
 
 
 @dataclass(frozen=True)
@@ -142,7 +161,21 @@ def metres_per_degree(latitude: float) -> tuple[float, float]:
     return max(lon, 0.0), lat
 
 
-def lzw_decode(data: bytes, out: Any = None) -> bytes:
+class DecodeLimitError(ValueError):
+    """A strip or tile decodes to more bytes than the file's header declares for it (a decompression bomb)."""
+
+
+def _limit(max_length: int | None) -> int | None:
+    if max_length is not None and max_length < 1:
+        raise ValueError(f"max_length must be at least 1 byte, got {max_length}")
+    return max_length
+
+
+def _excess(max_length: int) -> DecodeLimitError:
+    return DecodeLimitError(f"a strip or tile decodes to more than the {max_length} bytes its header declares")
+
+
+def lzw_decode(data: bytes, out: Any = None, *, max_length: int | None = None) -> bytes:
     """Decode one TIFF LZW strip or tile (TIFF 6.0, section 13: MSB-first codes of 9 to 12 bits).
 
     Codes widen one code early, as TIFF writers do (at 511, 1023, 2047);
@@ -150,8 +183,15 @@ def lzw_decode(data: bytes, out: Any = None) -> bytes:
     tolerated, as libtiff does). ``out`` is accepted for tifffile's decoder
     interface and ignored. This is a sequential decoder (a loop over codes,
     not over grid cells); imagecodecs' compiled one is used when present.
-    Raises ``ValueError`` for old-style (pre-6.0) LZW or a corrupt stream.
+
+    A full table (4096 entries) takes no more entries until the next clear.
+    ``max_length`` (bytes, at least 1) caps the output: decoding stops as
+    soon as it would pass it, so a few hundred kilobytes of repeated codes
+    cannot expand to gigabytes. Raises :class:`DecodeLimitError` (a
+    ``ValueError``) then, and ``ValueError`` for old-style (pre-6.0) LZW or a
+    corrupt stream.
     """
+    cap = _limit(max_length)
     if data[:2] == b"\x00\x01":
         raise ValueError("old-style (pre-TIFF 6.0) LZW is not supported")
     table: list[bytes] = [bytes((i,)) for i in range(256)] + [b"", b""]
@@ -182,19 +222,67 @@ def lzw_decode(data: bytes, out: Any = None) -> bytes:
                 raise ValueError("corrupt LZW data: the first code after a clear is not a literal")
             prev = table[code]
             result += prev
-            continue
-        if code < len(table):
-            entry = table[code]
-            table.append(prev + entry[:1])
-        elif code == len(table):
-            entry = prev + prev[:1]
-            table.append(entry)
         else:
-            raise ValueError("corrupt LZW data: a code beyond the table")
-        result += entry
-        prev = entry
-        if len(table) >= (1 << width) - 1 and width < 12:
-            width += 1
+            if code < len(table):
+                entry = table[code]
+                if len(table) < 4096:  # a full table takes no more entries (12-bit codes reach 4095)
+                    table.append(prev + entry[:1])
+            elif code == len(table):
+                entry = prev + prev[:1]
+                table.append(entry)
+            else:
+                raise ValueError("corrupt LZW data: a code beyond the table")
+            result += entry
+            prev = entry
+            if len(table) >= (1 << width) - 1 and width < 12:
+                width += 1
+        if cap is not None and len(result) > cap:
+            raise _excess(cap)
+
+
+def inflate(data: bytes, *, max_length: int) -> bytes:
+    """Inflate one DEFLATE (zlib) strip or tile, refusing to make more than ``max_length`` bytes.
+
+    The standard library's :class:`zlib.decompressobj` with ``max_length``:
+    at most ``max_length`` bytes are ever held, however far the data would
+    inflate. Raises :class:`DecodeLimitError` when the stream holds more
+    than that, ``ValueError`` for a corrupt stream.
+    """
+    cap = _limit(max_length)
+    assert cap is not None
+    inflater = zlib.decompressobj()
+    try:
+        result = inflater.decompress(data, cap)
+        if len(result) >= cap and not inflater.eof and inflater.decompress(inflater.unconsumed_tail, 1):
+            raise _excess(cap)
+    except zlib.error as err:
+        raise ValueError(f"corrupt DEFLATE data: {err}") from None
+    return result
+
+
+def unpack_bits(data: bytes, *, max_length: int) -> bytes:
+    """Decode one PackBits strip or tile (TIFF 6.0, section 9), refusing to make more than ``max_length`` bytes.
+
+    A header byte ``n`` of 0 to 127 copies the next ``n + 1`` bytes, 129 to
+    255 repeats the next byte ``257 - n`` times, 128 does nothing. Raises
+    :class:`DecodeLimitError` when the data would decode past ``max_length``.
+    """
+    cap = _limit(max_length)
+    assert cap is not None
+    result = bytearray()
+    pos, size = 0, len(data)
+    while pos < size:
+        n = data[pos]
+        pos += 1
+        if n < 128:
+            result += data[pos : pos + n + 1]
+            pos += n + 1
+        elif n > 128:
+            result += data[pos : pos + 1] * (257 - n)
+            pos += 1
+        if len(result) > cap:
+            raise _excess(cap)
+    return bytes(result)
 
 
 def fill_nodata(
@@ -406,12 +494,58 @@ def _tifffile() -> Any:
     return tifffile
 
 
-def _register_lzw(tifffile: Any) -> None:
-    """Give tifffile an LZW decoder when the compiled imagecodecs package is missing."""
+def _segment_bytes(page: Any) -> int:
+    """The most bytes one strip or tile of ``page`` decodes to, from its header (TIFF 6.0: RowsPerStrip or
+    TileWidth x TileLength, the samples per pixel when they are interleaved, the sample size)."""
+    samples = page.samplesperpixel if page.planarconfig == 1 else 1
+    if page.is_tiled:
+        pixels = page.tilewidth * page.tilelength * max(page.tiledepth, 1)
+    else:
+        pixels = min(page.rowsperstrip or page.imagelength, page.imagelength) * page.imagewidth
+    return max(int(pixels) * int(samples) * int(page.dtype.itemsize), 1)
+
+
+@contextlib.contextmanager
+def _bounded_decoders(tifffile: Any, segment_bytes: int) -> Iterator[None]:
+    """Make tifffile decode the compressions of :data:`COMPRESSIONS` with Orogen's capped decoders.
+
+    Each strip or tile stops at the size its header declares (tifffile passes
+    it as ``out``, else ``segment_bytes``) and is refused past it, whatever
+    decoder tifffile would otherwise use (imagecodecs', or its own, which
+    inflate without limit). tifffile's table is restored afterwards.
+    """
+
+    def cap(out: Any) -> int:
+        return min(out, segment_bytes) if isinstance(out, int) and out > 0 else segment_bytes
+
+    def lzw(data: bytes, out: Any = None) -> bytes:
+        return lzw_decode(data, max_length=cap(out))
+
+    def deflate(data: bytes, out: Any = None) -> bytes:
+        return inflate(data, max_length=cap(out))
+
+    def packbits(data: bytes, out: Any = None) -> bytes:
+        return unpack_bits(data, max_length=cap(out))
+
+    codecs = tifffile.TIFF.DECOMPRESSORS._codecs
+    ours = {5: lzw, 8: deflate, 32946: deflate, 32773: packbits}
+    saved = {key: codecs[key] for key in ours if key in codecs}
+    codecs.update(ours)
     try:
-        import imagecodecs  # noqa: F401  (tifffile uses it directly when present)
-    except ImportError:
-        tifffile.TIFF.DECOMPRESSORS._codecs.setdefault(5, lzw_decode)
+        yield
+    finally:
+        for key in ours:
+            if key in saved:
+                codecs[key] = saved[key]
+            else:
+                codecs.pop(key, None)
+
+
+def _compression_name(tifffile: Any, code: int) -> str:
+    try:
+        return f"{tifffile.COMPRESSION(code).name} compression ({code})"
+    except ValueError:
+        return f"compression {code}"
 
 
 #: Image file directories (pages) of a TIFF looked at for the full-resolution raster.
@@ -504,7 +638,8 @@ def read_elevation(path: str, check_size: Callable[[int, int], None] | None = No
     Parameters
     ----------
     path : str
-        A TIFF or BigTIFF file holding one band (grey) of integers or floats.
+        A TIFF or BigTIFF file holding one band (grey) of integers or floats,
+        grey stored as RGB, or either with an alpha band (zero alpha is nodata).
     check_size : callable, optional
         ``check_size(rows, cols)`` runs on the size from the header, before
         any pixel is decoded (to refuse a raster too large for memory).
@@ -521,10 +656,12 @@ def read_elevation(path: str, check_size: Callable[[int, int], None] | None = No
     ------
     ValueError
         If the file is cut short (its strips or tiles run past its end), is a
-        colour or palette image (RGB whose channels differ), uses a compression or predictor that
-        cannot be decoded here, holds only nodata, or Inf heights; if it gives a tag or GeoKey twice,
-        has no full-resolution page or several, a rotated or sheared georeferencing, a pixel size of 0,
-        NaN or Inf, a latitude beyond ±90°, a unit Orogen does not know, or a band scale of 0.
+        colour or palette image (RGB whose channels differ), uses a compression other than
+        :data:`COMPRESSIONS` or a predictor that cannot be decoded here, has a strip or tile that
+        decodes past the size its header declares, holds only nodata, or Inf heights; if it gives a
+        tag or GeoKey twice, has no full-resolution page or several, a rotated or sheared
+        georeferencing, a pixel size of 0, NaN or Inf, a latitude beyond ±90°, a unit Orogen does not
+        know, or a band scale of 0.
     """
     tifffile = _tifffile()
     name = os.path.basename(path)
@@ -533,17 +670,26 @@ def read_elevation(path: str, check_size: Callable[[int, int], None] | None = No
         size = os.path.getsize(path)
     except (ValueError, OSError) as err:
         raise ValueError(f"{name} cannot be read: {err}") from None
-    _register_lzw(tifffile)
     try:
         with tifffile.TiffFile(path) as tif:
             page, index, count = _select_page(tif, name)
             _check_chunks(page, size, name)
             if page.photometric == 3:
                 raise ValueError(f"{name} is a palette (indexed colour) image: a heightmap must be greyscale")
+            if page.compression not in COMPRESSIONS:
+                raise ValueError(
+                    f"{name} uses {_compression_name(tifffile, page.compression)}: Orogen reads TIFFs that are "
+                    "uncompressed or use LZW, DEFLATE or PackBits; re-save it with gdal_translate -co COMPRESS=DEFLATE"
+                )
             bands = page.samplesperpixel
             if page.shape[:2] != (page.imagelength, page.imagewidth) or len(page.shape) != (2 if bands == 1 else 3):
                 raise ValueError(
                     f"{name} holds an image of shape {page.shape}: Orogen reads one band, or grey stored as RGB"
+                )
+            if page.predictor not in (1, 2, 3):
+                raise ValueError(
+                    f"{name} uses predictor {page.predictor}: Orogen reads none (1) and horizontal differencing (2); "
+                    "re-save it with gdal_translate -co PREDICTOR=2"
                 )
             if page.predictor == 3:
                 try:
@@ -563,15 +709,11 @@ def read_elevation(path: str, check_size: Callable[[int, int], None] | None = No
             scale, offset, z_unit = _height_scale(tags, keys, band, revision, name)
             if check_size is not None:
                 check_size(rows, cols)
-            values = page.asarray()
-            if bands > 1:  # RGB(A): grey only, and then its first channel
-                colour = values[..., :3]
-                if not (colour == colour[..., :1]).all():
-                    raise ValueError(
-                        f"{name} is a colour image (its red, green and blue differ): a heightmap "
-                        "must be greyscale; convert it to grey first"
-                    )
-                values = values[..., 0]
+            with _bounded_decoders(tifffile, _segment_bytes(page)):
+                values = page.asarray()
+            values, transparent = _grey(values, page, name)
+    except DecodeLimitError as err:
+        raise ValueError(f"{name} cannot be read: {err} (a damaged file or a decompression bomb)") from None
     except ValueError:
         raise
     except Exception as err:  # noqa: BLE001 - tifffile raises many kinds on a foreign or damaged file
@@ -580,6 +722,8 @@ def read_elevation(path: str, check_size: Callable[[int, int], None] | None = No
     if values.dtype.kind == "f" and np.isinf(values).any():
         raise ValueError(f"{name} holds Inf heights")
     mask = np.isnan(values) if values.dtype.kind == "f" else np.zeros(values.shape, bool)
+    if transparent is not None:
+        mask |= transparent
     nodata_value = None
     text = tags.get(42113)
     if isinstance(text, str) and text.strip().strip("\x00"):
@@ -626,6 +770,33 @@ def read_elevation(path: str, check_size: Callable[[int, int], None] | None = No
         + (" and " if geo.flip_rows and geo.flip_cols else "")
         + ("east-west" if geo.flip_cols else ""),
     )
+
+
+def _grey(values: npt.NDArray[Any], page: Any, name: str) -> tuple[npt.NDArray[Any], npt.NDArray[np.bool_] | None]:
+    """The heights of a decoded page and, when it has an alpha band, the cells it makes transparent.
+
+    One band is the heights. Grey with extra samples (grey + alpha): the
+    first band, the others ignored. RGB(A): grey stored as colour, so red,
+    green and blue must be equal (else ``ValueError``), and red is the
+    heights. An alpha band (ExtraSamples 1 or 2, TIFF 6.0 section 18) marks
+    its zero cells as nodata, as GDAL reads an alpha band as a mask.
+    """
+    bands = page.samplesperpixel
+    if bands == 1:
+        return values, None
+    colour = 3 if page.photometric == 2 else 1
+    if colour == 3:
+        rgb = values[..., :3]
+        if not (rgb == rgb[..., :1]).all():
+            raise ValueError(
+                f"{name} is a colour image (its red, green and blue differ): a heightmap "
+                "must be greyscale; convert it to grey first"
+            )
+    extra = tuple(page.extrasamples or ())
+    transparent = None
+    if extra and extra[0] in (1, 2) and bands > colour:
+        transparent = values[..., colour] == 0
+    return values[..., 0], transparent
 
 
 _GEO_TAGS = (33550, 33922, 34264, 34735, 34736, 42112, 42113)
