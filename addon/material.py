@@ -23,7 +23,7 @@ from .mesh import (
     SLOPE_ATTRIBUTE,
     grid_shape_of,
 )
-from .nodes import TreeBuilder, build_tree
+from .nodes import TreeBuilder, build_tree, load_layer_image
 from .specio import image_path
 
 TEMPLATE_PREFIX = ".Orogen Template "
@@ -220,8 +220,10 @@ def material_layers(spec: TerrainSpec) -> tuple:
 def checked_layers(spec: TerrainSpec) -> tuple:
     """The spec's colour layers (image paths resolved), with every image layer's file readable as an image.
 
-    Raises ``ValueError``/``TypeError`` before anything is created (an image
-    loaded only to be checked is removed again).
+    Each image passes :func:`nodes.load_layer_image`'s checks (a whole PNG, JPEG, TIFF or OpenEXR, at most
+    16384 pixels a side, its pixels within the memory available) before Blender reads it. Raises
+    ``ValueError``/``TypeError`` before anything is created (an image loaded only to be checked is removed
+    again).
     """
     layers = check_layers(material_layers(spec))
     for i, lay in enumerate(layers):
@@ -231,9 +233,9 @@ def checked_layers(spec: TerrainSpec) -> tuple:
             raise ValueError(f"layers[{i}] ({lay.name!r}): image file not found: {lay.image}")
         known = {image.as_pointer() for image in bpy.data.images}
         try:
-            image = bpy.data.images.load(lay.image, check_existing=True)
-        except RuntimeError:
-            raise ValueError(f"layers[{i}] ({lay.name!r}): not an image Blender can read: {lay.image}") from None
+            image = load_layer_image(lay.image)  # checked first: whole, bounded, within memory
+        except ValueError as err:
+            raise ValueError(f"layers[{i}] ({lay.name!r}): {err}") from None
         readable = image.size[0] > 0 and image.size[1] > 0
         if image.as_pointer() not in known:
             bpy.data.images.remove(image)  # build_material loads it again

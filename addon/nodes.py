@@ -40,6 +40,8 @@ and what the exported lightmap and colour maps hold.
 :func:`build_tree` fills a material with that tree; :mod:`.material` caches and copies it.
 """
 
+import os
+
 import bpy
 
 from ..core.colormap import (
@@ -52,6 +54,7 @@ from ..core.colormap import (
     NOISE_STD,
     Layer,
 )
+from ..core.io.image_headers import check_file
 from .mesh import (
     BAKED_COLOR_ATTRIBUTE,
     HEIGHT_ATTRIBUTE,
@@ -60,6 +63,7 @@ from .mesh import (
     SLOPE_ATTRIBUTE,
     UV_MAP,
 )
+from .terrain.compute import available_memory
 
 _COLUMN = 220.0  # horizontal spacing of node columns in the editor
 _ROW = 180.0
@@ -111,6 +115,39 @@ class TreeBuilder:
         return node
 
 
+#: Bytes Blender may hold per pixel of an image texture: four float channels (16-bit and float images; 8-bit
+#: ones take four bytes), before its GPU copy.
+IMAGE_BYTES_PER_PIXEL = 16
+
+
+def _check_image_memory(rows: int, cols: int) -> None:
+    """Refuse an image whose pixels would not fit in the memory available now (``ValueError``)."""
+    need = rows * cols * IMAGE_BYTES_PER_PIXEL
+    free = available_memory()
+    if free is not None and need > free:
+        raise ValueError(
+            f"its {cols} x {rows} pixels need about {need / 2**30:.1f} GiB of memory and "
+            f"{free / 2**30:.1f} GiB are available"
+        )
+
+
+def load_layer_image(path: str) -> bpy.types.Image:
+    """Blender's image for an Image colour layer's file, loaded only after :func:`core.io.image_headers.check_file`.
+
+    The file must be a whole PNG, JPEG, TIFF or OpenEXR of at most
+    :data:`core.io.image_headers.MAX_IMAGE_SIDE` pixels a side whose pixels
+    fit in memory: a cut OpenEXR would crash Blender's loader, and a small
+    PNG can declare gigabytes of pixels. Raises ``ValueError`` naming the
+    file, before Blender reads any of it; an image already loaded from the
+    same file is reused (``check_existing``), after the same check.
+    """
+    check_file(path, _check_image_memory)
+    try:
+        return bpy.data.images.load(path, check_existing=True)
+    except RuntimeError as err:
+        raise ValueError(f"{os.path.basename(path)} is not an image Blender can read ({err})") from None
+
+
 def _layer_texture(b: TreeBuilder, lay: Layer, x: float, y: float) -> tuple[bpy.types.Node, str] | None:
     """Nodes that paint a texture layer, as (node, output identifier); ``None`` for a plain colour.
 
@@ -123,7 +160,7 @@ def _layer_texture(b: TreeBuilder, lay: Layer, x: float, y: float) -> tuple[bpy.
     uv = b.node("ShaderNodeUVMap", x - 2, y, uv_map=UV_MAP, label=f"{lay.name} UV")
     if lay.kind == "IMAGE":
         tex = b.node("ShaderNodeTexImage", x - 1, y, label=lay.name, extension="EXTEND")
-        tex.image = bpy.data.images.load(lay.image, check_existing=True)
+        tex.image = load_layer_image(lay.image)
         b.link(uv, "UV", tex, "Vector")
         return tex, "Color"
     kind, out = {"NOISE": ("ShaderNodeTexNoise", "Fac"), "VORONOI": ("ShaderNodeTexVoronoi", "Distance")}[lay.kind]

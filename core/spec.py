@@ -288,7 +288,7 @@ LAYER_PARAMS: tuple[Param, ...] = (
         "path",
         "",
         label="Image",
-        description="Image file of an Image layer",
+        description="Image file of an Image layer (PNG, JPEG, TIFF or OpenEXR, at most 16384 pixels a side)",
         active_when=When("kind", "IMAGE"),
     ),
     Param(

@@ -19,7 +19,7 @@ import numpy.typing as npt
 
 from ...core.heightmap import check_shape, surface_heights
 from ...core.io import files, formats
-from ...core.io.image_headers import check_image, image_size
+from ...core.io.image_headers import check_file
 
 HEIGHTMAP_FORMATS = ("PNG16", "EXR", "R16", "NPY")
 _SUFFIX = {"PNG16": ".png", "EXR": ".exr", "R16": ".r16", "NPY": ".npy"}
@@ -91,7 +91,7 @@ def read_image(path: str, check_size=None) -> npt.NDArray[np.float32]:
 
     8- and 16-bit images come back as ``level / 255`` or ``level / 65535``
     (no colour transform: the image is read as Non-Color data). The file must
-    be PNG, TIFF or OpenEXR, whole: :func:`core.imagesize.check_image` reads
+    be PNG, TIFF or OpenEXR, whole: :func:`core.io.image_headers.check_file` reads
     its header and checks that every chunk, strip or tile lies inside the
     file (Blender's OpenEXR loader crashes on a cut file, its TIFF loader
     fills missing strips with 0). ``check_size(rows, cols)`` runs on the
@@ -100,16 +100,7 @@ def read_image(path: str, check_size=None) -> npt.NDArray[np.float32]:
     """
     # The size from the header first: Blender decodes the whole image to answer Image.size, and a small
     # compressed file can claim gigabytes of pixels.
-    try:
-        _, rows, cols = image_size(path)
-    except (ValueError, OSError) as err:
-        raise ValueError(f"{os.path.basename(path)} cannot be read as an image: {err}") from None
-    if check_size is not None:
-        check_size(rows, cols)
-    try:
-        check_image(path)
-    except (ValueError, OSError) as err:
-        raise ValueError(f"{os.path.basename(path)} cannot be read as an image: {err}") from None
+    _, rows, cols = check_file(path, check_size, formats=("PNG", "TIFF", "OpenEXR"))
     image = bpy.data.images.load(path, check_existing=False)
     try:
         image.colorspace_settings.name = "Non-Color"

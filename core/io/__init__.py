@@ -3,7 +3,7 @@
 - :mod:`.files`: atomic, verified commits of staged files and recovery;
 - :mod:`.formats`: RAW (``.r16``/``.raw``) with its JSON sidecar, and ``.npy``;
 - :mod:`.geotiff`: (Geo)TIFF elevation models read with tifffile;
-- :mod:`.image_headers`: PNG, OpenEXR and TIFF headers checked before a read;
+- :mod:`.image_headers`: PNG, JPEG, OpenEXR and TIFF headers checked before a read (:func:`check_file`);
 - :mod:`.jsonio`: bounded JSON reading (size and depth limits, regular files).
 
 Invariants: no file is read before its size and header are checked, and no
@@ -52,6 +52,8 @@ from .geotiff import (
 )
 from .image_headers import (
     FORMATS,
+    MAX_IMAGE_SIDE,
+    check_file,
     check_image,
     image_size,
 )
@@ -101,6 +103,8 @@ __all__ = [
     "read_elevation",
     "unpack_bits",
     "FORMATS",
+    "MAX_IMAGE_SIDE",
+    "check_file",
     "check_image",
     "image_size",
     "MAX_BYTES",

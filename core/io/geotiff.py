@@ -73,7 +73,7 @@ import numpy.typing as npt
 
 from ..heightmap import check_shape
 from ..resample import resample_points
-from .image_headers import check_image
+from .image_headers import check_file
 
 __all__ = [
     "COMPRESSIONS",
@@ -665,11 +665,11 @@ def read_elevation(path: str, check_size: Callable[[int, int], None] | None = No
     """
     tifffile = _tifffile()
     name = os.path.basename(path)
+    check_file(path, formats=("TIFF",))  # a regular file, whole, at most MAX_IMAGE_SIDE a side (ValueError)
     try:
-        check_image(path)
         size = os.path.getsize(path)
-    except (ValueError, OSError) as err:
-        raise ValueError(f"{name} cannot be read: {err}") from None
+    except OSError as err:
+        raise ValueError(f"{name} cannot be read: {err.strerror or err}") from None
     try:
         with tifffile.TiffFile(path) as tif:
             page, index, count = _select_page(tif, name)

@@ -1,4 +1,4 @@
-"""The size of a PNG, TIFF or OpenEXR image, read from its header without decoding it.
+"""PNG, JPEG, TIFF and OpenEXR headers: an image's size without decoding it, and the check before any read.
 
 A heightmap import must refuse an image too large for memory *before* the
 pixels are decoded: a few hundred kilobytes of compressed PNG can claim a
@@ -14,6 +14,9 @@ these few lines read the three headers directly, from their specifications:
   SHORT or LONG (LONG8 in BigTIFF).
 - OpenEXR: the header attributes of the first part (OpenEXR file layout),
   ``dataWindow`` of type ``box2i``: ``xMin, yMin, xMax, yMax``.
+- JPEG (ITU-T T.81, annex B): the markers from SOI to the first
+  start-of-frame (SOF0 to SOF15 but DHT, JPG and DAC), which gives the
+  number of lines and of samples per line.
 
 :func:`check_image` goes further and checks that the whole file is there
 before any decoder sees it (Blender's OpenEXR loader crashes on a file cut
@@ -27,22 +30,41 @@ writer does not report a short write):
 - TIFF: the first directory's StripOffsets/StripByteCounts (or
   TileOffsets/TileByteCounts), as many as the image needs, every strip or
   tile inside the file.
+- JPEG: every marker segment up to the first scan inside the file, and an
+  end-of-image marker after it (entropy-coded data stuffs every 0xFF byte,
+  so a cut file has none).
+
+:func:`check_file` is what every reader of an image calls before anything
+decodes it (a heightmap import, an Image colour layer, a DEM): a regular
+file (a FIFO or a device is refused, not opened), its header's size within
+``max_side`` pixels a side and accepted by the caller's memory guard, and
+:func:`check_image`'s whole-file checks. A cut OpenEXR crashes Blender's
+loader and a 0.8 MiB PNG can declare 30000 x 30000 pixels: both are refused
+here, before a decoder sees them.
 """
 
 from __future__ import annotations
 
 import math
+import os
+import stat
 import struct
 import zlib
+from collections.abc import Callable
 from typing import BinaryIO
 
-__all__ = ["FORMATS", "check_image", "image_size"]
+__all__ = ["FORMATS", "MAX_IMAGE_SIDE", "check_file", "check_image", "image_size"]
 
 #: Formats :func:`image_size` reads.
-FORMATS = ("PNG", "TIFF", "OpenEXR")
+FORMATS = ("PNG", "JPEG", "TIFF", "OpenEXR")
+#: The largest side, in pixels, of an image :func:`check_file` lets through by default (the largest texture
+#: Blender's GPU module makes on common hardware, 16384; an image colour layer larger than that is scaled down
+#: by the GPU anyway).
+MAX_IMAGE_SIDE = 16384
 
 _PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 _EXR_MAGIC = b"\x76\x2f\x31\x01"
+_JPEG_MAGIC = b"\xff\xd8\xff"
 _HEADER_LIMIT = 1 << 20  # bytes of an OpenEXR header read at most (its attributes)
 
 
@@ -52,7 +74,7 @@ def image_size(path: str) -> tuple[str, int, int]:
     Parameters
     ----------
     path : str
-        A PNG, TIFF (classic or BigTIFF, either byte order) or OpenEXR file.
+        A PNG, JPEG, TIFF (classic or BigTIFF, either byte order) or OpenEXR file.
 
     Returns
     -------
@@ -74,9 +96,12 @@ def image_size(path: str) -> tuple[str, int, int]:
             return ("PNG", *_png(head))
         if head[:4] in (b"II*\x00", b"MM\x00*", b"II+\x00", b"MM\x00+"):
             return ("TIFF", *_tiff(f, head))
+        if head.startswith(_JPEG_MAGIC):
+            rows, cols, _ = _jpeg(f)
+            return ("JPEG", rows, cols)
     if head.startswith(_EXR_MAGIC):
         return ("OpenEXR", *_exr(head))
-    raise ValueError("not a PNG, TIFF or OpenEXR file (by its first bytes)")
+    raise ValueError("not a PNG, JPEG, TIFF or OpenEXR file (by its first bytes)")
 
 
 def check_image(path: str, shape: tuple[int, int] | None = None) -> tuple[str, int, int]:
@@ -85,7 +110,7 @@ def check_image(path: str, shape: tuple[int, int] | None = None) -> tuple[str, i
     Parameters
     ----------
     path : str
-        A PNG, TIFF or single-part OpenEXR file.
+        A PNG, JPEG, TIFF or single-part OpenEXR file.
     shape : (int, int), optional
         The ``(rows, cols)`` the image must have (a file just written).
 
@@ -99,7 +124,8 @@ def check_image(path: str, shape: tuple[int, int] | None = None) -> tuple[str, i
     ValueError
         If the file is cut short or damaged (a PNG chunk with a wrong CRC or
         no IEND, an OpenEXR chunk or a TIFF strip or tile past the end of the
-        file, a missing offset table), is a multi-part or deep OpenEXR, or
+        file, a missing offset table, a JPEG without its end-of-image marker),
+        is a multi-part or deep OpenEXR, or
         has another size than ``shape``.
     OSError
         If the file cannot be opened or read.
@@ -110,6 +136,8 @@ def check_image(path: str, shape: tuple[int, int] | None = None) -> tuple[str, i
         f.seek(0)
         if fmt == "PNG":
             _check_png(f)
+        elif fmt == "JPEG":
+            _check_jpeg(f, size)
         elif fmt == "OpenEXR":
             _check_exr(f, size)
         else:
@@ -117,6 +145,119 @@ def check_image(path: str, shape: tuple[int, int] | None = None) -> tuple[str, i
     if shape is not None and (rows, cols) != tuple(shape):
         raise ValueError(f"the {fmt} file is {cols} x {rows} pixels, not {shape[1]} x {shape[0]}")
     return fmt, rows, cols
+
+
+def check_file(
+    path: str,
+    check_size: Callable[[int, int], None] | None = None,
+    *,
+    max_side: int = MAX_IMAGE_SIDE,
+    formats: tuple[str, ...] = FORMATS,
+) -> tuple[str, int, int]:
+    """Check an image file before anything decodes it: a regular file, a known format, a bounded size, whole.
+
+    Parameters
+    ----------
+    path : str
+        The file.
+    check_size : callable, optional
+        ``check_size(rows, cols)``, the caller's memory guard, run on the
+        header's size; it raises ``ValueError`` to refuse.
+    max_side : int
+        The most pixels a side may have (default :data:`MAX_IMAGE_SIDE`).
+    formats : tuple of str
+        The formats the caller reads (names from :data:`FORMATS`).
+
+    Returns
+    -------
+    (format, rows, cols) : tuple of (str, int, int)
+        As :func:`image_size`.
+
+    Raises
+    ------
+    ValueError
+        Naming the file (its base name) and what is wrong: missing, not a
+        regular file, not one of ``formats``, larger than ``max_side`` or
+        refused by ``check_size``, cut short or damaged (:func:`check_image`).
+    """
+    name = os.path.basename(path) or path
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as err:
+        raise ValueError(f"{name} cannot be read: {err.strerror or err}") from None
+    if not stat.S_ISREG(mode):
+        raise ValueError(f"{name} is not a regular file (a folder, FIFO or device is not read)")
+    try:
+        fmt, rows, cols = image_size(path)
+        if fmt not in formats:
+            raise ValueError(f"it is a {fmt} image; Orogen reads {', '.join(formats)} here")
+        if max(rows, cols) > max_side:
+            raise ValueError(
+                f"its header declares {cols} x {rows} pixels; Orogen reads images of at most {max_side} pixels a side"
+            )
+        if check_size is not None:
+            check_size(rows, cols)
+        check_image(path)
+    except OSError as err:
+        raise ValueError(f"{name} cannot be read: {err.strerror or err}") from None
+    except ValueError as err:
+        raise ValueError(f"{name} cannot be read: {err}") from None
+    return fmt, rows, cols
+
+
+#: JPEG start-of-frame markers (ITU-T T.81, table B.1): 0xC0 to 0xCF but DHT (C4), JPG (C8) and DAC (CC).
+_JPEG_SOF = frozenset(range(0xC0, 0xD0)) - {0xC4, 0xC8, 0xCC}
+
+
+def _jpeg(f: BinaryIO) -> tuple[int, int, int]:
+    """Rows and columns from the first start-of-frame, and the offset just after the first scan's header."""
+    size = f.seek(0, 2)
+    pos = 2
+    found: tuple[int, int] | None = None
+    while True:
+        f.seek(pos)
+        marker = f.read(2)
+        if len(marker) < 2 or marker[0] != 0xFF:
+            raise ValueError("the JPEG file is cut short or damaged before its first scan")
+        kind = marker[1]
+        if kind == 0xFF:  # a fill byte
+            pos += 1
+            continue
+        if kind == 0x01 or 0xD0 <= kind <= 0xD7:  # TEM and RSTn stand alone
+            pos += 2
+            continue
+        raw = f.read(2)
+        if len(raw) < 2:
+            raise ValueError("the JPEG file is cut short before its first scan")
+        (length,) = struct.unpack(">H", raw)
+        if length < 2 or pos + 2 + length > size:
+            raise ValueError("the JPEG file is cut short inside a marker segment")
+        if kind in _JPEG_SOF and found is None:
+            frame = f.read(5)
+            if len(frame) < 5:
+                raise ValueError("the JPEG frame header is cut short")
+            _, rows, cols = struct.unpack(">BHH", frame)
+            found = _checked(rows, cols, "JPEG")
+        if kind == 0xDA:  # start of scan
+            if found is None:
+                raise ValueError("the JPEG file has a scan before its frame header")
+            return found[0], found[1], pos + 2 + length
+        if kind == 0xD9:
+            raise ValueError("the JPEG file ends before its first scan")
+        pos += 2 + length
+
+
+def _check_jpeg(f: BinaryIO, size: int) -> None:
+    _, _, scan = _jpeg(f)
+    f.seek(scan)
+    carry = b""
+    while True:
+        block = f.read(1 << 20)
+        if not block:
+            raise ValueError(f"the JPEG file is cut short: no end-of-image marker after its scan ({size} bytes)")
+        if b"\xff\xd9" in carry + block:
+            return
+        carry = block[-1:]
 
 
 def _check_png(f: BinaryIO) -> None:

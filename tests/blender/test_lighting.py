@@ -332,7 +332,7 @@ def counts():
                     "image": __file__,
                 }
             ],
-            "not an image Blender can read",
+            "test_lighting.py cannot be read: not a PNG, JPEG, TIFF or OpenEXR file",
         ),
         ("[" * 100_000 + "]" * 100_000, "terrain spec nests 100001 levels deep, more than the 32 allowed"),
         ("[{]", "terrain spec is not valid JSON: Expecting property name"),

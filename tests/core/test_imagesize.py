@@ -1,5 +1,6 @@
 """Image sizes from headers alone, against files written by Pillow and headers built by the specifications."""
 
+import os
 import struct
 import zlib
 
@@ -7,7 +8,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from core.io.image_headers import image_size
+from core.io.image_headers import MAX_IMAGE_SIDE, check_file, check_image, image_size
 
 
 @pytest.mark.parametrize(
@@ -92,9 +93,10 @@ def test_sizes_of_headers_built_by_the_specifications(tmp_path, data, expected):
 @pytest.mark.parametrize(
     ("data", "match"),
     [
-        (b"", "not a PNG, TIFF or OpenEXR file"),
-        (b"GIF89a" + bytes(20), "not a PNG, TIFF or OpenEXR file"),
-        (b"\xff\xd8\xff\xe0" + bytes(20), "not a PNG, TIFF or OpenEXR file"),  # JPEG
+        (b"", "not a PNG, JPEG, TIFF or OpenEXR file"),
+        (b"GIF89a" + bytes(20), "not a PNG, JPEG, TIFF or OpenEXR file"),
+        (b"\xff\xd8\xff\xe0" + bytes(20), "JPEG file is cut short inside a marker segment"),
+        (b"\xff\xd8\xff\xda\x00\x08" + bytes(20), "scan before its frame header"),
         (b"\x89PNG\r\n\x1a\n" + bytes(4), "no IHDR chunk"),
         (png_header(0, 5), "size of 0 x 5 pixels"),
         (big_endian_tiff(640, 480)[:20], "cut short"),
@@ -112,3 +114,75 @@ def test_what_is_not_a_readable_header_is_a_value_error(tmp_path, data, match):
     path.write_bytes(data)
     with pytest.raises(ValueError, match=match):
         image_size(str(path))
+
+
+def chunk(kind, data):
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+
+def png_bomb(side, idat_bytes):
+    """A whole, valid-looking 8-bit grey PNG declaring ``side`` x ``side`` pixels with ``idat_bytes`` of zeros
+    DEFLATE-coded: what its pixels inflate to is never looked at by the header checks."""
+    ihdr = struct.pack(">IIBBBBB", side, side, 8, 0, 0, 0, 0)
+    packer = zlib.compressobj(9)
+    data = b"".join(packer.compress(bytes(1 << 20)) for _ in range(idat_bytes >> 20)) + packer.flush()
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", data) + chunk(b"IEND", b"")
+
+
+def test_jpeg_sizes_and_cut_jpegs(tmp_path):
+    path = tmp_path / "photo.jpg"
+    Image.fromarray(np.arange(30 * 50 * 3, dtype=np.uint8).reshape(30, 50, 3)).save(path, quality=90)
+    assert image_size(str(path)) == ("JPEG", 30, 50)
+    assert check_image(str(path)) == ("JPEG", 30, 50)
+    Image.fromarray(np.zeros((70, 20), np.uint8)).save(tmp_path / "progressive.jpg", progressive=True)
+    assert check_image(str(tmp_path / "progressive.jpg")) == ("JPEG", 70, 20)
+    data = path.read_bytes()
+    (tmp_path / "cut.jpg").write_bytes(data[: len(data) - 40])
+    with pytest.raises(ValueError, match="no end-of-image marker"):
+        check_image(str(tmp_path / "cut.jpg"))
+    (tmp_path / "cut-header.jpg").write_bytes(data[:100])
+    with pytest.raises(ValueError, match="cut short"):
+        check_image(str(tmp_path / "cut-header.jpg"))
+
+
+def test_check_file_refuses_before_anything_decodes(tmp_path):
+    bomb = tmp_path / "bomb.png"
+    bomb.write_bytes(png_bomb(30000, 64 << 20))
+    assert bomb.stat().st_size < 1 << 20
+    assert check_image(str(bomb)) == ("PNG", 30000, 30000)  # whole and well-formed: only its size tells
+    with pytest.raises(ValueError, match=r"bomb.png cannot be read: its header declares 30000 x 30000 pixels; "):
+        check_file(str(bomb))
+    assert MAX_IMAGE_SIDE == 16384
+    calls = []
+
+    def guard(rows, cols):
+        calls.append((rows, cols))
+        raise ValueError("too large for memory")
+
+    with pytest.raises(ValueError, match="bomb.png cannot be read: too large for memory"):
+        check_file(str(bomb), guard, max_side=30000)
+    assert calls == [(30000, 30000)]
+    good = tmp_path / "good.png"
+    Image.fromarray(np.zeros((30, 50), np.uint8)).save(good)
+    assert check_file(str(good), lambda r, c: calls.append((r, c))) == ("PNG", 30, 50)
+    assert calls[-1] == (30, 50)
+    with pytest.raises(ValueError, match="good.png cannot be read: it is a PNG image; Orogen reads TIFF here"):
+        check_file(str(good), formats=("TIFF",))
+    data = good.read_bytes()
+    (tmp_path / "cut.png").write_bytes(data[:-20])
+    with pytest.raises(ValueError, match="cut.png cannot be read: the PNG file is cut short"):
+        check_file(str(tmp_path / "cut.png"))
+    # a cut OpenEXR (its one chunk past the end): what crashes Blender's loader
+    header = exr_header(0, 0, 3, 0)[:-1] + b"compression\0compression\0" + struct.pack("<iB", 1, 0) + b"\0"
+    exr = tmp_path / "cut.exr"
+    exr.write_bytes(header + struct.pack("<Q", len(header) + 8) + struct.pack("<ii", 0, 32) + bytes(10))
+    with pytest.raises(ValueError, match="cut.exr cannot be read: the OpenEXR file is cut short inside its pixel"):
+        check_file(str(exr))
+    with pytest.raises(ValueError, match="missing.png cannot be read: No such file"):
+        check_file(str(tmp_path / "missing.png"))
+    with pytest.raises(ValueError, match="not a regular file"):
+        check_file(str(tmp_path))
+    if hasattr(os, "mkfifo"):
+        os.mkfifo(tmp_path / "fifo.png")  # opening it would block until a writer came
+        with pytest.raises(ValueError, match="fifo.png is not a regular file"):
+            check_file(str(tmp_path / "fifo.png"))
