@@ -130,7 +130,10 @@ def on_setting_changed(owner, context) -> None:
         state.status = target.rewater(spec, text)
         return
     if state.applied and target.restyles and _only_looks_changed(spec, state.applied):
-        state.status = target.restyle(spec, text)
+        try:
+            state.status = target.restyle(spec, text)
+        except (ValueError, TypeError) as err:  # an Image layer's file refused: the material stays
+            state.status = f"Material not rebuilt: {err}"
         return
     try:
         state.status = target.regenerate(spec, context)

@@ -23,7 +23,7 @@ from .mesh import (
     SLOPE_ATTRIBUTE,
     grid_shape_of,
 )
-from .nodes import TreeBuilder, build_tree, load_layer_image
+from .nodes import TreeBuilder, build_tree, check_layer_file, load_layer_image
 from .specio import image_path
 
 TEMPLATE_PREFIX = ".Orogen Template "
@@ -217,13 +217,12 @@ def material_layers(spec: TerrainSpec) -> tuple:
     return tuple(replace(lay, image=image_path(lay.image)) if lay.image else lay for lay in spec.layers)
 
 
-def checked_layers(spec: TerrainSpec) -> tuple:
-    """The spec's colour layers (image paths resolved), with every image layer's file readable as an image.
+def checked_files(spec: TerrainSpec) -> tuple:
+    """The spec's colour layers (image paths resolved), every Image layer's file checked without decoding it.
 
-    Each image passes :func:`nodes.load_layer_image`'s checks (a whole PNG, JPEG, TIFF or OpenEXR, at most
-    16384 pixels a side, its pixels within the memory available) before Blender reads it. Raises
-    ``ValueError``/``TypeError`` before anything is created (an image loaded only to be checked is removed
-    again).
+    Each image must exist and pass :func:`nodes.check_layer_file` (a whole PNG, JPEG, TIFF or OpenEXR, at
+    most 16384 pixels a side, its pixels within the memory available). Raises ``ValueError``/``TypeError``
+    naming the layer and the file; nothing is created.
     """
     layers = check_layers(material_layers(spec))
     for i, lay in enumerate(layers):
@@ -231,9 +230,27 @@ def checked_layers(spec: TerrainSpec) -> tuple:
             continue
         if not os.path.isfile(lay.image):
             raise ValueError(f"layers[{i}] ({lay.name!r}): image file not found: {lay.image}")
+        try:
+            check_layer_file(lay.image)
+        except ValueError as err:
+            raise ValueError(f"layers[{i}] ({lay.name!r}): {err}") from None
+    return layers
+
+
+def checked_layers(spec: TerrainSpec) -> tuple:
+    """The spec's colour layers (image paths resolved), with every image layer's file readable as an image.
+
+    :func:`checked_files` first (nothing is decoded before it), then Blender reads each image once to be
+    sure it can. Raises ``ValueError``/``TypeError`` before anything is created (an image loaded only to
+    be checked is removed again).
+    """
+    layers = checked_files(spec)
+    for i, lay in enumerate(layers):
+        if lay.kind != "IMAGE":
+            continue
         known = {image.as_pointer() for image in bpy.data.images}
         try:
-            image = load_layer_image(lay.image)  # checked first: whole, bounded, within memory
+            image = load_layer_image(lay.image)
         except ValueError as err:
             raise ValueError(f"layers[{i}] ({lay.name!r}): {err}") from None
         readable = image.size[0] > 0 and image.size[1] > 0

@@ -131,6 +131,17 @@ def _check_image_memory(rows: int, cols: int) -> None:
         )
 
 
+def check_layer_file(path: str) -> None:
+    """Check an Image colour layer's file without reading its pixels (``ValueError`` naming the file).
+
+    :func:`core.io.image_headers.check_file`: a whole PNG, JPEG, TIFF or
+    OpenEXR of at most :data:`core.io.image_headers.MAX_IMAGE_SIDE` pixels
+    a side, whose pixels (16 bytes each at most, as Blender holds them) fit
+    in the memory available.
+    """
+    check_file(path, _check_image_memory)
+
+
 def load_layer_image(path: str) -> bpy.types.Image:
     """Blender's image for an Image colour layer's file, loaded only after :func:`core.io.image_headers.check_file`.
 
@@ -141,7 +152,7 @@ def load_layer_image(path: str) -> bpy.types.Image:
     file, before Blender reads any of it; an image already loaded from the
     same file is reused (``check_existing``), after the same check.
     """
-    check_file(path, _check_image_memory)
+    check_layer_file(path)
     try:
         return bpy.data.images.load(path, check_existing=True)
     except RuntimeError as err:

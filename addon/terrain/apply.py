@@ -15,7 +15,7 @@ import bpy
 from ...core.spec import TerrainSpec
 from ..jobs import PROGRESS_STEPS, status_progress
 from ..live import suspended
-from ..material import bake_unlit_color, new_material
+from ..material import bake_unlit_color, checked_files, new_material
 from ..mesh import TERRAIN_PROPERTY, grid_shape_of, is_grid_of, update_grid_mesh
 from ..specio import read_spec, write_spec
 from ..water import sync_water
@@ -27,7 +27,10 @@ from .meshes import drop_other_mesh, full_size_mesh, grid_mesh_for
 def set_material(obj: bpy.types.Object, spec: TerrainSpec) -> None:
     """Give ``obj`` a freshly built material in its first slot (or none, when the spec's material is off);
     an Unlit terrain's baked colour and the water surface follow (:func:`bake_unlit_color`,
-    :func:`water.sync_water`)."""
+    :func:`water.sync_water`). Its Image layers' files are checked first (:func:`checked_files`): a
+    ``ValueError`` leaves the terrain as it was."""
+    if spec.material["enabled"]:
+        checked_files(spec)
     bake_unlit_color(obj, spec)
     sync_water(obj, spec)
     old = obj.material_slots[0].material if obj.material_slots else None

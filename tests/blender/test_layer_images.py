@@ -140,3 +140,17 @@ def test_the_scripts_exit_1_with_the_message(tmp_path, orogen, script, kind):
     said = "cut.exr cannot be read: the OpenEXR file is cut short" if kind == "cut" else "declares 30000 x 30000"
     assert said in proc.stderr and "Terrain not added: layers[0] ('img')" in proc.stderr, proc.stderr[-2000:]
     assert not (tmp_path / "t.png").exists() and not (tmp_path / "out").exists()
+
+
+def test_a_live_layer_edit_to_a_cut_image_says_so_and_keeps_the_material(scene, orogen, tmp_path):
+    path = cut_exr(orogen, tmp_path / "cut.exr")
+    bpy.ops.orogen.terrain_add(size=8)
+    obj = bpy.context.active_object
+    assert obj.orogen.live_update
+    material = obj.active_material
+    obj.orogen.layers[0].image = str(path)
+    before = counts()
+    obj.orogen.layers[0].kind = "IMAGE"  # a look-only change: the live update rebuilds the material
+    orogen.addon.live.on_setting_changed(obj, bpy.context)  # what the property's update does with a window
+    assert obj.orogen.status.startswith("Material not rebuilt: layers[0] ('low'): cut.exr cannot be read: ")
+    assert counts() == before and obj.active_material == material
