@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import os
+import stat
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -48,6 +49,18 @@ SIDECAR_MAX_BYTES = 1 << 20
 ORIENTATION = "row 0 = top row of the image = north (+Y) edge of the mesh; column 0 = west (-X)"
 
 SizeCheck = Callable[[int, int], None]
+
+
+def _regular_file(path: str, name: str) -> int:
+    """The size of ``path`` in bytes; ``ValueError`` unless it is a regular file (a FIFO would block a read
+    forever, a device never ends)."""
+    try:
+        info = os.stat(path)
+    except OSError as err:
+        raise ValueError(f"cannot read {name}: {err.strerror or err}") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise ValueError(f"{name} is not a regular file (a folder, FIFO or device is not read)")
+    return info.st_size
 
 
 def write_raw(path: str, heightmap: npt.ArrayLike) -> None:
@@ -165,11 +178,11 @@ def read_raw(path: str, check_size: SizeCheck | None = None) -> npt.NDArray[np.f
 
     The shape and byte order come from :func:`raw_layout`. ``check_size(rows,
     cols)`` runs before the values are read. Raises ``ValueError`` when the
-    file's size does not match its shape, or it cannot be read.
+    file's size does not match its shape, it is not a regular file, or it cannot be read.
     """
     name = os.path.basename(path)
+    size = _regular_file(path, name)
     try:
-        size = os.path.getsize(path)
         (rows, cols), order = raw_layout(path, size)
         if rows * cols * 2 != size:
             raise ValueError(
@@ -193,9 +206,10 @@ def read_npy(path: str, check_size: SizeCheck | None = None) -> npt.NDArray[np.f
 
     Read without pickles, memory-mapped until ``check_size(rows, cols)`` has
     accepted the shape. Raises ``ValueError`` for anything else (a ``.npz``
-    archive, object arrays, 3D arrays, a truncated file).
+    archive, object arrays, 3D arrays, a truncated file, a FIFO or device).
     """
     name = os.path.basename(path)
+    _regular_file(path, name)
     try:
         array = np.load(path, mmap_mode="r", allow_pickle=False)
     except Exception as err:  # noqa: BLE001 - any failure to parse a foreign file means it is not readable

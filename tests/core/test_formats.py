@@ -1,5 +1,6 @@
 """RAW, NPY and sidecars in core, and whole-file checks of PNG, OpenEXR and TIFF headers built by the specs."""
 
+import io
 import json
 import os
 import struct
@@ -68,6 +69,26 @@ def test_sidecars_must_be_small_regular_files(tmp_path):
         formats.read_raw(str(path))
     os.remove(tmp_path / "t.r16.json")
     assert formats.read_raw(str(path)).shape == (4, 4)  # no sidecar: square
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
+@pytest.mark.parametrize("name", ["pipe.r16", "pipe.npy"])
+def test_raw_and_npy_must_be_regular_files(tmp_path, name):
+    fifo = tmp_path / name
+    os.mkfifo(fifo)
+    # A writer holds the FIFO open with a valid file in it, so that a reader that opens it anyway cannot block.
+    writer = os.open(fifo, os.O_RDWR | os.O_NONBLOCK)
+    try:
+        buffer = io.BytesIO()
+        np.save(buffer, np.zeros((4, 4), np.float32))
+        os.write(writer, buffer.getvalue() if name.endswith(".npy") else b"\0")
+        with pytest.raises(ValueError, match=f"^{name} is not a regular file"):
+            (formats.read_npy if name.endswith(".npy") else formats.read_raw)(str(fifo))
+    finally:
+        os.close(writer)
+    (tmp_path / "zero.npy").symlink_to("/dev/zero")
+    with pytest.raises(ValueError, match="^zero.npy is not a regular file"):
+        formats.read_npy(str(tmp_path / "zero.npy"))
 
 
 def test_npy_round_trip_and_refusals(tmp_path):
