@@ -3,6 +3,7 @@
 - :mod:`.files`: atomic, verified commits of staged files and recovery;
 - :mod:`.formats`: RAW (``.r16``/``.raw``) with its JSON sidecar, and ``.npy``;
 - :mod:`.geotiff`: (Geo)TIFF elevation models read with tifffile;
+- :mod:`.tiff_codecs`: LZW, DEFLATE and PackBits decoders capped at the size a TIFF header declares;
 - :mod:`.image_headers`: PNG, JPEG, OpenEXR and TIFF headers checked before a read (:func:`check_file`);
 - :mod:`.jsonio`: bounded JSON reading (size and depth limits, regular files).
 
@@ -34,21 +35,16 @@ from .formats import (
     write_raw,
 )
 from .geotiff import (
-    COMPRESSIONS,
     FILL_PASSES,
     MAX_PAGES,
-    DecodeLimitError,
     Elevation,
     dem_extent,
     dem_record,
     dem_square_grid,
     dem_summary,
     fill_nodata,
-    inflate,
-    lzw_decode,
     metres_per_degree,
     read_elevation,
-    unpack_bits,
 )
 from .image_headers import (
     FORMATS,
@@ -68,6 +64,13 @@ from .jsonio import (
     load_json,
     read_regular_file,
     shorten,
+)
+from .tiff_codecs import (
+    COMPRESSIONS,
+    DecodeLimitError,
+    inflate,
+    lzw_decode,
+    unpack_bits,
 )
 
 __all__ = [
