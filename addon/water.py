@@ -12,9 +12,12 @@ volume: the top is the water plane over the terrain's bounds; the sides run
 down each edge of the terrain to the terrain's own edge profile (so no side
 hangs below the ground where the terrain's edge is above the sea floor) and
 the volume is closed underneath by the terrain itself, which is opaque. The
-object is marked as the terrain's (``OWNER_PROPERTY`` holds the terrain, as
+object, its mesh and its material are marked as the terrain's (``OWNER_PROPERTY`` holds the terrain, as
 Orogen's preview meshes do) and Orogen only ever changes or removes a water
-object whose mark names that terrain: a user's object is never touched.
+object whose mark names that terrain: a user's object is never touched. Nor is a
+user's mesh put into that object: the water gets a new mesh of Orogen's, the
+user's stays as it was (kept with a fake user when nothing else shows it), and
+the sync says so.
 
 A world of terrain tiles has one water object for the whole world
 (:func:`sync_world_water`): owned by the world's collection, linked into it and
@@ -58,18 +61,22 @@ def water_of(owner) -> bpy.types.Object | None:
 
 
 def remove_water(owner) -> None:
-    """Remove ``owner``'s water object (a terrain's or a tile world's), and its mesh and material when nothing
-    else uses them."""
+    """Remove ``owner``'s water object (a terrain's or a tile world's), and its mesh and material when they are
+    Orogen's and nothing else uses them (a user's mesh in the object stays, with a fake user if it has no other)."""
     water = water_of(owner)
     if WATER_OBJECT_PROPERTY in owner:
         del owner[WATER_OBJECT_PROPERTY]
     if water is None:
         return
     mesh = water.data
-    materials = [m for m in mesh.materials if m is not None] if mesh is not None else []
+    ours = owns(owner, mesh)
+    materials = [m for m in mesh.materials if m is not None] if ours else []
     bpy.data.objects.remove(water)
     if mesh is not None and mesh.users == 0:
-        bpy.data.meshes.remove(mesh)
+        if ours:
+            bpy.data.meshes.remove(mesh)
+        else:  # a user's mesh put into the water object stays, saved with the file
+            mesh.use_fake_user = True
     for material in materials:
         if material.users == 0 and WATER_KEY in material:
             bpy.data.materials.remove(material)
@@ -125,40 +132,69 @@ def water_geometry(ring: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarr
     return co, corners, sizes[sizes > 0]
 
 
-def sync_water(obj: bpy.types.Object, spec: TerrainSpec) -> None:
+def sync_water(obj: bpy.types.Object, spec: TerrainSpec) -> list[str]:
     """Give terrain ``obj`` the water its spec asks for: made, moved to the level, or removed.
 
     The water object is named after the terrain, parented to it (it follows the terrain's transform), linked
     to the terrain's collections and holds a copy of no user data; its mesh is rewritten on every call (the
     terrain's edge may have changed), its material rebuilt only when the depth colour changed (edits to it
     otherwise stay, and a material of the user's own put in its place is kept as it is). With
-    ``material.water`` off any water of ``obj``'s is removed.
+    ``material.water`` off any water of ``obj``'s is removed. Returns notes for the user (a mesh of the user's
+    found in the water object, left as it was).
     """
     profile = edge_profile(obj) if spec.material.get("water", False) else None
     ring = None if profile is None else profile[0]
-    _sync(obj, spec, ring, obj, obj.users_collection or (bpy.context.scene.collection,))
+    return _sync(obj, spec, ring, obj, obj.users_collection or (bpy.context.scene.collection,))
 
 
 def sync_world_water(
     world: bpy.types.Collection, spec: TerrainSpec, ring: np.ndarray | None, parent: bpy.types.Object | None
-) -> None:
+) -> list[str]:
     """Give the tile world ``world`` (its collection) the water its spec asks for, as :func:`sync_water` does
     for a terrain: one object over the whole world, linked into ``world`` and parented to ``parent`` (a tile:
     tiles share one frame), down to the world's outer edge ``ring`` (``float32 (n, 3)`` in the tiles' frame,
     clockwise seen from above; ``None`` leaves the water as it is). Removed when ``material.water`` is off.
+    Returns notes for the user, as :func:`sync_water` does.
     """
-    _sync(world, spec, ring, parent, (world,))
+    return _sync(world, spec, ring, parent, (world,))
 
 
-def _sync(owner, spec: TerrainSpec, ring: np.ndarray | None, parent, collections) -> None:
+def owns(owner, data) -> bool:
+    """Whether ``data`` (a mesh or material) is one Orogen made for ``owner``'s water (its mark names ``owner``)."""
+    return data is not None and data.library is None and data.get(OWNER_PROPERTY) == owner
+
+
+def _own_mesh(owner, water: bpy.types.Object) -> list[str]:
+    """Give ``water`` a mesh of Orogen's when the one it shows is not (a user's, linked in): the user's mesh is
+    left as it was, kept with a fake user when nothing else shows it. Returns the note saying so."""
+    theirs = water.data
+    if owns(owner, theirs):
+        return []
+    mesh = bpy.data.meshes.new(f"{owner.name} Water")
+    mesh[OWNER_PROPERTY] = owner
+    water.data = mesh
+    if theirs is None:
+        return []
+    kept = ""
+    if theirs.users == 0:
+        theirs.use_fake_user = True
+        kept = " (kept with a fake user)"
+    return [
+        f"the water object {water.name} showed your mesh {theirs.name}, which Orogen does not own: left it "
+        f"as it was{kept} and gave the water a new mesh of its own"
+    ]
+
+
+def _sync(owner, spec: TerrainSpec, ring: np.ndarray | None, parent, collections) -> list[str]:
     material = spec.material
     if not material.get("water", False):
         remove_water(owner)
-        return
+        return []
     if ring is None:
-        return
+        return []
     co, corners, sizes = water_geometry(ring, float(material["water_level"]))
     water = water_of(owner)
+    notes: list[str] = []
     if water is None:
         mesh = bpy.data.meshes.new(f"{owner.name} Water")
         water = bpy.data.objects.new(f"{owner.name} Water", mesh)
@@ -167,6 +203,8 @@ def _sync(owner, spec: TerrainSpec, ring: np.ndarray | None, parent, collections
         mesh[OWNER_PROPERTY] = owner
         for collection in collections:
             collection.objects.link(water)
+    else:
+        notes += _own_mesh(owner, water)
     owner[WATER_OBJECT_PROPERTY] = water
     if water.parent != parent:
         water.parent = parent
@@ -180,9 +218,11 @@ def _sync(owner, spec: TerrainSpec, ring: np.ndarray | None, parent, collections
     current = mesh.materials[0] if len(mesh.materials) else None
     if current is None or (WATER_KEY in current and list(current[WATER_KEY]) != color):  # a user's own stays
         new = build_water_material(f"{owner.name} Water", color)
+        new[OWNER_PROPERTY] = owner
         if len(mesh.materials):
             mesh.materials[0] = new
         else:
             mesh.materials.append(new)
         if current is not None and current.users == 0 and WATER_KEY in current:
             bpy.data.materials.remove(current)
+    return notes

@@ -266,7 +266,8 @@ class OROGEN_OT_material_rebuild(bpy.types.Operator):
         except (ValueError, TypeError) as err:
             self.report({"ERROR"}, f"Material not rebuilt: {err}")
             return {"CANCELLED"}
-        set_material(obj, spec)
+        for note in set_material(obj, spec):
+            self.report({"WARNING"}, note)
         return {"FINISHED"}
 
 

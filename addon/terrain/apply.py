@@ -24,15 +24,15 @@ from .compute import TerrainArrays, compute_terrain, preview_shape, scene_sun
 from .meshes import drop_other_mesh, full_size_mesh, grid_mesh_for
 
 
-def set_material(obj: bpy.types.Object, spec: TerrainSpec) -> None:
+def set_material(obj: bpy.types.Object, spec: TerrainSpec) -> list[str]:
     """Give ``obj`` a freshly built material in its first slot (or none, when the spec's material is off);
     an Unlit terrain's baked colour and the water surface follow (:func:`bake_unlit_color`,
     :func:`water.sync_water`). Its Image layers' files are checked first (:func:`checked_files`): a
-    ``ValueError`` leaves the terrain as it was."""
+    ``ValueError`` leaves the terrain as it was. Returns the water's notes for the user."""
     if spec.material["enabled"]:
         checked_files(spec)
     bake_unlit_color(obj, spec)
-    sync_water(obj, spec)
+    notes = sync_water(obj, spec)
     old = obj.material_slots[0].material if obj.material_slots else None
     if not spec.material["enabled"]:
         if obj.material_slots:
@@ -45,6 +45,7 @@ def set_material(obj: bpy.types.Object, spec: TerrainSpec) -> None:
             obj.data.materials.append(material)
     if old is not None and old.users == 0:
         bpy.data.materials.remove(old)
+    return notes
 
 
 def record_terrain(obj: bpy.types.Object, arrays: TerrainArrays, source: str = "", **extra) -> None:
@@ -202,14 +203,14 @@ def apply_arrays(
             drop_other_mesh(obj)
     notes = write_arrays(obj, arrays)
     bake_unlit_color(obj, spec)
-    sync_water(obj, spec)
+    notes += sync_water(obj, spec)
     with suspended():
         settings.applied = spec.to_json()
         settings.preview_pending = shape != spec.shape
     if not preview:
         shared = share_spec(obj)
         for other in linked_terrains(obj):  # each object on the shared mesh has its own water
-            sync_water(other, spec)
+            notes += sync_water(other, spec)
         if shared:
             notes.append(
                 f"linked duplicates share this mesh and now this spec: {', '.join(shared[:4])}"

@@ -27,22 +27,22 @@ class TerrainTarget:
     def rewater(self, spec: TerrainSpec, text: str) -> str:
         """The water of the terrain and of its linked duplicates follows; the spec is shared with them."""
         obj = self.owner
-        sync_water(obj, spec)
+        notes = sync_water(obj, spec)
         with suspended():
             self.state.applied = text
         for other in linked_terrains(obj):
-            sync_water(other, spec)
+            notes += sync_water(other, spec)
         share_spec(obj)
-        return "Water updated"
+        return "; ".join(["Water updated", *notes])
 
     def restyle(self, spec: TerrainSpec, text: str) -> str:
         """A fresh material from the colour layers (the mesh stays); the spec is shared with linked duplicates."""
         obj = self.owner
-        set_material(obj, spec)
+        notes = set_material(obj, spec)
         with suspended():
             self.state.applied = text
         share_spec(obj)  # the material sits on the shared mesh
-        return "Material rebuilt from the colour layers"
+        return "; ".join(["Material rebuilt from the colour layers", *notes])
 
     def regenerate(self, spec: TerrainSpec, context) -> str:
         """A preview when the terrain is larger than its preview size (its full size follows once changes have

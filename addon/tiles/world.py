@@ -180,12 +180,13 @@ def world_edge_ring(tiles: dict, tiles_y: int, tiles_x: int) -> np.ndarray | Non
 
 def sync_tile_water(world, spec: TerrainSpec, tiles: dict) -> str | None:
     """The world's water (:func:`water.sync_world_water`) over its tiles as they are now: ``None``, or why it
-    could not follow them (a border tile missing or not a grid, :func:`border_gaps`: the water stays as it was)."""
+    could not follow them (a border tile missing or not a grid, :func:`border_gaps`: the water stays as it was), or
+    what it did instead of changing a user's mesh found in the water object."""
     settings = world.orogen_tiles
     ring = world_edge_ring(tiles, settings.tiles_y, settings.tiles_x) if spec.material.get("water") else None
-    sync_world_water(world, spec, ring, tiles.get((0, 0)))
+    notes = sync_world_water(world, spec, ring, tiles.get((0, 0)))
     if ring is not None or not spec.material.get("water"):
-        return None
+        return "; ".join(notes) or None
     gaps = border_gaps(tiles, settings.tiles_y, settings.tiles_x)
     names = ", ".join(f"x{tx} y{ty}" for ty, tx in gaps[:4]) + (" ..." if len(gaps) > 4 else "")
     return f"water not updated: border tile {names} missing or not a grid (the water follows the world's edge)"

@@ -250,3 +250,32 @@ def test_top_down_render_has_snow_only_above_the_snow_line(scene, orogen, tmp_pa
     # The edge between is ragged, not a contour line: at one height some vertices have snow and some none.
     band = inner & (z > line + 0.3 * noise) & (z < line + 1.2 * noise)
     assert 0 < snowy[band].sum() < band.sum()
+
+
+def test_a_users_mesh_put_into_the_water_object_is_never_overwritten(scene, orogen):
+    """A user links a mesh of their own into the water object (Object Data ▸ Browse Mesh); Regenerate leaves it
+    as it was, material slots and all, gives the water a new mesh of Orogen's, and says so."""
+    water = water_module(orogen)
+    bpy.ops.orogen.terrain_add(spec=water_spec())
+    terrain = bpy.context.active_object
+    sea = water.water_of(terrain)
+    ours = sea.data
+    mine = bpy.data.meshes.new("My Pond")
+    mine.from_pydata([(0, 0, 0), (1, 0, 0), (0, 1, 0)], [], [(0, 1, 2)])
+    sea.data = mine
+    assert ours.users == 0
+    terrain.orogen.seed = 5
+    bpy.ops.orogen.terrain_regenerate()
+    assert "My Pond" in terrain.orogen.status and "does not own" in terrain.orogen.status
+    assert water.water_of(terrain) == sea and sea.data not in (mine, ours)
+    assert sea.data.get("orogen_owner") == terrain and positions(sea)[:, 2].max() == pytest.approx(LEVEL)
+    assert sea.data.materials[0].get("orogen_owner") == terrain
+    assert len(mine.vertices) == 3 and len(mine.materials) == 0  # untouched, not given the water's material
+    assert mine.use_fake_user and mine.name in bpy.data.meshes  # not lost to the purge on save
+    # Linked into an object of the user's too: no fake user needed, and turning the water off keeps it.
+    bpy.data.objects.new("Pond", mine)
+    mine.use_fake_user = False
+    sea.data = mine
+    change(orogen, terrain, water=False)
+    assert water.water_of(terrain) is None and mine.name in bpy.data.meshes and len(mine.vertices) == 3
+    assert len(mine.materials) == 0 and not mine.use_fake_user
