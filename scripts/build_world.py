@@ -631,8 +631,29 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error(f"--workers must be at least 1, got {args.workers}")
     if not 3 <= args.coarse_side <= 8193:
         parser.error(f"--coarse-side must be in [3, 8193], got {args.coarse_side}")
+    if args.name is not None and (reason := stem_problem(args.name)):
+        parser.error(
+            f"--name must be a plain file stem, such as 'my_world-2' (no path: no '/', '\\', ':', '..', leading "
+            f"'.' or control character, at most 200 bytes), got {args.name!r:.80}: {reason}"
+        )
     args.formats = tuple(f for f in FORMATS if f in formats)
     return args
+
+
+def stem_problem(name: str) -> str | None:
+    """Why ``name`` is not a plain file stem that stays inside ``--out`` as ``FOLDER/NAME_xX_yY.EXT``, or
+    ``None``: no path separator or drive, not absolute, no ``..``, not hidden, no control character."""
+    if not name.strip():
+        return "it is empty"
+    if os.path.isabs(name) or any(sep in name for sep in {"/", "\\", ":", os.sep, os.altsep or "/"}):
+        return "it is a path"
+    if ".." in name or name.startswith("."):
+        return "it would name a file outside its folder or a hidden one"
+    if any(ord(c) < 32 or ord(c) == 127 for c in name):
+        return "it holds a control character"
+    if len(name.encode("utf-8", "surrogateescape")) > 200:
+        return "it is longer than 200 bytes"
+    return None
 
 
 def plan_from_args(args: argparse.Namespace) -> Plan:

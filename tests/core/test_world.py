@@ -454,3 +454,44 @@ def test_build_world_refuses_an_output_it_cannot_or_must_not_write(tmp_path, cap
     assert (tmp_path / "file").read_text() == "mine"
     assert [p.name for p in (tmp_path / "full").iterdir()] == ["height.png"]
     assert (tmp_path / "full" / "height.png").read_bytes() == b"not ours"
+
+
+@pytest.mark.parametrize(
+    "name", ["../escaped", "..", "sub/tile", "sub\\tile", "C:tile", "/tmp/abs", ".hidden", "", "a\nb", "x" * 201]
+)
+def test_build_world_refuses_a_name_that_is_not_a_plain_file_stem(tmp_path, capsys, name):
+    """``--name ../x`` (or an absolute path, a separator) would write tiles outside ``--out``: refused, naming
+    --name and what a name may be, before anything is written anywhere."""
+    out = tmp_path / "out"
+    with pytest.raises(SystemExit) as exit_:
+        build_world.main(
+            ["--preset", "rolling_hills", "--size", "65", "--tile", "33", "--quiet", "--out", str(out)]
+            + ["--name", name]
+        )
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and "--name must be a plain file stem" in err and "Traceback" not in err, err
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == []
+
+
+def test_build_world_writes_a_plain_name_inside_out(tmp_path):
+    out = tmp_path / "out"
+    code = build_world.main(
+        [
+            "--preset",
+            "rolling_hills",
+            "--size",
+            "65",
+            "--tile",
+            "33",
+            "--quiet",
+            "--out",
+            str(out),
+            "--name",
+            "my-land.v2",
+        ]
+    )
+    assert code == 0
+    assert sorted(p.name for p in (out / "unreal").iterdir()) == [
+        f"my-land.v2_x{x}_y{y}.png" for x in (0, 1) for y in (0, 1)
+    ]
+    assert all(p.resolve().is_relative_to(out) for p in tmp_path.rglob("*"))
