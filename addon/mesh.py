@@ -267,6 +267,13 @@ def write_polygons(
     mesh.update(calc_edges=True)
 
 
+def tag_positions_changed(mesh: bpy.types.Mesh) -> None:
+    """After a write through the ``position`` attribute (which keeps the cached bounds), set one vertex's ``co``
+    to itself: its update tags the positions, so ``dimensions`` and ``bound_box`` follow (Frame Selected)."""
+    if len(mesh.vertices):
+        mesh.vertices[0].co = mesh.vertices[0].co.copy()
+
+
 def _set_attribute(mesh: bpy.types.Mesh, name: str, prop: str, values: npt.NDArray, fallback) -> None:
     attribute = mesh.attributes.get(name)
     if attribute is None:
@@ -355,6 +362,7 @@ def update_grid_mesh(
         layer = existing or mesh.color_attributes.new(LIGHTMAP_ATTRIBUTE, "FLOAT_COLOR", "POINT")
         layer.data.foreach_set("color", rgba.ravel())  # linear values, no gamma step
     if same_grid:
+        tag_positions_changed(mesh)
         mesh.update()
     else:
         mesh.shade_smooth()

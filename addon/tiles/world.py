@@ -38,7 +38,7 @@ from ...core.spec import TerrainSpec
 from ...core.world import TILE_EDGES, TileGrid, WorldCache, max_level, snap_edges, tile_levels, world_grid, world_recipe
 from ..live import add_kind, remove_kind, suspended
 from ..material import bake_unlit_color, checked_layers, new_material
-from ..mesh import grid_side, update_grid_mesh
+from ..mesh import grid_side, tag_positions_changed, update_grid_mesh
 from ..poll import mode_reason
 from ..specio import read_spec
 from ..terrain.compute import check_memory, scene_sun
@@ -106,6 +106,7 @@ def _write_positions(mesh, co) -> None:
         attribute.data.foreach_set("vector", flat)
     else:
         mesh.vertices.foreach_set("co", flat)
+    tag_positions_changed(mesh)
     mesh.update()
 
 

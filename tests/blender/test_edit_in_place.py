@@ -231,3 +231,21 @@ def test_a_preview_that_fails_falls_back_and_the_full_size_follows(scene, orogen
     assert obj.orogen.status.startswith("Regenerated terrain 40 x 40") and not obj.orogen.preview_pending
     assert json.loads(obj.orogen.applied)["seed"] == 5
     assert not np.array_equal(positions(obj), before)
+
+
+@pytest.mark.parametrize("size", [40, 57])  # the same grid rewritten in place, and a new grid
+def test_dimensions_and_bounds_follow_an_in_place_regenerate(terrain, size):
+    """Frame Selected and camera framing read ``obj.dimensions`` and ``bound_box``: after a Regenerate with a new
+    Width and Height they are the new size, without the user touching anything else."""
+    assert tuple(terrain.dimensions)[:2] == pytest.approx((39.0, 39.0))
+    terrain.orogen.size = size
+    terrain.orogen.width = 120.0
+    terrain.orogen.height = 30.0
+    terrain.orogen.seed = 8
+    assert bpy.ops.orogen.terrain_regenerate() == {"FINISHED"}
+    z = positions(terrain)[:, 2]
+    assert tuple(terrain.dimensions) == pytest.approx((120.0, 120.0, float(z.max() - z.min())), rel=1e-6)
+    assert z.max() - z.min() > 20.0  # the new Height, not the old 8 m
+    corners = np.array([tuple(c) for c in terrain.bound_box])
+    assert corners.min(axis=0) == pytest.approx([-60.0, -60.0, float(z.min())], abs=1e-4)
+    assert corners.max(axis=0) == pytest.approx([60.0, 60.0, float(z.max())], abs=1e-4)
