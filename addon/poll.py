@@ -8,9 +8,23 @@ import bpy
 from .mesh import TERRAIN_PROPERTY
 
 
-def active_terrain(context) -> bpy.types.Object | None:
-    """The active object if it is a generated Orogen terrain (its spec can regenerate it), else None."""
+def selected_active(context) -> bpy.types.Object | None:
+    """The active object when it is also selected, else ``None``.
+
+    "The terrain" an operator or the panel acts on is the one the user picked: deselecting everything
+    (``object.select_all(action="DESELECT")``, a click in empty space) leaves the last object active in
+    Blender, but no longer picked, so the panel's settings and the Generate button take over again.
+    """
     obj = getattr(context, "active_object", None)
+    if obj is None:
+        return None
+    selected = getattr(context, "selected_objects", None)
+    return obj if (obj in selected if selected is not None else obj.select_get()) else None
+
+
+def active_terrain(context) -> bpy.types.Object | None:
+    """The selected active object if it is a generated Orogen terrain (its spec can regenerate it), else None."""
+    obj = selected_active(context)
     return obj if obj is not None and obj.type == "MESH" and obj.orogen.is_terrain else None
 
 
@@ -46,8 +60,8 @@ def linked_reason(obj: bpy.types.Object) -> str | None:
 
 
 def terrain_reason(context) -> str | None:
-    """Why the active object cannot be edited as a terrain now (``None`` when it can)."""
-    obj = getattr(context, "active_object", None)
+    """Why the active object cannot be edited as a terrain now (``None`` when it can): it must be selected."""
+    obj = selected_active(context)
     if obj is None:
         return "Select a terrain first"
     if obj.type != "MESH" or not obj.orogen.is_terrain:
@@ -59,7 +73,7 @@ def terrain_reason(context) -> str | None:
 
 def export_reason(context) -> str | None:
     """Why the active object's maps cannot be exported or its material rebuilt now (``None`` when they can)."""
-    obj = getattr(context, "active_object", None)
+    obj = selected_active(context)
     if obj is None or obj.type != "MESH" or TERRAIN_PROPERTY not in obj:
         return "Select a terrain (generated or imported) first"
     return mode_reason(context)

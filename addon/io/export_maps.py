@@ -22,7 +22,7 @@ from ..terrain.apply import regenerate
 
 
 class OROGEN_OT_export_maps(bpy.types.Operator):
-    """Export the active terrain's heightmap and baked maps to a folder"""
+    """Export the selected terrain's heightmap and baked maps to a folder"""
 
     bl_idname = "orogen.export_maps"
     bl_label = "Export Terrain Maps"

@@ -19,7 +19,7 @@ _MIN_LAYERS = 2
 
 
 def shown(context):
-    """``(owner, settings)``: the active terrain and its settings, or the scene and the panel's settings."""
+    """``(owner, settings)``: the selected active terrain and its settings, or the scene and the panel's settings."""
     obj = active_terrain(context)
     if obj is not None:
         return obj, obj.orogen

@@ -174,7 +174,7 @@ class OROGEN_OT_terrain_generate(bpy.types.Operator):
 
 
 class OROGEN_OT_terrain_regenerate(BackgroundOperator, bpy.types.Operator):
-    """Regenerate the active terrain from its spec, in place (the object and its material stay)"""
+    """Regenerate the selected terrain from its spec, in place (the object and its material stay)"""
 
     bl_idname = "orogen.terrain_regenerate"
     bl_label = "Regenerate Terrain"
@@ -248,7 +248,7 @@ class OROGEN_OT_terrain_regenerate(BackgroundOperator, bpy.types.Operator):
 
 
 class OROGEN_OT_material_rebuild(bpy.types.Operator):
-    """Rebuild the active terrain's material from its colour layers (replaces edits made to that material)"""
+    """Rebuild the selected terrain's material from its colour layers (replaces edits made to that material)"""
 
     bl_idname = "orogen.material_rebuild"
     bl_label = "Rebuild Material"

@@ -21,7 +21,7 @@ def _split(layout) -> None:
 
 
 def spec_data(context):
-    """What the tab edits: the active terrain's settings, else the scene's (the next Generate's)."""
+    """What the tab edits: the selected active terrain's settings, else the scene's (the next Generate's)."""
     obj = active_terrain(context)
     return obj.orogen if obj is not None else context.scene.orogen
 

@@ -36,6 +36,7 @@ def vertex_z(obj):
 
 
 def regenerate(obj):
+    obj.select_set(True)  # picked as a click does: selected and active
     bpy.context.view_layer.objects.active = obj
     assert bpy.ops.orogen.terrain_regenerate() == {"FINISHED"}
     return vertex_z(obj)

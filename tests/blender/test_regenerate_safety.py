@@ -60,6 +60,7 @@ def expected_z(orogen, size, seed):
 def regenerate(obj, **settings):
     for name, value in settings.items():
         setattr(obj.orogen, name, value)
+    obj.select_set(True)  # picked as a click does: selected and active
     bpy.context.view_layer.objects.active = obj
     return bpy.ops.orogen.terrain_regenerate()
 
@@ -261,6 +262,7 @@ def test_linked_duplicates_share_the_spec_with_their_mesh(terrain, orogen):
 
 # --- export of an edited mesh ------------------------------------------------------------------
 def export(obj, folder, fmt="NPY"):
+    obj.select_set(True)  # picked as a click does: selected and active
     bpy.context.view_layer.objects.active = obj
     return bpy.ops.orogen.export_maps(
         directory=str(folder),

@@ -268,6 +268,7 @@ def test_a_0_1_blend_loads_and_regenerates_to_the_same_heightmaps(orogen):
             made = orogen.core.spec.load_spec(e["recipe"]).heightmap()
             assert sha(made) == e["sha256"], name
             assert np.abs(spec.heightmap() - made).max() <= 1e-6, name
+            obj.select_set(True)
             bpy.context.view_layer.objects.active = obj
             bpy.ops.orogen.terrain_regenerate()
             assert np.abs(mesh_heightmap(obj) - made).max() <= 1e-6, name
