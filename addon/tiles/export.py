@@ -1,46 +1,67 @@
 """Export Tiles: every tile of a world at full resolution as engine terrain tiles (16-bit PNG, RAW, EXR)."""
 
 import contextlib
+import hashlib
 import json
 import os
+import re
 import shutil
+from pathlib import Path
 
 import bpy
 import numpy as np
 
 from ...core.heightmap import normalize
-from ...core.world import tile_file, to_uint16
+from ...core.io.jsonio import load_json
+from ...core.world import TILE_FILES, tile_file, to_uint16
 from ..io.heightmaps import check_path, commit, stage_dir, write_image
 from ..poll import poll_with
-from .world import tile_reason, tiles_of, world_cache, world_of
+from .world import census, hand_edited, tile_reason, world_cache, world_of
 
 #: The tile formats an export writes: the operator's name of each, and its key in :data:`core.world.TILE_FILES`
 #: (the naming rule of ``scripts/build_world.py``, :func:`core.world.tile_file`).
 TILE_FORMATS = {"PNG16": "png", "R16": "r16", "EXR": "exr"}
 
 
-def export_world(world, context, directory: str, name: str, fmts) -> list[str]:
-    """Write every tile of ``world`` at full resolution (whatever its level of detail) in ``fmts``; the paths.
+def export_world(world, context, directory: str, name: str, fmts) -> tuple[list[str], list[str]]:
+    """Write every tile of ``world`` at full resolution (whatever its level of detail) in ``fmts``; returns the
+    paths and notes for the user.
 
     As ``scripts/build_world.py`` writes them: 16-bit PNG (``0 -> 0``, ``1 -> 65535``, row 0 north), RAW
     little-endian uint16 with its first row the tile's south edge (Unity), 32-bit float EXR (channel ``Y``,
     normalised); neighbours share their edge rows and columns byte for byte. The values are the heights
     normalised over the world's range after the filters (with Fit Height, or heights within [0, 1]: the
     heights themselves, 0 and 1 standing for 0 m and Height), so uplift above Height is not clipped;
-    ``NAME.json`` beside the folders records the metres 0 and 1 stand for and the spec. All files are staged
-    and then committed together (verified, atomic).
+    ``NAME.json`` beside the folders records the metres 0 and 1 stand for, the spec and the files written
+    with their SHA-256. All files are staged and then committed together (verified, atomic).
+
+    Every tile of the world's grid is written from the world's spec, whether its object is there or not (a
+    deleted or moved tile, :func:`.world.census`, is noted); a hand edit of a tile's mesh is not exported, and
+    noted. After the new set is in place, the tile files the folder's previous ``NAME.json`` lists as written
+    by Orogen that this export did not write again (a smaller grid, a format left out) are removed when they
+    are still the bytes Orogen wrote (:func:`_drop_stale`): the folder holds one consistent set.
     """
     folder = check_path(directory)
     cache = world_cache(world, context)
-    tiles = tiles_of(world)
-    ny = cache.grid.tiles[0]
+    counted = census(world)
+    notes = counted.notes()
+    edited = [(f"x{tx} y{ty}", o.name) for (ty, tx), o in sorted(counted.tiles.items()) if hand_edited(o)]
+    if edited:
+        names = ", ".join(f"{place} ({n})" for place, n in edited[:4]) + (" ..." if len(edited) > 4 else "")
+        notes.append(
+            f"tile {names} edited by hand: the edit is not exported (tiles are written from the world's spec, so "
+            "their edges stay seamless)"
+        )
+    ny, nx = cache.grid.tiles
+    previous = _previous_files(os.path.join(folder, name + ".json"))
+    digests = {}
     stage = stage_dir(folder)
     pairs = []
     low, high = cache.filtered_range
     if low >= 0.0 and high <= 1.0:  # the files hold the heights themselves: 0 -> 0 m, 1 -> Height
         low, high = 0.0, 1.0
     try:
-        for ty, tx in sorted(tiles):
+        for ty, tx in ((ty, tx) for ty in range(ny) for tx in range(nx)):
             heights = cache.tile(ty, tx, 0).heights
             if (low, high) != (0.0, 1.0):  # version 3 raised above Height (or lowered below 0): not clipped
                 heights = normalize(heights, (low, high))
@@ -56,6 +77,7 @@ def export_world(world, context, directory: str, name: str, fmts) -> list[str]:
                     with open(staged, "wb") as f:
                         f.write(np.ascontiguousarray(levels[::-1]).astype("<u2").tobytes())
                 pairs.append((staged, os.path.join(folder, rel)))
+                digests[rel] = sha256_file(staged)
         metres = {
             "low": low * cache.spec.height,
             "high": high * cache.spec.height,
@@ -72,6 +94,8 @@ def export_world(world, context, directory: str, name: str, fmts) -> list[str]:
                     "tiles_x": cache.grid.tiles[1],
                     "tile": cache.grid.tile,
                     "cell_size_m": cache.spec.cell_size,
+                    "files": digests,
+                    "hand_edits_not_exported": [place for place, _n in edited],
                 },
                 f,
                 indent=1,
@@ -92,7 +116,79 @@ def export_world(world, context, directory: str, name: str, fmts) -> list[str]:
             raise
     finally:
         shutil.rmtree(stage, ignore_errors=True)
-    return [target for _, target in pairs]
+    notes += _drop_stale(folder, name, previous, digests)
+    return [target for _, target in pairs], notes
+
+
+def sha256_file(path: str) -> str:
+    """SHA-256 of a file's bytes, read in 1 MiB blocks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _previous_files(manifest: str) -> dict[str, str]:
+    """``{relative path: sha256}`` of the tile files an earlier Export Tiles lists in ``manifest`` (its
+    ``NAME.json``); empty when there is none, it is not Orogen's, or it lists no files (before Orogen 0.3)."""
+    if not os.path.isfile(manifest):
+        return {}
+    try:
+        data = load_json(Path(manifest), os.path.basename(manifest), max_bytes=16 << 20)
+    except ValueError:
+        return {}
+    files = data.get("files") if isinstance(data, dict) and data.get("format") == "orogen-tiles" else None
+    if not isinstance(files, dict):
+        return {}
+    return {k: v for k, v in files.items() if isinstance(k, str) and isinstance(v, str)}
+
+
+def _drop_stale(folder: str, name: str, previous: dict[str, str], written: dict[str, str]) -> list[str]:
+    """Remove the files of the previous set (``previous``, from its manifest) that the new one (``written``) does
+    not hold: only a path of the tile naming rule for ``name`` (``unreal/NAME_xX_yY.png``, ...: never one outside
+    the format folders, whatever the manifest says), a regular file still holding the bytes Orogen wrote. A file
+    changed since is left, and noted; so are files named like the tiles that no manifest lists."""
+    rule = re.compile(
+        "^(?:"
+        + "|".join(f"{re.escape(d)}/{re.escape(name)}_x\\d+_y\\d+{re.escape(e)}" for d, e in TILE_FILES.values())
+        + ")$"
+    )
+    removed, changed = [], []
+    for rel, digest in sorted(previous.items()):
+        path = os.path.join(folder, *rel.split("/"))
+        if rel in written or not rule.match(rel) or not os.path.isfile(path) or os.path.islink(path):
+            continue
+        try:
+            if sha256_file(path) != digest:
+                changed.append(rel)
+                continue
+            os.remove(path)
+        except OSError:
+            changed.append(rel)
+            continue
+        removed.append(rel)
+    for sub, _ext in TILE_FILES.values():  # a format folder left empty by the removal goes too
+        with contextlib.suppress(OSError):
+            if any(r.startswith(sub + "/") for r in removed):
+                os.rmdir(os.path.join(folder, sub))
+    unlisted = sorted(
+        f"{sub}/{n}"
+        for sub, _ext in TILE_FILES.values()
+        if os.path.isdir(os.path.join(folder, sub))
+        for n in os.listdir(os.path.join(folder, sub))
+        if rule.match(f"{sub}/{n}") and f"{sub}/{n}" not in written and f"{sub}/{n}" not in changed
+    )
+    notes = []
+    if removed:
+        notes.append(f"removed {len(removed)} tile files of the previous export that this one does not hold")
+    for what, files in (("changed since Orogen wrote them", changed), ("listed by no export manifest", unlisted)):
+        if files:
+            notes.append(
+                f"left {len(files)} files named like these tiles, {what}: {', '.join(files[:3])}"
+                + (" ..." if len(files) > 3 else "")
+            )
+    return notes
 
 
 class OROGEN_OT_tiles_export(bpy.types.Operator):
@@ -138,11 +234,14 @@ class OROGEN_OT_tiles_export(bpy.types.Operator):
             )
             return {"CANCELLED"}
         try:
-            written = export_world(world, context, self.directory, name, fmts)
+            written, notes = export_world(world, context, self.directory, name, fmts)
         except (ValueError, TypeError, OSError, RuntimeError) as err:  # RuntimeError: Blender's image writer
             self.report({"ERROR"}, f"Tiles not exported: {err}")
             return {"CANCELLED"}
-        self.report({"INFO"}, f"Exported {len(written)} tile files to {os.path.dirname(os.path.dirname(written[0]))}")
+        folder = os.path.dirname(written[-1])  # NAME.json, beside the format folders
+        status = "; ".join([f"Exported {len(written)} tile files to {folder}", *notes])
+        world.orogen_tiles.status = status  # (not saved, not undone: the panel's last word on the world)
+        self.report({"WARNING" if notes else "INFO"}, status)
         return {"FINISHED"}
 
 

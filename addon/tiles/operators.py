@@ -3,14 +3,23 @@
 import bpy
 from bpy_extras import object_utils
 
-from ...core.world import world_grid
 from ..live import suspended
 from ..poll import mode_reason, poll_with
 from ..properties import spec_annotations
 from ..specio import take_operator_spec, write_spec
 from ..ui.draw import draw_spec
 from ..water import remove_water
-from .world import drop_unused, levels_from_point, regenerate_world, set_levels, tile_reason, tiles_of, world_of
+from .world import (
+    check_world_memory,
+    drop_unused,
+    levels_from_point,
+    regenerate_world,
+    remember,
+    set_levels,
+    tile_reason,
+    tiles_of,
+    world_of,
+)
 
 
 class OROGEN_OT_tiles_add(bpy.types.Operator, object_utils.AddObjectHelper):
@@ -38,7 +47,7 @@ class OROGEN_OT_tiles_add(bpy.types.Operator, object_utils.AddObjectHelper):
         try:
             with suspended():
                 spec = take_operator_spec(self)
-            world_grid(spec, self.tiles_y, self.tiles_x)
+            check_world_memory(spec, self.tiles_y, self.tiles_x)  # the grid's checks, then the whole world's memory
         except (ValueError, TypeError) as err:
             self.report({"ERROR"}, f"Tiles not added: {err}")
             return {"CANCELLED"}
@@ -52,6 +61,7 @@ class OROGEN_OT_tiles_add(bpy.types.Operator, object_utils.AddObjectHelper):
                     settings.is_world = True
                     settings.tiles_x, settings.tiles_y = self.tiles_x, self.tiles_y
                 matrix = object_utils.add_object_align_init(context, self)
+                made = {}
                 for ty in range(self.tiles_y):
                     for tx in range(self.tiles_x):
                         name = f"Tile_x{tx}_y{ty}"
@@ -62,6 +72,8 @@ class OROGEN_OT_tiles_add(bpy.types.Operator, object_utils.AddObjectHelper):
                             obj.orogen_tile.is_tile = True
                             obj.orogen_tile.world = world
                             obj.orogen_tile.ty, obj.orogen_tile.tx = ty, tx
+                        made[(ty, tx)] = obj
+                remember(world, made)  # the world's own record of its tiles: a copy of one is not one of them
                 status = regenerate_world(world, context)
         except (ValueError, TypeError, RuntimeError) as err:
             remove_water(world)

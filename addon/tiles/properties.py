@@ -23,6 +23,12 @@ class OROGEN_PG_tiles_world(bpy.types.PropertyGroup):
     )
     applied: bpy.props.StringProperty(name="Applied Spec", default="", options={"HIDDEN"})
     status: bpy.props.StringProperty(name="Status", default="", options={"HIDDEN", "SKIP_SAVE"})
+    record: bpy.props.StringProperty(
+        name="Tiles Record",
+        default="",
+        options={"HIDDEN"},
+        description="JSON: the world's own tiles, by place, with each tile's name and mark (see tiles.world.census)",
+    )
 
 
 class OROGEN_PG_tile(bpy.types.PropertyGroup):
@@ -42,6 +48,9 @@ class OROGEN_PG_tile(bpy.types.PropertyGroup):
         description="0 = full resolution; each level halves the vertices per side",
     )
     applied: bpy.props.StringProperty(name="Applied", default="", options={"HIDDEN"})
+    mark: bpy.props.StringProperty(
+        name="Tile Mark", default="", options={"HIDDEN"}, description="The token its world's record knows it by"
+    )
 
 
 classes = (OROGEN_PG_tiles_world, OROGEN_PG_tile)

@@ -27,9 +27,12 @@ Water: one object for the whole world (:func:`sync_tile_water`, :func:`water.syn
 world's outer edge only (:func:`world_edge_ring`), so no wall stands inside the water where two tiles meet.
 """
 
+import hashlib
 import json
 import math
+import secrets
 import time
+from dataclasses import dataclass, field
 
 import bpy
 import numpy as np
@@ -65,13 +68,116 @@ def tile_reason(context) -> str | None:
     return mode_reason(context)
 
 
+@dataclass
+class Census:
+    """A world's tiles counted by the world's own record (``orogen_tiles.record``), not by what its collection
+    holds: ``tiles`` ``{(ty, tx): obj}`` wherever each is now; ``missing`` the places of the grid with no tile
+    (deleted); ``moved`` the tiles no longer in the world's collection; ``copies`` objects that claim to be a
+    tile of the world but are not the one its record names (a Shift+D duplicate, a copy pasted in)."""
+
+    tiles: dict = field(default_factory=dict)
+    missing: list = field(default_factory=list)
+    moved: list = field(default_factory=list)
+    copies: list = field(default_factory=list)
+
+    def notes(self) -> list[str]:
+        """What the user should know about the world's tiles, one line per kind (empty when all is well)."""
+
+        def names(items, show):
+            return ", ".join(show(i) for i in items[:4]) + (" ..." if len(items) > 4 else "")
+
+        notes = []
+        if self.missing:
+            notes.append(f"tile {names(self.missing, _place)} missing (deleted): Export Tiles still writes it")
+        if self.moved:
+            notes.append(
+                f"tile {names(self.moved, lambda o: f'{_place(_key(o))} ({o.name})')} is outside the world's "
+                "collection: still a tile of the world"
+            )
+        if self.copies:
+            notes.append(
+                f"{names(self.copies, lambda o: f'{o.name} (of {_place(_key(o))})')}: a copy, not a tile of the "
+                "world: not rebuilt or exported (delete it)"
+            )
+        return notes
+
+
+def _key(obj) -> tuple[int, int]:
+    return obj.orogen_tile.ty, obj.orogen_tile.tx
+
+
+def _place(key) -> str:
+    return f"x{key[1]} y{key[0]}"
+
+
+def claimants(world) -> list:
+    """Every object in a scene's collections that says it is a tile of ``world`` (its own tiles and copies)."""
+    return [
+        o
+        for o in bpy.data.objects
+        if o.type == "MESH" and o.orogen_tile.is_tile and o.orogen_tile.world == world and o.users_collection
+    ]
+
+
+def census(world) -> Census:
+    """``world``'s tiles as its record names them (:class:`Census`). Reads only: :func:`remember` writes.
+
+    The record holds each place's tile name and mark (a token also on the tile, ``orogen_tile.mark``). A copy
+    carries the mark too, so among the objects with a place's mark the one with the recorded name is the tile
+    (the record follows a rename once it is the only one); without one of that name, the first made. A world
+    from before the record (Orogen 0.2) is counted by its collection, each place's first by name.
+    """
+    settings = world.orogen_tiles
+    found = claimants(world)
+    try:
+        record = json.loads(settings.record) if settings.record else None
+    except ValueError:
+        record = None
+    out = Census()
+    if not isinstance(record, dict):  # no record yet: the collection's tiles are the world's
+        for o in sorted((o for o in found if world in o.users_collection), key=lambda o: o.name):
+            out.tiles.setdefault(_key(o), o)
+    else:
+        for place, entry in record.items():
+            try:
+                key = tuple(int(v) for v in place.split(","))
+                name, mark = str(entry["name"]), str(entry["mark"])
+            except (ValueError, TypeError, KeyError):
+                continue
+            same = [o for o in found if _key(o) == key and o.orogen_tile.mark == mark]
+            named = [o for o in same if o.name == name]
+            chosen = named[0] if named else min(same, key=lambda o: o.session_uid, default=None)
+            if chosen is not None:
+                out.tiles[key] = chosen
+    for ty in range(settings.tiles_y):
+        for tx in range(settings.tiles_x):
+            if (ty, tx) not in out.tiles:
+                out.missing.append((ty, tx))
+    chosen_ids = {o.session_uid for o in out.tiles.values()}
+    out.copies = sorted((o for o in found if o.session_uid not in chosen_ids), key=lambda o: o.name)
+    out.moved = [o for _k, o in sorted(out.tiles.items()) if world not in o.users_collection]
+    return out
+
+
+def remember(world, tiles: dict) -> None:
+    """Write ``world``'s record of its tiles ``{(ty, tx): obj}``: each tile's name and mark (a new mark for a tile
+    without one)."""
+    record = {}
+    for (ty, tx), obj in sorted(tiles.items()):
+        with suspended():
+            if not obj.orogen_tile.mark:
+                obj.orogen_tile.mark = secrets.token_hex(8)
+        record[f"{ty},{tx}"] = {"name": obj.name, "mark": obj.orogen_tile.mark}
+    text = json.dumps(record, sort_keys=True)
+    if world.orogen_tiles.record != text:
+        with suspended():
+            world.orogen_tiles.record = text
+
+
 def tiles_of(world) -> dict:
-    """``{(ty, tx): obj}`` of the world's tiles."""
-    return {
-        (o.orogen_tile.ty, o.orogen_tile.tx): o
-        for o in world.objects
-        if o.type == "MESH" and o.orogen_tile.is_tile and o.orogen_tile.world == world
-    }
+    """``{(ty, tx): obj}`` of the world's tiles, by its record (:func:`census`): copies are not among them, a tile
+    moved to another collection is."""
+    return census(world).tiles
 
 
 def _ranges(world, cache_key: str):
@@ -84,6 +190,19 @@ def _ranges(world, cache_key: str):
         if stored.get("recipe") == cache_key:
             return tuple(tuple(pair) for pair in stored["ranges"])
     return None
+
+
+def check_world_memory(spec: TerrainSpec, tiles_y: int, tiles_x: int) -> None:
+    """Refuse (``ValueError``, before anything is made) a world whose tiles would not fit in memory together:
+    the guard of one terrain (:func:`..terrain.compute.check_memory`) on every vertex of the world, the tiles'
+    meshes all being in Blender at once."""
+    rows, cols = world_grid(spec, tiles_y, tiles_x).shape
+    try:
+        check_memory(rows, cols)
+    except ValueError as err:
+        raise ValueError(
+            f"a world of {tiles_y} x {tiles_x} tiles of {spec.size} vertices: {err}, or fewer tiles"
+        ) from None
 
 
 def world_cache(world, context) -> WorldCache:
@@ -138,7 +257,28 @@ def build_tile(obj, cache: WorldCache, tiles: dict, material=None) -> None:
         obj.data.materials[0] = None
     bake_unlit_color(obj, cache.spec)
     with suspended():
-        t.applied = json.dumps({"spec": cache.spec.to_json(), "level": level})
+        t.applied = json.dumps({"spec": cache.spec.to_json(), "level": level, "positions": positions_digest(obj.data)})
+
+
+def positions_digest(mesh) -> str:
+    """SHA-256 of ``mesh``'s vertex positions (float32, read through the ``position`` attribute)."""
+    co = np.empty(len(mesh.vertices) * 3, dtype=np.float32)
+    attribute = mesh.attributes.get("position")
+    if attribute is not None:
+        attribute.data.foreach_get("vector", co)
+    else:
+        mesh.vertices.foreach_get("co", co)
+    return hashlib.sha256(co.tobytes()).hexdigest()
+
+
+def hand_edited(obj) -> bool:
+    """Whether tile ``obj``'s mesh is no longer what Orogen last built (moved vertices, added or removed ones);
+    ``False`` for a tile built before Orogen recorded its positions."""
+    try:
+        digest = json.loads(obj.orogen_tile.applied).get("positions")
+    except (ValueError, AttributeError):
+        return False
+    return isinstance(digest, str) and digest != positions_digest(obj.data)
 
 
 def border_gaps(tiles: dict, tiles_y: int, tiles_x: int) -> list[tuple[int, int]]:
@@ -214,10 +354,13 @@ def regenerate_world(world, context, only=None) -> str:
     Raises ``ValueError``/``TypeError`` naming a bad setting; tiles already rebuilt stay rebuilt.
     """
     started = time.perf_counter()
+    settings = world.orogen_tiles
+    check_world_memory(read_spec(world.orogen_world), settings.tiles_y, settings.tiles_x)
     cache = world_cache(world, context)
-    tiles = tiles_of(world)
+    counted = census(world)
+    tiles = counted.tiles
+    remember(world, tiles)
     keys = sorted(tiles) if only is None else [k for k in sorted(set(only)) if k in tiles]
-    check_memory(cache.spec.size, cache.spec.size)
     old = {o.data.materials[0] for o in tiles.values() if o.data.materials}
     material = (
         _world_material(world, cache.spec)
@@ -241,12 +384,14 @@ def regenerate_world(world, context, only=None) -> str:
             wm.progress_end()
     drop_unused(old)
     water = sync_tile_water(world, cache.spec, tiles)
-    status = (
-        f"Rebuilt {len(keys)} of {len(tiles)} tiles ({cache.grid.shape[0]} x {cache.grid.shape[1]} world, "
-        f"margin {cache.margin} cells) in {time.perf_counter() - started:.2f} s"
+    status = "; ".join(
+        [
+            f"Rebuilt {len(keys)} of {settings.tiles_y * settings.tiles_x} tiles ({cache.grid.shape[0]} x "
+            f"{cache.grid.shape[1]} world, margin {cache.margin} cells) in {time.perf_counter() - started:.2f} s",
+            *counted.notes(),
+            *([water] if water else []),
+        ]
     )
-    if water:
-        status += f"; {water}"
     with suspended():
         if only is None:
             world.orogen_tiles.applied = cache.spec.to_json()
