@@ -201,3 +201,20 @@ def test_a_manifest_cannot_make_the_export_delete_other_files(scene, tmp_path):
     export(world, tmp_path, r16=False, exr=False)
     assert victim.read_text() == "precious" and outside.read_bytes() == b"outside"
     assert (tmp_path / "unreal" / "keep.png").read_bytes() == b"kept"
+
+
+def test_tile_bounds_follow_a_rebuild_with_a_new_width(scene):
+    """Frame Selected reads ``dimensions``: after the world's Width changes, each tile's are the new tile's."""
+    world = add_world(tiles_x=2, tiles_y=1)
+    tile = in_collection(world)[(0, 1)]
+    assert tile.dimensions.x == pytest.approx(CELL * (TILE - 1))
+    world.orogen_world.width = 3 * CELL * (TILE - 1)
+    regenerate(world, 5)
+    co = np.empty(len(tile.data.vertices) * 3, np.float32)
+    tile.data.vertices.foreach_get("co", co)
+    co = co.reshape(-1, 3)
+    assert tuple(tile.dimensions) == pytest.approx(tuple(co.max(axis=0) - co.min(axis=0)), rel=1e-6)
+    assert tile.dimensions.x == pytest.approx(96.0)
+    corners = np.array([tuple(c) for c in tile.bound_box])  # in the world's frame: the east tile's own place
+    assert corners.min(axis=0) == pytest.approx(co.min(axis=0), abs=1e-4)
+    assert corners.max(axis=0) == pytest.approx(co.max(axis=0), abs=1e-4)
