@@ -192,7 +192,7 @@ def _drop_stale(folder: str, name: str, previous: dict[str, str], written: dict[
 
 
 class OROGEN_OT_tiles_export(bpy.types.Operator):
-    """Export every tile of the active tile's world as engine terrain tiles (16-bit PNG, RAW .r16, EXR)"""
+    """Export every tile of the selected tile's world as engine terrain tiles (16-bit PNG, RAW .r16, EXR)"""
 
     bl_idname = "orogen.tiles_export"
     bl_label = "Export Tiles"

@@ -97,7 +97,7 @@ class OROGEN_OT_tiles_add(bpy.types.Operator, object_utils.AddObjectHelper):
 
 
 class OROGEN_OT_tiles_regenerate(bpy.types.Operator):
-    """Regenerate every tile of the active tile's world from the world's spec"""
+    """Regenerate every tile of the selected tile's world from the world's spec"""
 
     bl_idname = "orogen.tiles_regenerate"
     bl_label = "Regenerate Tiles"

@@ -1,7 +1,8 @@
-"""The Terrain Tiles panel: the active tile's world, its live switch, levels of detail and export."""
+"""The Terrain Tiles panel: the selected tile's world, its live switch, levels of detail and export."""
 
 import bpy
 
+from ..poll import selected_active
 from ..ui.draw import draw_spec
 from .export import OROGEN_OT_tiles_export
 from .operators import OROGEN_OT_tile_rebuild, OROGEN_OT_tiles_lod, OROGEN_OT_tiles_regenerate
@@ -16,7 +17,7 @@ class VIEW3D_PT_orogen_tiles(bpy.types.Panel):
 
     @classmethod
     def poll(cls, context):
-        return world_of(getattr(context, "active_object", None)) is not None
+        return world_of(selected_active(context)) is not None
 
     def draw(self, context):
         layout = self.layout

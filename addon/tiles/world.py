@@ -42,7 +42,7 @@ from ...core.world import TILE_EDGES, TileGrid, WorldCache, max_level, snap_edge
 from ..live import add_kind, remove_kind, suspended
 from ..material import bake_unlit_color, checked_layers, new_material
 from ..mesh import grid_side, tag_positions_changed, update_grid_mesh
-from ..poll import mode_reason
+from ..poll import mode_reason, selected_active
 from ..specio import read_spec
 from ..terrain.compute import check_memory, scene_sun
 from ..water import sync_world_water
@@ -61,8 +61,8 @@ def world_of(obj):
 
 
 def tile_reason(context) -> str | None:
-    """Why the active object's world cannot be edited now (not a tile, not in Object Mode), or ``None``."""
-    obj = getattr(context, "active_object", None)
+    """Why the active object's world cannot be edited now (not a selected tile, not in Object Mode), or ``None``."""
+    obj = selected_active(context)
     if world_of(obj) is None:
         return "Select a terrain tile first"
     return mode_reason(context)

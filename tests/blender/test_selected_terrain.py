@@ -68,3 +68,15 @@ def test_filter_edits_go_to_the_panel_when_no_terrain_is_selected(scene):
     obj.select_set(True)
     assert bpy.ops.orogen.filter_add(type="thermal") == {"FINISHED"}
     assert [f.type for f in obj.orogen.filters] == [*stack, "thermal"]
+
+
+def test_tile_operators_act_on_a_selected_tile_only(scene, tmp_path):
+    assert bpy.ops.orogen.tiles_add(tiles_x=1, tiles_y=1, size=9, width=8.0) == {"FINISHED"}
+    tile = bpy.context.active_object
+    bpy.ops.object.select_all(action="DESELECT")
+    assert bpy.context.active_object == tile
+    with pytest.raises(RuntimeError, match="Select a terrain tile first"):
+        bpy.ops.orogen.tiles_export(directory=str(tmp_path), name="w")
+    assert list(tmp_path.iterdir()) == []
+    tile.select_set(True)
+    assert bpy.ops.orogen.tiles_export(directory=str(tmp_path), name="w") == {"FINISHED"}

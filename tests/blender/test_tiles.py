@@ -250,6 +250,7 @@ def test_mixed_levels_of_detail_leave_no_cracks(scene):
     world = add_world(set=SETTINGS + "; lighting.shadows=false")
     world.orogen_tiles.lod_levels = 2
     tiles = tiles_of(world)
+    tiles[(0, 0)].select_set(True)
     bpy.context.view_layer.objects.active = tiles[(0, 0)]
     corner = world_positions(tiles[(0, 0)])[2, 2]
     bpy.context.scene.cursor.location = tuple(float(v) for v in corner)
@@ -436,6 +437,7 @@ def test_a_world_with_water_has_one_water_object_over_the_whole_world_walled_onl
 def test_tiles_export_ignores_the_water(scene, tmp_path):
     world = add_world(set=SETTINGS + f"; material.water=true; material.water_level={WATER_LEVEL}")
     assert world_water(world) is not None
+    tiles_of(world)[(0, 0)].select_set(True)
     bpy.context.view_layer.objects.active = tiles_of(world)[(0, 0)]
     assert bpy.ops.orogen.tiles_export(directory=str(tmp_path), name="w") == {"FINISHED"}
     assert len(list((tmp_path / "unreal").glob("w_x*_y*.png"))) == 9
@@ -472,6 +474,7 @@ def test_water_that_cannot_follow_a_broken_border_says_so_and_stays_as_it_was(sc
     assert status.startswith("Water not updated") and "x1 y0" in status, status
     assert world_water(world) == sea and np.array_equal(water_co(sea), before)
     target = tiles[(1, 1)]
+    target.select_set(True)
     bpy.context.view_layer.objects.active = target
     assert bpy.ops.orogen.tiles_regenerate() == {"FINISHED"}
     if fault == "deleted":
