@@ -174,8 +174,44 @@ class Recipe:
         # The stack's whole work, before any of it runs (each filter alone is bounded by its function).
         # A world too large to evaluate whole is checked per window instead (see _run).
         if self.shape[0] * self.shape[1] <= MAX_CELLS:
-            filters.check_filter_work(self.shape, self._passes(stack), "filters")
+            self._check_work(self.shape, stack)
         object.__setattr__(self, "filters", tuple(stack))
+
+    def _check_work(self, shape: tuple[int, int], stack: Sequence[tuple[str, Mapping[str, Any]]]) -> None:
+        """Refuse a stack whose work is over ``MAX_FILTER_WORK``, naming the setting of the filter that costs most
+        (``erosion.steps``) and the most it may be at this size with the rest of the stack as it is."""
+        total = self._passes(stack)
+        if filters.filter_work(shape, total) <= filters.MAX_FILTER_WORK or not stack:
+            return
+        costs = [self._filter(key).passes(self._scaled(key, p)) for key, p in stack]
+        i = max(range(len(stack)), key=costs.__getitem__)
+        key, params = stack[i]
+        f = self._filter(key)
+        rest = total - costs[i]
+
+        def fits(name: str, value: int) -> bool:
+            return filters.filter_work(shape, rest + f.passes(self._scaled(key, {**params, name: value}))) <= (
+                filters.MAX_FILTER_WORK
+            )
+
+        for q in f.params:  # the count its work grows with (steps, passes)
+            value = params.get(q.name)
+            if q.kind != "int" or not isinstance(value, int) or value < 1 or fits(q.name, value):
+                continue
+            low, high = 0, value  # fits(low) unless the rest alone is too much
+            if not fits(q.name, low):
+                break
+            while high - low > 1:
+                mid = (low + high) // 2
+                low, high = (mid, high) if fits(q.name, mid) else (low, mid)
+            work = filters.filter_work(shape, total)
+            raise ValueError(
+                f"{key}.{q.name}: {value} over {shape[0]} x {shape[1]} cells is more work than allowed "
+                f"(filters[{i}] {key!r}: the stack's {work:.3g} cell passes, at most {filters.MAX_FILTER_WORK:.2g}, "
+                f"about a minute); at this size {key}.{q.name} must be at most {low} with the rest of the stack as "
+                "it is: use fewer or a smaller heightmap"
+            )
+        filters.check_filter_work(shape, total, "filters")
 
     def _filter(self, key: str) -> Filter:
         """The declaration of filter ``key`` in this recipe's version."""

@@ -48,12 +48,13 @@ is ``O(cells)`` with a Python loop over levels only.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
-from ..filters import MAX_FILTER_WORK
+from ..filters import LINE_COST, MAX_FILTER_WORK
 from ..heightmap import as_heightmap, check_count, check_number
 from ..progress import Cancelled, Progress, check_progress
 from .diffusion import adi_diffusion
@@ -86,6 +87,9 @@ __all__ = [
     "CHANNEL_WIDTH_SHARE",
     "stream_power_step",
     "stream_power_erosion",
+    "step_work",
+    "stream_power_passes",
+    "check_stream_power_work",
 ]
 
 #: What one stream-power step costs per cell, in the filter work unit (cell passes, see
@@ -110,7 +114,80 @@ NEWTON_TOLERANCE = 1e-9
 NEWTON_MAX_ITERATIONS = 50
 
 
+#: What one numpy call costs beyond its values, in the work unit (cell passes, about 16 ns each; see
+#: :data:`.filters.LINE_COST`): about 1.5 microseconds. The Newton iterations run level by level, so on
+#: the small arrays of a level this overhead, not the values, is most of their work ...
+CALL_COST = 100
+
+
+#: ... and a call over ``E`` values costs ``CALL_COST + E / VALUES_PER_UNIT`` (an element-wise numpy
+#: operation is about 2 ns a value).
+VALUES_PER_UNIT = 8
+
+
+#: numpy calls in one Newton iteration over a level's cells, counted in the loop bodies of the D8
+#: (:func:`_newton`, over ``cells`` values) and the multiple-flow solver (:func:`_newton_mfd`, over
+#: ``8 x cells`` values, the receivers of each).
+NEWTON_CALLS = 22
+NEWTON_MFD_CALLS = 48
+
+
+#: Newton iterations per cell and level for ``n != 1``, at most: counted on representative terrains
+#: (hills, noise and diamond-square, 33^2 and 65^2, ``n`` 0.25 to 4, ``K`` 1e-6 to 1, ten steps: at most
+#: 17 with D8 for ``n > 1``, 19 with multiple flow; ``tests/core/test_stream_power.py`` checks the
+#: estimate against the count), with a margin. With multiple flow and ``n < 1`` the bracketed Newton
+#: steps mostly bisect (150 to 177 counted): the estimate takes the solver's cap, ``4 x``
+#: :data:`NEWTON_MAX_ITERATIONS`.
+NEWTON_ITERATIONS = 20
+
+
+#: With D8 and ``n < 1`` the iteration on ``u = δ^n`` converges in a few (at most 2.5 a level counted).
+NEWTON_ITERATIONS_BELOW_1 = 6
+NEWTON_MFD_ITERATIONS = 25
+
+
+#: Levels of the stack (cells the same number of receivers from their outlet) per ``rows + cols``, at
+#: most: counted on the same terrains (at most 1.11 with D8, 1.54 with multiple flow), with a margin. A
+#: river winding far more than those (a spiral of one cell's width has ``rows x cols`` levels) costs more
+#: than the estimate.
+LEVELS_PER_SIDE = 1.25
+MFD_LEVELS_PER_SIDE = 1.75
+
+
+#: Work (cell passes) between two calls of the progress callback inside a step: about a tenth of a
+#: second, so a cancelled job stops promptly even in a long step.
+POLL_WORK = 5_000_000
+
+
 _FloatArray = npt.NDArray[np.float64]
+
+
+class _Tally:
+    """The work a run has done, counted in cell passes as the solver does it, and the cancel poll.
+
+    ``add(calls, values)`` counts ``calls`` numpy calls over ``values`` values each:
+    ``calls x (CALL_COST + values / VALUES_PER_UNIT)``. Every :data:`POLL_WORK` of it, ``poll()`` runs (the progress
+    callback), and its ``False`` stops the run inside the step (:class:`_Stopped`).
+    """
+
+    def __init__(self, poll: Callable[[], object] | None = None) -> None:
+        self.work = 0
+        self.newton_iterations = 0  # over all levels and steps
+        self.newton_cells = 0  # cells x iterations
+        self.levels = 0  # of the stack, the most of any step
+        self._poll = poll
+        self._next = POLL_WORK
+
+    def add(self, calls: int, values: int) -> None:
+        self.work += calls * (CALL_COST + values // VALUES_PER_UNIT)
+        if self._poll is not None and self.work >= self._next:
+            self._next = self.work + POLL_WORK
+            if self._poll() is False:
+                raise _Stopped
+
+
+class _Stopped(Exception):
+    """The progress callback returned ``False`` inside a step."""
 
 
 @dataclass(frozen=True)
@@ -135,6 +212,9 @@ class StreamPowerResult:
         cells: 0).
     incision : ndarray of float32, shape (rows, cols)
         The channel (stream-power) part of ``eroded``, >= 0.
+    work : int
+        The run's work as the solver counted it, in cell passes (the estimate
+        :func:`step_work` bounds it on the terrains it was calibrated on).
     """
 
     heights: npt.NDArray[np.float32]
@@ -143,6 +223,7 @@ class StreamPowerResult:
     direction: npt.NDArray[np.int8]
     eroded: npt.NDArray[np.float32]
     incision: npt.NDArray[np.float32]
+    work: int = 0
 
 
 def default_erodibility(
@@ -214,6 +295,7 @@ def _incise(
     n: float,
     dt: float,
     channel_area: float = 0.0,
+    tally: _Tally | None = None,
 ) -> _FloatArray:
     """Braun & Willett's implicit stream-power incision along the stack; returns the new flat heights."""
     rec, dist, order, s = routing.receivers, routing.distances, routing.order, routing.level_starts
@@ -240,7 +322,7 @@ def _incise(
         if linear:
             updated = (zc + f * zr_new) / (1.0 + f)
         else:
-            updated = zr_new + _newton(zc - zr_new, f, n)
+            updated = zr_new + _newton(zc - zr_new, f, n, tally)
         # never below the receiver: no new depressions (fastscapelib counts these as corrections)
         new[c] = np.maximum(updated, zr_new)
     return new
@@ -255,6 +337,7 @@ def _incise_mfd(
     n: float,
     dt: float,
     channel_area: float = 0.0,
+    tally: _Tally | None = None,
 ) -> _FloatArray:
     """The implicit stream-power incision on a multiple-flow routing; returns the new flat heights.
 
@@ -297,12 +380,14 @@ def _incise_mfd(
                 den += factor[j]
             updated = num / den
         else:
-            updated = _newton_mfd(zc, flooded, np.where(contributes, zr_new, 0.0), factor, n)
+            updated = _newton_mfd(zc, flooded, np.where(contributes, zr_new, 0.0), factor, n, tally)
         new[cells] = np.maximum(updated, flooded)
     return new
 
 
-def _newton_mfd(zc: _FloatArray, low: _FloatArray, zr: _FloatArray, f: _FloatArray, n: float) -> _FloatArray:
+def _newton_mfd(
+    zc: _FloatArray, low: _FloatArray, zr: _FloatArray, f: _FloatArray, n: float, tally: _Tally | None = None
+) -> _FloatArray:
     """Solve ``g(x) = x - zc + Σ_r f_r max(x - zr_r, 0)^n = 0`` for ``x`` in ``[low, zc]`` per cell.
 
     ``g`` increases with ``x``, ``g(zc) >= 0``, and every receiver with
@@ -317,6 +402,10 @@ def _newton_mfd(zc: _FloatArray, low: _FloatArray, zr: _FloatArray, f: _FloatArr
     for _ in range(4 * NEWTON_MAX_ITERATIONS):
         if not todo.size:
             break
+        if tally is not None:
+            tally.newton_iterations += 1
+            tally.newton_cells += int(todo.size)
+            tally.add(NEWTON_MFD_CALLS, 8 * int(todo.size))
         xt, fk, zk = x[todo], f[:, todo], zr[:, todo]
         drop = np.maximum(xt[None, :] - zk, 0.0)
         power = fk * drop**n
@@ -333,7 +422,7 @@ def _newton_mfd(zc: _FloatArray, low: _FloatArray, zr: _FloatArray, f: _FloatArr
     return x
 
 
-def _newton(delta0: _FloatArray, f: _FloatArray, n: float) -> _FloatArray:
+def _newton(delta0: _FloatArray, f: _FloatArray, n: float, tally: _Tally | None = None) -> _FloatArray:
     """Solve ``δ + f δ^n = δ0`` for ``0 < δ <= δ0`` per cell by Newton's method from the right.
 
     For ``n >= 1`` the residual is convex in ``δ``; for ``n < 1`` it is
@@ -348,6 +437,10 @@ def _newton(delta0: _FloatArray, f: _FloatArray, n: float) -> _FloatArray:
     for _ in range(NEWTON_MAX_ITERATIONS):
         if not todo.size:
             break
+        if tally is not None:
+            tally.newton_iterations += 1
+            tally.newton_cells += int(todo.size)
+            tally.add(NEWTON_CALLS, int(todo.size))
         xk, fk = x[todo], f[todo]
         if inverse:
             power = xk ** (1.0 / n)
@@ -397,13 +490,15 @@ def _check_routing_name(routing: object) -> str:
 
 
 def _step(
-    z: _FloatArray, p: _Params
+    z: _FloatArray, p: _Params, tally: _Tally | None = None
 ) -> tuple[_FloatArray, FlowRouting | MultipleFlowRouting, _FloatArray, _FloatArray]:
     """One time step; returns the new heights, the routing, the drainage area and the incision (flat)."""
     shape = z.shape
     base = base_level_mask(z, p.open_edges, p.sea_level)
     uplifted = z + np.where(base, 0.0, p.uplift) * p.dt
     routing: FlowRouting | MultipleFlowRouting = route_prepared(uplifted, p.cell_size, base)
+    if tally is not None:  # routing, accumulation, the n = 1 solve, lakes and diffusion: the measured base cost
+        tally.work += z.size * (MFD_STEP_COST if p.routing == "mfd" else STEP_COST)
     area = np.full(z.size, p.cell_size * p.cell_size)
     flat = uplifted.ravel()
     k = p.k if isinstance(p.k, float) else p.k.ravel()
@@ -411,11 +506,15 @@ def _step(
         assert isinstance(routing, FlowRouting)
         routing = route_multiple_prepared(uplifted, p.cell_size, base, exponent=p.flow_exponent, single=routing)
         accumulate_multiple(routing, area)
-        incised = _incise_mfd(routing, flat, area, k, p.m, p.n, p.dt, p.channel_area).reshape(shape)
+        if tally is not None:
+            tally.levels = max(tally.levels, len(routing.level_starts) - 2)
+        incised = _incise_mfd(routing, flat, area, k, p.m, p.n, p.dt, p.channel_area, tally).reshape(shape)
     else:
         assert isinstance(routing, FlowRouting)
         accumulate(routing, area)
-        incised = _incise(routing, flat, area, k, p.m, p.n, p.dt, p.channel_area).reshape(shape)
+        if tally is not None:
+            tally.levels = max(tally.levels, len(routing.level_starts) - 2)
+        incised = _incise(routing, flat, area, k, p.m, p.n, p.dt, p.channel_area, tally).reshape(shape)
     channel = uplifted - incised
     if p.lake_fill:  # the eroded material fills the lakes it reaches (along the D8 routing, also under "mfd")
         single = routing.single if isinstance(routing, MultipleFlowRouting) else routing
@@ -436,16 +535,61 @@ def _map_or_scalar(value: object, name: str, shape: tuple[int, int], low: float,
     return check_number(value, name, low=low, high=high)
 
 
-def check_stream_power_work(shape: tuple[int, int], steps: int, routing: str = "d8") -> None:
-    """Refuse a run over ``MAX_FILTER_WORK`` (``steps x cells x STEP_COST``, or ``MFD_STEP_COST``), naming ``steps``."""
-    cost = MFD_STEP_COST if routing == "mfd" else STEP_COST
-    work = steps * shape[0] * shape[1] * cost
-    if work > MAX_FILTER_WORK:
-        most = max(1, MAX_FILTER_WORK // (shape[0] * shape[1] * cost))
+def _newton_terms(routing: str, n: float) -> tuple[float, float, float]:
+    """``(calls, iterations, levels per side)`` of the Newton solve of one step; no calls for ``n = 1``."""
+    if abs(n - 1.0) <= np.finfo(np.float64).eps:
+        return 0.0, 0.0, 0.0
+    if routing == "mfd":
+        iterations = 4 * NEWTON_MAX_ITERATIONS if n < 1.0 else NEWTON_MFD_ITERATIONS
+        return NEWTON_MFD_CALLS, iterations, MFD_LEVELS_PER_SIDE
+    return NEWTON_CALLS, NEWTON_ITERATIONS_BELOW_1 if n < 1.0 else NEWTON_ITERATIONS, LEVELS_PER_SIDE
+
+
+def step_work(shape: tuple[int, int], *, routing: str = "d8", n: float = 1.0) -> int:
+    """The estimated work of one stream-power step over ``shape``, in cell passes.
+
+    ``cells x STEP_COST`` (``MFD_STEP_COST`` with ``routing="mfd"``: routing,
+    accumulation, the solve for ``n = 1``, lakes and diffusion, measured) plus,
+    for ``n != 1``, the Newton iterations: ``calls x iterations x (CALL_COST x
+    levels + values / VALUES_PER_UNIT)`` with ``levels = LEVELS_PER_SIDE x (rows
+    + cols)`` and ``values`` the cells (``8 x`` cells with multiple flow), from
+    :data:`NEWTON_CALLS`, :data:`NEWTON_ITERATIONS` and their multiple-flow
+    twins. What a run really does is counted the same way
+    (:attr:`StreamPowerResult.work`).
+    """
+    rows, cols = shape
+    cells = rows * cols
+    base = cells * (MFD_STEP_COST if routing == "mfd" else STEP_COST)
+    calls, iterations, per_side = _newton_terms(routing, n)
+    values = 8 * cells if routing == "mfd" else cells
+    return int(base + math.ceil(calls * iterations * (CALL_COST * per_side * (rows + cols) + values / VALUES_PER_UNIT)))
+
+
+def stream_power_passes(steps: int, *, routing: str = "d8", n: float = 1.0) -> int:
+    """The work of ``steps`` stream-power steps in filter passes (what a recipe's work bound counts).
+
+    ``filter_work(shape, passes)`` (``passes x (cells + LINE_COST x (rows +
+    cols))``) is at least :func:`step_work` times ``steps`` for every shape:
+    the Newton iterations' cost per level is charged to ``LINE_COST``'s lines,
+    their values to the cells.
+    """
+    calls, iterations, per_side = _newton_terms(routing, n)
+    width = 8 if routing == "mfd" else 1
+    newton = calls * iterations * (CALL_COST * per_side / LINE_COST + width / VALUES_PER_UNIT)
+    return int(steps) * ((MFD_STEP_COST if routing == "mfd" else STEP_COST) + math.ceil(newton))
+
+
+def check_stream_power_work(shape: tuple[int, int], steps: int, routing: str = "d8", n: float = 1.0) -> None:
+    """Refuse a run whose :func:`step_work` times ``steps`` is over ``MAX_FILTER_WORK``, naming ``steps``
+    and the most this size allows."""
+    per_step = step_work(shape, routing=routing, n=n)
+    if steps * per_step > MAX_FILTER_WORK:
+        most = MAX_FILTER_WORK // per_step
+        kind = routing if n == 1.0 else f"{routing}, n = {n:g}"
         raise ValueError(
-            f"steps: {steps} stream-power steps ({routing}) over {shape[0]} x {shape[1]} cells is more "
-            f"work than allowed (steps x cells x {cost} <= {MAX_FILTER_WORK:.2g}); at this size steps "
-            f"must be in [0, {most}]: use fewer steps or a smaller heightmap"
+            f"steps: {steps} stream-power steps ({kind}) over {shape[0]} x {shape[1]} cells is "
+            f"more work than allowed ({steps * per_step:.3g} cell passes, at most {MAX_FILTER_WORK:.2g}, about a "
+            f"minute); at this size steps must be in [0, {most}]: use fewer steps or a smaller heightmap"
         )
 
 
@@ -601,7 +745,8 @@ def stream_power_erosion(
         Number of steps, ``0 <= steps <= MAX_STEPS``, and
         ``steps x cells x STEP_COST <= MAX_FILTER_WORK`` (about a minute of
         work: 59 steps at 1025², 946 at 257²; a third of that with
-        ``routing="mfd"``).
+        ``routing="mfd"``; for ``n != 1`` :func:`step_work` adds the Newton
+        iterations, 12 steps at 257² with multiple flow and ``n = 4``).
     sea_level : float, optional
         Cells below it (metres, re-evaluated every step) are base level:
         water leaves through them and they hold their height.
@@ -662,10 +807,10 @@ def stream_power_erosion(
     if min(shape) < 3:
         raise ValueError(f"heights_m must be at least 3 x 3 cells, got {shape[0]} x {shape[1]}")
     nsteps = check_count(steps, "steps", low=0, high=MAX_STEPS)
-    check_stream_power_work(shape, nsteps, _check_routing_name(routing))
     cs = check_number(cell_size, "cell_size", low=0.0, high=1e6, low_open=True)
     mm = check_number(m, "m", low=0.0, high=2.0)
     nn = check_number(n, "n", low=0.25, high=4.0)
+    check_stream_power_work(shape, nsteps, _check_routing_name(routing), nn)
     tdt = check_number(dt, "dt", low=0.0, high=1e8, low_open=True)
     duration = tdt * max(nsteps, 1)
     if k is None:
@@ -709,13 +854,27 @@ def stream_power_erosion(
             direction=flow_direction(r),
             eroded=(z0 + uplifted_total - z).astype(np.float32),
             incision=incision.astype(np.float32),
+            work=tally.work,
         )
+
+    done = 0  # the steps completed; the callback is polled inside a step too, with that count
+    tally = _Tally(None if callback is None else lambda: callback(done, nsteps))
 
     for step in range(1, nsteps + 1):
         base = base_level_mask(z, p.open_edges, p.sea_level)
+        try:
+            z_new, last_new, area_new, inc = _step(z, p, tally)
+        except _Stopped:  # asked to stop inside this step: the terrain after the last completed one
+            raise Cancelled(
+                f"stream-power erosion cancelled after step {done} of {nsteps}",
+                done=done,
+                total=nsteps,
+                result=result(),
+            ) from None
         uplifted_total += np.where(base, 0.0, p.uplift) * p.dt
-        z, last, area, inc = _step(z, p)
+        z, last, area = z_new, last_new, area_new
         incision += inc
+        done = step
         if callback is not None and callback(step, nsteps) is False:
             raise Cancelled(
                 f"stream-power erosion cancelled after step {step} of {nsteps}",

@@ -113,3 +113,18 @@ def test_recipe_json_errors_say_it_is_the_recipe():
         Recipe.from_json("{seed: 1}")
     with pytest.raises(TypeError, match="a recipe's JSON must be text, got dict"):
         Recipe.from_json({"seed": 1})
+
+
+def test_too_much_work_names_the_setting_and_its_most():
+    # `--set steps=100000` used to be refused as "filters: 4000000 passes ...", naming neither
+    from core.erosion.stream_power import stream_power_passes
+    from core.filters import MAX_FILTER_WORK, filter_work
+    from core.spec import TerrainSpec, apply_settings
+
+    spec = TerrainSpec(size=65).replace(filters=(("erosion", {}),))
+    with pytest.raises(ValueError, match=r"erosion.steps: 100000 over 65 x 65 cells .* at most (\d+) ") as err:
+        apply_settings(spec, ["steps=100000"])
+    most = int(err.value.args[0].split("at most ")[2].split()[0])
+    assert filter_work((65, 65), stream_power_passes(most)) <= MAX_FILTER_WORK
+    assert filter_work((65, 65), stream_power_passes(most + 1)) > MAX_FILTER_WORK
+    apply_settings(spec, [f"steps={most}"])

@@ -473,3 +473,79 @@ def test_the_resolution_settings_are_declared_once_and_version_2_keeps_its_rates
     assert v2["auto_scale"].default == "cell"
     spec = load_spec({"version": 2, "generator": "fractal", "filters": [{"type": "erosion", "steps": 2}]})
     assert spec.filters[0].params["auto_scale"] == "cell" and spec.filters[0].params["channel_area"] == 0.0
+
+
+# --- the work bound counts what a step costs (issue 21, item 4) ------------------------------------------------
+def _start(size, generator):
+    from core.spec import TerrainSpec
+
+    return TerrainSpec(size=size, generator=generator).replace(filters=()).heightmap().astype(np.float64) * 20.0
+
+
+@pytest.mark.parametrize(
+    ("size", "generator", "routing", "n"),
+    [
+        (33, "hills", "d8", 4.0),
+        (65, "noise", "d8", 4.0),
+        (65, "diamond_square", "d8", 0.25),
+        (33, "noise", "mfd", 0.25),
+        (65, "hills", "mfd", 4.0),
+        (65, "diamond_square", "mfd", 2.0),
+        (65, "noise", "mfd", 1.0),
+    ],
+)
+def test_the_counted_work_of_a_run_is_within_its_estimate(size, generator, routing, n):
+    z0 = _start(size, generator)
+    steps = 3
+    res = stream_power.stream_power_erosion(z0, 100.0 / (size - 1), k=1.0, n=n, routing=routing, steps=steps)
+    estimate = steps * stream_power.step_work(z0.shape, routing=routing, n=n)
+    # the recipe's bound (filter passes over the grid) is at least the step estimate at every shape
+    from core.filters import filter_work
+
+    assert filter_work(z0.shape, stream_power.stream_power_passes(steps, routing=routing, n=n)) >= estimate
+    assert res.work <= estimate
+    # and honest the other way: K = 1 makes the Newton solve work hard, the count is a real share of the estimate
+    assert res.work >= (0.99 if n == 1.0 else 0.2) * estimate
+
+
+def test_newton_work_is_counted_and_n_1_has_none():
+    z0 = _start(33, "hills")
+    linear = stream_power.stream_power_erosion(z0, 3.0, k=1.0, n=1.0, steps=2)
+    assert linear.work == 2 * 33 * 33 * stream_power.STEP_COST
+    power = stream_power.stream_power_erosion(z0, 3.0, k=1.0, n=4.0, steps=2)
+    assert power.work > 2 * linear.work
+
+
+def test_multiple_flow_with_n_4_is_refused_where_it_would_run_for_minutes():
+    # the issue's case: 100 steps at 65^2, multiple flow, n = 4, K = 1 ran 152 s while the bound admitted 14 minutes
+    z0 = _start(65, "hills")
+    most = stream_power.MAX_FILTER_WORK // stream_power.step_work((65, 65), routing="mfd", n=4.0)
+    assert 10 <= most < 100
+    with pytest.raises(
+        ValueError, match=rf"steps: 100 stream-power steps \(mfd, n = 4\).*steps must be in \[0, {most}\]"
+    ):
+        stream_power.stream_power_erosion(z0, 1.5, k=1.0, n=4.0, routing="mfd", steps=100)
+    with pytest.raises(ValueError, match=r"erosion.steps: 100 over 257 x 257 .* must be at most \d+ "):
+        Recipe(
+            generator="hills",
+            shape=(257, 257),
+            filters=(("erosion", {"steps": 100, "routing": "mfd", "n": 4.0, "auto_rates": False, "k": 1.0}),),
+        )
+    Recipe(generator="hills", shape=(257, 257), filters=(("erosion", {"steps": 100, "routing": "mfd", "n": 1.0}),))
+
+
+def test_a_callback_returning_false_stops_inside_the_first_step():
+    z0 = _start(65, "noise")
+    seen = []
+
+    def stop(done, total):
+        seen.append((done, total))
+        return False
+
+    # one multiple-flow step with n = 0.25 counts about 3e8 cell passes: the callback is polled inside it
+    with pytest.raises(Cancelled, match="after step 0 of 3") as err:
+        stream_power.stream_power_erosion(z0, 1.5, k=1.0, n=0.25, routing="mfd", steps=3, callback=stop)
+    assert seen == [(0, 3)]
+    assert err.value.done == 0
+    assert np.array_equal(err.value.result.heights, z0.astype(np.float32))
+    assert 0 < err.value.result.work <= stream_power.step_work(z0.shape, routing="mfd", n=0.25)
