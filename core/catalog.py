@@ -1067,9 +1067,14 @@ def _stream_power(
     (:func:`.stream_power.map_diffusivity`, :func:`.stream_power.default_channel_width`), so a preview and the
     full terrain of the same width erode alike; ``"cell"`` (version 2) smooths one cell, channels a cell wide.
     """
+    shape = (int(heightmap.shape[0]), int(heightmap.shape[1]))
+    if min(shape) < 3:  # the solver's own message names its argument, not what the user chose
+        raise ValueError(
+            f"the terrain is too small for the erosion filter: {shape[0]} x {shape[1]} vertices, it needs at "
+            "least 3 x 3 (choose a larger Size)"
+        )
     metres = heightmap.astype(np.float64) * height
     rate: Any = uplift * np.asarray(heightmap, dtype=np.float64) if uplift_from_terrain else uplift
-    shape = (int(heightmap.shape[0]), int(heightmap.shape[1]))
     d: float | None = diffusion
     width = channel_width
     if auto_rates:

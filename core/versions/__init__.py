@@ -121,6 +121,12 @@ class Upgraded:
     recipe: object = None
 
 
+#: What Orogen 0.1's recipes held (its ``Recipe.to_dict``): without a version, only these are read as one.
+_RECIPE_01_KEYS = frozenset({"generator", "seed", "shape", "params", "filters"})
+#: What every heightmap sidecar Orogen writes holds (:func:`core.io.formats.sidecar_info`).
+_SIDECAR_KEYS = frozenset({"file", "shape", "encoding", "orientation"})
+
+
 def upgrade(data: Mapping[str, Any], world: Mapping[str, Param]) -> Upgraded:
     """Any form Orogen wrote (a spec of any version, a recipe, an export sidecar: 0.1's or today's) in the
     current version. ``world`` is as for :func:`upgrade_spec`.
@@ -136,8 +142,24 @@ def upgrade(data: Mapping[str, Any], world: Mapping[str, Param]) -> Upgraded:
     if "recipe" in data and ("width_m" in data or "height_range_m" in data):  # a 0.1 sidecar
         recipe, rest = sidecar_01(data)
         return Upgraded(rest, recipe)
-    if "version" not in data and ("params" in data or "shape" in data or "filters" in data):
-        return Upgraded({"width": width}, data)  # a 0.1 recipe
+    if "spec" in data or _SIDECAR_KEYS <= data.keys():  # a sidecar with no spec: an imported or edited terrain's
+        name = data.get("file")
+        what = f"the sidecar of the heightmap {name!r:.80}" if isinstance(name, str) else "a heightmap's sidecar"
+        edited = " (the terrain was edited by hand: its spec before the edits is in spec_before_edits)"
+        raise ValueError(
+            f"this is {what}, not a terrain spec: it holds no spec that makes those heights"
+            f"{edited if isinstance(data.get('spec_before_edits'), Mapping) else ' (an imported terrain)'}; "
+            "import the heightmap file instead (File > Import > Orogen Heightmap)"
+        )
+    if "version" not in data:
+        if "shape" in data and data.keys() <= _RECIPE_01_KEYS:
+            return Upgraded({"width": width}, data)  # a 0.1 recipe
+        others = sorted(str(k) for k in data.keys() - _RECIPE_01_KEYS)
+        raise ValueError(
+            f'a terrain spec needs "version": {SPEC_VERSION}: add it. Without a version only an Orogen 0.1 recipe '
+            f"is read (the keys {', '.join(sorted(_RECIPE_01_KEYS))}, with shape), and this is not one"
+            + (f" (it has {', '.join(others)[:120]})" if others else " (it has no shape)")
+        )
     if data.get("version") in (2, SPEC_VERSION) and "params" in data and "shape" in data:
         return Upgraded({"width": width}, data)  # a recipe written since 0.2
     return Upgraded(upgrade_spec(data, world))

@@ -240,3 +240,38 @@ def test_the_versions_room_reads_plain_data_below_the_spec_and_the_recipe():
         tree = ast.parse(path.read_text(encoding="utf-8"))
         imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
         assert not imported & {"spec", "recipe", "presets", "world"}, (path.name, imported)
+
+
+# --- what is not a spec is refused as what it is (issue 21, item 13) --------------------------------------------
+def test_a_dict_without_version_that_is_not_a_0_1_recipe_is_refused():
+    # today's "erosion" is stream power; read as a 0.1 recipe it silently became the low-pass filter
+    with pytest.raises(ValueError, match=r'needs "version": 3: add it.*not one \(it has no shape\)'):
+        load_spec({"generator": "hills", "filters": [{"type": "erosion", "k": 0.5}]})
+    with pytest.raises(ValueError, match=r'needs "version": 3: add it.*\(it has size, width\)'):
+        load_spec({"generator": "hills", "size": 33, "width": 50.0})
+    assert (
+        load_spec({"version": 3, "generator": "hills", "size": 9, "filters": [{"type": "erosion"}]}).filters[0].key
+        == "erosion"
+    )
+    # a 0.1 recipe is still one: its keys only, with its shape
+    data = json.loads((V01 / "recipe_alpine.json").read_text())
+    assert load_spec(data).filters[0].key == "lowpass"
+
+
+def test_a_sidecar_without_a_spec_is_refused_as_a_sidecar():
+    from core.io.formats import sidecar_info
+
+    info = sidecar_info("dem_height.png", (33, 33), "PNG16", absolute=False, height_range=(0.0, 20.0))
+    imported = {"spec": None, "cell_size_m": 3.0, "width_m": 96.0, **info}
+    with pytest.raises(ValueError, match=r"sidecar of the heightmap 'dem_height.png', not a terrain spec.*imported"):
+        load_spec(imported)
+    spec = TerrainSpec(size=9)
+    edited = {**imported, "edited_vertices": 4, "spec_before_edits": spec.to_dict()}
+    with pytest.raises(ValueError, match="not a terrain spec.*edited by hand"):
+        load_spec(edited)
+    assert load_spec({**imported, "spec": spec.to_dict()}) == spec  # a generated terrain's sidecar holds its spec
+
+
+def test_a_terrain_too_small_for_erosion_says_so():
+    with pytest.raises(ValueError, match=r"too small for the erosion filter: 2 x 2 vertices, it needs at least 3 x 3"):
+        TerrainSpec(size=2).replace(filters=(("erosion", {}),)).heightmap()
