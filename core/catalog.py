@@ -18,6 +18,8 @@ import numpy as np
 from . import filters
 from .erosion.hydraulic import hydraulic_erosion
 from .erosion.stream_power import (
+    MFD_STEP_BYTES,
+    STEP_BYTES,
     default_channel_width,
     map_diffusivity,
     stream_power_erosion,
@@ -1291,6 +1293,7 @@ register_filter(
         source="Braun & Willett 2013; Cordonnier, Bovy & Braun 2019; Peaceman & Rachford 1955; Quinn et al. 1991; "
         "Freeman 1991; Holmgren 1994; Yuan et al. 2019; Armitage 2019",
         margin=lambda _p: _WHOLE_WORLD,
+        memory=lambda p: MFD_STEP_BYTES if p.get("routing") == "mfd" else STEP_BYTES,
         passes=lambda p: stream_power_passes(
             int(p.get("steps", 30)), routing=str(p.get("routing", "d8")), n=float(p.get("n", 1.0))
         ),

@@ -461,12 +461,16 @@ class Filter(Part):
     (a dict it adds its maps to, see :data:`core.recipe.MAP_NAMES`, or None)
     and ``callback`` (``callback(step, steps)`` after each step; returning
     ``False`` stops the filter, which then raises :class:`core.recipe.Cancelled`).
+    ``memory(params)`` is the bytes per cell it holds at its peak beyond the
+    heightmap (what the memory guard adds, see :meth:`core.recipe.Recipe.peak_bytes`;
+    0 for the filters that hold a few arrays of the heightmap's size).
     """
 
     margin: Callable[[Mapping[str, Any]], int] = field(default=lambda _p: 0)
     passes: Callable[[Mapping[str, Any]], int] = field(default=lambda _p: 1)
     uses_scale: bool = False
     makes_maps: bool = False
+    memory: Callable[[Mapping[str, Any]], int] = field(default=lambda _p: 0)
 
 
 #: Generators by key, in registration order (the order menus show them).

@@ -48,6 +48,10 @@ from .rng import check_seed
 from .versions import SPEC_VERSION, part, upgrade_recipe
 from .window import Window, check_window, crop, expand
 
+#: Bytes per cell an evaluation holds while a filter runs, beside the filter's own: the normalised heightmap
+#: (float32) and its metres (float64) in the filter's wrapper.
+HELD_BYTES = 16
+
 __all__ = [
     "MAP_NAMES",
     "GENERATORS",
@@ -223,6 +227,13 @@ class Recipe:
         if self._filter(key).uses_scale:
             return {**params, "cell_size": self.cell_size, "height": self.height}
         return params
+
+    def peak_bytes(self) -> int:
+        """Bytes an evaluation of this recipe holds at its peak: ``cells x (HELD_BYTES + the most any filter
+        declares)`` (:attr:`core.params.Filter.memory`; measured with tracemalloc in
+        ``tests/core/test_memory_estimate.py``)."""
+        most = max((self._filter(key).memory(self._scaled(key, p)) for key, p in self.filters), default=0)
+        return self.shape[0] * self.shape[1] * (HELD_BYTES + most)
 
     def _passes(self, stack: Sequence[tuple[str, Mapping[str, Any]]]) -> int:
         return sum(self._filter(key).passes(self._scaled(key, p)) for key, p in stack)

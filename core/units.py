@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 
-__all__ = ["parse_bytes"]
+__all__ = ["parse_bytes", "format_bytes"]
 
 _BYTES = re.compile(r"^\s*([0-9]+(?:\.[0-9]*)?(?:[eE][+]?[0-9]+)?)\s*([kKmMgGtT]?)(i?[bB])?\s*$")
 _POWER = {"": 0, "k": 1, "m": 2, "g": 3, "t": 4}
@@ -49,3 +49,19 @@ def parse_bytes(text: str, what: str) -> int:
     if not math.isfinite(value) or value < 1:
         raise ValueError(f"{what} must be at least 1 byte and finite, got {text[:40]!r}")
     return int(value)
+
+
+def format_bytes(count: float) -> str:
+    """A byte count in the binary unit that fits it: ``"1 B"``, ``"512 B"``, ``"1.5 KiB"``, ``"3.2 GiB"``.
+
+    Bytes below 1024 are whole; larger counts take the largest of KiB, MiB, GiB
+    and TiB that keeps the number at least 1, with three significant figures.
+    """
+    value = float(count)
+    if abs(value) < 1024:
+        return f"{value:.0f} B"
+    for unit in ("KiB", "MiB", "GiB"):
+        value /= 1024.0
+        if abs(value) < 1024:
+            return f"{value:.3g} {unit}"
+    return f"{value / 1024.0:.3g} TiB"

@@ -126,7 +126,7 @@ material"""
             return self.execute(context)
         try:
             spec, sun = self._prepare(context)
-            check_size(*spec.shape)
+            check_size(*spec.shape, spec)
         except (ValueError, TypeError) as err:
             self.report({"ERROR"}, f"Terrain not added: {err}")
             return {"CANCELLED"}
@@ -209,7 +209,7 @@ class OROGEN_OT_terrain_regenerate(BackgroundOperator, bpy.types.Operator):
         obj = context.active_object
         try:
             spec = read_spec(obj.orogen)
-            check_size(*spec.shape)
+            check_size(*spec.shape, spec)
             job = BackgroundCompute(spec, sun_for(spec, context), spec.shape)
         except (ValueError, TypeError) as err:
             self.report({"ERROR"}, f"Terrain not regenerated: {err}")

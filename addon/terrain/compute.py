@@ -109,21 +109,33 @@ def check_grid(rows: int, cols: int) -> None:
         raise ValueError(f"a terrain grid must have {MIN_SIDE} to {MAX_SIDE} vertices per side, got {rows} x {cols}")
 
 
-def check_memory(rows: int, cols: int) -> None:
-    """Refuse, before anything is allocated, a terrain that would not fit in memory (``ValueError``)."""
+def memory_need(rows: int, cols: int, spec: TerrainSpec | None = None) -> int:
+    """Bytes a ``rows x cols`` terrain of ``spec`` needs at its peak: the mesh's (:data:`BYTES_PER_VERTEX`), or
+    its filters' while they run when more (:meth:`core.recipe.Recipe.peak_bytes`: multiple-flow erosion holds
+    about 300 bytes a cell)."""
     need = rows * cols * BYTES_PER_VERTEX
+    if spec is not None:
+        need = max(need, spec.recipe((rows, cols)).peak_bytes())
+    return need
+
+
+def check_memory(rows: int, cols: int, spec: TerrainSpec | None = None) -> None:
+    """Refuse, before anything is allocated, a terrain that would not fit in memory (``ValueError``)."""
+    from ...core.units import format_bytes
+
+    need = memory_need(rows, cols, spec)
     free = available_memory()
     if free is not None and need > free:
         raise ValueError(
-            f"a {rows} x {cols} terrain needs about {need / 2**30:.1f} GiB of memory and "
-            f"{free / 2**30:.1f} GiB are available: choose a smaller Size"
+            f"a {rows} x {cols} terrain needs about {format_bytes(need)} of memory and "
+            f"{format_bytes(free)} are available: choose a smaller Size"
         )
 
 
-def check_size(rows: int, cols: int) -> None:
+def check_size(rows: int, cols: int, spec: TerrainSpec | None = None) -> None:
     """:func:`check_grid` and :func:`check_memory`: a terrain of this size can be made (else ``ValueError``)."""
     check_grid(rows, cols)
-    check_memory(rows, cols)
+    check_memory(rows, cols, spec)
 
 
 #: The fewest vertices a preview keeps across (or the terrain's own count, when it has fewer): a grid every filter
@@ -157,7 +169,7 @@ def compute_terrain(
     touched, so a caller can report the error and leave the scene as it was.
     """
     shape = shape or spec.shape
-    check_size(*shape)
+    check_size(*shape, spec)
     heightmap, erosion = spec.recipe(shape).evaluate_with_maps(progress)
     return TerrainArrays(heightmap, spec.bake(heightmap, sun), spec.width, spec.height, spec, erosion)
 

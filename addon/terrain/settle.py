@@ -174,7 +174,7 @@ class OROGEN_OT_live_settle(BackgroundOperator, bpy.types.Operator):
         for obj in _settle_targets():
             try:
                 spec = read_spec(obj.orogen)
-                check_size(*spec.shape)
+                check_size(*spec.shape, spec)
             except (ValueError, TypeError) as err:
                 _full_size_failed(obj, err)
                 continue

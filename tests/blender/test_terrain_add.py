@@ -212,10 +212,21 @@ def test_too_much_hill_work_is_refused_quickly(scene):
 def test_memory_guard_refuses_before_allocating(scene, monkeypatch):
     monkeypatch.setenv("OROGEN_MEMORY_LIMIT", str(64 * 2**20))  # as if only 64 MiB were free
     before = len(bpy.data.objects)
-    with pytest.raises(RuntimeError, match=r"1025 x 1025 terrain needs about 0.2 GiB .* choose a smaller Size"):
+    with pytest.raises(RuntimeError, match=r"1025 x 1025 terrain needs about 200 MiB of memory and 64 MiB are avail"):
         bpy.ops.orogen.terrain_add(size=1025)
     assert len(bpy.data.objects) == before
     assert bpy.ops.orogen.terrain_add(size=129) == {"FINISHED"}  # 7 MiB fits
+    # multiple-flow erosion holds 16 + 285 bytes a cell while it runs, more than the mesh's 200: 75.5 MiB at 513^2
+    with pytest.raises(RuntimeError, match=r"513 x 513 terrain needs about 75.5 MiB of memory"):
+        spec = {"version": 3, "size": 513, "generator": "hills", "filters": [{"type": "erosion", "routing": "mfd"}]}
+        bpy.ops.orogen.terrain_add(spec=json.dumps(spec))
+    assert len(bpy.data.objects) == before + 1
+
+
+def test_memory_sizes_are_written_in_the_unit_that_fits(scene, monkeypatch):
+    monkeypatch.setenv("OROGEN_MEMORY_LIMIT", "1b")  # reported "0.0 GiB"
+    with pytest.raises(RuntimeError, match=r"129 x 129 terrain needs about 3.17 MiB of memory and 1 B are available"):
+        bpy.ops.orogen.terrain_add(size=129)
 
 
 MEMINFO = """MemTotal:       25000000 kB
