@@ -12,6 +12,7 @@ from pathlib import Path
 
 import bpy
 
+from ...core.io.files import write_text
 from ...core.io.jsonio import load_json, read_regular_file
 from ...core.presets import PRESETS, preset_spec
 from ...core.spec import TerrainSpec, load_spec
@@ -56,6 +57,8 @@ def user_presets() -> dict[str, str]:
     if os.path.isdir(folder):
         for entry in sorted(os.listdir(folder)):
             stem, suffix = os.path.splitext(entry)
+            if entry.startswith("."):  # hidden: a write's staging file, never a preset
+                continue
             if suffix in (".json", ".py") and (suffix == ".json" or stem not in found):
                 found[stem] = os.path.join(folder, entry)
     return found
@@ -70,11 +73,28 @@ def read_user_preset(path: str) -> TerrainSpec:
     return load_spec(load_json(data, f"preset {name}"))
 
 
+#: A user preset by its own name whatever the built-ins are called: ``user:NAME`` (the menu's entries).
+USER_PREFIX = "user:"
+
+
+def builtin_names() -> set[str]:
+    """The built-in presets' keys (profiles too): no user preset may be saved as one (a key loads the built-in;
+    a label such as "Island" may be yours, and loads yours)."""
+    return {*PRESETS, *PROFILE_PRESETS}
+
+
 def find_preset(name: str) -> TerrainSpec | None:
     """The spec of the built-in or user preset ``name`` (a key, a label or a file name), ``None`` for a profile.
 
-    Raises ``ValueError`` naming the presets there are when none has that name.
+    ``user:NAME`` is the user preset ``NAME`` only (so a file of yours named like a built-in, saved by an
+    earlier Orogen or copied in, loads itself). Raises ``ValueError`` naming the presets there are when none
+    has that name.
     """
+    if name.startswith(USER_PREFIX):
+        path = user_presets().get(name[len(USER_PREFIX) :])
+        if path is None:
+            raise ValueError(f"no preset of yours is called {name[len(USER_PREFIX) :]!r:.60}")
+        return read_user_preset(path)
     if name in PRESETS:
         return preset_spec(name)
     users = user_presets()  # before the labels: a preset of yours named "Island" is yours, not the built-in
@@ -150,21 +170,24 @@ class OROGEN_OT_preset_save(bpy.types.Operator):
 
     def execute(self, context):
         name = bpy.path.clean_name(self.name.strip()) if self.name.strip() else ""
-        if not name or name in PRESETS:
-            self.report({"ERROR"}, "Preset not saved: give it a name (not a built-in preset's)")
+        if not name:
+            self.report({"ERROR"}, "Preset not saved: give it a name")
+            return {"CANCELLED"}
+        if {self.name.strip(), name} & builtin_names():
+            self.report(
+                {"ERROR"}, f"Preset not saved: {self.name.strip()!r:.60} is a built-in preset's name: choose another"
+            )
             return {"CANCELLED"}
         try:
             text = read_spec(_target(context)[1]).to_json(indent=1)
             path = os.path.join(user_preset_folder(create=True), name + ".json")
-            staged = f"{path}.{os.getpid()}.tmp"
-            with open(staged, "w", encoding="utf-8") as f:
-                f.write(text)
-                f.flush()
-                os.fsync(f.fileno())
-            load_spec(load_json(Path(staged), "preset"))  # verify what was written before it replaces anything
-            os.replace(staged, path)
+            # verified before it replaces anything; on a full disk nothing half-written stays
+            write_text(path, text, check=lambda staged: load_spec(load_json(Path(staged), "preset")))
         except (ValueError, TypeError, OSError) as err:
-            self.report({"ERROR"}, f"Preset not saved: {err}")
+            where = f": {err.filename}" if isinstance(err, OSError) and err.filename else ""
+            self.report(
+                {"ERROR"}, f"Preset not saved: {(err.strerror if isinstance(err, OSError) else None) or err}{where}"
+            )
             return {"CANCELLED"}
         self.report({"INFO"}, f"Saved preset {name} to {path}")
         return {"FINISHED"}
@@ -204,8 +227,8 @@ class OROGEN_MT_terrain_presets(bpy.types.Menu):
         users = user_presets()
         if users:
             layout.separator()
-            for name in users:
-                layout.operator(OROGEN_OT_preset_load.bl_idname, text=name).name = name
+            for name in users:  # by their own name: a file named like a built-in loads itself
+                layout.operator(OROGEN_OT_preset_load.bl_idname, text=name).name = USER_PREFIX + name
 
 
 class OROGEN_MT_terrain_presets_remove(bpy.types.Menu):

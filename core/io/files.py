@@ -45,7 +45,7 @@ import secrets
 import shutil
 import socket
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -53,7 +53,7 @@ import numpy as np
 from .image_headers import check_image
 from .jsonio import JSONError, load_json
 
-__all__ = ["STALE_SECONDS", "commit", "recover", "stage_dir", "staged_path", "verify_file"]
+__all__ = ["STALE_SECONDS", "commit", "recover", "stage_dir", "staged_path", "verify_file", "write_text"]
 
 #: Leftovers of other hosts' processes are removed once they are this old (seconds).
 STALE_SECONDS = 24 * 3600
@@ -81,6 +81,30 @@ def staged_path(target: str) -> str:
     """A unique staging name beside ``target`` (same folder, so the final rename is atomic)."""
     folder, name = os.path.split(os.path.abspath(target))
     return os.path.join(folder, f"{_tag('stage')}-{name}")
+
+
+def write_text(target: str, text: str, check: Callable[[str], object] | None = None) -> None:
+    """Write ``text`` (UTF-8) to ``target`` whole or not at all.
+
+    The text goes to a :func:`staged_path` beside ``target``, is flushed to
+    disk, checked by ``check(staged)`` when given (raising to refuse it), and
+    only then renamed onto ``target``. On any failure (a full disk's
+    ``OSError``, the check's error, an interrupt) the staged file is removed
+    and the error raised again: ``target`` is as it was and nothing is left
+    beside it.
+    """
+    staged = staged_path(target)
+    try:
+        with open(staged, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        if check is not None:
+            check(staged)
+        os.replace(staged, target)
+    except BaseException:
+        _remove(staged)
+        raise
 
 
 def _npy_check(path: str, shape: tuple[int, ...] | None) -> None:

@@ -109,3 +109,50 @@ def test_a_user_preset_named_like_a_built_in_label_loads_the_users(scene, orogen
         assert settings.generator == "hills" and settings.hills.island
     finally:
         bpy.ops.orogen.preset_remove(name="Island")
+
+
+def _preset_folder():
+    return Path(bpy.utils.user_resource("SCRIPTS", path=os.path.join("presets", "orogen", "terrain"), create=True))
+
+
+@pytest.mark.parametrize("name", ["island", "rolling_hills", "rolling hills", "side_view_level"])
+def test_a_preset_cannot_be_saved_under_a_built_in_name(scene, orogen, user_dir, name):
+    before = sorted(p.name for p in _preset_folder().iterdir())
+    with pytest.raises(RuntimeError, match="is a built-in preset's name: choose another"):
+        bpy.ops.orogen.preset_save(name=name)
+    assert sorted(p.name for p in _preset_folder().iterdir()) == before
+
+
+def test_a_file_of_yours_named_like_a_built_in_loads_itself_from_the_menu(scene, orogen, user_dir):
+    # saved by an earlier Orogen, or copied in: listed as yours, the menu's entry loads it, not the built-in
+    from bl_ext.user_default.orogen.addon.ops import presets  # noqa: PLC0415
+
+    path = _preset_folder() / "island.json"
+    spec = {"version": 3, "size": 33, "seed": 4242, "generator": "faults"}
+    path.write_text(json.dumps(spec))
+    try:
+        assert "island" in presets.user_presets()
+        assert bpy.ops.orogen.preset_load(name=presets.USER_PREFIX + "island") == {"FINISHED"}
+        assert (scene.orogen.generator, scene.orogen.seed) == ("faults", 4242)
+        assert bpy.ops.orogen.preset_load(name="island") == {"FINISHED"}  # the key names the built-in
+        assert scene.orogen.generator == "hills" and scene.orogen.hills.island
+        with pytest.raises(RuntimeError, match="no preset of yours is called 'nothing'"):
+            bpy.ops.orogen.preset_load(name=presets.USER_PREFIX + "nothing")
+    finally:
+        path.unlink()
+
+
+def test_saving_on_a_full_disk_reports_it_and_leaves_no_file(scene, orogen, user_dir, monkeypatch):
+    import errno
+
+    from bl_ext.user_default.orogen.core.io import files  # noqa: PLC0415
+
+    def full(_fd):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(files.os, "fsync", full)
+    before = sorted(p.name for p in _preset_folder().iterdir())
+    with pytest.raises(RuntimeError, match="Preset not saved: No space left on device"):
+        bpy.ops.orogen.preset_save(name="Full Disk")
+    monkeypatch.undo()
+    assert sorted(p.name for p in _preset_folder().iterdir()) == before

@@ -293,3 +293,47 @@ def test_leftovers_of_dead_processes_are_cleaned_and_old_backups_restored(tmp_pa
     assert len(done) == 4
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["t.png", alive.name])
     assert (tmp_path / "t.png").read_bytes() == b"the user's file"
+
+
+# --- one text file, whole or not at all (issue 21, item 17: a preset saved on a full disk left a .tmp) ----------
+def test_write_text_on_a_full_disk_leaves_the_old_file_and_nothing_beside_it(tmp_path, monkeypatch):
+    import builtins
+    import errno
+    import io
+
+    target = tmp_path / "My_Preset.json"
+    target.write_text('{"old": 1}')
+    real_open = builtins.open
+
+    class Full(io.TextIOWrapper):
+        def write(self, _text):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    def full_open(path, mode="r", *args, **kwargs):
+        f = real_open(path, mode, *args, **kwargs)
+        if "w" in mode and str(path).startswith(str(tmp_path)):
+            f.close()
+            return Full(real_open(path, "wb"), encoding="utf-8")
+        return f
+
+    monkeypatch.setattr(builtins, "open", full_open)
+    with pytest.raises(OSError) as err:
+        files.write_text(str(target), '{"new": 2}')
+    monkeypatch.undo()
+    assert err.value.errno == errno.ENOSPC
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["My_Preset.json"]
+    assert target.read_text() == '{"old": 1}'
+
+
+def test_write_text_refused_by_its_check_replaces_nothing(tmp_path):
+    target = tmp_path / "a.json"
+
+    def refuse(staged):
+        assert Path(staged).read_text() == "text" and Path(staged).parent == tmp_path
+        raise ValueError("not a spec")
+
+    with pytest.raises(ValueError, match="not a spec"):
+        files.write_text(str(target), "text", check=refuse)
+    assert list(tmp_path.iterdir()) == []
+    files.write_text(str(target), "text", check=lambda staged: None)
+    assert target.read_text() == "text" and [p.name for p in tmp_path.iterdir()] == ["a.json"]
