@@ -53,6 +53,11 @@ Output in ``--out``:
 Resumable: after each tile a record of its files' checksums is written
 atomically under ``.build/``; a rerun skips the tiles whose files match their
 record and builds the rest, giving the same bytes as an uninterrupted build.
+The coarse pass's cache (``.build/coarse.npy``) is checked against its size,
+header and checksum and rebuilt with a note when damaged; the temporary files
+a killed build or a full disk left (``.NAME.PID.tmp``) are removed. One build
+at a time writes a folder (``.orogen-build.lock``, holding its pid); Ctrl+C
+stops with exit status 130, keeping the tiles built so far.
 Peak memory is set by the tile size and ``--workers``, not the world size.
 
 On a ``dask.distributed`` cluster the scheduler and the workers must import
@@ -64,10 +69,12 @@ shared file system).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import io
 import json
 import os
+import re
 import sys
 import time
 import warnings
@@ -112,6 +119,18 @@ STATE = ".build"
 COARSE = "coarse.npy"
 STORE = "world.zarr"
 ARRAY = "height"
+#: The lock a build holds on its --out (an exclusive ``flock``; the file says the holder's pid).
+LOCK = ".orogen-build.lock"
+#: The temporary files of this script's atomic writes: ``.NAME.PID.tmp`` (``.tmp.exr`` for OpenEXR).
+TEMPORARY = re.compile(r"^\.(.+)\.(\d+)\.tmp(\.exr)?$")
+#: Most tiles one build schedules: a Dask task per tile and pass, each about a kilobyte of graph.
+MAX_TILES = 100_000
+#: A dask.distributed scheduler address: ``tcp://host:8786`` (or tls, ucx, ws, wss), ``host:8786``, or inproc.
+ADDRESS = re.compile(
+    r"^(((tcp|tls|ucx|ws|wss)://)?([A-Za-z0-9_.\-]+|\[[0-9A-Fa-f:.]+\])(:\d{1,5})?/?|inproc://[0-9.]+/\d+/\d+)$"
+)
+#: Seconds to wait for a dask.distributed scheduler to answer.
+CONNECT_TIMEOUT = 10.0
 
 
 def have_exr() -> bool:
@@ -166,14 +185,74 @@ def sha256_file(path: Path) -> str:
 
 
 def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file and a rename: the file is whole or absent."""
+    """Write ``data`` to ``path`` through a temporary file and a rename: the file is whole or absent (the
+    temporary file is removed on any failure: a full disk, an interrupt)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.remove(tmp)
+        raise
+
+
+def remove_temporary(out: Path, pid: int | None = None) -> list[Path]:
+    """Remove the temporary files of this script's writes under ``out`` (``pid``'s only, when given): what a
+    build killed or stopped by a full disk left. Only names of :data:`TEMPORARY`'s form are touched."""
+    removed = []
+    for folder, _dirs, names in os.walk(out):
+        for name in names:
+            match = TEMPORARY.match(name)
+            if match and (pid is None or int(match.group(2)) == pid):
+                path = Path(folder, name)
+                with contextlib.suppress(OSError):
+                    path.unlink()
+                    removed.append(path)
+    return removed
+
+
+@contextmanager
+def build_lock(out: Path) -> Iterator[None]:
+    """Hold ``OUT/.orogen-build.lock`` for a build: an exclusive ``flock`` (the kernel drops it when the holder
+    dies, so a killed build's lock is taken over), the holder's pid written in it for the message of a second
+    build. Raises ``ValueError`` naming that pid while another build holds it."""
+    try:
+        import fcntl
+    except ImportError:  # Windows: no flock, builds are not serialised
+        yield
+        return
+    path = out / LOCK
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            holder = os.read(fd, 32).decode("ascii", "replace").strip()
+            os.close(fd)
+            who = f"pid {holder}" if holder.isdigit() else "another process"
+            raise ValueError(
+                f"another build ({who}) is writing {out}: wait for it to finish, or use another --out"
+            ) from None
+        try:
+            same = os.stat(path).st_ino == os.fstat(fd).st_ino  # not a lock file its last holder just removed
+        except FileNotFoundError:
+            same = False
+        if same:
+            break
+        os.close(fd)
+    try:
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode("ascii"))
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            os.remove(path)
+        os.close(fd)
 
 
 def write_json_atomic(path: Path, data: Any) -> None:
@@ -204,9 +283,14 @@ def write_exr(path: Path, heights: np.ndarray) -> None:
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp.exr")
     path.parent.mkdir(parents=True, exist_ok=True)
     header = {"compression": OpenEXR.ZIP_COMPRESSION, "type": OpenEXR.scanlineimage}
-    with OpenEXR.File(header, {"Y": np.ascontiguousarray(heights, dtype=np.float32)}) as f:
-        f.write(str(tmp))
-    os.replace(tmp, path)
+    try:
+        with OpenEXR.File(header, {"Y": np.ascontiguousarray(heights, dtype=np.float32)}) as f:
+            f.write(str(tmp))
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.remove(tmp)
+        raise
 
 
 # --- the passes ----------------------------------------------------------------------------------
@@ -236,7 +320,35 @@ def tile_range(plan: Plan, stage: str, ty: int, tx: int, world_raw: tuple[float,
 
 @lru_cache(maxsize=4)
 def _coarse(path: str) -> np.ndarray:
-    return np.load(path, mmap_mode="r")
+    try:
+        return np.load(path, mmap_mode="r", allow_pickle=False)
+    except (OSError, ValueError) as err:
+        raise ValueError(f"{path} is damaged ({err}): run the build again to rebuild it") from None
+
+
+def coarse_problem(plan: Plan, path: Path) -> str | None:
+    """Why the cached coarse pass at ``path`` cannot be used (cut, another shape, not its checksum), or ``None``."""
+    assert plan.coarse is not None
+    record = read_json(path.with_suffix(".json"))
+    try:
+        with open(path, "rb") as f:
+            version = np.lib.format.read_magic(f)
+            read_header = (
+                np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+            )
+            shape, _fortran, dtype = read_header(f)
+            offset = f.tell()
+        size = path.stat().st_size
+    except (OSError, ValueError) as err:
+        return f"not a .npy file ({err})"
+    want = tuple(plan.coarse.shape)
+    if tuple(shape) != want or dtype != np.float32:
+        return f"holds {dtype} {shape}, not float32 {want}"
+    if size != offset + 4 * want[0] * want[1]:
+        return f"{size} bytes, not {offset + 4 * want[0] * want[1]} (cut short)"
+    if not isinstance(record, dict) or record.get("sha256") != sha256_file(path):
+        return "its checksum does not match its record"
+    return None
 
 
 def _zarr_array(plan: Plan) -> Any:
@@ -353,7 +465,14 @@ def scheduler(address: str, workers: int | None, progress: bool) -> Iterator[Cal
     from distributed import Client
     from distributed import progress as distributed_progress
 
-    with Client(address) as client:
+    try:
+        client = Client(address, timeout=CONNECT_TIMEOUT)
+    except Exception as err:  # refused, timed out, or not a Dask scheduler at all (garbage for a frame length)
+        raise ConnectionError(
+            f"cannot connect to a dask.distributed scheduler at --scheduler {address!r}: "
+            f"{str(err).splitlines()[0][:160] if str(err) else type(err).__name__} (is one running there?)"
+        ) from None
+    with client:
 
         def compute_distributed(collection: Any) -> Any:
             future = client.compute(collection)
@@ -393,17 +512,30 @@ def build_world(
     Raises
     ------
     ValueError
-        If ``OUT`` holds another build (different spec, size, tiles or formats).
+        If ``OUT`` holds another build (different spec, size, tiles or formats), or another build is writing
+        it now (naming its pid).
     """
-    import dask.array as da
-
     out = Path(plan.out)
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {str(out)!r} is a file, not a folder")
     out.mkdir(parents=True, exist_ok=True)
+    with build_lock(out):
+        return _build_locked(plan, out, address, workers, progress, {} if timings is None else timings)
+
+
+def _build_locked(
+    plan: Plan, out: Path, address: str, workers: int | None, progress: bool, timings: dict[str, float]
+) -> dict:
+    """:func:`build_world` once it holds the folder's lock."""
+    import dask.array as da
+
     config_path = plan.path(STATE, "build.json")
     existing = read_json(config_path)
-    if existing is None and any(out.iterdir()):  # never write over files a build of ours did not make
+    if existing is not None:  # what a killed build or a full disk left: no other build writes here now
+        stale = remove_temporary(out)
+        if stale:
+            _log(progress, f"removed {len(stale)} temporary files a stopped build left")
+    if existing is None and any(p.name != LOCK for p in out.iterdir()):  # never write over others' files
         raise ValueError(f"--out {str(out)!r} is not empty and holds no world build: use a new or empty folder")
     if existing is not None and existing != json.loads(json.dumps(plan.config())):
         raise ValueError(
@@ -413,8 +545,6 @@ def build_world(
     if existing is None:
         write_json_atomic(config_path, plan.config())
     ny, nx = plan.grid.tiles
-    rows, cols = plan.grid.shape
-    timings = {} if timings is None else timings
     clock = time.perf_counter()
 
     def lap(name: str) -> None:
@@ -435,6 +565,11 @@ def build_world(
         lap("raw")
         if plan.coarse is not None:
             coarse_path = plan.path(STATE, COARSE)
+            problem = coarse_problem(plan, coarse_path) if coarse_path.is_file() else None
+            if problem is not None:
+                print(f"build_world: note: {coarse_path} {problem}: rebuilding it", file=sys.stderr)
+                coarse_path.unlink()
+                _coarse.cache_clear()
             if not coarse_path.is_file():
                 c = plan.coarse
                 sampled = "every vertex" if c.factor == 1 else f"one vertex in {c.factor} per side"
@@ -448,7 +583,9 @@ def build_world(
                 )
                 buffer = io.BytesIO()
                 np.save(buffer, coarse_filters(c, coarse))
-                write_atomic(coarse_path, buffer.getvalue())
+                data = buffer.getvalue()
+                write_atomic(coarse_path, data)
+                write_json_atomic(coarse_path.with_suffix(".json"), {"sha256": hashlib.sha256(data).hexdigest()})
             lap("coarse")
         if plan.recipe.filters:
             _log(progress, f"pass {passes - 1}/{passes}: range after the filters of {ny} x {nx} tiles")
@@ -629,6 +766,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error(f"--format must list some of {','.join(FORMATS)}, got {args.format!r}")
     if args.workers is not None and args.workers < 1:
         parser.error(f"--workers must be at least 1, got {args.workers}")
+    if args.scheduler not in LOCAL_SCHEDULERS and not ADDRESS.match(args.scheduler):
+        parser.error(
+            f"--scheduler must be {', '.join(LOCAL_SCHEDULERS)} or a dask.distributed scheduler address such as "
+            f"tcp://host:8786, got {args.scheduler!r:.80}"
+        )
     if not 3 <= args.coarse_side <= 8193:
         parser.error(f"--coarse-side must be in [3, 8193], got {args.coarse_side}")
     if args.name is not None and (reason := stem_problem(args.name)):
@@ -678,13 +820,37 @@ def plan_from_args(args: argparse.Namespace) -> Plan:
         formats = tuple(f for f in formats if f != "exr")
     shape = (args.size_y or args.size, args.size)
     grid = TileGrid(shape, args.tile)
+    if grid.tiles[0] * grid.tiles[1] > MAX_TILES:  # before Dask plans a task per tile (a MemoryError after minutes)
+        raise ValueError(
+            f"--size {args.size}{f' --size-y {args.size_y}' if args.size_y else ''} with --tile {args.tile} makes "
+            f"{grid.tiles[0]} x {grid.tiles[1]} tiles, more than the {MAX_TILES} a build schedules: use larger "
+            "tiles (--tile) or a smaller world"
+        )
     recipe = world_recipe(spec, shape)
     coarse = coarse_plan(recipe, grid, args.coarse_side)
     return Plan(str(Path(args.out)), args.name or name, spec, recipe, grid, formats, coarse, args.tile_sleep)
 
 
+#: The --out of the build running in this process (main removes its temporary files on Ctrl+C).
+_interrupted_out: list[str] = []
+
+
 def main(argv: list[str] | None = None) -> int:
+    """The command line; returns the exit status (0, 2 for an error, 130 when interrupted by Ctrl+C)."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        if _interrupted_out and Path(_interrupted_out[-1]).is_dir():
+            remove_temporary(Path(_interrupted_out[-1]), os.getpid())  # this process's half-written files
+        print(
+            "build_world: interrupted: the tiles built so far are kept; run the same command to finish", file=sys.stderr
+        )
+        return 130
+
+
+def _main(argv: list[str] | None) -> int:
     args = parse_args(argv)
+    _interrupted_out.append(args.out)  # for main's clean-up on Ctrl+C
     try:
         plan = plan_from_args(args)
     except (OSError, TypeError, ValueError) as err:
@@ -693,7 +859,7 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     try:
         manifest = build_world(plan, args.scheduler, args.workers, progress=not args.quiet)
-    except ValueError as err:
+    except (ValueError, ConnectionError) as err:
         print(f"build_world: {err}", file=sys.stderr)
         return 2
     except OSError as err:  # the output folder: not writable, not a folder, a full disk...

@@ -1,0 +1,172 @@
+"""World builds that go wrong (issue 21, item 15): leftovers of a killed build, a cut cache, two builds at once,
+absurd grids, bad scheduler addresses, Ctrl+C. Small worlds, so each runs in seconds."""
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("dask")
+
+from core.spec import TerrainSpec  # noqa: E402
+from core.world import TileGrid, coarse_plan, world_recipe  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "scripts" / "build_world.py"
+sys.path.insert(0, str(ROOT / "scripts"))
+import build_world  # noqa: E402
+
+#: A pid no process has (above Linux's pid_max).
+DEAD_PID = 2**22 + 1
+
+
+def plan_of(out, filters=(), size=65, tile=17, formats=("png", "r16")):
+    s = TerrainSpec.from_dict(
+        {"version": 3, "size": 65, "width": 640.0, "height": 50.0, "seed": 9, "generator": "diamond_square"}
+    )
+    s = s.replace(filters=tuple(filters))
+    grid = TileGrid((size, size), tile)
+    recipe = world_recipe(s, (size, size))
+    return build_world.Plan(str(out), "w", s, recipe, grid, formats, coarse_plan(recipe, grid))
+
+
+def files_of(folder):
+    return {
+        str(p.relative_to(folder)): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and build_world.STATE not in p.relative_to(folder).parts
+    }
+
+
+def test_temporary_files_a_killed_build_left_are_removed_and_no_others(tmp_path):
+    plan = plan_of(tmp_path)
+    build_world.build_world(plan, "synchronous", progress=False)
+    before = files_of(tmp_path)
+    stale = [
+        tmp_path / "unreal" / f".w_x0_y0.png.{DEAD_PID}.tmp",
+        tmp_path / build_world.STATE / "tiles" / f".y0_x0.json.{DEAD_PID}.tmp",
+        tmp_path / "exr" / f".w_x1_y1.exr.{DEAD_PID}.tmp.exr",
+    ]
+    theirs = [tmp_path / "notes.tmp", tmp_path / ".notes.tmp", tmp_path / "unreal" / "w.12.tmp"]
+    for path in stale + theirs:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(b"half")
+    before.update({str(p.relative_to(tmp_path)): b"half" for p in theirs})
+    build_world.build_world(plan, "synchronous", progress=False)
+    assert not any(p.exists() for p in stale)
+    assert all(p.read_bytes() == b"half" for p in theirs)  # not of Orogen's naming: not Orogen's to remove
+    after = files_of(tmp_path)
+    assert {k: v for k, v in after.items() if not k.startswith("exr")} == {
+        k: v for k, v in before.items() if not k.startswith("exr")
+    }
+
+
+def test_a_cut_coarse_cache_is_named_and_rebuilt(tmp_path, capfd):
+    plan = plan_of(tmp_path, filters=(("thermal", {"steps": 10}),))
+    assert plan.coarse is not None
+    build_world.build_world(plan, "synchronous", progress=False)
+    before = files_of(tmp_path)
+    coarse = tmp_path / build_world.STATE / build_world.COARSE
+    whole = coarse.read_bytes()
+    coarse.write_bytes(whole[: len(whole) // 2])  # the disk filled, or the machine stopped
+    for record in (tmp_path / build_world.STATE / "tiles").glob("*.json"):
+        record.unlink()  # the tiles must be rebuilt from the coarse pass
+    build_world.build_world(plan, "synchronous", progress=False)
+    err = capfd.readouterr().err
+    assert f"note: {coarse} " in err and "cut short" in err and "rebuilding it" in err
+    assert coarse.read_bytes() == whole and files_of(tmp_path) == before
+    # a damaged byte of the same size: its checksum says so
+    coarse.write_bytes(whole[:-1] + bytes([whole[-1] ^ 1]))
+    build_world.build_world(plan, "synchronous", progress=False)
+    assert "checksum does not match" in capfd.readouterr().err and coarse.read_bytes() == whole
+
+
+def test_a_second_build_into_the_same_folder_names_the_first_one(tmp_path, capsys):
+    out = tmp_path / "out"
+    out.mkdir()
+    args = ["--preset", "rolling_hills", "--size", "65", "--tile", "33", "--quiet", "--out", str(out)]
+    with build_world.build_lock(out):
+        assert (out / build_world.LOCK).read_text() == f"{os.getpid()}\n"
+        done = subprocess.run([sys.executable, str(SCRIPT), *args], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 2
+    assert (
+        done.stderr == f"build_world: another build (pid {os.getpid()}) is writing {out}: wait for it to finish, "
+        "or use another --out\n"
+    )
+    assert list(out.iterdir()) == []  # the lock is gone with its holder, nothing else was written
+    # a lock left by a build that died (its pid in the file, no one holding it) is taken over
+    (out / build_world.LOCK).write_text(f"{DEAD_PID}\n")
+    assert build_world.main(args) == 0
+    assert (out / "manifest.json").is_file() and not (out / build_world.LOCK).exists()
+
+
+def test_an_absurd_tile_grid_is_refused_before_any_work(tmp_path, capsys):
+    code = build_world.main(["--preset", "island", "--size", "1000001", "--tile", "3", "--out", str(tmp_path / "o")])
+    err = capsys.readouterr().err
+    assert code == 2 and "500000 x 500000 tiles, more than the 100000 a build schedules" in err
+    assert "--tile" in err and not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("address", ["tcp://", "not an address", "tcp://host:port", "http://host:8786"])
+def test_a_scheduler_address_of_the_wrong_form_is_refused_by_name(tmp_path, capsys, address):
+    with pytest.raises(SystemExit) as stop:
+        build_world.main(["--preset", "island", "--size", "65", "--out", str(tmp_path), "--scheduler", address])
+    assert stop.value.code == 2
+    assert "--scheduler must be threads, processes, synchronous or a dask.distributed" in capsys.readouterr().err
+
+
+def test_a_scheduler_that_is_not_dask_is_a_connection_failure(tmp_path, capsys):
+    # something else listening there: its bytes read as a frame length asked for exabytes (a traceback)
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(4)
+
+    def serve():
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            conn.sendall(b"\xff" * 64)
+            time.sleep(0.2)
+            conn.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    address = f"tcp://127.0.0.1:{server.getsockname()[1]}"
+    try:
+        code = build_world.main(
+            ["--preset", "rolling_hills", "--size", "65", "--tile", "33", "--quiet", "--out", str(tmp_path)]
+            + ["--scheduler", address]
+        )
+    finally:
+        server.close()
+    err = capsys.readouterr().err
+    assert code == 2 and f"cannot connect to a dask.distributed scheduler at --scheduler '{address}'" in err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_ctrl_c_exits_130_with_one_line_and_no_partial_file(tmp_path):
+    out = tmp_path / "out"
+    command = [sys.executable, str(SCRIPT), "--preset", "rolling_hills", "--size", "129", "--tile", "17"]
+    command += ["--scheduler", "synchronous", "--format", "png,r16", "--out", str(out)]
+    proc = subprocess.Popen([*command, "--tile-sleep", "0.2", "--quiet"], cwd=ROOT, stderr=subprocess.PIPE, text=True)
+    records = out / build_world.STATE / "tiles"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None and len(list(records.glob("*.json"))) < 3:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert err == "build_world: interrupted: the tiles built so far are kept; run the same command to finish\n"
+    assert not [p for p in out.rglob("*") if build_world.TEMPORARY.match(p.name) or p.name == build_world.LOCK]
+    assert not (out / "manifest.json").exists()
+    done = len(list(records.glob("*.json")))
+    assert 3 <= done < 64
+    resumed = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True)
+    assert f"{64 - done} tiles built, {done} already there" in resumed.stdout
