@@ -587,7 +587,7 @@ def stream_power_passes(steps: int, *, routing: str = "d8", n: float = 1.0) -> i
     return int(steps) * ((MFD_STEP_COST if routing == "mfd" else STEP_COST) + math.ceil(newton))
 
 
-def check_stream_power_work(shape: tuple[int, int], steps: int, routing: str = "d8", n: float = 1.0) -> None:
+def check_stream_power_work(shape: tuple[int, int], steps: int, routing: str = "d8", *, n: float = 1.0) -> None:
     """Refuse a run whose :func:`step_work` times ``steps`` is over ``MAX_FILTER_WORK``, naming ``steps``
     and the most this size allows."""
     per_step = step_work(shape, routing=routing, n=n)
@@ -818,7 +818,7 @@ def stream_power_erosion(
     cs = check_number(cell_size, "cell_size", low=0.0, high=1e6, low_open=True)
     mm = check_number(m, "m", low=0.0, high=2.0)
     nn = check_number(n, "n", low=0.25, high=4.0)
-    check_stream_power_work(shape, nsteps, _check_routing_name(routing), nn)
+    check_stream_power_work(shape, nsteps, _check_routing_name(routing), n=nn)
     tdt = check_number(dt, "dt", low=0.0, high=1e8, low_open=True)
     duration = tdt * max(nsteps, 1)
     if k is None:

@@ -21,6 +21,7 @@ from .files import (
     stage_dir,
     staged_path,
     verify_file,
+    write_text,
 )
 from .formats import (
     ORIENTATION,
@@ -80,6 +81,7 @@ __all__ = [
     "stage_dir",
     "staged_path",
     "verify_file",
+    "write_text",
     "ORIENTATION",
     "RAW_SUFFIXES",
     "SIDECAR_MAX_BYTES",
