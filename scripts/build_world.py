@@ -55,7 +55,7 @@ atomically under ``.build/``; a rerun skips the tiles whose files match their
 record and builds the rest, giving the same bytes as an uninterrupted build.
 The coarse pass's cache (``.build/coarse.npy``) is checked against its size,
 header and checksum and rebuilt with a note when damaged; the temporary files
-a killed build or a full disk left (``.NAME.PID.tmp``) are removed. One build
+a killed build or a full disk left (``.NAME.PID.tmp``, Zarr's ``.partial``) are removed. One build
 at a time writes a folder (``.orogen-build.lock``, holding its pid); Ctrl+C
 stops with exit status 130, keeping the tiles built so far.
 Peak memory is set by the tile size and ``--workers``, not the world size.
@@ -123,6 +123,9 @@ ARRAY = "height"
 LOCK = ".orogen-build.lock"
 #: The temporary files of this script's atomic writes: ``.NAME.PID.tmp`` (``.tmp.exr`` for OpenEXR).
 TEMPORARY = re.compile(r"^\.(.+)\.(\d+)\.tmp(\.exr)?$")
+#: Zarr's temporary files inside the store (``NAME.<32 hex digits>.partial``, removed by Zarr on an error but not
+#: when the process is killed).
+PARTIAL = re.compile(r"^.+\.[0-9a-f]{32}\.partial$")
 #: Most tiles one build schedules: a Dask task per tile and pass, each about a kilobyte of graph.
 MAX_TILES = 100_000
 #: A dask.distributed scheduler address: ``tcp://host:8786`` (or tls, ucx, ws, wss), ``host:8786``, or inproc.
@@ -202,13 +205,17 @@ def write_atomic(path: Path, data: bytes) -> None:
 
 
 def remove_temporary(out: Path, pid: int | None = None) -> list[Path]:
-    """Remove the temporary files of this script's writes under ``out`` (``pid``'s only, when given): what a
-    build killed or stopped by a full disk left. Only names of :data:`TEMPORARY`'s form are touched."""
+    """Remove the temporary files of this script's writes under ``out`` (``pid``'s only, when given), and
+    Zarr's inside the build's store: what a build killed or stopped by a full disk left. Only names of
+    :data:`TEMPORARY`'s form, and of :data:`PARTIAL`'s under ``OUT/world.zarr``, are touched; the caller holds
+    the folder's lock (:func:`build_lock`), so no other build is writing them."""
     removed = []
+    store = out / STORE
     for folder, _dirs, names in os.walk(out):
+        in_store = Path(folder) == store or store in Path(folder).parents
         for name in names:
             match = TEMPORARY.match(name)
-            if match and (pid is None or int(match.group(2)) == pid):
+            if (match and (pid is None or int(match.group(2)) == pid)) or (in_store and PARTIAL.match(name)):
                 path = Path(folder, name)
                 with contextlib.suppress(OSError):
                     path.unlink()
@@ -520,7 +527,11 @@ def build_world(
         raise ValueError(f"--out {str(out)!r} is a file, not a folder")
     out.mkdir(parents=True, exist_ok=True)
     with build_lock(out):
-        return _build_locked(plan, out, address, workers, progress, {} if timings is None else timings)
+        try:
+            return _build_locked(plan, out, address, workers, progress, {} if timings is None else timings)
+        except KeyboardInterrupt:  # Ctrl+C: no half-written file of this process stays (Zarr's included)
+            remove_temporary(out, os.getpid())
+            raise
 
 
 def _build_locked(

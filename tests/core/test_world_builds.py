@@ -52,8 +52,14 @@ def test_temporary_files_a_killed_build_left_are_removed_and_no_others(tmp_path)
         tmp_path / "unreal" / f".w_x0_y0.png.{DEAD_PID}.tmp",
         tmp_path / build_world.STATE / "tiles" / f".y0_x0.json.{DEAD_PID}.tmp",
         tmp_path / "exr" / f".w_x1_y1.exr.{DEAD_PID}.tmp.exr",
+        tmp_path / "world.zarr" / "height" / "c" / "0" / f"1.{'ab' * 16}.partial",  # Zarr's, inside the store
     ]
-    theirs = [tmp_path / "notes.tmp", tmp_path / ".notes.tmp", tmp_path / "unreal" / "w.12.tmp"]
+    theirs = [
+        tmp_path / "notes.tmp",
+        tmp_path / ".notes.tmp",
+        tmp_path / "unreal" / "w.12.tmp",
+        tmp_path / "unreal" / f"w.{'ab' * 16}.partial",  # outside the store: not Zarr's
+    ]
     for path in stale + theirs:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(b"half")
