@@ -176,3 +176,26 @@ def test_ctrl_c_exits_130_with_one_line_and_no_partial_file(tmp_path):
     assert 3 <= done < 64
     resumed = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True)
     assert f"{64 - done} tiles built, {done} already there" in resumed.stdout
+
+
+def test_a_full_disk_stops_the_build_with_one_line_and_leaves_no_temporary_file(tmp_path, capsys, monkeypatch):
+    import errno
+
+    out = tmp_path / "out"
+    args = ["--preset", "rolling_hills", "--size", "65", "--tile", "33", "--quiet", "--out", str(out)]
+    args += ["--scheduler", "synchronous", "--format", "png,r16"]
+    writes = []
+
+    def fsync(fd):
+        writes.append(fd)
+        if len(writes) > 3:  # the build's record and a few tiles' files are written, then the disk is full
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(build_world.os, "fsync", fsync)
+    assert build_world.main(args) == 2
+    monkeypatch.undo()
+    err = capsys.readouterr().err
+    assert "cannot write the world into --out" in err and "No space left on device" in err
+    assert len(err.strip().splitlines()) == 1
+    assert not [p for p in out.rglob("*") if build_world.TEMPORARY.match(p.name) or p.name == build_world.LOCK]
+    assert build_world.main(args) == 0  # room again: the build finishes
