@@ -186,6 +186,12 @@ class _Tally:
         self._poll = poll
         self._next = POLL_WORK
 
+    def checkpoint(self, phase_work: int) -> None:
+        """Between the phases of a step (routing, accumulation, incision, lakes, diffusion): poll when a phase
+        is long, ``phase_work`` (its cell passes) at least :data:`POLL_WORK`."""
+        if self._poll is not None and phase_work >= POLL_WORK and self._poll() is False:
+            raise _Stopped
+
     def add(self, calls: int, values: int) -> None:
         self.work += calls * (CALL_COST + values // VALUES_PER_UNIT)
         if self._poll is not None and self.work >= self._next:
@@ -505,8 +511,11 @@ def _step(
     base = base_level_mask(z, p.open_edges, p.sea_level)
     uplifted = z + np.where(base, 0.0, p.uplift) * p.dt
     routing: FlowRouting | MultipleFlowRouting = route_prepared(uplifted, p.cell_size, base)
+    base_work = z.size * (MFD_STEP_COST if p.routing == "mfd" else STEP_COST)
+    phase = base_work // 4  # each phase, about a quarter of it
     if tally is not None:  # routing, accumulation, the n = 1 solve, lakes and diffusion: the measured base cost
-        tally.work += z.size * (MFD_STEP_COST if p.routing == "mfd" else STEP_COST)
+        tally.work += base_work
+        tally.checkpoint(phase)
     area = np.full(z.size, p.cell_size * p.cell_size)
     flat = uplifted.ravel()
     k = p.k if isinstance(p.k, float) else p.k.ravel()
@@ -516,17 +525,23 @@ def _step(
         accumulate_multiple(routing, area)
         if tally is not None:
             tally.levels = max(tally.levels, len(routing.level_starts) - 2)
+            tally.checkpoint(phase)
         incised = _incise_mfd(routing, flat, area, k, p.m, p.n, p.dt, p.channel_area, tally).reshape(shape)
     else:
         assert isinstance(routing, FlowRouting)
         accumulate(routing, area)
         if tally is not None:
             tally.levels = max(tally.levels, len(routing.level_starts) - 2)
+            tally.checkpoint(phase)
         incised = _incise(routing, flat, area, k, p.m, p.n, p.dt, p.channel_area, tally).reshape(shape)
     channel = uplifted - incised
+    if tally is not None:
+        tally.checkpoint(phase)
     if p.lake_fill:  # the eroded material fills the lakes it reaches (along the D8 routing, also under "mfd")
         single = routing.single if isinstance(routing, MultipleFlowRouting) else routing
         incised = deposit_in_lakes(single, incised.ravel(), channel.ravel()).heights.reshape(shape)
+        if tally is not None:
+            tally.checkpoint(phase)
     out = adi_diffusion(incised, p.cell_size, p.diffusion, dt=p.dt, open_edges=p.open_edges)
     out[base] = z[base]  # base level (edges, sea) holds its height
     return out, routing, area.reshape(shape), channel

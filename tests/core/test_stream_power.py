@@ -549,3 +549,18 @@ def test_a_callback_returning_false_stops_inside_the_first_step():
     assert err.value.done == 0
     assert np.array_equal(err.value.result.heights, z0.astype(np.float32))
     assert 0 < err.value.result.work <= stream_power.step_work(z0.shape, routing="mfd", n=0.25)
+
+
+def test_a_long_step_without_newton_iterations_is_cancelled_between_its_phases():
+    # n = 1 at 1025^2: a step of about 4e7 cell passes polls the callback after its routing
+    z0 = diamond_square((1025, 1025), 3, roughness=1.0).astype(np.float64) * 50.0
+    seen = []
+
+    def stop(done, total):
+        seen.append((done, total))
+        return False
+
+    with pytest.raises(Cancelled, match="after step 0 of 2") as err:
+        stream_power.stream_power_erosion(z0, 10.0, steps=2, callback=stop)
+    assert seen == [(0, 2)] and err.value.done == 0
+    assert np.array_equal(err.value.result.heights, z0.astype(np.float32))
