@@ -63,6 +63,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import numpy.typing as npt
 
+from .elementary import exp
 from .heightmap import as_heightmap, as_real_array, check_number
 from .noise.fractal import fractal_noise
 from .rng import check_seed, sub_seed
@@ -568,7 +569,7 @@ def layer_weights(
         distances.append(d)
         presences.append(p)
     distance = np.stack(distances, axis=-1)
-    fallback = np.exp(-(distance - distance.min(axis=-1, keepdims=True)) / FALLBACK_SCALE)
+    fallback = exp(-(distance - distance.min(axis=-1, keepdims=True)) / FALLBACK_SCALE)  # the same bits on any CPU
     raw = np.stack(presences, axis=-1) + FALLBACK_WEIGHT * fallback
     weights: npt.NDArray[np.float32] = (raw / _sum_layers(raw)[..., None]).astype(np.float32)
     return weights

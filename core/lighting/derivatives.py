@@ -13,6 +13,7 @@ import math
 import numpy as np
 import numpy.typing as npt
 
+from ..elementary import atan
 from .gradient import F32, fill_extension, per_block, prepare_heights, rows_per_block
 
 __all__ = [
@@ -26,10 +27,12 @@ __all__ = [
 
 
 def slope_block(g2: F32, out: F32) -> None:
-    """Slope in degrees, ``atan(sqrt(g2))``, into ``out``."""
-    np.sqrt(g2, out=out)
-    np.arctan(out, out=out)
-    out *= np.float32(180.0 / math.pi)
+    """Slope in degrees, ``atan(sqrt(g2))``, into ``out``.
+
+    In float64 by :func:`core.elementary.atan` (numpy's ``arctan`` differs
+    between processors), rounded once to float32: the same bits everywhere.
+    """
+    np.copyto(out, atan(np.sqrt(g2, dtype=np.float64)) * (180.0 / math.pi), casting="same_kind")
 
 
 def curvature_block(ext: F32, scale: float, out: F32, *, tmp: F32) -> None:

@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from ..elementary import power
 from ..heightmap import check_count
 from .gradient import F32, check_light_work, prepare_heights, worker_count
 
@@ -364,10 +365,10 @@ def _ambient_sample(
 
 
 def occlusion_power(ao: F32, strength: float) -> F32:
-    """``ao ** strength`` in place, as ``exp(strength * log(ao))`` (vectorised float32 exp and log)."""
+    """``ao ** strength`` in place, ``ao`` in ``[0, 1]``: :func:`core.elementary.power` in float64, rounded to float32.
+
+    (numpy's ``exp``, ``log`` and ``power`` differ between processors; these bits do not.)
+    """
     if strength != 1.0:
-        with np.errstate(divide="ignore"):  # log(0) = -inf, and exp(-inf) = 0 as it should
-            np.log(ao, out=ao)
-        ao *= np.float32(strength)
-        np.exp(ao, out=ao)
+        np.copyto(ao, power(ao, strength), casting="same_kind")
     return ao
