@@ -171,11 +171,35 @@ def test_memory_limit_in_the_usual_forms(scene, monkeypatch, limit, ok):
             bpy.ops.orogen.terrain_add(size=17)
 
 
-def test_tifffile_comes_from_the_extensions_wheel(orogen, user_dir):
-    import tifffile
+WHICH_TIFFFILE = r"""
+import json, sys
+import bpy
+import addon_utils
+addon_utils.enable("bl_ext.user_default.orogen", default_set=True)
+assert "tifffile" not in sys.modules, "tifffile was imported before the extension asked for it"
+from bl_ext.user_default.orogen.core.io import geotiff
+tifffile = geotiff._tifffile()
+print(json.dumps([tifffile.__version__, tifffile.__file__]))
+"""
 
-    assert tifffile.__version__ == "2026.3.3"
-    assert Path(tifffile.__file__).resolve().is_relative_to(Path(user_dir).resolve())
+
+def test_tifffile_comes_from_the_extensions_wheel(orogen, user_dir):
+    # In a fresh Blender (the installed extension, the same user folder): in this process an earlier test may
+    # have imported another tifffile (the core tests import the source tree's wheel), and sys.modules keeps it.
+    proc = subprocess.run(
+        [sys.executable, "-c", WHICH_TIFFFILE],
+        cwd=ROOT,
+        env={**os.environ, "BLENDER_USER_RESOURCES": str(user_dir)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    version, path = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert version == "2026.3.3"
+    # installed from the extension's wheel into Blender's extensions site-packages, not a zip on sys.path
+    assert Path(path).resolve().is_relative_to((Path(user_dir) / "extensions" / ".local").resolve())
+    assert ".whl" not in path and "site-packages" in Path(path).parts
 
 
 GDAL_TRANSLATE = shutil.which("gdal_translate")
