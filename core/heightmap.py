@@ -22,6 +22,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from .elementary import power
+
 __all__ = [
     "float_heightmap",
     "MAX_CELLS",
@@ -311,7 +313,7 @@ def flatten(heightmap: npt.ArrayLike, exponent: float) -> npt.NDArray[np.float32
             # than elsewhere: most of a hills map is 0. Those cells take 0.5 through pow, then +0.
             zero = np.equal(buf, 0.0)
             np.copyto(buf, 0.5, where=zero)
-            np.power(buf, e, out=buf)
+            np.copyto(buf, power(buf, e))  # numpy's power differs between CPUs; this does not
             np.copyto(buf, 0.0, where=zero)
         np.copyto(out[r0:r1], buf, casting="same_kind")
 

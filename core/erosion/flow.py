@@ -40,6 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from ..elementary import power
 from ..heightmap import as_heightmap, check_number
 
 __all__ = [
@@ -686,7 +687,7 @@ def _mfd_partition(
         zn = zp[1 + dr : rows + 1 + dr, 1 + dc : cols + 1 + dc].ravel()
         lower = (zf > zn) & inner
         slope = np.where(lower, zf - np.where(lower, zn, zf), 0.0) / dists[k]
-        w = slope**exponent if exponent != 1.0 else slope
+        w = power(slope, exponent)  # the same bits on every CPU (numpy's ** is not)
         receives[k] = lower
         weights[k] = np.where(lower, w, 0.0)
         total += weights[k]  # summed in direction order, as a per-cell loop would

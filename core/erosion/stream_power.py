@@ -54,6 +54,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from ..elementary import power
 from ..filters import LINE_COST, MAX_FILTER_WORK
 from ..heightmap import as_heightmap, check_count, check_number
 from ..progress import Cancelled, Progress, check_progress
@@ -316,7 +317,7 @@ def _incise(
     has_rec = dist > 0.0
     factor = np.zeros_like(z)
     kk = k if isinstance(k, float) else k[has_rec]
-    factor[has_rec] = kk * dt * area[has_rec] ** m / dist[has_rec] ** n
+    factor[has_rec] = kk * dt * power(area[has_rec], m) / power(dist[has_rec], n)
     if channel_area > 0.0:  # hillslope cells: no stream power below the channel-initiation area
         factor[area < channel_area] = 0.0
     new = z.copy()
@@ -384,8 +385,8 @@ def _incise_mfd(
         cells, zc, go, rec, zr_new, flooded = cells[ok], zc[ok], go[:, ok], rec[:, ok], zr_new[:, ok], flooded[ok]
         contributes = go & (z[rec] <= zc[None, :])
         kk = k if isinstance(k, float) else k[cells]
-        factor = np.where(contributes, kk * dt * (area[cells][None, :] * routing.weights[:, cells]) ** m, 0.0)
-        factor /= (dists**n)[:, None]
+        factor = np.where(contributes, kk * dt * power(area[cells][None, :] * routing.weights[:, cells], m), 0.0)
+        factor /= power(dists, n)[:, None]
         if linear:
             num = zc.copy()
             den = np.ones_like(zc)
@@ -422,9 +423,9 @@ def _newton_mfd(
             tally.add(NEWTON_MFD_CALLS, 8 * int(todo.size))
         xt, fk, zk = x[todo], f[:, todo], zr[:, todo]
         drop = np.maximum(xt[None, :] - zk, 0.0)
-        power = fk * drop**n
-        g = xt - zc[todo] + power.sum(axis=0)
-        deriv = 1.0 + (n * np.where(drop > 0.0, power / np.where(drop > 0.0, drop, 1.0), 0.0)).sum(axis=0)
+        powered = fk * power(drop, n)
+        g = xt - zc[todo] + powered.sum(axis=0)
+        deriv = 1.0 + (n * np.where(drop > 0.0, powered / np.where(drop > 0.0, drop, 1.0), 0.0)).sum(axis=0)
         done = np.abs(g) <= NEWTON_TOLERANCE
         above = g > 0.0
         hi[todo] = np.where(above, xt, hi[todo])
@@ -446,7 +447,7 @@ def _newton(delta0: _FloatArray, f: _FloatArray, n: float, tally: _Tally | None 
     residual is at most :data:`NEWTON_TOLERANCE` metres.
     """
     inverse = n < 1.0
-    x = delta0**n if inverse else delta0.copy()
+    x = power(delta0, n) if inverse else delta0.copy()
     todo = np.flatnonzero(f > 0.0)
     for _ in range(NEWTON_MAX_ITERATIONS):
         if not todo.size:
@@ -457,20 +458,20 @@ def _newton(delta0: _FloatArray, f: _FloatArray, n: float, tally: _Tally | None 
             tally.add(NEWTON_CALLS, int(todo.size))
         xk, fk = x[todo], f[todo]
         if inverse:
-            power = xk ** (1.0 / n)
-            func = power + fk * xk - delta0[todo]
-            deriv = power / (n * xk) + fk
+            powered = power(xk, 1.0 / n)
+            func = powered + fk * xk - delta0[todo]
+            deriv = powered / (n * xk) + fk
         else:
-            power = fk * xk**n
-            func = xk + power - delta0[todo]
-            deriv = 1.0 + n * power / xk
+            powered = fk * power(xk, n)
+            func = xk + powered - delta0[todo]
+            deriv = 1.0 + n * powered / xk
         go = func > NEWTON_TOLERANCE
         todo, xk, func, deriv = todo[go], xk[go], func[go], deriv[go]
         xk = xk - func / deriv
         positive = xk > 0.0
         x[todo] = np.where(positive, xk, 0.0)
         todo = todo[positive]
-    return x ** (1.0 / n) if inverse else x
+    return power(x, 1.0 / n) if inverse else x
 
 
 @dataclass(frozen=True, kw_only=True)

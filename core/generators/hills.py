@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from ..elementary import cos, sin
 from ..heightmap import check_count, check_number, check_world_shape, flatten, normalize
 from ..rng import check_seed, uniform
 from ..window import Window, check_window
@@ -116,8 +117,8 @@ def hill_parameters(
         half = (min(rows, cols) - 1) / 2.0
         angle = uniform(seed, "hills/angle", index) * (2.0 * math.pi)
         distance = uniform(seed, "hills/distance", index) * np.maximum(half - radii, 0.0)
-        r = centre_row - distance * np.sin(angle)
-        c = centre_col + distance * np.cos(angle)
+        r = centre_row - distance * sin(angle)  # the same bits on every platform (numpy's sin is libm's)
+        c = centre_col + distance * cos(angle)
     else:
         r = uniform(seed, "hills/row", index) * (rows - 1)
         c = uniform(seed, "hills/col", index) * (cols - 1)
