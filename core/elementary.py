@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["atan", "exp", "log", "power", "sin", "cos"]
+__all__ = ["atan", "atan2", "exp", "log", "power", "sin", "cos", "sincos", "tangent"]
 
 F64 = npt.NDArray[np.float64]
 
@@ -143,6 +143,22 @@ def atan(x: npt.ArrayLike) -> F64:
     z += np.where(big, _MOREBITS, np.where(mid, 0.5 * _MOREBITS, 0.0))
     out: F64 = np.where(big, _PIO2, np.where(mid, _PIO4, 0.0)) + z
     return np.copysign(out, t)
+
+
+def atan2(y: npt.ArrayLike, x: npt.ArrayLike) -> F64:
+    """Angle of the point ``(x, y)`` in radians, ``[-pi, pi]``, for finite ``x`` and ``y`` (broadcast together).
+
+    Cephes ``atan2.c``: ``atan(y / x)`` (:func:`atan`) plus ``pi`` or
+    ``-pi`` in the left half-plane; on the axes exactly ``0``, ``±pi/2`` or
+    ``pi`` (``atan2(0, 0) = 0``). Error below 1.5 float64 ulps of the angle.
+    """
+    yy, xx = np.broadcast_arrays(_f64(y), _f64(x))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = atan(np.where(xx == 0.0, 0.0, yy / np.where(xx == 0.0, 1.0, xx)))
+    w = np.where(xx < 0.0, np.where(yy < 0.0, -2.0 * _PIO2, 2.0 * _PIO2), 0.0)
+    out: F64 = w + z
+    out = np.where(xx == 0.0, np.where(yy < 0.0, -_PIO2, np.where(yy == 0.0, 0.0, _PIO2)), out)
+    return np.where(yy == 0.0, np.where(xx < 0.0, 2.0 * _PIO2, 0.0), out)
 
 
 def exp(x: npt.ArrayLike) -> F64:
@@ -304,3 +320,26 @@ def cos(x: npt.ArrayLike) -> F64:
     out = np.where((j == 1.0) | (j == 2.0), _sin_poly(z, zz), _cos_poly(zz))
     out = np.where(flip, -out, out)
     return np.where(np.isfinite(t), out, np.nan)
+
+
+def sincos(angle: float) -> tuple[float, float]:
+    """``(sin, cos)`` of one angle in radians as Python floats (:func:`sin`, :func:`cos`): for scalar set-up.
+
+    Raises
+    ------
+    ValueError
+        If ``|angle| > TRIG_MAX``.
+    """
+    return float(sin(angle)), float(cos(angle))
+
+
+def tangent(angle: float) -> float:
+    """``sin / cos`` of one angle in radians, ``|angle| < pi/2`` in use (a Python float; within 3 float64 ulps).
+
+    Raises
+    ------
+    ValueError
+        If ``|angle| > TRIG_MAX``.
+    """
+    s, c = sincos(angle)
+    return s / c

@@ -14,6 +14,7 @@ import math
 import numpy as np
 import numpy.typing as npt
 
+from ..elementary import sincos
 from ..heightmap import check_number
 from .gradient import F32, per_block
 
@@ -35,7 +36,8 @@ def sun_vector(azimuth: float, altitude: float) -> tuple[float, float, float]:
     """
     az = math.radians(check_number(azimuth, "azimuth") % 360.0)
     alt = math.radians(check_number(altitude, "altitude", low=0.0, high=90.0))
-    return math.sin(az) * math.cos(alt), math.cos(az) * math.cos(alt), math.sin(alt)
+    sin_az, cos_az, sin_alt, cos_alt = (float(v) for v in (*sincos(az), *sincos(alt)))
+    return sin_az * cos_alt, cos_az * cos_alt, sin_alt
 
 
 def hillshade_block(dx: F32, dy: F32, g2: F32, *, sun: tuple[float, float, float], out: F32, tmp: F32) -> None:
@@ -57,12 +59,13 @@ MULTIDIRECTIONAL_AZIMUTHS = (225.0, 270.0, 315.0, 360.0)
 def multidirectional_block(dx: F32, dy: F32, g2: F32, *, altitude_deg: float, out: F32, tmp: F32, along: F32) -> None:
     """Mark's oblique-weighted hillshade into ``out`` (``tmp`` and ``along`` are scratch)."""
     alt = math.radians(altitude_deg)
-    sin_alt, cos_alt = np.float32(math.sin(alt)), np.float32(math.cos(alt))
+    sin_alt, cos_alt = (np.float32(v) for v in sincos(alt))
     out.fill(0.0)
     for az_deg in MULTIDIRECTIONAL_AZIMUTHS:
         az = math.radians(az_deg)
-        np.multiply(dx, np.float32(math.sin(az)), out=along)
-        along += np.float32(math.cos(az)) * dy
+        sin_az, cos_az = sincos(az)
+        np.multiply(dx, np.float32(sin_az), out=along)
+        along += np.float32(cos_az) * dy
         np.multiply(along, -cos_alt, out=tmp)
         tmp += sin_alt
         np.maximum(tmp, 0.0, out=tmp)

@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from ..elementary import power
+from ..elementary import power, sincos
 from ..heightmap import check_count
 from .gradient import F32, check_light_work, prepare_heights, worker_count
 
@@ -47,13 +47,13 @@ def _ambient_plan(shape: tuple[int, int], directions: int, radius: int) -> list[
     plan = []
     for k in range(directions):
         az = 2.0 * math.pi * k / directions
-        east, north = math.sin(az), math.cos(az)
+        east, north = sincos(az)
         steps = []
         for d in distances:
             dr, dc = int(round(-north * d)), int(round(east * d))
             if abs(dr) >= rows or abs(dc) >= cols or (dr == 0 and dc == 0):
                 continue
-            steps.append((dr, dc, 1.0 / math.hypot(dr, dc)))
+            steps.append((dr, dc, 1.0 / math.sqrt(dr * dr + dc * dc)))
         plan.append(steps)
     return plan
 

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ..elementary import atan2
 from ..heightmap import check_number
 from ..params import AllOf, AnyOf, Param, When, check_conditions
 
@@ -199,9 +200,8 @@ def sun_angles(x: float, y: float, z: float) -> tuple[float, float]:
 
     The inverse of :func:`.hillshading.sun_vector`; the vector need not be unit length.
     """
-    norm = math.sqrt(x * x + y * y + z * z) or 1.0
-    azimuth = math.degrees(math.atan2(x, y)) % 360.0
-    altitude = min(max(math.degrees(math.asin(max(-1.0, min(1.0, z / norm)))), 0.0), 90.0)
+    azimuth = math.degrees(float(atan2(x, y))) % 360.0  # core.elementary: the same bits on every platform
+    altitude = min(max(math.degrees(float(atan2(z, math.sqrt(x * x + y * y)))), 0.0), 90.0)
     return round(azimuth, 4) % 360.0, round(altitude, 4)
 
 

@@ -17,6 +17,7 @@ from collections.abc import Callable
 import numpy as np
 import numpy.typing as npt
 
+from ..elementary import sincos, tangent
 from ..heightmap import check_count, check_number
 from .gradient import BLOCK_CELLS, F32, MAX_HEIGHT, check_light_work, prepare_heights
 
@@ -50,7 +51,8 @@ def _sun_frame(
     the rays, anchored at the world's line 0, are the same in every window.
     """
     az = math.radians(azimuth)
-    d_col, d_row = math.sin(az), -math.cos(az)  # one unit step toward the sun, array axes
+    d_col, d_row = sincos(az)
+    d_row = -d_row  # one unit step toward the sun, array axes
     transpose = abs(d_col) > abs(d_row)
     major, minor = (d_col, d_row) if transpose else (d_row, d_col)
     flip_major, flip_minor = major > 0, minor < 0
@@ -228,7 +230,7 @@ def shadow_reach(
         return 0
     if lowest <= 0.0:
         return None
-    return math.ceil(relief / (math.tan(math.radians(lowest)) * cell)) + 1
+    return math.ceil(relief / (tangent(math.radians(lowest)) * cell)) + 1
 
 
 def shadow_margins(azimuth: float, reach: int) -> tuple[int, int, int, int]:
@@ -240,7 +242,8 @@ def shadow_margins(azimuth: float, reach: int) -> tuple[int, int, int, int]:
     """
     az = math.radians(check_number(azimuth, "azimuth") % 360.0)
     n = check_count(reach, "reach", low=0, high=1 << 20)
-    d_col, d_row = math.sin(az), -math.cos(az)  # toward the sun
+    d_col, d_row = sincos(az)
+    d_row = -d_row  # toward the sun
     eps = 1e-12  # cos(90 degrees) is 6e-17: its drift moves no ray across a world of 2**20 cells
     return (n if d_row < -eps else 0, n if d_row > eps else 0, n if d_col < -eps else 0, n if d_col > eps else 0)
 
@@ -276,12 +279,12 @@ def trace_shadows(
     if alt_deg >= 90.0:  # sun at the zenith: nothing casts a shadow
         return np.ones(h.shape, dtype=np.float32)
     v, back, drift, base = _sun_frame(h, azimuth, origin)
-    step = math.hypot(1.0, drift) * cell / z  # metres along the ray per row of v, in unscaled heights
+    step = math.sqrt(1.0 + drift * drift) * cell / z  # metres along the ray per row of v, in unscaled heights
     altitudes = _disc_altitudes(alt_deg, soft, k)
     always = sum(1 for a in altitudes if a >= 90.0)
-    slopes = [math.tan(math.radians(a)) * step for a in altitudes if a < 90.0]
+    slopes = [tangent(math.radians(a)) * step for a in altitudes if a < 90.0]
     n = v.shape[0]
-    steps = None if reach is None else max(1, int(math.floor(reach / math.hypot(1.0, drift) + 1e-9)))
+    steps = None if reach is None else max(1, int(math.floor(reach / math.sqrt(1.0 + drift * drift) + 1e-9)))
     if slopes and steps is not None and steps < n - 1:
         count = _windowed_sweep(v, drift, slopes, steps, base)
     elif slopes:

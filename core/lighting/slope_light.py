@@ -20,6 +20,7 @@ import math
 import numpy as np
 import numpy.typing as npt
 
+from ..elementary import sincos
 from ..heightmap import as_heightmap, check_number
 
 F32 = npt.NDArray[np.float32]
@@ -36,7 +37,8 @@ def light_direction(azimuth: float) -> tuple[float, float]:
     so 0, 90, 180 and 270 degrees give exact axis steps.
     """
     a = math.radians(check_number(azimuth, "azimuth") % 360.0)
-    return _snap(-math.cos(a)), _snap(math.sin(a))
+    sin_a, cos_a = sincos(a)
+    return _snap(-cos_a), _snap(sin_a)
 
 
 def _snap(v: float) -> float:

@@ -87,3 +87,22 @@ def test_sin_squared_plus_cos_squared_and_odd_even(x):
     s, c = float(E.sin(x)), float(E.cos(x))
     assert abs(s * s + c * c - 1.0) <= 4e-16
     assert float(E.sin(-x)) == -s and float(E.cos(-x)) == c
+
+
+def test_atan2_within_two_ulps_and_exact_on_the_axes():
+    y = RNG.normal(size=N) * RNG.choice([1e-3, 1.0, 1e3], N)
+    x = RNG.normal(size=N)
+    got = E.atan2(y, x)
+    want = np.array([math.atan2(a, b) for a, b in zip(y, x, strict=True)])
+    assert int(ulps(got, want).max()) <= 2
+    assert np.array_equal(got.astype(np.float32), want.astype(np.float32))
+    axes = E.atan2([0.0, 1.0, -1.0, 0.0, 2.0], [0.0, 0.0, 0.0, -3.0, 2.0])
+    assert np.array_equal(axes, [0.0, math.pi / 2, -math.pi / 2, math.pi, math.pi / 4])
+
+
+def test_scalar_helpers_are_the_array_functions():
+    for angle in (0.0, 0.3, math.radians(315.0), -2.5, 1e3):
+        assert E.sincos(angle) == (float(E.sin(angle)), float(E.cos(angle)))
+        assert isinstance(E.sincos(angle)[0], float)
+    assert abs(E.tangent(math.radians(30.0)) - math.tan(math.radians(30.0))) <= 3 * 2.0**-53
+    assert E.tangent(math.radians(45.0)) == pytest.approx(1.0, abs=4e-16)

@@ -3,6 +3,7 @@ import math
 import numpy as np
 import pytest
 
+from core import elementary
 from core import lighting as shading
 from core.lighting import occlusion, shadows
 
@@ -191,8 +192,9 @@ def reference_ambient_occlusion(h, cell, z_factor, directions, radius):
     for k in range(directions):
         az = 2.0 * math.pi * k / directions
         best = np.full(h.shape, -np.inf)
+        east, north = elementary.sincos(az)  # the plan's directions (rounded sample offsets: the same bits matter)
         for d in occlusion._march_distances(float(radius), 1.25):
-            dr, dc = int(round(-math.cos(az) * d)), int(round(math.sin(az) * d))
+            dr, dc = int(round(-north * d)), int(round(east * d))
             if abs(dr) >= rows or abs(dc) >= cols or (dr == 0 and dc == 0):
                 continue
             r0, r1, c0, c1 = max(0, -dr), min(rows, rows - dr), max(0, -dc), min(cols, cols - dc)
