@@ -8,7 +8,6 @@ bounds).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
@@ -16,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from . import filters
+from .elementary import exp
 from .erosion.hydraulic import hydraulic_erosion
 from .erosion.stream_power import (
     MFD_STEP_BYTES,
@@ -531,7 +531,7 @@ def lowpass_k(length: float, cell_size: float) -> float:
     """
     if length <= 0.0:
         return 0.0
-    return min(math.exp(-cell_size / length), _K_MAX)
+    return min(float(exp(-cell_size / length)), _K_MAX)  # core.elementary: the same bits everywhere
 
 
 def _lowpass(heightmap: Any, *, cell_size: float, height: float, length: float, passes: int) -> Any:

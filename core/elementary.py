@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["atan", "atan2", "exp", "log", "power", "sin", "cos", "sincos", "tangent"]
+__all__ = ["atan", "atan2", "exp", "expm1", "log", "power", "sin", "cos", "sincos", "tangent"]
 
 F64 = npt.NDArray[np.float64]
 
@@ -183,6 +183,23 @@ def exp(x: npt.ArrayLike) -> F64:
         out: F64 = np.ldexp(e, n.astype(np.int32))
     out = np.where(safe > _MAXLOG, np.inf, np.where(safe < _MINLOG, 0.0, out))
     return np.where(np.isnan(t), np.nan, out)
+
+
+def expm1(x: npt.ArrayLike) -> F64:
+    """``e**x - 1``, accurate near 0 (``-1`` below about -37, ``inf`` above ``log(max float64)``).
+
+    Cephes ``expm1.c``: for ``|x| <= 1/2`` the Padé form of :func:`exp`
+    without its ``1 +``, ``2 g P(g^2) / (Q(g^2) - g P(g^2))`` (relative error
+    below ``7e-16``, 3 ulps); beyond, ``exp(x) - 1``.
+    """
+    t = _f64(x)
+    small = np.abs(t) <= 0.5
+    g = np.where(small, t, 0.0)
+    gg = g * g
+    r = g * _horner(gg, _EXP_P)
+    r = r / (_horner(gg, _EXP_Q) - r)
+    out: F64 = np.where(small, r + r, exp(t) - 1.0)
+    return out
 
 
 def log(x: npt.ArrayLike) -> F64:

@@ -14,6 +14,7 @@ import math
 import numpy as np
 import numpy.typing as npt
 
+from .elementary import log
 from .heightmap import as_heightmap, check_count, check_number
 
 __all__ = [
@@ -219,7 +220,7 @@ def erosion_margin(k: float, passes: int, tolerance: float = WINDOW_TOLERANCE) -
     tolerance = check_number(tolerance, "tolerance", low=1e-300, high=1.0, high_open=True)
     if k == 0.0:
         return 0
-    return passes * math.ceil(math.log(tolerance) / math.log(k))
+    return passes * math.ceil(float(log(tolerance)) / float(log(k)))
 
 
 def erosion_filter(heightmap: npt.ArrayLike, k: float = 0.5, passes: int = 1) -> npt.NDArray[np.float32]:

@@ -68,6 +68,7 @@ import math
 import numpy as np
 import numpy.typing as npt
 
+from ..elementary import exp, expm1, sincos
 from ..heightmap import check_number
 from ..progress import Cancelled, Progress, check_progress
 from .thermal import ErosionResult, change_maps, check_edges, check_step_work, erosion_heights
@@ -232,10 +233,11 @@ def hydraulic_erosion(
     )
     rain = check_number(rain_rate, "rain_rate", low=0.0, high=10.0)
     kc = check_number(capacity, "capacity", low=0.0, high=100.0)
-    ks = -math.expm1(-check_number(dissolve_rate, "dissolve_rate", low=0.0, high=1e4) * dt)
-    kd = -math.expm1(-check_number(deposit_rate, "deposit_rate", low=0.0, high=1e4) * dt)
-    keep = math.exp(-check_number(evaporation_rate, "evaporation_rate", low=0.0, high=1e4) * dt)
-    sin_min = math.sin(math.radians(check_number(min_tilt, "min_tilt", low=0.0, high=90.0)))
+    # core.elementary, not the C library: the same bits on every platform
+    ks = -float(expm1(-check_number(dissolve_rate, "dissolve_rate", low=0.0, high=1e4) * dt))
+    kd = -float(expm1(-check_number(deposit_rate, "deposit_rate", low=0.0, high=1e4) * dt))
+    keep = float(exp(-check_number(evaporation_rate, "evaporation_rate", low=0.0, high=1e4) * dt))
+    sin_min = sincos(math.radians(check_number(min_tilt, "min_tilt", low=0.0, high=90.0)))[0]
     depth_scale = check_number(depth_scale, "depth_scale", low=0.0, high=1e4)
     edges = check_edges(edges)
     if not isinstance(settle, (bool, np.bool_)):

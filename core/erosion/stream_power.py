@@ -255,7 +255,7 @@ def default_erodibility(
     Units: 1/yr · m^(1-2m) (for ``n = 1``).
     """
     length = 0.5 * min(shape) * cell_size
-    return float(4.0 * length ** (1.0 - 2.0 * m) / duration)
+    return float(4.0 * power(length, 1.0 - 2.0 * m) / duration)
 
 
 def default_diffusivity(cell_size: float, duration: float) -> float:

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from ..elementary import tangent
 from ..filters import MAX_FILTER_WORK
 from ..heightmap import as_heightmap, check_count, check_number
 from ..progress import Cancelled, Progress, check_progress
@@ -239,7 +240,7 @@ def thermal_erosion(
     steps = check_step_work((rows, cols), steps, THERMAL_STEP_COST, what="steps", most=MAX_THERMAL_STEPS)
 
     before = h.copy()
-    tan = math.tan(math.radians(talus))
+    tan = tangent(math.radians(talus))  # core.elementary: the same bits on every platform
     # Float32 talus thresholds: the excesses are computed in float32 (speed); heights stay float64.
     thresholds = [np.float32(tan * cell * (math.sqrt(2.0) if dr and dc else 1.0)) for dr, dc in _OFFSETS]
     # Heights with a ring of ghost cells: +inf (nothing flows there) for closed edges, the lowest input

@@ -56,6 +56,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from ..elementary import power
 from ..heightmap import check_number, check_world_shape
 from ..rng import check_seed, uniform
 from ..window import Window, check_window
@@ -157,7 +158,7 @@ def _lattice(
 ) -> npt.NDArray[np.float64]:
     """Lattice values at rows ``row .. row + rows - 1`` and columns ``col .. col + cols - 1`` of the
     period-``p`` torus (finest level), each point's offset hashed by ``(coordinate mod p) * key_scale``."""
-    level_factor, half_factor = 2.0 ** (-r), 2.0 ** (-r / 2.0)
+    level_factor, half_factor = float(power(2.0, -r)), float(power(2.0, -r / 2.0))  # the same bits everywhere
 
     # Regions (inclusive bounds, aligned to the spacing) needed at each spacing, finest first.
     regions = {1: (row, row + rows - 1, col, col + cols - 1)}

@@ -79,6 +79,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from ..elementary import sincos
 from ..heightmap import check_count, check_number, check_world_shape
 from ..rng import check_seed, uniform
 from ..window import Window, check_window
@@ -429,7 +430,7 @@ def fractal_noise(
     xm *= cell
     # Anisotropy: along-axis directions stay separable (1-D coordinates); others rotate into 2-D coordinates.
     sign = 1.0 if direction == 0.0 else -1.0 if direction == 180.0 else 0.0
-    cos_a, sin_a = math.cos(math.radians(direction)), math.sin(math.radians(direction))
+    sin_a, cos_a = sincos(math.radians(direction))  # core.elementary: the same bits on every platform
     block = max(1, _BLOCK_CELLS // win.cols)
     for r0 in range(0, win.rows, block):
         ym = np.arange(win.row + r0, win.row + min(r0 + block, win.rows), dtype=np.float64)

@@ -15,6 +15,7 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ..elementary import log
 from ..lighting.settings import cell_size
 from ..params import MAX_FILTERS, Param
 from .v2 import V2_DEFAULTS, V2_PARTS, V2_RENAMED, part
@@ -24,7 +25,7 @@ __all__ = ["V2_TO_V3", "v2_params_to_v3", "spec_v2_to_v3", "preset_v2_to_v3", "r
 
 
 def _lowpass_length(k: float, cell_size: float) -> float:
-    return 0.0 if k <= 0.0 else -cell_size / math.log(k)
+    return 0.0 if k <= 0.0 else -cell_size / float(log(k))
 
 
 def _renamed(names: Mapping[str, str]) -> Callable[[Mapping[str, Any], float], dict[str, Any]]:
