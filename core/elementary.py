@@ -26,9 +26,14 @@ exact value lies within ``1e-16`` relative of a float32 rounding boundary
 
 Every function takes an ``array_like`` of any shape and returns a new
 ``float64`` array of that shape (a 0-d array for a scalar); NaN gives NaN.
+They run :data:`BLOCK` elements at a time, so their dozen temporaries stay
+in cache and a large input costs no more memory than its result (as
+numpy's own ufunc would).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 import numpy.typing as npt
@@ -109,8 +114,24 @@ _COS = (
 )
 
 
+#: Elements per block: the temporaries of a function (a dozen arrays) stay in cache, and a large input costs
+#: no more memory than its float64 result.
+BLOCK = 1 << 14
+
+
 def _f64(x: npt.ArrayLike) -> F64:
-    return np.array(x, dtype=np.float64)
+    return np.asarray(x, dtype=np.float64)
+
+
+def _by_blocks(kernel: Callable[..., F64], *args: npt.ArrayLike) -> F64:
+    """``kernel`` (elementwise, on 1-D float64 blocks) over the broadcast arguments, :data:`BLOCK` at a time."""
+    arrays = np.broadcast_arrays(*(_f64(a) for a in args))
+    out = np.empty(arrays[0].shape, np.float64)
+    flat = [a.reshape(-1) for a in arrays]
+    dest = out.reshape(-1)
+    for i in range(0, dest.size, BLOCK):
+        dest[i : i + BLOCK] = kernel(*(a[i : i + BLOCK] for a in flat))
+    return out
 
 
 def _horner(z: F64, coefficients: tuple[float, ...], *, monic: bool = False) -> F64:
@@ -131,7 +152,10 @@ def atan(x: npt.ArrayLike) -> F64:
     relative error below ``1.9e-16`` on ``[-10, 10]``). Every float64 input
     is accepted; ``atan(±inf) = ±pi/2``.
     """
-    t = _f64(x)
+    return _by_blocks(_atan_block, x)
+
+
+def _atan_block(t: F64) -> F64:
     a = np.abs(t)
     big = a > _T3P8
     mid = (a > 0.66) & ~big
@@ -152,9 +176,12 @@ def atan2(y: npt.ArrayLike, x: npt.ArrayLike) -> F64:
     ``-pi`` in the left half-plane; on the axes exactly ``0``, ``±pi/2`` or
     ``pi`` (``atan2(0, 0) = 0``). Error below 1.5 float64 ulps of the angle.
     """
-    yy, xx = np.broadcast_arrays(_f64(y), _f64(x))
+    return _by_blocks(_atan2_block, y, x)
+
+
+def _atan2_block(yy: F64, xx: F64) -> F64:
     with np.errstate(divide="ignore", invalid="ignore"):
-        z = atan(np.where(xx == 0.0, 0.0, yy / np.where(xx == 0.0, 1.0, xx)))
+        z = _atan_block(np.where(xx == 0.0, 0.0, yy / np.where(xx == 0.0, 1.0, xx)))
     w = np.where(xx < 0.0, np.where(yy < 0.0, -2.0 * _PIO2, 2.0 * _PIO2), 0.0)
     out: F64 = w + z
     out = np.where(xx == 0.0, np.where(yy < 0.0, -_PIO2, np.where(yy == 0.0, 0.0, _PIO2)), out)
@@ -170,7 +197,10 @@ def exp(x: npt.ArrayLike) -> F64:
     ``1.6e-16``), times ``2**n`` by ``ldexp`` (exact, rounded once in the
     subnormal range).
     """
-    t = _f64(x)
+    return _by_blocks(_exp_block, x)
+
+
+def _exp_block(t: F64) -> F64:
     safe = np.where(np.isnan(t), 0.0, np.clip(t, _MINLOG - 1.0, _MAXLOG + 1.0))
     n = np.floor(_LOG2E * safe + 0.5)
     g = safe - n * _EXP_C1
@@ -192,13 +222,16 @@ def expm1(x: npt.ArrayLike) -> F64:
     without its ``1 +``, ``2 g P(g^2) / (Q(g^2) - g P(g^2))`` (relative error
     below ``7e-16``, 3 ulps); beyond, ``exp(x) - 1``.
     """
-    t = _f64(x)
+    return _by_blocks(_expm1_block, x)
+
+
+def _expm1_block(t: F64) -> F64:
     small = np.abs(t) <= 0.5
     g = np.where(small, t, 0.0)
     gg = g * g
     r = g * _horner(gg, _EXP_P)
     r = r / (_horner(gg, _EXP_Q) - r)
-    out: F64 = np.where(small, r + r, exp(t) - 1.0)
+    out: F64 = np.where(small, r + r, _exp_block(t) - 1.0)
     return out
 
 
@@ -211,7 +244,10 @@ def log(x: npt.ArrayLike) -> F64:
     ``|e| <= 2``, else by ``w + w^3 R(w^2)/S(w^2)`` with ``w = 2 (m - 1)/(m +
     1)`` (relative error below ``1.9e-16``).
     """
-    t = _f64(x)
+    return _by_blocks(_log_block, x)
+
+
+def _log_block(t: F64) -> F64:
     good = np.isfinite(t) & (t > 0.0)
     v = np.where(good, t, 1.0)
     m, e_int = np.frexp(v)  # m in [0.5, 1)
@@ -259,7 +295,7 @@ def power(x: npt.ArrayLike, p: float) -> F64:
         raise ValueError(f"power: the exponent must be finite, got {p!r}")
     t = _f64(x)
     if q == 1.0:
-        return t
+        return t.copy()
     if q == 2.0:
         out: F64 = t * t
         return out
@@ -270,9 +306,7 @@ def power(x: npt.ArrayLike, p: float) -> F64:
             return 1.0 / t
     if q == 0.0:
         return np.ones_like(t)
-    with np.errstate(invalid="ignore"):
-        out = exp(q * log(t))
-    return np.where(t == 1.0, 1.0, out)
+    return _by_blocks(lambda b: np.where(b == 1.0, 1.0, _exp_block(q * _log_block(b))), t)
 
 
 def _octant(t: F64) -> tuple[F64, F64, F64]:
@@ -312,7 +346,10 @@ def sin(x: npt.ArrayLike) -> F64:
     ValueError
         If some ``|x| > TRIG_MAX`` (the reduction would lose bits).
     """
-    t = _f64(x)
+    return _by_blocks(_sin_block, x)
+
+
+def _sin_block(t: F64) -> F64:
     z, zz, j = _octant(t)
     flip = j > 3.0
     j = np.where(flip, j - 4.0, j)
@@ -329,7 +366,10 @@ def cos(x: npt.ArrayLike) -> F64:
     ValueError
         If some ``|x| > TRIG_MAX``.
     """
-    t = _f64(x)
+    return _by_blocks(_cos_block, x)
+
+
+def _cos_block(t: F64) -> F64:
     z, zz, j = _octant(t)
     flip = j > 3.0
     j = np.where(flip, j - 4.0, j)

@@ -107,3 +107,14 @@ def test_scalar_helpers_are_the_array_functions():
         assert isinstance(E.sincos(angle)[0], float)
     assert abs(E.tangent(math.radians(30.0)) - math.tan(math.radians(30.0))) <= 3 * 2.0**-53
     assert E.tangent(math.radians(45.0)) == pytest.approx(1.0, abs=4e-16)
+
+
+def test_blocks_change_no_value_and_keep_the_shape():
+    x = RNG.uniform(-20, 20, (3, E.BLOCK + 7))
+    for f in (E.atan, E.exp, E.sin, E.cos, E.expm1):
+        whole = f(x)
+        assert whole.shape == x.shape and whole.dtype == np.float64
+        one_by_one = np.concatenate([f(x.ravel()[i : i + 1000]) for i in range(0, x.size, 1000)])
+        assert np.array_equal(whole.ravel(), one_by_one)
+    assert E.atan2(np.ones((4, 1)), np.arange(5.0)).shape == (4, 5)
+    assert E.power(np.abs(x), 1.3).shape == x.shape and E.log(np.float32(2.0)).shape == ()
