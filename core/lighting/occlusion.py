@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from ..elementary import power, sincos
+from ..elementary import BLOCK, power, sincos
 from ..heightmap import check_count
 from .gradient import F32, check_light_work, prepare_heights, worker_count
 
@@ -369,6 +369,10 @@ def occlusion_power(ao: F32, strength: float) -> F32:
 
     (numpy's ``exp``, ``log`` and ``power`` differ between processors; these bits do not.)
     """
-    if strength != 1.0:
+    if strength != 1.0 and not ao.flags.c_contiguous:
         np.copyto(ao, power(ao, strength), casting="same_kind")
+    elif strength != 1.0:
+        flat = ao.reshape(-1)  # a view: in place, a block at a time, no float64 copy of the whole map
+        for i in range(0, flat.size, BLOCK):
+            np.copyto(flat[i : i + BLOCK], power(flat[i : i + BLOCK], strength), casting="same_kind")
     return ao
