@@ -149,6 +149,15 @@ class TileGrid:
         check_count(tx, "tx", low=0, high=nx - 1)
         return Window(ty * self.stride, tx * self.stride, self.tile, self.tile)
 
+    def centre(self, ty: int, tx: int, cell: float) -> tuple[float, float]:
+        """``(x, y)`` in metres of tile ``(ty, tx)``'s centre in the world's frame (centred on the world, +Y
+        north), for cells of ``cell`` metres: the arithmetic of :func:`tile_positions`."""
+        win = self.window(ty, tx)
+        rows, cols = self.shape
+        x = (win.col + (win.cols - 1) / 2.0 - (cols - 1) / 2.0) * cell
+        y = ((rows - 1) / 2.0 - win.row - (win.rows - 1) / 2.0) * cell
+        return x, y
+
     def owned(self, ty: int, tx: int) -> Window:
         """The cells tile ``(ty, tx)`` writes into a whole-world store: the owned windows partition the world.
 

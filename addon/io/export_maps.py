@@ -146,6 +146,7 @@ def _write_maps(obj, options, stem: str, formats: tuple[str, ...], notes: list[s
         "spec": None if edited else made_by,
         "cell_size_m": cell,
         "width_m": info["width"],
+        **heightmaps.terrain_sidecar(obj, spec),
         **({"edited_vertices": edited, "spec_before_edits": made_by} if edited else {}),
     }
     if edited and notes is not None:
@@ -156,7 +157,13 @@ def _write_maps(obj, options, stem: str, formats: tuple[str, ...], notes: list[s
     for fmt in formats:
         if fmt != "NONE":
             written += heightmaps.write_heightmap(
-                stem + "_height", h, fmt, height_range=(low, high), absolute=options.absolute, sidecar=sidecar
+                stem + "_height",
+                h,
+                fmt,
+                height_range=(low, high),
+                absolute=options.absolute,
+                sidecar=sidecar,
+                metres=heightmaps.surface_z(obj) if options.absolute else None,
             )
     lightmap = heightmaps.point_map(obj, "Lightmap")
     if options.use_lightmap and lightmap is not None:

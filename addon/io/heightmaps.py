@@ -189,6 +189,7 @@ def write_heightmap(
     height_range: tuple[float, float] | None = None,
     absolute: bool = False,
     sidecar: dict | None = None,
+    metres: npt.NDArray[np.float32] | None = None,
 ) -> list[str]:
     """Write a heightmap in ``fmt`` ('PNG16', 'EXR', 'R16', 'NPY'); returns the files written.
 
@@ -198,7 +199,9 @@ def write_heightmap(
     normalised levels, ``0 -> 0``, ``1 -> 65535``). A JSON sidecar
     ``<file>.json`` (e.g. ``terrain_height.r16.json``) records ``sidecar``
     plus the height range, the encoding and the orientation, whenever a
-    height range or sidecar data is given.
+    height range or sidecar data is given. ``metres`` (``float32``, the shape of ``heightmap``) are the
+    heights an absolute file holds when given (a terrain's vertex Z, so that an import gives them back bit
+    for bit), instead of ``low + heightmap × (high - low)``.
     """
     if fmt not in HEIGHTMAP_FORMATS:
         raise ValueError(f"format must be one of {HEIGHTMAP_FORMATS}, got {fmt!r}")
@@ -209,6 +212,11 @@ def write_heightmap(
         raise ValueError("absolute heights need a height_range in metres")
     absolute = absolute and fmt in ("EXR", "NPY")
     values = height_range[0] + h * (height_range[1] - height_range[0]) if absolute and height_range else h
+    if absolute and metres is not None:
+        values = np.asarray(metres, dtype=np.float32)
+        _check_finite(values, "heights in metres")
+        if values.shape != h.shape:
+            raise ValueError(f"metres of shape {values.shape} for a heightmap of shape {h.shape}")
     if fmt == "PNG16":
         write_image(path, values, depth="16")
     elif fmt == "EXR":
@@ -252,6 +260,33 @@ def mesh_heights(obj: bpy.types.Object) -> tuple[npt.NDArray[np.float32], tuple[
     vertices that differ. Raises ``ValueError`` when the vertices no longer
     stand on the grid (moved sideways, reordered): such a mesh is no heightmap.
     """
+    z, generated, height = _surface(obj)
+    return surface_heights(z, generated, height)
+
+
+def surface_z(obj: bpy.types.Object) -> npt.NDArray[np.float32]:
+    """The heights of the terrain the user sees in metres, ``float32 (rows, cols)``, row 0 north: its vertices'
+    Z, as :func:`mesh_heights` reads them (an absolute export writes these, bit for bit)."""
+    return _surface(obj)[0]
+
+
+def terrain_sidecar(obj: bpy.types.Object, spec) -> dict:
+    """What an export's sidecar records so that an import gives the terrain back: its Height (``height_m``,
+    metres per unit of its heights) and its look (``look``: lighting, material with the water, and colour
+    layers, as spec JSON). See :func:`core.io.formats.sidecar_scale`."""
+    info = json.loads(obj.get("orogen_terrain", "{}"))
+    return {"height_m": float(info["height"]), "look": spec_look(spec)}
+
+
+def spec_look(spec) -> dict:
+    """A spec's look as a sidecar records it: ``{"version", "lighting", "material", "layers"}`` of its JSON."""
+    made = spec.to_dict()
+    return {key: made[key] for key in ("version", "lighting", "material", "layers")}
+
+
+def _surface(obj: bpy.types.Object) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], float]:
+    """``(vertex Z in metres, generated heights in units of Height, Height)`` of a terrain, each
+    ``(rows, cols)``; raises ``ValueError`` as :func:`mesh_heights` says."""
     from ..mesh import grid_coordinates
 
     info = json.loads(obj.get("orogen_terrain", "{}"))
@@ -279,7 +314,7 @@ def mesh_heights(obj: bpy.types.Object) -> tuple[npt.NDArray[np.float32], tuple[
             f"{obj.name!r}: its vertices no longer stand on the terrain's grid (moved sideways or "
             "reordered), so it is no heightmap: regenerate it, or undo the edit"
         )
-    return surface_heights(co[..., 2], generated, height)
+    return np.ascontiguousarray(co[..., 2]), generated, height
 
 
 def _shape_of(obj: bpy.types.Object, info: dict) -> tuple[int, int]:

@@ -1,18 +1,26 @@
 """File > Import > Orogen Heightmap: a heightmap file (PNG, TIFF or GeoTIFF, OpenEXR, RAW, .npy) as a terrain."""
 
 import os
-from pathlib import Path
+import warnings
 
 import bpy
+import numpy as np
 from bpy_extras import object_utils
 from bpy_extras.io_utils import ImportHelper
 
 from ...core import normalize
-from ...core.heightmap import check_number
-from ...core.io import geotiff
-from ...core.io.jsonio import load_json
+from ...core.colormap import DEFAULT_LAYERS, Layer
+from ...core.io import formats, geotiff
 from ...core.lighting import LIGHTING_PARAMS
-from ...core.spec import MATERIAL_PARAMS, TerrainSpec, load_spec
+from ...core.spec import (
+    LAYER_PARAMS,
+    MATERIAL_PARAMS,
+    MAX_ASSIGNMENTS,
+    InactiveSettingWarning,
+    TerrainSpec,
+    apply_settings,
+    load_spec,
+)
 from ..io import heightmaps
 from ..live import suspended
 from ..material import bake_unlit_color, new_material
@@ -23,39 +31,51 @@ from ..mesh import (
 )
 from ..poll import AddsObjects
 from ..properties import nonfinite_error, spec_annotations
-from ..specio import read_group, write_spec
+from ..specio import read_group, write_group, write_layers, write_spec
 from ..terrain.apply import record_terrain
 from ..terrain.compute import TerrainArrays, check_size, scene_sun
 from ..ui.draw import draw_lighting
 from ..water import sync_water
 
 
+class Sidecar:
+    """What the JSON sidecar beside a heightmap says (any version, :func:`core.io.formats.sidecar_scale`):
+    ``scale``, and the width and Height (metres per unit of its heights) from it or from the spec it holds
+    (``None`` when it says neither)."""
+
+    def __init__(self, path: str) -> None:
+        name = os.path.basename(path) + ".json"
+        data = formats.read_sidecar(path)  # a regular file of bounded size (FIFOs, devices refused)
+        if not isinstance(data, dict):
+            raise ValueError(f"{name} must be a JSON object (a sidecar Orogen writes)")
+        self.name = name
+        self.scale = formats.sidecar_scale(data, name)
+        spec = load_spec(data) if isinstance(data.get("spec"), dict) else None
+        self.width = self.scale.width if self.scale.width is not None else spec.width if spec else None
+        self.height = self.scale.height if self.scale.height is not None else spec.height if spec else None
+        look = self.scale.look if self.scale.look is not None else data.get("spec")
+        self.look = load_spec(look) if isinstance(look, dict) else None
+
+
+def read_sidecar(path: str) -> Sidecar | None:
+    """The sidecar beside ``path``, or ``None`` when there is none (or it is not a regular file, which the RAW
+    reader refuses, naming it). Raises ``ValueError``/``TypeError`` for one that cannot say its scale."""
+    if not os.path.isfile(path + ".json"):
+        return None
+    return Sidecar(path)
+
+
 def sidecar_scale(path: str) -> tuple[float, float] | None:
     """``(width, height)`` in metres from the JSON sidecar Orogen writes beside an exported heightmap;
-    ``None`` when there is no sidecar or it records no scale.
-
-    A generated terrain's sidecar holds its spec; an imported terrain's (``"spec": null``) and 0.1's hold
-    ``width_m`` and ``height_range_m``. Raises ``ValueError`` for a sidecar that is there but cannot say a
-    scale (broken, or a width or height range that is not a positive, finite number of metres).
-    """
-    sidecar = path + ".json"
-    if not os.path.isfile(sidecar):  # none, or not a regular file (which the RAW reader refuses, naming it)
+    ``None`` when there is no sidecar or it records no scale (see :class:`Sidecar`)."""
+    sidecar = read_sidecar(path)
+    if sidecar is None or sidecar.width is None or sidecar.height is None:
         return None
-    name = os.path.basename(sidecar)
-    data = load_json(Path(sidecar), name)  # a regular file of bounded size (FIFOs, devices refused)
-    if isinstance(data, dict) and isinstance(data.get("spec"), dict):
-        spec = load_spec(data)
-        return spec.width, spec.height
-    if not isinstance(data, dict):
-        raise ValueError(f"{name} must be a JSON object (a sidecar Orogen writes)")
-    if "width_m" not in data:
-        return None  # a sidecar with a RAW file's shape only
-    width = check_number(data["width_m"], f"{name}: width_m", low=0.001, high=1.0e6)
-    span = data.get("height_range_m", [0.0, 20.0])
-    if not isinstance(span, list) or len(span) != 2:
-        raise ValueError(f"{name}: height_range_m must be [low, high] in metres")
-    low, high = (check_number(v, f"{name}: height_range_m", low=-1.0e6, high=1.0e6) for v in span)
-    return width, check_number(high - low, f"{name}: height range", low=0.0, high=1.0e5)
+    return sidecar.width, sidecar.height
+
+
+#: The groups of a spec an import takes (its heights are the file's: no generator, no filters).
+IMPORT_GROUPS = ("width", "height", "lighting", "material", "layers")
 
 
 class OROGEN_OT_heightmap_import(AddsObjects, bpy.types.Operator, ImportHelper, object_utils.AddObjectHelper):
@@ -71,10 +91,11 @@ class OROGEN_OT_heightmap_import(AddsObjects, bpy.types.Operator, ImportHelper, 
     use_sidecar_scale: bpy.props.BoolProperty(
         name="Scale from File",
         default=True,
-        description="Take the width and height from the JSON sidecar Orogen exports beside a heightmap, or from "
-        "a GeoTIFF's georeferencing, if there is one (Width and Height otherwise)",
+        description="Take the width, height, base height, place (a tile's) and look (lighting, material, water, "
+        "colour layers) from the JSON sidecar Orogen exports beside a heightmap, or the scale from a GeoTIFF's "
+        "georeferencing, if there is one; a Width or Height you give wins over the file's",
     )
-    # width, height, lighting and material: made from core's declarations at register time.
+    # width, height, lighting, material and layers: made from core's declarations at register time.
 
     def draw(self, _context):
         layout = self.layout
@@ -88,22 +109,84 @@ class OROGEN_OT_heightmap_import(AddsObjects, bpy.types.Operator, ImportHelper, 
         layout.prop(self.material, "enabled")
         layout.prop(self.material, "shading")
 
-    def _spec(self, context) -> tuple[TerrainSpec, tuple[float, float] | None]:
-        scale = sidecar_scale(self.filepath) if self.use_sidecar_scale else None
-        width, height = scale or (self.width, self.height)
-        if scale is not None:
-            self.report(
-                {"INFO"},
-                f"Width {width:g} m and height {height:g} m from {os.path.basename(self.filepath)}"
-                ".json (turn off Scale from File to set them)",
-            )
-        spec = TerrainSpec(
-            width=width,
-            height=height,
+    def _given(self, name: str) -> bool:
+        """Whether the user gave ``name`` (from Python, the redo panel or ``set=``)."""
+        return self.properties.is_property_set(name)
+
+    def _take_settings(self, sidecar: Sidecar | None) -> None:
+        """Fill the look (lighting, material, water, colour layers) once: from ``spec=`` JSON, else the
+        sidecar's; then apply ``set=`` through core's declarations (:func:`core.spec.apply_settings`).
+        ``ValueError``/``TypeError`` for a spec or setting core refuses, or one an import has not."""
+        if not self.look_filled:
+            look = TerrainSpec.from_json(self.spec) if self.spec else sidecar.look if sidecar else None
+            if look is not None:
+                write_group(self.lighting, LIGHTING_PARAMS, look.lighting)
+                write_group(self.material, MATERIAL_PARAMS, look.material)
+                write_layers(self, look.layers)
+            elif not self.layers:
+                write_layers(self, TerrainSpec().layers)
+            self.spec = ""
+            self.look_filled = True
+        assignments = [a.strip() for a in self.set.split(";") if a.strip()]
+        if len(assignments) > MAX_ASSIGNMENTS:
+            raise ValueError(f"set takes at most {MAX_ASSIGNMENTS} settings at once, got {len(assignments)}")
+        spec = self._settings()
+        for item in assignments:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", InactiveSettingWarning)
+                after = apply_settings(spec, [item])
+            before_d, after_d = spec.to_dict(), after.to_dict()
+            changed = [k for k in after_d if before_d.get(k) != after_d[k] and k not in IMPORT_GROUPS]
+            if changed:
+                raise ValueError(
+                    f"set {item.partition('=')[0].strip()}: an imported heightmap's heights are the file's; it "
+                    "takes lighting.*, material.* (the water too), width and height"
+                )
+            for w in caught:
+                if issubclass(w.category, InactiveSettingWarning):
+                    self.report({"WARNING"}, f"Note: {w.message}")
+            for name in ("width", "height"):
+                if getattr(after, name) != getattr(spec, name):
+                    setattr(self, name, getattr(after, name))  # given: it wins over the sidecar's
+            spec = after
+        write_group(self.lighting, LIGHTING_PARAMS, spec.lighting)
+        write_group(self.material, MATERIAL_PARAMS, spec.material)
+        self.set = ""
+
+    def _settings(self) -> TerrainSpec:
+        return TerrainSpec(
+            width=self.width,
+            height=self.height,
             lighting=read_group(self.lighting, LIGHTING_PARAMS),
             material=read_group(self.material, MATERIAL_PARAMS),
+            layers=tuple(Layer(**read_group(item, LAYER_PARAMS)) for item in self.layers) or DEFAULT_LAYERS,
         )
-        return spec, scene_sun(context.scene) if spec.lighting["use_scene_sun"] else None
+
+    def _scale(self, sidecar: Sidecar | None) -> tuple[float, float, float | None]:
+        """``(width, height, sidecar Height or None)``: the sidecar's unless given (then said, with the file's)."""
+        width, height = self.width, self.height
+        known = None
+        if sidecar is not None:
+            known = sidecar.height
+            taken, kept = [], []
+            for name, value in (("width", sidecar.width), ("height", sidecar.height)):
+                if value is None:
+                    continue
+                if self._given(name):
+                    kept.append(f"{name} {getattr(self, name):g} m as given (the file says {value:g} m)")
+                else:
+                    taken.append(f"{name} {value:g} m")
+            width = width if self._given("width") or sidecar.width is None else sidecar.width
+            height = height if self._given("height") or sidecar.height is None else sidecar.height
+            if kept:
+                self.report({"INFO"}, f"{sidecar.name}: " + "; ".join(kept))
+            if taken:
+                self.report(
+                    {"INFO"},
+                    f"{' and '.join(taken).capitalize()} from {sidecar.name} (give Width or Height, or turn off "
+                    "Scale from File, to set them)",
+                )
+        return width, height, known
 
     def execute(self, context):
         message = nonfinite_error(self)
@@ -113,15 +196,26 @@ class OROGEN_OT_heightmap_import(AddsObjects, bpy.types.Operator, ImportHelper, 
         try:
             if not os.path.isfile(self.filepath):
                 raise ValueError(f"no such file: {self.filepath}")
-            spec, sun = self._spec(context)
+            sidecar = read_sidecar(self.filepath) if self.use_sidecar_scale else None
+            self._take_settings(sidecar)
+            width, height, known = self._scale(sidecar)
+            spec = self._settings().replace(width=width, height=height)
+            sun = scene_sun(context.scene) if spec.lighting["use_scene_sun"] else None
             values, dem = heightmaps.read_elevation(self.filepath, check_size=check_size)
             grid, side = values, None
             if self.use_sidecar_scale and dem is not None and dem.cell_size is not None:
                 # a georeferenced DEM: its own scale, in metres, on square cells over its true extents
                 grid, side = geotiff.dem_square_grid(values, dem, check_size=check_size)
-                width, height = geotiff.dem_extent(grid, side)
-                spec = spec.replace(width=width, height=height)
-            heightmap = normalize(grid)
+                dem_width, dem_height = geotiff.dem_extent(grid, side)
+                spec = spec.replace(width=dem_width, height=dem_height)
+            metres = formats.file_heights(grid, sidecar.scale) if sidecar is not None and dem is None else None
+            if metres is not None and known:
+                # the file's metres, base height included, in units of the terrain's Height (bit for bit back)
+                heightmap = formats.units_of_metres(metres, known)
+            elif sidecar is not None and sidecar.scale.south_first:
+                heightmap = normalize(np.ascontiguousarray(grid[::-1]))
+            else:
+                heightmap = normalize(grid)
             arrays = TerrainArrays(heightmap, spec.bake(heightmap, sun), spec.width, spec.height, None)
         except (ValueError, TypeError, RuntimeError) as err:
             self.report({"ERROR"}, f"Heightmap not imported: {err}")
@@ -137,6 +231,10 @@ class OROGEN_OT_heightmap_import(AddsObjects, bpy.types.Operator, ImportHelper, 
         )
         if spec.material["enabled"]:
             mesh.materials.append(new_material(name, spec))
+        place = sidecar.scale.location if sidecar is not None else None
+        if place is not None and not self.properties.is_property_set("location"):
+            self.location = place  # a tile at its place in its world (a location given wins)
+            self.report({"INFO"}, f"Placed at ({place[0]:g}, {place[1]:g}, {place[2]:g}) m, its place in its world")
         obj = object_utils.object_data_add(context, mesh, operator=self)
         record_terrain(obj, arrays, source=self.filepath, **geotiff.dem_record(values, dem))
         bake_unlit_color(obj, spec)
@@ -164,7 +262,22 @@ def register() -> None:
             for k, v in OROGEN_OT_heightmap_import.__annotations__.items()
             if k in ("filter_glob", "use_sidecar_scale")
         },
-        **{k: annotations[k] for k in ("width", "height", "lighting", "material")},
+        **{k: annotations[k] for k in ("width", "height", "lighting", "material", "layers", "active_layer")},
+        "spec": bpy.props.StringProperty(
+            name="Spec",
+            default="",
+            options={"HIDDEN", "SKIP_SAVE"},
+            description="Terrain spec as JSON (any form Orogen wrote: spec, 0.1 recipe, export sidecar): its "
+            "lighting, material, water and colour layers replace the file's (its heights stay the file's)",
+        ),
+        "set": bpy.props.StringProperty(
+            name="Set",
+            default="",
+            options={"HIDDEN", "SKIP_SAVE"},
+            description="Settings by name, 'NAME=VALUE; NAME=VALUE' (lighting.mode=hillshade; material.water=true; "
+            "width=500), as Add Terrain's set: lighting, material, water, width and height",
+        ),
+        "look_filled": bpy.props.BoolProperty(default=False, options={"HIDDEN", "SKIP_SAVE"}),
     }
     for cls in classes:
         bpy.utils.register_class(cls)

@@ -12,9 +12,10 @@ import bpy
 import numpy as np
 
 from ...core.heightmap import normalize
+from ...core.io.formats import sidecar_info
 from ...core.io.jsonio import load_json
 from ...core.world import TILE_FILES, tile_file, to_uint16
-from ..io.heightmaps import check_path, commit, stage_dir, write_image
+from ..io.heightmaps import check_path, commit, spec_look, stage_dir, write_image
 from ..poll import poll_with
 from .world import census, hand_edited, tile_reason, world_cache, world_of
 
@@ -33,7 +34,10 @@ def export_world(world, context, directory: str, name: str, fmts) -> tuple[list[
     normalised over the world's range after the filters (with Fit Height, or heights within [0, 1]: the
     heights themselves, 0 and 1 standing for 0 m and Height), so uplift above Height is not clipped;
     ``NAME.json`` beside the folders records the metres 0 and 1 stand for, the spec and the files written
-    with their SHA-256. All files are staged and then committed together (verified, atomic).
+    with their SHA-256 (the tiles' sidecars among them). Each tile has its own sidecar (``<file>.json``,
+    :func:`core.io.formats.sidecar_info`: its size, Height, metres, look and centre in the world's frame,
+    ``location_m``), so Import Heightmap puts a tile at its place and size. All files are staged and then
+    committed together (verified, atomic).
 
     Every tile of the world's grid is written from the world's spec, whether its object is there or not (a
     deleted or moved tile, :func:`.world.census`, is noted); a hand edit of a tile's mesh is not exported, and
@@ -60,6 +64,15 @@ def export_world(world, context, directory: str, name: str, fmts) -> tuple[list[
     low, high = cache.filtered_range
     if low >= 0.0 and high <= 1.0:  # the files hold the heights themselves: 0 -> 0 m, 1 -> Height
         low, high = 0.0, 1.0
+    cell = cache.spec.cell_size
+    tile_info = {
+        "spec": None,  # a tile is part of its world: NAME.json holds the world's spec
+        "world": name + ".json",
+        "width_m": cell * (cache.grid.tile - 1),
+        "height_m": cache.spec.height,
+        "cell_size_m": cell,
+        "look": spec_look(cache.spec),
+    }
     try:
         for ty, tx in ((ty, tx) for ty in range(ny) for tx in range(nx)):
             heights = cache.tile(ty, tx, 0).heights
@@ -78,6 +91,20 @@ def export_world(world, context, directory: str, name: str, fmts) -> tuple[list[
                         f.write(np.ascontiguousarray(levels[::-1]).astype("<u2").tobytes())
                 pairs.append((staged, os.path.join(folder, rel)))
                 digests[rel] = sha256_file(staged)
+                # its own sidecar: the tile imports at its place and size, in its metres
+                info = sidecar_info(
+                    rel,
+                    levels.shape,
+                    fmt,
+                    absolute=False,
+                    height_range=(low * cache.spec.height, high * cache.spec.height),
+                    extra={**tile_info, "location_m": [*cache.grid.centre(ty, tx, cell), 0.0], "tile": [ty, tx]},
+                    south_first=fmt == "R16",
+                )
+                with open(staged + ".json", "w", encoding="utf-8") as f:
+                    json.dump(info, f, indent=1, sort_keys=True)
+                pairs.append((staged + ".json", os.path.join(folder, rel + ".json")))
+                digests[rel + ".json"] = sha256_file(staged + ".json")
         metres = {
             "low": low * cache.spec.height,
             "high": high * cache.spec.height,
@@ -152,7 +179,7 @@ def _drop_stale(folder: str, name: str, previous: dict[str, str], written: dict[
     rule = re.compile(
         "^(?:"
         + "|".join(f"{re.escape(d)}/{re.escape(name)}_x\\d+_y\\d+{re.escape(e)}" for d, e in TILE_FILES.values())
-        + ")$"
+        + ")(?:\\.json)?$"  # a tile, or its sidecar
     )
     removed, changed = [], []
     for rel, digest in sorted(previous.items()):

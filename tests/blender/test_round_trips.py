@@ -1,0 +1,194 @@
+"""Export then import gives the terrain back: its metres (base height included), size, look and water; tiles
+import at their place; a width given wins over the sidecar; ``set=`` and ``spec=`` reach the importer's look."""
+
+import json
+
+import bpy
+import numpy as np
+import pytest
+
+FORMATS = (("PNG16", ".png", False), ("R16", ".r16", False), ("EXR", ".exr", False), ("NPY", ".npy", False))
+METRES = (("EXR", ".exr", True), ("NPY", ".npy", True))
+
+
+def vertices(obj):
+    co = np.empty(len(obj.data.vertices) * 3, dtype=np.float32)
+    obj.data.vertices.foreach_get("co", co)
+    return co.reshape(-1, 3)
+
+
+def spec_of(orogen, obj):
+    return orogen.addon.specio.read_spec(obj.orogen)
+
+
+def water_level(obj):
+    water = [o for o in bpy.data.objects if o.parent == obj]
+    return [round(o.matrix_world.translation.z + vertices(o)[:, 2].max(), 4) for o in water]
+
+
+def island(scene, orogen):
+    data = json.loads(orogen.core.preset_spec("island").to_json())
+    data.update(size=65, size_y=0, width=400.0)
+    assert bpy.ops.orogen.terrain_add(spec=json.dumps(data), location=(0, 0, 0)) == {"FINISHED"}
+    return bpy.context.active_object
+
+
+def non_square(scene, orogen):
+    assert bpy.ops.orogen.terrain_add(
+        size=65,
+        size_y=33,
+        width=800.0,
+        height=60.0,
+        seed=3,
+        location=(0, 0, 0),
+        set="lighting.mode=hillshade; material.water=true; material.water_level=21.5",
+    ) == {"FINISHED"}
+    return bpy.context.active_object
+
+
+def below_zero(scene, orogen, tmp_path):
+    """A terrain from -37.5 m to 80.5 m: an NPY in metres with its sidecar, imported."""
+    formats = orogen.core.io.formats
+    rows, cols = 21, 33
+    y, x = np.mgrid[0:rows, 0:cols]
+    metres = (-37.5 + 118.0 * (0.5 + 0.5 * np.sin(x / 4.0) * np.cos(y / 3.0))).astype(np.float32)
+    metres[0, 0], metres[-1, -1] = -37.5, 80.5
+    path = str(tmp_path / "below.npy")
+    formats.write_npy(path, metres)
+    info = formats.sidecar_info(
+        path,
+        metres.shape,
+        "NPY",
+        absolute=True,
+        height_range=(-37.5, 80.5),
+        extra={"width_m": 320.0, "height_m": 128.0, "spec": None},  # any metres x 2^k come back exactly
+    )
+    (tmp_path / "below.npy.json").write_text(json.dumps(info))
+    assert bpy.ops.orogen.heightmap_import(filepath=path, location=(0, 0, 0), set="material.water=true") == {"FINISHED"}
+    obj = bpy.context.active_object
+    z = vertices(obj)[:, 2].reshape(rows, cols)
+    assert np.array_equal(z, metres)  # the file's metres, base height and all, bit for bit
+    return obj
+
+
+TERRAINS = {"island": island, "non_square": non_square}
+
+
+def export_import(orogen, obj, tmp_path, fmt, suffix, absolute):
+    for o in bpy.context.view_layer.objects:
+        o.select_set(o == obj)
+    bpy.context.view_layer.objects.active = obj
+    out = tmp_path / f"{fmt}{int(absolute)}"
+    assert bpy.ops.orogen.export_maps(directory=str(out), name="t", heightmap_format=fmt, absolute=absolute) == {
+        "FINISHED"
+    }
+    path = out / ("t_height" + suffix)
+    assert bpy.ops.orogen.heightmap_import(filepath=str(path), location=(0, 0, 0)) == {"FINISHED"}
+    back = bpy.context.active_object
+    assert back is not obj
+    return back
+
+
+def check_same(orogen, obj, back, exact):
+    z0, z1 = vertices(obj)[:, 2], vertices(back)[:, 2]
+    assert z1.shape == z0.shape
+    if exact:
+        assert np.array_equal(z1, z0), np.abs(z1 - z0).max()
+    else:
+        relief = float(z0.max() - z0.min())
+        assert np.abs(z1.astype(np.float64) - z0).max() <= relief / 65535 * (1 + 1e-3)
+    assert np.allclose(vertices(back)[:, :2], vertices(obj)[:, :2], atol=1e-4)
+    assert tuple(back.dimensions) == pytest.approx(tuple(obj.dimensions), abs=1e-3)
+    a, b = spec_of(orogen, obj), spec_of(orogen, back)
+    assert (b.width, b.height) == (a.width, a.height)
+    assert b.layers == a.layers
+    assert b.material == a.material and b.lighting == a.lighting
+    assert water_level(back) == water_level(obj)
+
+
+@pytest.mark.parametrize("which", sorted(TERRAINS))
+@pytest.mark.parametrize(("fmt", "suffix", "absolute"), FORMATS + METRES)
+def test_export_then_import_gives_the_terrain_back(scene, orogen, tmp_path, which, fmt, suffix, absolute):
+    obj = TERRAINS[which](scene, orogen)
+    z = vertices(obj)[:, 2]
+    if which == "island":
+        assert z.min() > 0.5  # does not start at 0 m: the import must not re-base it
+    back = export_import(orogen, obj, tmp_path, fmt, suffix, absolute)
+    check_same(orogen, obj, back, exact=fmt in ("EXR", "NPY"))
+
+
+@pytest.mark.parametrize(("fmt", "suffix", "absolute"), FORMATS + METRES)
+def test_a_terrain_below_zero_comes_back_at_its_base(scene, orogen, tmp_path, fmt, suffix, absolute):
+    obj = below_zero(scene, orogen, tmp_path)
+    assert vertices(obj)[:, 2].min() == -37.5
+    back = export_import(orogen, obj, tmp_path, fmt, suffix, absolute)
+    # EXR and NPY in metres bit for bit; normalised files (0..1 over the range) within a 16-bit step or float32
+    check_same(orogen, obj, back, exact=absolute)
+    if not absolute:
+        assert abs(float(vertices(back)[:, 2].min()) + 37.5) <= 118.0 / 65535
+
+
+def test_an_explicit_width_and_height_win_over_the_sidecar_and_say_so(scene, orogen, tmp_path, capsys):
+    obj = non_square(scene, orogen)
+    back = export_import(orogen, obj, tmp_path, "NPY", ".npy", True)
+    assert spec_of(orogen, back).width == 800.0
+    path = tmp_path / "NPY1" / "t_height.npy"
+    capsys.readouterr()
+    assert bpy.ops.orogen.heightmap_import(filepath=str(path), width=200.0, location=(0, 0, 0)) == {"FINISHED"}
+    given = bpy.context.active_object
+    assert spec_of(orogen, given).width == 200.0 and spec_of(orogen, given).height == 60.0
+    assert given.dimensions.x == pytest.approx(200.0)
+    assert "width 200 m as given (the file says 800 m)" in capsys.readouterr().out
+    assert bpy.ops.orogen.heightmap_import(filepath=str(path), height=30.0, location=(0, 0, 0)) == {"FINISHED"}
+    half = bpy.context.active_object
+    assert spec_of(orogen, half).height == 30.0 and half.dimensions.x == pytest.approx(800.0)
+    assert np.allclose(vertices(half)[:, 2], vertices(obj)[:, 2] / 2, atol=1e-4)  # its units, at Height 30 m
+
+
+def test_set_and_spec_reach_the_importers_lighting_and_material(scene, orogen, tmp_path):
+    ramp = np.tile(np.linspace(0.0, 1.0, 16, dtype=np.float32), (12, 1))
+    path = str(tmp_path / "ramp.npy")
+    np.save(path, ramp)
+    assert bpy.ops.orogen.heightmap_import(
+        filepath=path, set="lighting.mode=hillshade; material.shading=unlit; material.water=true; water_level=3"
+    ) == {"FINISHED"}
+    spec = spec_of(orogen, bpy.context.active_object)
+    assert spec.lighting["mode"] == "hillshade" and spec.material["shading"] == "unlit"
+    assert spec.material["water"] and spec.material["water_level"] == 3.0
+    assert water_level(bpy.context.active_object) == [3.0]
+    look = orogen.core.TerrainSpec(lighting={"mode": "slope"}, material={"shading": "lit"})
+    layers = look.layers[:2]
+    look = look.replace(layers=layers)
+    assert bpy.ops.orogen.heightmap_import(filepath=path, spec=look.to_json(), set="lighting.azimuth=90") == {
+        "FINISHED"
+    }
+    spec = spec_of(orogen, bpy.context.active_object)
+    assert spec.lighting["mode"] == "slope" and spec.lighting["azimuth"] == 90.0 and spec.layers == layers
+    for bad in ("hills.count=5", "size=65", "no_such=1"):
+        before = len(bpy.data.objects)
+        with pytest.raises(RuntimeError, match="Heightmap not imported"):
+            bpy.ops.orogen.heightmap_import(filepath=path, set=bad)
+        assert len(bpy.data.objects) == before
+
+
+def test_an_exported_tile_imports_at_its_place_and_size(scene, orogen, tmp_path):
+    assert bpy.ops.orogen.tiles_add(
+        tiles_x=3, tiles_y=2, size=17, width=160.0, height=25.0, seed=4, location=(0, 0, 0)
+    ) == {"FINISHED"}
+    world = bpy.context.active_object.orogen_tile.world
+    tiles = {(o.orogen_tile.ty, o.orogen_tile.tx): o for o in world.objects if o.orogen_tile.is_tile}
+    assert bpy.ops.orogen.tiles_export(directory=str(tmp_path), name="land") == {"FINISHED"}
+    manifest = json.loads((tmp_path / "land.json").read_text())
+    for (ty, tx), tile in tiles.items():
+        co = vertices(tile) + np.array(tile.location, np.float32)
+        for rel, exact in ((f"exr/land_x{tx}_y{ty}.exr", True), (f"unity/land_x{tx}_y{1 - ty}.r16", False)):
+            assert rel + ".json" in manifest["files"]
+            assert bpy.ops.orogen.heightmap_import(filepath=str(tmp_path / rel)) == {"FINISHED"}
+            back = bpy.context.active_object
+            world_co = vertices(back) + np.array(back.location, np.float32)
+            centre = (co[:, :2].min(axis=0) + co[:, :2].max(axis=0)) / 2
+            assert tuple(back.location[:2]) == pytest.approx(tuple(centre), abs=1e-3), rel
+            assert tuple(back.dimensions) == pytest.approx(tuple(tile.dimensions), abs=1e-3), rel
+            assert np.allclose(world_co[:, :2], co[:, :2], atol=1e-3), rel
+            tolerance = 0.0 if exact else 25.0 / 65535 * (1 + 1e-3)
+            assert np.abs(world_co[:, 2].astype(np.float64) - co[:, 2]).max() <= tolerance + 1e-6, rel
