@@ -92,6 +92,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))  # scripts import the source tree
 
 from core.heightmap import normalize  # noqa: E402
+from core.io.formats import sidecar_info  # noqa: E402
 from core.presets import PRESETS, preset_spec  # noqa: E402
 from core.recipe import Recipe  # noqa: E402
 from core.spec import InactiveSettingWarning, TerrainSpec, apply_settings  # noqa: E402
@@ -411,6 +412,10 @@ def build_tile(plan: Plan, ranges: Any, ty: int, tx: int) -> int:
         data = png16(levels) if fmt == "png" else np.ascontiguousarray(levels[::-1]).astype("<u2").tobytes()
         write_atomic(path, data)
         files[rel] = hashlib.sha256(data).hexdigest()
+    for fmt, rel in plan.tile_files(ty, tx).items():  # each tile's own sidecar: its place, size and metres
+        data = (json.dumps(tile_sidecar(plan, ranges, ty, tx, fmt, rel), sort_keys=True, indent=1) + "\n").encode()
+        write_atomic(plan.path(rel + ".json"), data)
+        files[rel + ".json"] = hashlib.sha256(data).hexdigest()
     own = plan.grid.owned(ty, tx)
     _zarr_array(plan)[own.row : own.row + own.rows, own.col : own.col + own.cols] = heights[: own.rows, : own.cols]
     for rel in _chunk_files(plan, ty, tx):
@@ -667,6 +672,35 @@ def encoding_range(plan: Plan, ranges: Any) -> tuple[float, float]:
     if plan.recipe.fit_height or (low >= 0.0 and high <= 1.0):
         return (0.0, 1.0)
     return (low, high)
+
+
+def tile_sidecar(plan: Plan, ranges: Any, ty: int, tx: int, fmt: str, rel: str) -> dict[str, Any]:
+    """The sidecar of tile ``(ty, tx)``'s file ``rel`` in ``fmt`` (:func:`core.io.formats.sidecar_info`, as the
+    add-on's Export Tiles writes it): its size, Height, metres, look and centre in the world's frame, so that
+    Import Heightmap puts the tile at its place."""
+    cell = plan.recipe.cell_size
+    made = plan.spec.to_dict()
+    extra = {
+        "spec": None,  # a tile is part of its world: manifest.json holds the world's spec
+        "world": "manifest.json",
+        "width_m": cell * (plan.grid.tile - 1),
+        "height_m": plan.spec.height,
+        "cell_size_m": cell,
+        "look": {key: made[key] for key in ("version", "lighting", "material", "layers")},
+        "location_m": [*plan.grid.centre(ty, tx, cell), 0.0],
+        "tile": [ty, tx],
+    }
+    low, high = metres_range(plan, ranges)
+    name = {"png": "PNG16", "r16": "R16", "exr": "EXR"}[fmt]
+    return sidecar_info(
+        rel,
+        (plan.grid.tile, plan.grid.tile),
+        name,
+        absolute=False,
+        height_range=(low, high),
+        extra=extra,
+        south_first=fmt == "r16",
+    )
 
 
 def metres_range(plan: Plan, ranges: Any) -> list[float]:

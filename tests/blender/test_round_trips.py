@@ -71,7 +71,14 @@ def below_zero(scene, orogen, tmp_path):
     return obj
 
 
-TERRAINS = {"island": island, "non_square": non_square}
+def scree_slopes(scene, orogen):
+    data = json.loads(orogen.core.preset_spec("scree_slopes").to_json())
+    data.update(size=65, size_y=0, width=400.0)
+    assert bpy.ops.orogen.terrain_add(spec=json.dumps(data), location=(0, 0, 0)) == {"FINISHED"}
+    return bpy.context.active_object
+
+
+TERRAINS = {"island": island, "non_square": non_square, "scree_slopes": scree_slopes}
 
 
 def export_import(orogen, obj, tmp_path, fmt, suffix, absolute):
@@ -111,7 +118,7 @@ def check_same(orogen, obj, back, exact):
 def test_export_then_import_gives_the_terrain_back(scene, orogen, tmp_path, which, fmt, suffix, absolute):
     obj = TERRAINS[which](scene, orogen)
     z = vertices(obj)[:, 2]
-    if which == "island":
+    if which != "non_square":
         assert z.min() > 0.5  # does not start at 0 m: the import must not re-base it
     back = export_import(orogen, obj, tmp_path, fmt, suffix, absolute)
     check_same(orogen, obj, back, exact=fmt in ("EXR", "NPY"))
@@ -143,6 +150,30 @@ def test_an_explicit_width_and_height_win_over_the_sidecar_and_say_so(scene, oro
     half = bpy.context.active_object
     assert spec_of(orogen, half).height == 30.0 and half.dimensions.x == pytest.approx(800.0)
     assert np.allclose(vertices(half)[:, 2], vertices(obj)[:, 2] / 2, atol=1e-4)  # its units, at Height 30 m
+    capsys.readouterr()
+    assert bpy.ops.orogen.heightmap_import(filepath=str(path), set="width=400", location=(0, 0, 0)) == {"FINISHED"}
+    assert bpy.context.active_object.dimensions.x == pytest.approx(400.0)
+    assert "width 400 m as given (the file says 800 m)" in capsys.readouterr().out
+    assert bpy.ops.orogen.heightmap_import(filepath=str(path), use_sidecar_scale=False, location=(0, 0, 0)) == {
+        "FINISHED"
+    }
+    plain = spec_of(orogen, bpy.context.active_object)
+    assert (plain.width, plain.height) == (100.0, 20.0)  # the file's values over their own range, as before
+
+
+def test_an_old_sidecar_still_gives_its_size_and_base(scene, orogen, tmp_path):
+    """A sidecar Orogen 0.3 wrote for an imported terrain (no sidecar_version, no height_m): its height range
+    gave the metres of 0 and 1 all along, so the base comes back too; its Height is the relief."""
+    v = np.tile(np.linspace(0.0, 1.0, 9, dtype=np.float32), (5, 1))
+    np.save(tmp_path / "old.npy", v)
+    old = {"spec": None, "width_m": 40.0, "height_range_m": [2.5, 14.5], "encoding": "normalised 0..1"}
+    (tmp_path / "old.npy.json").write_text(json.dumps(old))
+    assert bpy.ops.orogen.heightmap_import(filepath=str(tmp_path / "old.npy"), location=(0, 0, 0)) == {"FINISHED"}
+    obj = bpy.context.active_object
+    z = vertices(obj)[:, 2].reshape(5, 9)
+    assert np.allclose(z[0], np.linspace(2.5, 14.5, 9), atol=1e-5) and z.min() == 2.5
+    spec = spec_of(orogen, obj)
+    assert (spec.width, spec.height) == (40.0, 12.0)
 
 
 def test_set_and_spec_reach_the_importers_lighting_and_material(scene, orogen, tmp_path):

@@ -68,7 +68,9 @@ def test_a_tile_moved_to_another_collection_is_still_the_worlds(scene, tmp_path)
     assert not np.array_equal(z_of(moved), before)  # rebuilt with the new seed like the others
     status = export(world, tmp_path, r16=False, exr=False)
     assert "outside the world's collection" in status
-    assert files(tmp_path) == ["land.json", *(f"unreal/land_x{x}_y{y}.png" for x in (0, 1) for y in (0, 1))]
+    assert files(tmp_path) == sorted(
+        ["land.json", *(f"unreal/land_x{x}_y{y}.png{s}" for x in (0, 1) for y in (0, 1) for s in ("", ".json"))]
+    )
 
 
 def test_a_deleted_tile_is_missing_from_the_status_and_still_exported(scene, tmp_path):
@@ -146,7 +148,7 @@ def test_an_export_folder_holds_one_consistent_set(scene, tmp_path):
     world = add_world(tiles_x=3, tiles_y=2)
     export(world, tmp_path, exr=False)
     export(world, tmp_path, name="other", exr=False)
-    assert len(files(tmp_path)) == 2 * (1 + 2 * 6)
+    assert len(files(tmp_path)) == 2 * (1 + 2 * 6 * 2)  # each tile with its sidecar
     (tmp_path / "unreal" / "land_x7_y7.png").write_bytes(b"mine")  # a user's file named like a tile
     (tmp_path / "notes.txt").write_text("mine")
     changed = tmp_path / "unity" / "land_x2_y1.r16"
@@ -156,24 +158,25 @@ def test_an_export_folder_holds_one_consistent_set(scene, tmp_path):
         bpy.data.objects.remove(obj)
     world = add_world(tiles_x=2, tiles_y=2, seed=8)
     status = export(world, tmp_path, exr=False)
-    assert "removed 3 tile files of the previous export" in status, status
+    assert "removed 7 tile files of the previous export" in status, status  # 3 tiles and 4 sidecars
     assert "left 1 files named like these tiles, changed since Orogen wrote them: unity/land_x2_y1.r16" in status
     assert "listed by no export manifest: unreal/land_x7_y7.png" in status, status
     land = [f for f in files(tmp_path) if "land" in f]
     new = [f"unreal/land_x{x}_y{y}.png" for x in (0, 1) for y in (0, 1)]
     new += [f"unity/land_x{x}_y{y}.r16" for x in (0, 1) for y in (0, 1)]
+    new += [f + ".json" for f in new]
     assert sorted(land) == sorted(["land.json", *new, "unity/land_x2_y1.r16", "unreal/land_x7_y7.png"])
     manifest = json.loads((tmp_path / "land.json").read_text())
     assert manifest["spec"]["seed"] == 8 and (manifest["tiles_x"], manifest["tiles_y"]) == (2, 2)
     assert sorted(manifest["files"]) == sorted(new)
     assert (tmp_path / "unreal" / "land_x7_y7.png").read_bytes() == b"mine"
     assert (tmp_path / "notes.txt").read_text() == "mine"
-    assert len([f for f in files(tmp_path) if "other" in f]) == 13  # another set, untouched
+    assert len([f for f in files(tmp_path) if "other" in f]) == 25  # another set, untouched
     # A format left out: its old files go, and its folder when nothing else is in it.
     (tmp_path / "unreal" / "land_x7_y7.png").unlink()
     status = export(world, tmp_path, png16=False, exr=False)
     assert not any(f.startswith("unreal/land") for f in files(tmp_path)) and (tmp_path / "unreal").is_dir()
-    assert "removed 4 tile files" in status
+    assert "removed 8 tile files" in status
 
 
 def test_a_manifest_cannot_make_the_export_delete_other_files(scene, tmp_path):

@@ -313,10 +313,11 @@ def test_a_tiles_collection_exports_engine_tiles_with_shared_edges(scene, orogen
     assert names == sorted(
         ["land.json"]
         + [
-            f"{folder}/land_x{x}_y{y}{ext}"
+            f"{folder}/land_x{x}_y{y}{ext}{sidecar}"
             for folder, ext in (("unreal", ".png"), ("unity", ".r16"), ("exr", ".exr"))
             for x in range(3)
             for y in range(2)
+            for sidecar in ("", ".json")  # each tile with its own sidecar (its place, size and metres)
         ]
     )
     info = json.loads((tmp_path / "land.json").read_text())  # heights within [0, 1]: 0 and 1 are 0 m and Height

@@ -200,3 +200,67 @@ def test_png_chunks_and_crcs_are_checked(tmp_path):
     with pytest.raises(ValueError, match="no IEND"):
         check_image(str(path))
     assert zlib.crc32(b"IEND") == struct.unpack(">I", data[-4:])[0]
+
+
+# --- sidecars that give a heightmap's metres back (version 2, and version 1 still read) -------------------------
+def test_units_of_metres_give_every_float32_product_back_bit_for_bit():
+    rng = np.random.default_rng(5)
+    for height in (20.0, 37.5, 118.0, 0.3, 1234.567):
+        h32 = np.float32(height)
+        units = rng.uniform(-2.0, 3.0, 20000).astype(np.float32)
+        metres = units * h32  # what a mesh's Z is
+        back = formats.units_of_metres(metres, height)
+        assert np.array_equal(back * h32, metres), height
+    # metres no product gives: the nearest quotient, within one float32 step of the exact one
+    metres = rng.uniform(-37.5, 80.5, 5000).astype(np.float32)
+    back = formats.units_of_metres(metres, 118.0)
+    assert np.abs(back.astype(np.float64) - metres / 118.0).max() <= np.spacing(np.float32(1.0))
+    with pytest.raises(ValueError, match="height"):
+        formats.units_of_metres(metres, 0.0)
+
+
+def test_file_heights_are_metres_with_their_base_and_rows_north_first():
+    v = np.array([[0.0, 0.5], [1.0, 0.25]], np.float32)
+    info = formats.sidecar_info("t.r16", v.shape, "R16", absolute=False, height_range=(-37.5, 80.5))
+    scale = formats.sidecar_scale(info, "t.r16.json")
+    assert scale.version == formats.SIDECAR_VERSION and not scale.metres and not scale.south_first
+    assert np.array_equal(formats.file_heights(v, scale), np.float32([[-37.5, 21.5], [80.5, -8.0]]))
+    south = formats.sidecar_scale({**info, "row_0": "south"}, "t.r16.json")
+    assert np.array_equal(formats.file_heights(v, south), np.float32([[80.5, -8.0], [-37.5, 21.5]]))
+    m = np.float32([[-37.5, 1.0e-7], [3.0, 80.5]])
+    metres = formats.sidecar_scale({**info, "encoding": "metres"}, "x")
+    assert np.array_equal(formats.file_heights(m, metres), m)
+    assert formats.file_heights(v, formats.sidecar_scale({"shape": [2, 2]}, "x")) is None
+
+
+def test_version_1_sidecars_keep_their_meaning_and_bad_ones_are_refused():
+    old_import = {"spec": None, "width_m": 36.0, "height_range_m": [0.0, 12.0], "encoding": "normalised 0..1"}
+    scale = formats.sidecar_scale(old_import, "old.json")
+    assert (scale.version, scale.width, scale.height, scale.height_range) == (1, 36.0, 12.0, (0.0, 12.0))
+    generated = {"spec": {"size": 37}, "width_m": 36.0, "height_range_m": [0.0, 9.0]}
+    assert formats.sidecar_scale(generated, "old.json").height is None  # the spec's Height, read by the caller
+    for bad, message in (
+        ({"sidecar_version": 3}, "sidecar_version"),
+        ({"height_range_m": [5.0, 1.0]}, "low <= high"),
+        ({"height_range_m": [0.0]}, r"\[low, high\]"),
+        ({"row_0": "east"}, "row_0"),
+        ({"location_m": [0.0, float("nan"), 0.0]}, "location_m"),
+        ({"width_m": -1.0}, "width_m"),
+        ({"height_m": 1e9}, "height_m"),
+        ({"look": [1]}, "look"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            formats.sidecar_scale(bad, "bad.json")
+
+
+def test_tile_centres_are_the_middle_of_their_vertices():
+    from core.window import Window
+    from core.world import TileGrid, tile_positions
+
+    grid = TileGrid((33, 49), 17)
+    for ty, tx in grid.indices():
+        win = grid.window(ty, tx)
+        co = tile_positions(grid, win, np.zeros((17, 17), np.float32), height=1.0, cell=2.5, step=1)
+        x, y = grid.centre(ty, tx, 2.5)
+        assert (x, y) == ((co[0, 0, 0] + co[0, -1, 0]) / 2, (co[0, 0, 1] + co[-1, 0, 1]) / 2)
+    assert isinstance(win, Window)

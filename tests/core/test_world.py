@@ -21,6 +21,7 @@ from PIL import Image  # noqa: E402
 
 from core.filters import WINDOW_TOLERANCE  # noqa: E402
 from core.heightmap import MAX_WORLD_SIDE  # noqa: E402
+from core.io import formats  # noqa: E402
 from core.params import FILTERS, GENERATORS  # noqa: E402
 from core.spec import TerrainSpec  # noqa: E402
 from core.window import Window  # noqa: E402
@@ -102,6 +103,15 @@ def assert_tiles_equal(out, plan, whole):
         assert np.array_equal(raw[::-1], to_uint16(cells))  # Unity's RAW rows run from the south
         with OpenEXR.File(str(out / f"exr/w_x{tx}_y{ty}.exr")) as f:
             assert np.array_equal(f.channels()["Y"].pixels, cells)
+        # each tile file's own sidecar: its place and size, and its metres north first
+        for rel in (f"exr/w_x{tx}_y{ty}.exr", f"unity/w_x{tx}_y{ny - 1 - ty}.r16"):
+            scale = formats.sidecar_scale(json.loads((out / (rel + ".json")).read_text()), rel)
+            assert scale.location == (*plan.grid.centre(ty, tx, plan.recipe.cell_size), 0.0)
+            assert scale.width == plan.recipe.cell_size * (plan.grid.tile - 1) and scale.height == plan.spec.height
+            assert scale.south_first == rel.endswith(".r16")
+        low, high = scale.height_range
+        metres = formats.file_heights(raw.astype(np.float64) / 65535, scale)  # the R16's: flipped north first
+        assert np.allclose(metres, low + to_uint16(cells) / 65535 * (high - low), atol=1e-3)
     manifest = json.loads((out / "manifest.json").read_text())
     assert set(manifest["files"]) == set(files_of(out)) - {"manifest.json"}
     for rel, digest in manifest["files"].items():
@@ -234,9 +244,12 @@ def test_a_non_square_world_with_the_lowpass_filter(tmp_path):
     whole = plan.recipe.evaluate()
     store = zarr.open_array(str(tmp_path / "world.zarr" / "height"), mode="r")[:]
     assert store.shape == (33, 65) and np.abs(store - whole).max() <= 4 * 2 * WINDOW_TOLERANCE
-    assert sorted(p.name for p in (tmp_path / "unreal").iterdir()) == [
-        f"w_x{x}_y{y}.png" for x in range(4) for y in range(2)
-    ]
+    assert sorted(p.name for p in (tmp_path / "unreal").iterdir()) == sorted(
+        f"w_x{x}_y{y}.png{s}"
+        for x in range(4)
+        for y in range(2)
+        for s in ("", ".json")  # each with its sidecar
+    )
 
 
 def test_a_world_with_a_global_filter_that_fits_the_coarse_side_is_the_whole_build(tmp_path):
@@ -491,7 +504,7 @@ def test_build_world_writes_a_plain_name_inside_out(tmp_path):
         ]
     )
     assert code == 0
-    assert sorted(p.name for p in (out / "unreal").iterdir()) == [
-        f"my-land.v2_x{x}_y{y}.png" for x in (0, 1) for y in (0, 1)
-    ]
+    assert sorted(p.name for p in (out / "unreal").iterdir()) == sorted(
+        f"my-land.v2_x{x}_y{y}.png{s}" for x in (0, 1) for y in (0, 1) for s in ("", ".json")
+    )
     assert all(p.resolve().is_relative_to(out) for p in tmp_path.rglob("*"))
