@@ -24,6 +24,11 @@ Versions
 **Version 3** (Orogen 0.3, :data:`SPEC_VERSION`; :mod:`.v3`)
     Lengths in metres, positions in world coordinates, ``fit_height`` optional. Development builds wrote the
     thermal filter's ``steps`` as ``iterations`` (:data:`.v3.V3_RENAMED`, :func:`.v3.rename_filters`).
+
+Export sidecars carry a version of their own (``sidecar_version``, :data:`core.io.formats.SIDECAR_VERSION`):
+those without one (version 1, Orogen 0.1 to 0.3) are read by :func:`core.io.formats.sidecar_scale` as they
+meant, their ``height_range_m`` the metres of 0 and 1 and their Height the spec's (or the relief); version 2
+adds the Height, the look, the rows' order and a tile's place.
 """
 
 from __future__ import annotations
