@@ -65,15 +65,6 @@ def read_sidecar(path: str) -> Sidecar | None:
     return Sidecar(path)
 
 
-def sidecar_scale(path: str) -> tuple[float, float] | None:
-    """``(width, height)`` in metres from the JSON sidecar Orogen writes beside an exported heightmap;
-    ``None`` when there is no sidecar or it records no scale (see :class:`Sidecar`)."""
-    sidecar = read_sidecar(path)
-    if sidecar is None or sidecar.width is None or sidecar.height is None:
-        return None
-    return sidecar.width, sidecar.height
-
-
 #: The groups of a spec an import takes (its heights are the file's: no generator, no filters).
 IMPORT_GROUPS = ("width", "height", "lighting", "material", "layers")
 
@@ -145,9 +136,9 @@ class OROGEN_OT_heightmap_import(AddsObjects, bpy.types.Operator, ImportHelper, 
             for w in caught:
                 if issubclass(w.category, InactiveSettingWarning):
                     self.report({"WARNING"}, f"Note: {w.message}")
-            for name in ("width", "height"):
-                if getattr(after, name) != getattr(spec, name):
-                    setattr(self, name, getattr(after, name))  # given: it wins over the sidecar's
+            name = item.partition("=")[0].strip()
+            if name in ("width", "height"):
+                setattr(self, name, getattr(after, name))  # given: it wins over the sidecar's
             spec = after
         write_group(self.lighting, LIGHTING_PARAMS, spec.lighting)
         write_group(self.material, MATERIAL_PARAMS, spec.material)
@@ -211,11 +202,19 @@ class OROGEN_OT_heightmap_import(AddsObjects, bpy.types.Operator, ImportHelper, 
             metres = formats.file_heights(grid, sidecar.scale) if sidecar is not None and dem is None else None
             if metres is not None and known:
                 # the file's metres, base height included, in units of the terrain's Height (bit for bit back)
-                heightmap = formats.units_of_metres(metres, known)
+                try:
+                    heightmap = formats.units_of_metres(metres, known)
+                except ValueError as err:
+                    raise ValueError(f"{sidecar.name}: {err}") from None
             elif sidecar is not None and sidecar.scale.south_first:
                 heightmap = normalize(np.ascontiguousarray(grid[::-1]))
             else:
                 heightmap = normalize(grid)
+            if not np.isfinite(heightmap * np.float32(spec.height)).all():
+                raise ValueError(
+                    f"{sidecar.name if sidecar else 'the file'}: heights of {float(np.abs(grid).max()):g} at a "
+                    f"Height of {known or spec.height:g} m leave float32's range: give the Height"
+                )
             arrays = TerrainArrays(heightmap, spec.bake(heightmap, sun), spec.width, spec.height, None)
         except (ValueError, TypeError, RuntimeError) as err:
             self.report({"ERROR"}, f"Heightmap not imported: {err}")

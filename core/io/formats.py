@@ -369,11 +369,18 @@ def units_of_metres(metres: npt.ArrayLike, height: float) -> npt.NDArray[np.floa
     Raises
     ------
     ValueError
-        If ``height`` is not a positive finite number.
+        If ``height`` is not a positive finite number, or a quotient lies beyond float32's range.
     """
     h32 = np.float32(check_number(height, "height", low=1e-30, high=1e30))
     m = np.asarray(metres, dtype=np.float32)
-    u = (m.astype(np.float64) / float(h32)).astype(np.float32)
+    q = m.astype(np.float64) / float(h32)
+    top = float(np.abs(q).max(initial=0.0))
+    if top > float(np.finfo(np.float32).max):
+        raise ValueError(
+            f"heights of {float(np.abs(m).max()):g} m at a Height of {float(h32):g} m leave float32's range "
+            f"({top:g} units)"
+        )
+    u = q.astype(np.float32)
     for towards in (np.float32(np.inf), np.float32(-np.inf)):
         wrong = u * h32 != m
         if not wrong.any():

@@ -223,3 +223,17 @@ def test_an_exported_tile_imports_at_its_place_and_size(scene, orogen, tmp_path)
             assert np.allclose(world_co[:, :2], co[:, :2], atol=1e-3), rel
             tolerance = 0.0 if exact else 25.0 / 65535 * (1 + 1e-3)
             assert np.abs(world_co[:, 2].astype(np.float64) - co[:, 2]).max() <= tolerance + 1e-6, rel
+
+
+def test_metres_that_leave_float32_at_their_height_are_refused(scene, orogen, tmp_path):
+    formats = orogen.core.io.formats
+    path = str(tmp_path / "huge.npy")
+    formats.write_npy(path, np.float32([[0.0, 3.0e38], [1.0, 2.0]]))
+    info = formats.sidecar_info(
+        path, (2, 2), "NPY", absolute=True, height_range=(0.0, 1.0e6), extra={"width_m": 10.0, "height_m": 0.5}
+    )
+    (tmp_path / "huge.npy.json").write_text(json.dumps(info))
+    before = len(bpy.data.objects)
+    with pytest.raises(RuntimeError, match="leave float32's range"):
+        bpy.ops.orogen.heightmap_import(filepath=path)
+    assert len(bpy.data.objects) == before

@@ -217,6 +217,8 @@ def test_units_of_metres_give_every_float32_product_back_bit_for_bit():
     assert np.abs(back.astype(np.float64) - metres / 118.0).max() <= np.spacing(np.float32(1.0))
     with pytest.raises(ValueError, match="height"):
         formats.units_of_metres(metres, 0.0)
+    with pytest.raises(ValueError, match="leave float32's range"):
+        formats.units_of_metres(np.float32([3.0e38]), 0.5)
 
 
 def test_file_heights_are_metres_with_their_base_and_rows_north_first():
