@@ -35,7 +35,7 @@ from ..specio import read_group, write_group, write_layers, write_spec
 from ..terrain.apply import record_terrain
 from ..terrain.compute import TerrainArrays, check_size, scene_sun
 from ..ui.draw import draw_lighting
-from ..water import sync_water
+from ..water import remove_water, sync_water
 
 
 class Sidecar:
@@ -228,18 +228,28 @@ class OROGEN_OT_heightmap_import(AddsObjects, bpy.types.Operator, ImportHelper, 
             arrays.maps.lightmap,
             {SLOPE_ATTRIBUTE: arrays.maps.slope, CURVATURE_ATTRIBUTE: arrays.maps.curvature},
         )
-        if spec.material["enabled"]:
-            mesh.materials.append(new_material(name, spec))
+        material = new_material(name, spec) if spec.material["enabled"] else None
+        if material is not None:
+            mesh.materials.append(material)
         place = sidecar.scale.location if sidecar is not None else None
         if place is not None and not self.properties.is_property_set("location"):
             self.location = place  # a tile at its place in its world (a location given wins)
             self.report({"INFO"}, f"Placed at ({place[0]:g}, {place[1]:g}, {place[2]:g}) m, its place in its world")
         obj = object_utils.object_data_add(context, mesh, operator=self)
-        record_terrain(obj, arrays, source=self.filepath, **geotiff.dem_record(values, dem))
-        bake_unlit_color(obj, spec)
-        sync_water(obj, spec)
-        with suspended():
-            write_spec(obj.orogen, spec)  # its layers, lighting and scale; no generator to re-run (not is_terrain)
+        try:
+            record_terrain(obj, arrays, source=self.filepath, **geotiff.dem_record(values, dem))
+            bake_unlit_color(obj, spec)
+            sync_water(obj, spec)
+            with suspended():
+                write_spec(obj.orogen, spec)  # its layers, lighting and scale; no generator to re-run
+        except (ValueError, TypeError, RuntimeError) as err:  # all or nothing: the scene as it was
+            remove_water(obj)
+            bpy.data.objects.remove(obj)
+            bpy.data.meshes.remove(mesh)
+            if material is not None and material.users == 0:
+                bpy.data.materials.remove(material)
+            self.report({"ERROR"}, f"Heightmap not imported: {err}")
+            return {"CANCELLED"}
         if dem is not None:
             self.report({"WARNING"} if dem.nodata else {"INFO"}, geotiff.dem_summary(grid, dem, side))
         return {"FINISHED"}

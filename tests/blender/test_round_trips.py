@@ -237,3 +237,30 @@ def test_metres_that_leave_float32_at_their_height_are_refused(scene, orogen, tm
     with pytest.raises(RuntimeError, match="leave float32's range"):
         bpy.ops.orogen.heightmap_import(filepath=path)
     assert len(bpy.data.objects) == before
+
+
+def test_an_import_that_fails_after_the_object_is_made_leaves_nothing_behind(scene, orogen, tmp_path, monkeypatch):
+    """A fault in the water's sync (the object, its mesh, material and water made): the scene as it was."""
+    import sys
+
+    module = sys.modules[orogen.__name__ + ".addon.io.import_heightmap"]
+
+    def data():
+        return {
+            kind: sorted(i.name for i in getattr(bpy.data, kind) if not i.name.startswith(".Orogen Template"))
+            for kind in ("objects", "meshes", "materials")
+        }
+
+    path = str(tmp_path / "ramp.npy")
+    np.save(path, np.tile(np.linspace(0.0, 1.0, 8, dtype=np.float32), (8, 1)))
+    before = data()
+    original = module.sync_water
+
+    def failing(obj, spec):
+        original(obj, spec)
+        raise RuntimeError("injected fault")
+
+    monkeypatch.setattr(module, "sync_water", failing)
+    with pytest.raises(RuntimeError, match="Heightmap not imported: injected fault"):
+        bpy.ops.orogen.heightmap_import(filepath=path, set="material.water=true; water_level=0.5")
+    assert data() == before
