@@ -70,6 +70,7 @@ from xml.etree import ElementTree
 import numpy as np
 import numpy.typing as npt
 
+from ..elementary import sincos
 from ..heightmap import check_shape
 from ..resample import resample_points
 from .image_headers import check_file
@@ -148,8 +149,9 @@ def metres_per_degree(latitude: float) -> tuple[float, float]:
     if not (math.isfinite(latitude) and -90.0 <= latitude <= 90.0):
         raise ValueError(f"latitude must be in [-90, 90] degrees, got {latitude}")
     phi = math.radians(latitude)
-    lat = 111132.954 - 559.822 * math.cos(2 * phi) + 1.175 * math.cos(4 * phi)
-    lon = 111412.84 * math.cos(phi) - 93.5 * math.cos(3 * phi) + 0.118 * math.cos(5 * phi)
+    cos = [sincos(k * phi)[1] for k in range(6)]  # core.elementary: the same bits on every CPU
+    lat = 111132.954 - 559.822 * cos[2] + 1.175 * cos[4]
+    lon = 111412.84 * cos[1] - 93.5 * cos[3] + 0.118 * cos[5]
     return max(lon, 0.0), lat
 
 
