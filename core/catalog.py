@@ -852,6 +852,7 @@ def _thermal(
     steps: int,
     rate: float,
     edges: str,
+    outside: str = "extend",
     maps: dict[str, Any] | None = None,
     callback: Progress | None = None,
 ) -> Any:
@@ -864,6 +865,7 @@ def _thermal(
             steps=steps,
             rate=rate,
             edges=edges,
+            outside=outside,
             callback=callback,
         )
     _add_change(maps, result.deposited, result.removed)
@@ -883,6 +885,7 @@ def _hydraulic(
     evaporation_rate: float,
     depth_scale: float,
     edges: str,
+    bounded: bool = True,
     maps: dict[str, Any] | None = None,
     callback: Progress | None = None,
 ) -> Any:
@@ -900,6 +903,7 @@ def _hydraulic(
             evaporation_rate=evaporation_rate,
             depth_scale=depth_scale,
             edges=edges,
+            bounded=bounded,
             callback=callback,
         )
     _add_change(maps, result.deposited, result.removed)
@@ -944,6 +948,26 @@ register_filter(
                 description="Share of the excess moved per step",
             ),
             Param("edges", "enum", "closed", label="Edges", description="What the map's border does", items=_EDGES),
+            Param(
+                "outside",
+                "enum",
+                "extend",
+                label="Outside",
+                description="What lies beyond open edges",
+                items=(
+                    (
+                        "extend",
+                        "Edge Slope",
+                        "The edge's own slope continues outwards: an open edge steepens nothing inside it",
+                    ),
+                    (
+                        "lowest",
+                        "Lowest Height",
+                        "A ring at the terrain's lowest height, a cliff that wears the edges down (version 3)",
+                    ),
+                ),
+                active_when=When("edges", "open"),
+            ),
         ),
         source="Musgrave, Kolb & Mace 1989; Olsen 2004",
         margin=lambda _p: _WHOLE_WORLD,
@@ -1026,6 +1050,14 @@ register_filter(
                 description="Water depth at which the capacity is full: erosion gathers in channels (0: off)",
             ),
             Param("edges", "enum", "closed", label="Edges", description="What the map's border does", items=_EDGES),
+            Param(
+                "bounded",
+                "bool",
+                True,
+                label="Bounded",
+                description="A step dissolves a cell at most to its lowest neighbour and deposits at most to its "
+                "highest, so the terrain stays within its starting heights at any rate (off: version 3)",
+            ),
         ),
         source="Mei, Decaudin & Hu 2007; Šťava et al. 2008",
         margin=lambda _p: _WHOLE_WORLD,
@@ -1034,6 +1066,28 @@ register_filter(
         makes_maps=True,
     )
 )
+
+
+#: How an uplift map follows the terrain (``uplift_from_terrain``): ``"peak"`` (spec version 4) the highest
+#: point (in height) rises at ``uplift``; ``"height"`` (version 3) ``uplift`` times the normalised height.
+UPLIFT_SCALES = ("peak", "height")
+
+
+def uplift_map(heightmap: Any, uplift: float, scale: str) -> Any:
+    """The uplift rate map (m/yr, float64) of a normalised heightmap, never beyond ``±|uplift|`` for ``"peak"``.
+
+    ``"peak"``: ``uplift x h / max|h|`` (0 on an all-zero map), so the terrain's highest point rises at
+    ``uplift`` whatever the filters before made of its range, and a stack of stream-power filters does not
+    compound (each one's uplift is the rate the user set). ``"height"`` (version 3): ``uplift x h``, which
+    a terrain raised above its height range by an earlier filter pushed past the filter's bound; the derived
+    map is then clipped to the physical bound ``[-1, 1]`` m/yr (version 3 refused it, naming ``uplift``, a
+    value the user never set).
+    """
+    h = np.asarray(heightmap, dtype=np.float64)
+    if scale == "height":
+        return np.clip(uplift * h, -1.0, 1.0)
+    peak = float(np.abs(h).max()) if h.size else 0.0
+    return uplift * (h / peak) if peak > 0.0 else np.zeros_like(h)
 
 
 def _stream_power(
@@ -1058,6 +1112,9 @@ def _stream_power(
     auto_scale: str = "cell",
     channel_width: float = 0.0,
     channel_area: float = 0.0,
+    uplift_scale: str = "peak",
+    diffusion_scheme: str = "implicit",
+    flats: str = "towards_lower",
     maps: dict[str, Any] | None = None,
     callback: Progress | None = None,
 ) -> Any:
@@ -1076,7 +1133,7 @@ def _stream_power(
             "least 3 x 3 (choose a larger Size)"
         )
     metres = heightmap.astype(np.float64) * height
-    rate: Any = uplift * np.asarray(heightmap, dtype=np.float64) if uplift_from_terrain else uplift
+    rate: Any = uplift_map(heightmap, uplift, uplift_scale) if uplift_from_terrain else uplift
     d: float | None = diffusion
     width = channel_width
     if auto_rates:
@@ -1100,6 +1157,8 @@ def _stream_power(
             lake_fill=lake_fill,
             channel_width=width,
             channel_area=channel_area,
+            diffusion_scheme=diffusion_scheme,
+            flats=flats,
             callback=callback,
         )
     if maps is not None:
@@ -1289,9 +1348,65 @@ register_filter(
                 description="Drainage area at which channels begin: cells draining less are hillslopes, shaped by "
                 "diffusion only (0: stream power everywhere)",
             ),
+            Param(
+                "uplift_scale",
+                "enum",
+                "peak",
+                label="Uplift Scale",
+                description="How the uplift follows the starting terrain",
+                items=(
+                    ("peak", "Highest Point", "The terrain's highest point rises at Uplift, the rest in proportion"),
+                    (
+                        "height",
+                        "Height",
+                        "Uplift times the height in units of the terrain's height, so a terrain an earlier filter "
+                        "raised rises faster (version 3)",
+                    ),
+                ),
+                active_when=When("uplift_from_terrain", True),
+            ),
+            Param(
+                "diffusion_scheme",
+                "enum",
+                "implicit",
+                label="Diffusion Scheme",
+                description="Time stepping of the hillslope diffusion",
+                items=(
+                    (
+                        "implicit",
+                        "Implicit",
+                        "Backward Euler split by direction: monotone at any step, no new pits or peaks",
+                    ),
+                    (
+                        "peaceman_rachford",
+                        "Peaceman-Rachford",
+                        "Alternating-direction implicit, second order, but rings at long steps (version 3)",
+                    ),
+                ),
+            ),
+            Param(
+                "flats",
+                "enum",
+                "towards_lower",
+                label="Flats",
+                description="How water crosses flats and picks among equally steep neighbours",
+                items=(
+                    (
+                        "towards_lower",
+                        "Towards Lower",
+                        "Flats drain towards lower and away from higher ground; ties favour no direction",
+                    ),
+                    (
+                        "first",
+                        "First Neighbour",
+                        "Each flat cell is a pit of its own; ties go to the first neighbour (version 3)",
+                    ),
+                ),
+            ),
         ),
-        source="Braun & Willett 2013; Cordonnier, Bovy & Braun 2019; Peaceman & Rachford 1955; Quinn et al. 1991; "
-        "Freeman 1991; Holmgren 1994; Yuan et al. 2019; Armitage 2019",
+        source="Braun & Willett 2013; Cordonnier, Bovy & Braun 2019; Yanenko 1971; Peaceman & Rachford 1955; "
+        "Barnes, Lehman & Mulla 2014; Quinn et al. 1991; Freeman 1991; Holmgren 1994; Yuan et al. 2019; "
+        "Armitage 2019",
         margin=lambda _p: _WHOLE_WORLD,
         memory=lambda p: MFD_STEP_BYTES if p.get("routing") == "mfd" else STEP_BYTES,
         passes=lambda p: stream_power_passes(

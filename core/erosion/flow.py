@@ -45,6 +45,8 @@ from ..heightmap import as_heightmap, check_number
 
 __all__ = [
     "NEIGHBOR_OFFSETS",
+    "FLAT_ROUTINGS",
+    "check_flat_routing",
     "FlowRouting",
     "MultipleFlowRouting",
     "base_level_mask",
@@ -56,7 +58,7 @@ __all__ = [
 ]
 
 #: The eight neighbours as ``(row, col)`` offsets, in row-major order: NW, N, NE, W, E, SW, S, SE.
-#: :func:`flow_direction` codes are indices into this tuple. (Ties in steepness go to the first.)
+#: :func:`flow_direction` codes are indices into this tuple. (Ties in steepness: see :data:`FLAT_ROUTINGS`.)
 NEIGHBOR_OFFSETS: tuple[tuple[int, int], ...] = ((-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1))
 
 _IntArray = npt.NDArray[np.int64]
@@ -91,6 +93,9 @@ class FlowRouting:
         The outlets water leaves the map through.
     depressions : int
         How many closed depressions (pits) were rerouted.
+    flats : int
+        How many cells of drainable flats were routed across their flat (``flats="towards_lower"``; their
+        receivers are as high as they are).
     """
 
     shape: tuple[int, int]
@@ -101,6 +106,7 @@ class FlowRouting:
     level_starts: _IntArray
     base_level: _BoolArray
     depressions: int
+    flats: int = 0
 
     def levels(self) -> list[_IntArray]:
         """The cells of each level (views of :attr:`order`), outlets first."""
@@ -181,13 +187,38 @@ def _neighbor_distances(cell_size: float) -> _FloatArray:
     )
 
 
-def _d8(z: _FloatArray, base: _BoolArray, cell_size: float) -> tuple[_IntArray, _FloatArray]:
-    """Steepest-descent receivers (padded flat indices, -1 on the padding) and their distances."""
+#: How :func:`route_flow` treats flats and equally steep neighbours. ``"towards_lower"`` (spec version 4): a
+#: flat drains towards lower ground and away from higher ground (Barnes, Lehman & Mulla 2014) and ties go to
+#: a neighbour picked by a hash of the cell and the direction (no direction is favoured); ``"first"`` (spec
+#: version 3): a cell of a flat is a pit of its own and ties go to the first of :data:`NEIGHBOR_OFFSETS`.
+FLAT_ROUTINGS = ("towards_lower", "first")
+
+
+def check_flat_routing(flats: object) -> str:
+    """``flats`` checked to be one of :data:`FLAT_ROUTINGS` (``ValueError`` naming them otherwise)."""
+    if not isinstance(flats, str) or flats not in FLAT_ROUTINGS:
+        raise ValueError(f"flats must be one of {', '.join(FLAT_ROUTINGS)}, got {flats!r:.40}")
+    return flats
+
+
+def _tie_key(cells: _IntArray, k: int) -> npt.NDArray[np.uint64]:
+    """A hash of (cell, direction) (splitmix64's finaliser): the order in which ties are broken, unbiased."""
+    x = cells.astype(np.uint64) * np.uint64(8) + np.uint64(k) + np.uint64(0x9E3779B97F4A7C15)
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    out: npt.NDArray[np.uint64] = x ^ (x >> np.uint64(31))
+    return out
+
+
+def _d8(z: _FloatArray, base: _BoolArray, cell_size: float, flats: str = "first") -> tuple[_IntArray, _FloatArray, int]:
+    """Steepest-descent receivers (padded flat indices, -1 on the padding), their distances, and the number of
+    flat cells given a receiver (``flats="towards_lower"``; see :data:`FLAT_ROUTINGS`)."""
     rows, cols = z.shape
     w = cols + 2
     zp = np.full((rows + 2, w), np.inf)
     zp[1:-1, 1:-1] = z
-    best = np.full(z.shape, np.finfo(np.float64).tiny)  # a receiver needs a slope above the smallest normal
+    tiny = np.finfo(np.float64).tiny
+    best = np.full(z.shape, tiny)  # a receiver needs a slope above the smallest normal
     code = np.full(z.shape, -1, dtype=np.int64)
     dists = _neighbor_distances(cell_size)
     for k, (dr, dc) in enumerate(NEIGHBOR_OFFSETS):
@@ -195,6 +226,19 @@ def _d8(z: _FloatArray, base: _BoolArray, cell_size: float) -> tuple[_IntArray, 
         steeper = slope > best
         best[steeper] = slope[steeper]
         code[steeper] = k
+    n_flat = 0
+    if flats == "towards_lower":
+        # equally steep neighbours: the one whose (cell, direction) hash is largest, so no direction is favoured
+        cells = np.arange(rows * cols, dtype=np.int64).reshape(rows, cols)
+        top = np.zeros(z.shape, dtype=np.uint64)
+        has = code >= 0
+        for k, (dr, dc) in enumerate(NEIGHBOR_OFFSETS):
+            slope = (z - zp[1 + dr : rows + 1 + dr, 1 + dc : cols + 1 + dc]) / dists[k]
+            tied = has & (slope == best)
+            key = np.where(tied, _tie_key(cells, k), np.uint64(0))
+            better = tied & (key >= top)
+            top[better] = key[better]
+            code[better] = k
     code[base] = -1
     idx = np.arange((rows + 2) * w, dtype=np.int64).reshape(rows + 2, w)[1:-1, 1:-1]
     offsets = _padded_offsets(cols)
@@ -203,7 +247,94 @@ def _d8(z: _FloatArray, base: _BoolArray, cell_size: float) -> tuple[_IntArray, 
     has = code >= 0
     rec[idx] = np.where(has, idx + offsets[np.maximum(code, 0)], idx)
     dist[idx] = np.where(has, dists[np.maximum(code, 0)], 0.0)
-    return rec, dist
+    if flats == "towards_lower":
+        n_flat = _route_flats(zp.ravel(), rec, dist, base, idx, offsets, dists)
+    return rec, dist, n_flat
+
+
+def _bfs(start: _IntArray, allowed: _BoolArray, zp: _FloatArray, offsets: _IntArray) -> _IntArray:
+    """Breadth-first steps from ``start`` (padded indices) through ``allowed`` cells of the same height
+    (8-neighbourhood): 0 at the start cells, -1 where never reached. One whole-array round per step."""
+    steps = np.full(zp.size, -1, dtype=np.int64)
+    steps[start] = 0
+    frontier = start
+    d = 0
+    while frontier.size:
+        d += 1
+        cand = (frontier[:, None] + offsets[None, :]).ravel()
+        src = np.repeat(frontier, offsets.size)
+        ok = allowed[cand] & (steps[cand] < 0) & (zp[cand] == zp[src])
+        frontier = np.unique(cand[ok])
+        steps[frontier] = d
+    return steps
+
+
+def _route_flats(
+    zp: _FloatArray,
+    rec: _IntArray,
+    dist: _FloatArray,
+    base: _BoolArray,
+    idx: npt.NDArray[np.int64],
+    offsets: _IntArray,
+    dists: _FloatArray,
+) -> int:
+    """Give the cells of drainable flats receivers in place (``rec``, ``dist``: padded), returning their number.
+
+    Barnes, Lehman & Mulla, "An efficient assignment of drainage direction over flat surfaces in raster
+    digital elevation models" (Computers & Geosciences 62, 2014): a *flat* cell has no lower neighbour
+    and is no outlet; its flat drains where a cell of the same height does drain (a *low edge*). Two
+    breadth-first distances through the flat, ``towards`` (steps from the nearest low edge) and ``away``
+    (steps from the nearest flat cell beside higher ground), make the mask ``2 towards - away`` (Barnes'
+    ``2 towards + (max away - away)`` less a constant per flat), which falls by at least 1 towards the
+    low edge at every step, so water crosses a flat towards lower ground and away from higher ground
+    instead of along one line. Each flat cell drains to the same-height neighbour of the steepest fall of
+    the mask (true diagonal distances; a low edge beside it first), ties by :func:`_tie_key`. The mask
+    falls strictly along every route, so the routing stays acyclic. Flats with no low edge (the floors of
+    closed depressions) are left as pits for the depression resolver.
+    """
+    n_pad = zp.size
+    base_p = np.zeros(n_pad, dtype=bool)
+    base_p[idx.ravel()] = base.ravel()
+    pad_idx = np.arange(n_pad, dtype=np.int64)
+    flat_p = (rec == pad_idx) & ~base_p
+    flat = np.flatnonzero(flat_p)
+    if not flat.size:
+        return 0
+    cand = (flat[:, None] + offsets[None, :]).ravel()
+    src = np.repeat(flat, offsets.size)
+    same = zp[cand] == zp[src]  # padding is +inf: never the same as a finite height
+    drains = ~flat_p & (rec >= 0)  # a cell with a receiver (or an outlet), not padding
+    low_p = np.zeros(n_pad, dtype=bool)
+    low_p[cand[same & drains[cand]]] = True
+    towards = _bfs(np.flatnonzero(low_p), flat_p, zp, offsets)
+    drainable = flat_p & (towards > 0)
+    if not drainable.any():
+        return 0
+    high_p = np.zeros(n_pad, dtype=bool)
+    high_p[src[(zp[cand] > zp[src]) & np.isfinite(zp[cand])]] = True
+    away = np.maximum(_bfs(np.flatnonzero(high_p & drainable), drainable, zp, offsets), 0)
+    mask = (2 * towards - away).astype(np.float64)
+    cells = np.flatnonzero(drainable)
+    cell_ids = (cells // (idx.shape[1] + 2) - 1) * idx.shape[1] + (cells % (idx.shape[1] + 2) - 1)
+    best = np.zeros(cells.size)
+    top = np.zeros(cells.size, dtype=np.uint64)
+    code = np.full(cells.size, -1, dtype=np.int64)
+    for k in range(offsets.size):
+        n = cells + offsets[k]
+        level = zp[n] == zp[cells]
+        fall = np.where(low_p[n], 3.5, mask[cells] - mask[n])  # a flat neighbour falls by 3 at most
+        ok = level & (low_p[n] | drainable[n]) & (fall > 0.0)
+        score = np.where(ok, fall / dists[k], 0.0)
+        key = _tie_key(cell_ids, k)
+        better = ok & ((score > best) | ((score == best) & (key > top)))
+        best[better] = score[better]
+        top[better] = key[better]
+        code[better] = k
+    if (code < 0).any():  # pragma: no cover - every drainable flat cell has a neighbour nearer its low edge
+        raise RuntimeError("flat routing found no way down")
+    rec[cells] = cells + offsets[code]
+    dist[cells] = dists[code]
+    return int(cells.size)
 
 
 def _levels(rec: _IntArray, roots: _IntArray, offsets: _IntArray) -> tuple[list[_IntArray], _IntArray]:
@@ -424,8 +555,9 @@ def route_flow(
     open_edges: str = "nesw",
     sea_level: float | None = None,
     resolve_depressions: bool = True,
+    flats: str = "towards_lower",
 ) -> FlowRouting:
-    """D8 flow routing with closed depressions rerouted to their spill points.
+    """D8 flow routing with flats drained and closed depressions rerouted to their spill points.
 
     Parameters
     ----------
@@ -440,6 +572,14 @@ def route_flow(
     resolve_depressions : bool
         Reroute closed depressions (Cordonnier et al. 2019, see the module
         docstring). ``False`` leaves pits as outlets of their own.
+    flats : {"towards_lower", "first"}
+        ``"towards_lower"`` (default, spec version 4): a flat that borders
+        a draining cell of its height drains across itself towards lower
+        ground and away from higher ground (Barnes, Lehman & Mulla 2014),
+        and equally steep neighbours are chosen by a hash of the cell and
+        the direction, so no direction is favoured. ``"first"`` (spec
+        version 3): every cell of a flat is a pit of its own (resolved as a
+        depression) and ties go to the first of :data:`NEIGHBOR_OFFSETS`.
 
     Returns
     -------
@@ -455,14 +595,16 @@ def route_flow(
     z = as_heightmap(heights_m, "heights_m", dtype=np.float64)
     cs = check_number(cell_size, "cell_size", low=0.0, high=1e6, low_open=True)
     base = base_level_mask(z, open_edges, sea_level)
-    return route_prepared(z, cs, base, resolve=bool(resolve_depressions))
+    return route_prepared(z, cs, base, resolve=bool(resolve_depressions), flats=check_flat_routing(flats))
 
 
-def route_prepared(z: _FloatArray, cs: float, base: _BoolArray, *, resolve: bool = True) -> FlowRouting:
+def route_prepared(
+    z: _FloatArray, cs: float, base: _BoolArray, *, resolve: bool = True, flats: str = "towards_lower"
+) -> FlowRouting:
     """:func:`route_flow` on checked input with a given base-level mask."""
     rows, cols = z.shape
     w = cols + 2
-    rec, dist = _d8(z, base, cs)
+    rec, dist, n_flat = _d8(z, base, cs, flats)
     offsets = _padded_offsets(cols)
     idx = np.arange(rec.size, dtype=np.int64)
     roots = np.flatnonzero(rec == idx)
@@ -495,6 +637,7 @@ def route_prepared(z: _FloatArray, cs: float, base: _BoolArray, *, resolve: bool
         level_starts=level_starts,
         base_level=base,
         depressions=n_dep,
+        flats=n_flat,
     )
 
 
@@ -658,7 +801,7 @@ def _flat_offsets(cols: int) -> _IntArray:
 def _fill_along(single: FlowRouting, z: _FloatArray) -> _FloatArray:
     """Raise each cell not above its receiver to one float64 step above it, receivers first (flat, float64)."""
     zf = z.ravel().copy()
-    if single.depressions == 0:
+    if single.depressions == 0 and single.flats == 0:
         return zf  # every D8 receiver is strictly lower already
     s, order, rec = single.level_starts, single.order, single.receivers
     for k in range(1, len(s) - 1):
@@ -746,6 +889,7 @@ def route_multiple_flow(
     exponent: float = 1.0,
     open_edges: str = "nesw",
     sea_level: float | None = None,
+    flats: str = "towards_lower",
 ) -> MultipleFlowRouting:
     """Multiple-flow-direction routing: water shared among all lower neighbours by slope.
 
@@ -769,6 +913,10 @@ def route_multiple_flow(
         among the lower neighbours).
     open_edges, sea_level
         The base level, as for :func:`route_flow`.
+    flats : {"towards_lower", "first"}
+        How the D8 routing the filling follows treats flats and ties (as for
+        :func:`route_flow`); the partition itself gives equally steep
+        receivers equal shares.
 
     Returns
     -------
@@ -783,14 +931,20 @@ def route_multiple_flow(
     cs = check_number(cell_size, "cell_size", low=0.0, high=1e6, low_open=True)
     p = check_flow_exponent(exponent)
     base = base_level_mask(z, open_edges, sea_level)
-    return route_multiple_prepared(z, cs, base, exponent=p)
+    return route_multiple_prepared(z, cs, base, exponent=p, flats=check_flat_routing(flats))
 
 
 def route_multiple_prepared(
-    z: _FloatArray, cs: float, base: _BoolArray, *, exponent: float, single: FlowRouting | None = None
+    z: _FloatArray,
+    cs: float,
+    base: _BoolArray,
+    *,
+    exponent: float,
+    single: FlowRouting | None = None,
+    flats: str = "towards_lower",
 ) -> MultipleFlowRouting:
     """:func:`route_multiple_flow` on checked input (``single``: the D8 routing of ``z``, if already made)."""
-    d8 = single if single is not None else route_prepared(z, cs, base)
+    d8 = single if single is not None else route_prepared(z, cs, base, flats=flats)
     zf = _fill_along(d8, z)
     receives, weights, dists = _mfd_partition(zf, base, cs, exponent)
     order, starts = _topological_levels(receives, d8.shape)

@@ -119,6 +119,7 @@ def hydraulic_erosion(
     depth_scale: float = 0.2,
     edges: str = "closed",
     settle: bool = True,
+    bounded: bool = True,
     callback: Progress | None = None,
 ) -> ErosionResult:
     """Hydraulic erosion with the virtual-pipe shallow-water model (Mei et al. 2007; Šťava et al. 2008).
@@ -188,6 +189,15 @@ def hydraulic_erosion(
         True; -; -; -; "Settle": drop the sediment still suspended at the end
         where it is, as the water dries (else it is returned in ``sediment``
         and not in ``heights``).
+    bounded : bool
+        True; -; -; -; "Bounded": each step a cell is dissolved at most down
+        to its lowest edge neighbour and raised by deposition at most up to
+        its highest (its share of the exchange is scaled down to fit), so no
+        setting within its bounds digs pits or builds spikes that feed on
+        themselves: the terrain stays within the input's lowest and highest
+        heights (plus the suspended sediment ``settle`` drops at the end).
+        False is spec version 3's unlimited exchange, which at the bounds of
+        the rates turned a 20 m terrain into -21 km ... +131 km.
     callback : callable or None
         None; -; -; -; -: called as ``callback(step, steps)`` after each step
         (1-based); returning ``False`` (exactly) cancels: :class:`core.Cancelled`
@@ -242,6 +252,8 @@ def hydraulic_erosion(
     edges = check_edges(edges)
     if not isinstance(settle, (bool, np.bool_)):
         raise TypeError(f"settle must be a bool, got {type(settle).__name__}")
+    if not isinstance(bounded, (bool, np.bool_)):
+        raise TypeError(f"bounded must be a bool, got {type(bounded).__name__}")
     callback = check_progress(callback, "callback")
     rows, cols = b.shape
     steps = check_step_work((rows, cols), steps, HYDRAULIC_STEP_COST, what="steps", most=MAX_HYDRAULIC_STEPS)
@@ -364,6 +376,8 @@ def hydraulic_erosion(
         del gx
         change = tmp - s  # float64: C - s
         change *= np.where(change > 0.0, ks, kd)
+        if bounded:  # never below the lowest edge neighbour, never above the highest
+            _bound_exchange(change, b)
         exchanged += float(np.abs(change).sum())
         b -= change
         s += change
@@ -396,6 +410,22 @@ def hydraulic_erosion(
             f"hydraulic erosion cancelled after step {done} of {steps}", done=done, total=steps, result=result
         )
     return result
+
+
+def _bound_exchange(change: F64, b: F64) -> None:
+    """Clip ``change`` (terrain dissolved, > 0, or deposited, < 0, metres) in place so that ``b - change`` stays
+    between the lowest and the highest of each cell's edge neighbours (its own height where that is above or
+    below them all): material is never dissolved below the ground water flows to, nor laid above the ground it
+    comes from. Every new height then lies within the old heights' range, step after step."""
+    low = b.copy()
+    high = b.copy()
+    for a, n in ((np.s_[1:], np.s_[:-1]), (np.s_[:-1], np.s_[1:])):
+        np.minimum(low[a], b[n], out=low[a])
+        np.maximum(high[a], b[n], out=high[a])
+        np.minimum(low[:, a], b[:, n], out=low[:, a])
+        np.maximum(high[:, a], b[:, n], out=high[:, a])
+    np.minimum(change, b - low, out=change)
+    np.maximum(change, b - high, out=change)
 
 
 def _advect(s: F64, ux: F32, uy: F32, moved: F64) -> None:

@@ -27,11 +27,18 @@ hillslope diffusivity (m²/yr). Each time step, as in fastscapelib's
    with ``lake_fill`` the incised material then travels down the receiver
    tree and fills the closed depressions it reaches from their floor up, to
    at most their spill level (:func:`fill_lakes`; Yuan et al. 2019);
-4. linear hillslope diffusion, ``D ∇²z``, by the Peaceman-Rachford
-   alternating-direction implicit (ADI) scheme: one half step implicit along
-   rows and explicit along columns, then the reverse. Unconditionally
-   stable; open edges hold their heights (Dirichlet), closed edges pass no
-   flux (Neumann).
+4. linear hillslope diffusion, ``D ∇²z`` (:func:`.diffusion.hillslope_diffusion`):
+   by default backward Euler split by direction (a step implicit along rows,
+   then one along columns, each 1-D solve an M-matrix), monotone at any step:
+   no new pits or peaks (spec version 4); ``diffusion_scheme=
+   "peaceman_rachford"`` is version 3's alternating-direction implicit scheme,
+   which rings once ``D dt / (2 dx²) > 1/2``. Open edges hold their heights
+   (Dirichlet), closed edges pass no flux (Neumann).
+
+Flats (cells with no lower neighbour beside a draining cell of their height)
+drain towards lower ground and away from higher ground and ties are broken
+without a direction bias (``flats="towards_lower"``, Barnes, Lehman & Mulla
+2014; :func:`.flow.route_flow`); ``flats="first"`` is version 3's routing.
 
 With ``routing="mfd"`` steps 2 and 3 use multiple flow directions
 (:func:`.flow.route_multiple_flow`: each cell's water shared among all its
@@ -58,7 +65,7 @@ from ..elementary import power
 from ..filters import LINE_COST, MAX_FILTER_WORK
 from ..heightmap import as_heightmap, check_count, check_number
 from ..progress import Cancelled, Progress, check_progress
-from .diffusion import adi_diffusion
+from .diffusion import adi_diffusion, check_diffusion_scheme
 from .flow import (
     NEIGHBOR_OFFSETS,
     FlowRouting,
@@ -66,6 +73,7 @@ from .flow import (
     accumulate,
     accumulate_multiple,
     base_level_mask,
+    check_flat_routing,
     check_flow_exponent,
     check_open_edges,
     flow_direction,
@@ -492,6 +500,8 @@ class _Params:
     lake_fill: bool = False
     channel_width: float = 0.0
     channel_area: float = 0.0
+    diffusion_scheme: str = "implicit"
+    flats: str = "towards_lower"
 
 
 #: The flow routings of :func:`stream_power_erosion`: single (D8) or multiple flow direction.
@@ -511,7 +521,7 @@ def _step(
     shape = z.shape
     base = base_level_mask(z, p.open_edges, p.sea_level)
     uplifted = z + np.where(base, 0.0, p.uplift) * p.dt
-    routing: FlowRouting | MultipleFlowRouting = route_prepared(uplifted, p.cell_size, base)
+    routing: FlowRouting | MultipleFlowRouting = route_prepared(uplifted, p.cell_size, base, flats=p.flats)
     base_work = z.size * (MFD_STEP_COST if p.routing == "mfd" else STEP_COST)
     phase = base_work // 4  # each phase, about a quarter of it
     if tally is not None:  # routing, accumulation, the n = 1 solve, lakes and diffusion: the measured base cost
@@ -543,7 +553,7 @@ def _step(
         incised = deposit_in_lakes(single, incised.ravel(), channel.ravel()).heights.reshape(shape)
         if tally is not None:
             tally.checkpoint(phase)
-    out = adi_diffusion(incised, p.cell_size, p.diffusion, dt=p.dt, open_edges=p.open_edges)
+    out = adi_diffusion(incised, p.cell_size, p.diffusion, dt=p.dt, open_edges=p.open_edges, scheme=p.diffusion_scheme)
     out[base] = z[base]  # base level (edges, sea) holds its height
     return out, routing, area.reshape(shape), channel
 
@@ -634,6 +644,8 @@ def stream_power_step(
     lake_fill: bool = False,
     channel_width: float = 0.0,
     channel_area: float = 0.0,
+    diffusion_scheme: str = "implicit",
+    flats: str = "towards_lower",
 ) -> tuple[_FloatArray, FlowRouting | MultipleFlowRouting, _FloatArray]:
     """One time step of :func:`stream_power_erosion` in float64 (for tests and custom loops).
 
@@ -661,6 +673,8 @@ def stream_power_step(
         lake_fill=lake_fill,
         channel_width=channel_width,
         channel_area=channel_area,
+        diffusion_scheme=diffusion_scheme,
+        flats=flats,
     )
     out, used, area, _ = _step(z, p)
     return out, used, area
@@ -689,6 +703,8 @@ def _params(
     lake_fill: bool = False,
     channel_width: float = 0.0,
     channel_area: float = 0.0,
+    diffusion_scheme: str = "implicit",
+    flats: str = "towards_lower",
 ) -> _Params:
     cs = check_number(cell_size, "cell_size", low=0.0, high=1e6, low_open=True)
     width = check_number(channel_width, "channel_width", low=0.0, high=1e6)
@@ -710,6 +726,8 @@ def _params(
         lake_fill=_check_flag(lake_fill, "lake_fill"),
         channel_width=width,
         channel_area=check_number(channel_area, "channel_area", low=0.0, high=1e12),
+        diffusion_scheme=check_diffusion_scheme(diffusion_scheme),
+        flats=check_flat_routing(flats),
     )
 
 
@@ -731,13 +749,15 @@ def stream_power_erosion(
     lake_fill: bool = False,
     channel_width: float = 0.0,
     channel_area: float = 0.0,
+    diffusion_scheme: str = "implicit",
+    flats: str = "towards_lower",
     callback: Progress | None = None,
 ) -> StreamPowerResult:
     """Erode a heightmap by the stream-power law with uplift and hillslope diffusion.
 
     ``dz/dt = U - K A^m S^n + D ∇²z`` over ``steps`` time steps of ``dt``
     years (see the module docstring for the schemes; Braun & Willett 2013,
-    Cordonnier et al. 2019, Peaceman & Rachford 1955). With the defaults
+    Cordonnier et al. 2019, Barnes et al. 2014, Yanenko 1971). With the defaults
     (1 mm/yr uplift for 1 Myr, ``K`` and ``D`` from the map's size) any
     starting heightmap becomes mountains cut by a dendritic valley network
     near its steady state; give ``uplift`` as a map (e.g. the starting
@@ -805,6 +825,14 @@ def stream_power_erosion(
         per metre of channel is the same at every cell size coarser than
         the channel (Armitage 2019 on the grid dependence of a fixed
         one-cell flow width). No effect where the cell is narrower.
+    diffusion_scheme : {"implicit", "peaceman_rachford"}
+        The hillslope diffusion's time stepping: ``"implicit"`` (default)
+        is monotone at any step; ``"peaceman_rachford"`` is spec version 3's
+        (see :func:`.diffusion.hillslope_diffusion`).
+    flats : {"towards_lower", "first"}
+        How the routing crosses flats and breaks ties (default
+        ``"towards_lower"``; ``"first"`` is spec version 3's; see
+        :func:`.flow.route_flow`).
     callback : callable(step, steps) -> bool or None, optional
         Called after each step (``step`` from 1 to ``steps``). Returning
         ``False`` cancels: :class:`StreamPowerCancelled` is raised with the
@@ -858,6 +886,8 @@ def stream_power_erosion(
         lake_fill=lake_fill,
         channel_width=channel_width,
         channel_area=channel_area,
+        diffusion_scheme=diffusion_scheme,
+        flats=flats,
     )
     base_level_mask(z0, p.open_edges, p.sea_level)  # refuse a map with no outlet before any work
 
@@ -868,7 +898,9 @@ def stream_power_erosion(
     area = np.full(shape, cs * cs)
 
     def result() -> StreamPowerResult:
-        r = last if last is not None else route_flow(z, cs, open_edges=p.open_edges, sea_level=p.sea_level)
+        r = last
+        if r is None:
+            r = route_flow(z, cs, open_edges=p.open_edges, sea_level=p.sea_level, flats=p.flats)
         if isinstance(r, MultipleFlowRouting):
             r = r.single
         return StreamPowerResult(

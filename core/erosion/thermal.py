@@ -19,9 +19,17 @@ bound). All cells move at once from the same state (a Jacobi step, so the
 result does not depend on any scan order), and every amount taken from a cell
 is added to exactly one other cell: material is conserved to float64 rounding.
 
-Edges are ``"closed"`` (nothing leaves the map) or ``"open"`` (the map is
-ringed by cells held at the input's lowest height; what slides onto them is
-gone, reported as ``lost_volume``).
+Edges are ``"closed"`` (nothing leaves the map) or ``"open"``: the map is
+ringed by ghost cells and what slides onto them is gone, reported as
+``lost_volume``. An open edge must not steepen what lies inside it, so by
+default (``outside="extend"``, spec version 4) the ghost cells continue
+each edge's own slope: every step a ghost is the linear extrapolation
+``2 z_edge - z_inside`` along the line through the edge cell (the diagonal
+at the corners), exact for a plane, so a plane no steeper than the talus
+angle is left unchanged and an edge cell sheds only what a slope beyond the
+talus angle towards the outside demands. ``outside="lowest"`` (spec version
+3) holds the ghosts at the input's lowest height, a cliff beside every edge
+higher than that, which wears the edges down.
 
 This is a global filter: every cell can influence every other given enough
 steps, so it takes a whole heightmap, not a window.
@@ -44,6 +52,7 @@ __all__ = [
     "MAX_THERMAL_STEPS",
     "THERMAL_STEP_COST",
     "EDGES",
+    "OUTSIDES",
     "ErosionResult",
     "MAX_EROSION_HEIGHT",
     "erosion_heights",
@@ -63,6 +72,9 @@ THERMAL_STEP_COST = 5
 MAX_EROSION_HEIGHT = 1e9
 #: Edge modes of the erosion filters.
 EDGES = ("closed", "open")
+#: What lies beyond an open edge of the thermal filter: the edge's slope continued (version 4) or a ring at
+#: the input's lowest height (version 3).
+OUTSIDES = ("extend", "lowest")
 
 F64 = npt.NDArray[np.float64]
 F32 = npt.NDArray[np.float32]
@@ -165,6 +177,25 @@ def change_maps(before: F64, after: F64) -> tuple[F32, F32]:
     return deposited, removed
 
 
+def _extrapolate_ring(padded: F64) -> None:
+    """Set the ghost ring of ``padded`` (the map inside it) to each edge's slope continued outwards, in place.
+
+    A ghost is ``2 z_edge - z_inside``, the linear extrapolation through the edge cell along the row, the
+    column or (at the corners) the diagonal; a map one cell thick along an axis continues flat along it.
+    """
+    rows, cols = padded.shape[0] - 2, padded.shape[1] - 2
+    i0, i1 = (2, -3) if rows > 1 else (1, -2)
+    j0, j1 = (2, -3) if cols > 1 else (1, -2)
+    padded[0, 1:-1] = 2.0 * padded[1, 1:-1] - padded[i0, 1:-1]
+    padded[-1, 1:-1] = 2.0 * padded[-2, 1:-1] - padded[i1, 1:-1]
+    padded[1:-1, 0] = 2.0 * padded[1:-1, 1] - padded[1:-1, j0]
+    padded[1:-1, -1] = 2.0 * padded[1:-1, -2] - padded[1:-1, j1]
+    padded[0, 0] = 2.0 * padded[1, 1] - padded[i0, j0]
+    padded[0, -1] = 2.0 * padded[1, -2] - padded[i0, j1]
+    padded[-1, 0] = 2.0 * padded[-2, 1] - padded[i1, j0]
+    padded[-1, -1] = 2.0 * padded[-2, -2] - padded[i1, j1]
+
+
 def thermal_erosion(
     heightmap: npt.ArrayLike,
     *,
@@ -173,6 +204,7 @@ def thermal_erosion(
     steps: int = 50,
     rate: float = 0.5,
     edges: str = "closed",
+    outside: str = "extend",
     callback: Progress | None = None,
 ) -> ErosionResult:
     """Thermal erosion: move material downhill until no slope exceeds the talus angle.
@@ -207,8 +239,12 @@ def thermal_erosion(
         1 is the stable bound, smaller is slower and smoother.
     edges : str
         "closed"; "closed" or "open"; -; -; "Edges": closed keeps all
-        material; open lets material slide off onto a ring held at the
-        input's lowest height (it is lost).
+        material; open lets material slide off the map (it is lost).
+    outside : str
+        "extend"; "extend" or "lowest"; -; -; "Outside": with open edges,
+        what lies beyond them: "extend" continues each edge's own slope
+        (a plane no steeper than the talus angle stays as it is), "lowest"
+        is a ring held at the input's lowest height (spec version 3).
     callback : callable or None
         None; -; -; -; -: called as ``callback(step, steps)`` after each step
         (1-based); returning ``False`` (exactly) cancels: :class:`core.Cancelled`
@@ -235,6 +271,9 @@ def thermal_erosion(
     cell = check_number(cell_size, "cell_size", low=1e-6, high=1e6)
     rate = check_number(rate, "rate", low=0.0, high=1.0, low_open=True)
     edges = check_edges(edges)
+    if outside not in OUTSIDES:
+        raise ValueError(f"outside must be one of {OUTSIDES}, got {outside!r:.40}")
+    extend = edges == "open" and outside == "extend"
     callback = check_progress(callback, "callback")
     rows, cols = h.shape
     steps = check_step_work((rows, cols), steps, THERMAL_STEP_COST, what="steps", most=MAX_THERMAL_STEPS)
@@ -255,6 +294,8 @@ def thermal_erosion(
     done = 0
     for it in range(steps):
         padded[1:-1, 1:-1] = h
+        if extend:
+            _extrapolate_ring(padded)
         for k, (dr, dc) in enumerate(_OFFSETS):
             e = excess[k]
             np.subtract(h, padded[1 + dr : rows + 1 + dr, 1 + dc : cols + 1 + dc], out=e, casting="same_kind")

@@ -21,9 +21,14 @@ Versions
     :func:`.v2.part`), so they give the heightmaps they gave; specs, recipes and presets convert to version 3
     (:func:`.v2_to_v3.spec_v2_to_v3`, :func:`.v2_to_v3.v2_params_to_v3`, :func:`.v2_to_v3.preset_v2_to_v3`,
     :func:`.v2_to_v3.recipe_to_spec`).
-**Version 3** (Orogen 0.3, :data:`SPEC_VERSION`; :mod:`.v3`)
+**Version 3** (Orogen 0.3 development builds; :mod:`.v3`, :mod:`.v3_to_v4`)
     Lengths in metres, positions in world coordinates, ``fit_height`` optional. Development builds wrote the
-    thermal filter's ``steps`` as ``iterations`` (:data:`.v3.V3_RENAMED`, :func:`.v3.rename_filters`).
+    thermal filter's ``steps`` as ``iterations`` (:data:`.v3.V3_RENAMED`, :func:`.v3.rename_filters`). Its
+    specs, recipes and presets convert to version 4 by naming version 3's erosion algorithms
+    (:data:`.v3_to_v4.V3_CHOICES`, :func:`.v3_to_v4.filters_v3_to_v4`).
+**Version 4** (Orogen 0.3, :data:`SPEC_VERSION`)
+    Version 3 with the thermal filter's open edges, the stream-power filter's diffusion, flats, ties and uplift
+    scale and the hydraulic filter's bounds fixed, each version-3 algorithm a declared choice.
 
 Export sidecars carry a version of their own (``sidecar_version``, :data:`core.io.formats.SIDECAR_VERSION`):
 those without one (version 1, Orogen 0.1 to 0.3) are read by :func:`core.io.formats.sidecar_scale` as they
@@ -42,6 +47,7 @@ from .legacy_01 import V1_DEFAULTS, V1_ENUMS, V1_FILTER_KEYS, recipe_01_to_v2, s
 from .v2 import V2_DEFAULTS, V2_PARTS, V2_RENAMED, part
 from .v2_to_v3 import V2_TO_V3, preset_v2_to_v3, recipe_to_spec, spec_v2_to_v3, v2_params_to_v3
 from .v3 import SPEC_VERSION, V3_RENAMED, rename_filters, rename_params
+from .v3_to_v4 import V3_CHOICES, filters_v3_to_v4
 
 __all__ = [
     "SPEC_VERSION",
@@ -52,8 +58,10 @@ __all__ = [
     "V2_PARTS",
     "V2_RENAMED",
     "V2_TO_V3",
+    "V3_CHOICES",
     "V3_RENAMED",
     "Upgraded",
+    "filters_v3_to_v4",
     "part",
     "preset_v2_to_v3",
     "recipe_01_to_v2",
@@ -71,7 +79,7 @@ __all__ = [
 
 
 def upgrade_spec(data: Mapping[str, Any], world: Mapping[str, Param]) -> Mapping[str, Any]:
-    """A spec's JSON form of any spec version (2, or 3 as development builds wrote it) in the current version.
+    """A spec's JSON form of any spec version (2, 3 also as development builds wrote it, 4) in the current version.
 
     ``world`` holds the declarations of ``size``, ``size_y`` and ``width`` (:data:`core.spec.WORLD_PARAMS` by
     name). Data of another version is returned as it is (the spec reader refuses it by name).
@@ -86,17 +94,23 @@ def upgrade_spec(data: Mapping[str, Any], world: Mapping[str, Param]) -> Mapping
         return data
     if version == 2:
         data = spec_v2_to_v3(data, world)
-    elif version == SPEC_VERSION and "filters" in data:
+        version = 3
+    elif version == 3 and "filters" in data:
         data = {**data, "filters": rename_filters(data["filters"])}
+    if version == 3:
+        data = {**data, "version": SPEC_VERSION}
+        if "filters" in data:
+            data["filters"] = filters_v3_to_v4(data["filters"])
     return data
 
 
 def upgrade_recipe(data: Mapping[str, Any]) -> dict[str, Any]:
-    """A recipe's JSON form of any version (0.1's without one, 2, 3) as version-2 or current recipe JSON.
+    """A recipe's JSON form of any version (0.1's without one, 2, 3, 4) as version-2 or current recipe JSON.
 
     0.1's recipes become version 2 (:func:`.legacy_01.recipe_01_to_v2`: a version-2 recipe runs the version-2
-    declarations, as 0.1's functions did); version 3's old parameter names become today's. ``fit_height`` is
-    filled in (always on before version 3, off by default since).
+    declarations, as 0.1's functions did); version 3's old parameter names become today's and version 3's
+    recipes name its erosion algorithms (:func:`.v3_to_v4.filters_v3_to_v4`) as version 4. ``fit_height``
+    is filled in (always on before version 3, off by default since).
 
     Raises
     ------
@@ -104,12 +118,14 @@ def upgrade_recipe(data: Mapping[str, Any]) -> dict[str, Any]:
         For a version that is none of these.
     """
     version = data.get("version", 1)
-    if isinstance(version, bool) or version not in (1, 2, SPEC_VERSION):
-        raise ValueError(f"recipe version must be 1, 2 or {SPEC_VERSION}, got {version!r:.20}")
+    if isinstance(version, bool) or version not in (1, 2, 3, SPEC_VERSION):
+        raise ValueError(f"recipe version must be 1, 2, 3 or {SPEC_VERSION}, got {version!r:.20}")
     out = recipe_01_to_v2(data) if version == 1 else dict(data)
-    out.setdefault("fit_height", version < SPEC_VERSION)
-    if version == SPEC_VERSION and "filters" in out:
-        out["filters"] = rename_filters(out["filters"])
+    out.setdefault("fit_height", version < 3)
+    if version == 3:
+        out["version"] = SPEC_VERSION
+        if "filters" in out:
+            out["filters"] = filters_v3_to_v4(rename_filters(out["filters"]))
     return out
 
 
@@ -165,6 +181,6 @@ def upgrade(data: Mapping[str, Any], world: Mapping[str, Param]) -> Upgraded:
             f"is read (the keys {', '.join(sorted(_RECIPE_01_KEYS))}, with shape), and this is not one"
             + (f" (it has {', '.join(others)[:120]})" if others else " (it has no shape)")
         )
-    if data.get("version") in (2, SPEC_VERSION) and "params" in data and "shape" in data:
+    if data.get("version") in (2, 3, SPEC_VERSION) and "params" in data and "shape" in data:
         return Upgraded({"width": width}, data)  # a recipe written since 0.2
     return Upgraded(upgrade_spec(data, world))

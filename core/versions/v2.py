@@ -20,6 +20,7 @@ from ..generators.hills import MAX_HILLS, hills_raw
 from ..generators.hills_pits import noise_hills_pits
 from ..generators.midpoint_displacement import diamond_square
 from ..params import FILTERS, GENERATORS, Filter, Generator, Param
+from .v3_to_v4 import V3_CHOICES
 
 __all__ = ["V2_PARTS", "V2_DEFAULTS", "V2_RENAMED", "part"]
 
@@ -249,6 +250,17 @@ def _renamed_filter(key: str, names: dict[str, str]) -> Filter:
 
 for _key, _names in V2_RENAMED.items():
     V2_PARTS[_key] = _renamed_filter(_key, _names)
+
+# Version 2 ran version 3's erosion algorithms where version 4 changed them (:data:`.v3_to_v4.V3_CHOICES`).
+for _key, _choices in V3_CHOICES.items():
+    if _key in V2_PARTS:
+        V2_PARTS[_key] = dataclasses.replace(
+            V2_PARTS[_key],
+            params=tuple(
+                dataclasses.replace(p, default=_choices[p.name]) if p.name in _choices else p
+                for p in V2_PARTS[_key].params
+            ),
+        )
 
 
 def part(key: str, version: int) -> Generator | Filter:

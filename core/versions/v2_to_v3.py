@@ -20,6 +20,7 @@ from ..lighting.settings import cell_size
 from ..params import MAX_FILTERS, Param
 from .v2 import V2_DEFAULTS, V2_PARTS, V2_RENAMED, part
 from .v3 import SPEC_VERSION
+from .v3_to_v4 import V3_CHOICES
 
 __all__ = ["V2_TO_V3", "v2_params_to_v3", "spec_v2_to_v3", "preset_v2_to_v3", "recipe_to_spec"]
 
@@ -79,7 +80,8 @@ def _cell(data: Mapping[str, Any], world: Mapping[str, Param]) -> float:
 
 
 def spec_v2_to_v3(data: Mapping[str, Any], world: Mapping[str, Param]) -> dict[str, Any]:
-    """A version-2 spec's JSON form as version 3, giving the heightmap version 2 gave.
+    """A version-2 spec's JSON form as version 3, giving the heightmap version 2 gave (then
+    :func:`.v3_to_v4.filters_v3_to_v4` for the current version).
 
     ``world`` holds the declarations of the spec's ``size``, ``size_y`` and ``width``
     (:data:`core.spec.WORLD_PARAMS` by name), which give the cell size. Hill radii and the low-pass length go
@@ -97,7 +99,7 @@ def spec_v2_to_v3(data: Mapping[str, Any], world: Mapping[str, Param]) -> dict[s
     if isinstance(filters, list) and len(filters) > MAX_FILTERS:
         raise ValueError(f"a filter stack holds at most {MAX_FILTERS} filters, got {len(filters)}")
     cell = _cell(data, world)
-    out = {**data, "version": SPEC_VERSION, "fit_height": True}
+    out = {**data, "version": 3, "fit_height": True}
     generator = data.get("generator", "hills")
     if isinstance(generator, str) and generator in V2_PARTS:
         out[generator] = v2_params_to_v3(generator, data.get(generator, {}), cell)
@@ -155,8 +157,9 @@ def recipe_to_spec(recipe: Mapping[str, Any], rest: Mapping[str, Any]) -> dict[s
     Parameters
     ----------
     recipe : mapping
-        A checked recipe's JSON form (:meth:`core.recipe.Recipe.to_dict`; version 2 or 3). Parameters it leaves
-        out take its functions' defaults (as 0.1's and 0.2's functions took them); a version-2 recipe's values
+        A checked recipe's JSON form (:meth:`core.recipe.Recipe.to_dict`; version 2 or the current one). Parameters
+        it leaves out take its functions' defaults (as 0.1's and 0.2's functions took them; version 3's
+        algorithms where version 4 changed them, :data:`.v3_to_v4.V3_CHOICES`); a version-2 recipe's values
         are converted to version 3 (:func:`v2_params_to_v3`) at the cell size of ``rest["width"]`` metres over
         the recipe's shape, with ``fit_height`` on.
     rest : mapping
@@ -169,6 +172,8 @@ def recipe_to_spec(recipe: Mapping[str, Any], rest: Mapping[str, Any]) -> dict[s
     def values(key: str, params: Mapping[str, Any]) -> dict[str, Any]:
         declaration = part(key, version)
         names = {p.name for p in declaration.params}
+        if version < SPEC_VERSION:  # versions 2 and 3 ran version 3's algorithms, whatever the function's default
+            params = {**V3_CHOICES.get(key, {}), **params}
         out = {k: v for k, v in _function_defaults(declaration.function, params).items() if k in names}
         return out if version == SPEC_VERSION else v2_params_to_v3(key, out, cell)
 

@@ -1,4 +1,5 @@
-"""Spec version 3, the current one, and what its development builds wrote differently.
+"""Spec version 3 (Orogen 0.3), the current version's number, and what version 3's development builds wrote
+differently.
 
 Orogen's development builds of version 3 wrote the thermal filter's time steps as ``iterations`` (the name
 version 2 gave them); the released version 3 calls them ``steps``, as the stream-power and hydraulic filters
@@ -13,8 +14,9 @@ from typing import Any
 
 __all__ = ["SPEC_VERSION", "V3_RENAMED", "rename_params", "rename_filters"]
 
-#: Version of the spec's JSON form (3: lengths in metres; 2: Orogen 0.2, lengths in cells; 0.1 wrote none).
-SPEC_VERSION = 3
+#: Version of the spec's JSON form (4: version 3 with its erosion faults fixed, :mod:`.v3_to_v4`; 3: lengths in
+#: metres; 2: Orogen 0.2, lengths in cells; 0.1 wrote none).
+SPEC_VERSION = 4
 
 #: Parameters renamed since development builds of version 3 wrote them, by part (old name to today's).
 V3_RENAMED: dict[str, dict[str, str]] = {"thermal": {"iterations": "steps"}}

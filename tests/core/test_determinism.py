@@ -23,6 +23,14 @@ from core.generators import faults, profiles
 from core.generators import hills_pits as noise
 from core.recipe import Recipe
 
+EROSION = {  # the erosion filters whose algorithms version 4 changed, with open edges and flats (terraces)
+    "thermal_open": [{"type": "thermal", "talus_angle": 30.0, "steps": 20, "rate": 1.0, "edges": "open"}],
+    "erosion": [{"type": "erosion", "steps": 6, "dt": 5e4}],
+    "erosion_mfd": [{"type": "erosion", "steps": 4, "dt": 5e4, "routing": "mfd", "lake_fill": False}],
+    "hydraulic": [{"type": "hydraulic", "steps": 30, "edges": "open"}],
+    "terrace_erosion": [{"type": "terrace", "levels": 4}, {"type": "erosion", "steps": 3, "dt": 5e4}],
+}
+
 def digest(a):
     a = np.ascontiguousarray(a)
     return f"{a.dtype}{a.shape}:" + hashlib.sha256(a.tobytes()).hexdigest()[:24]
@@ -51,6 +59,10 @@ print(json.dumps({
        for g in ("hills", "diamond_square", "noise")},
     "v3_ds_pow2": digest(core.TerrainSpec(size=65, width=64.0, seed=8, generator="diamond_square",
                                           filters=()).heightmap()),
+    **{f"v{v}_{k}": digest(core.TerrainSpec.from_dict({"version": v, "size": 33, "size_y": 29, "width": 320.0,
+                                                        "height": 60.0, "seed": 5, "generator": "hills",
+                                                        "filters": f}).heightmap())
+       for v in (3, 4) for k, f in EROSION.items()},
 }))
 """
 
@@ -70,6 +82,19 @@ GOLDEN = {
     "v3_diamond_square": "float32(70, 90):d3132c4fcdc4cd1317786f47",
     "v3_noise": "float32(70, 90):80094fef38e6bf3a733df263",
     "v3_ds_pow2": "float32(65, 65):59d0c0387529c1b4d6d61969",
+    # spec version 3's erosion filters (hashed before version 4 existed: version 3 gives what it gave)
+    "v3_thermal_open": "float32(29, 33):cda58e4f74e3c4d65f0858c5",
+    "v3_erosion": "float32(29, 33):48c4dda709d6c0f2c26f98b8",
+    "v3_erosion_mfd": "float32(29, 33):62d6608b9310d15d987e32b5",
+    "v3_hydraulic": "float32(29, 33):74e169b1772981f116fcdf66",
+    "v3_terrace_erosion": "float32(29, 33):604146f9c0982aa7c9655f6b",
+    # spec version 4: thermal open edges continue the edge's slope, monotone diffusion, flats drained,
+    # ties unbiased, uplift from the highest point, bounded hydraulic exchange
+    "v4_thermal_open": "float32(29, 33):1f2906983eb9e48c3bf07070",
+    "v4_erosion": "float32(29, 33):b2d7c6c25e8894b7ce065ba3",
+    "v4_erosion_mfd": "float32(29, 33):fdee1f05ffba8fc4e2a7fde8",
+    "v4_hydraulic": "float32(29, 33):22eb0787ebae1d73163003fe",
+    "v4_terrace_erosion": "float32(29, 33):a3315676acff82d857c5569e",
 }
 
 
