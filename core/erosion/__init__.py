@@ -21,14 +21,18 @@ to what leaves over open edges (reported), work bounded up front
 from __future__ import annotations
 
 from .diffusion import (
+    DIFFUSION_SCHEMES,
     adi_diffusion,
+    check_diffusion_scheme,
     hillslope_diffusion,
 )
 from .flow import (
+    FLAT_ROUTINGS,
     NEIGHBOR_OFFSETS,
     FlowRouting,
     MultipleFlowRouting,
     base_level_mask,
+    check_flat_routing,
     drainage_area,
     flow_direction,
     flow_length,
@@ -77,6 +81,7 @@ from .thermal import (
     EDGES,
     MAX_EROSION_HEIGHT,
     MAX_THERMAL_STEPS,
+    OUTSIDES,
     THERMAL_STEP_COST,
     ErosionResult,
     check_edges,
@@ -86,6 +91,11 @@ from .thermal import (
 )
 
 __all__ = [
+    "DIFFUSION_SCHEMES",
+    "FLAT_ROUTINGS",
+    "OUTSIDES",
+    "check_diffusion_scheme",
+    "check_flat_routing",
     "hillslope_diffusion",
     "adi_diffusion",
     "NEIGHBOR_OFFSETS",

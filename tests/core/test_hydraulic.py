@@ -260,8 +260,8 @@ def digest(a):
     a = np.ascontiguousarray(a)
     return f"{a.dtype}{a.shape}:" + hashlib.sha256(a.tobytes()).hexdigest()[:24]
 h = Recipe("diamond_square", 4, (45, 61), version=2).evaluate().astype(np.float64) * 30.0
-closed = hydraulic_erosion(h, cell_size=0.75, steps=60)
-opened = hydraulic_erosion(h, cell_size=1.5, steps=40, edges="open", settle=False, depth_scale=0.0)
+closed = hydraulic_erosion(h, cell_size=0.75, steps=60, bounded=False)  # spec version 3's unbounded exchange
+opened = hydraulic_erosion(h, cell_size=1.5, steps=40, edges="open", settle=False, depth_scale=0.0, bounded=False)
 print(json.dumps({"closed": [digest(closed.heights), digest(closed.water), digest(closed.deposited)],
                   "open": [digest(opened.heights), digest(opened.sediment), opened.lost_volume.hex()]}))
 """

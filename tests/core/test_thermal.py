@@ -201,7 +201,7 @@ def digest(a):
     return f"{a.dtype}{a.shape}:" + hashlib.sha256(a.tobytes()).hexdigest()[:24]
 h = Recipe("diamond_square", 4, (45, 61), version=2).evaluate().astype(np.float64) * 30.0
 closed = thermal_erosion(h, talus_angle=33, cell_size=0.75, steps=60, rate=0.8)
-opened = thermal_erosion(h, talus_angle=28, cell_size=1.5, steps=40, rate=0.5, edges="open")
+opened = thermal_erosion(h, talus_angle=28, cell_size=1.5, steps=40, rate=0.5, edges="open", outside="lowest")
 print(json.dumps({"closed": [digest(closed.heights), digest(closed.deposited), digest(closed.removed)],
                   "open": [digest(opened.heights), opened.lost_volume.hex()]}))
 """

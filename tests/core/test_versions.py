@@ -27,7 +27,7 @@ WORLD = {p.name: p for p in WORLD_PARAMS}
 
 
 def test_the_public_api_defaults_to_the_current_version():
-    assert SPEC_VERSION == 3
+    assert SPEC_VERSION == 4
     assert Recipe().version == SPEC_VERSION and Recipe("faults", 1, (9, 9)).to_dict()["version"] == SPEC_VERSION
     assert TerrainSpec().to_dict()["version"] == SPEC_VERSION
     # A recipe of today's vocabulary needs no version: lengths in metres.
@@ -51,7 +51,7 @@ def test_a_0_1_recipe_becomes_version_2_then_current():
     }
     spec = load_spec(data).to_dict()
     assert {k: spec[k] for k in ("version", "size", "size_y", "seed", "width", "height", "fit_height")} == {
-        "version": 3,
+        "version": 4,
         "size": 30,
         "size_y": 0,
         "seed": 5,
@@ -133,9 +133,18 @@ def test_a_version_2_spec_becomes_version_3_with_exact_values():
     blur, lowpass, thermal, erosion = out["filters"]
     assert blur == {"type": "box_blur", "radius": 4.0, "method": "passes"}  # sqrt(6 / 1.5) cells of 2 m
     assert lowpass == {"type": "lowpass", "enabled": False, "length": -2.0 / math.log(0.5), "passes": 1}
-    assert thermal == {"type": "thermal", "talus_angle": 35.0, "steps": 9, "rate": 0.5, "edges": "closed"}
+    assert thermal == {
+        "type": "thermal",
+        "talus_angle": 35.0,
+        "steps": 9,
+        "rate": 0.5,
+        "edges": "closed",
+        "outside": "lowest",  # version 3's open edges (version 2 had the same)
+    }
     assert (erosion["steps"], erosion["lake_fill"], erosion["auto_scale"]) == (3, False, "cell")
-    assert upgrade_spec(V2_SPEC, WORLD) == out and TerrainSpec.from_dict(V2_SPEC) == TerrainSpec.from_dict(out)
+    assert upgrade_spec(V2_SPEC, WORLD) == {**out, "version": 4} and TerrainSpec.from_dict(
+        V2_SPEC
+    ) == TerrainSpec.from_dict(out)
 
 
 def test_a_version_2_thermal_filter_gives_the_heightmap_it_gave():
@@ -143,10 +152,19 @@ def test_a_version_2_thermal_filter_gives_the_heightmap_it_gave():
     filters = [{"type": "flatten", "exponent": 1.4}, {"type": "thermal", "talus_angle": 25.0, "iterations": 6}]
     data = {"version": 2, "size": 40, "width": 60.0, "height": 12.0, "seed": 4, "generator": "fractal"}
     spec = TerrainSpec.from_dict({**data, "filters": filters})
-    assert spec.filters[1].params == {"talus_angle": 25.0, "steps": 6, "rate": 0.5, "edges": "closed"}
+    assert spec.filters[1].params == {
+        "talus_angle": 25.0,
+        "steps": 6,
+        "rate": 0.5,
+        "edges": "closed",
+        "outside": "lowest",
+    }
     stack = tuple((f["type"], {k: v for k, v in f.items() if k != "type"}) for f in filters)
     v2 = Recipe("fractal", 4, (40, 40), {}, stack, spec.cell_size, 12.0, version=2)
-    assert v2.filters[1] == ("thermal", {"talus_angle": 25.0, "iterations": 6, "rate": 0.5, "edges": "closed"})
+    assert v2.filters[1] == (
+        "thermal",
+        {"talus_angle": 25.0, "iterations": 6, "rate": 0.5, "edges": "closed", "outside": "lowest"},
+    )
     assert np.array_equal(spec.heightmap(), v2.evaluate())
     recipe = {"version": 2, "seed": 4, "shape": [40, 40], "generator": "fractal", "params": {}, "filters": filters}
     assert load_spec(recipe).filters[1].params["steps"] == 6  # a version-2 recipe file too
@@ -172,7 +190,13 @@ def test_a_version_3_spec_with_thermal_iterations_loads_with_steps():
     new = {**OLD_V3, "filters": [{"type": "thermal", "steps": 7, "talus_angle": 30.0}]}
     spec = TerrainSpec.from_dict(old)
     assert spec == TerrainSpec.from_dict(new) == load_spec(old) == TerrainSpec.from_json(json.dumps(old))
-    assert spec.filters[0].params == {"talus_angle": 30.0, "steps": 7, "rate": 0.5, "edges": "closed"}
+    assert spec.filters[0].params == {
+        "talus_angle": 30.0,
+        "steps": 7,
+        "rate": 0.5,
+        "edges": "closed",
+        "outside": "lowest",
+    }
     assert spec.to_dict()["filters"][0]["steps"] == 7 and "iterations" not in spec.to_dict()["filters"][0]
     assert np.array_equal(spec.heightmap(), TerrainSpec.from_dict(new).heightmap())
     assert load_spec({"spec": old}) == spec  # an export sidecar's spec, a user preset file: the same reader
@@ -182,10 +206,12 @@ def test_a_version_3_spec_with_thermal_iterations_loads_with_steps():
 
 def test_a_version_3_recipe_with_thermal_iterations_loads_with_steps():
     old = {"version": 3, "shape": [20, 20], "params": {}, "filters": [{"type": "thermal", "iterations": 4}]}
-    assert upgrade_recipe(old)["filters"] == [{"type": "thermal", "steps": 4}]
+    assert upgrade_recipe(old)["filters"] == [{"type": "thermal", "steps": 4, "outside": "lowest"}]
     assert upgrade_recipe(old)["fit_height"] is False
     recipe = Recipe.from_dict(old)
-    assert recipe.filters == (("thermal", {"talus_angle": 35.0, "steps": 4, "rate": 0.5, "edges": "closed"}),)
+    assert recipe.filters == (
+        ("thermal", {"talus_angle": 35.0, "steps": 4, "rate": 0.5, "edges": "closed", "outside": "lowest"}),
+    )
     assert recipe == Recipe.from_dict({**old, "filters": [{"type": "thermal", "steps": 4}]})
     assert load_spec(old).filters[0].params["steps"] == 4
 
