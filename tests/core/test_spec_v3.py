@@ -206,9 +206,9 @@ def test_a_version_2_spec_gives_the_heightmap_version_2_gave(generator, params, 
         assert np.abs(v2 - v3).max() <= 4 * np.finfo(np.float32).eps
 
 
-def test_new_specs_default_to_version_3():
+def test_new_specs_default_to_the_current_version():
     spec = TerrainSpec()
-    assert spec.to_dict()["version"] == 3 and not spec.fit_height
+    assert spec.to_dict()["version"] == 4 and not spec.fit_height
     assert spec.params == {"count": 150, "radius_min": 3.0, "radius_max": 16.0, "island": False}
 
 
