@@ -77,21 +77,30 @@ def test_the_smoothing_filters_change_the_same_places_at_both_sizes(step):
     assert np.corrcoef(full.ravel(), change[257].ravel())[0, 1] >= 0.9
 
 
+#: (diffusion scheme, lake_fill): the version-4 scheme, and version 3's with the default lake filling.
+SCHEMES = [("implicit", False), ("implicit", True), ("peaceman_rachford", True)]
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("lake_fill", [False, True])
-def test_stream_power_erosion_keeps_the_preview_the_terrain_downsampled(lake_fill):
-    """Measured 0.996 without lake_fill and 0.991 with it (the default); version 2's automatic rates
-    (auto_scale "cell") gave 0.927 and 0.871.
+@pytest.mark.parametrize(("scheme", "lake_fill"), SCHEMES)
+def test_stream_power_erosion_keeps_the_preview_the_terrain_downsampled(scheme, lake_fill):
+    """Measured 0.991 without lake_fill and 0.971 with it (the default); version 3's Peaceman-Rachford diffusion
+    0.996 and 0.991; version 2's automatic rates (auto_scale "cell") gave 0.927 and 0.871.
+
+    Why version 4 agrees less: the automatic diffusivity smooths over 1/64 of the width, 16 cells of 1025²
+    (``D dt / dx²`` about 26 a step) and 4 of 257². The monotone scheme damps what is narrower than that, the
+    one-cell channels of the full size among it, as diffusion does; Peaceman-Rachford's amplification of
+    such short waves is close to -1 at that step (undamped, ringing), so version 3 kept the full size's
+    one-cell channels, which made the two sizes look more alike than the diffusion they asked for.
 
     What made the sizes differ: a D8 channel is one cell wide, so a coarse grid's channels removed four times
     the rock per metre (channel_width, automatic: 1/1024 of the map's width, a cell of 1025²; a wider cell is
     lowered by width / cell of the bed's incision), and the automatic diffusivity smoothed one cell, four times
     farther at 257² than at 1025² (now 1/64 of the width at every size).
     """
-    spec = TerrainSpec(
-        **{**BASE, "generator": "fractal", "filters": (("erosion", {"steps": 10, "lake_fill": lake_fill}),)}
-    )
-    assert preview_correlation(spec) >= 0.98
+    stage = {"steps": 10, "lake_fill": lake_fill, "diffusion_scheme": scheme}
+    spec = TerrainSpec(**{**BASE, "generator": "fractal", "filters": (("erosion", stage),)})
+    assert preview_correlation(spec) >= (0.98 if scheme == "peaceman_rachford" or not lake_fill else 0.96)
 
 
 @pytest.mark.slow
@@ -104,25 +113,23 @@ def test_version_2_automatic_erosion_rates_were_not_resolution_independent():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("lake_fill", [False, True])
-def test_what_stream_power_erosion_removed_is_the_same_at_both_sizes(lake_fill):
+@pytest.mark.parametrize(("scheme", "lake_fill"), SCHEMES)
+def test_what_stream_power_erosion_removed_is_the_same_at_both_sizes(scheme, lake_fill):
     """Stronger than the heights (which the uplift dominates): the eroded depth, downsampled, correlates too, and
-    nearly as much as the full terrain. Measured 0.961 (lake_fill) and 0.946; mean depths 9.3 m at 257² and 12.3 m
-    at 1025² (lake_fill), 12.7 and 17.2 m; version 2's automatic rates: 0.86 and 0.65, the preview eroding 2.4 and
-    2.1 times as much."""
+    nearly as much as the full terrain. Measured 0.933 (lake_fill) and 0.927; mean depths 9.2 m at 257² and
+    16.4 m at 1025² (lake_fill), 12.6 and 23.5 m: the full size loses the relief narrower than a preview cell
+    that diffusion removes (see the test above). Version 3's Peaceman-Rachford diffusion: 0.961 and 0.946, 9.3
+    and 12.3 m, 12.7 and 17.2 m; version 2's automatic rates: 0.86 and 0.65, the preview eroding 2.4 and 2.1
+    times as much."""
     eroded = {}
+    stage = {"steps": 10, "lake_fill": lake_fill, "diffusion_scheme": scheme}
     for n in (257, 1025):
-        maps = (
-            TerrainSpec(
-                **{**BASE, "generator": "fractal", "filters": (("erosion", {"steps": 10, "lake_fill": lake_fill}),)}
-            )
-            .recipe((n, n))
-            .evaluate_with_maps()[1]
-        )
+        spec = TerrainSpec(**{**BASE, "generator": "fractal", "filters": (("erosion", stage),)})
+        maps = spec.recipe((n, n)).evaluate_with_maps()[1]
         eroded[n] = maps["removed"].astype(np.float64) - maps["deposited"].astype(np.float64)
     full = block_mean(eroded[1025], 4)
     assert np.corrcoef(full.ravel(), eroded[257].ravel())[0, 1] >= 0.9
-    assert 0.6 <= eroded[257].mean() / full.mean() <= 1.0
+    assert (0.6 if scheme == "peaceman_rachford" else 0.5) <= eroded[257].mean() / full.mean() <= 1.0
 
 
 def test_diamond_square_coarse_levels_are_the_same_numbers():
