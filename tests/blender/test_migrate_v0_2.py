@@ -63,7 +63,7 @@ def test_a_0_2_blend_reads_in_metres_and_regenerates_to_its_heightmaps(orogen, o
     spec_of = orogen.addon.specio.read_spec
     for name in TERRAINS:
         obj = bpy.data.objects[name]
-        assert obj.orogen.spec_version == 3 and obj.orogen.is_terrain, name
+        assert obj.orogen.spec_version == 4 and obj.orogen.is_terrain, name
         assert np.array_equal(vertex_z(obj), np.load(V02 / f"{name}.npy")), f"{name}: the mesh was touched"
         spec = spec_of(obj.orogen)
         # The version-3 spec core makes of the version-2 spec 0.2 applied, through Blender's float32 properties.
@@ -105,7 +105,7 @@ def spec_of_written(orogen, spec):
 
 def test_the_panel_settings_are_converted_too(orogen, opened):
     panel = bpy.context.scene.orogen
-    assert panel.spec_version == 3
+    assert panel.spec_version == 4
     spec = orogen.addon.specio.read_spec(panel)
     cell = 200.0 / 64  # a power of two: every converted length is exact
     assert (spec.size, spec.width, spec.generator, spec.fit_height) == (65, 200.0, "hills", True)
@@ -166,7 +166,7 @@ def test_panel_settings_edited_today_are_not_taken_for_0_2(scene, orogen, tmp_pa
     try:
         assert "Orogen 0.2" not in capfd.readouterr().out
         assert bpy.context.scene.orogen.hills.radius_min == 5.0 and bpy.data.scenes["Other"].orogen.size == 33
-        assert bpy.data.scenes["Other"].orogen.spec_version == 3
+        assert bpy.data.scenes["Other"].orogen.spec_version == 4
     finally:
         bpy.ops.wm.read_homefile(use_empty=True)
 
@@ -202,7 +202,7 @@ def test_an_appended_0_2_terrain_is_converted(scene, orogen, tmp_path, capfd):
         orogen.addon.specio.read_spec(obj.orogen)
     out = capfd.readouterr().out
     assert "'Hills': Orogen 0.2 settings converted" in out
-    assert obj.orogen.spec_version == 3
+    assert obj.orogen.spec_version == 4
     assert np.abs(regenerate(obj) - np.load(V02 / "Hills.npy")).max() <= BOUND["Hills"] * obj.orogen.height
 
 
@@ -222,7 +222,7 @@ def test_a_tile_worlds_0_2_settings_are_converted(scene, orogen, tmp_path, capfd
         assert f"collection '{name}': Orogen 0.2 settings converted" in capfd.readouterr().out
         settings = bpy.data.collections[name].orogen_world
         spec = orogen.addon.specio.read_spec(settings)
-        assert settings.spec_version == 3 and spec.fit_height
+        assert settings.spec_version == 4 and spec.fit_height
         assert (spec.params["radius_min"], spec.params["radius_max"]) == (3 * 2.0, 6 * 2.0)  # cells x 2 m
     finally:
         bpy.ops.wm.read_homefile(use_empty=True)
@@ -234,9 +234,11 @@ def test_a_development_builds_thermal_iterations_are_read_as_steps(scene, orogen
     spec = {"version": 3, "size": 17, "seed": 3, "filters": [{"type": "thermal", "steps": 9, "talus_angle": 20.0}]}
     bpy.ops.orogen.terrain_add(size=17, spec=json.dumps(spec), set="")
     obj = bpy.context.active_object
-    raw = orogen.addon.versions._stored(obj)["filters"][0]["thermal"]
+    group = orogen.addon.versions._stored(obj)
+    raw = group["filters"][0]["thermal"]
     raw["iterations"] = 9  # what a development build stored...
-    del raw["steps"]  # ...without today's name
+    del raw["steps"], raw["outside"]  # ...without today's names
+    group["spec_version"] = 3
     path = tmp_path / "dev.blend"
     bpy.ops.wm.save_as_mainfile(filepath=str(path))
     capfd.readouterr()
@@ -261,7 +263,7 @@ def _appended_hills(tmp_path):
     bpy.ops.wm.append(filepath=str(blend / "Object" / "Hills"), directory=str(blend / "Object"), filename="Hills")
     obj = bpy.data.objects["Hills"]
     z = regenerate(obj)
-    assert obj.orogen.spec_version == 3
+    assert obj.orogen.spec_version == 4
     assert np.abs(z - np.load(V02 / "Hills.npy")).max() <= BOUND["Hills"] * obj.orogen.height
     text = bpy.data.objects["Hills"].orogen.applied
     bpy.ops.wm.read_homefile(use_empty=True)
@@ -299,7 +301,7 @@ def test_a_library_overridden_0_2_terrain_is_converted_once_and_made_local_regen
     capfd.readouterr()
     assert spec_of(override.orogen).to_json() == expected  # converted in place on its first read
     assert "'Hills': Orogen 0.2 settings converted" in capfd.readouterr().out
-    assert override.orogen.spec_version == 3 and override.orogen.applied == expected
+    assert override.orogen.spec_version == 4 and override.orogen.applied == expected
     assert spec_of(linked.orogen).to_json() == expected and linked.orogen.spec_version == 0
     # Its mesh is the library's, which Orogen cannot write: Regenerate says so instead of doing nothing.
     bpy.context.view_layer.objects.active = override
@@ -339,8 +341,55 @@ def test_a_library_override_saved_and_opened_again_is_converted_to_the_same_valu
     for _ in range(2):  # opened twice: converted on load (an override is local data), never twice
         bpy.ops.wm.open_mainfile(filepath=str(path))
         (override,) = [o for o in bpy.data.objects if o.override_library is not None]
-        assert override.orogen.spec_version == 3
+        assert override.orogen.spec_version == 4
         assert spec_of(override.orogen).to_json() == expected
         assert override.orogen.hills.radius_min == pytest.approx(18.75)
         bpy.ops.wm.save_as_mainfile(filepath=str(path))
     bpy.ops.wm.read_homefile(use_empty=True)
+
+
+def test_a_0_3_terrain_keeps_its_erosion_algorithms(scene, orogen, tmp_path, capfd):
+    """Orogen 0.3 stored version-3 groups, without version 4's erosion choices: on load they are named as
+    version 3's (core.versions.V3_CHOICES), so Regenerate gives what 0.3 gave, and the group is marked 4."""
+    spec = {
+        "version": 3,
+        "size": 17,
+        "seed": 3,
+        "width": 160.0,
+        "height": 30.0,
+        "filters": [
+            {"type": "thermal", "steps": 9, "talus_angle": 20.0, "edges": "open"},
+            {"type": "erosion", "steps": 2, "dt": 5e4},
+            {"type": "hydraulic", "steps": 5},
+        ],
+    }
+    bpy.ops.orogen.terrain_add(size=17, spec=json.dumps(spec), set="")
+    obj = bpy.context.active_object
+    group = orogen.addon.versions._stored(obj)
+    for item, names in zip(
+        group["filters"], (["outside"], ["diffusion_scheme", "flats", "uplift_scale"], ["bounded"]), strict=True
+    ):
+        kind = {"outside": "thermal", "bounded": "hydraulic"}.get(names[0], "erosion")
+        for key in names:
+            del item[kind][key]  # what 0.3 stored: none of version 4's properties
+    group["spec_version"] = 3
+    path = tmp_path / "v03.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(path))
+    capfd.readouterr()
+    bpy.ops.wm.open_mainfile(filepath=str(path))
+    try:
+        out = capfd.readouterr().out
+        assert "spec version 3 keeps its erosion algorithms" in out and "filters[0].thermal.outside = lowest" in out
+        obj = bpy.data.objects["Terrain"]
+        assert obj.orogen.spec_version == 4
+        assert obj.orogen.filters[0].thermal.outside == "lowest"
+        assert obj.orogen.filters[1].erosion.diffusion_scheme == "peaceman_rachford"
+        assert obj.orogen.filters[2].hydraulic.bounded is False
+        read = orogen.addon.specio.read_spec(obj.orogen)
+        v3 = orogen.core.spec.TerrainSpec.from_dict(spec)
+        assert read == v3
+        assert not np.array_equal(
+            v3.heightmap(), orogen.core.spec.TerrainSpec.from_dict({**spec, "version": 4}).heightmap()
+        )
+    finally:
+        bpy.ops.wm.read_homefile(use_empty=True)
