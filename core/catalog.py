@@ -1353,7 +1353,8 @@ register_filter(
                 "enum",
                 "peak",
                 label="Uplift Scale",
-                description="How the uplift follows the starting terrain",
+                description="How Uplift from Terrain follows the starting terrain (the same for a terrain spanning "
+                "its height range, as a generator's does)",
                 items=(
                     ("peak", "Highest Point", "The terrain's highest point rises at Uplift, the rest in proportion"),
                     (
@@ -1363,7 +1364,6 @@ register_filter(
                         "raised rises faster (version 3)",
                     ),
                 ),
-                active_when=When("uplift_from_terrain", True),
             ),
             Param(
                 "diffusion_scheme",
