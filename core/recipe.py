@@ -45,7 +45,7 @@ from .io.jsonio import load_json
 from .params import FILTERS, GENERATORS, MAX_FILTERS, Filter, Generator, short_list
 from .progress import Cancelled, Progress, check_progress
 from .rng import check_seed
-from .versions import SPEC_VERSION, V3_CHOICES, part, upgrade_recipe
+from .versions import SPEC_VERSION, part, upgrade_recipe
 from .window import Window, check_window, crop, expand
 
 #: Bytes per cell an evaluation holds while a filter runs, beside the filter's own: the normalised heightmap
@@ -140,21 +140,13 @@ class Recipe:
     def __post_init__(self) -> None:
         if isinstance(self.version, bool) or self.version not in (2, 3, RECIPE_VERSION):
             raise ValueError(f"version must be 2, 3 or {RECIPE_VERSION}, got {self.version!r:.20}")
-        if self.version == 3:  # version 3's erosion algorithms named (core.versions.v3_to_v4): what it gave
-            if isinstance(self.filters, (tuple, list)):
-                object.__setattr__(
-                    self,
-                    "filters",
-                    tuple(
-                        (e[0], {**V3_CHOICES[e[0]], **e[1]})
-                        if isinstance(e, (tuple, list))
-                        and len(e) == 2
-                        and e[0] in V3_CHOICES
-                        and isinstance(e[1], Mapping)
-                        else e
-                        for e in self.filters
-                    ),
-                )
+        if self.version == 3 and isinstance(self.filters, (tuple, list)):  # version 3's algorithms named
+            pairs = [e for e in self.filters if isinstance(e, (tuple, list)) and len(e) == 2]
+            if len(pairs) == len(self.filters) and all(isinstance(p, Mapping) for _, p in pairs):
+                data = upgrade_recipe({"version": 3, "filters": [{**p, "type": k} for k, p in pairs]})
+                named = tuple((f["type"], {k: v for k, v in f.items() if k != "type"}) for f in data["filters"])
+                object.__setattr__(self, "filters", named)
+        if self.version == 3:
             object.__setattr__(self, "version", RECIPE_VERSION)
         if not isinstance(self.fit_height, (bool, np.bool_)):
             raise TypeError(f"fit_height must be true or false, got {self.fit_height!r:.40}")

@@ -348,31 +348,51 @@ def test_a_library_override_saved_and_opened_again_is_converted_to_the_same_valu
     bpy.ops.wm.read_homefile(use_empty=True)
 
 
+V03_SPEC = {
+    "version": 3,
+    "size": 17,
+    "seed": 3,
+    "width": 160.0,
+    "height": 30.0,
+    "filters": [
+        {"type": "thermal", "steps": 9, "talus_angle": 20.0, "edges": "open"},
+        {"type": "erosion", "steps": 2, "dt": 5e4},
+        {"type": "hydraulic", "steps": 5},
+    ],
+}
+
+
+def _v03_terrain(orogen):
+    """A terrain whose group holds what Orogen 0.3 stored: version 3, none of version 4's erosion properties."""
+    bpy.ops.orogen.terrain_add(size=17, spec=json.dumps(V03_SPEC), set="")
+    obj = bpy.context.active_object
+    group = orogen.addon.versions._stored(obj)
+    new = (
+        ("thermal", ["outside"]),
+        ("erosion", ["diffusion_scheme", "flats", "uplift_scale"]),
+        ("hydraulic", ["bounded"]),
+    )
+    for item, (kind, names) in zip(group["filters"], new, strict=True):
+        for key in names:
+            del item[kind][key]
+    group["spec_version"] = 3
+    return obj
+
+
+def test_a_0_3_terrain_read_by_another_route_keeps_its_erosion_algorithms(scene, orogen):
+    """Made local or overridden, no handler sees it: its first read converts it in place (marked 4)."""
+    obj = _v03_terrain(orogen)
+    v3 = orogen.core.spec.TerrainSpec.from_dict(V03_SPEC)
+    assert orogen.addon.specio.read_spec(obj.orogen) == v3
+    assert obj.orogen.spec_version == 4 and obj.orogen.filters[1].erosion.flats == "first"
+    assert orogen.addon.specio.read_spec(obj.orogen) == v3  # once converted, read as it is
+
+
 def test_a_0_3_terrain_keeps_its_erosion_algorithms(scene, orogen, tmp_path, capfd):
     """Orogen 0.3 stored version-3 groups, without version 4's erosion choices: on load they are named as
     version 3's (core.versions.V3_CHOICES), so Regenerate gives what 0.3 gave, and the group is marked 4."""
-    spec = {
-        "version": 3,
-        "size": 17,
-        "seed": 3,
-        "width": 160.0,
-        "height": 30.0,
-        "filters": [
-            {"type": "thermal", "steps": 9, "talus_angle": 20.0, "edges": "open"},
-            {"type": "erosion", "steps": 2, "dt": 5e4},
-            {"type": "hydraulic", "steps": 5},
-        ],
-    }
-    bpy.ops.orogen.terrain_add(size=17, spec=json.dumps(spec), set="")
-    obj = bpy.context.active_object
-    group = orogen.addon.versions._stored(obj)
-    for item, names in zip(
-        group["filters"], (["outside"], ["diffusion_scheme", "flats", "uplift_scale"], ["bounded"]), strict=True
-    ):
-        kind = {"outside": "thermal", "bounded": "hydraulic"}.get(names[0], "erosion")
-        for key in names:
-            del item[kind][key]  # what 0.3 stored: none of version 4's properties
-    group["spec_version"] = 3
+    _v03_terrain(orogen)
+    spec = V03_SPEC
     path = tmp_path / "v03.blend"
     bpy.ops.wm.save_as_mainfile(filepath=str(path))
     capfd.readouterr()

@@ -237,7 +237,8 @@ ENTRY_POINTS = {
     "part",  # the declaration a version-2 recipe runs
     "V1_FILTER_KEYS",  # documented in the JSON Schema
 }
-#: The conversion tables and functions: named only inside core/versions/ and addon/versions.py.
+#: The conversion tables and functions: named only inside core/versions/ and addon/versions.py (with its
+#: version-3 part, addon/versions3.py).
 CONVERSIONS = set(core.versions.__all__) - ENTRY_POINTS | {"migrate_v2", "v2_params_to_v3", "preset_from_v2"}
 
 
@@ -246,7 +247,7 @@ def _outside_the_room():
         [*(ROOT / "core").rglob("*.py"), *(ROOT / "addon").rglob("*.py"), *(ROOT / "scripts").glob("*.py")]
     ):
         rel = path.relative_to(ROOT).as_posix()
-        if not (rel.startswith("core/versions/") or rel == "addon/versions.py"):
+        if not (rel.startswith("core/versions/") or rel in ("addon/versions.py", "addon/versions3.py")):
             yield rel, ast.parse(path.read_text(encoding="utf-8"))
 
 
