@@ -272,9 +272,9 @@ def test_the_versions_room_reads_plain_data_below_the_spec_and_the_recipe():
 # --- what is not a spec is refused as what it is (issue 21, item 13) --------------------------------------------
 def test_a_dict_without_version_that_is_not_a_0_1_recipe_is_refused():
     # today's "erosion" is stream power; read as a 0.1 recipe it silently became the low-pass filter
-    with pytest.raises(ValueError, match=r'needs "version": 3: add it.*not one \(it has no shape\)'):
+    with pytest.raises(ValueError, match=r'needs "version": 4: add it.*not one \(it has no shape\)'):
         load_spec({"generator": "hills", "filters": [{"type": "erosion", "k": 0.5}]})
-    with pytest.raises(ValueError, match=r'needs "version": 3: add it.*\(it has size, width\)'):
+    with pytest.raises(ValueError, match=r'needs "version": 4: add it.*\(it has size, width\)'):
         load_spec({"generator": "hills", "size": 33, "width": 50.0})
     assert (
         load_spec({"version": 3, "generator": "hills", "size": 9, "filters": [{"type": "erosion"}]}).filters[0].key
