@@ -1,6 +1,6 @@
 """Version 3 to version 4: version 3's erosion algorithms stay behind declared choices.
 
-Version 4 (Orogen 0.4) changes what four erosion algorithms do, each a fault version 3 had (issue #21):
+Version 4 (Orogen 0.3) changes what five erosion algorithms do, each a fault version 3 had:
 
 * the thermal filter's open edges continue each edge's own slope (``outside: "extend"``) instead of a cliff
   down to the input's lowest height (``"lowest"``), which wore every open edge down;

@@ -40,14 +40,22 @@ def digest(a):
     a = np.ascontiguousarray(a)
     return f"{a.dtype}{a.shape}:" + hashlib.sha256(a.tobytes()).hexdigest()[:24]
 
+from core.versions.v3_to_v4 import V3_CHOICES
+
+def v3(spec):  # the spec with version 3's erosion algorithms named: GOLDEN was taken on them
+    return spec.replace(filters=tuple(
+        (f.key, {**f.params, **V3_CHOICES.get(f.key, {})}) if f.enabled else f for f in spec.filters))
+
 island = preset_spec("island").replace(size=57, filters=(
     ("erosion", {"steps": 4, "routing": "mfd", "flow_exponent": 1.1, "n": 1.5, "m": 0.4}),
     ("hydraulic", {"steps": 30}), ("thermal", {"talus_angle": 30.0, "steps": 20})))
 specs = {
-    "eroded_mountains": preset_spec("eroded_mountains").replace(size=65),
-    "scree_slopes": preset_spec("scree_slopes").replace(size=49),
-    "rolling_hills": preset_spec("rolling_hills").replace(size=61, size_y=47),
-    "island_mfd_hydraulic": island,
+    "eroded_mountains": v3(preset_spec("eroded_mountains").replace(size=65)),
+    "scree_slopes": v3(preset_spec("scree_slopes").replace(size=49)),
+    "rolling_hills": v3(preset_spec("rolling_hills").replace(size=61, size_y=47)),
+    "island_mfd_hydraulic": v3(island),
+    "eroded_mountains_v4": preset_spec("eroded_mountains").replace(size=65),
+    "island_mfd_hydraulic_v4": island,
 }
 out = {}
 for name, spec in specs.items():
@@ -81,10 +89,12 @@ inner = {f"elementary/{f}": digest(getattr(elementary, f)(x)) for f in ("atan", 
 inner["elementary/log"] = digest(elementary.log(np.abs(x) * 1e3))
 inner["elementary/power"] = digest(elementary.power(np.abs(x) * 1e3, 1.37))
 z = specs["rolling_hills"].heightmap().astype(np.float64) * 300.0
-inner["mfd_weights"] = digest(route_multiple_flow(z, 10.0, exponent=1.1).weights)
-sp = core.stream_power_erosion(z, 10.0, k=2e-5, m=0.4, n=1.5, steps=3, routing="mfd", flow_exponent=1.3)
+inner["mfd_weights"] = digest(route_multiple_flow(z, 10.0, exponent=1.1, flats="first").weights)
+sp = core.stream_power_erosion(z, 10.0, k=2e-5, m=0.4, n=1.5, steps=3, routing="mfd", flow_exponent=1.3,
+                              diffusion_scheme="peaceman_rachford", flats="first")
 inner["stream_power_mfd"] = digest(np.concatenate([sp.heights.ravel(), sp.eroded.ravel(), sp.incision.ravel()]))
-sp = core.stream_power_erosion(z, 10.0, k=2e-5, m=0.4, n=0.7, steps=3)
+sp = core.stream_power_erosion(z, 10.0, k=2e-5, m=0.4, n=0.7, steps=3, diffusion_scheme="peaceman_rachford",
+                              flats="first")
 inner["stream_power_d8"] = digest(np.concatenate([sp.heights.ravel(), sp.eroded.ravel(), sp.incision.ravel()]))
 print(json.dumps({"features": sorted(k for k, v in __cpu_features__.items() if v), "hashes": out, "inner": inner}))
 """
@@ -166,6 +176,49 @@ GOLDEN = {
     "island_mfd_hydraulic/weights": "float32(57, 57, 4):3655bba69f1f97c4491e6199",
     "island_mfd_hydraulic/colormap": "float32(57, 57, 3):8d5af492690fbd915bc9f8f9",
     "island_mfd_hydraulic/splat": "uint8(1, 57, 57, 4):a8b1da4310d8c9ba09700d3b",
+    # version 4 (the spec as built today: monotone diffusion, drained flats, bounded hydraulic, extended edges)
+    "eroded_mountains_v4/heights": "float32(65, 65):f4b1c17a62c224fcc818e687",
+    "eroded_mountains_v4/deposited": "float32(65, 65):967e9d593ff3cae002389826",
+    "eroded_mountains_v4/drainage_area": "float32(65, 65):e498392323df5e84217f650c",
+    "eroded_mountains_v4/flow_direction": "float32(65, 65):8547f1b828edc6cd04260500",
+    "eroded_mountains_v4/removed": "float32(65, 65):42ff5e2927fd1809ea9e2e32",
+    "eroded_mountains_v4/slope": "float32(65, 65):5a5dba3141761c8a173871fb",
+    "eroded_mountains_v4/curvature": "float32(65, 65):8b1519157a8bdc7af40788f6",
+    "eroded_mountains_v4/lightmap": "float32(65, 65):275aeff35b8da9a93cfecd21",
+    "eroded_mountains_v4/slope/lightmap": "float32(65, 65):d4f6dcd071c036875fa6e750",
+    "eroded_mountains_v4/slope/normal": "float32(65, 65, 3):2f0a5e9c4aad2821068d99d1",
+    "eroded_mountains_v4/hillshade/lightmap": "float32(65, 65):26d20d39a8dfbe73c1c80f81",
+    "eroded_mountains_v4/hillshade/normal": "float32(65, 65, 3):2f0a5e9c4aad2821068d99d1",
+    "eroded_mountains_v4/hillshade/occlusion": "float32(65, 65):93e4aec0359ef7996e38cab4",
+    "eroded_mountains_v4/multidirectional/lightmap": "float32(65, 65):27f7b282aaf53085061d464c",
+    "eroded_mountains_v4/multidirectional/normal": "float32(65, 65, 3):2f0a5e9c4aad2821068d99d1",
+    "eroded_mountains_v4/multidirectional/occlusion": "float32(65, 65):93e4aec0359ef7996e38cab4",
+    "eroded_mountains_v4/combined": "float32(65, 65):cee9c915d230981702a44d82",
+    "eroded_mountains_v4/weights": "float32(65, 65, 6):a5ab3b6b48cafaa28243ea3d",
+    "eroded_mountains_v4/colormap": "float32(65, 65, 3):1585fb1b43b96eb4493b08aa",
+    "eroded_mountains_v4/splat": "uint8(2, 65, 65, 4):31cd676e05c6b7b1746c6a40",
+    "island_mfd_hydraulic_v4/heights": "float32(57, 57):0d265fcf0bbd7f8906f7d929",
+    "island_mfd_hydraulic_v4/deposited": "float32(57, 57):d55f16913ea23574da48277f",
+    "island_mfd_hydraulic_v4/drainage_area": "float32(57, 57):dadc339cf2fa3968fc717d0b",
+    "island_mfd_hydraulic_v4/flow_direction": "float32(57, 57):f5e51c038ba2bf307fe3ba69",
+    "island_mfd_hydraulic_v4/removed": "float32(57, 57):ffb880fabb592c29297a1819",
+    "island_mfd_hydraulic_v4/water_depth": "float32(57, 57):b4cca40bc2be4751bf998092",
+    "island_mfd_hydraulic_v4/slope": "float32(57, 57):174b230bb25265e091dc7b1d",
+    "island_mfd_hydraulic_v4/curvature": "float32(57, 57):2498bcfd9944dcc4e95a5cf2",
+    "island_mfd_hydraulic_v4/lightmap": "float32(57, 57):df4cb198c3073e245aa99b87",
+    "island_mfd_hydraulic_v4/occlusion": "float32(57, 57):0c0256108e4410e36d9867a9",
+    "island_mfd_hydraulic_v4/slope/lightmap": "float32(57, 57):270ece052894056a3e31155c",
+    "island_mfd_hydraulic_v4/slope/normal": "float32(57, 57, 3):dc0ab66b92b6efb3a0744a06",
+    "island_mfd_hydraulic_v4/hillshade/lightmap": "float32(57, 57):1e2079bcf0cd9c38f0b91850",
+    "island_mfd_hydraulic_v4/hillshade/normal": "float32(57, 57, 3):dc0ab66b92b6efb3a0744a06",
+    "island_mfd_hydraulic_v4/hillshade/occlusion": "float32(57, 57):597b5b78cea1bfc59155878b",
+    "island_mfd_hydraulic_v4/multidirectional/lightmap": "float32(57, 57):3dd3ea325bb6aa9ca3452969",
+    "island_mfd_hydraulic_v4/multidirectional/normal": "float32(57, 57, 3):dc0ab66b92b6efb3a0744a06",
+    "island_mfd_hydraulic_v4/multidirectional/occlusion": "float32(57, 57):597b5b78cea1bfc59155878b",
+    "island_mfd_hydraulic_v4/combined": "float32(57, 57):2f5d80335a51f5af4389360d",
+    "island_mfd_hydraulic_v4/weights": "float32(57, 57, 4):fe7bee8a714a93f057c5b71e",
+    "island_mfd_hydraulic_v4/colormap": "float32(57, 57, 3):7d4406c0e26fdb77d13b8c94",
+    "island_mfd_hydraulic_v4/splat": "uint8(1, 57, 57, 4):fd861ed512240b75112918e1",
 }
 
 GOLDEN_INNER = {
