@@ -20,6 +20,7 @@ from typing import Protocol
 
 import bpy
 
+from ..core.progress import Cancelled
 from ..core.spec import TerrainSpec
 from . import properties
 from .specio import read_spec
@@ -139,6 +140,8 @@ def on_setting_changed(owner, context) -> None:
         state.status = target.regenerate(spec, context)
     except (ValueError, TypeError, RuntimeError) as err:
         state.status = f"Not regenerated: {err}"
+    except Cancelled:
+        state.status = "Not regenerated: cancelled (it shows what it showed before)"
 
 
 def on_update(self, context) -> None:

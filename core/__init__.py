@@ -65,7 +65,7 @@ from .noise.lattice import cellular_noise, perlin_grid, perlin_noise, simplex_no
 from .noise.white import lattice_white_noise, white_noise
 from .params import FILTERS, GENERATORS, Filter, Generator, Param, register_filter, register_generator
 from .presets import PRESETS, preset_spec
-from .progress import Cancelled
+from .progress import Cancelled, ProgressBar, progress_text, time_left
 from .recipe import Recipe
 from .rng import sub_seed, uniform
 from .spec import TerrainSpec, apply_settings, json_schema, load_spec
@@ -86,6 +86,7 @@ __all__ = [
     "MAX_CELLS",
     "PRESETS",
     "Param",
+    "ProgressBar",
     "Recipe",
     "StreamPowerResult",
     "TerrainSpec",
@@ -127,6 +128,7 @@ __all__ = [
     "perlin_grid",
     "perlin_noise",
     "preset_spec",
+    "progress_text",
     "raw_hills",
     "register_filter",
     "register_generator",
@@ -138,6 +140,7 @@ __all__ = [
     "slope_degrees",
     "slope_lightmap",
     "slope_walk",
+    "time_left",
     "splat_maps",
     "stream_power_erosion",
     "fill_lakes",

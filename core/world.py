@@ -52,6 +52,7 @@ from .lighting.bake import BakedMaps, bake_maps
 from .lighting.settings import LIGHTING_ORDERED, LIGHTING_PARAMS, bake_options
 from .lighting.shadows import SHADOW_SAMPLES, shadow_margins, shadow_reach
 from .params import Filter, check_values
+from .progress import Progress
 from .recipe import Ranges, Recipe
 from .spec import SPEC_VERSION, TerrainSpec
 from .versions import part
@@ -794,6 +795,10 @@ class WorldCache:
 
     ``ranges`` (the world's :data:`core.recipe.Ranges`) may be given to skip
     their passes when the recipe is unchanged; ``sun`` replaces the spec's.
+    ``progress(done, total)`` (:mod:`core.progress`) follows the whole world's
+    evaluation when there is one (the same heights, bit for bit,
+    :meth:`core.recipe.Recipe.evaluate_with_maps`); returning ``False`` raises
+    :class:`core.progress.Cancelled`.
     """
 
     def __init__(
@@ -802,12 +807,14 @@ class WorldCache:
         grid: TileGrid,
         sun: tuple[float, float] | None = None,
         ranges: Ranges | None = None,
+        *,
+        progress: Progress | None = None,
     ) -> None:
         self.spec, self.grid, self.sun = spec, grid, sun
         self.recipe = world_recipe(spec, grid.shape)
         self.whole: npt.NDArray[np.float32] | None = None
         if check_world(self.recipe, grid):  # a global filter (erosion): the world is computed whole once
-            self.whole = self.recipe.evaluate()
+            self.whole = self.recipe.evaluate() if progress is None else self.recipe.evaluate_with_maps(progress)[0]
             ranges = None
         if ranges is None and self.whole is None:
             ranges = world_ranges(self.recipe, grid)

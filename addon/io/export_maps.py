@@ -10,7 +10,9 @@ import numpy as np
 
 from ...core.colormap import check_layers
 from ...core.lighting import cell_size
+from ...core.progress import Cancelled
 from ..io import heightmaps
+from ..jobs import running
 from ..material import material_layers
 from ..mesh import (
     EROSION_ATTRIBUTES,
@@ -87,6 +89,9 @@ class OROGEN_OT_export_maps(bpy.types.Operator):
         except (ValueError, TypeError, KeyError, OSError, RuntimeError) as err:
             self.report({"ERROR"}, f"Export failed: {err}")
             return {"CANCELLED"}
+        except Cancelled:
+            self.report({"WARNING"}, "Export cancelled: no file was written or changed")
+            return {"CANCELLED"}
         if not written:
             self.report({"WARNING"}, "Nothing exported: choose a heightmap format or some maps")
             return {"CANCELLED"}
@@ -112,23 +117,29 @@ def export_terrain_maps(obj, options, formats=None, notes: list[str] | None = No
     regenerated at full size first: an export is of the terrain, never of its preview.
     """
     folder = heightmaps.check_path(options.directory)
-    if obj.orogen.is_terrain and obj.orogen.preview_pending:
-        obj.orogen.status = regenerate(obj, bpy.context)
-    staging = heightmaps.stage_dir(folder)
-    try:
-        stem = os.path.join(staging, bpy.path.clean_name(options.name) or "terrain")
-        formats = (options.heightmap_format,) if formats is None else tuple(dict.fromkeys(formats))  # each once
-        staged = _write_maps(obj, options, stem, formats, notes)
-        finals = [os.path.join(folder, os.path.basename(path)) for path in staged]
-        heightmaps.commit(list(zip(staged, finals, strict=True)), heightmaps.terrain_shape(obj))
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+    with running("Exporting terrain maps", bpy.context) as job:
+        if obj.orogen.is_terrain and obj.orogen.preview_pending:
+            obj.orogen.status = regenerate(obj, bpy.context)
+        staging = heightmaps.stage_dir(folder)
+        try:
+            stem = os.path.join(staging, bpy.path.clean_name(options.name) or "terrain")
+            formats = (options.heightmap_format,) if formats is None else tuple(dict.fromkeys(formats))  # each once
+            # A cancel (core.Cancelled, from a step's tick) leaves the staging folder, removed below: no file.
+            staged = _write_maps(obj, options, stem, formats, notes, job.ticker(0.5, 0.95, len(formats) + 6))
+            finals = [os.path.join(folder, os.path.basename(path)) for path in staged]
+            heightmaps.commit(list(zip(staged, finals, strict=True)), heightmaps.terrain_shape(obj))
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+        job.show(1.0)
     return finals
 
 
-def _write_maps(obj, options, stem: str, formats: tuple[str, ...], notes: list[str] | None = None) -> list[str]:
+def _write_maps(
+    obj, options, stem: str, formats: tuple[str, ...], notes: list[str] | None = None, tick=lambda: None
+) -> list[str]:
     """Write the heightmap in each of ``formats`` and the maps to ``stem`` + suffixes; returns the paths (and adds
-    to ``notes`` what the user should know: hand edits exported)."""
+    to ``notes`` what the user should know: hand edits exported). ``tick()`` is called after each of
+    ``len(formats) + 6`` steps (it raises ``core.Cancelled`` to stop)."""
     from ...core import colormap, layer_weights
     from ...core import lighting as shading
     from ...core.colormap import splat_maps
@@ -165,9 +176,11 @@ def _write_maps(obj, options, stem: str, formats: tuple[str, ...], notes: list[s
                 sidecar=sidecar,
                 metres=heightmaps.surface_z(obj) if options.absolute else None,
             )
+        tick()
     lightmap = heightmaps.point_map(obj, "Lightmap")
     if options.use_lightmap and lightmap is not None:
         written.append(heightmaps.write_image(stem + "_lightmap.png", lightmap))
+    tick()
     slope = shading.slope_degrees(metres, cell)
     layers = check_layers(material_layers(spec))
     erosion = {name: m for name in EROSION_ATTRIBUTES if (m := heightmaps.point_map(obj, name)) is not None}
@@ -188,8 +201,10 @@ def _write_maps(obj, options, stem: str, formats: tuple[str, ...], notes: list[s
                 stem + "_color.png", colormap(units, layers, slope, maps=erosion, **scale), data=False
             )
         )
+    tick()
     if options.use_normal_map:
         written.append(heightmaps.write_image(stem + "_normal.png", shading.normal_map(metres, cell)))
+    tick()
     if options.use_data_maps:
         written.append(heightmaps.write_image(stem + "_slope.exr", slope, depth="32", file_format="OPEN_EXR"))
         written.append(
@@ -197,11 +212,14 @@ def _write_maps(obj, options, stem: str, formats: tuple[str, ...], notes: list[s
                 stem + "_curvature.exr", shading.curvature(metres, cell), depth="32", file_format="OPEN_EXR"
             )
         )
+    tick()
     if options.use_splat_maps:
         for i, rgba in enumerate(splat_maps(layer_weights(units, layers, slope, maps=erosion, **scale))):
             written.append(heightmaps.write_image(f"{stem}_splat{i}.png", rgba / 255.0))
+    tick()
     if getattr(options, "use_erosion_maps", False) and erosion:
         written += heightmaps.write_erosion_maps(stem, erosion)
+    tick()
     return written
 
 

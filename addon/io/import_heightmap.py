@@ -12,6 +12,7 @@ from ...core import normalize
 from ...core.colormap import DEFAULT_LAYERS, Layer
 from ...core.io import formats, geotiff
 from ...core.lighting import LIGHTING_PARAMS
+from ...core.progress import Cancelled
 from ...core.spec import (
     LAYER_PARAMS,
     MATERIAL_PARAMS,
@@ -22,6 +23,7 @@ from ...core.spec import (
     load_spec,
 )
 from ..io import heightmaps
+from ..jobs import running
 from ..live import suspended
 from ..material import bake_unlit_color, new_material
 from ..mesh import (
@@ -192,32 +194,40 @@ class OROGEN_OT_heightmap_import(AddsObjects, bpy.types.Operator, ImportHelper, 
             width, height, known = self._scale(sidecar)
             spec = self._settings().replace(width=width, height=height)
             sun = scene_sun(context.scene) if spec.lighting["use_scene_sun"] else None
-            values, dem = heightmaps.read_elevation(self.filepath, check_size=check_size)
-            grid, side = values, None
-            if self.use_sidecar_scale and dem is not None and dem.cell_size is not None:
-                # a georeferenced DEM: its own scale, in metres, on square cells over its true extents
-                grid, side = geotiff.dem_square_grid(values, dem, check_size=check_size)
-                dem_width, dem_height = geotiff.dem_extent(grid, side)
-                spec = spec.replace(width=dem_width, height=dem_height)
-            metres = formats.file_heights(grid, sidecar.scale) if sidecar is not None and dem is None else None
-            if metres is not None and known:
-                # the file's metres, base height included, in units of the terrain's Height (bit for bit back)
-                try:
-                    heightmap = formats.units_of_metres(metres, known)
-                except ValueError as err:
-                    raise ValueError(f"{sidecar.name}: {err}") from None
-            elif sidecar is not None and sidecar.scale.south_first:
-                heightmap = normalize(np.ascontiguousarray(grid[::-1]))
-            else:
-                heightmap = normalize(grid)
-            if not np.isfinite(heightmap * np.float32(spec.height)).all():
-                raise ValueError(
-                    f"{sidecar.name if sidecar else 'the file'}: heights of {float(np.abs(grid).max()):g} at a "
-                    f"Height of {known or spec.height:g} m leave float32's range: give the Height"
-                )
-            arrays = TerrainArrays(heightmap, spec.bake(heightmap, sun), spec.width, spec.height, None)
+            with running("Importing heightmap", context) as job:
+                tick = job.ticker(0.0, 0.9, 3)  # read, scale, bake; nothing in the scene changes until the end
+                values, dem = heightmaps.read_elevation(self.filepath, check_size=check_size)
+                tick()
+                grid, side = values, None
+                if self.use_sidecar_scale and dem is not None and dem.cell_size is not None:
+                    # a georeferenced DEM: its own scale, in metres, on square cells over its true extents
+                    grid, side = geotiff.dem_square_grid(values, dem, check_size=check_size)
+                    dem_width, dem_height = geotiff.dem_extent(grid, side)
+                    spec = spec.replace(width=dem_width, height=dem_height)
+                metres = formats.file_heights(grid, sidecar.scale) if sidecar is not None and dem is None else None
+                if metres is not None and known:
+                    # the file's metres, base height included, in units of the terrain's Height (bit for bit back)
+                    try:
+                        heightmap = formats.units_of_metres(metres, known)
+                    except ValueError as err:
+                        raise ValueError(f"{sidecar.name}: {err}") from None
+                elif sidecar is not None and sidecar.scale.south_first:
+                    heightmap = normalize(np.ascontiguousarray(grid[::-1]))
+                else:
+                    heightmap = normalize(grid)
+                if not np.isfinite(heightmap * np.float32(spec.height)).all():
+                    raise ValueError(
+                        f"{sidecar.name if sidecar else 'the file'}: heights of {float(np.abs(grid).max()):g} at a "
+                        f"Height of {known or spec.height:g} m leave float32's range: give the Height"
+                    )
+                tick()
+                arrays = TerrainArrays(heightmap, spec.bake(heightmap, sun), spec.width, spec.height, None)
+                tick()
         except (ValueError, TypeError, RuntimeError) as err:
             self.report({"ERROR"}, f"Heightmap not imported: {err}")
+            return {"CANCELLED"}
+        except Cancelled:
+            self.report({"WARNING"}, "Import cancelled: nothing was added")
             return {"CANCELLED"}
         name = os.path.splitext(os.path.basename(self.filepath))[0] or "Terrain"
         mesh = build_grid_mesh(

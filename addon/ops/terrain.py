@@ -9,8 +9,9 @@ import time
 import bpy
 from bpy_extras import object_utils
 
+from ...core.progress import Cancelled
 from ...core.spec import TerrainSpec
-from ..jobs import PROGRESS_STEPS, BackgroundCompute, BackgroundOperator, status_progress
+from ..jobs import BackgroundCompute, BackgroundOperator, running
 from ..live import same_heights, suspended
 from ..material import bake_unlit_color, checked_layers, new_material
 from ..mesh import (
@@ -69,14 +70,15 @@ material"""
     def execute(self, context):
         try:
             spec, sun = self._prepare(context)
-            context.window_manager.progress_begin(0, PROGRESS_STEPS)
-            try:
-                arrays = compute_terrain(spec, sun, progress=status_progress(context.window_manager))
-            finally:
-                context.window_manager.progress_end()
+            with running(self._doing, context) as job:
+                arrays = compute_terrain(spec, sun, progress=job.part(0.0, 0.99))
+                if job.cancelled:  # during the bake, after the last check
+                    raise Cancelled("cancelled before the terrain was added")
         except (ValueError, TypeError) as err:
             self.report({"ERROR"}, f"Terrain not added: {err}")
             return {"CANCELLED"}
+        except Cancelled:
+            return self._cancelled(context, by_user=True)
         try:
             self._add(context, spec, arrays)
         except (ValueError, TypeError) as err:
@@ -163,7 +165,9 @@ class OROGEN_OT_terrain_generate(bpy.types.Operator):
     def execute(self, context):
         try:
             spec = read_spec(context.scene.orogen)
-            bpy.ops.orogen.terrain_add(spec=spec.to_json())
+            if "CANCELLED" in bpy.ops.orogen.terrain_add(spec=spec.to_json()):  # cancelled: it said so
+                self.report({"WARNING"}, "Generate cancelled: nothing was added")
+                return {"CANCELLED"}
         except (ValueError, TypeError) as err:
             self.report({"ERROR"}, f"Terrain not added: {err}")
             return {"CANCELLED"}
@@ -189,10 +193,13 @@ class OROGEN_OT_terrain_regenerate(BackgroundOperator, bpy.types.Operator):
     def execute(self, context):
         obj = context.active_object
         try:
-            status, notes = regenerate_with_notes(obj, context)
+            with running(self._doing, context):
+                status, notes = regenerate_with_notes(obj, context)
         except (ValueError, TypeError) as err:
             self.report({"ERROR"}, f"Terrain not regenerated: {err}")
             return {"CANCELLED"}
+        except Cancelled:
+            return self._cancelled(context, by_user=True)
         return self._finish(obj, status, notes)
 
     def _finish(self, obj, status: str, notes: list[str]):

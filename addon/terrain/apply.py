@@ -12,8 +12,9 @@ import time
 
 import bpy
 
+from ...core.progress import Cancelled
 from ...core.spec import TerrainSpec
-from ..jobs import PROGRESS_STEPS, status_progress
+from ..jobs import running
 from ..live import suspended
 from ..material import bake_unlit_color, checked_files, new_material
 from ..mesh import TERRAIN_PROPERTY, grid_shape_of, is_grid_of, update_grid_mesh
@@ -170,18 +171,12 @@ def regenerate_with_notes(obj: bpy.types.Object, context, preview: bool = False)
     settings = obj.orogen
     spec = read_spec(settings)
     shape = preview_shape(spec.shape, settings.preview_size) if preview else spec.shape
-    wm = getattr(context, "window_manager", None)
     started = time.perf_counter()
-    if wm is not None:
-        wm.progress_begin(0, PROGRESS_STEPS)
-    try:
-        arrays = compute_terrain(spec, sun_for(spec, context), shape, status_progress(wm))
-        if wm is not None:
-            wm.progress_update(PROGRESS_STEPS - 1)
+    with running("Regenerating terrain", context) as job:
+        arrays = compute_terrain(spec, sun_for(spec, context), shape, job.part(0.0, 0.99))
+        if job.cancelled:  # cancelled during the bake, after the last check: nothing is written
+            raise Cancelled("cancelled before the terrain was written")
         return apply_arrays(obj, spec, shape, arrays, started, preview)
-    finally:
-        if wm is not None:
-            wm.progress_end()
 
 
 def apply_arrays(

@@ -14,7 +14,8 @@ import time
 
 import bpy
 
-from ..jobs import BackgroundCompute, BackgroundOperator
+from ...core.progress import Cancelled
+from ..jobs import BackgroundCompute, BackgroundOperator, running
 from ..live import same_heights, suspended
 from ..mesh import TERRAIN_PROPERTY, grid_shape_of
 from ..poll import locked_reason, object_by_uid
@@ -80,9 +81,13 @@ def flush_live_updates(force: bool = False) -> list[str]:
             obj.orogen.status = "Full size waits: leave Edit Mode"
             continue
         try:
-            obj.orogen.status = regenerate(obj, bpy.context)
+            with running("Full-size terrain", bpy.context):
+                obj.orogen.status = regenerate(obj, bpy.context)
         except (ValueError, TypeError, RuntimeError) as err:
             _full_size_failed(obj, err)
+        except Cancelled:  # as Esc in the background pass: it keeps its preview until a setting changes
+            _decline(obj)
+            continue
         done.append(obj.name)
     return done
 
@@ -96,6 +101,15 @@ _settling: list[dict | None] = [None]
 #: Seconds without a look from its operator after which a full-size pass counts as gone (its operator was
 #: ended without being told).
 SETTLE_STALE_SECONDS = 2.0
+
+
+def _decline(obj: bpy.types.Object) -> None:
+    """The user cancelled ``obj``'s full-size pass: it keeps its preview until its settings change again."""
+    _declined.add(obj.session_uid)
+    rows, cols = grid_shape_of(obj.data) or (0, 0)
+    obj.orogen.status = (
+        f"Full size cancelled: showing the {rows} x {cols} preview (change a setting or Regenerate for the full size)"
+    )
 
 
 def settling() -> bool:
@@ -232,12 +246,7 @@ class OROGEN_OT_live_settle(BackgroundOperator, bpy.types.Operator):
             return {"CANCELLED"}
         kept = []
         for obj in _pending_objects():
-            _declined.add(obj.session_uid)
-            rows, cols = grid_shape_of(obj.data) or (0, 0)
-            obj.orogen.status = (
-                f"Full size cancelled: showing the {rows} x {cols} preview (change a setting or "
-                "Regenerate for the full size)"
-            )
+            _decline(obj)
             kept.append(obj.name)
         self._say("WARNING", f"Full size cancelled: {', '.join(kept[:4]) or 'the terrain'} keeps its preview")
         return {"CANCELLED"}

@@ -14,8 +14,10 @@ import numpy as np
 from ...core.heightmap import normalize
 from ...core.io.formats import sidecar_info
 from ...core.io.jsonio import load_json
+from ...core.progress import Cancelled
 from ...core.world import TILE_FILES, tile_file, to_uint16
 from ..io.heightmaps import check_path, commit, spec_look, stage_dir, write_image
+from ..jobs import running
 from ..poll import poll_with
 from .world import census, hand_edited, tile_reason, world_cache, world_of
 
@@ -46,7 +48,12 @@ def export_world(world, context, directory: str, name: str, fmts) -> tuple[list[
     are still the bytes Orogen wrote (:func:`_drop_stale`): the folder holds one consistent set.
     """
     folder = check_path(directory)
-    cache = world_cache(world, context)
+    with running("Exporting tiles", context) as job:
+        return _export_world(world, context, folder, name, fmts, job)
+
+
+def _export_world(world, context, folder: str, name: str, fmts, job) -> tuple[list[str], list[str]]:
+    cache = world_cache(world, context, job.part(0.0, 0.4))
     counted = census(world)
     notes = counted.notes()
     edited = [(f"x{tx} y{ty}", o.name) for (ty, tx), o in sorted(counted.tiles.items()) if hand_edited(o)]
@@ -73,6 +80,7 @@ def export_world(world, context, directory: str, name: str, fmts) -> tuple[list[
         "cell_size_m": cell,
         "look": spec_look(cache.spec),
     }
+    tick = job.ticker(0.4, 0.95, ny * nx)
     try:
         for ty, tx in ((ty, tx) for ty in range(ny) for tx in range(nx)):
             heights = cache.tile(ty, tx, 0).heights
@@ -105,6 +113,7 @@ def export_world(world, context, directory: str, name: str, fmts) -> tuple[list[
                     json.dump(info, f, indent=1, sort_keys=True)
                 pairs.append((staged + ".json", os.path.join(folder, rel + ".json")))
                 digests[rel + ".json"] = sha256_file(staged + ".json")
+            tick()  # a cancel (core.Cancelled) leaves the staging folder alone, removed below: no file changed
         metres = {
             "low": low * cache.spec.height,
             "high": high * cache.spec.height,
@@ -264,6 +273,9 @@ class OROGEN_OT_tiles_export(bpy.types.Operator):
             written, notes = export_world(world, context, self.directory, name, fmts)
         except (ValueError, TypeError, OSError, RuntimeError) as err:  # RuntimeError: Blender's image writer
             self.report({"ERROR"}, f"Tiles not exported: {err}")
+            return {"CANCELLED"}
+        except Cancelled:
+            self.report({"WARNING"}, "Export Tiles cancelled: no file was written or changed")
             return {"CANCELLED"}
         folder = os.path.dirname(written[-1])  # NAME.json, beside the format folders
         status = "; ".join([f"Exported {len(written)} tile files to {folder}", *notes])

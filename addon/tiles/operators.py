@@ -3,23 +3,53 @@
 import bpy
 from bpy_extras import object_utils
 
+from ...core.progress import Cancelled
+from ...core.world import TILE_EDGES, TileGrid, max_level, tile_levels
 from ..live import suspended
 from ..poll import mode_reason, poll_with
 from ..properties import spec_annotations
 from ..specio import take_operator_spec, write_spec
 from ..ui.draw import draw_spec
 from ..water import remove_water
-from .world import (
-    check_world_memory,
-    drop_unused,
-    levels_from_point,
-    regenerate_world,
-    remember,
-    set_levels,
-    tile_reason,
-    tiles_of,
-    world_of,
-)
+from .world import check_world_memory, drop_unused, regenerate_world, remember, tile_reason, tiles_of, world_of
+
+
+def set_levels(world, context, levels: dict) -> str:
+    """Give tiles new levels of detail (``{(ty, tx): level}``) and rebuild those whose level or whose
+    neighbours' levels changed (their snapped edges)."""
+    tiles = tiles_of(world)
+    before = {k: o.orogen_tile.level for k, o in tiles.items()}
+    tile = world.orogen_world.size
+    top = max_level(tile)
+    for key, level in levels.items():
+        if key in tiles:
+            tiles[key].orogen_tile.level = max(0, min(int(level), top))
+    after = {k: o.orogen_tile.level for k, o in tiles.items()}
+    changed = {k for k in tiles if before[k] != after[k]}
+    dirty = set(changed)
+    for ty, tx in changed:
+        dirty.update((ty + dy, tx + dx) for (dy, dx), _w in TILE_EDGES.values())
+    try:
+        return regenerate_world(world, context, only=dirty & set(tiles))
+    except Cancelled:  # the levels too are as they were
+        for key, level in before.items():
+            tiles[key].orogen_tile.level = level
+        raise
+
+
+def levels_from_point(world, point) -> dict:
+    """Levels of detail from a point (the 3D cursor): full resolution on the tile under it, one level coarser
+    per ring of tiles away (:func:`core.world.tile_levels`), at most the world's ``lod_levels``."""
+    tiles = tiles_of(world)
+    settings = world.orogen_tiles
+    if not tiles:
+        return {}
+    spec_size = world.orogen_world.size
+    cell = world.orogen_world.width / max(spec_size - 1, 1)
+    local = next(iter(tiles.values())).matrix_world.inverted() @ point
+    grid = TileGrid((settings.tiles_y * (spec_size - 1) + 1, settings.tiles_x * (spec_size - 1) + 1), spec_size)
+    top = min(settings.lod_levels, max_level(spec_size))
+    return tile_levels(grid, tiles, x=local.x, y=local.y, cell=cell, top=top)
 
 
 class OROGEN_OT_tiles_add(bpy.types.Operator, object_utils.AddObjectHelper):
@@ -75,7 +105,7 @@ class OROGEN_OT_tiles_add(bpy.types.Operator, object_utils.AddObjectHelper):
                         made[(ty, tx)] = obj
                 remember(world, made)  # the world's own record of its tiles: a copy of one is not one of them
                 status = regenerate_world(world, context)
-        except (ValueError, TypeError, RuntimeError) as err:
+        except (ValueError, TypeError, RuntimeError, Cancelled) as err:
             remove_water(world)
             materials = set()
             for obj in list(world.objects):
@@ -85,7 +115,10 @@ class OROGEN_OT_tiles_add(bpy.types.Operator, object_utils.AddObjectHelper):
                 bpy.data.meshes.remove(mesh)
             drop_unused(materials)  # the tiles' material, made by this add
             bpy.data.collections.remove(world)
-            self.report({"ERROR"}, f"Tiles not added: {err}")
+            if isinstance(err, Cancelled):
+                self.report({"WARNING"}, "Add Terrain Tiles cancelled: nothing was added")
+            else:
+                self.report({"ERROR"}, f"Tiles not added: {err}")
             return {"CANCELLED"}
         for obj in context.view_layer.objects:
             obj.select_set(False)
@@ -113,6 +146,9 @@ class OROGEN_OT_tiles_regenerate(bpy.types.Operator):
             status = regenerate_world(world, context)
         except (ValueError, TypeError, RuntimeError) as err:
             self.report({"ERROR"}, f"Tiles not regenerated: {err}")
+            return {"CANCELLED"}
+        except Cancelled:
+            self.report({"WARNING"}, "Regenerate Tiles cancelled: the tiles are as they were")
             return {"CANCELLED"}
         self.report({"INFO"}, status)
         return {"FINISHED"}
@@ -149,6 +185,9 @@ class OROGEN_OT_tile_rebuild(bpy.types.Operator):
         except (ValueError, TypeError, RuntimeError) as err:
             self.report({"ERROR"}, f"Tile not rebuilt: {err}")
             return {"CANCELLED"}
+        except Cancelled:
+            self.report({"WARNING"}, "Rebuild Tile cancelled: the tiles are as they were")
+            return {"CANCELLED"}
         self.report({"INFO"}, status)
         return {"FINISHED"}
 
@@ -170,6 +209,9 @@ class OROGEN_OT_tiles_lod(bpy.types.Operator):
             status = set_levels(world, context, levels_from_point(world, context.scene.cursor.location))
         except (ValueError, TypeError, RuntimeError) as err:
             self.report({"ERROR"}, f"Levels not set: {err}")
+            return {"CANCELLED"}
+        except Cancelled:
+            self.report({"WARNING"}, "Level of Detail cancelled: the tiles are as they were")
             return {"CANCELLED"}
         self.report({"INFO"}, status)
         return {"FINISHED"}

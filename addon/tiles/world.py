@@ -37,8 +37,10 @@ from dataclasses import dataclass, field
 import bpy
 import numpy as np
 
+from ...core.progress import Cancelled
 from ...core.spec import TerrainSpec
-from ...core.world import TILE_EDGES, TileGrid, WorldCache, max_level, snap_edges, tile_levels, world_grid, world_recipe
+from ...core.world import TILE_EDGES, WorldCache, max_level, snap_edges, world_grid, world_recipe
+from ..jobs import running
 from ..live import add_kind, remove_kind, suspended
 from ..material import bake_unlit_color, checked_layers, new_material
 from ..mesh import grid_side, tag_positions_changed, update_grid_mesh
@@ -205,14 +207,15 @@ def check_world_memory(spec: TerrainSpec, tiles_y: int, tiles_x: int) -> None:
         ) from None
 
 
-def world_cache(world, context) -> WorldCache:
-    """The :class:`WorldCache` of ``world``'s spec now (its ranges reused when the recipe is unchanged)."""
+def world_cache(world, context, progress=None) -> WorldCache:
+    """The :class:`WorldCache` of ``world``'s spec now (its ranges reused when the recipe is unchanged);
+    ``progress(done, total)`` follows a whole world's evaluation (:class:`core.world.WorldCache`)."""
     spec = read_spec(world.orogen_world)
     settings = world.orogen_tiles
     grid = world_grid(spec, settings.tiles_y, settings.tiles_x)
     sun = scene_sun(context.scene) if spec.lighting["use_scene_sun"] and getattr(context, "scene", None) else None
     key = world_recipe(spec, grid.shape).to_json()
-    cache = WorldCache(spec, grid, sun, _ranges(world, key))
+    cache = WorldCache(spec, grid, sun, _ranges(world, key), progress=progress)
     if cache.whole is None:
         world[RANGES_PROPERTY] = json.dumps({"recipe": key, "ranges": [list(r) for r in cache.ranges]})
     return cache
@@ -239,12 +242,19 @@ def _neighbour_levels(tiles: dict, ty: int, tx: int, top: int) -> dict:
     return out
 
 
-def build_tile(obj, cache: WorldCache, tiles: dict, material=None) -> None:
-    """(Re)write tile ``obj``'s mesh from ``cache`` at its level, snapped to its coarser neighbours."""
+def tile_level(obj, cache: WorldCache) -> int:
+    """The level of detail tile ``obj`` is built at (its own, at most the tile size allows)."""
+    return min(obj.orogen_tile.level, max_level(cache.grid.tile))
+
+
+def build_tile(obj, cache: WorldCache, tiles: dict, material=None, tile=None) -> None:
+    """(Re)write tile ``obj``'s mesh from ``cache`` at its level, snapped to its coarser neighbours (``tile``:
+    its :meth:`core.world.WorldCache.tile` at that level when already computed)."""
     t = obj.orogen_tile
     top = max_level(cache.grid.tile)
-    level = min(t.level, top)
-    tile = cache.tile(t.ty, t.tx, level)
+    level = tile_level(obj, cache)
+    if tile is None:
+        tile = cache.tile(t.ty, t.tx, level)
     snap_edges(tile.positions, tile.heights, level=level, neighbour_levels=_neighbour_levels(tiles, t.ty, t.tx, top))
     update_grid_mesh(obj.data, tile.heights, cache.spec.width, cache.spec.height, tile.lightmap, tile.maps)
     _write_positions(obj.data, tile.positions)
@@ -351,37 +361,48 @@ def drop_unused(materials) -> None:
 def regenerate_world(world, context, only=None) -> str:
     """Rebuild the world's tiles (or the tiles at the ``only`` keys) from its spec, with progress; a status line.
 
-    Raises ``ValueError``/``TypeError`` naming a bad setting; tiles already rebuilt stay rebuilt.
+    All or nothing: every tile is computed first (the progress, :func:`..jobs.running`; a cancel raises
+    ``core.Cancelled`` with the world as it was), then written. Raises ``ValueError``/``TypeError`` naming a bad
+    setting.
     """
     started = time.perf_counter()
     settings = world.orogen_tiles
     check_world_memory(read_spec(world.orogen_world), settings.tiles_y, settings.tiles_x)
-    cache = world_cache(world, context)
-    counted = census(world)
-    tiles = counted.tiles
-    remember(world, tiles)
-    keys = sorted(tiles) if only is None else [k for k in sorted(set(only)) if k in tiles]
-    old = {o.data.materials[0] for o in tiles.values() if o.data.materials}
-    material = (
-        _world_material(world, cache.spec)
-        if only is None
-        else (next(iter(old)) if len(old) == 1 else _world_material(world, cache.spec))
-    )
-    wm = getattr(context, "window_manager", None)
-    if wm is not None:
-        wm.progress_begin(0, max(len(keys), 1))
-    try:
-        for i, key in enumerate(keys):
-            build_tile(tiles[key], cache, tiles, material)
-            if wm is not None:
-                wm.progress_update(i + 1)
-    except BaseException:
-        if material not in old:
-            drop_unused([material])  # made for this build and on no tile yet
-        raise
-    finally:
-        if wm is not None:
-            wm.progress_end()
+    had_ranges = world.get(RANGES_PROPERTY)
+    with running("Building tiles", context) as job:
+        try:
+            cache = world_cache(world, context, job.part(0.0, 0.5))
+            counted = census(world)
+            tiles = counted.tiles
+            keys = sorted(tiles) if only is None else [k for k in sorted(set(only)) if k in tiles]
+            made = {}
+            tick = job.part(0.5, 0.95)
+            for i, key in enumerate(keys):
+                made[key] = cache.tile(*key, tile_level(tiles[key], cache))
+                if tick(i + 1, len(keys)) is False:
+                    raise Cancelled(f"cancelled after {i + 1} of {len(keys)} tiles", done=i + 1, total=len(keys))
+        except Cancelled:
+            if had_ranges is None:
+                world.pop(RANGES_PROPERTY, None)
+            else:
+                world[RANGES_PROPERTY] = had_ranges
+            raise
+        # From here on the scene changes, and nothing cancels.
+        remember(world, tiles)
+        old = {o.data.materials[0] for o in tiles.values() if o.data.materials}
+        material = (
+            _world_material(world, cache.spec)
+            if only is None
+            else (next(iter(old)) if len(old) == 1 else _world_material(world, cache.spec))
+        )
+        try:
+            for key in keys:
+                build_tile(tiles[key], cache, tiles, material, made.pop(key))
+        except BaseException:
+            if material not in old:
+                drop_unused([material])  # made for this build and on no tile yet
+            raise
+        job.show(0.99)
     drop_unused(old)
     water = sync_tile_water(world, cache.spec, tiles)
     status = "; ".join(
@@ -397,39 +418,6 @@ def regenerate_world(world, context, only=None) -> str:
             world.orogen_tiles.applied = cache.spec.to_json()
         world.orogen_tiles.status = status
     return status
-
-
-def set_levels(world, context, levels: dict) -> str:
-    """Give tiles new levels of detail (``{(ty, tx): level}``) and rebuild those whose level or whose
-    neighbours' levels changed (their snapped edges)."""
-    tiles = tiles_of(world)
-    before = {k: o.orogen_tile.level for k, o in tiles.items()}
-    tile = world.orogen_world.size
-    top = max_level(tile)
-    for key, level in levels.items():
-        if key in tiles:
-            tiles[key].orogen_tile.level = max(0, min(int(level), top))
-    after = {k: o.orogen_tile.level for k, o in tiles.items()}
-    changed = {k for k in tiles if before[k] != after[k]}
-    dirty = set(changed)
-    for ty, tx in changed:
-        dirty.update((ty + dy, tx + dx) for (dy, dx), _w in TILE_EDGES.values())
-    return regenerate_world(world, context, only=dirty & set(tiles))
-
-
-def levels_from_point(world, point) -> dict:
-    """Levels of detail from a point (the 3D cursor): full resolution on the tile under it, one level coarser
-    per ring of tiles away (:func:`core.world.tile_levels`), at most the world's ``lod_levels``."""
-    tiles = tiles_of(world)
-    settings = world.orogen_tiles
-    if not tiles:
-        return {}
-    spec_size = world.orogen_world.size
-    cell = world.orogen_world.width / max(spec_size - 1, 1)
-    local = next(iter(tiles.values())).matrix_world.inverted() @ point
-    grid = TileGrid((settings.tiles_y * (spec_size - 1) + 1, settings.tiles_x * (spec_size - 1) + 1), spec_size)
-    top = min(settings.lod_levels, max_level(spec_size))
-    return tile_levels(grid, tiles, x=local.x, y=local.y, cell=cell, top=top)
 
 
 class WorldTarget:

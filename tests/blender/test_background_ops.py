@@ -190,6 +190,8 @@ def test_add_from_the_ui_gives_the_same_terrain_as_from_python_with_progress(sce
     sync = bpy.context.active_object
     sync.name = "FromPython"
     before = len(bpy.data.objects)
+    assert_progress(progress)  # from Python too (blocking): 0 to 100 %
+    progress.clear()
 
     started = modal(orogen.addon.ops.terrain.OROGEN_OT_terrain_add)
     assert bpy.ops.orogen.terrain_add(spec=spec) == {"RUNNING_MODAL"}
@@ -370,6 +372,8 @@ def test_dragging_shows_the_coarse_preview_and_the_settle_pass_makes_the_full_si
         live.on_setting_changed(obj, bpy.context)
         assert len(obj.data.vertices) == 33 * 33 and obj.orogen.preview_pending
         assert obj.orogen.status.startswith("Regenerated preview 33 x 33")
+    assert progress[-1] == STEPS  # each preview shows its progress, to the end
+    progress.clear()
     started = modal(orogen.addon.terrain.settle.OROGEN_OT_live_settle)
     assert bpy.ops.orogen.live_settle() == {"RUNNING_MODAL"}
     assert orogen.addon.terrain.settle.settling() and len(obj.data.vertices) == 33 * 33
