@@ -94,6 +94,7 @@ if str(ROOT) not in sys.path:
 from core.heightmap import normalize  # noqa: E402
 from core.io.formats import sidecar_info  # noqa: E402
 from core.presets import PRESETS, preset_spec  # noqa: E402
+from core.progress import ProgressBar  # noqa: E402
 from core.recipe import Recipe  # noqa: E402
 from core.spec import InactiveSettingWarning, TerrainSpec, apply_settings  # noqa: E402
 from core.world import (  # noqa: E402
@@ -457,19 +458,45 @@ def _tile_block(block: np.ndarray, plan: Plan, ranges: Any, block_info: Any = No
 LOCAL_SCHEDULERS = ("threads", "processes", "synchronous")
 
 
+def _task_progress_class() -> type:
+    from dask.callbacks import Callback
+
+    class TaskProgress(Callback):  # type: ignore[misc]
+        """A local scheduler's tasks done, as :class:`core.progress.ProgressBar` shows them on standard error
+        (a bar redrawn in place on a terminal, a plain line per 5 % otherwise, with the time left)."""
+
+        def __init__(self, label: str = "build_world") -> None:
+            super().__init__()
+            self.bar = ProgressBar(label)
+
+        def _posttask(self, key: Any, result: Any, dsk: Any, state: dict, worker_id: Any) -> None:
+            done = len(state["finished"])
+            self.bar(done, done + sum(len(state[k]) for k in ("ready", "waiting", "running")))
+
+        def _finish(self, dsk: Any, state: dict, errored: bool) -> None:
+            self.bar.close()
+
+    return TaskProgress
+
+
+def task_progress() -> Any:
+    """A Dask callback (``with task_progress(): collection.compute()``) showing the tasks done on standard error
+    (its class is made once Dask is imported)."""
+    return _task_progress_class()()
+
+
 @contextmanager
 def scheduler(address: str, workers: int | None, progress: bool) -> Iterator[Callable[[Any], Any]]:
     """A function computing a Dask collection on the chosen scheduler, with a progress bar."""
     import dask
 
     if address in LOCAL_SCHEDULERS:
-        from dask.diagnostics import ProgressBar
 
         def compute_local(collection: Any) -> Any:
             with dask.config.set(scheduler=address, num_workers=workers):
                 if not progress:
                     return collection.compute()
-                with ProgressBar(minimum=0.5, dt=0.5):
+                with task_progress():
                     return collection.compute()
 
         yield compute_local

@@ -25,7 +25,16 @@ import bpy
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
-from render_terrain import add_spec_arguments, add_terrain, load_orogen, report_text, script_argv, spec_from_args  # noqa: E402
+from render_terrain import (  # noqa: E402
+    add_spec_arguments,
+    add_terrain,
+    load_orogen,
+    progress_shown,
+    report_text,
+    run_main,
+    script_argv,
+    spec_from_args,
+)
 
 FORMATS = ("PNG16", "EXR", "R16", "NPY")
 
@@ -81,7 +90,7 @@ def main(argv=None):
         return
     bpy.ops.wm.read_homefile(use_empty=True)
     spec = spec_from_args(args, orogen)
-    add_terrain(spec)
+    add_terrain(spec, orogen, args.quiet)
     terrain = bpy.context.active_object
     options = SimpleNamespace(
         directory=str(args.output_dir),
@@ -95,8 +104,9 @@ def main(argv=None):
         use_splat_maps="splat" in args.map_set,
         use_erosion_maps="erosion" in args.map_set,
     )
-    try:  # all or nothing: every format and map, or none of them
-        written = orogen.addon.io.export_maps.export_terrain_maps(terrain, options, args.formats)
+    try:  # all or nothing: every format and map, or none of them (Ctrl+C too: nothing is written)
+        with progress_shown(orogen, "Exporting maps", args.quiet):
+            written = orogen.addon.io.export_maps.export_terrain_maps(terrain, options, args.formats)
     except (ValueError, OSError, RuntimeError) as err:
         sys.exit(f"error: {report_text(err)}")
     for path in written:
@@ -104,4 +114,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main)

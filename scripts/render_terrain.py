@@ -15,6 +15,7 @@ import contextlib
 import importlib.util
 import math
 import os
+import signal
 import sys
 import tempfile
 import warnings
@@ -77,6 +78,7 @@ def add_spec_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--size", type=int, help="vertices per side (--set size=N)")
     parser.add_argument("--width", type=float, help="width in metres (--set width=X)")
     parser.add_argument("--height", type=float, help="height range in metres (--set height=X)")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar on standard error")
 
 
 def apply_noted(orogen, spec, assignments):
@@ -192,7 +194,60 @@ def report_text(err: Exception) -> str:
     return text.removeprefix("Error: ")
 
 
-def add_terrain(spec) -> None:
+#: The exit status of a script stopped by Ctrl+C (128 + SIGINT, as a shell reports it).
+INTERRUPTED = 130
+
+
+@contextlib.contextmanager
+def progress_shown(orogen, label: str, quiet: bool = False):
+    """Show Orogen's jobs run inside as a progress bar on standard error (:class:`core.progress.ProgressBar`:
+    redrawn in place on a terminal, a plain line per 5 % otherwise; nothing with ``quiet``), fed by the add-on's
+    jobs (``addon.jobs.WATCHERS``). Ctrl+C meanwhile cancels the job, as Esc does in Blender (the operator
+    then leaves the scene and the files as they were), and raises ``KeyboardInterrupt`` once it has stopped."""
+    jobs = orogen.addon.jobs
+    bar = None if quiet else orogen.core.progress.ProgressBar(label)
+    interrupted = []
+
+    def watch(job, _text):
+        if interrupted:
+            job.cancel()
+        if bar is not None:
+            bar(round(1000 * job.fraction), 1000)
+
+    def on_interrupt(_signum, _frame):
+        interrupted.append(True)
+        for job in jobs.RUNNING:
+            job.cancel()
+
+    previous = signal.signal(signal.SIGINT, on_interrupt)
+    jobs.WATCHERS.append(watch)
+    try:
+        yield
+    except orogen.core.Cancelled:  # a job called directly (not through its operator) stopped
+        if interrupted:
+            raise KeyboardInterrupt from None
+        raise
+    finally:
+        jobs.WATCHERS.remove(watch)
+        signal.signal(signal.SIGINT, previous)
+        if bar is not None:
+            bar.close()
+    if interrupted:
+        raise KeyboardInterrupt
+
+
+def run_main(main) -> None:
+    """Run a script's ``main``; Ctrl+C ends it with one line on standard error and exit status 130 (no
+    traceback; every file is written through staging, so none is left half-written)."""
+    try:
+        main()
+    except KeyboardInterrupt:
+        sys.stderr.write("\ninterrupted: stopped, no file was written or changed\n")
+        sys.stderr.flush()
+        sys.exit(INTERRUPTED)
+
+
+def add_terrain(spec, orogen=None, quiet: bool = False) -> None:
     """Add ``spec``'s terrain with Orogen's operator, as a user would; exit with its report if it refuses.
 
     In background mode Blender prints an operator's reports to standard output itself and ``bpy.ops`` raises
@@ -204,7 +259,8 @@ def add_terrain(spec) -> None:
     with tempfile.TemporaryFile() as held:
         os.dup2(held.fileno(), 1)
         try:
-            bpy.ops.orogen.terrain_add(spec=spec.to_json())
+            with progress_shown(orogen or load_orogen(), "Adding terrain", quiet):
+                bpy.ops.orogen.terrain_add(spec=spec.to_json())
         except RuntimeError as err:
             error = err
         finally:
@@ -241,7 +297,7 @@ def main(argv=None):
         spec = apply_noted(orogen, spec, settings)
     except ValueError as err:
         sys.exit(f"error: {err}")
-    add_terrain(spec)
+    add_terrain(spec, orogen, args.quiet)
     terrain = bpy.context.active_object
     aspect = args.resolution[0] / args.resolution[1]
     render.add_camera(scene, terrain, view=args.view, aspect=aspect, horizon=0.22 if args.view == "OBLIQUE" else None)
@@ -279,4 +335,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main)
