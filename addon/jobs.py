@@ -176,25 +176,24 @@ def status_progress(wm):
     return progress
 
 
-class BackgroundCompute:
-    """A terrain computed in a worker thread (core is numpy only, no ``bpy``), cancellable between erosion steps.
+class BackgroundTask:
+    """``work(progress)`` run in a worker thread (numpy only, no ``bpy``), reporting to ``job`` (a :class:`Job`,
+    shown by its operator's timer), cancellable at its next progress report.
 
-    ``start()`` runs :func:`terrain.compute.compute_terrain` in a thread, reporting to ``job`` (a :class:`Job`,
-    shown by the operator's timer); ``fraction`` is its progress (0 to 1); ``cancel()`` (``job.cancel()``) makes
-    the next progress report return ``False`` (core raises ``Cancelled``, nothing is returned); ``done()`` says
-    whether the thread finished, and then ``arrays`` or ``error`` holds the outcome. Nothing in Blender is
-    touched by the thread: the caller writes ``arrays`` into the object in the main thread, so a cancelled run
-    leaves the terrain as it was. A caller need not wait for a cancelled thread: it stops at its next check
-    (after the generator, each filter and each erosion step) and its result is dropped.
+    ``start()`` runs it; ``fraction`` is its progress (0 to 1); ``cancel()`` (``job.cancel()``) makes the next
+    report return ``False`` (core raises ``Cancelled``, nothing is returned); ``done()`` says whether the thread
+    finished, and then ``result`` or ``error`` holds the outcome (``cancelled`` when it stopped). Nothing in
+    Blender is touched by the thread: the operator writes ``result`` in the main thread, so a cancelled run
+    leaves the scene as it was. A caller need not wait for a cancelled thread: its result is dropped.
     """
 
-    def __init__(self, spec: TerrainSpec, sun, shape: tuple[int, int], job: Job | None = None) -> None:
-        self.spec, self.sun, self.shape = spec, sun, shape
-        self.job = job or Job("Computing terrain")
-        self.arrays: TerrainArrays | None = None
+    def __init__(self, work, job: Job | None = None) -> None:
+        self.work = work
+        self.job = job or Job("Computing")
+        self.result = None
         self.error: BaseException | None = None
         self.cancelled = False
-        self._thread = threading.Thread(target=self._run, name="orogen-terrain", daemon=True)
+        self._thread = threading.Thread(target=self._run, name="orogen-job", daemon=True)
 
     @property
     def fraction(self) -> float:
@@ -202,18 +201,18 @@ class BackgroundCompute:
 
     def _run(self) -> None:
         try:
-            arrays = compute_terrain(self.spec, self.sun, self.shape, self.job.progress)
+            result = self.work(self.job.progress)
         except Cancelled:
             self.cancelled = True
         except BaseException as err:  # noqa: BLE001  (handed to the main thread, which reports it)
             self.error = err
         else:
-            if self.job.cancelled:  # cancelled during the bake, after the last check
+            if self.job.cancelled:  # cancelled after the last check
                 self.cancelled = True
             else:
-                self.arrays = arrays
+                self.result = result
 
-    def start(self) -> "BackgroundCompute":
+    def start(self) -> "BackgroundTask":
         self._thread.start()
         return self
 
@@ -227,14 +226,28 @@ class BackgroundCompute:
         self._thread.join(timeout)
 
 
+class BackgroundCompute(BackgroundTask):
+    """A terrain computed in a worker thread (:func:`terrain.compute.compute_terrain`, cancellable between
+    erosion steps): a :class:`BackgroundTask` whose result is ``arrays``."""
+
+    def __init__(self, spec: TerrainSpec, sun, shape: tuple[int, int], job: Job | None = None) -> None:
+        self.spec, self.sun, self.shape = spec, sun, shape
+        super().__init__(lambda progress: compute_terrain(spec, sun, shape, progress), job)
+
+    @property
+    def arrays(self) -> TerrainArrays | None:
+        return self.result
+
+
 #: Seconds between two looks of a modal operator at its background computation (its window timer).
 POLL_SECONDS = 0.1
 
 
 class BackgroundOperator:
-    """Mixin for operators that compute a terrain in the background while they run modal (started from the UI).
+    """Mixin for operators that compute in the background while they run modal (started from the UI): a terrain
+    (:class:`BackgroundCompute`) or any :class:`BackgroundTask` (a world's tiles).
 
-    :meth:`_begin` starts a :class:`BackgroundCompute` and a window timer; on each timer event :meth:`modal`
+    :meth:`_begin` starts the task and a window timer; on each timer event :meth:`modal`
     moves the status bar's progress (``window_manager.progress_update``, never backwards); Esc cancels at once
     (the worker stops at its next step, its result dropped; nothing in the scene was changed, so the operator
     returns ``CANCELLED`` and leaves no undo step). When the computation ends, :meth:`_apply` writes it into
@@ -257,7 +270,7 @@ class BackgroundOperator:
         self.report({level}, text)
         self.last_report = (level, text)
 
-    def _attach(self, context, compute: BackgroundCompute, begin: bool = False) -> BackgroundCompute:
+    def _attach(self, context, compute: BackgroundTask, begin: bool = False) -> BackgroundTask:
         """Show ``compute``'s job in this operator's window (its status text and progress, from 0), then start it."""
         job = compute.job
         job.doing = self._doing
@@ -270,13 +283,13 @@ class BackgroundOperator:
         self._started = time.perf_counter()
         return compute.start()
 
-    def _begin(self, context, job: BackgroundCompute) -> set[str]:
+    def _begin(self, context, job: BackgroundTask) -> set[str]:
         self._job = self._attach(context, job, begin=True)
         self._timer = context.window_manager.event_timer_add(POLL_SECONDS, window=context.window)
         context.window_manager.modal_handler_add(self)
         return {"RUNNING_MODAL"}
 
-    def _restart(self, context, job: BackgroundCompute) -> None:
+    def _restart(self, context, job: BackgroundTask) -> None:
         """Compute ``job`` instead (the spec changed while the last one ran); the progress starts again."""
         if self._job is not None and self._job is not job:
             self._job.cancel()
@@ -331,7 +344,7 @@ class BackgroundOperator:
         self._say("ERROR", f"{self._failure}: {error}")
         return {"CANCELLED"}
 
-    def _apply(self, context, job: BackgroundCompute) -> set[str]:
+    def _apply(self, context, job: BackgroundTask) -> set[str]:
         raise NotImplementedError
 
     def _cancelled(self, context, by_user: bool) -> set[str]:

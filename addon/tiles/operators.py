@@ -1,40 +1,63 @@
 """Terrain Tiles operators: add a world, regenerate it, rebuild tiles, levels of detail from the 3D cursor."""
 
+import time
+
 import bpy
 from bpy_extras import object_utils
 
 from ...core.progress import Cancelled
 from ...core.world import TILE_EDGES, TileGrid, max_level, tile_levels
+from ..jobs import BackgroundOperator, BackgroundTask, running
 from ..live import suspended
-from ..poll import mode_reason, poll_with
+from ..poll import locked_reason, mode_reason, poll_with
 from ..properties import spec_annotations
-from ..specio import take_operator_spec, write_spec
+from ..specio import read_spec, take_operator_spec, write_spec
 from ..ui.draw import draw_spec
 from ..water import remove_water
-from .world import check_world_memory, drop_unused, regenerate_world, remember, tile_reason, tiles_of, world_of
+from .world import (
+    apply_world,
+    check_world_memory,
+    compute_world,
+    drop_unused,
+    plan_world,
+    regenerate_world,
+    remember,
+    tile_reason,
+    tiles_of,
+    world_of,
+)
 
 
-def set_levels(world, context, levels: dict) -> str:
-    """Give tiles new levels of detail (``{(ty, tx): level}``) and rebuild those whose level or whose
-    neighbours' levels changed (their snapped edges)."""
+def level_changes(world, levels: dict) -> tuple[dict, set]:
+    """``(new levels, tiles to rebuild)`` of giving tiles new levels of detail (``{(ty, tx): level}``): those whose
+    level or whose neighbours' levels change (their snapped edges). Reads only."""
     tiles = tiles_of(world)
     before = {k: o.orogen_tile.level for k, o in tiles.items()}
-    tile = world.orogen_world.size
-    top = max_level(tile)
-    for key, level in levels.items():
-        if key in tiles:
-            tiles[key].orogen_tile.level = max(0, min(int(level), top))
-    after = {k: o.orogen_tile.level for k, o in tiles.items()}
+    top = max_level(world.orogen_world.size)
+    after = {**before, **{k: max(0, min(int(v), top)) for k, v in levels.items() if k in tiles}}
     changed = {k for k in tiles if before[k] != after[k]}
     dirty = set(changed)
     for ty, tx in changed:
         dirty.update((ty + dy, tx + dx) for (dy, dx), _w in TILE_EDGES.values())
-    try:
-        return regenerate_world(world, context, only=dirty & set(tiles))
-    except Cancelled:  # the levels too are as they were
-        for key, level in before.items():
-            tiles[key].orogen_tile.level = level
-        raise
+    return after, dirty & set(tiles)
+
+
+def write_levels(world, levels: dict) -> None:
+    """Give the world's tiles their ``levels`` ``{(ty, tx): level}``."""
+    for key, obj in tiles_of(world).items():
+        if key in levels:
+            obj.orogen_tile.level = levels[key]
+
+
+def set_levels(world, context, levels: dict) -> str:
+    """Give tiles new levels of detail (``{(ty, tx): level}``) and rebuild those whose level or whose
+    neighbours' levels changed; all or nothing (a cancel, ``core.Cancelled``, leaves the levels as they were)."""
+    started = time.perf_counter()
+    after, dirty = level_changes(world, levels)
+    with running("Building tiles", context) as job:
+        build = compute_world(plan_world(world, context, dirty, after), job.part(0.0, 0.95))
+        write_levels(world, after)
+        return apply_world(world, build, started)
 
 
 def levels_from_point(world, point) -> dict:
@@ -129,12 +152,67 @@ class OROGEN_OT_tiles_add(bpy.types.Operator, object_utils.AddObjectHelper):
         return {"FINISHED"}
 
 
-class OROGEN_OT_tiles_regenerate(bpy.types.Operator):
+class WorldJob(BackgroundOperator):
+    """Mixin of the operators that rebuild a world's tiles: from the UI the tiles are computed in a worker thread
+    (:func:`.world.compute_world`) while the operator runs modal (progress in the status bar, Esc cancels and the
+    world stays as it was); then written in the main thread. From Python ``execute`` runs, blocking."""
+
+    _doing = "Building tiles"
+    _failure = "Tiles not rebuilt"
+    _what = "Tiles"
+
+    def _request(self, context, world) -> tuple[set | None, dict | None]:
+        """``(only, levels)``: the tiles to rebuild (``None``: all) and their new levels (``None``: their own)."""
+        return None, None
+
+    def invoke(self, context, _event):
+        if context.window is None:
+            return self.execute(context)
+        world = world_of(context.active_object)
+        try:
+            self._only, self._levels = self._request(context, world)
+            build = plan_world(world, context, self._only, self._levels)
+        except (ValueError, TypeError) as err:
+            self.report({"ERROR"}, f"{self._failure}: {err}")
+            return {"CANCELLED"}
+        self._world = world.name
+        return self._begin(context, BackgroundTask(lambda progress: compute_world(build, progress)))
+
+    def _wait_reason(self, context) -> str | None:
+        return locked_reason(context)
+
+    def _apply(self, context, job: BackgroundTask) -> set[str]:
+        world = bpy.data.collections.get(self._world)
+        if world is None or not world.orogen_tiles.is_world:
+            self._say("ERROR", f"{self._failure}: the world was deleted")
+            return {"CANCELLED"}
+        try:
+            if read_spec(world.orogen_world).to_json() != job.result.spec.to_json():  # changed meanwhile
+                build = plan_world(world, context, self._only, self._levels)
+                self._restart(context, BackgroundTask(lambda progress: compute_world(build, progress)))
+                return {"RUNNING_MODAL"}
+            if self._levels is not None:
+                write_levels(world, self._levels)
+            status = apply_world(world, job.result, self._started)
+        except (ValueError, TypeError, RuntimeError) as err:
+            self._say("ERROR", f"{self._failure}: {err}")
+            return {"CANCELLED"}
+        self._say("INFO", status)
+        return {"FINISHED"}
+
+    def _cancelled(self, context, by_user: bool) -> set[str]:
+        self._say("WARNING", f"{self._what} cancelled: the tiles are as they were")
+        return {"CANCELLED"}
+
+
+class OROGEN_OT_tiles_regenerate(WorldJob, bpy.types.Operator):
     """Regenerate every tile of the selected tile's world from the world's spec"""
 
     bl_idname = "orogen.tiles_regenerate"
     bl_label = "Regenerate Tiles"
     bl_options = {"REGISTER", "UNDO"}
+    _failure = "Tiles not regenerated"
+    _what = "Regenerate Tiles"
 
     @classmethod
     def poll(cls, context):
@@ -154,12 +232,14 @@ class OROGEN_OT_tiles_regenerate(bpy.types.Operator):
         return {"FINISHED"}
 
 
-class OROGEN_OT_tile_rebuild(bpy.types.Operator):
+class OROGEN_OT_tile_rebuild(WorldJob, bpy.types.Operator):
     """Rebuild the selected tiles alone (at their level of detail), and the edges of their neighbours"""
 
     bl_idname = "orogen.tile_rebuild"
     bl_label = "Rebuild Tile"
     bl_options = {"REGISTER", "UNDO"}
+    _failure = "Tile not rebuilt"
+    _what = "Rebuild Tile"
 
     level: bpy.props.IntProperty(
         name="Level of Detail",
@@ -173,10 +253,20 @@ class OROGEN_OT_tile_rebuild(bpy.types.Operator):
     def poll(cls, context):
         return poll_with(cls, tile_reason(context))
 
+    def _keys(self, context, world) -> list:
+        chosen = [o for o in context.selected_objects if world_of(o) == world] or [context.active_object]
+        return [(o.orogen_tile.ty, o.orogen_tile.tx) for o in chosen]
+
+    def _request(self, context, world) -> tuple[set | None, dict | None]:
+        keys = self._keys(context, world)
+        if self.level >= 0:
+            after, dirty = level_changes(world, {k: self.level for k in keys})
+            return dirty, after
+        return set(keys), None
+
     def execute(self, context):
         world = world_of(context.active_object)
-        chosen = [o for o in context.selected_objects if world_of(o) == world] or [context.active_object]
-        keys = [(o.orogen_tile.ty, o.orogen_tile.tx) for o in chosen]
+        keys = self._keys(context, world)
         try:
             if self.level >= 0:
                 status = set_levels(world, context, {k: self.level for k in keys})
@@ -192,12 +282,18 @@ class OROGEN_OT_tile_rebuild(bpy.types.Operator):
         return {"FINISHED"}
 
 
-class OROGEN_OT_tiles_lod(bpy.types.Operator):
+class OROGEN_OT_tiles_lod(WorldJob, bpy.types.Operator):
     """Set each tile's level of detail from the 3D cursor: full resolution under it, coarser ring by ring"""
 
     bl_idname = "orogen.tiles_lod"
     bl_label = "Level of Detail from Cursor"
     bl_options = {"REGISTER", "UNDO"}
+    _failure = "Levels not set"
+    _what = "Level of Detail"
+
+    def _request(self, context, world) -> tuple[set | None, dict | None]:
+        after, dirty = level_changes(world, levels_from_point(world, context.scene.cursor.location))
+        return dirty, after
 
     @classmethod
     def poll(cls, context):

@@ -29,7 +29,6 @@ world's outer edge only (:func:`world_edge_ring`), so no wall stands inside the 
 
 import hashlib
 import json
-import math
 import secrets
 import time
 from dataclasses import dataclass, field
@@ -39,15 +38,15 @@ import numpy as np
 
 from ...core.progress import Cancelled
 from ...core.spec import TerrainSpec
-from ...core.world import TILE_EDGES, WorldCache, max_level, snap_edges, world_grid, world_recipe
+from ...core.world import TILE_EDGES, TileGrid, WorldCache, max_level, snap_edges, world_grid, world_recipe
 from ..jobs import running
 from ..live import add_kind, remove_kind, suspended
 from ..material import bake_unlit_color, checked_layers, new_material
-from ..mesh import grid_side, tag_positions_changed, update_grid_mesh
+from ..mesh import tag_positions_changed, update_grid_mesh
 from ..poll import mode_reason, selected_active
 from ..specio import read_spec
 from ..terrain.compute import check_memory, scene_sun
-from ..water import sync_world_water
+from .water_edge import sync_tile_water
 
 #: Custom property of a world collection: the world's ranges, with the recipe they belong to (reused by
 #: rebuilding one tile).
@@ -291,58 +290,6 @@ def hand_edited(obj) -> bool:
     return isinstance(digest, str) and digest != positions_digest(obj.data)
 
 
-def border_gaps(tiles: dict, tiles_y: int, tiles_x: int) -> list[tuple[int, int]]:
-    """``(ty, tx)`` of the world's border tiles that are missing or whose mesh is not a square grid (of at least
-    2 x 2 vertices), north-west first: where :func:`world_edge_ring` cannot read the world's outer edge."""
-    border = sorted(
-        {(ty, tx) for ty in range(tiles_y) for tx in range(tiles_x) if ty in (0, tiles_y - 1) or tx in (0, tiles_x - 1)}
-    )
-    gaps = []
-    for key in border:
-        obj = tiles.get(key)
-        count = 0 if obj is None else len(obj.data.vertices)
-        if count < 4 or math.isqrt(count) ** 2 != count:
-            gaps.append(key)
-    return gaps
-
-
-def world_edge_ring(tiles: dict, tiles_y: int, tiles_x: int) -> np.ndarray | None:
-    """The world's outer edge, once round it: ``float32 (n, 3)`` vertex positions in the tiles' frame, clockwise
-    seen from above from the north-west corner (as :func:`mesh.grid_edge_ring` runs round one grid), read from
-    the tiles on the world's border at their own levels of detail. ``None`` when a border tile is missing or is
-    not a square grid."""
-    if border_gaps(tiles, tiles_y, tiles_x):
-        return None
-
-    def side(key, name):
-        n = math.isqrt(len(tiles[key].data.vertices))
-        return grid_side(tiles[key].data, n, n, name)
-
-    runs = (
-        [side((0, tx), "north") for tx in range(tiles_x)]
-        + [side((ty, tiles_x - 1), "east") for ty in range(tiles_y)]
-        + [side((tiles_y - 1, tx), "south") for tx in reversed(range(tiles_x))]
-        + [side((ty, 0), "west") for ty in reversed(range(tiles_y))]
-    )
-    # Each run starts where the one before it ended (a shared tile corner): keep that vertex once.
-    ring = np.concatenate([runs[0], *(run[1:] for run in runs[1:])])
-    return ring[:-1]  # the last vertex is the first (the north-west corner)
-
-
-def sync_tile_water(world, spec: TerrainSpec, tiles: dict) -> str | None:
-    """The world's water (:func:`water.sync_world_water`) over its tiles as they are now: ``None``, or why it
-    could not follow them (a border tile missing or not a grid, :func:`border_gaps`: the water stays as it was), or
-    what it did instead of changing a user's mesh found in the water object."""
-    settings = world.orogen_tiles
-    ring = world_edge_ring(tiles, settings.tiles_y, settings.tiles_x) if spec.material.get("water") else None
-    notes = sync_world_water(world, spec, ring, tiles.get((0, 0)))
-    if ring is not None or not spec.material.get("water"):
-        return "; ".join(notes) or None
-    gaps = border_gaps(tiles, settings.tiles_y, settings.tiles_x)
-    names = ", ".join(f"x{tx} y{ty}" for ty, tx in gaps[:4]) + (" ..." if len(gaps) > 4 else "")
-    return f"water not updated: border tile {names} missing or not a grid (the water follows the world's edge)"
-
-
 def _world_material(world, spec: TerrainSpec):
     """A fresh material for the world's tiles (``None`` when the spec's material is off)."""
     if not spec.material["enabled"]:
@@ -358,51 +305,77 @@ def drop_unused(materials) -> None:
             bpy.data.materials.remove(material)
 
 
-def regenerate_world(world, context, only=None) -> str:
-    """Rebuild the world's tiles (or the tiles at the ``only`` keys) from its spec, with progress; a status line.
+@dataclass
+class WorldBuild:
+    """A rebuild of a world's tiles: what :func:`plan_world` read from Blender (main thread) and what
+    :func:`compute_world` made of it (numpy only, any thread: nothing in Blender is touched)."""
 
-    All or nothing: every tile is computed first (the progress, :func:`..jobs.running`; a cancel raises
-    ``core.Cancelled`` with the world as it was), then written. Raises ``ValueError``/``TypeError`` naming a bad
-    setting.
-    """
-    started = time.perf_counter()
+    spec: TerrainSpec
+    grid: TileGrid
+    sun: tuple[float, float] | None
+    ranges: object  # the stored ranges when the recipe is unchanged, else None
+    levels: dict  # {(ty, tx): level} of the tiles to rebuild
+    everything: bool = True  # every tile of the world (no ``only``): a new material, the spec applied
+    cache: WorldCache | None = None
+    made: dict = field(default_factory=dict)  # {(ty, tx): core.world.TileMaps}
+
+
+def plan_world(world, context, only=None, levels=None) -> WorldBuild:
+    """What rebuilding ``world``'s tiles (those at the ``only`` keys; at the ``levels`` ``{(ty, tx): level}``
+    given, else their own) needs; ``ValueError``/``TypeError`` naming a bad setting (:func:`check_world_memory`
+    included). Reads only."""
+    spec = read_spec(world.orogen_world)
     settings = world.orogen_tiles
-    check_world_memory(read_spec(world.orogen_world), settings.tiles_y, settings.tiles_x)
-    had_ranges = world.get(RANGES_PROPERTY)
-    with running("Building tiles", context) as job:
-        try:
-            cache = world_cache(world, context, job.part(0.0, 0.5))
-            counted = census(world)
-            tiles = counted.tiles
-            keys = sorted(tiles) if only is None else [k for k in sorted(set(only)) if k in tiles]
-            made = {}
-            tick = job.part(0.5, 0.95)
-            for i, key in enumerate(keys):
-                made[key] = cache.tile(*key, tile_level(tiles[key], cache))
-                if tick(i + 1, len(keys)) is False:
-                    raise Cancelled(f"cancelled after {i + 1} of {len(keys)} tiles", done=i + 1, total=len(keys))
-        except Cancelled:
-            if had_ranges is None:
-                world.pop(RANGES_PROPERTY, None)
-            else:
-                world[RANGES_PROPERTY] = had_ranges
-            raise
-        # From here on the scene changes, and nothing cancels.
-        remember(world, tiles)
-        old = {o.data.materials[0] for o in tiles.values() if o.data.materials}
-        material = (
-            _world_material(world, cache.spec)
-            if only is None
-            else (next(iter(old)) if len(old) == 1 else _world_material(world, cache.spec))
-        )
-        try:
-            for key in keys:
-                build_tile(tiles[key], cache, tiles, material, made.pop(key))
-        except BaseException:
-            if material not in old:
-                drop_unused([material])  # made for this build and on no tile yet
-            raise
-        job.show(0.99)
+    check_world_memory(spec, settings.tiles_y, settings.tiles_x)
+    grid = world_grid(spec, settings.tiles_y, settings.tiles_x)
+    sun = scene_sun(context.scene) if spec.lighting["use_scene_sun"] and getattr(context, "scene", None) else None
+    tiles = census(world).tiles
+    keys = sorted(tiles) if only is None else [k for k in sorted(set(only)) if k in tiles]
+    top = max_level(grid.tile)
+    levels = {k: min((levels or {}).get(k, tiles[k].orogen_tile.level), top) for k in keys}
+    ranges = _ranges(world, world_recipe(spec, grid.shape).to_json())
+    return WorldBuild(spec, grid, sun, ranges, levels, everything=only is None)
+
+
+def compute_world(build: WorldBuild, progress=None) -> WorldBuild:
+    """Compute ``build``'s world (:class:`core.world.WorldCache`) and its tiles; ``progress(done, total)`` returning
+    ``False`` raises ``core.Cancelled``. Numpy only: safe in a worker thread."""
+    part = progress or (lambda _done, _total: True)
+    build.cache = WorldCache(
+        build.spec, build.grid, build.sun, build.ranges, progress=lambda d, t: part(d, 2 * max(t, 1))
+    )
+    count = len(build.levels)
+    for i, (key, level) in enumerate(sorted(build.levels.items())):
+        build.made[key] = build.cache.tile(*key, level)
+        if part(count + i + 1, 2 * count) is False:
+            raise Cancelled(f"cancelled after {i + 1} of {count} tiles", done=i + 1, total=count)
+    return build
+
+
+def apply_world(world, build: WorldBuild, started: float) -> str:
+    """Write a computed ``build`` into ``world``'s tiles (main thread; not cancellable); a status line."""
+    cache = build.cache
+    assert cache is not None
+    settings = world.orogen_tiles
+    if cache.whole is None:
+        key = cache.recipe.to_json()
+        world[RANGES_PROPERTY] = json.dumps({"recipe": key, "ranges": [list(r) for r in cache.ranges]})
+    counted = census(world)
+    tiles = counted.tiles
+    remember(world, tiles)
+    keys = [k for k in sorted(build.levels) if k in tiles]
+    old = {o.data.materials[0] for o in tiles.values() if o.data.materials}
+    material = _world_material(world, cache.spec) if build.everything or len(old) != 1 else next(iter(old))
+    try:
+        for key in keys:
+            made = build.made.pop(key, None)  # (recomputed if its level changed meanwhile)
+            build_tile(
+                tiles[key], cache, tiles, material, made if tile_level(tiles[key], cache) == build.levels[key] else None
+            )
+    except BaseException:
+        if material not in old:
+            drop_unused([material])  # made for this build and on no tile yet
+        raise
     drop_unused(old)
     water = sync_tile_water(world, cache.spec, tiles)
     status = "; ".join(
@@ -414,10 +387,23 @@ def regenerate_world(world, context, only=None) -> str:
         ]
     )
     with suspended():
-        if only is None:
+        if build.everything:
             world.orogen_tiles.applied = cache.spec.to_json()
         world.orogen_tiles.status = status
     return status
+
+
+def regenerate_world(world, context, only=None) -> str:
+    """Rebuild the world's tiles (or the tiles at the ``only`` keys) from its spec, with progress; a status line.
+
+    All or nothing: every tile is computed first (:func:`compute_world`, with the progress of
+    :func:`..jobs.running`; a cancel raises ``core.Cancelled`` and leaves the world as it was), then written
+    (:func:`apply_world`). Raises ``ValueError``/``TypeError`` naming a bad setting.
+    """
+    started = time.perf_counter()
+    with running("Building tiles", context) as job:
+        build = compute_world(plan_world(world, context, only), job.part(0.0, 0.95))
+        return apply_world(world, build, started)
 
 
 class WorldTarget:

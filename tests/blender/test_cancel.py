@@ -10,6 +10,7 @@ status texts) must go forward only, and name the time left.
 import json
 import os
 import re
+import time
 from pathlib import Path
 
 import bpy
@@ -310,3 +311,87 @@ def test_a_cancelled_import_adds_nothing(scene, orogen, shown, tmp_path):
     shown.cancel_at = None
     assert bpy.ops.orogen.heightmap_import(filepath=os.path.join(tmp_path, "t_height.png")) == {"FINISHED"}
     assert len(bpy.data.objects) == len(before["objects"]) + 1
+
+
+# --- from the UI: the tiles computed in the background, Esc ----------------------------------------------------
+class Event:
+    def __init__(self, type, value="NOTHING"):
+        self.type, self.value = type, value
+
+
+@pytest.fixture
+def modal(monkeypatch):
+    """``modal(op_class)``: ``bpy.ops`` calls of ``op_class`` run its ``invoke`` (as from the UI) and list
+    ``(operator, its context)`` for the test to drive (see ``test_background_ops``)."""
+
+    def patch(cls):
+        started = []
+
+        def execute(self, context):
+            started.append((self, context))
+            return cls.invoke(self, context, Event("NONE"))
+
+        monkeypatch.setattr(cls, "execute", execute)
+        return started
+
+    return patch
+
+
+def drive(op, context, timeout=120.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        result = op.modal(context, Event("TIMER"))
+        if result not in ({"PASS_THROUGH"}, {"RUNNING_MODAL"}):
+            return result
+        time.sleep(0.005)
+    raise AssertionError("the operator did not end")
+
+
+def test_esc_cancels_regenerate_tiles_from_the_ui_and_the_world_stays(scene, orogen, modal):
+    assert bpy.ops.orogen.tiles_add(**TILES, set="hills.count=40") == {"FINISHED"}
+    world = bpy.context.active_object.orogen_tile.world
+    with orogen.addon.live.suspended():  # a whole-world erosion of many seconds
+        orogen.addon.specio.write_spec(
+            world.orogen_world,
+            orogen.core.spec.TerrainSpec.from_json(spec_json(129, [{"type": "hydraulic", "steps": 1500}])),
+        )
+    before = snapshot()
+    started = modal(orogen.addon.tiles.operators.OROGEN_OT_tiles_regenerate)
+    assert bpy.ops.orogen.tiles_regenerate() == {"RUNNING_MODAL"}
+    op, context = started[0]
+    job = op._job
+    deadline = time.monotonic() + 60
+    while job.fraction == 0.0 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert op.modal(context, Event("TIMER")) == {"PASS_THROUGH"}
+    assert not job.done() and 0 < job.fraction < 1 and snapshot() == before  # nothing written while it computes
+    assert op.modal(context, Event("ESC", "PRESS")) == {"CANCELLED"}
+    assert op.last_report == ("WARNING", "Regenerate Tiles cancelled: the tiles are as they were")
+    job.join(60)
+    assert job.done() and job.cancelled and job.result is None
+    assert snapshot() == before and op._timer is None
+
+
+def test_rebuild_tiles_from_the_ui_equals_the_blocking_one(scene, orogen, modal):
+    assert bpy.ops.orogen.tiles_add(**TILES, set="hills.count=40") == {"FINISHED"}
+    tile = bpy.context.active_object
+    world = tile.orogen_tile.world
+    with orogen.addon.live.suspended():
+        world.orogen_world.seed = 9
+    assert bpy.ops.orogen.tile_rebuild(level=1) == {"FINISHED"}  # blocking
+    blocking = snapshot()
+    with orogen.addon.live.suspended():
+        world.orogen_world.seed = 5
+    for o in world.objects:
+        o.orogen_tile.level = 0
+    assert bpy.ops.orogen.tiles_regenerate() == {"FINISHED"}
+    with orogen.addon.live.suspended():
+        world.orogen_world.seed = 9
+    pick(tile)
+    started = modal(orogen.addon.tiles.operators.OROGEN_OT_tile_rebuild)
+    assert bpy.ops.orogen.tile_rebuild(level=1) == {"RUNNING_MODAL"}
+    op, context = started[0]
+    assert drive(op, context) == {"FINISHED"}
+    assert op.last_report[0] == "INFO" and op.last_report[1].startswith("Rebuilt ")
+    now = snapshot()
+    assert now["meshes"] == blocking["meshes"] and tile.orogen_tile.level == 1

@@ -168,7 +168,7 @@ def test_a_cancelled_background_run_leaves_the_terrain_as_it_was_and_a_finished_
     before = point(obj, "height").copy(), point(obj, "drainage_area").copy()
     heavy = orogen.core.spec.TerrainSpec.from_json(spec_json([{"type": "erosion", "steps": 400}], 10.0))
     job = orogen.addon.jobs.BackgroundCompute(heavy, None, heavy.shape)
-    job._stop.set()  # cancelled before the first step reports
+    job.cancel()  # cancelled before the first step reports (what Esc calls)
     job.start().join(60)
     assert job.done() and job.cancelled and job.arrays is None and job.error is None
     assert np.array_equal(point(obj, "height"), before[0]) and np.array_equal(point(obj, "drainage_area"), before[1])

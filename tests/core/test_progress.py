@@ -3,6 +3,7 @@
 import io
 import math
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -92,3 +93,27 @@ def test_a_step_below_one_percent_counts_as_one(step):
     for done in range(0, 101):
         bar(done, 100)
     assert len(out.getvalue().splitlines()) == 101
+
+
+def test_a_world_with_erosion_reports_its_whole_evaluation_and_can_be_cancelled():
+    from core.world import WorldCache, world_grid
+
+    s = core.TerrainSpec.from_dict(
+        {
+            "version": 2,
+            "generator": "fractal",
+            "size": 17,
+            "seed": 4,
+            "width": 64.0,
+            "height": 10.0,
+            "filters": [{"type": "thermal", "iterations": 8}],
+        }
+    )
+    grid = world_grid(s, 2, 2)
+    seen = []
+    reported = WorldCache(s, grid, progress=lambda done, total: seen.append((done, total)))
+    plain = WorldCache(s, grid)
+    assert plain.whole is not None and np.array_equal(reported.whole, plain.whole)  # the same heights, bit for bit
+    assert len(seen) >= 8 and [d for d, _t in seen] == sorted(d for d, _t in seen) and seen[-1][0] == seen[-1][1]
+    with pytest.raises(core.Cancelled):
+        WorldCache(s, grid, progress=lambda done, total: done < total // 2)
