@@ -6,15 +6,17 @@ import bpy
 from bpy_extras import object_utils
 
 from ...core.progress import Cancelled
-from ...core.world import TILE_EDGES, TileGrid, max_level, tile_levels
+from ...core.world import TILE_EDGES, TileGrid, max_level, tile_levels, world_grid
 from ..jobs import BackgroundOperator, BackgroundTask, running
 from ..live import suspended
 from ..poll import locked_reason, mode_reason, poll_with
 from ..properties import spec_annotations
 from ..specio import read_spec, take_operator_spec, write_spec
+from ..terrain.compute import scene_sun
 from ..ui.draw import draw_spec
 from ..water import remove_water
 from .world import (
+    WorldBuild,
     apply_world,
     check_world_memory,
     compute_world,
@@ -75,12 +77,14 @@ def levels_from_point(world, point) -> dict:
     return tile_levels(grid, tiles, x=local.x, y=local.y, cell=cell, top=top)
 
 
-class OROGEN_OT_tiles_add(bpy.types.Operator, object_utils.AddObjectHelper):
+class OROGEN_OT_tiles_add(BackgroundOperator, bpy.types.Operator, object_utils.AddObjectHelper):
     """Add a world of terrain tiles: an N x M grid of terrain objects, each a window of one spec, seamless"""
 
     bl_idname = "orogen.tiles_add"
     bl_label = "Add Terrain Tiles"
     bl_options = {"REGISTER", "UNDO"}
+    _doing = "Building tiles"
+    _failure = "Tiles not added"
 
     @classmethod
     def poll(cls, context):
@@ -96,24 +100,37 @@ class OROGEN_OT_tiles_add(bpy.types.Operator, object_utils.AddObjectHelper):
         col.prop(self, "location")
         col.prop(self, "rotation")
 
+    def _prepare(self):
+        """The world's spec, checked (``ValueError``/``TypeError`` naming what is wrong); nothing is changed."""
+        with suspended():
+            spec = take_operator_spec(self)
+        check_world_memory(spec, self.tiles_y, self.tiles_x)  # the grid's checks, then the whole world's memory
+        return spec
+
     def execute(self, context):
+        self._started = time.perf_counter()
         try:
-            with suspended():
-                spec = take_operator_spec(self)
-            check_world_memory(spec, self.tiles_y, self.tiles_x)  # the grid's checks, then the whole world's memory
-        except (ValueError, TypeError) as err:
+            spec = self._prepare()
+            world, status = self._make(context, spec, object_utils.add_object_align_init(context, self))
+        except (ValueError, TypeError, RuntimeError) as err:
             self.report({"ERROR"}, f"Tiles not added: {err}")
             return {"CANCELLED"}
+        except Cancelled:
+            self.report({"WARNING"}, "Add Terrain Tiles cancelled: nothing was added")
+            return {"CANCELLED"}
+        return self._select(context, world, status)
+
+    def _make(self, context, spec, matrix, build=None):
+        """Add the world with ``spec`` at ``matrix``, its tiles built (from ``build`` when computed already);
+        ``(world, status)``. All or nothing: on an error or a cancel what was made is removed before it goes on."""
         world = bpy.data.collections.new("Terrain World")
         context.scene.collection.children.link(world)
         try:
             with suspended():  # no live update of the world while it is made
-                with suspended():
-                    write_spec(world.orogen_world, spec)
-                    settings = world.orogen_tiles
-                    settings.is_world = True
-                    settings.tiles_x, settings.tiles_y = self.tiles_x, self.tiles_y
-                matrix = object_utils.add_object_align_init(context, self)
+                write_spec(world.orogen_world, spec)
+                settings = world.orogen_tiles
+                settings.is_world = True
+                settings.tiles_x, settings.tiles_y = self.tiles_x, self.tiles_y
                 made = {}
                 for ty in range(self.tiles_y):
                     for tx in range(self.tiles_x):
@@ -121,14 +138,16 @@ class OROGEN_OT_tiles_add(bpy.types.Operator, object_utils.AddObjectHelper):
                         obj = bpy.data.objects.new(name, bpy.data.meshes.new(name))
                         world.objects.link(obj)
                         obj.matrix_world = matrix
-                        with suspended():
-                            obj.orogen_tile.is_tile = True
-                            obj.orogen_tile.world = world
-                            obj.orogen_tile.ty, obj.orogen_tile.tx = ty, tx
+                        obj.orogen_tile.is_tile = True
+                        obj.orogen_tile.world = world
+                        obj.orogen_tile.ty, obj.orogen_tile.tx = ty, tx
                         made[(ty, tx)] = obj
                 remember(world, made)  # the world's own record of its tiles: a copy of one is not one of them
-                status = regenerate_world(world, context)
-        except (ValueError, TypeError, RuntimeError, Cancelled) as err:
+                if build is None:
+                    status = regenerate_world(world, context)
+                else:
+                    status = apply_world(world, build, self._started)
+        except BaseException:
             remove_water(world)
             materials = set()
             for obj in list(world.objects):
@@ -138,18 +157,48 @@ class OROGEN_OT_tiles_add(bpy.types.Operator, object_utils.AddObjectHelper):
                 bpy.data.meshes.remove(mesh)
             drop_unused(materials)  # the tiles' material, made by this add
             bpy.data.collections.remove(world)
-            if isinstance(err, Cancelled):
-                self.report({"WARNING"}, "Add Terrain Tiles cancelled: nothing was added")
-            else:
-                self.report({"ERROR"}, f"Tiles not added: {err}")
-            return {"CANCELLED"}
+            raise
+        return world, status
+
+    def _select(self, context, world, status: str) -> set[str]:
         for obj in context.view_layer.objects:
             obj.select_set(False)
         first = tiles_of(world)[(0, 0)]
         first.select_set(True)
         context.view_layer.objects.active = first
-        self.report({"INFO"}, status)
+        self._say("INFO", status)
         return {"FINISHED"}
+
+    # From the UI (Add > Mesh > Terrain Tiles, F3) the world is computed in a worker thread while the operator runs
+    # modal (progress in the status bar, Esc cancels and nothing is added); then its objects are made and written.
+    def invoke(self, context, _event):
+        if context.window is None:
+            return self.execute(context)
+        try:
+            spec = self._prepare()
+            grid = world_grid(spec, self.tiles_y, self.tiles_x)
+        except (ValueError, TypeError) as err:
+            self.report({"ERROR"}, f"Tiles not added: {err}")
+            return {"CANCELLED"}
+        self._spec, self._matrix = spec, object_utils.add_object_align_init(context, self).copy()
+        sun = scene_sun(context.scene) if spec.lighting["use_scene_sun"] else None
+        build = WorldBuild(spec, grid, sun, None, dict.fromkeys(grid.indices(), 0))
+        return self._begin(context, BackgroundTask(lambda progress: compute_world(build, progress)))
+
+    def _wait_reason(self, context) -> str | None:
+        return locked_reason(context) or mode_reason(context)
+
+    def _apply(self, context, job: BackgroundTask) -> set[str]:
+        try:
+            world, status = self._make(context, self._spec, self._matrix, job.result)
+        except (ValueError, TypeError, RuntimeError) as err:
+            self._say("ERROR", f"Tiles not added: {err}")
+            return {"CANCELLED"}
+        return self._select(context, world, status)
+
+    def _cancelled(self, context, by_user: bool) -> set[str]:
+        self._say("WARNING", "Add Terrain Tiles cancelled: nothing was added")
+        return {"CANCELLED"}
 
 
 class WorldJob(BackgroundOperator):

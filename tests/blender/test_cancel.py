@@ -395,3 +395,36 @@ def test_rebuild_tiles_from_the_ui_equals_the_blocking_one(scene, orogen, modal)
     assert op.last_report[0] == "INFO" and op.last_report[1].startswith("Rebuilt ")
     now = snapshot()
     assert now["meshes"] == blocking["meshes"] and tile.orogen_tile.level == 1
+
+
+def test_add_tiles_from_the_ui_adds_nothing_until_done_and_equals_the_blocking_add(scene, orogen, modal):
+    kw = {**TILES, "set": "hills.count=40"}
+    assert bpy.ops.orogen.tiles_add(**kw) == {"FINISHED"}
+    blocking = {o.name: heights(o.data) for o in bpy.data.objects}
+    bpy.ops.wm.read_homefile(use_empty=True)
+    before = snapshot()
+    started = modal(orogen.addon.tiles.operators.OROGEN_OT_tiles_add)
+    assert bpy.ops.orogen.tiles_add(**kw) == {"RUNNING_MODAL"}
+    op, context = started[0]
+    assert snapshot() == before  # nothing is added while it computes
+    assert drive(op, context) == {"FINISHED"}
+    assert {o.name: heights(o.data) for o in bpy.data.objects} == blocking
+    assert bpy.context.active_object.name == "Tile_x0_y0" and op._timer is None
+
+
+def test_esc_cancels_add_tiles_from_the_ui_leaving_nothing(scene, orogen, modal):
+    bpy.ops.mesh.primitive_cube_add()
+    before = snapshot()
+    started = modal(orogen.addon.tiles.operators.OROGEN_OT_tiles_add)
+    heavy = spec_json(129, [{"type": "hydraulic", "steps": 1500}])
+    assert bpy.ops.orogen.tiles_add(**TILES, spec=heavy) == {"RUNNING_MODAL"}
+    op, context = started[0]
+    job = op._job
+    deadline = time.monotonic() + 60
+    while job.fraction == 0.0 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert op.modal(context, Event("TIMER")) == {"PASS_THROUGH"} and not job.done()
+    assert op.modal(context, Event("ESC", "PRESS")) == {"CANCELLED"}
+    assert op.last_report == ("WARNING", "Add Terrain Tiles cancelled: nothing was added")
+    job.join(60)
+    assert job.done() and job.cancelled and snapshot() == before
