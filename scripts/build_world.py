@@ -476,6 +476,10 @@ def _task_progress_class() -> type:
         def _finish(self, dsk: Any, state: dict, errored: bool) -> None:
             self.bar.close()
 
+        def __exit__(self, *args: Any) -> None:  # also when interrupted (Ctrl+C): the line is ended
+            self.bar.close()
+            super().__exit__(*args)
+
     return TaskProgress
 
 
