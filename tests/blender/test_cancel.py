@@ -285,7 +285,7 @@ def test_a_cancelled_tiles_export_leaves_the_old_files(scene, orogen, shown, tmp
     world = bpy.context.active_object.orogen_tile.world
     assert bpy.ops.orogen.tiles_export(directory=str(tmp_path), name="land") == {"FINISHED"}
     old = files(tmp_path)
-    assert "land.json" in old and len(old) == 1 + 3 * 4
+    assert "land.json" in old and len(old) == 1 + 2 * 3 * 4  # the manifest, each tile file and its sidecar
     with orogen.addon.live.suspended():
         world.orogen_world.seed = 9
     assert bpy.ops.orogen.tiles_regenerate() == {"FINISHED"}
