@@ -41,7 +41,7 @@ from .erosion.flow import (
     route_flow,
     route_multiple_flow,
 )
-from .erosion.hydraulic import hydraulic_erosion
+from .erosion.hydraulic import PiledSedimentWarning, hydraulic_erosion
 from .erosion.lakes import LakeFill, fill_lakes
 from .erosion.stream_power import StreamPowerResult, stream_power_erosion
 from .erosion.thermal import ErosionResult, thermal_erosion
@@ -114,6 +114,7 @@ __all__ = [
     "hill_parameters",
     "hillshade",
     "hillslope_diffusion",
+    "PiledSedimentWarning",
     "hydraulic_erosion",
     "json_schema",
     "layer_presence",

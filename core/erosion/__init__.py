@@ -42,6 +42,7 @@ from .flow import (
 from .hydraulic import (
     HYDRAULIC_STEP_COST,
     MAX_HYDRAULIC_STEPS,
+    PiledSedimentWarning,
     hydraulic_erosion,
     max_time_step,
 )
@@ -110,6 +111,7 @@ __all__ = [
     "MAX_HYDRAULIC_STEPS",
     "HYDRAULIC_STEP_COST",
     "max_time_step",
+    "PiledSedimentWarning",
     "hydraulic_erosion",
     "LakeFill",
     "fill_lakes",

@@ -64,6 +64,7 @@ a whole heightmap, not a window.
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import numpy.typing as npt
@@ -73,7 +74,7 @@ from ..heightmap import check_number
 from ..progress import Cancelled, Progress, check_progress
 from .thermal import ErosionResult, change_maps, check_edges, check_step_work, erosion_heights
 
-__all__ = ["MAX_HYDRAULIC_STEPS", "HYDRAULIC_STEP_COST", "max_time_step", "hydraulic_erosion"]
+__all__ = ["MAX_HYDRAULIC_STEPS", "HYDRAULIC_STEP_COST", "PiledSedimentWarning", "max_time_step", "hydraulic_erosion"]
 
 #: Upper bound on hydraulic time steps, whatever the map's size.
 MAX_HYDRAULIC_STEPS = 100_000
@@ -224,6 +225,13 @@ def hydraulic_erosion(
         For NaN/Inf heights, a parameter outside its range (``time_step``
         against the bound for the given ``cell_size`` and ``gravity``) or
         steps beyond the work bound, naming the parameter and its range.
+
+    Warns
+    -----
+    PiledSedimentWarning
+        When the result leaves the starting height range by more than a
+        tenth of the relief: the sediment the water carried settled in piles
+        (a high ``capacity`` with little deposition or fast evaporation).
 
     Notes
     -----
@@ -394,6 +402,7 @@ def hydraulic_erosion(
     if settle:
         b += s
         s[:] = 0.0
+    _warn_if_piled(before, b, capacity=kc, deposit_rate=deposit_rate, evaporation_rate=evaporation_rate)
     deposited, removed = change_maps(before, b)
     result = ErosionResult(
         b.astype(np.float32),
@@ -410,6 +419,30 @@ def hydraulic_erosion(
             f"hydraulic erosion cancelled after step {done} of {steps}", done=done, total=steps, result=result
         )
     return result
+
+
+class PiledSedimentWarning(RuntimeWarning):
+    """Hydraulic erosion left the terrain well outside its starting range: sediment piled up where its water went."""
+
+
+def _warn_if_piled(before: F64, after: F64, *, capacity: float, deposit_rate: float, evaporation_rate: float) -> None:
+    """Warn (:class:`PiledSedimentWarning`) when ``after`` leaves ``before``'s height range by more than a tenth of its
+    relief. The exchange of each step is bounded by the neighbours' heights, but sediment the water carries
+    converges where the water goes and settles there: with a high ``capacity`` and little deposition (or water
+    that evaporates before it can drop its load) that can be a pile far above any starting height."""
+    low, high = float(before.min()), float(before.max())
+    margin = 0.1 * max(high - low, 1e-6)
+    new_low, new_high = float(after.min()), float(after.max())
+    if new_low >= low - margin and new_high <= high + margin:
+        return
+    warnings.warn(
+        PiledSedimentWarning(
+            f"hydraulic erosion took the terrain from {low:.4g} .. {high:.4g} m to {new_low:.4g} .. {new_high:.4g} m: "
+            f"the sediment its water carried settled in piles (capacity {capacity:g}, deposit_rate {deposit_rate:g}, "
+            f"evaporation_rate {evaporation_rate:g}); lower capacity or raise deposit_rate"
+        ),
+        stacklevel=3,
+    )
 
 
 def _bound_exchange(change: F64, b: F64) -> None:

@@ -283,3 +283,21 @@ GOLDEN = {
 def test_golden_hashes_in_a_fresh_process():
     out = subprocess.run([sys.executable, "-c", CHILD], cwd=ROOT, capture_output=True, text=True, check=True)
     assert json.loads(out.stdout) == GOLDEN
+
+
+def test_sediment_piled_far_above_the_start_is_warned_of_and_ordinary_runs_are_quiet():
+    """At the corner of its bounds where water evaporates before it can drop its load and never deposits, the
+    sediment it carried settles in piles far above any starting height: the result says so by a warning naming
+    the settings, while an ordinary run stays inside its starting range and says nothing."""
+    import warnings
+
+    z = (np.random.default_rng(3).random((65, 65)) * 20.0).astype(np.float32)
+    with pytest.warns(core.PiledSedimentWarning, match=r"capacity 100, deposit_rate 0, evaporation_rate 10000"):
+        r = core.hydraulic_erosion(
+            z, 1.0, steps=200, rain_rate=10, capacity=100, dissolve_rate=1e4, deposit_rate=0, evaporation_rate=1e4
+        )
+    assert r.heights.max() > 40.0  # the pile the warning is about
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        quiet = core.hydraulic_erosion(z, 1.0, steps=200)
+    assert 0.0 <= quiet.heights.min() and quiet.heights.max() <= 20.0
