@@ -75,6 +75,7 @@ import io
 import json
 import os
 import re
+import struct
 import sys
 import time
 import warnings
@@ -511,6 +512,11 @@ def scheduler(address: str, workers: int | None, progress: bool) -> Iterator[Cal
     try:
         client = Client(address, timeout=CONNECT_TIMEOUT)
     except Exception as err:  # refused, timed out, or not a Dask scheduler at all (garbage for a frame length)
+        if _answered_but_not_dask(err):
+            raise ConnectionError(
+                f"--scheduler {address!r} is not a dask.distributed scheduler (it answered but not as one); "
+                "give the address of a running dask.distributed scheduler"
+            ) from None
         raise ConnectionError(
             f"cannot connect to a dask.distributed scheduler at --scheduler {address!r}: "
             f"{str(err).splitlines()[0][:160] if str(err) else type(err).__name__} (is one running there?)"
@@ -525,6 +531,21 @@ def scheduler(address: str, workers: int | None, progress: bool) -> Iterator[Cal
             return future.result()
 
         yield compute_distributed
+
+
+def _answered_but_not_dask(err: BaseException) -> bool:
+    """Whether ``Client(address)`` failed because a peer accepted the connection and answered as no Dask
+    scheduler does: its bytes read as a frame length (MemoryError: exabytes; ValueError: too many dimensions;
+    struct.error: a cut header; msgpack's errors, all ValueError or TypeError) or it closed the connection
+    during the handshake (distributed's CommClosedError). Nothing there (refused, unreachable, no answer in
+    time) is distributed's "Timed out trying to connect", a plain OSError."""
+    from distributed.comm.core import CommClosedError
+
+    if isinstance(err, CommClosedError):
+        return True
+    if isinstance(err, OSError):  # TimeoutError among them: refused, unreachable, or silent until the timeout
+        return "handshake" in str(err).lower()
+    return isinstance(err, (MemoryError, ValueError, TypeError, KeyError, IndexError, EOFError, struct.error))
 
 
 def _grid_array(grid: TileGrid) -> Any:

@@ -1,6 +1,7 @@
 """World builds that go wrong (issue 21, item 15): leftovers of a killed build, a cut cache, two builds at once,
 absurd grids, bad scheduler addresses, Ctrl+C. Small worlds, so each runs in seconds."""
 
+import contextlib
 import os
 import signal
 import socket
@@ -127,11 +128,14 @@ def test_a_scheduler_address_of_the_wrong_form_is_refused_by_name(tmp_path, caps
     assert "--scheduler must be threads, processes, synchronous or a dask.distributed" in capsys.readouterr().err
 
 
-def test_a_scheduler_that_is_not_dask_is_a_connection_failure(tmp_path, capsys):
-    # something else listening there: its bytes read as a frame length asked for exabytes (a traceback)
+@contextlib.contextmanager
+def fake_peer(payload):
+    """A server on 127.0.0.1 (never another address) that accepts, sends ``payload`` and closes the connection
+    after 0.2 s: something listening at the address that is no Dask scheduler."""
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
     server.listen(4)
+    server.settimeout(30.0)  # bounded: the thread ends when the test closes the socket, or after 30 s idle
 
     def serve():
         while True:
@@ -139,22 +143,57 @@ def test_a_scheduler_that_is_not_dask_is_a_connection_failure(tmp_path, capsys):
                 conn, _ = server.accept()
             except OSError:
                 return
-            conn.sendall(b"\xff" * 64)
-            time.sleep(0.2)
-            conn.close()
+            with conn:
+                if payload:
+                    conn.sendall(payload)
+                time.sleep(0.2)
 
     threading.Thread(target=serve, daemon=True).start()
-    address = f"tcp://127.0.0.1:{server.getsockname()[1]}"
     try:
+        yield f"tcp://127.0.0.1:{server.getsockname()[1]}"
+    finally:
+        server.close()
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        b"\xff" * 64,  # a frame count read as exabytes of dimensions (ValueError)
+        b"HTTP/1.0 200 OK\r\n\r\nhello",  # a frame length of 3 EiB (MemoryError)
+        b"\x01" + b"\x00" * 7 + b"\x08",  # one frame, its length cut short (struct.error)
+        b"",  # accepts and closes (CommClosedError)
+    ],
+    ids=["frame-count", "http", "cut-header", "closes"],
+)
+def test_a_peer_that_is_not_dask_is_named_as_such(tmp_path, capsys, payload):
+    with fake_peer(payload) as address:
         code = build_world.main(
             ["--preset", "rolling_hills", "--size", "65", "--tile", "33", "--quiet", "--out", str(tmp_path)]
             + ["--scheduler", address]
         )
-    finally:
-        server.close()
+    err = capsys.readouterr().err
+    assert code == 2
+    assert (
+        f"--scheduler '{address}' is not a dask.distributed scheduler (it answered but not as one); give the "
+        "address of a running dask.distributed scheduler" in err
+    )
+    assert "Traceback" not in err and "EiB" not in err and len(err.strip().splitlines()) == 1
+    assert not any(p.name.endswith((".png", ".r16", ".zarr")) for p in tmp_path.rglob("*"))
+
+
+def test_nothing_listening_is_a_connection_failure(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(build_world, "CONNECT_TIMEOUT", 1.0)
+    free = socket.socket()
+    free.bind(("127.0.0.1", 0))
+    address = f"tcp://127.0.0.1:{free.getsockname()[1]}"
+    free.close()  # bound, then closed: nothing listens there
+    code = build_world.main(
+        ["--preset", "rolling_hills", "--size", "65", "--tile", "33", "--quiet", "--out", str(tmp_path)]
+        + ["--scheduler", address]
+    )
     err = capsys.readouterr().err
     assert code == 2 and f"cannot connect to a dask.distributed scheduler at --scheduler '{address}'" in err
-    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert "(is one running there?)" in err and "Traceback" not in err
 
 
 def test_ctrl_c_exits_130_with_one_line_and_no_partial_file(tmp_path):
