@@ -125,7 +125,10 @@ def export_terrain_maps(obj, options, formats=None, notes: list[str] | None = No
             stem = os.path.join(staging, bpy.path.clean_name(options.name) or "terrain")
             formats = (options.heightmap_format,) if formats is None else tuple(dict.fromkeys(formats))  # each once
             # A cancel (core.Cancelled, from a step's tick) leaves the staging folder, removed below: no file.
-            staged = _write_maps(obj, options, stem, formats, notes, job.ticker(0.5, 0.95, len(formats) + 6))
+            try:
+                staged = _write_maps(obj, options, stem, formats, notes, job.ticker(0.5, 0.95, len(formats) + 6))
+            except OSError as err:  # a full disk: name the file in the folder, not the staging copy
+                raise heightmaps.staged_error(err, staging, folder) from None
             finals = [os.path.join(folder, os.path.basename(path)) for path in staged]
             heightmaps.commit(list(zip(staged, finals, strict=True)), heightmaps.terrain_shape(obj))
         finally:

@@ -10,6 +10,7 @@ file written reaches its target through :func:`core.files.commit`
 (verified, then one atomic rename).
 """
 
+import contextlib
 import json
 import os
 
@@ -28,6 +29,31 @@ _SUFFIX = {"PNG16": ".png", "EXR": ".exr", "R16": ".r16", "NPY": ".npy"}
 def _check_finite(values: npt.NDArray, what: str) -> None:
     if not np.isfinite(values).all():
         raise ValueError(f"{what} holds NaN or Inf: nothing was written")
+
+
+@contextlib.contextmanager
+def naming(path: str):
+    """Give an ``OSError`` raised inside without a file name (``f.write`` on a full disk: "[Errno 28] No space
+    left on device") the name of ``path``, the file being written."""
+    try:
+        yield
+    except OSError as err:
+        if err.filename is None:
+            raise OSError(err.errno, err.strerror or str(err), path) from err
+        raise
+
+
+def staged_error(err: OSError, staging: str, folder: str) -> OSError:
+    """``err`` (raised while writing into the staging folder ``staging`` of ``folder``) as the user should read
+    it: naming the file in ``folder`` that was being written, and saying that nothing was written or changed
+    (the caller removes the staging folder). An error about another file is returned as it is."""
+    name = err.filename if isinstance(err.filename, str) else None
+    if name is None or os.path.dirname(os.path.abspath(name)) != os.path.abspath(staging):
+        return err
+    target = os.path.join(folder, os.path.basename(name))
+    new = OSError(f"could not write {target}: {err.strerror or err}; no file was written or changed")
+    new.errno = err.errno
+    return new
 
 
 def write_image(
@@ -222,13 +248,15 @@ def write_heightmap(
     elif fmt == "EXR":
         write_image(path, values, depth="32", file_format="OPEN_EXR")
     elif fmt == "R16":
-        formats.write_raw(path, values)
+        with naming(path):
+            formats.write_raw(path, values)
     else:
-        formats.write_npy(path, values)
+        with naming(path):
+            formats.write_npy(path, values)
     written = [path]
     if sidecar is not None or height_range is not None:
         info = formats.sidecar_info(path, h.shape, fmt, absolute=absolute, height_range=height_range, extra=sidecar)
-        with open(path + ".json", "w", encoding="utf-8") as f:
+        with naming(path + ".json"), open(path + ".json", "w", encoding="utf-8") as f:
             json.dump(info, f, indent=2, sort_keys=True)
         written.append(path + ".json")
     return written
@@ -378,7 +406,7 @@ def write_erosion_maps(stem: str, maps: dict[str, npt.NDArray[np.float32]]) -> l
         scaled = (v.astype(np.float64) - low) / (high - low) if high > low else np.zeros(v.shape)
         written.append(write_image(f"{stem}_{name}.png", scaled, depth="16"))
     path = f"{stem}_erosion.json"
-    with open(path, "w", encoding="utf-8") as f:
+    with naming(path), open(path, "w", encoding="utf-8") as f:
         json.dump({"maps": ranges, "png": "16-bit grey: value = low + png / 65535 * (high - low)"}, f, indent=1)
     written.append(path)
     return written

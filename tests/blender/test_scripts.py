@@ -538,3 +538,39 @@ def test_an_operators_refusal_is_said_once_on_standard_error(tmp_path, orogen, s
     said = "Terrain not added: layers[0] ('low'): image file not found"
     assert proc.stderr.count(said) == 1 and said not in proc.stdout, (proc.stdout, proc.stderr)
     assert not list(tmp_path.glob("*.png"))
+
+
+#: Runs scripts/export_heightmaps.py with ``write_raw`` patched to write half its bytes and then fail as a full
+#: disk does (``f.write`` raising ENOSPC, an OSError with no file name).
+FULL_DISK = """
+import errno, runpy, sys
+sys.argv = sys.argv[1:]
+sys.path.insert(0, sys.argv[0].rsplit("/", 1)[0])
+import render_terrain
+formats = render_terrain.load_orogen().core.io.formats
+
+def write_raw(path, heightmap):
+    with open(path, "wb") as f:
+        f.write(b"\\0" * 100)
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+formats.write_raw = write_raw
+runpy.run_path(sys.argv[0], run_name="__main__")
+"""
+
+
+def test_export_heightmaps_on_a_full_disk_names_the_file_and_leaves_none(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "mine.txt").write_text("kept")
+    proc = run(
+        "-c",
+        FULL_DISK,
+        ROOT / "scripts" / "export_heightmaps.py",
+        *("--preset", "island", "--size", "33", "--format", "PNG16,R16", "--output-dir", out, "--quiet"),
+    )
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stderr.strip().splitlines()[-1] == (
+        f"error: could not write {out / 'terrain_height.r16'}: No space left on device; no file was written or changed"
+    )
+    assert sorted(p.name for p in out.iterdir()) == ["mine.txt"]  # no partial file, no staging folder
