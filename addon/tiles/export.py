@@ -46,6 +46,11 @@ def export_world(world, context, directory: str, name: str, fmts) -> tuple[list[
     noted. After the new set is in place, the tile files the folder's previous ``NAME.json`` lists as written
     by Orogen that this export did not write again (a smaller grid, a format left out) are removed when they
     are still the bytes Orogen wrote (:func:`_drop_stale`): the folder holds one consistent set.
+
+    Orogen replaces only what it owns: before anything is written, a file in the place of one this export
+    writes that the previous ``NAME.json`` does not list with the SHA-256 it has now (the user's own file, a
+    tile changed since), or a ``NAME.json`` that is no Orogen tile manifest, refuses the export with their
+    names (``ValueError``, :func:`_refuse_foreign`).
     """
     folder = check_path(directory)
     with running("Exporting tiles", context) as job:
@@ -64,6 +69,14 @@ def _export_world(world, context, folder: str, name: str, fmts, job) -> tuple[li
             "their edges stay seamless)"
         )
     ny, nx = cache.grid.tiles
+    targets = [
+        rel + sidecar
+        for ty in range(ny)
+        for tx in range(nx)
+        for rel in (tile_file(TILE_FORMATS[fmt], name, ty=ty, tx=tx, tiles_y=ny) for fmt in fmts)
+        for sidecar in ("", ".json")
+    ]
+    _refuse_foreign(folder, name, [*targets, name + ".json"])  # before any file is written
     previous = _previous_files(os.path.join(folder, name + ".json"))
     digests = {}
     stage = stage_dir(folder)
@@ -165,19 +178,62 @@ def sha256_file(path: str) -> str:
     return digest.hexdigest()
 
 
+def _manifest(manifest: str) -> dict | None:
+    """The contents of ``manifest`` (a ``NAME.json``) when it is an Orogen tile manifest (a regular file, not a
+    link, holding a JSON object with ``"format": "orogen-tiles"``); ``None`` otherwise."""
+    if not os.path.isfile(manifest) or os.path.islink(manifest):
+        return None
+    try:
+        data = load_json(Path(manifest), os.path.basename(manifest), max_bytes=16 << 20)
+    except (ValueError, OSError):
+        return None
+    return data if isinstance(data, dict) and data.get("format") == "orogen-tiles" else None
+
+
 def _previous_files(manifest: str) -> dict[str, str]:
     """``{relative path: sha256}`` of the tile files an earlier Export Tiles lists in ``manifest`` (its
     ``NAME.json``); empty when there is none, it is not Orogen's, or it lists no files (before Orogen 0.3)."""
-    if not os.path.isfile(manifest):
-        return {}
-    try:
-        data = load_json(Path(manifest), os.path.basename(manifest), max_bytes=16 << 20)
-    except ValueError:
-        return {}
-    files = data.get("files") if isinstance(data, dict) and data.get("format") == "orogen-tiles" else None
+    data = _manifest(manifest)
+    files = data.get("files") if data is not None else None
     if not isinstance(files, dict):
         return {}
     return {k: v for k, v in files.items() if isinstance(k, str) and isinstance(v, str)}
+
+
+def _refuse_foreign(folder: str, name: str, targets: list[str]) -> None:
+    """Raise ``ValueError`` naming the files among ``targets`` (paths relative to ``folder``) that exist and are
+    not Orogen's, so that the export writes nothing: Orogen replaces only what it owns.
+
+    A file is Orogen's when the folder's ``NAME.json`` is an Orogen tile manifest (:func:`_manifest`) that lists
+    it with the SHA-256 it still has (a regular file, not a link); ``NAME.json`` itself when it is such a
+    manifest. A manifest of an export made before manifests listed files (``"format": "orogen-tiles"`` and no
+    ``files``) vouches for the tile-named files it stands beside: they are taken as that export's. Anything
+    else in a target's place (the user's own file, an Orogen file changed since, a folder, a link) refuses
+    the export."""
+    manifest = os.path.join(folder, name + ".json")
+    data = _manifest(manifest)
+    files = data.get("files") if data is not None else None
+    legacy = data is not None and files is None
+    owned = _previous_files(manifest)
+    foreign = []
+    for rel in targets:
+        path = os.path.join(folder, *rel.split("/"))
+        if not os.path.lexists(path):
+            continue
+        if rel == name + ".json":
+            if data is None:
+                foreign.append(f"{rel} (not an Orogen tile manifest)")
+            continue
+        if os.path.islink(path) or not os.path.isfile(path):
+            foreign.append(rel)
+        elif not legacy and (rel not in owned or sha256_file(path) != owned[rel]):
+            foreign.append(rel)
+    if foreign:
+        raise ValueError(
+            f"{len(foreign)} files in {folder} are not Orogen's (not written by an earlier Export Tiles as they are "
+            f"now, by its {name}.json): {', '.join(foreign[:4])}{' ...' if len(foreign) > 4 else ''}; nothing was "
+            "written: move them, or choose another folder or name"
+        )
 
 
 def _drop_stale(folder: str, name: str, previous: dict[str, str], written: dict[str, str]) -> list[str]:

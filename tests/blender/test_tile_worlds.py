@@ -221,3 +221,76 @@ def test_tile_bounds_follow_a_rebuild_with_a_new_width(scene):
     corners = np.array([tuple(c) for c in tile.bound_box])  # in the world's frame: the east tile's own place
     assert corners.min(axis=0) == pytest.approx(co.min(axis=0), abs=1e-4)
     assert corners.max(axis=0) == pytest.approx(co.max(axis=0), abs=1e-4)
+
+
+def test_export_tiles_never_replaces_the_users_own_files(scene, tmp_path):
+    """Files in the place of the tiles, or a NAME.json, that no earlier Export Tiles wrote are the user's: the
+    export is refused before anything is written, naming them; once they are moved, it goes ahead."""
+    world = add_world(tiles_x=1, tiles_y=1)
+    (tmp_path / "unreal").mkdir()
+    mine = tmp_path / "unreal" / "land_x0_y0.png"
+    mine.write_text("MY OWN FILE")
+    (tmp_path / "land.json").write_text('{"mine": true}')
+    pick(next(o for o in world.all_objects if o.orogen_tile.is_tile))
+    with pytest.raises(RuntimeError) as refused:
+        bpy.ops.orogen.tiles_export(directory=str(tmp_path), name="land", r16=False, exr=False)
+    assert (
+        f"Tiles not exported: 2 files in {tmp_path} are not Orogen's (not written by an earlier Export Tiles as "
+        "they are now, by its land.json): unreal/land_x0_y0.png, land.json (not an Orogen tile manifest); nothing "
+        "was written: move them, or choose another folder or name" in str(refused.value)
+    )
+    assert mine.read_text() == "MY OWN FILE" and (tmp_path / "land.json").read_text() == '{"mine": true}'
+    assert files(tmp_path) == ["land.json", "unreal/land_x0_y0.png"]  # no sidecar, no staging folder
+    # The manifest alone in the way: refused too, the PNG moved away.
+    mine.unlink()
+    with pytest.raises(RuntimeError, match=r"1 files .* land.json \(not an Orogen tile manifest\)"):
+        bpy.ops.orogen.tiles_export(directory=str(tmp_path), name="land", r16=False, exr=False)
+    assert files(tmp_path) == ["land.json"]
+    (tmp_path / "land.json").unlink()
+    export(world, tmp_path, r16=False, exr=False)  # nothing in the way: written, and again over itself
+    export(world, tmp_path, r16=False, exr=False)
+    assert files(tmp_path) == ["land.json", "unreal/land_x0_y0.png", "unreal/land_x0_y0.png.json"]
+
+
+def test_export_tiles_refuses_to_replace_a_tile_changed_since_it_was_written(scene, tmp_path):
+    """A tile Orogen wrote and the user changed since (its SHA-256 is no longer the manifest's) is theirs now;
+    so is a sidecar, and a tile's place taken by a link."""
+    world = add_world(tiles_x=1, tiles_y=1)
+    export(world, tmp_path, r16=False, exr=False)
+    tile = tmp_path / "unreal" / "land_x0_y0.png"
+    tile.write_bytes(tile.read_bytes() + b"edited")
+    edited = tile.read_bytes()
+    pick(next(o for o in world.all_objects if o.orogen_tile.is_tile))
+    with pytest.raises(RuntimeError, match=r"1 files .* not Orogen's .*: unreal/land_x0_y0.png; nothing was"):
+        bpy.ops.orogen.tiles_export(directory=str(tmp_path), name="land", r16=False, exr=False)
+    assert tile.read_bytes() == edited
+    sidecar = tmp_path / "unreal" / "land_x0_y0.png.json"
+    sidecar.write_text("{}")
+    target = tmp_path / "elsewhere.bin"
+    target.write_bytes(b"x")
+    os.symlink(target, tmp_path / "unreal" / "land_x0_y0.png.json.link")  # (not a target: ignored)
+    with pytest.raises(RuntimeError, match=r"2 files .*: unreal/land_x0_y0.png, unreal/land_x0_y0.png.json;"):
+        bpy.ops.orogen.tiles_export(directory=str(tmp_path), name="land", r16=False, exr=False)
+    tile.unlink()
+    os.symlink(target, tile)
+    sidecar.unlink()
+    with pytest.raises(RuntimeError, match=r"1 files .*: unreal/land_x0_y0.png;"):
+        bpy.ops.orogen.tiles_export(directory=str(tmp_path), name="land", r16=False, exr=False)
+    assert os.path.islink(tile) and target.read_bytes() == b"x"
+
+
+def test_an_export_from_before_manifests_listed_files_is_taken_as_orogens(scene, tmp_path):
+    """A NAME.json of an Orogen tile manifest without ``files`` (an export made before manifests listed them)
+    vouches for the tile files beside it: the export replaces them, and its new manifest lists them."""
+    world = add_world(tiles_x=1, tiles_y=1)
+    export(world, tmp_path, r16=False, exr=False)
+    manifest = json.loads((tmp_path / "land.json").read_text())
+    del manifest["files"]
+    (tmp_path / "land.json").write_text(json.dumps(manifest))
+    (tmp_path / "unreal" / "land_x0_y0.png").write_bytes(b"an older tile")
+    export(world, tmp_path, r16=False, exr=False)
+    assert sorted(json.loads((tmp_path / "land.json").read_text())["files"]) == [
+        "unreal/land_x0_y0.png",
+        "unreal/land_x0_y0.png.json",
+    ]
+    assert (tmp_path / "unreal" / "land_x0_y0.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
