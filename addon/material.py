@@ -237,6 +237,29 @@ def checked_files(spec: TerrainSpec) -> tuple:
     return layers
 
 
+def refused_images(spec: TerrainSpec) -> list[str]:
+    """A note for each Image colour layer of ``spec`` whose file :func:`checked_files` would refuse (missing,
+    cut, too large: nothing is decoded), naming the layer and the file; empty when every image is fine.
+
+    Rebuild Material refuses such a layer and the material keeps its last build; a Regenerate or an export,
+    which go ahead without the image (the baked colours use the layer's colour), say so with these notes.
+    """
+    notes = []
+    for i, lay in enumerate(material_layers(spec)):
+        if lay.kind != "IMAGE" or not isinstance(lay.image, str) or not lay.image:
+            continue
+        try:
+            if not os.path.isfile(lay.image):
+                raise ValueError(f"image file not found: {lay.image}")
+            check_layer_file(lay.image)
+        except ValueError as err:
+            notes.append(
+                f"layers[{i}] ({lay.name!r}): its image {lay.image} was refused ({err}); the material does not "
+                "show it (Rebuild Material once the file is fixed)"
+            )
+    return notes
+
+
 def checked_layers(spec: TerrainSpec) -> tuple:
     """The spec's colour layers (image paths resolved), with every image layer's file readable as an image.
 

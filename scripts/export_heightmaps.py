@@ -104,11 +104,14 @@ def main(argv=None):
         use_splat_maps="splat" in args.map_set,
         use_erosion_maps="erosion" in args.map_set,
     )
+    notes: list[str] = []
     try:  # all or nothing: every format and map, or none of them (Ctrl+C too: nothing is written)
         with progress_shown(orogen, "Exporting maps", args.quiet):
-            written = orogen.addon.io.export_maps.export_terrain_maps(terrain, options, args.formats)
+            written = orogen.addon.io.export_maps.export_terrain_maps(terrain, options, args.formats, notes=notes)
     except (ValueError, OSError, RuntimeError) as err:
         sys.exit(f"error: {report_text(err)}")
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
     for path in written:
         print(f"wrote {path}")
 

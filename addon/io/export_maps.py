@@ -13,7 +13,7 @@ from ...core.lighting import cell_size
 from ...core.progress import Cancelled
 from ..io import heightmaps
 from ..jobs import running
-from ..material import material_layers
+from ..material import material_layers, refused_images
 from ..mesh import (
     EROSION_ATTRIBUTES,
     TERRAIN_PROPERTY,
@@ -163,6 +163,8 @@ def _write_maps(
         **heightmaps.terrain_sidecar(obj, spec),
         **({"edited_vertices": edited, "spec_before_edits": made_by} if edited else {}),
     }
+    if notes is not None:
+        notes += refused_images(spec)  # the maps are written; the layer's image is not in them, nor in the material
     if edited and notes is not None:
         notes.append(
             f"exported the mesh as edited ({edited} vertices differ from the generated terrain; heights "

@@ -16,7 +16,7 @@ from ...core.progress import Cancelled
 from ...core.spec import TerrainSpec
 from ..jobs import running
 from ..live import suspended
-from ..material import bake_unlit_color, checked_files, new_material
+from ..material import bake_unlit_color, checked_files, new_material, refused_images
 from ..mesh import TERRAIN_PROPERTY, grid_shape_of, is_grid_of, update_grid_mesh
 from ..specio import read_spec, write_spec
 from ..water import sync_water
@@ -199,6 +199,8 @@ def apply_arrays(
     notes = write_arrays(obj, arrays)
     bake_unlit_color(obj, spec)
     notes += sync_water(obj, spec)
+    if spec.material["enabled"]:
+        notes += refused_images(spec)  # the terrain is regenerated; the material could not take the image
     with suspended():
         settings.applied = spec.to_json()
         settings.preview_pending = shape != spec.shape

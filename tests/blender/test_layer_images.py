@@ -154,3 +154,30 @@ def test_a_live_layer_edit_to_a_cut_image_says_so_and_keeps_the_material(scene, 
     orogen.addon.live.on_setting_changed(obj, bpy.context)  # what the property's update does with a window
     assert obj.orogen.status.startswith("Material not rebuilt: layers[0] ('low'): cut.exr cannot be read: ")
     assert counts() == before and obj.active_material == material
+
+
+def test_regenerate_and_export_after_a_refused_layer_image_say_so(scene, orogen, tmp_path, capfd):
+    """Rebuild Material refuses the cut image; Regenerate and Export Terrain Maps still do their work, and each
+    says, as a warning, that the layer's image was refused (naming the layer and the file)."""
+    path = cut_exr(orogen, tmp_path / "cut.exr")
+    bpy.ops.orogen.terrain_add(size=8)
+    obj = bpy.context.active_object
+    obj.orogen.live_update = False
+    obj.orogen.layers[0].kind = "IMAGE"
+    obj.orogen.layers[0].image = str(path)
+    with pytest.raises(RuntimeError):
+        bpy.ops.orogen.material_rebuild()
+    material = obj.active_material
+    note = f"layers[0] ('low'): its image {path} was refused (cut.exr cannot be read: the OpenEXR file is cut short"
+    obj.orogen.seed += 1
+    capfd.readouterr()
+    assert bpy.ops.orogen.terrain_regenerate() == {"FINISHED"}
+    assert obj.orogen.status.startswith("Regenerated terrain 8 x 8 in ") and note in obj.orogen.status
+    assert obj.orogen.status.endswith("the material does not show it (Rebuild Material once the file is fixed)")
+    assert obj.active_material == material and json.loads(obj.orogen.applied)["seed"] == obj.orogen.seed
+    out = capfd.readouterr()
+    assert "Warning: Regenerated terrain 8 x 8" in out.out + out.err and note in out.out + out.err
+    assert bpy.ops.orogen.export_maps(directory=str(tmp_path / "out"), name="t") == {"FINISHED"}
+    out = capfd.readouterr()
+    assert "Warning: Wrote 8 files to " in out.out + out.err and note in out.out + out.err
+    assert (tmp_path / "out" / "t_color.png").is_file() and (tmp_path / "out" / "t_height.png").is_file()
