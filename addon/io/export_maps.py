@@ -4,11 +4,13 @@ curvature, splat and erosion maps), staged and committed together."""
 import json
 import os
 import shutil
+from pathlib import Path
 
 import bpy
 import numpy as np
 
 from ...core.colormap import check_layers
+from ...core.io.jsonio import load_json
 from ...core.lighting import cell_size
 from ...core.progress import Cancelled
 from ..io import heightmaps
@@ -130,11 +132,47 @@ def export_terrain_maps(obj, options, formats=None, notes: list[str] | None = No
             except OSError as err:  # a full disk: name the file in the folder, not the staging copy
                 raise heightmaps.staged_error(err, staging, folder) from None
             finals = [os.path.join(folder, os.path.basename(path)) for path in staged]
+            refuse_foreign_json(finals)
             heightmaps.commit(list(zip(staged, finals, strict=True)), heightmaps.terrain_shape(obj))
         finally:
             shutil.rmtree(staging, ignore_errors=True)
         job.show(1.0)
     return finals
+
+
+def refuse_foreign_json(targets: list[str]) -> None:
+    """Raise ``ValueError`` naming the JSON files among ``targets`` that exist and are not Orogen's, so that
+    nothing is replaced: the map files carry the name the user chose and are theirs to overwrite (as
+    Blender's exporters overwrite the file chosen), but the sidecars and ``NAME_erosion.json`` are named by
+    Orogen and replace only what Orogen wrote there: a heightmap sidecar (``file`` naming its heightmap, and
+    ``sidecar_version``, or Orogen 0.2's ``encoding`` and ``orientation``) or an erosion maps' record (``maps``
+    and ``png``), a regular file, not a link."""
+    foreign = [
+        os.path.basename(path)
+        for path in targets
+        if path.endswith(".json") and os.path.lexists(path) and not _orogen_json(path)
+    ]
+    if foreign:
+        raise ValueError(
+            f"{', '.join(foreign[:4])}{' ...' if len(foreign) > 4 else ''} in {os.path.dirname(targets[0])} "
+            f"{'is' if len(foreign) == 1 else 'are'} not Orogen's (no sidecar an export wrote) and would be "
+            "replaced; nothing was written: move them, or choose another folder or name"
+        )
+
+
+def _orogen_json(path: str) -> bool:
+    if os.path.islink(path) or not os.path.isfile(path):
+        return False
+    try:
+        data = load_json(Path(path), os.path.basename(path), max_bytes=16 << 20)
+    except (ValueError, OSError):
+        return False
+    if not isinstance(data, dict):
+        return False
+    # a sidecar names its heightmap; Orogen 0.2's had no sidecar_version, but their encoding and orientation
+    marked = "sidecar_version" in data or ("encoding" in data and "orientation" in data)
+    sidecar = marked and data.get("file") == os.path.basename(path).removesuffix(".json")
+    return sidecar or ("maps" in data and "png" in data)
 
 
 def _write_maps(

@@ -384,3 +384,28 @@ def test_commit_puts_every_old_file_back_when_one_rename_fails(orogen, tmp_path,
     assert {p.name: p.read_text() for p in target.iterdir()} == {n: "old " + n for n in names}  # no leftovers
     orogen.addon.io.heightmaps.commit(pairs)
     assert {p.name: p.read_text() for p in target.iterdir()} == {n: "new " + n for n in names}
+
+
+def test_export_replaces_the_chosen_files_but_only_orogens_sidecars(terrain, tmp_path):
+    """The maps carry the name the user chose: an export replaces them, as Blender's exporters do. A sidecar
+    is named by Orogen: one that is not Orogen's (the user's own JSON there) refuses the export before any file
+    is replaced; Orogen's own, from an earlier export (today's or 0.2's), is replaced."""
+    (tmp_path / "t_height.r16").write_bytes(b"an older heightmap of the user's")
+    (tmp_path / "t_height.r16.json").write_text('{"mine": true}')
+    with pytest.raises(RuntimeError, match=r"t_height.r16.json in .* is not Orogen's .*nothing was written: move"):
+        export(tmp_path, heightmap_format="R16")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t_height.r16", "t_height.r16.json"]
+    assert (tmp_path / "t_height.r16.json").read_text() == '{"mine": true}'
+    assert (tmp_path / "t_height.r16").read_bytes() == b"an older heightmap of the user's"
+    (tmp_path / "t_height.r16.json").unlink()
+    assert export(tmp_path, heightmap_format="R16") == {"FINISHED"}  # the .r16 the user named: replaced
+    assert (tmp_path / "t_height.r16").stat().st_size == 37 * 37 * 2
+    assert export(tmp_path, heightmap_format="R16") == {"FINISHED"}  # again over its own set
+    old = json.loads((tmp_path / "t_height.r16.json").read_text())
+    del old["sidecar_version"]  # as Orogen 0.2 wrote it
+    (tmp_path / "t_height.r16.json").write_text(json.dumps(old))
+    assert export(tmp_path, heightmap_format="R16") == {"FINISHED"}
+    assert "sidecar_version" in json.loads((tmp_path / "t_height.r16.json").read_text())
+    (tmp_path / "t_erosion.json").write_text("[]")  # named like the erosion record: no erosion maps, not written
+    assert export(tmp_path, heightmap_format="R16") == {"FINISHED"}
+    assert (tmp_path / "t_erosion.json").read_text() == "[]"
