@@ -574,3 +574,23 @@ def test_export_heightmaps_on_a_full_disk_names_the_file_and_leaves_none(tmp_pat
         f"error: could not write {out / 'terrain_height.r16'}: No space left on device; no file was written or changed"
     )
     assert sorted(p.name for p in out.iterdir()) == ["mine.txt"]  # no partial file, no staging folder
+
+
+def test_export_heightmaps_replaces_only_orogens_sidecars(tmp_path):
+    """The heightmap the user named is replaced; a sidecar in its place that is not Orogen's is not."""
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "terrain_height.png.json").write_text('{"mine": true}')
+    args = ("--preset", "island", "--size", "33", "--maps", "none", "--output-dir", out, "--quiet")
+    proc = run(ROOT / "scripts" / "export_heightmaps.py", *args)
+    assert proc.returncode == 1
+    assert proc.stderr.strip().splitlines()[-1] == (
+        f"error: terrain_height.png.json in {out} is not Orogen's (no sidecar an export wrote) and would be "
+        "replaced; nothing was written: move them, or choose another folder or name"
+    )
+    assert sorted(p.name for p in out.iterdir()) == ["terrain_height.png.json"]
+    (out / "terrain_height.png.json").unlink()
+    (out / "terrain_height.png").write_bytes(b"the user's own, named by the user")
+    assert run(ROOT / "scripts" / "export_heightmaps.py", *args).returncode == 0
+    assert (out / "terrain_height.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert json.loads((out / "terrain_height.png.json").read_text())["file"] == "terrain_height.png"
