@@ -108,7 +108,7 @@ def _export_world(world, context, folder: str, name: str, fmts, job) -> tuple[li
                 elif fmt == "EXR":
                     write_image(staged, heights, depth="32", file_format="OPEN_EXR")
                 else:
-                    with open(staged, "wb") as f:
+                    with _writing(folder, rel), open(staged, "wb") as f:
                         f.write(np.ascontiguousarray(levels[::-1]).astype("<u2").tobytes())
                 pairs.append((staged, os.path.join(folder, rel)))
                 digests[rel] = sha256_file(staged)
@@ -122,7 +122,7 @@ def _export_world(world, context, folder: str, name: str, fmts, job) -> tuple[li
                     extra={**tile_info, "location_m": [*cache.grid.centre(ty, tx, cell), 0.0], "tile": [ty, tx]},
                     south_first=fmt == "R16",
                 )
-                with open(staged + ".json", "w", encoding="utf-8") as f:
+                with _writing(folder, rel + ".json"), open(staged + ".json", "w", encoding="utf-8") as f:
                     json.dump(info, f, indent=1, sort_keys=True)
                 pairs.append((staged + ".json", os.path.join(folder, rel + ".json")))
                 digests[rel + ".json"] = sha256_file(staged + ".json")
@@ -133,7 +133,7 @@ def _export_world(world, context, folder: str, name: str, fmts, job) -> tuple[li
             "formula": "metres = low + value * (high - low), value in 0..1 (16-bit levels / 65535)",
         }
         staged = os.path.join(stage, name + ".json")
-        with open(staged, "w", encoding="utf-8") as f:
+        with _writing(folder, name + ".json"), open(staged, "w", encoding="utf-8") as f:
             json.dump(
                 {
                     "format": "orogen-tiles",
@@ -167,6 +167,21 @@ def _export_world(world, context, folder: str, name: str, fmts, job) -> tuple[li
         shutil.rmtree(stage, ignore_errors=True)
     notes += _drop_stale(folder, name, previous, digests)
     return [target for _, target in pairs], notes
+
+
+@contextlib.contextmanager
+def _writing(folder: str, rel: str):
+    """An ``OSError`` raised while the staged copy of ``rel`` is written (a full disk: ``f.write`` names no
+    file) names the file in ``folder`` and says that nothing was written or changed (the staging folder goes)."""
+    try:
+        yield
+    except OSError as err:
+        new = OSError(
+            f"could not write {os.path.join(folder, *rel.split('/'))}: {err.strerror or err}; no file was written "
+            "or changed"
+        )
+        new.errno = err.errno
+        raise new from None
 
 
 def sha256_file(path: str) -> str:

@@ -294,3 +294,26 @@ def test_an_export_from_before_manifests_listed_files_is_taken_as_orogens(scene,
         "unreal/land_x0_y0.png.json",
     ]
     assert (tmp_path / "unreal" / "land_x0_y0.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_export_tiles_on_a_full_disk_names_the_file_and_writes_nothing(scene, orogen, tmp_path, monkeypatch):
+    """``f.write`` on a full disk raises ENOSPC naming no file: the report names the file in the folder."""
+    import errno
+    import types
+
+    module = sys.modules[orogen.__name__ + ".addon.tiles.export"]
+
+    def dump(_data, f, **_kw):
+        f.write("{")
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(module, "json", types.SimpleNamespace(dump=dump))
+    world = add_world(tiles_x=1, tiles_y=1)
+    pick(next(o for o in world.all_objects if o.orogen_tile.is_tile))
+    with pytest.raises(RuntimeError) as failed:
+        bpy.ops.orogen.tiles_export(directory=str(tmp_path), name="land", png16=False, exr=False)
+    assert (
+        f"Tiles not exported: could not write {tmp_path / 'unity' / 'land_x0_y0.r16.json'}: No space left on "
+        "device; no file was written or changed" in str(failed.value)
+    )
+    assert list(tmp_path.iterdir()) == []
