@@ -283,13 +283,24 @@ def hydraulic_erosion(
     fs = np.zeros((rows, cols), np.float32)
     out = np.empty((rows, cols), np.float32)
     tmp = np.empty((rows, cols), np.float32)
+    spare = np.empty((rows, cols), np.float32)
     d_mean = np.empty((rows, cols), np.float32)
     ux = np.empty((rows, cols), np.float32)  # displacement over a step, cells (east +)
     uy = np.empty((rows, cols), np.float32)  # displacement over a step, cells (south +)
+    gx = np.empty((rows, cols), np.float32)
+    gy = np.empty((rows, cols), np.float32)
     dhx = np.empty((rows, max(cols - 1, 0)), np.float32)
     dhy = np.empty((max(rows - 1, 0), cols), np.float32)
+    surface = np.empty((rows, cols), np.float64)
+    change = np.empty((rows, cols), np.float64)
     padded = np.empty((rows + 2, cols + 2), np.float64)
-    moved = np.zeros((rows + 2, cols + 2), np.float64)
+    work = _AdvectWork(rows, cols)
+    # Constant arrays: numpy's maximum, minimum and fmin against an array run several times faster than
+    # against a scalar, with the same result.
+    zeros = np.zeros((rows, cols), np.float32)
+    ones = np.ones((rows, cols), np.float32)
+    minus_ones = np.full((rows, cols), -1.0, np.float32)
+    dry = np.full((rows, cols), _DRY, np.float32)
     lost = 0.0
     exchanged = 0.0
     done = 0
@@ -297,10 +308,9 @@ def hydraulic_erosion(
         # 1. Rain.
         d += water_in
         # 2. Flow: fluxes from the drop in the water surface, scaled so no cell drains below zero.
-        surface = b + d
+        np.add(b, d, out=surface)
         np.subtract(surface[:, :-1], surface[:, 1:], out=dhx, casting="same_kind")  # drop to the east
         np.subtract(surface[:-1], surface[1:], out=dhy, casting="same_kind")  # drop to the south
-        del surface
         dhx *= pipe
         dhy *= pipe
         fe[:, :-1] += dhx
@@ -313,27 +323,29 @@ def hydraulic_erosion(
             fn[0] += pipe * d[0]
             fs[-1] += pipe * d[-1]
         for f in (fw, fe, fn, fs):
-            np.maximum(f, 0.0, out=f)
+            np.maximum(f, zeros, out=f)
         np.add(fw, fe, out=out)
         out += fn
         out += fs
-        # K = min(1, d x cell² / (out x Δt)), written as d / (out x Δt / cell²).
+        # K = min(1, d x cell² / (out x Δt)), written as d / (out x Δt / cell²): where out x Δt / cell² > d the
+        # quotient is below 1; elsewhere it is at least 1, +inf (d > 0 = out) or NaN (0 / 0), and fmin takes 1.
         np.multiply(out, per_depth, out=tmp)
-        draining = tmp > d
-        np.divide(d, tmp, out=tmp, where=draining)
-        np.copyto(tmp, f32(1.0), where=~draining)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            np.divide(d, tmp, out=tmp)
+        np.fmin(tmp, ones, out=tmp)
         for f in (fw, fe, fn, fs):
             f *= tmp
         out *= tmp
         # Depth after the flow; the mean depth over the step carries the velocity.
         np.copyto(d_mean, d)
         np.multiply(out, -per_depth, out=tmp)
-        tmp[:, 1:] += per_depth * fe[:, :-1]
-        tmp[:, :-1] += per_depth * fw[:, 1:]
-        tmp[1:] += per_depth * fs[:-1]
-        tmp[:-1] += per_depth * fn[1:]
+        for target, source in ((np.s_[:, 1:], fe[:, :-1]), (np.s_[:, :-1], fw[:, 1:]), (np.s_[1:], fs[:-1])):
+            np.multiply(source, per_depth, out=spare[target])
+            tmp[target] += spare[target]
+        np.multiply(fn[1:], per_depth, out=spare[:-1])
+        tmp[:-1] += spare[:-1]
         d += tmp
-        np.maximum(d, 0.0, out=d)
+        np.maximum(d, zeros, out=d)
         d_mean += d
         d_mean *= f32(0.5)
         # Displacements in cells over the step: ΔW x Δt / (cell² x d_mean), ΔW the mean flux through the cell.
@@ -343,12 +355,13 @@ def hydraulic_erosion(
         np.subtract(fs, fn, out=uy)
         uy[1:] += fs[:-1]
         uy[:-1] -= fn[1:]
-        np.maximum(d_mean, f32(_DRY), out=tmp)
+        np.maximum(d_mean, dry, out=tmp)
         np.divide(f32(0.5) * per_depth, tmp, out=tmp)
         ux *= tmp
         uy *= tmp
-        np.clip(ux, -1.0, 1.0, out=ux)  # the flux scaling bounds them already; this guards rounding
-        np.clip(uy, -1.0, 1.0, out=uy)
+        for u in (ux, uy):  # the flux scaling bounds them already; this guards rounding (np.clip's result)
+            np.maximum(u, minus_ones, out=u)
+            np.minimum(u, ones, out=u)
         if not open_edges:  # nothing is carried over a closed border
             np.maximum(ux[:, 0], 0.0, out=ux[:, 0])
             np.minimum(ux[:, -1], 0.0, out=ux[:, -1])
@@ -360,14 +373,13 @@ def hydraulic_erosion(
         padded[-1, 1:-1] = b[-1]
         padded[:, 0] = padded[:, 1]
         padded[:, -1] = padded[:, -2]
-        gx = np.subtract(padded[1:-1, 2:], padded[1:-1, :-2], dtype=np.float32, casting="same_kind")
-        gy = np.subtract(padded[2:, 1:-1], padded[:-2, 1:-1], dtype=np.float32, casting="same_kind")
+        np.subtract(padded[1:-1, 2:], padded[1:-1, :-2], out=gx, dtype=np.float32, casting="same_kind")
+        np.subtract(padded[2:, 1:-1], padded[:-2, 1:-1], out=gy, dtype=np.float32, casting="same_kind")
         gx *= f32(0.5 / cell)
         gy *= f32(0.5 / cell)
         gx *= gx
         gy *= gy
         gx += gy  # |grad|²
-        del gy
         # sin(tilt) = |grad| / sqrt(1 + |grad|²) = sqrt(g² / (1 + g²)), at least sin(min_tilt)
         np.add(gx, 1.0, out=tmp)
         gx /= tmp
@@ -375,23 +387,27 @@ def hydraulic_erosion(
         np.maximum(gx, f32(sin_min), out=gx)
         # |v| = cell / Δt x |displacement|
         np.multiply(ux, ux, out=tmp)
-        tmp += uy * uy
+        np.multiply(uy, uy, out=spare)
+        tmp += spare
         np.sqrt(tmp, out=tmp)
         tmp *= gx
         tmp *= f32(kc * cell / dt)  # capacity, metres of sediment
         if depth_scale > 0.0:
-            tmp *= np.minimum(d * f32(1.0 / depth_scale), f32(1.0))
-        del gx
-        change = tmp - s  # float64: C - s
-        change *= np.where(change > 0.0, ks, kd)
+            np.multiply(d, f32(1.0 / depth_scale), out=spare)
+            np.minimum(spare, ones, out=spare)
+            tmp *= spare
+        np.subtract(tmp, s, out=change)  # float64: C - s
+        if ks == kd:
+            change *= ks
+        else:
+            change *= np.where(change > 0.0, ks, kd)
         if bounded:  # never below the lowest edge neighbour, never above the highest
-            _bound_exchange(change, b)
-        exchanged += float(np.abs(change).sum())
+            work.bound_exchange(change, b)
+        exchanged += float(np.abs(change, out=work.scratch).sum())
         b -= change
         s += change
-        del change
         # 4. Transport: forward semi-Lagrangian, each cell's sediment split bilinearly where it lands.
-        _advect(s, ux, uy, moved)
+        moved = work.advect(s, ux, uy)
         if open_edges:
             lost += float(moved[0].sum() + moved[-1].sum() + moved[1:-1, 0].sum() + moved[1:-1, -1].sum()) * area
         # 5. Evaporation.
@@ -445,65 +461,82 @@ def _warn_if_piled(before: F64, after: F64, *, capacity: float, deposit_rate: fl
     )
 
 
-def _bound_exchange(change: F64, b: F64) -> None:
-    """Clip ``change`` (terrain dissolved, > 0, or deposited, < 0, metres) in place so that ``b - change`` stays
-    between the lowest and the highest of each cell's edge neighbours (its own height where that is above or
-    below them all): material is never dissolved below the ground water flows to, nor laid above the ground it
-    comes from. Every new height then lies within the old heights' range, step after step."""
-    low = b.copy()
-    high = b.copy()
-    for a, n in ((np.s_[1:], np.s_[:-1]), (np.s_[:-1], np.s_[1:])):
-        np.minimum(low[a], b[n], out=low[a])
-        np.maximum(high[a], b[n], out=high[a])
-        np.minimum(low[:, a], b[:, n], out=low[:, a])
-        np.maximum(high[:, a], b[:, n], out=high[:, a])
-    np.minimum(change, b - low, out=change)
-    np.maximum(change, b - high, out=change)
+class _AdvectWork:
+    """The float64 work arrays of :func:`hydraulic_erosion`'s exchange bound and sediment transport, allocated
+    once for a map of ``rows x cols`` (a step then allocates nothing of the map's size)."""
 
+    def __init__(self, rows: int, cols: int) -> None:
+        shape = (rows, cols)
+        f64 = np.float64
+        self.low, self.high, self.scratch = np.empty(shape, f64), np.empty(shape, f64), np.empty(shape, f64)
+        self.ax, self.ay = np.empty(shape, f64), np.empty(shape, f64)
+        self.east, self.south = np.empty(shape, f64), np.empty(shape, f64)
+        self.diag, self.side, self.vert = np.empty(shape, f64), np.empty(shape, f64), np.empty(shape, f64)
+        self.diag_east, self.part = np.empty(shape, f64), np.empty(shape, f64)
+        self.moved = np.zeros((rows + 2, cols + 2), f64)
 
-def _advect(s: F64, ux: F32, uy: F32, moved: F64) -> None:
-    """Move ``s`` in place by ``(ux, uy)`` cells (each in [-1, 1]), splitting bilinearly; exactly conservative.
+    def bound_exchange(self, change: F64, b: F64) -> None:
+        """Clip ``change`` (terrain dissolved, > 0, or deposited, < 0, metres) in place so that ``b - change``
+        stays between the lowest and the highest of each cell's edge neighbours (its own height where that is
+        above or below them all): material is never dissolved below the ground water flows to, nor laid above
+        the ground it comes from. Every new height then lies within the old heights' range, step after step."""
+        low, high = self.low, self.high
+        np.copyto(low, b)
+        np.copyto(high, b)
+        for a, n in ((np.s_[1:], np.s_[:-1]), (np.s_[:-1], np.s_[1:])):
+            np.minimum(low[a], b[n], out=low[a])
+            np.maximum(high[a], b[n], out=high[a])
+            np.minimum(low[:, a], b[:, n], out=low[:, a])
+            np.maximum(high[:, a], b[:, n], out=high[:, a])
+        np.minimum(change, np.subtract(b, low, out=self.scratch), out=change)
+        np.maximum(change, np.subtract(b, high, out=self.scratch), out=change)
 
-    A parcel displaced by ``(ax, ay) = (|ux|, |uy|)`` lands across four cells:
-    its own with weight ``(1 - ax)(1 - ay)``, the east or west neighbour with
-    ``ax (1 - ay)``, the south or north one with ``(1 - ax) ay``, the diagonal
-    with ``ax ay``. The part staying is ``s`` minus the parts leaving, so the
-    parts sum to ``s`` to rounding. ``moved`` (shape ``(rows + 2, cols + 2)``)
-    receives the result with its ghost ring holding what left the map.
-    """
-    rows, cols = s.shape
-    ax = np.abs(ux)
-    ay = np.abs(uy)
-    diag = s * ax
-    diag *= ay  # s ax ay
-    side = s * ax
-    side -= diag  # s ax (1 - ay): east or west
-    vert = s * ay
-    vert -= diag  # s (1 - ax) ay: south or north
-    moved.fill(0.0)
-    inner = moved[1:-1, 1:-1]
-    np.subtract(s, side, out=inner)
-    inner -= vert
-    inner -= diag
-    east = ux > 0.0
-    south = uy > 0.0
+    def advect(self, s: F64, ux: F32, uy: F32) -> F64:
+        """Move ``s`` in place by ``(ux, uy)`` cells (each in [-1, 1]), splitting bilinearly; exactly conservative.
 
-    def put(part: F64, dr: int, dc: int) -> None:
-        moved[1 + dr : rows + 1 + dr, 1 + dc : cols + 1 + dc] += part
+        A parcel displaced by ``(ax, ay) = (|ux|, |uy|)`` lands across four cells:
+        its own with weight ``(1 - ax)(1 - ay)``, the east or west neighbour with
+        ``ax (1 - ay)``, the south or north one with ``(1 - ax) ay``, the diagonal
+        with ``ax ay``. The part staying is ``s`` minus the parts leaving, so the
+        parts sum to ``s`` to rounding. Returns the map of shape ``(rows + 2, cols +
+        2)`` holding the result, its ghost ring holding what left the map.
+        """
+        rows, cols = s.shape
+        moved = self.moved
+        ax, ay, east, south = self.ax, self.ay, self.east, self.south
+        diag, side, vert, diag_east, part = self.diag, self.side, self.vert, self.diag_east, self.part
+        np.abs(ux, out=ax)  # float32 magnitudes, exactly widened
+        np.abs(uy, out=ay)
+        np.multiply(s, ax, out=side)
+        np.multiply(side, ay, out=diag)  # s ax ay
+        side -= diag  # s ax (1 - ay): east or west
+        np.multiply(s, ay, out=vert)
+        vert -= diag  # s (1 - ax) ay: south or north
+        moved.fill(0.0)
+        inner = moved[1:-1, 1:-1]
+        np.subtract(s, side, out=inner)
+        inner -= vert
+        inner -= diag
+        np.greater(ux, 0.0, out=east)  # 1.0 or 0.0
+        np.greater(uy, 0.0, out=south)
 
-    to_east = side * east
-    put(to_east, 0, 1)
-    side -= to_east
-    put(side, 0, -1)
-    to_south = vert * south
-    put(to_south, 1, 0)
-    vert -= to_south
-    put(vert, -1, 0)
-    diag_east = diag * east
-    diag -= diag_east  # now the western diagonal parts
-    for part, dc in ((diag_east, 1), (diag, -1)):
-        to_south = part * south
-        put(to_south, 1, dc)
-        part -= to_south
-        put(part, -1, dc)
-    s[:] = inner
+        def put(value: F64, dr: int, dc: int) -> None:
+            moved[1 + dr : rows + 1 + dr, 1 + dc : cols + 1 + dc] += value
+
+        np.multiply(side, east, out=part)
+        put(part, 0, 1)
+        side -= part
+        put(side, 0, -1)
+        np.multiply(vert, south, out=part)
+        put(part, 1, 0)
+        vert -= part
+        put(vert, -1, 0)
+        np.multiply(diag, east, out=diag_east)
+        diag -= diag_east  # now the western diagonal parts
+        for where, dc in ((diag_east, 1), (diag, -1)):
+            np.multiply(where, south, out=part)
+            put(part, 1, dc)
+            where -= part
+            put(where, -1, dc)
+        s[:] = inner
+        return moved

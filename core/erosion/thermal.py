@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -78,6 +79,9 @@ OUTSIDES = ("extend", "lowest")
 
 F64 = npt.NDArray[np.float64]
 F32 = npt.NDArray[np.float32]
+
+#: Bytes of work arrays per strip of rows a thermal step works on at once (about a processor's L2 cache).
+_STRIP_BYTES = 2 << 20
 
 # The 8 neighbours as (row offset, col offset); row 0 is north.
 _OFFSETS = ((-1, 0), (1, 0), (0, -1), (0, 1), (-1, -1), (-1, 1), (1, -1), (1, 1))
@@ -196,6 +200,133 @@ def _extrapolate_ring(padded: F64) -> None:
     padded[-1, -1] = 2.0 * padded[-2, -2] - padded[i1, j1]
 
 
+class _ThermalWork:
+    """The work arrays of :func:`thermal_erosion`'s steps, allocated once for a map of ``rows x cols``.
+
+    A step needs the height difference to each of the 8 neighbours; the difference from ``a`` to ``b`` is
+    the negation of the one from ``b`` to ``a`` (exactly, in float64 and rounded to float32 alike), so 4
+    arrays of differences between neighbouring pairs serve all 8 directions as views. The map is worked
+    in strips of whole rows small enough that a strip's arrays stay in the processor's cache; every cell
+    goes through the same operations in the same order as in one whole-map pass, so the bits are the same.
+    """
+
+    def __init__(self, padded: F64, strip_bytes: int | None = None) -> None:
+        rows, cols = padded.shape[0] - 2, padded.shape[1] - 2
+        self.padded = padded
+        self.inflow = np.zeros((rows + 2, cols + 2), np.float32)
+        self.excess = np.empty((len(_OFFSETS), rows, cols), np.float32)
+        strip_bytes = _STRIP_BYTES if strip_bytes is None else strip_bytes
+        # About 80 bytes of work arrays per cell of a strip.
+        height = max(1, min(rows, strip_bytes // (80 * max(cols, 1))))
+        buffers: dict[int, tuple[npt.NDArray[Any], ...]] = {}
+        self.strips = []
+        for r0 in range(0, rows, height):
+            r1 = min(rows, r0 + height)
+            m = r1 - r0
+            if m not in buffers:
+                buffers[m] = self._buffers(m, cols)
+            self.strips.append(self._strip(r0, r1, buffers[m]))
+
+    @staticmethod
+    def _buffers(m: int, cols: int) -> tuple[npt.NDArray[Any], ...]:
+        f32 = np.float32
+        return (
+            np.empty((m + 1, cols), f32),  # vertical: a cell minus the one south of it
+            np.empty((m, cols + 1), f32),  # horizontal: minus the one east
+            np.empty((m + 1, cols + 1), f32),  # minus the south-east one
+            np.empty((m + 1, cols + 1), f32),  # minus the south-west one
+            np.empty((m, cols), f32),  # share
+            np.empty((m, cols), f32),  # total excess
+            np.full((m, cols), np.finfo(f32).smallest_subnormal),  # the least positive float32
+            np.empty((m, cols), np.float64),  # what leaves each cell
+            np.zeros((m, cols), f32),  # zeros: np.maximum against an array is much faster than against 0.0
+        )
+
+    def _strip(self, r0: int, r1: int, buffers: tuple[npt.NDArray[Any], ...]) -> tuple[Any, ...]:
+        """The views one strip of rows ``[r0, r1)`` works on."""
+        p, inflow = self.padded, self.inflow
+        cols = p.shape[1] - 2
+        vertical, horizontal, south_east, south_west, share, total, least, given, zeros = buffers
+        rows = p.shape[0] - 2
+        excess = self.excess[:, r0:r1]
+        differences = (
+            (p[r0 : r1 + 1, 1:-1], p[r0 + 1 : r1 + 2, 1:-1], vertical),
+            (p[r0 + 1 : r1 + 1, :-1], p[r0 + 1 : r1 + 1, 1:], horizontal),
+            (p[r0 : r1 + 1, :-1], p[r0 + 1 : r1 + 2, 1:], south_east),
+            (p[r0 : r1 + 1, 1:], p[r0 + 1 : r1 + 2, :-1], south_west),
+        )
+        # Each direction of _OFFSETS: the pair differences' view, True where it is the negated difference.
+        views = (
+            (vertical[:-1], True),  # north
+            (vertical[1:], False),  # south
+            (horizontal[:, :-1], True),  # west
+            (horizontal[:, 1:], False),  # east
+            (south_east[:-1, :-1], True),  # north-west
+            (south_west[:-1, 1:], True),  # north-east
+            (south_west[1:, :-1], False),  # south-west
+            (south_east[1:, 1:], False),  # south-east
+        )
+        # The inflow of padded rows [top, bottom) (the strip's, and the ghost rows beside the map's first and
+        # last) is gathered from every direction in turn once the next strip's excesses are known, so each
+        # cell adds its 8 inflows in the order of _OFFSETS, as a whole-map pass does.
+        top = r0 + 1 if r0 > 0 else 0
+        bottom = r1 + 1 if r1 < rows else rows + 2
+        gather = []
+        for k, (dr, dc) in enumerate(_OFFSETS):
+            q0, q1 = max(top, 1 + dr), min(bottom, rows + 1 + dr)
+            if q1 > q0:
+                gather.append((inflow[q0:q1, 1 + dc : cols + 1 + dc], self.excess[k, q0 - 1 - dr : q1 - 1 - dr]))
+        return differences, views, tuple(gather), excess, share, total, least, given, zeros, (r0, r1)
+
+    def step(self, h: F64, thresholds: list[np.float32], half_rate: np.float32) -> F32:
+        """One Jacobi step on ``h`` in place (``padded`` holds ``h`` and its ghost ring); returns the inflow.
+
+        The same operations, in the same order for every cell, as the plain form: ``e_k = max(float32(h -
+        neighbour_k) - T_k, 0)``; ``share = rate/2 x max_k e_k / sum_k e_k`` (float32, sums left to right);
+        each ``e_k x share`` leaves the cell (its float64 sum left to right) and reaches neighbour ``k``.
+        """
+        negative = [-t for t in thresholds]
+        inflow = self.inflow
+        inflow.fill(0.0)
+        with np.errstate(invalid="ignore"):  # ghost-minus-ghost corners (inf - inf), never read
+            waiting: tuple[tuple[F32, F32], ...] = ()
+            for differences, views, gather, excess, share, total, least, given, zeros, rows in self.strips:
+                for a, b, d in differences:
+                    np.subtract(a, b, out=d, casting="same_kind")
+                for k, (view, negated) in enumerate(views):
+                    e = excess[k]
+                    if negated:  # (-T) - d is -d - T bit for bit: both round -(d + T)
+                        np.subtract(negative[k], view, out=e)
+                    else:
+                        np.subtract(view, thresholds[k], out=e)
+                    np.maximum(e, zeros, out=e)
+                np.maximum(excess[0], excess[1], out=share)
+                np.add(excess[0], excess[1], out=total)
+                for k in range(2, len(_OFFSETS)):
+                    np.maximum(share, excess[k], out=share)
+                    total += excess[k]
+                # share / total where total > 0, else share (0): a total of 0 is divided as the least positive
+                # float32 instead, any positive total as itself (a masked divide is several times slower)
+                np.maximum(total, least, out=total)
+                np.divide(share, total, out=share)
+                share *= half_rate
+                for k in range(len(_OFFSETS)):
+                    e = excess[k]
+                    e *= share  # cells with no excess have all-zero rows, whatever share holds there
+                    if k == 0:
+                        np.copyto(given, e)
+                    else:
+                        given += e
+                h[rows[0] : rows[1]] -= given
+                for target, source in waiting:  # the strip before this one: its inflows are all known now
+                    target += source
+                waiting = gather
+            for target, source in waiting:
+                target += source
+        h += inflow[1:-1, 1:-1]
+        return inflow
+
+
 def thermal_erosion(
     heightmap: npt.ArrayLike,
     *,
@@ -286,32 +417,14 @@ def thermal_erosion(
     # height (material sliding there is lost) for open ones.
     ghost = math.inf if edges == "closed" else float(h.min())
     padded = np.full((rows + 2, cols + 2), ghost)
-    excess = np.empty((len(_OFFSETS), rows, cols), np.float32)
-    inflow = np.zeros((rows + 2, cols + 2), np.float32)
-    share = np.empty((rows, cols), np.float32)
-    total = np.empty((rows, cols), np.float32)
+    work = _ThermalWork(padded)
     lost = 0.0
     done = 0
     for it in range(steps):
         padded[1:-1, 1:-1] = h
         if extend:
             _extrapolate_ring(padded)
-        for k, (dr, dc) in enumerate(_OFFSETS):
-            e = excess[k]
-            np.subtract(h, padded[1 + dr : rows + 1 + dr, 1 + dc : cols + 1 + dc], out=e, casting="same_kind")
-            e -= thresholds[k]
-            np.maximum(e, 0.0, out=e)
-        # share = rate/2 x e_max / sum(e): each direction then gets its excess x share.
-        np.max(excess, axis=0, out=share)
-        np.sum(excess, axis=0, out=total)
-        np.divide(share, total, out=share, where=total > 0.0)
-        share *= np.float32(rate / 2.0)
-        excess *= share  # cells with no excess have all-zero rows, whatever share holds there
-        inflow.fill(0.0)
-        for k, (dr, dc) in enumerate(_OFFSETS):
-            inflow[1 + dr : rows + 1 + dr, 1 + dc : cols + 1 + dc] += excess[k]
-        h -= excess.sum(axis=0, dtype=np.float64)
-        h += inflow[1:-1, 1:-1]
+        inflow = work.step(h, thresholds, np.float32(rate / 2.0))
         if edges == "open":
             ring = (
                 inflow[0].sum(dtype=np.float64)
