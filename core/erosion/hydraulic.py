@@ -301,6 +301,7 @@ def hydraulic_erosion(
     ones = np.ones((rows, cols), np.float32)
     minus_ones = np.full((rows, cols), -1.0, np.float32)
     dry = np.full((rows, cols), _DRY, np.float32)
+    least_sine = np.full((rows, cols), sin_min, np.float32)
     lost = 0.0
     exchanged = 0.0
     done = 0
@@ -384,7 +385,7 @@ def hydraulic_erosion(
         np.add(gx, 1.0, out=tmp)
         gx /= tmp
         np.sqrt(gx, out=gx)
-        np.maximum(gx, f32(sin_min), out=gx)
+        np.maximum(gx, least_sine, out=gx)
         # |v| = cell / Δt x |displacement|
         np.multiply(ux, ux, out=tmp)
         np.multiply(uy, uy, out=spare)
@@ -403,7 +404,7 @@ def hydraulic_erosion(
             change *= np.where(change > 0.0, ks, kd)
         if bounded:  # never below the lowest edge neighbour, never above the highest
             work.bound_exchange(change, b)
-        exchanged += float(np.abs(change, out=work.scratch).sum())
+        exchanged += float(np.abs(change, out=work.total).sum())
         b -= change
         s += change
         # 4. Transport: forward semi-Lagrangian, each cell's sediment split bilinearly where it lands.
@@ -461,18 +462,31 @@ def _warn_if_piled(before: F64, after: F64, *, capacity: float, deposit_rate: fl
     )
 
 
+#: Bytes of float64 work arrays per strip of rows the exchange bound and the transport work on at once (about a
+#: processor's L2 cache): a strip's arrays stay in the cache through all their operations.
+_STRIP_BYTES = 2 << 20
+
+
 class _AdvectWork:
     """The float64 work arrays of :func:`hydraulic_erosion`'s exchange bound and sediment transport, allocated
-    once for a map of ``rows x cols`` (a step then allocates nothing of the map's size)."""
+    once for a map of ``rows x cols``, and the strips of rows they work in.
 
-    def __init__(self, rows: int, cols: int) -> None:
-        shape = (rows, cols)
+    Every cell goes through the same operations in the same order as in one whole-map pass (the transport's
+    parts are computed for a strip and the rows beside it, and each cell of the strip adds the parts that reach
+    it in the whole-map order), so the bits are the same whatever the strips.
+    """
+
+    def __init__(self, rows: int, cols: int, strip_bytes: int | None = None) -> None:
+        strip_bytes = _STRIP_BYTES if strip_bytes is None else strip_bytes
+        # 16 float64 arrays of a strip and the two rows beside it.
+        height = max(1, min(rows, strip_bytes // (16 * 8 * max(cols, 1)) - 2))
+        self.rows, self.cols = rows, cols
+        self.bounds = [(r0, min(rows, r0 + height)) for r0 in range(0, rows, height)]
+        shape = (min(rows, height + 2), cols)
         f64 = np.float64
         self.low, self.high, self.scratch = np.empty(shape, f64), np.empty(shape, f64), np.empty(shape, f64)
-        self.ax, self.ay = np.empty(shape, f64), np.empty(shape, f64)
-        self.east, self.south = np.empty(shape, f64), np.empty(shape, f64)
-        self.diag, self.side, self.vert = np.empty(shape, f64), np.empty(shape, f64), np.empty(shape, f64)
-        self.diag_east, self.part = np.empty(shape, f64), np.empty(shape, f64)
+        self.buffers = [np.empty(shape, f64) for _ in range(16)]
+        self.total = np.empty((rows, cols), f64)
         self.moved = np.zeros((rows + 2, cols + 2), f64)
 
     def bound_exchange(self, change: F64, b: F64) -> None:
@@ -480,16 +494,27 @@ class _AdvectWork:
         stays between the lowest and the highest of each cell's edge neighbours (its own height where that is
         above or below them all): material is never dissolved below the ground water flows to, nor laid above
         the ground it comes from. Every new height then lies within the old heights' range, step after step."""
-        low, high = self.low, self.high
-        np.copyto(low, b)
-        np.copyto(high, b)
-        for a, n in ((np.s_[1:], np.s_[:-1]), (np.s_[:-1], np.s_[1:])):
-            np.minimum(low[a], b[n], out=low[a])
-            np.maximum(high[a], b[n], out=high[a])
-            np.minimum(low[:, a], b[:, n], out=low[:, a])
-            np.maximum(high[:, a], b[:, n], out=high[:, a])
-        np.minimum(change, np.subtract(b, low, out=self.scratch), out=change)
-        np.maximum(change, np.subtract(b, high, out=self.scratch), out=change)
+        rows = self.rows
+        for r0, r1 in self.bounds:
+            m = r1 - r0
+            low, high, scratch = self.low[:m], self.high[:m], self.scratch[:m]
+            here = b[r0:r1]
+            np.copyto(low, here)
+            np.copyto(high, here)
+            i0 = 1 if r0 == 0 else 0  # rows with a north neighbour
+            i1 = m - 1 if r1 == rows else m  # rows with a south one
+            # north, west, south, east: the order of a whole-map pass
+            for a, n in (
+                (np.s_[i0:], b[r0 - 1 + i0 : r1 - 1]),
+                (np.s_[:, 1:], here[:, :-1]),
+                (np.s_[:i1], b[r0 + 1 : r0 + 1 + i1]),
+                (np.s_[:, :-1], here[:, 1:]),
+            ):
+                np.minimum(low[a], n, out=low[a])
+                np.maximum(high[a], n, out=high[a])
+            part = change[r0:r1]
+            np.minimum(part, np.subtract(here, low, out=scratch), out=part)
+            np.maximum(part, np.subtract(here, high, out=scratch), out=part)
 
     def advect(self, s: F64, ux: F32, uy: F32) -> F64:
         """Move ``s`` in place by ``(ux, uy)`` cells (each in [-1, 1]), splitting bilinearly; exactly conservative.
@@ -501,42 +526,57 @@ class _AdvectWork:
         parts sum to ``s`` to rounding. Returns the map of shape ``(rows + 2, cols +
         2)`` holding the result, its ghost ring holding what left the map.
         """
-        rows, cols = s.shape
+        rows, cols = self.rows, self.cols
         moved = self.moved
-        ax, ay, east, south = self.ax, self.ay, self.east, self.south
-        diag, side, vert, diag_east, part = self.diag, self.side, self.vert, self.diag_east, self.part
-        np.abs(ux, out=ax)  # float32 magnitudes, exactly widened
-        np.abs(uy, out=ay)
-        np.multiply(s, ax, out=side)
-        np.multiply(side, ay, out=diag)  # s ax ay
-        side -= diag  # s ax (1 - ay): east or west
-        np.multiply(s, ay, out=vert)
-        vert -= diag  # s (1 - ax) ay: south or north
-        moved.fill(0.0)
-        inner = moved[1:-1, 1:-1]
-        np.subtract(s, side, out=inner)
-        inner -= vert
-        inner -= diag
-        np.greater(ux, 0.0, out=east)  # 1.0 or 0.0
-        np.greater(uy, 0.0, out=south)
-
-        def put(value: F64, dr: int, dc: int) -> None:
-            moved[1 + dr : rows + 1 + dr, 1 + dc : cols + 1 + dc] += value
-
-        np.multiply(side, east, out=part)
-        put(part, 0, 1)
-        side -= part
-        put(side, 0, -1)
-        np.multiply(vert, south, out=part)
-        put(part, 1, 0)
-        vert -= part
-        put(vert, -1, 0)
-        np.multiply(diag, east, out=diag_east)
-        diag -= diag_east  # now the western diagonal parts
-        for where, dc in ((diag_east, 1), (diag, -1)):
-            np.multiply(where, south, out=part)
-            put(part, 1, dc)
-            where -= part
-            put(where, -1, dc)
-        s[:] = inner
+        moved[0] = 0.0
+        moved[-1] = 0.0
+        moved[:, 0] = 0.0
+        moved[:, -1] = 0.0
+        for r0, r1 in self.bounds:
+            src0, src1 = max(r0 - 1, 0), min(r1 + 1, rows)  # the strip and the rows beside it
+            m = src1 - src0
+            ax, ay, east, south, side, diag, vert, inner, to_e, to_s, d_e, to_se, to_sw = (
+                x[:m] for x in self.buffers[:13]
+            )
+            here = s[src0:src1]
+            np.abs(ux[src0:src1], out=ax)  # float32 magnitudes, exactly widened
+            np.abs(uy[src0:src1], out=ay)
+            np.multiply(here, ax, out=side)
+            np.multiply(side, ay, out=diag)  # s ax ay
+            side -= diag  # s ax (1 - ay): east or west
+            np.multiply(here, ay, out=vert)
+            vert -= diag  # s (1 - ax) ay: south or north
+            np.subtract(here, side, out=inner)
+            inner -= vert
+            inner -= diag
+            np.greater(ux[src0:src1], 0.0, out=east)  # 1.0 or 0.0
+            np.greater(uy[src0:src1], 0.0, out=south)
+            np.multiply(side, east, out=to_e)
+            side -= to_e  # to the west
+            np.multiply(vert, south, out=to_s)
+            vert -= to_s  # to the north
+            np.multiply(diag, east, out=d_e)
+            diag -= d_e  # the western diagonal parts
+            np.multiply(d_e, south, out=to_se)
+            d_e -= to_se  # north-east
+            np.multiply(diag, south, out=to_sw)
+            diag -= to_sw  # north-west
+            moved[r0 + 1 : r1 + 1, 1:-1] = inner[r0 - src0 : r1 - src0]
+            # The padded rows this strip finishes: its own, and the ghost rows beside the map's first and last.
+            top = r0 + 1 if r0 > 0 else 0
+            bottom = r1 + 1 if r1 < rows else rows + 2
+            for part, dr, dc in (
+                (to_e, 0, 1),
+                (side, 0, -1),
+                (to_s, 1, 0),
+                (vert, -1, 0),
+                (to_se, 1, 1),
+                (d_e, -1, 1),
+                (to_sw, 1, -1),
+                (diag, -1, -1),
+            ):
+                q0, q1 = max(top, 1 + dr), min(bottom, rows + 1 + dr)
+                if q1 > q0:
+                    moved[q0:q1, 1 + dc : cols + 1 + dc] += part[q0 - 1 - dr - src0 : q1 - 1 - dr - src0]
+        s[:] = moved[1:-1, 1:-1]
         return moved
