@@ -79,8 +79,9 @@ __all__ = ["MAX_HYDRAULIC_STEPS", "HYDRAULIC_STEP_COST", "PiledSedimentWarning",
 #: Upper bound on hydraulic time steps, whatever the map's size.
 MAX_HYDRAULIC_STEPS = 100_000
 #: Work of one hydraulic time step per cell, in the cell passes of :data:`core.filters.MAX_FILTER_WORK`:
-#: steps x cells x this at most ``MAX_FILTER_WORK``, 396 steps at 1025 x 1025 (about 30 s on two shared
-#: cores at 13 steps per second), 6 308 at 257 x 257.
+#: steps x cells x this at most ``MAX_FILTER_WORK``, 396 steps at 1025 x 1025 (about 40 s at the 10 steps
+#: per second ``scripts/bench.py --filters`` measured with its two cores loaded 6 deep), 6 308 at
+#: 257 x 257.
 HYDRAULIC_STEP_COST = 6
 
 F64 = npt.NDArray[np.float64]

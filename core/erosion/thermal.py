@@ -65,8 +65,9 @@ __all__ = [
 #: Upper bound on thermal steps, whatever the map's size.
 MAX_THERMAL_STEPS = 100_000
 #: Work of one thermal step per cell, in the cell passes of :data:`core.filters.MAX_FILTER_WORK`:
-#: steps x cells x this at most ``MAX_FILTER_WORK``, 475 steps at 1025 x 1025 (about 20 s on
-#: two shared cores at 27 steps per second; the bound is kept to the filters' scale, not the time).
+#: steps x cells x this at most ``MAX_FILTER_WORK``, 475 steps at 1025 x 1025 (about 18 s at the 27 steps
+#: per second ``scripts/bench.py --filters`` measured with its two cores loaded 6 deep; the bound
+#: is kept to the filters' scale, not the time).
 THERMAL_STEP_COST = 5
 #: Largest height (metres, either sign) the erosion filters accept: far beyond any terrain, and small
 #: enough that height differences, gradients and fluxes stay finite in their float32 work arrays.
