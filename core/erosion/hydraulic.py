@@ -309,102 +309,135 @@ def hydraulic_erosion(
     for step in range(steps):
         # 1. Rain.
         d += water_in
-        # 2. Flow: fluxes from the drop in the water surface, scaled so no cell drains below zero.
+        # 2. Flow: fluxes from the drop in the water surface, scaled so no cell drains below zero. Steps 2 and 3
+        # go through the map in strips of rows (each cell's operations in the whole-map order, so the same bits);
+        # a pass ends where the next needs its neighbours' results.
         np.add(b, d, out=surface)
-        np.subtract(surface[:, :-1], surface[:, 1:], out=dhx, casting="same_kind")  # drop to the east
-        np.subtract(surface[:-1], surface[1:], out=dhy, casting="same_kind")  # drop to the south
-        dhx *= pipe
-        dhy *= pipe
-        fe[:, :-1] += dhx
-        fw[:, 1:] -= dhx
-        fs[:-1] += dhy
-        fn[1:] -= dhy
-        if open_edges:  # dry ghost cells at the border cells' terrain height: the drop is the depth
-            fw[:, 0] += pipe * d[:, 0]
-            fe[:, -1] += pipe * d[:, -1]
-            fn[0] += pipe * d[0]
-            fs[-1] += pipe * d[-1]
-        for f in (fw, fe, fn, fs):
-            np.maximum(f, zeros, out=f)
-        np.add(fw, fe, out=out)
-        out += fn
-        out += fs
-        # K = min(1, d x cell² / (out x Δt)), written as d / (out x Δt / cell²): where out x Δt / cell² > d the
-        # quotient is below 1; elsewhere it is at least 1, +inf (d > 0 = out) or NaN (0 / 0), and fmin takes 1.
-        np.multiply(out, per_depth, out=tmp)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            np.divide(d, tmp, out=tmp)
-        np.fmin(tmp, ones, out=tmp)
-        for f in (fw, fe, fn, fs):
-            f *= tmp
-        out *= tmp
-        # Depth after the flow; the mean depth over the step carries the velocity.
-        np.copyto(d_mean, d)
-        np.multiply(out, -per_depth, out=tmp)
-        for target, source in ((np.s_[:, 1:], fe[:, :-1]), (np.s_[:, :-1], fw[:, 1:]), (np.s_[1:], fs[:-1])):
-            np.multiply(source, per_depth, out=spare[target])
-            tmp[target] += spare[target]
-        np.multiply(fn[1:], per_depth, out=spare[:-1])
-        tmp[:-1] += spare[:-1]
-        d += tmp
-        np.maximum(d, zeros, out=d)
-        d_mean += d
-        d_mean *= f32(0.5)
-        # Displacements in cells over the step: ΔW x Δt / (cell² x d_mean), ΔW the mean flux through the cell.
-        np.subtract(fe, fw, out=ux)
-        ux[:, 1:] += fe[:, :-1]
-        ux[:, :-1] -= fw[:, 1:]
-        np.subtract(fs, fn, out=uy)
-        uy[1:] += fs[:-1]
-        uy[:-1] -= fn[1:]
-        np.maximum(d_mean, dry, out=tmp)
-        np.divide(f32(0.5) * per_depth, tmp, out=tmp)
-        ux *= tmp
-        uy *= tmp
-        for u in (ux, uy):  # the flux scaling bounds them already; this guards rounding (np.clip's result)
-            np.maximum(u, minus_ones, out=u)
-            np.minimum(u, ones, out=u)
-        if not open_edges:  # nothing is carried over a closed border
-            np.maximum(ux[:, 0], 0.0, out=ux[:, 0])
-            np.minimum(ux[:, -1], 0.0, out=ux[:, -1])
-            np.maximum(uy[0], 0.0, out=uy[0])
-            np.minimum(uy[-1], 0.0, out=uy[-1])
+        for r0, r1 in work.flow_bounds:
+            rs = np.s_[r0:r1]
+            np.subtract(surface[rs, :-1], surface[rs, 1:], out=dhx[rs], casting="same_kind")  # drop to the east
+            dhx[rs] *= pipe
+            fe[rs, :-1] += dhx[rs]
+            fw[rs, 1:] -= dhx[rs]
+            # the drops to the south from this strip's rows (the row above's came with the strip before)
+            y0, y1 = r0, min(r1, rows - 1)
+            if y1 > y0:
+                np.subtract(surface[y0:y1], surface[y0 + 1 : y1 + 1], out=dhy[y0:y1], casting="same_kind")
+                dhy[y0:y1] *= pipe
+            if min(r1, rows - 1) > r0:
+                fs[r0 : min(r1, rows - 1)] += dhy[r0 : min(r1, rows - 1)]
+            if r1 > max(r0, 1):
+                fn[max(r0, 1) : r1] -= dhy[max(r0, 1) - 1 : r1 - 1]
+            if open_edges:  # dry ghost cells at the border cells' terrain height: the drop is the depth
+                fw[rs, 0] += pipe * d[rs, 0]
+                fe[rs, -1] += pipe * d[rs, -1]
+                if r0 == 0:
+                    fn[0] += pipe * d[0]
+                if r1 == rows:
+                    fs[-1] += pipe * d[-1]
+            z = zeros[rs]
+            for f in (fw[rs], fe[rs], fn[rs], fs[rs]):
+                np.maximum(f, z, out=f)
+            o, t = out[rs], tmp[rs]
+            np.add(fw[rs], fe[rs], out=o)
+            o += fn[rs]
+            o += fs[rs]
+            # K = min(1, d x cell² / (out x Δt)), written as d / (out x Δt / cell²): where out x Δt / cell² > d
+            # the quotient is below 1; elsewhere at least 1, +inf (d > 0 = out) or NaN (0 / 0): fmin takes 1.
+            np.multiply(o, per_depth, out=t)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                np.divide(d[rs], t, out=t)
+            np.fmin(t, ones[rs], out=t)
+            for f in (fw[rs], fe[rs], fn[rs], fs[rs]):
+                f *= t
+            o *= t
+        for r0, r1 in work.flow_bounds:
+            rs = np.s_[r0:r1]
+            # Depth after the flow; the mean depth over the step carries the velocity.
+            t, sp, dm = tmp[rs], spare[rs], d_mean[rs]
+            np.copyto(dm, d[rs])
+            np.multiply(out[rs], -per_depth, out=t)
+            np.multiply(fe[rs, :-1], per_depth, out=sp[:, 1:])
+            t[:, 1:] += sp[:, 1:]
+            np.multiply(fw[rs, 1:], per_depth, out=sp[:, :-1])
+            t[:, :-1] += sp[:, :-1]
+            n0 = max(r0, 1)  # rows with a north neighbour, whose flux to the south arrives here
+            np.multiply(fs[n0 - 1 : r1 - 1], per_depth, out=spare[n0:r1])
+            tmp[n0:r1] += spare[n0:r1]
+            s1 = min(r1, rows - 1)  # rows with a south neighbour
+            np.multiply(fn[r0 + 1 : s1 + 1], per_depth, out=spare[r0:s1])
+            tmp[r0:s1] += spare[r0:s1]
+            dr = d[rs]
+            dr += t
+            np.maximum(dr, zeros[rs], out=dr)
+            dm += dr
+            dm *= f32(0.5)
+            # Displacements in cells over the step: ΔW x Δt / (cell² x d_mean), ΔW the mean flux through the cell.
+            x, y = ux[rs], uy[rs]
+            np.subtract(fe[rs], fw[rs], out=x)
+            x[:, 1:] += fe[rs, :-1]
+            x[:, :-1] -= fw[rs, 1:]
+            np.subtract(fs[rs], fn[rs], out=y)
+            uy[n0:r1] += fs[n0 - 1 : r1 - 1]
+            uy[r0:s1] -= fn[r0 + 1 : s1 + 1]
+            np.maximum(dm, dry[rs], out=t)
+            np.divide(f32(0.5) * per_depth, t, out=t)
+            x *= t
+            y *= t
+            for u in (x, y):  # the flux scaling bounds them already; this guards rounding (np.clip's result)
+                np.maximum(u, minus_ones[rs], out=u)
+                np.minimum(u, ones[rs], out=u)
+            if not open_edges:  # nothing is carried over a closed border
+                np.maximum(x[:, 0], 0.0, out=x[:, 0])
+                np.minimum(x[:, -1], 0.0, out=x[:, -1])
+                if r0 == 0:
+                    np.maximum(uy[0], 0.0, out=uy[0])
+                if r1 == rows:
+                    np.minimum(uy[-1], 0.0, out=uy[-1])
         # 3. Erosion and deposition against the capacity Kc x sin(tilt) x |v|.
         padded[1:-1, 1:-1] = b
         padded[0, 1:-1] = b[0]
         padded[-1, 1:-1] = b[-1]
         padded[:, 0] = padded[:, 1]
         padded[:, -1] = padded[:, -2]
-        np.subtract(padded[1:-1, 2:], padded[1:-1, :-2], out=gx, dtype=np.float32, casting="same_kind")
-        np.subtract(padded[2:, 1:-1], padded[:-2, 1:-1], out=gy, dtype=np.float32, casting="same_kind")
-        gx *= f32(0.5 / cell)
-        gy *= f32(0.5 / cell)
-        gx *= gx
-        gy *= gy
-        gx += gy  # |grad|²
-        # sin(tilt) = |grad| / sqrt(1 + |grad|²) = sqrt(g² / (1 + g²)), at least sin(min_tilt)
-        np.add(gx, 1.0, out=tmp)
-        gx /= tmp
-        np.sqrt(gx, out=gx)
-        np.maximum(gx, least_sine, out=gx)
-        # |v| = cell / Δt x |displacement|
-        np.multiply(ux, ux, out=tmp)
-        np.multiply(uy, uy, out=spare)
-        tmp += spare
-        np.sqrt(tmp, out=tmp)
-        tmp *= gx
-        tmp *= f32(kc * cell / dt)  # capacity, metres of sediment
-        if depth_scale > 0.0:
-            np.multiply(d, f32(1.0 / depth_scale), out=spare)
-            np.minimum(spare, ones, out=spare)
-            tmp *= spare
-        np.subtract(tmp, s, out=change)  # float64: C - s
-        if ks == kd:
-            change *= ks
-        else:
-            change *= np.where(change > 0.0, ks, kd)
-        if bounded:  # never below the lowest edge neighbour, never above the highest
-            work.bound_exchange(change, b)
+        for r0, r1 in work.flow_bounds:
+            rs = np.s_[r0:r1]
+            t, sp, x, y = tmp[rs], spare[rs], gx[rs], gy[rs]
+            np.subtract(
+                padded[1 + r0 : 1 + r1, 2:], padded[1 + r0 : 1 + r1, :-2], out=x, dtype=np.float32, casting="same_kind"
+            )
+            np.subtract(
+                padded[2 + r0 : 2 + r1, 1:-1], padded[r0:r1, 1:-1], out=y, dtype=np.float32, casting="same_kind"
+            )
+            x *= f32(0.5 / cell)
+            y *= f32(0.5 / cell)
+            x *= x
+            y *= y
+            x += y  # |grad|²
+            # sin(tilt) = |grad| / sqrt(1 + |grad|²) = sqrt(g² / (1 + g²)), at least sin(min_tilt)
+            np.add(x, 1.0, out=t)
+            x /= t
+            np.sqrt(x, out=x)
+            np.maximum(x, least_sine[rs], out=x)
+            # |v| = cell / Δt x |displacement|
+            np.multiply(ux[rs], ux[rs], out=t)
+            np.multiply(uy[rs], uy[rs], out=sp)
+            t += sp
+            np.sqrt(t, out=t)
+            t *= x
+            t *= f32(kc * cell / dt)  # capacity, metres of sediment
+            if depth_scale > 0.0:
+                np.multiply(d[rs], f32(1.0 / depth_scale), out=sp)
+                np.minimum(sp, ones[rs], out=sp)
+                t *= sp
+            c = change[rs]
+            np.subtract(t, s[rs], out=c)  # float64: C - s
+            if ks == kd:
+                c *= ks
+            else:
+                c *= np.where(c > 0.0, ks, kd)
+            if bounded:  # never below the lowest edge neighbour, never above the highest
+                work.bound_exchange(change, b, r0, r1)
         exchanged += float(np.abs(change, out=work.total).sum())
         b -= change
         s += change
@@ -466,11 +499,14 @@ def _warn_if_piled(before: F64, after: F64, *, capacity: float, deposit_rate: fl
 #: Bytes of float64 work arrays per strip of rows the exchange bound and the transport work on at once (about a
 #: processor's L2 cache): a strip's arrays stay in the cache through all their operations.
 _STRIP_BYTES = 2 << 20
+#: Rows per strip of the flow's and the erosion's float32 passes (fewer, larger strips: more operations each).
+_FLOW_ROWS = 128
 
 
 class _AdvectWork:
     """The float64 work arrays of :func:`hydraulic_erosion`'s exchange bound and sediment transport, allocated
-    once for a map of ``rows x cols``, and the strips of rows they work in.
+    once for a map of ``rows x cols``, and the strips of rows a step works in (``bounds`` the transport's,
+    ``flow_bounds`` those of the flow, the erosion and the exchange bound).
 
     Every cell goes through the same operations in the same order as in one whole-map pass (the transport's
     parts are computed for a strip and the rows beside it, and each cell of the strip adds the parts that reach
@@ -479,43 +515,46 @@ class _AdvectWork:
 
     def __init__(self, rows: int, cols: int, strip_bytes: int | None = None) -> None:
         strip_bytes = _STRIP_BYTES if strip_bytes is None else strip_bytes
+        f64 = np.float64
         # 16 float64 arrays of a strip and the two rows beside it.
         height = max(1, min(rows, strip_bytes // (16 * 8 * max(cols, 1)) - 2))
         self.rows, self.cols = rows, cols
         self.bounds = [(r0, min(rows, r0 + height)) for r0 in range(0, rows, height)]
+        flow = max(1, min(rows, _FLOW_ROWS))
+        self.flow_bounds = [(r0, min(rows, r0 + flow)) for r0 in range(0, rows, flow)]
+        bound = (flow, cols)  # the exchange bound runs in the flow's strips
+        self.low, self.high, self.scratch = np.empty(bound, f64), np.empty(bound, f64), np.empty(bound, f64)
         shape = (min(rows, height + 2), cols)
-        f64 = np.float64
-        self.low, self.high, self.scratch = np.empty(shape, f64), np.empty(shape, f64), np.empty(shape, f64)
         self.buffers = [np.empty(shape, f64) for _ in range(16)]
         self.total = np.empty((rows, cols), f64)
         self.moved = np.zeros((rows + 2, cols + 2), f64)
 
-    def bound_exchange(self, change: F64, b: F64) -> None:
+    def bound_exchange(self, change: F64, b: F64, r0: int, r1: int) -> None:
         """Clip ``change`` (terrain dissolved, > 0, or deposited, < 0, metres) in place so that ``b - change``
         stays between the lowest and the highest of each cell's edge neighbours (its own height where that is
         above or below them all): material is never dissolved below the ground water flows to, nor laid above
-        the ground it comes from. Every new height then lies within the old heights' range, step after step."""
+        the ground it comes from. Every new height then lies within the old heights' range, step after step.
+        Rows ``[r0, r1)`` only (at most a strip's rows): ``b`` is read beside them."""
         rows = self.rows
-        for r0, r1 in self.bounds:
-            m = r1 - r0
-            low, high, scratch = self.low[:m], self.high[:m], self.scratch[:m]
-            here = b[r0:r1]
-            np.copyto(low, here)
-            np.copyto(high, here)
-            i0 = 1 if r0 == 0 else 0  # rows with a north neighbour
-            i1 = m - 1 if r1 == rows else m  # rows with a south one
-            # north, west, south, east: the order of a whole-map pass
-            for a, n in (
-                (np.s_[i0:], b[r0 - 1 + i0 : r1 - 1]),
-                (np.s_[:, 1:], here[:, :-1]),
-                (np.s_[:i1], b[r0 + 1 : r0 + 1 + i1]),
-                (np.s_[:, :-1], here[:, 1:]),
-            ):
-                np.minimum(low[a], n, out=low[a])
-                np.maximum(high[a], n, out=high[a])
-            part = change[r0:r1]
-            np.minimum(part, np.subtract(here, low, out=scratch), out=part)
-            np.maximum(part, np.subtract(here, high, out=scratch), out=part)
+        m = r1 - r0
+        low, high, scratch = self.low[:m], self.high[:m], self.scratch[:m]
+        here = b[r0:r1]
+        np.copyto(low, here)
+        np.copyto(high, here)
+        i0 = 1 if r0 == 0 else 0  # rows with a north neighbour
+        i1 = m - 1 if r1 == rows else m  # rows with a south one
+        # north, west, south, east: the order of a whole-map pass
+        for a, n in (
+            (np.s_[i0:], b[r0 - 1 + i0 : r1 - 1]),
+            (np.s_[:, 1:], here[:, :-1]),
+            (np.s_[:i1], b[r0 + 1 : r0 + 1 + i1]),
+            (np.s_[:, :-1], here[:, 1:]),
+        ):
+            np.minimum(low[a], n, out=low[a])
+            np.maximum(high[a], n, out=high[a])
+        part = change[r0:r1]
+        np.minimum(part, np.subtract(here, low, out=scratch), out=part)
+        np.maximum(part, np.subtract(here, high, out=scratch), out=part)
 
     def advect(self, s: F64, ux: F32, uy: F32) -> F64:
         """Move ``s`` in place by ``(ux, uy)`` cells (each in [-1, 1]), splitting bilinearly; exactly conservative.

@@ -305,14 +305,16 @@ def test_sediment_piled_far_above_the_start_is_warned_of_and_ordinary_runs_are_q
 
 @pytest.mark.parametrize("edges", ["closed", "open"])
 def test_strips_of_rows_give_the_same_bits(monkeypatch, edges):
-    """The exchange bound and the transport work in strips of rows that fit the cache: one-row strips, a few
-    rows and the whole map at once give the same bits."""
+    """A step works in strips of rows that fit the cache (the flow's strips and the transport's): one-row
+    strips, a few rows and the whole map at once give the same bits."""
     from core.erosion import hydraulic
 
     h = (Recipe("diamond_square", 3, (33, 33), version=2).evaluate().astype(np.float64) * 20.0)[:29]
     results = []
-    for strip_bytes in (1, 128 * 33 * 7, 1 << 40):  # 1 row, 5 rows, one strip
+    # 1 row, a few rows (5 and 3), one strip
+    for strip_bytes, flow_rows in ((1, 1), (128 * 33 * 7, 3), (1 << 40, 1 << 20)):
         monkeypatch.setattr(hydraulic, "_STRIP_BYTES", strip_bytes)
+        monkeypatch.setattr(hydraulic, "_FLOW_ROWS", flow_rows)
         results.append(hydraulic_erosion(h, 1.0, steps=30, edges=edges, settle=False))
     for r in results[1:]:
         for field in ("heights", "deposited", "removed", "water", "sediment"):
