@@ -217,8 +217,10 @@ class _ThermalWork:
         self.inflow = np.zeros((rows + 2, cols + 2), np.float32)
         self.excess = np.empty((len(_OFFSETS), rows, cols), np.float32)
         strip_bytes = _STRIP_BYTES if strip_bytes is None else strip_bytes
-        # About 80 bytes of work arrays per cell of a strip.
+        # About 80 bytes of work arrays per cell of a strip; a map of at most 3 strips is one (fewer calls).
         height = max(1, min(rows, strip_bytes // (80 * max(cols, 1))))
+        if rows <= 3 * height:
+            height = rows
         buffers: dict[int, tuple[npt.NDArray[Any], ...]] = {}
         self.strips = []
         for r0 in range(0, rows, height):
