@@ -240,7 +240,7 @@ class _ThermalWork:
             np.empty((m + 1, cols + 1), f32),  # minus the south-west one
             np.empty((m, cols), f32),  # share
             np.empty((m, cols), f32),  # total excess
-            np.full((m, cols), np.finfo(f32).smallest_subnormal),  # the least positive float32
+            np.empty((m, cols), f32),  # 1.0 where the total excess is 0, else 0.0
             np.empty((m, cols), np.float64),  # what leaves each cell
             np.zeros((m, cols), f32),  # zeros: np.maximum against an array is much faster than against 0.0
         )
@@ -249,7 +249,7 @@ class _ThermalWork:
         """The views one strip of rows ``[r0, r1)`` works on."""
         p, inflow = self.padded, self.inflow
         cols = p.shape[1] - 2
-        vertical, horizontal, south_east, south_west, share, total, least, given, zeros = buffers
+        vertical, horizontal, south_east, south_west, share, total, flat, given, zeros = buffers
         rows = p.shape[0] - 2
         excess = self.excess[:, r0:r1]
         differences = (
@@ -279,7 +279,7 @@ class _ThermalWork:
             q0, q1 = max(top, 1 + dr), min(bottom, rows + 1 + dr)
             if q1 > q0:
                 gather.append((inflow[q0:q1, 1 + dc : cols + 1 + dc], self.excess[k, q0 - 1 - dr : q1 - 1 - dr]))
-        return differences, views, tuple(gather), excess, share, total, least, given, zeros, (r0, r1)
+        return differences, views, tuple(gather), excess, share, total, flat, given, zeros, (r0, r1)
 
     def step(self, h: F64, thresholds: list[np.float32], half_rate: np.float32) -> F32:
         """One Jacobi step on ``h`` in place (``padded`` holds ``h`` and its ghost ring); returns the inflow.
@@ -293,7 +293,7 @@ class _ThermalWork:
         inflow.fill(0.0)
         with np.errstate(invalid="ignore"):  # ghost-minus-ghost corners (inf - inf), never read
             waiting: tuple[tuple[F32, F32], ...] = ()
-            for differences, views, gather, excess, share, total, least, given, zeros, rows in self.strips:
+            for differences, views, gather, excess, share, total, flat, given, zeros, rows in self.strips:
                 for a, b, d in differences:
                     np.subtract(a, b, out=d, casting="same_kind")
                 for k, (view, negated) in enumerate(views):
@@ -308,9 +308,10 @@ class _ThermalWork:
                 for k in range(2, len(_OFFSETS)):
                     np.maximum(share, excess[k], out=share)
                     total += excess[k]
-                # share / total where total > 0, else share (0): a total of 0 is divided as the least positive
-                # float32 instead, any positive total as itself (a masked divide is several times slower)
-                np.maximum(total, least, out=total)
+                # share / total where total > 0, else share (0): a total of 0 becomes 1, any other stays itself
+                # (x + 0 is x), which a masked divide, several times slower, gives too
+                np.equal(total, zeros, out=flat)
+                total += flat
                 np.divide(share, total, out=share)
                 share *= half_rate
                 for k in range(len(_OFFSETS)):
