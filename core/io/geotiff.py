@@ -15,10 +15,15 @@ Decompression is bounded: while Orogen reads a file, tifffile decodes
 DEFLATE with the standard library's zlib through :func:`inflate`, LZW with
 :func:`lzw_decode` (from the TIFF 6.0 specification, section 13) and
 PackBits with :func:`unpack_bits`, each capped at the bytes the header
-declares for a strip or tile (RowsPerStrip or the tile size, samples per
-pixel, sample size) and refusing a strip that would decode past it, so a
-small file cannot inflate to gigabytes. The memory guard (``check_size``)
-runs on the header's size before any of this.
+declares for a strip or tile (RowsPerStrip, capped at the image length, or
+the tile size, samples per pixel, sample size) and refusing a strip that
+would decode past it, so a small file cannot inflate to gigabytes. A tile
+side larger than both the image's rounded up to a multiple of 16 (TIFF 6.0
+requires tile sides that are multiples of 16) and 1024 (GDAL's COG driver
+writes 512 x 512 tiles for any image) is refused unread: a 64 x 64 image
+with 16384 x 16384 tiles would otherwise decode a gigabyte per tile. The
+memory guard (``check_size``) runs before any of this on the grid the
+decoder fills, the strips or tiles laid side by side.
 
 The page read is the full-resolution raster: reduced-resolution images and
 masks (``NewSubfileType`` bits 0 and 2: thumbnails, overviews) are skipped and
@@ -74,7 +79,7 @@ from ..elementary import sincos
 from ..heightmap import check_shape
 from ..resample import resample_points
 from .image_headers import check_file
-from .tiff_codecs import COMPRESSIONS, DecodeLimitError, inflate, lzw_decode, unpack_bits
+from .tiff_codecs import COMPRESSIONS, DecodeLimitError, inflate, lzw_decode, segment_grid, unpack_bits
 
 __all__ = [
     "FILL_PASSES",
@@ -364,12 +369,24 @@ def _tifffile() -> Any:
     return tifffile
 
 
+def _segment_grid(page: Any, name: str) -> tuple[int, int]:
+    """The padded grid of pixels the page's strips or tiles decode to (:func:`segment_grid`), checked."""
+    try:
+        if page.is_tiled:
+            tile = (int(page.tilewidth), int(page.tilelength), max(int(page.tiledepth), 1))
+            return segment_grid(page.imagelength, page.imagewidth, tile=tile)
+        return segment_grid(page.imagelength, page.imagewidth, rows_per_strip=int(page.rowsperstrip or 0))
+    except ValueError as err:
+        raise ValueError(f"{name} cannot be read: {err}") from None
+
+
 def _segment_bytes(page: Any) -> int:
-    """The most bytes one strip or tile of ``page`` decodes to, from its header (TIFF 6.0: RowsPerStrip or
-    TileWidth x TileLength, the samples per pixel when they are interleaved, the sample size)."""
+    """The most bytes one strip or tile of ``page`` decodes to, from its header (TIFF 6.0: RowsPerStrip capped at
+    ImageLength, or TileWidth x TileLength checked by :func:`segment_grid`, the samples per pixel when they are
+    interleaved, the sample size)."""
     samples = page.samplesperpixel if page.planarconfig == 1 else 1
     if page.is_tiled:
-        pixels = page.tilewidth * page.tilelength * max(page.tiledepth, 1)
+        pixels = page.tilewidth * page.tilelength
     else:
         pixels = min(page.rowsperstrip or page.imagelength, page.imagelength) * page.imagewidth
     return max(int(pixels) * int(samples) * int(page.dtype.itemsize), 1)
@@ -512,7 +529,10 @@ def read_elevation(path: str, check_size: Callable[[int, int], None] | None = No
         grey stored as RGB, or either with an alpha band (zero alpha is nodata).
     check_size : callable, optional
         ``check_size(rows, cols)`` runs on the size from the header, before
-        any pixel is decoded (to refuse a raster too large for memory).
+        any pixel is decoded (to refuse a raster too large for memory): the
+        grid the decoder fills, the strips or tiles laid side by side
+        (:func:`core.io.tiff_codecs.segment_grid`), which is the image's size
+        padded to whole strips or tiles.
 
     Returns
     -------
@@ -525,7 +545,8 @@ def read_elevation(path: str, check_size: Callable[[int, int], None] | None = No
     Raises
     ------
     ValueError
-        If the file is cut short (its strips or tiles run past its end), is a
+        If the file is cut short (its strips or tiles run past its end), has
+        tiles larger than the image (:func:`core.io.tiff_codecs.segment_grid`), is a
         colour or palette image (RGB whose channels differ), uses a compression other than
         :data:`COMPRESSIONS` or a predictor that cannot be decoded here, has a strip or tile that
         decodes past the size its header declares, holds only nodata, or Inf heights; if it gives a
@@ -544,6 +565,7 @@ def read_elevation(path: str, check_size: Callable[[int, int], None] | None = No
         with tifffile.TiffFile(path) as tif:
             page, index, count = _select_page(tif, name)
             _check_chunks(page, size, name)
+            grid = _segment_grid(page, name)  # refuses tiles larger than the image, before anything decodes
             if page.photometric == 3:
                 raise ValueError(f"{name} is a palette (indexed colour) image: a heightmap must be greyscale")
             if page.compression not in COMPRESSIONS:
@@ -578,7 +600,7 @@ def read_elevation(path: str, check_size: Callable[[int, int], None] | None = No
             geo = _georeference(tags, keys, (rows, cols), name)
             scale, offset, z_unit = _height_scale(tags, keys, band, revision, name)
             if check_size is not None:
-                check_size(rows, cols)
+                check_size(*grid)  # what the decoder fills: the strips or tiles, padded, not only rows x cols
             with _bounded_decoders(tifffile, _segment_bytes(page)):
                 values = page.asarray()
             values, transparent = _grey(values, page, name)

@@ -29,7 +29,10 @@ writer does not report a short write):
   the tile description, every chunk's header and data inside the file.
 - TIFF: the first directory's StripOffsets/StripByteCounts (or
   TileOffsets/TileByteCounts), as many as the image needs, every strip or
-  tile inside the file.
+  tile inside the file, and tiles no larger than the image rounded up to a
+  multiple of 16 (:func:`core.io.tiff_codecs.segment_grid`: a decoder
+  allocates whole tiles, so a 64 x 64 image of 16384 x 16384 tiles is a
+  decompression bomb).
 - JPEG: every marker segment up to the first scan inside the file, and an
   end-of-image marker after it (entropy-coded data stuffs every 0xFF byte,
   so a cut file has none).
@@ -52,6 +55,8 @@ import struct
 import zlib
 from collections.abc import Callable
 from typing import BinaryIO
+
+from .tiff_codecs import segment_grid
 
 __all__ = ["FORMATS", "MAX_IMAGE_SIDE", "check_file", "check_image", "image_size"]
 
@@ -447,6 +452,7 @@ def _check_tiff(f: BinaryIO, size: int, rows: int, cols: int) -> None:
         tw, tl = tags.get(322, (0,))[0], tags.get(323, (0,))[0]
         if tw < 1 or tl < 1:
             raise ValueError("the tiled TIFF file has no TileWidth or TileLength")
+        segment_grid(rows, cols, tile=(tw, tl, 1))  # a tile no larger than the image: no bomb of huge tiles
         offsets, counts, what = tags[324], tags.get(325), "tiles"
         needed = -(-cols // tw) * -(-rows // tl) * planes
     elif 273 in tags:

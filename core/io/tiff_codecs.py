@@ -14,14 +14,71 @@ from __future__ import annotations
 import zlib
 from typing import Any
 
-__all__ = ["COMPRESSIONS", "DecodeLimitError", "inflate", "lzw_decode", "unpack_bits"]
+__all__ = ["COMPRESSIONS", "FREE_TILE_SIDE", "DecodeLimitError", "inflate", "lzw_decode", "segment_grid", "unpack_bits"]
 
 #: The TIFF compressions Orogen reads (TIFF tag 259 value: name); a file with any other is refused unread.
 COMPRESSIONS = {1: "none", 5: "LZW", 8: "DEFLATE", 32946: "DEFLATE", 32773: "PackBits"}
 
+#: The tile side (pixels) allowed whatever the image's size: GDAL's COG driver writes 512 x 512 tiles even for an
+#: image of 80 x 64 pixels, and users choose 1024 (at most 1024 x 1024 x 4 samples x 8 bytes, 32 MiB, a tile).
+#: A larger tile must fit the image rounded up to a multiple of 16.
+FREE_TILE_SIDE = 1024
+
 
 class DecodeLimitError(ValueError):
     """A strip or tile decodes to more bytes than the file's header declares for it (a decompression bomb)."""
+
+
+def _round16(n: int) -> int:
+    return -(-max(n, 1) // 16) * 16
+
+
+def segment_grid(
+    rows: int, cols: int, *, tile: tuple[int, int, int] | None = None, rows_per_strip: int | None = None
+) -> tuple[int, int]:
+    """The rows and columns of pixels a decoder fills for an image: its strips or tiles laid side by side.
+
+    A decoder allocates whole strips and tiles (the last ones padded), so what it costs is the strips times
+    RowsPerStrip rows, or the tiles times the tile size, not the image's own rows x columns. A memory guard
+    must see this grid, and each strip's or tile's decoding cap follows from the geometry checked here.
+
+    Parameters
+    ----------
+    rows, cols : int
+        ImageLength (257) and ImageWidth (256), pixels, at least 1.
+    tile : (int, int, int), optional
+        TileWidth (322), TileLength (323) and TileDepth (32998, 1 when absent) of a tiled image, pixels.
+    rows_per_strip : int, optional
+        RowsPerStrip (278) of a stripped image; absent, 0, or more than ``rows`` means one strip of ``rows``
+        rows (TIFF 6.0 allows a larger value; it is capped at ``rows``).
+
+    Returns
+    -------
+    (rows, cols) : (int, int)
+        The padded grid: ``ceil(rows / TileLength) * TileLength`` by ``ceil(cols / TileWidth) * TileWidth``
+        for tiles, ``ceil(rows / RowsPerStrip) * RowsPerStrip`` by ``cols`` for strips.
+
+    Raises
+    ------
+    ValueError
+        For a tile side below 1, or larger than both the image's side rounded up to a multiple of 16 (TIFF
+        6.0, section 15, requires tile sides that are multiples of 16) and :data:`FREE_TILE_SIDE`, or a tile
+        depth other than 1: a 64 x 64 image with 16384 x 16384 tiles would decode a gigabyte per tile.
+    """
+    if tile is None:
+        per = min(rows_per_strip or rows, rows)
+        return -(-rows // per) * per, cols
+    width, length, depth = tile
+    most = (max(_round16(cols), FREE_TILE_SIDE), max(_round16(rows), FREE_TILE_SIDE))
+    if width < 1 or length < 1 or width > most[0] or length > most[1] or depth != 1:
+        raise ValueError(
+            f"its tiles are {width} x {length} pixels"
+            + (f" x {depth} deep" if depth != 1 else "")
+            + f" (TileWidth 322, TileLength 323) for an image of {cols} x {rows} pixels; a tile side may be at "
+            f"most the image's rounded up to a multiple of 16 (TIFF 6.0 section 15), or {FREE_TILE_SIDE}, "
+            f"whichever is larger: here {most[0]} x {most[1]}, 1 deep"
+        )
+    return -(-rows // length) * length, -(-cols // width) * width
 
 
 def _limit(max_length: int | None) -> int | None:

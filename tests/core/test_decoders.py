@@ -10,11 +10,12 @@ import lzma
 import struct
 import tracemalloc
 import zlib
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from core.io import geotiff
+from core.io import geotiff, image_headers, tiff_codecs
 
 INFLATED = 64 << 20  # what each bomb's strip decodes to without a cap: 64 MiB
 PEAK = 4 << 20  # the most a refused bomb may cost
@@ -224,3 +225,132 @@ def test_grey_with_alpha_reads_as_grey_and_alpha_zero_is_nodata(tmp_path):
     tifffile.imwrite(path, colour, photometric="rgb", extrasamples=["unassalpha"])
     with pytest.raises(ValueError, match="is a colour image"):
         geotiff.read_elevation(str(path))
+
+
+def tiled_tiff(path, rows, cols, tiles, *, tile, compression=8, bits=32, sample_format=3, long_tile=True):
+    """A little-endian classic TIFF of ``tiles`` (each already compressed), tiled ``tile = (width, length)``."""
+    width, length = tile
+    kind = 4 if long_tile else 3
+    entries = [
+        (256, 4, [cols]),
+        (257, 4, [rows]),
+        (258, 3, [bits]),
+        (259, 3, [compression]),
+        (262, 3, [1]),
+        (277, 3, [1]),
+        (284, 3, [1]),
+        (322, kind, [width]),
+        (323, kind, [length]),
+        (324, 4, [0] * len(tiles)),  # patched below
+        (325, 4, [len(t) for t in tiles]),
+        (339, 3, [sample_format]),
+    ]
+    ifd = 8
+    blob_at = ifd + 2 + 12 * len(entries) + 4
+    blobs = b""
+    body = b""
+    data_at = blob_at + sum(4 * len(v) for _, k, v in entries if 4 * len(v) > 4 and k == 4)
+    data_at += sum(2 * len(v) for _, k, v in entries if 2 * len(v) > 4 and k == 3)
+    offsets = [data_at + sum(len(x) for x in tiles[:i]) for i in range(len(tiles))]
+    for tag, kind_, values in entries:
+        values = offsets if tag == 324 else values
+        code = "H" if kind_ == 3 else "I"
+        data = struct.pack(f"<{len(values)}{code}", *values)
+        if len(data) <= 4:
+            body += struct.pack("<HHI", tag, kind_, len(values)) + data.ljust(4, b"\0")
+        else:
+            body += struct.pack("<HHII", tag, kind_, len(values), blob_at + len(blobs))
+            blobs += data
+    assert blob_at + len(blobs) == data_at
+    raw = b"II*\0" + struct.pack("<I", ifd) + struct.pack("<H", len(entries)) + body + b"\0\0\0\0" + blobs
+    path.write_bytes(raw + b"".join(tiles))
+    return str(path)
+
+
+@pytest.mark.parametrize("compression", [8, 5, 32773])
+@pytest.mark.parametrize("long_tile", [True, False])
+def test_a_tile_larger_than_the_image_is_refused_before_decoding(tmp_path, compression, long_tile):
+    # one 4096 x 4096 float32 tile (64 MiB of zeros) for a 64 x 64 image: what the header declares for the
+    # tile is no bound when the tile itself is absurd
+    if compression == 8:
+        data = zeros_deflated(INFLATED)
+    elif compression == 5:
+        data, _ = lzw_bomb(INFLATED)
+    else:
+        data = b"\x81\x00" * (INFLATED >> 7)
+    path = tiled_tiff(tmp_path / "tiles.tif", 64, 64, [data], tile=(4096, 4096), compression=compression,
+                      long_tile=long_tile)  # fmt: skip
+    calls = []
+    err, peak = peak_of(lambda: geotiff.read_elevation(path, lambda r, c: calls.append((r, c))))
+    message = str(err)
+    assert message.startswith("tiles.tif cannot be read: its tiles are 4096 x 4096 pixels"), message
+    assert "for an image of 64 x 64 pixels" in message and "here 1024 x 1024, 1 deep" in message
+    assert calls == []  # refused before the memory guard and before any decoding
+    assert peak < PEAK + (2 * len(data) if compression == 32773 else 0), f"refusing the tiles cost {peak} bytes"
+    # the colour layers' check (core.io.image_headers.check_file) refuses the same file
+    with pytest.raises(ValueError, match=r"tiles.tif cannot be read: its tiles are 4096 x 4096 pixels"):
+        image_headers.check_file(path)
+
+
+def test_tiles_up_to_the_image_rounded_to_16_are_read_and_the_guard_sees_the_padded_grid(tmp_path):
+    values = (np.arange(40 * 50, dtype=np.float32).reshape(40, 50) * 0.5 - 100).astype(np.float32)
+    # 16 x 16 tiles: 3 x 4 of them; a 50 x 40 image padded to 64 x 48
+    padded = np.zeros((48, 64), np.float32)
+    padded[:40, :50] = values
+    tiles = [
+        zlib.compress(padded[r : r + 16, c : c + 16].tobytes()) for r in range(0, 48, 16) for c in range(0, 64, 16)
+    ]
+    path = tiled_tiff(tmp_path / "small-tiles.tif", 40, 50, tiles, tile=(16, 16))
+    calls = []
+    elevation = geotiff.read_elevation(path, lambda r, c: calls.append((r, c)))
+    assert np.array_equal(elevation.heights, values)
+    assert calls == [(48, 64)]  # the memory guard counts the tiles, padding included
+    # one tile of the image rounded up to 16 (64 x 48), or a COG's 512 x 512 tile, is read
+    for tile in [(64, 48), (512, 512), (1024, 1024)]:
+        whole = np.zeros((tile[1], tile[0]), np.float32)
+        whole[:40, :50] = values
+        path = tiled_tiff(tmp_path / "one-tile.tif", 40, 50, [zlib.compress(whole.tobytes())], tile=tile)
+        calls.clear()
+        assert np.array_equal(geotiff.read_elevation(path, lambda r, c: calls.append((r, c))).heights, values)
+        assert calls == [(tile[1], tile[0])]
+    # past FREE_TILE_SIDE a tile must fit the image rounded up to 16: a 1100 x 20 image takes 1104 x 16 tiles,
+    # not 1120 x 16 nor 1104 x 1040
+    assert tiff_codecs.FREE_TILE_SIDE == 1024
+    wide = np.arange(20 * 1100, dtype=np.float32).reshape(20, 1100)
+    for tile, read in [((1104, 16), True), ((1120, 16), False), ((1104, 1040), False)]:
+        whole = np.zeros((-(-20 // tile[1]) * tile[1], tile[0]), np.float32)
+        whole[:20, :1100] = wide
+        parts = [zlib.compress(whole[r : r + tile[1]].tobytes()) for r in range(0, whole.shape[0], tile[1])]
+        path = tiled_tiff(tmp_path / "wide.tif", 20, 1100, parts, tile=tile)
+        if read:
+            assert np.array_equal(geotiff.read_elevation(path).heights, wide)
+        else:
+            with pytest.raises(ValueError, match=f"its tiles are {tile[0]} x {tile[1]} pixels .* here 1104 x 1024"):
+                geotiff.read_elevation(path)
+
+
+def test_rows_per_strip_beyond_the_image_is_one_strip_and_the_guard_sees_whole_strips(tmp_path):
+    values = (np.arange(64 * 48, dtype=np.int32).reshape(64, 48) % 3000).astype(np.int16)
+    tifffile = geotiff._tifffile()
+    path = tmp_path / "strips.tif"
+    tifffile.imwrite(path, values, compression="zlib", rowsperstrip=7)
+    calls = []
+    assert np.array_equal(geotiff.read_elevation(str(path), lambda r, c: calls.append((r, c))).heights, values)
+    assert calls == [(70, 48)]  # ten strips of 7 rows
+    # RowsPerStrip far beyond the image length (legal: one strip) is capped at the image: a strip that
+    # decodes past 64 rows is refused at 64 rows' bytes, and the guard sees 64 rows
+    path = tiff(tmp_path / "one.tif", 64, 48, zlib.compress(values.tobytes()), compression=8, bits=16,
+                sample_format=2)  # fmt: skip
+    raw = bytearray(Path(path).read_bytes())
+    at = raw.index(struct.pack("<HHI", 278, 4, 1))
+    struct.pack_into("<I", raw, at + 8, 1 << 30)
+    Path(path).write_bytes(bytes(raw))
+    calls.clear()
+    assert np.array_equal(geotiff.read_elevation(path, lambda r, c: calls.append((r, c))).heights, values)
+    assert calls == [(64, 48)]
+    bomb = tiff(tmp_path / "long.tif", 64, 48, zeros_deflated(INFLATED), compression=8, bits=16, sample_format=2)
+    raw = bytearray(Path(bomb).read_bytes())
+    struct.pack_into("<I", raw, raw.index(struct.pack("<HHI", 278, 4, 1)) + 8, 1 << 30)
+    Path(bomb).write_bytes(bytes(raw))
+    err, peak = peak_of(lambda: geotiff.read_elevation(bomb))
+    assert "more than the 6144 bytes" in str(err) and peak < PEAK
