@@ -73,9 +73,11 @@ from .jsonio import (
 )
 from .tiff_codecs import (
     COMPRESSIONS,
+    FREE_TILE_SIDE,
     DecodeLimitError,
     inflate,
     lzw_decode,
+    segment_grid,
     unpack_bits,
 )
 
@@ -117,6 +119,8 @@ __all__ = [
     "metres_per_degree",
     "read_elevation",
     "unpack_bits",
+    "FREE_TILE_SIDE",
+    "segment_grid",
     "FORMATS",
     "MAX_IMAGE_SIDE",
     "check_file",
