@@ -94,10 +94,11 @@ if str(ROOT) not in sys.path:
 
 from core.heightmap import normalize  # noqa: E402
 from core.io.formats import sidecar_info  # noqa: E402
+from core.io.jsonio import load_json  # noqa: E402
 from core.presets import PRESETS, preset_spec  # noqa: E402
 from core.progress import ProgressBar  # noqa: E402
 from core.recipe import Recipe  # noqa: E402
-from core.spec import InactiveSettingWarning, TerrainSpec, apply_settings  # noqa: E402
+from core.spec import InactiveSettingWarning, TerrainSpec, apply_settings, load_spec  # noqa: E402
 from core.world import (  # noqa: E402
     COARSE_SIDE,
     CoarsePlan,
@@ -901,7 +902,7 @@ def plan_from_args(args: argparse.Namespace) -> Plan:
         spec, name = preset_spec(args.preset), args.preset
     else:
         path = Path(args.spec)
-        spec, name = TerrainSpec.from_json(path.read_bytes()), path.stem
+        spec, name = load_spec(load_json(path, "the spec")), path.stem  # a regular file; a key given twice refused
     if args.set:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", InactiveSettingWarning)

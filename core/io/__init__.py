@@ -62,6 +62,7 @@ from .image_headers import (
 from .jsonio import (
     MAX_BYTES,
     MAX_DEPTH,
+    JSONDuplicateKeyError,
     JSONError,
     JSONFileError,
     JSONSyntaxError,
@@ -128,6 +129,7 @@ __all__ = [
     "image_size",
     "MAX_BYTES",
     "MAX_DEPTH",
+    "JSONDuplicateKeyError",
     "JSONError",
     "JSONFileError",
     "JSONSyntaxError",

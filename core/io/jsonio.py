@@ -4,8 +4,11 @@ Python's :func:`json.loads` has no size or depth limit: 5000 nested brackets
 raise ``RecursionError`` from deep inside the parser, a 100 MB file is read
 whole, and a path that is a FIFO or ``/dev/zero`` blocks or reads until memory
 runs out. :func:`load_json` bounds the size before reading and the nesting
-depth before parsing, reads only regular files, and raises one family of
-named errors (all ``ValueError``) with short messages.
+depth before parsing, reads only regular files, refuses an object that
+gives a key twice (:func:`json.loads` keeps the last silently, other
+readers the first, so which one holds is undefined; RFC 8259 section 4 says
+names SHOULD be unique), and raises one family of named errors (all
+``ValueError``) with short messages.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import numpy as np
 __all__ = [
     "MAX_BYTES",
     "MAX_DEPTH",
+    "JSONDuplicateKeyError",
     "JSONError",
     "JSONFileError",
     "JSONSyntaxError",
@@ -55,6 +59,10 @@ class JSONTooDeepError(JSONError):
 
 class JSONSyntaxError(JSONError):
     """Not valid JSON (or not UTF-8, or an integer of thousands of digits)."""
+
+
+class JSONDuplicateKeyError(JSONError):
+    """An object gives the same key twice (which one holds is undefined: readers differ)."""
 
 
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
@@ -141,9 +149,11 @@ def load_json(
 
     Raises
     ------
-    JSONFileError, JSONTooLargeError, JSONTooDeepError, JSONSyntaxError
+    JSONFileError, JSONTooLargeError, JSONTooDeepError, JSONSyntaxError, JSONDuplicateKeyError
         All subclasses of :class:`JSONError` (a ``ValueError``), with messages
-        of at most a few hundred characters.
+        of at most a few hundred characters; a key given twice in one object
+        raises :class:`JSONDuplicateKeyError` naming the key (and the file,
+        when ``source`` is a path).
     """
     if isinstance(source, os.PathLike):
         data = read_regular_file(source, what, max_bytes)
@@ -158,8 +168,23 @@ def load_json(
     depth = _depth(data)
     if depth > max_depth:
         raise JSONTooDeepError(f"{what} nests {depth} levels deep, more than the {max_depth} allowed")
+    label = f"{what} ({os.fspath(source)})" if isinstance(source, os.PathLike) else what
+
+    def unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, value in pairs:
+            if key in out:
+                raise JSONDuplicateKeyError(
+                    f"{label} gives the key {shorten(key, 60)!r} twice in one object; which one holds is "
+                    "undefined (readers differ), so it is refused: keep one"
+                )
+            out[key] = value
+        return out
+
     try:
-        return json.loads(data.decode("utf-8"))
+        return json.loads(data.decode("utf-8"), object_pairs_hook=unique)
+    except JSONDuplicateKeyError:
+        raise
     except UnicodeDecodeError:
         raise JSONSyntaxError(f"{what} is not UTF-8 text") from None
     except RecursionError:  # not reached within max_depth, but never let it escape

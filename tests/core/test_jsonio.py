@@ -108,3 +108,24 @@ def test_recipe_counts_are_bounded_before_validation_with_short_messages():
         Recipe.from_dict({"generator": "hills", "params": {"a": 1, "b": 2}})
     with pytest.raises(ValueError, match="the recipe nests 5001 levels deep"):
         Recipe.from_json('{"params": ' + "[" * 5000 + "]" * 5000 + "}")
+
+
+def test_a_key_given_twice_is_refused_naming_the_key_and_the_file(tmp_path):
+    from core.io.jsonio import JSONDuplicateKeyError
+    from core.spec import TerrainSpec
+
+    spec = tmp_path / "twice.json"
+    spec.write_text('{"version": 4, "filters": [], "seed": 1, "filters": [{"kind": "terrace"}]}')
+    with pytest.raises(JSONDuplicateKeyError) as caught:
+        load_json(spec, "terrain spec")
+    message = str(caught.value)
+    assert message.startswith(f"terrain spec ({spec}) gives the key 'filters' twice in one object")
+    assert isinstance(caught.value, ValueError) and len(message) < 300 + len(str(spec))
+    # nested objects, equal values, and text (no file to name) alike
+    for text in ('{"a": {"b": 1, "b": 1}}', '[{"x": 0}, {"y": 1, "y": 2}]'):
+        with pytest.raises(JSONDuplicateKeyError, match=r"^--set x gives the key '[by]' twice"):
+            load_json(text, "--set x")
+    with pytest.raises(JSONDuplicateKeyError, match="gives the key 'filters' twice"):
+        TerrainSpec.from_json(spec.read_bytes())
+    # the same key in different objects is no duplicate
+    assert load_json('[{"a": 1}, {"a": 2, "b": {"a": 3}}]', "t") == [{"a": 1}, {"a": 2, "b": {"a": 3}}]

@@ -113,6 +113,15 @@ def test_a_second_build_into_the_same_folder_names_the_first_one(tmp_path, capsy
     assert (out / "manifest.json").is_file() and not (out / build_world.LOCK).exists()
 
 
+def test_a_spec_giving_a_key_twice_is_refused_naming_the_file_and_the_key(tmp_path, capsys):
+    spec = tmp_path / "twice.json"
+    spec.write_text(TerrainSpec().to_json()[:-1] + ', "seed": 5}')  # "seed" again, last
+    code = build_world.main([str(spec), "--size", "65", "--out", str(tmp_path / "o")])
+    err = capsys.readouterr().err
+    assert code == 2 and f"the spec ({spec}) gives the key 'seed' twice in one object" in err, err
+    assert not (tmp_path / "o").exists()
+
+
 def test_an_absurd_tile_grid_is_refused_before_any_work(tmp_path, capsys):
     code = build_world.main(["--preset", "island", "--size", "1000001", "--tile", "3", "--out", str(tmp_path / "o")])
     err = capsys.readouterr().err
