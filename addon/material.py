@@ -220,15 +220,15 @@ def material_layers(spec: TerrainSpec) -> tuple:
 def checked_files(spec: TerrainSpec) -> tuple:
     """The spec's colour layers (image paths resolved), every Image layer's file checked without decoding it.
 
-    Each image must exist and pass :func:`nodes.check_layer_file` (a whole PNG, JPEG, TIFF or OpenEXR, at
-    most 16384 pixels a side, its pixels within the memory available). Raises ``ValueError``/``TypeError``
-    naming the layer and the file; nothing is created.
+    Each image must exist and pass :func:`nodes.check_layer_file` (a regular file, not a folder or a FIFO, a
+    whole PNG, JPEG, TIFF or OpenEXR, at most 16384 pixels a side, its pixels within the memory available).
+    Raises ``ValueError``/``TypeError`` naming the layer and the file; nothing is created.
     """
     layers = check_layers(material_layers(spec))
     for i, lay in enumerate(layers):
         if lay.kind != "IMAGE":
             continue
-        if not os.path.isfile(lay.image):
+        if not os.path.lexists(lay.image):  # a folder or a FIFO exists: check_layer_file says what it is
             raise ValueError(f"layers[{i}] ({lay.name!r}): image file not found: {lay.image}")
         try:
             check_layer_file(lay.image)

@@ -191,7 +191,7 @@ def check_file(
     except OSError as err:
         raise ValueError(f"{name} cannot be read: {err.strerror or err}") from None
     if not stat.S_ISREG(mode):
-        raise ValueError(f"{name} is not a regular file (a folder, FIFO or device is not read)")
+        raise ValueError(f"{name} is {_file_kind(mode)}, not a regular file: Orogen reads an image from a file")
     try:
         fmt, rows, cols = image_size(path)
         if fmt not in formats:
@@ -208,6 +208,20 @@ def check_file(
     except ValueError as err:
         raise ValueError(f"{name} cannot be read: {err}") from None
     return fmt, rows, cols
+
+
+def _file_kind(mode: int) -> str:
+    """What a path that is not a regular file is, from its ``st_mode``: ``"a folder"``, ``"a FIFO"``, ..."""
+    for test, kind in (
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return kind
+    return "a special file"
 
 
 #: JPEG start-of-frame markers (ITU-T T.81, table B.1): 0xC0 to 0xCF but DHT (C4), JPG (C8) and DAC (CC).

@@ -2,6 +2,7 @@
 
 import json
 import math
+import os
 
 import bpy
 import numpy as np
@@ -285,6 +286,21 @@ def test_missing_image_is_reported_and_leaves_nothing(scene):
     with pytest.raises(RuntimeError, match="image file not found"):
         bpy.ops.orogen.terrain_add(spec=spec(size=8, layers=layers))
     assert (len(bpy.data.objects), len(bpy.data.meshes), len(bpy.data.materials)) == before
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
+def test_a_folder_or_fifo_as_an_image_layer_is_said_to_be_no_regular_file(scene, tmp_path):
+    # it exists, so "image file not found" would be wrong; opening the FIFO would block until a writer came
+    (tmp_path / "folder.png").mkdir()
+    os.mkfifo(tmp_path / "fifo.png")
+    before = (len(bpy.data.objects), len(bpy.data.meshes), len(bpy.data.materials), len(bpy.data.images))
+    for name, kind in [("folder.png", "a folder"), ("fifo.png", r"a FIFO \(named pipe\)")]:
+        layer = {"name": "img", "color": [0.5] * 3, "minimum": -1.0, "optimal": 0.5, "maximum": 2.0}
+        layer.update(kind="IMAGE", image=str(tmp_path / name))
+        with pytest.raises(RuntimeError, match=rf"layers\[0\] \('img'\): {name} is {kind}, not a regular file"):
+            bpy.ops.orogen.terrain_add(spec=spec(size=8, layers=[layer]))
+        counts = (len(bpy.data.objects), len(bpy.data.meshes), len(bpy.data.materials), len(bpy.data.images))
+        assert counts == before
 
 
 def test_layer_list_operators_and_generate_with_the_panel_layers(scene, orogen):

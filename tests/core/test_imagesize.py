@@ -180,9 +180,12 @@ def test_check_file_refuses_before_anything_decodes(tmp_path):
         check_file(str(exr))
     with pytest.raises(ValueError, match="missing.png cannot be read: No such file"):
         check_file(str(tmp_path / "missing.png"))
-    with pytest.raises(ValueError, match="not a regular file"):
-        check_file(str(tmp_path))
+    (tmp_path / "folder.png").mkdir()
+    with pytest.raises(ValueError, match=r"^folder.png is a folder, not a regular file: Orogen reads an image from"):
+        check_file(str(tmp_path / "folder.png"))
+    with pytest.raises(ValueError, match=r"^null is a character device, not a regular file"):
+        check_file("/dev/null")
     if hasattr(os, "mkfifo"):
         os.mkfifo(tmp_path / "fifo.png")  # opening it would block until a writer came
-        with pytest.raises(ValueError, match="fifo.png is not a regular file"):
+        with pytest.raises(ValueError, match=r"^fifo.png is a FIFO \(named pipe\), not a regular file"):
             check_file(str(tmp_path / "fifo.png"))
