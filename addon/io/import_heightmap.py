@@ -187,7 +187,7 @@ class OROGEN_OT_heightmap_import(AddsObjects, bpy.types.Operator, ImportHelper, 
             self.report({"ERROR"}, message)
             return {"CANCELLED"}
         try:
-            if not os.path.isfile(self.filepath):
+            if not os.path.lexists(self.filepath):  # a folder or a FIFO exists: the readers say what it is
                 raise ValueError(f"no such file: {self.filepath}")
             sidecar = read_sidecar(self.filepath) if self.use_sidecar_scale else None
             self._take_settings(sidecar)

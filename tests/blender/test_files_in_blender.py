@@ -159,6 +159,24 @@ def test_sidecars_that_are_not_regular_files_are_refused_at_once(scene, tmp_path
         bpy.ops.orogen.heightmap_import(filepath=str(tmp_path / "t.r16"))
 
 
+def test_a_folder_or_fifo_to_import_is_said_to_be_no_regular_file(scene, tmp_path):
+    # each exists, so "no such file" would be wrong; opening the FIFO would block until a writer came
+    (tmp_path / "folder.png").mkdir()
+    (tmp_path / "folder.r16").mkdir()
+    os.mkfifo(tmp_path / "fifo.tif")
+    before = (len(bpy.data.objects), len(bpy.data.meshes), len(bpy.data.images))
+    for name, said in [
+        ("folder.png", "folder.png is a folder, not a regular file"),
+        ("fifo.tif", r"fifo.tif is a FIFO \(named pipe\), not a regular file"),
+        ("folder.r16", "folder.r16 is not a regular file"),
+    ]:
+        with pytest.raises(RuntimeError, match=said):
+            bpy.ops.orogen.heightmap_import(filepath=str(tmp_path / name))
+        assert (len(bpy.data.objects), len(bpy.data.meshes), len(bpy.data.images)) == before
+    with pytest.raises(RuntimeError, match="no such file"):
+        bpy.ops.orogen.heightmap_import(filepath=str(tmp_path / "missing.png"))
+
+
 @pytest.mark.parametrize(
     ("limit", "ok"), [("1G", True), ("1e9", True), ("512MiB", True), ("-5", False), ("lots", False)]
 )
