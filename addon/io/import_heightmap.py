@@ -261,7 +261,7 @@ class OROGEN_OT_heightmap_import(AddsObjects, bpy.types.Operator, ImportHelper, 
             self.report({"ERROR"}, f"Heightmap not imported: {err}")
             return {"CANCELLED"}
         if dem is not None:
-            self.report({"WARNING"} if dem.nodata else {"INFO"}, geotiff.dem_summary(grid, dem, side))
+            self.report({"WARNING"} if dem.nodata or dem.note else {"INFO"}, geotiff.dem_summary(grid, dem, side))
         return {"FINISHED"}
 
 

@@ -126,6 +126,9 @@ class Elevation:
     flipped : str
         ``"north-south"``, ``"east-west"``, both joined by ``" and "``, or ``""``: the flips that put row 0
         north and column 0 west.
+    note : str
+        What the file holds that was not read, for the import's report (``""`` when nothing): ground control
+        points (tie points without a pixel scale), which leave the raster not georeferenced.
     """
 
     heights: npt.NDArray[np.float32]
@@ -140,6 +143,7 @@ class Elevation:
     offset: float = 0.0
     unit: float = 1.0
     flipped: str = ""
+    note: str = ""
 
 
 def metres_per_degree(latitude: float) -> tuple[float, float]:
@@ -661,6 +665,7 @@ def read_elevation(path: str, check_size: Callable[[int, int], None] | None = No
         flipped=("north-south" if geo.flip_rows else "")
         + (" and " if geo.flip_rows and geo.flip_cols else "")
         + ("east-west" if geo.flip_cols else ""),
+        note=geo.note,
     )
 
 
@@ -701,6 +706,32 @@ class _Georeference:
     latitude: float | None
     flip_rows: bool
     flip_cols: bool
+    note: str = ""
+
+
+#: What each georeferencing tag must hold, for messages.
+_TAG_HOLDS = {
+    33550: ("ModelPixelScaleTag (33550)", 3, "three numbers (ScaleX, ScaleY, ScaleZ)"),
+    33922: ("ModelTiepointTag (33922)", 6, "six numbers per tie point (I, J, K, X, Y, Z)"),
+    34264: ("ModelTransformationTag (34264)", 16, "sixteen numbers (a 4 x 4 matrix)"),
+}
+
+
+def _numbers(value: Any, code: int, name: str) -> tuple[float, ...] | None:
+    """A georeferencing tag's values as a tuple of floats (tifffile gives one value as a bare number), at least
+    as many as the tag needs (two of ModelPixelScaleTag's three, as GDAL reads it); ``None`` when absent."""
+    if value is None:
+        return None
+    tag, least, holds = _TAG_HOLDS[code]
+    items = value if isinstance(value, (tuple, list, np.ndarray)) else (value,)
+    try:
+        out = tuple(float(v) for v in items)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}: its {tag} does not hold numbers; it must hold {holds}") from None
+    if len(out) < (2 if code == 33550 else least):
+        count = f"{len(out)} value" + ("" if len(out) == 1 else "s")
+        raise ValueError(f"{name}: its {tag} holds {count}; it must hold {holds}")
+    return out
 
 
 def _finite(values: Any, indices: tuple[int, ...], tag: str, name: str) -> list[float]:
@@ -738,11 +769,9 @@ def _georeference(tags: dict[int, Any], keys: dict[int, float], shape: tuple[int
     first ModelTiepointTag (33922) point, or from ModelTransformationTag (34264, without rotation).
     """
     rows, cols = shape
-    scale, tie, matrix = tags.get(33550), tags.get(33922), tags.get(34264)
+    scale, tie, matrix = (_numbers(tags.get(code), code, name) for code in (33550, 33922, 34264))
     origin: tuple[float, float] | None = None
     if scale is not None:
-        if len(scale) < 2:
-            raise ValueError(f"{name}: its ModelPixelScaleTag (33550) holds {len(scale)} values, not 3")
         sx, sy = (float(v) for v in scale[:2])
         for axis, v in (("X", sx), ("Y", sy)):
             if not (math.isfinite(v) and v != 0.0):
@@ -763,8 +792,6 @@ def _georeference(tags: dict[int, Any], keys: dict[int, float], shape: tuple[int
                     "and they disagree (GeoTIFF allows only one)"
                 )
     elif matrix is not None:
-        if len(matrix) < 16:
-            raise ValueError(f"{name}: its ModelTransformationTag (34264) holds {len(matrix)} values, not 16")
         a, b, d, e, f, h = _finite(matrix, (0, 1, 3, 4, 5, 7), "ModelTransformationTag (34264)", name)
         if b != 0.0 or e != 0.0:
             raise ValueError(
@@ -779,6 +806,18 @@ def _georeference(tags: dict[int, Any], keys: dict[int, float], shape: tuple[int
                     "a finite number other than 0"
                 )
         step_x, step_y, origin = a, f, (d, h)
+    elif tie is not None:  # tie points alone: ground control points, which GDAL reads but does not warp
+        points = len(tie) // 6
+        return _Georeference(
+            None,
+            False,
+            None,
+            False,
+            False,
+            f"its {points} ground control point{'s' if points > 1 else ''} (ModelTiepointTag 33922 without a "
+            "ModelPixelScaleTag) are not read: not georeferenced; warp it onto a grid first (gdalwarp) for its "
+            "real scale",
+        )
     else:
         return _Georeference(None, False, None, False, False)
     model = keys.get(1024)
@@ -808,6 +847,12 @@ def _georeference(tags: dict[int, Any], keys: dict[int, float], shape: tuple[int
             "size in metres is unknown"
         )
     point = keys.get(1025) == 2  # RasterPixelIsPoint: raster (0, 0) is the first cell's centre
+    span = abs(step_x) * degrees * ((cols - 1.0) if point else float(cols))  # cell edges (or centres, for points)
+    if span > 360.0 + 1e-7:
+        raise ValueError(
+            f"{name} spans {span:.9g} degrees of longitude ({cols} columns of {abs(step_x) * degrees:.9g} degrees, "
+            "from its pixel size); a raster spans at most 360"
+        )
     first, last = (0.0, rows - 1.0) if point else (0.0, float(rows))
     ends = sorted((degrees * (origin[1] + first * step_y), degrees * (origin[1] + last * step_y)))
     if ends[0] < -90.0 - 1e-7 or ends[1] > 90.0 + 1e-7:
@@ -840,7 +885,7 @@ def _height_scale(
                 )
             scale, offset = (value, offset) if role == "scale" else (scale, value)
     # GeoTIFF 1.1 with a vertical CRS: GDAL reads the band's scale and offset from ScaleZ and the tie point's Z.
-    pixel, tie = tags.get(33550), tags.get(33922)
+    pixel, tie = (_numbers(tags.get(code), code, name) for code in (33550, 33922))
     if revision >= 1 and 4096 in keys and pixel is not None and len(pixel) >= 3 and float(pixel[2]) != 0.0:
         z_scale = float(pixel[2])
         z_offset = float(tie[5]) if tie is not None and len(tie) >= 6 else 0.0
@@ -978,7 +1023,8 @@ def dem_record(values: npt.NDArray[np.float32], dem: Elevation | None) -> dict[s
 def dem_summary(values: npt.NDArray[np.float32], dem: Elevation, side: float | None = None) -> str:
     """One line for an import's report: the DEM's heights (and what was done to read them: the page, the band's
     scale and offset, the unit, a flip), its cells (and the square cells of ``side`` metres they were resampled
-    onto, when they are not square) and the nodata filled."""
+    onto, when they are not square), the nodata filled, and what was not read (``dem.note``: ground control
+    points)."""
     parts = [
         f"heights {float(values.min()):.6g} to {float(values.max()):.6g}" + (" m" if dem.cell_size is not None else "")
     ]
@@ -1006,4 +1052,6 @@ def dem_summary(values: npt.NDArray[np.float32], dem: Elevation, side: float | N
     if dem.nodata:
         value = "" if dem.nodata_value is None else f" ({dem.nodata_value:g})"
         parts.append(f"{dem.nodata} nodata cells{value} filled from their neighbours")
+    if dem.note:
+        parts.append(dem.note)
     return "Imported DEM: " + "; ".join(parts)

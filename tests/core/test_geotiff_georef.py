@@ -209,6 +209,69 @@ def test_latitudes_beyond_the_poles_are_refused_and_the_poles_themselves_read(tm
         geotiff.read_elevation(write(tmp_path / "notie.tif", [(RASTER, degrees)]))
 
 
+def test_a_longitude_span_beyond_360_degrees_is_refused_and_360_itself_read(tmp_path):
+    # RASTER has 6 columns: 61 degrees each is 366 degrees of longitude (cells of about 3.5e6 m at 50 N)
+    for step, span in ((61.0, "366"), (60.000001, "360.000006")):
+        path = write(tmp_path / "lon.tif", [(RASTER, [scale(step, 0.5), WGS84, tie(x=-180.0, y=50.0)])])
+        with pytest.raises(
+            ValueError,
+            match=rf"^lon.tif spans {span} degrees of longitude \(6 columns of {step:.9g} degrees, .* at most 360$",
+        ):
+            geotiff.read_elevation(path)
+    whole = geotiff.read_elevation(
+        write(tmp_path / "globe.tif", [(RASTER, [scale(60.0, 0.5), WGS84, tie(-180.0, 50.0)])])
+    )
+    assert whole.geographic and whole.cell_size[0] == pytest.approx(60.0 * geotiff.metres_per_degree(48.75)[0])
+    # pixel-is-point: 6 centres 72 degrees apart span 360 (the seam column given twice, as GMT grids do)
+    point = [scale(72.0, 0.5), geokeys((1024, 2), (1025, 2)), tie(x=-180.0, y=50.0)]
+    assert geotiff.read_elevation(write(tmp_path / "point.tif", [(RASTER, point)])).geographic
+    point = [scale(72.1, 0.5), geokeys((1024, 2), (1025, 2)), tie(x=-180.0, y=50.0)]
+    with pytest.raises(ValueError, match=r"point.tif spans 360.5 degrees of longitude"):
+        geotiff.read_elevation(write(tmp_path / "point.tif", [(RASTER, point)]))
+    # in radians (GeogAngularUnitsGeoKey 9101): 6 x 1.1 rad = 378 degrees
+    radians = [scale(1.1, 0.001), geokeys((1024, 2), (1025, 1), (2054, 9101)), tie(x=0.0, y=0.5)]
+    with pytest.raises(ValueError, match=r"spans 378.15\d* degrees of longitude"):
+        geotiff.read_elevation(write(tmp_path / "rad.tif", [(RASTER, radians)]))
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        ((33550, DOUBLE, [10.0]), r"ModelPixelScaleTag \(33550\) holds 1 value; it must hold three numbers"),
+        ((33550, SHORT, [10]), r"ModelPixelScaleTag \(33550\) holds 1 value; it must hold three numbers"),
+        ((33922, DOUBLE, [0.0, 0.0, 0.0]), r"ModelTiepointTag \(33922\) holds 3 values; it must hold six numbers"),
+        ((33922, DOUBLE, [7.0]), r"ModelTiepointTag \(33922\) holds 1 value; it must hold six numbers per tie"),
+        ((34264, DOUBLE, [1.0] * 4), r"ModelTransformationTag \(34264\) holds 4 values; it must hold sixteen"),
+        ((34264, DOUBLE, [1.0]), r"ModelTransformationTag \(34264\) holds 1 value; it must hold sixteen"),
+    ],
+)
+def test_a_georeferencing_tag_holding_too_few_values_is_refused_naming_it(tmp_path, entry, message):
+    others = [e for e in (scale(), tie()) if e[0] != entry[0]] if entry[0] != 34264 else []
+    path = write(tmp_path / "few.tif", [(RASTER, [entry, *others, UTM])])
+    with pytest.raises(ValueError, match=rf"^few.tif: its {message}"):
+        geotiff.read_elevation(path)
+
+
+def test_ground_control_points_import_as_not_georeferenced_with_a_note(tmp_path):
+    points = [0.0, 0.0, 0.0, 500000.0, 4000000.0, 0.0, 5.0, 0.0, 0.0, 500050.0, 4000000.0, 0.0]
+    points += [0.0, 4.0, 0.0, 500000.0, 3999960.0, 0.0]
+    path = write(tmp_path / "gcps.tif", [(RASTER, [(33922, DOUBLE, points), UTM])])
+    elevation = geotiff.read_elevation(path)
+    assert elevation.cell_size is None and not elevation.geographic
+    assert np.array_equal(elevation.heights, RASTER)  # the values as stored, as GDAL reads them (not warped)
+    note = (
+        "its 3 ground control points (ModelTiepointTag 33922 without a ModelPixelScaleTag) are not read: "
+        "not georeferenced; warp it onto a grid first (gdalwarp) for its real scale"
+    )
+    assert elevation.note == note
+    summary = geotiff.dem_summary(elevation.heights, elevation)
+    assert summary == f"Imported DEM: heights 100 to 187; {note}"
+    one = geotiff.read_elevation(write(tmp_path / "one.tif", [(RASTER, [tie(), UTM])]))
+    assert one.note.startswith("its 1 ground control point (ModelTiepointTag") and one.cell_size is None
+    # georeferenced files have no note
+    assert geotiff.read_elevation(write(tmp_path / "grid.tif", [(RASTER, [scale(), tie(), UTM])])).note == ""
+
+
 # --- item 10: band scale and offset, units, south-up, non-square cells ----------------------------------------
 def test_band_scale_and_offset_are_applied_as_gdal_does(tmp_path):
     raw = (np.arange(48, dtype=np.int16).reshape(6, 8) - 20) * 7
