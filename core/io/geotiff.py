@@ -5,7 +5,8 @@ library, shipped with the extension as a wheel): float32, int16 and other
 integer rasters, stripped or tiled, uncompressed, PackBits, DEFLATE or LZW
 (:data:`COMPRESSIONS`), with or without GDAL's horizontal differencing
 predictor; one band, grey stored as RGB, or either with an alpha band (its
-zero cells are nodata, as GDAL reads an alpha band). Any other compression
+zero cells are nodata, as GDAL reads an alpha band), the bands interleaved
+or planar (PlanarConfiguration 1 or 2). Any other compression
 (LZMA, Zstandard, JPEG, ...) is refused before a byte is decoded, naming the
 file and the compressions that are read. The floating-point predictor
 (``PREDICTOR=3``) needs the compiled imagecodecs package and is refused
@@ -530,7 +531,8 @@ def read_elevation(path: str, check_size: Callable[[int, int], None] | None = No
     ----------
     path : str
         A TIFF or BigTIFF file holding one band (grey) of integers or floats,
-        grey stored as RGB, or either with an alpha band (zero alpha is nodata).
+        grey stored as RGB, or either with an alpha band (zero alpha is nodata),
+        the bands interleaved or planar.
     check_size : callable, optional
         ``check_size(rows, cols)`` runs on the size from the header, before
         any pixel is decoded (to refuse a raster too large for memory): the
@@ -578,9 +580,17 @@ def read_elevation(path: str, check_size: Callable[[int, int], None] | None = No
                     "uncompressed or use LZW, DEFLATE or PackBits; re-save it with gdal_translate -co COMPRESS=DEFLATE"
                 )
             bands = page.samplesperpixel
-            if page.shape[:2] != (page.imagelength, page.imagewidth) or len(page.shape) != (2 if bands == 1 else 3):
+            grid_shape = (page.imagelength, page.imagewidth)
+            if bands == 1:
+                expected: tuple[int, ...] = grid_shape
+            elif page.planarconfig == 2:  # planar: each band stored whole, one after the other
+                expected = (bands, *grid_shape)
+            else:
+                expected = (*grid_shape, bands)
+            if tuple(page.shape) != expected:
                 raise ValueError(
-                    f"{name} holds an image of shape {page.shape}: Orogen reads one band, or grey stored as RGB"
+                    f"{name} holds an image of shape {page.shape}: Orogen reads one band (grey), or grey stored "
+                    "as RGB, either with an alpha band, interleaved or planar"
                 )
             if page.predictor not in (1, 2, 3):
                 raise ValueError(
@@ -673,7 +683,9 @@ def _grey(values: npt.NDArray[Any], page: Any, name: str) -> tuple[npt.NDArray[A
     """The heights of a decoded page and, when it has an alpha band, the cells it makes transparent.
 
     One band is the heights. Grey with extra samples (grey + alpha): the
-    first band, the others ignored. RGB(A): grey stored as colour, so red,
+    first band, the others ignored. Planar bands (PlanarConfiguration 2,
+    decoded as ``(bands, rows, cols)``) are read as the same bands
+    interleaved. RGB(A): grey stored as colour, so red,
     green and blue must be equal (else ``ValueError``), and red is the
     heights. An alpha band (ExtraSamples 1 or 2, TIFF 6.0 section 18) marks
     its zero cells as nodata, as GDAL reads an alpha band as a mask.
@@ -681,6 +693,8 @@ def _grey(values: npt.NDArray[Any], page: Any, name: str) -> tuple[npt.NDArray[A
     bands = page.samplesperpixel
     if bands == 1:
         return values, None
+    if page.planarconfig == 2:  # planar (bands, rows, cols): the same bands as interleaved, a view
+        values = np.moveaxis(values, 0, -1)
     colour = 3 if page.photometric == 2 else 1
     if colour == 3:
         rgb = values[..., :3]

@@ -227,6 +227,50 @@ def test_grey_with_alpha_reads_as_grey_and_alpha_zero_is_nodata(tmp_path):
         geotiff.read_elevation(str(path))
 
 
+@pytest.mark.parametrize("compression", [None, "zlib"])
+def test_planar_grey_alpha_and_planar_grey_rgb_read_as_their_interleaved_forms(tmp_path, compression):
+    tifffile = geotiff._tifffile()
+    grey = (np.arange(64, dtype=np.float32).reshape(8, 8) * 2.5 - 40).astype(np.float32)
+    alpha = np.full((8, 8), 255, np.float32)
+    alpha[5, 2] = 0
+    interleaved, planar = tmp_path / "interleaved.tif", tmp_path / "planar.tif"
+    options = {"photometric": "minisblack", "extrasamples": ["unassalpha"], "compression": compression}
+    tifffile.imwrite(interleaved, np.dstack([grey, alpha]), planarconfig="contig", **options)
+    tifffile.imwrite(planar, np.stack([grey, alpha]), planarconfig="separate", **options)
+    with tifffile.TiffFile(planar) as tif:
+        assert tif.pages[0].planarconfig == 2 and tif.pages[0].shape == (2, 8, 8)
+    want = geotiff.read_elevation(str(interleaved))
+    got = geotiff.read_elevation(str(planar))
+    assert got.nodata == want.nodata == 1
+    assert np.array_equal(got.heights, want.heights) and got.heights[0, 0] == grey[0, 0]
+    # grey stored as planar RGB, and as planar RGBA
+    rgb = tmp_path / "rgb.tif"
+    tifffile.imwrite(rgb, np.stack([grey] * 3), photometric="rgb", planarconfig="separate", compression=compression)
+    assert np.array_equal(geotiff.read_elevation(str(rgb)).heights, grey)
+    rgba = tmp_path / "rgba.tif"
+    tifffile.imwrite(rgba, np.stack([grey, grey, grey, alpha]), photometric="rgb", planarconfig="separate",
+                     extrasamples=["unassalpha"], compression=compression)  # fmt: skip
+    assert np.array_equal(geotiff.read_elevation(str(rgba)).heights, want.heights)
+    # planar colour is still colour
+    colour = tmp_path / "colour.tif"
+    tifffile.imwrite(colour, np.stack([grey, grey + 1, grey]), photometric="rgb", planarconfig="separate")
+    with pytest.raises(ValueError, match="colour.tif is a colour image"):
+        geotiff.read_elevation(str(colour))
+
+
+def test_an_image_of_another_shape_is_refused_saying_what_is_read(tmp_path):
+    tifffile = geotiff._tifffile()
+    volume = tmp_path / "volume.tif"
+    tifffile.imwrite(volume, np.zeros((3, 8, 8), np.float32), photometric="minisblack", metadata=None,
+                     volumetric=True, tile=(16, 16))  # fmt: skip
+    with pytest.raises(ValueError) as caught:
+        geotiff.read_elevation(str(volume))
+    assert str(caught.value) == (
+        "volume.tif holds an image of shape (3, 8, 8): Orogen reads one band (grey), or grey stored as RGB, "
+        "either with an alpha band, interleaved or planar"
+    )
+
+
 def tiled_tiff(path, rows, cols, tiles, *, tile, compression=8, bits=32, sample_format=3, long_tile=True):
     """A little-endian classic TIFF of ``tiles`` (each already compressed), tiled ``tile = (width, length)``."""
     width, length = tile
