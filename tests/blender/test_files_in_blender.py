@@ -2,10 +2,13 @@
 
 import json
 import os
+import re
 import resource
 import shutil
+import struct
 import subprocess
 import sys
+import zlib
 from pathlib import Path
 
 import bpy
@@ -157,6 +160,36 @@ def test_sidecars_that_are_not_regular_files_are_refused_at_once(scene, tmp_path
     os.symlink("/dev/zero", tmp_path / "t.r16.json")
     with pytest.raises(RuntimeError, match="t.r16.json is not a regular file"):
         bpy.ops.orogen.heightmap_import(filepath=str(tmp_path / "t.r16"))
+
+
+def one_tile_tiff(path, side, tile, data):
+    """A little-endian TIFF of ``side`` x ``side`` float32 pixels in one DEFLATE tile of ``tile`` a side (LONG)."""
+    entries = [(256, 4, side), (257, 4, side), (258, 3, 32), (259, 3, 8), (262, 3, 1), (277, 3, 1)]
+    entries += [(322, 4, tile), (323, 4, tile), (324, 4, None), (325, 4, len(data)), (339, 3, 3)]
+    at = 8 + 2 + 12 * len(entries) + 4
+    body = b"".join(struct.pack("<HHII", t, k, 1, at if v is None else v) for t, k, v in entries)
+    path.write_bytes(b"II*\0" + struct.pack("<IH", 8, len(entries)) + body + b"\0" * 4 + data)
+    return str(path)
+
+
+def test_a_tiff_of_tiles_larger_than_the_image_is_refused_by_import_and_colour_layers(scene, tmp_path):
+    # 64 x 64 pixels in one 4096 x 4096 tile: 64 MiB of zeros in 64 KiB (the verifier's 16384 tiles were 1 GiB)
+    packer = zlib.compressobj(9)
+    data = b"".join(packer.compress(bytes(1 << 20)) for _ in range(64)) + packer.flush()
+    path = one_tile_tiff(tmp_path / "tiles.tif", 64, 4096, data)
+    before = (len(bpy.data.objects), len(bpy.data.meshes), len(bpy.data.images), len(bpy.data.materials))
+    said = "tiles.tif cannot be read: its tiles are 4096 x 4096 pixels (TileWidth 322, TileLength 323)"
+    with pytest.raises(RuntimeError, match=re.escape(said)):
+        bpy.ops.orogen.heightmap_import(filepath=path)
+    layer = {"name": "img", "color": [0.5] * 3, "minimum": -1.0, "optimal": 0.5, "maximum": 2.0}
+    layer.update(kind="IMAGE", image=path)
+    spec = json.dumps({"version": 4, "size": 8, "layers": [layer]})
+    with pytest.raises(RuntimeError, match=re.escape(said)):
+        bpy.ops.orogen.terrain_add(spec=spec)
+    assert (len(bpy.data.objects), len(bpy.data.meshes), len(bpy.data.images), len(bpy.data.materials)) == before
+    # the same image in a 64 x 64 tile is read
+    small = one_tile_tiff(tmp_path / "small.tif", 64, 64, zlib.compress(np.ones((64, 64), np.float32).tobytes()))
+    assert bpy.ops.orogen.heightmap_import(filepath=small) == {"FINISHED"}
 
 
 def test_a_folder_or_fifo_to_import_is_said_to_be_no_regular_file(scene, tmp_path):
