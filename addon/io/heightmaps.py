@@ -21,6 +21,7 @@ import numpy.typing as npt
 from ...core.heightmap import check_shape, surface_heights
 from ...core.io import files, formats
 from ...core.io.image_headers import check_file
+from ..terrain.compute import check_decode_memory
 
 HEIGHTMAP_FORMATS = ("PNG16", "EXR", "R16", "NPY")
 _SUFFIX = {"PNG16": ".png", "EXR": ".exr", "R16": ".r16", "NPY": ".npy"}
@@ -187,7 +188,7 @@ def read_elevation(path: str, check_size=None):
     elif suffix == ".npy":
         values = formats.read_npy(path, check_size)
     elif suffix in (".tif", ".tiff"):
-        elevation = geotiff.read_elevation(path, check_size)
+        elevation = geotiff.read_elevation(path, check_size, check_bytes=check_decode_memory)
         values = elevation.heights
     elif suffix in IMPORT_SUFFIXES:
         pixels = read_image(path, check_size)

@@ -132,6 +132,19 @@ def check_memory(rows: int, cols: int, spec: TerrainSpec | None = None) -> None:
         )
 
 
+def check_decode_memory(need: int) -> None:
+    """Refuse, before a file is decoded, a decoder that would allocate ``need`` bytes the machine does not have
+    (``ValueError``): a TIFF's whole strips or tiles (:func:`core.io.geotiff.read_elevation`'s ``check_bytes``)."""
+    from ...core.units import format_bytes
+
+    free = available_memory()
+    if free is not None and need > free:
+        raise ValueError(
+            f"decoding it needs about {format_bytes(need)} of memory (its strips or tiles, whole) and "
+            f"{format_bytes(free)} are available"
+        )
+
+
 def check_size(rows: int, cols: int, spec: TerrainSpec | None = None) -> None:
     """:func:`check_grid` and :func:`check_memory`: a terrain of this size can be made (else ``ValueError``)."""
     check_grid(rows, cols)

@@ -23,8 +23,9 @@ side larger than both the image's rounded up to a multiple of 16 (TIFF 6.0
 requires tile sides that are multiples of 16) and 1024 (GDAL's COG driver
 writes 512 x 512 tiles for any image) is refused unread: a 64 x 64 image
 with 16384 x 16384 tiles would otherwise decode a gigabyte per tile. The
-memory guard (``check_size``) runs before any of this on the grid the
-decoder fills, the strips or tiles laid side by side.
+memory guards run before any of this: ``check_size`` on the image's rows
+and columns, ``check_bytes`` on what the decoder allocates at most (every
+strip or tile whole, padding included, and the image they are copied into).
 
 The page read is the full-resolution raster: reduced-resolution images and
 masks (``NewSubfileType`` bits 0 and 2: thumbnails, overviews) are skipped and
@@ -385,6 +386,13 @@ def _segment_grid(page: Any, name: str) -> tuple[int, int]:
         raise ValueError(f"{name} cannot be read: {err}") from None
 
 
+def _decode_bytes(page: Any, grid: tuple[int, int]) -> int:
+    """The most bytes decoding ``page`` allocates: its strips or tiles whole (``grid``, all samples) and the
+    image of ``rows x cols`` they are copied into."""
+    sample = int(page.samplesperpixel) * int(page.dtype.itemsize)
+    return (grid[0] * grid[1] + int(page.imagelength) * int(page.imagewidth)) * sample
+
+
 def _segment_bytes(page: Any) -> int:
     """The most bytes one strip or tile of ``page`` decodes to, from its header (TIFF 6.0: RowsPerStrip capped at
     ImageLength, or TileWidth x TileLength checked by :func:`segment_grid`, the samples per pixel when they are
@@ -524,7 +532,12 @@ def _check_chunks(page: Any, size: int, name: str) -> None:
             )
 
 
-def read_elevation(path: str, check_size: Callable[[int, int], None] | None = None) -> Elevation:
+def read_elevation(
+    path: str,
+    check_size: Callable[[int, int], None] | None = None,
+    *,
+    check_bytes: Callable[[int], None] | None = None,
+) -> Elevation:
     """Read a single-band (Geo)TIFF as an :class:`Elevation`: heights in metres, row 0 north, nodata filled.
 
     Parameters
@@ -535,10 +548,14 @@ def read_elevation(path: str, check_size: Callable[[int, int], None] | None = No
         the bands interleaved or planar.
     check_size : callable, optional
         ``check_size(rows, cols)`` runs on the size from the header, before
-        any pixel is decoded (to refuse a raster too large for memory): the
-        grid the decoder fills, the strips or tiles laid side by side
-        (:func:`core.io.tiff_codecs.segment_grid`), which is the image's size
-        padded to whole strips or tiles.
+        any pixel is decoded (to refuse a raster too large for memory).
+    check_bytes : callable, optional
+        ``check_bytes(need)`` runs before any pixel is decoded on the bytes
+        the decoder allocates at most: every strip or tile decoded whole
+        (the grid of :func:`core.io.tiff_codecs.segment_grid`: strips x
+        RowsPerStrip rows, or tiles x the tile size; samples per pixel,
+        sample size) plus the image it is copied into. Raise ``ValueError``
+        to refuse (the message is given after the file's name).
 
     Returns
     -------
@@ -614,7 +631,12 @@ def read_elevation(path: str, check_size: Callable[[int, int], None] | None = No
             geo = _georeference(tags, keys, (rows, cols), name)
             scale, offset, z_unit = _height_scale(tags, keys, band, revision, name)
             if check_size is not None:
-                check_size(*grid)  # what the decoder fills: the strips or tiles, padded, not only rows x cols
+                check_size(rows, cols)
+            if check_bytes is not None:
+                try:
+                    check_bytes(_decode_bytes(page, grid))  # whole strips or tiles, padding included, and the image
+                except ValueError as err:
+                    raise ValueError(f"{name}: {err}") from None
             with _bounded_decoders(tifffile, _segment_bytes(page)):
                 values = page.asarray()
             values, transparent = _grey(values, page, name)

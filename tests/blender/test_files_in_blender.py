@@ -192,6 +192,24 @@ def test_a_tiff_of_tiles_larger_than_the_image_is_refused_by_import_and_colour_l
     assert bpy.ops.orogen.heightmap_import(filepath=small) == {"FINISHED"}
 
 
+def test_the_memory_guard_counts_a_tiffs_whole_tiles(scene, tmp_path, monkeypatch):
+    # 64 x 64 pixels in one 1024 x 1024 tile (allowed: GDAL's COG writes 512 x 512 tiles for any image): the
+    # terrain needs about 0.8 MiB, decoding the whole tile and the image (1024 * 1024 + 64 * 64) * 4 bytes
+    tile = np.zeros((1024, 1024), np.float32)
+    tile[:64, :64] = np.arange(64 * 64, dtype=np.float32).reshape(64, 64)
+    path = one_tile_tiff(tmp_path / "cog.tif", 64, 1024, zlib.compress(tile.tobytes()))
+    monkeypatch.setenv("OROGEN_MEMORY_LIMIT", "3MiB")
+    before = (len(bpy.data.objects), len(bpy.data.meshes))
+    with pytest.raises(
+        RuntimeError,
+        match=r"cog.tif: decoding it needs about 4\.02 MiB of memory \(its strips or tiles, whole\) and 3 MiB are",
+    ):
+        bpy.ops.orogen.heightmap_import(filepath=path)
+    assert (len(bpy.data.objects), len(bpy.data.meshes)) == before
+    monkeypatch.setenv("OROGEN_MEMORY_LIMIT", "6MiB")
+    assert bpy.ops.orogen.heightmap_import(filepath=path) == {"FINISHED"}
+
+
 def test_a_folder_or_fifo_to_import_is_said_to_be_no_regular_file(scene, tmp_path):
     # each exists, so "no such file" would be wrong; opening the FIFO would block until a writer came
     (tmp_path / "folder.png").mkdir()

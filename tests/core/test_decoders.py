@@ -325,7 +325,7 @@ def test_a_tile_larger_than_the_image_is_refused_before_decoding(tmp_path, compr
     path = tiled_tiff(tmp_path / "tiles.tif", 64, 64, [data], tile=(4096, 4096), compression=compression,
                       long_tile=long_tile)  # fmt: skip
     calls = []
-    err, peak = peak_of(lambda: geotiff.read_elevation(path, lambda r, c: calls.append((r, c))))
+    err, peak = peak_of(lambda: geotiff.read_elevation(path, lambda r, c: calls.append(r), check_bytes=calls.append))
     message = str(err)
     assert message.startswith("tiles.tif cannot be read: its tiles are 4096 x 4096 pixels"), message
     assert "for an image of 64 x 64 pixels" in message and "here 1024 x 1024, 1 deep" in message
@@ -336,7 +336,7 @@ def test_a_tile_larger_than_the_image_is_refused_before_decoding(tmp_path, compr
         image_headers.check_file(path)
 
 
-def test_tiles_up_to_the_image_rounded_to_16_are_read_and_the_guard_sees_the_padded_grid(tmp_path):
+def test_tiles_up_to_the_image_rounded_to_16_are_read_and_the_guard_counts_whole_tiles(tmp_path):
     values = (np.arange(40 * 50, dtype=np.float32).reshape(40, 50) * 0.5 - 100).astype(np.float32)
     # 16 x 16 tiles: 3 x 4 of them; a 50 x 40 image padded to 64 x 48
     padded = np.zeros((48, 64), np.float32)
@@ -345,18 +345,25 @@ def test_tiles_up_to_the_image_rounded_to_16_are_read_and_the_guard_sees_the_pad
         zlib.compress(padded[r : r + 16, c : c + 16].tobytes()) for r in range(0, 48, 16) for c in range(0, 64, 16)
     ]
     path = tiled_tiff(tmp_path / "small-tiles.tif", 40, 50, tiles, tile=(16, 16))
-    calls = []
-    elevation = geotiff.read_elevation(path, lambda r, c: calls.append((r, c)))
+    calls, needs = [], []
+    elevation = geotiff.read_elevation(path, lambda r, c: calls.append((r, c)), check_bytes=needs.append)
     assert np.array_equal(elevation.heights, values)
-    assert calls == [(48, 64)]  # the memory guard counts the tiles, padding included
+    assert calls == [(40, 50)]  # the terrain: the image's size
+    assert needs == [(48 * 64 + 40 * 50) * 4]  # the decoder: 12 whole tiles, padding included, and the image
+
+    def refuse(need):
+        raise ValueError(f"{need} bytes are too many")
+
+    with pytest.raises(ValueError, match=r"^small-tiles.tif: 20288 bytes are too many$"):
+        geotiff.read_elevation(path, check_bytes=refuse)
     # one tile of the image rounded up to 16 (64 x 48), or a COG's 512 x 512 tile, is read
     for tile in [(64, 48), (512, 512), (1024, 1024)]:
         whole = np.zeros((tile[1], tile[0]), np.float32)
         whole[:40, :50] = values
         path = tiled_tiff(tmp_path / "one-tile.tif", 40, 50, [zlib.compress(whole.tobytes())], tile=tile)
-        calls.clear()
-        assert np.array_equal(geotiff.read_elevation(path, lambda r, c: calls.append((r, c))).heights, values)
-        assert calls == [(tile[1], tile[0])]
+        needs.clear()
+        assert np.array_equal(geotiff.read_elevation(path, check_bytes=needs.append).heights, values)
+        assert needs == [(tile[0] * tile[1] + 40 * 50) * 4]
     # past FREE_TILE_SIDE a tile must fit the image rounded up to 16: a 1100 x 20 image takes 1104 x 16 tiles,
     # not 1120 x 16 nor 1104 x 1040
     assert tiff_codecs.FREE_TILE_SIDE == 1024
@@ -373,14 +380,15 @@ def test_tiles_up_to_the_image_rounded_to_16_are_read_and_the_guard_sees_the_pad
                 geotiff.read_elevation(path)
 
 
-def test_rows_per_strip_beyond_the_image_is_one_strip_and_the_guard_sees_whole_strips(tmp_path):
+def test_rows_per_strip_beyond_the_image_is_one_strip_and_the_guard_counts_whole_strips(tmp_path):
     values = (np.arange(64 * 48, dtype=np.int32).reshape(64, 48) % 3000).astype(np.int16)
     tifffile = geotiff._tifffile()
     path = tmp_path / "strips.tif"
     tifffile.imwrite(path, values, compression="zlib", rowsperstrip=7)
-    calls = []
-    assert np.array_equal(geotiff.read_elevation(str(path), lambda r, c: calls.append((r, c))).heights, values)
-    assert calls == [(70, 48)]  # ten strips of 7 rows
+    calls, needs = [], []
+    elevation = geotiff.read_elevation(str(path), lambda r, c: calls.append((r, c)), check_bytes=needs.append)
+    assert np.array_equal(elevation.heights, values)
+    assert calls == [(64, 48)] and needs == [(70 + 64) * 48 * 2]  # ten strips of 7 rows, and the image
     # RowsPerStrip far beyond the image length (legal: one strip) is capped at the image: a strip that
     # decodes past 64 rows is refused at 64 rows' bytes, and the guard sees 64 rows
     path = tiff(tmp_path / "one.tif", 64, 48, zlib.compress(values.tobytes()), compression=8, bits=16,
@@ -389,9 +397,9 @@ def test_rows_per_strip_beyond_the_image_is_one_strip_and_the_guard_sees_whole_s
     at = raw.index(struct.pack("<HHI", 278, 4, 1))
     struct.pack_into("<I", raw, at + 8, 1 << 30)
     Path(path).write_bytes(bytes(raw))
-    calls.clear()
-    assert np.array_equal(geotiff.read_elevation(path, lambda r, c: calls.append((r, c))).heights, values)
-    assert calls == [(64, 48)]
+    needs.clear()
+    assert np.array_equal(geotiff.read_elevation(path, check_bytes=needs.append).heights, values)
+    assert needs == [(64 + 64) * 48 * 2]  # one strip of 64 rows, not 2 ** 30
     bomb = tiff(tmp_path / "long.tif", 64, 48, zeros_deflated(INFLATED), compression=8, bits=16, sample_format=2)
     raw = bytearray(Path(bomb).read_bytes())
     struct.pack_into("<I", raw, raw.index(struct.pack("<HHI", 278, 4, 1)) + 8, 1 << 30)

@@ -74,13 +74,14 @@ CREATION = [
 def test_geographic_dems_keep_real_heights_and_report_nodata(dem, ascii_grid, tmp_path, kind, creation):
     heights, cell, west, south = dem
     path = translate(ascii_grid, tmp_path / "dem.tif", "-ot", kind, "-a_srs", "EPSG:4326", *creation)
-    calls = []
-    elevation = geotiff.read_elevation(path, lambda r, c: calls.append((r, c)))
-    with geotiff._tifffile().TiffFile(path) as tif:  # the grid the decoder fills: whole strips or tiles
+    calls, needs = [], []
+    elevation = geotiff.read_elevation(path, lambda r, c: calls.append((r, c)), check_bytes=needs.append)
+    assert calls == [heights.shape]
+    with geotiff._tifffile().TiffFile(path) as tif:  # what the decoder allocates: whole strips or tiles, the image
         page = tif.pages[0]
         down, across = (page.tilelength, page.tilewidth) if page.is_tiled else (page.rowsperstrip, heights.shape[1])
-    padded = (-(-heights.shape[0] // down) * down, -(-heights.shape[1] // across) * across)
-    assert calls == [padded] and padded >= heights.shape
+    padded = (-(-heights.shape[0] // down) * down) * (-(-heights.shape[1] // across) * across)
+    assert needs == [(padded + heights.size) * (4 if kind == "Float32" else 2)]
     valid = heights != -9999.0
     assert np.array_equal(elevation.heights[valid], heights[valid])  # metres, untouched
     assert elevation.nodata == 162 and elevation.nodata_value == -9999.0
