@@ -103,10 +103,15 @@ def heights(mesh):
 
 
 def props(idblock):
-    return {
-        k: json.dumps(idblock[k], default=str) if not hasattr(idblock[k], "to_dict") else str(idblock[k].to_dict())
-        for k in idblock.keys()
-    }
+    """The ID properties of ``idblock``, an empty group left out: Blender 4.2 and 4.5 store a property group's
+    (empty) storage the first time Python reads one of its values, which this very snapshot does."""
+    out = {}
+    for k in idblock.keys():
+        v = idblock[k]
+        text = json.dumps(v, default=str) if not hasattr(v, "to_dict") else str(v.to_dict())
+        if text != "{}":
+            out[k] = text
+    return out
 
 
 def snapshot():
