@@ -642,8 +642,10 @@ def read_elevation(
             values, transparent = _grey(values, page, name)
     except DecodeLimitError as err:
         raise ValueError(f"{name} cannot be read: {err} (a damaged file or a decompression bomb)") from None
-    except ValueError:
-        raise
+    except ValueError as err:
+        if str(err).startswith(name):  # Orogen's own refusal, naming the file already
+            raise
+        raise ValueError(f"{name} cannot be read as a TIFF raster: {str(err)[:200]}") from None  # tifffile's
     except Exception as err:  # noqa: BLE001 - tifffile raises many kinds on a foreign or damaged file
         raise ValueError(f"{name} cannot be read as a TIFF raster: {str(err)[:200]}") from None
     values = np.asarray(values)

@@ -406,3 +406,14 @@ def test_rows_per_strip_beyond_the_image_is_one_strip_and_the_guard_counts_whole
     Path(bomb).write_bytes(bytes(raw))
     err, peak = peak_of(lambda: geotiff.read_elevation(bomb))
     assert "more than the 6144 bytes" in str(err) and peak < PEAK
+
+
+def test_a_strip_that_decodes_short_is_refused_naming_the_file(tmp_path):
+    """A DEFLATE strip holding fewer bytes than its rows need (here one row of 64 x 64 float32) made tifffile's
+    own ``TiffFileError`` reach the user naming no file; it is refused as Orogen's refusals are."""
+    strip = zlib.compress(np.zeros(64, np.float32).tobytes())
+    path = tmp_path / "short.tif"
+    tiff(path, 64, 64, strip, compression=8)
+    with pytest.raises(ValueError, match=r"^short\.tif cannot be read as a TIFF raster: ") as err:
+        geotiff.read_elevation(str(path))
+    assert type(err.value) is ValueError
