@@ -511,7 +511,9 @@ def scheduler(address: str, workers: int | None, progress: bool) -> Iterator[Cal
     from distributed import progress as distributed_progress
 
     try:
-        client = Client(address, timeout=CONNECT_TIMEOUT)
+        client = _connect(Client, address)
+    except _SilentPeer as err:
+        raise ConnectionError(str(err)) from None
     except Exception as err:  # refused, timed out, or not a Dask scheduler at all (garbage for a frame length)
         if _answered_but_not_dask(err):
             raise ConnectionError(
@@ -532,6 +534,38 @@ def scheduler(address: str, workers: int | None, progress: bool) -> Iterator[Cal
             return future.result()
 
         yield compute_distributed
+
+
+class _SilentPeer(ConnectionError):
+    """A peer accepted the connection and never answered."""
+
+
+def _connect(client_type: Any, address: str) -> Any:
+    """``client_type(address)`` within a hard time limit: distributed's own ``timeout`` bounds the connection but
+    not the handshake, so a peer that accepts and then says nothing would hang the build. The attempt runs in a
+    daemon thread; past ``CONNECT_TIMEOUT`` and a few seconds more it is given up (the thread dies with the
+    process) with a :class:`_SilentPeer` naming the address."""
+    import threading
+
+    done: dict[str, Any] = {}
+
+    def attempt() -> None:
+        try:
+            done["client"] = client_type(address, timeout=CONNECT_TIMEOUT)
+        except BaseException as err:  # noqa: BLE001 - handed to the caller's thread as it is
+            done["error"] = err
+
+    thread = threading.Thread(target=attempt, name="orogen-scheduler-connect", daemon=True)
+    thread.start()
+    thread.join(CONNECT_TIMEOUT + 5.0)
+    if thread.is_alive():
+        raise _SilentPeer(
+            f"--scheduler {address!r} accepted the connection but no dask.distributed scheduler answered within "
+            f"{CONNECT_TIMEOUT + 5.0:g} s; give the address of a running dask.distributed scheduler"
+        )
+    if "error" in done:
+        raise done["error"]
+    return done["client"]
 
 
 def _answered_but_not_dask(err: BaseException) -> bool:

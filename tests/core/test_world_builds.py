@@ -190,6 +190,43 @@ def test_a_peer_that_is_not_dask_is_named_as_such(tmp_path, capsys, payload):
     assert not any(p.name.endswith((".png", ".r16", ".zarr")) for p in tmp_path.rglob("*"))
 
 
+def test_a_peer_that_accepts_and_never_answers_is_given_up_in_time(tmp_path, capsys, monkeypatch):
+    """distributed's own timeout bounds the connection, not the handshake: a peer on 127.0.0.1 that accepts and
+    then says nothing used to hang the build for minutes. It is given up after CONNECT_TIMEOUT and 5 s more."""
+    monkeypatch.setattr(build_world, "CONNECT_TIMEOUT", 1.0)
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(4)
+    server.settimeout(30.0)
+    held = []
+
+    def hold():  # accept and keep every connection open, silent, until the test closes the socket
+        while True:
+            try:
+                held.append(server.accept()[0])
+            except OSError:
+                return
+
+    threading.Thread(target=hold, daemon=True).start()
+    address = f"tcp://127.0.0.1:{server.getsockname()[1]}"
+    start = time.monotonic()
+    try:
+        code = build_world.main(
+            ["--preset", "rolling_hills", "--size", "65", "--tile", "33", "--quiet", "--out", str(tmp_path)]
+            + ["--scheduler", address]
+        )
+    finally:
+        server.close()
+        for conn in held:
+            conn.close()
+    err = capsys.readouterr().err
+    assert code == 2 and time.monotonic() - start < 30.0
+    assert (
+        f"--scheduler '{address}' accepted the connection but no dask.distributed scheduler answered within 6 s" in err
+    )
+    assert "Traceback" not in err and "cannot connect" not in err and len(err.strip().splitlines()) == 1
+
+
 def test_nothing_listening_is_a_connection_failure(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(build_world, "CONNECT_TIMEOUT", 1.0)
     free = socket.socket()
