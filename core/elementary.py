@@ -201,7 +201,16 @@ def exp(x: npt.ArrayLike) -> F64:
 
 
 def _exp_block(t: F64) -> F64:
+    if t.size and float(t.min()) >= _MINLOG and float(t.max()) <= _MAXLOG:  # no NaN, no clipping: plain path
+        return _exp_kernel(t)
     safe = np.where(np.isnan(t), 0.0, np.clip(t, _MINLOG - 1.0, _MAXLOG + 1.0))
+    out = _exp_kernel(safe)  # n = 1025 above _MAXLOG: replaced by inf below
+    out = np.where(safe > _MAXLOG, np.inf, np.where(safe < _MINLOG, 0.0, out))
+    return np.where(np.isnan(t), np.nan, out)
+
+
+def _exp_kernel(safe: F64) -> F64:
+    """:func:`_exp_block` on values in ``[_MINLOG, _MAXLOG]`` (no NaN): the same operations without the guards."""
     n = np.floor(_LOG2E * safe + 0.5)
     g = safe - n * _EXP_C1
     g -= n * _EXP_C2
@@ -209,10 +218,9 @@ def _exp_block(t: F64) -> F64:
     p = g * _horner(gg, _EXP_P)
     e = p / (_horner(gg, _EXP_Q) - p)
     e = 1.0 + 2.0 * e
-    with np.errstate(over="ignore"):  # n = 1025 above _MAXLOG: replaced by inf below
+    with np.errstate(over="ignore"):
         out: F64 = np.ldexp(e, n.astype(np.int32))
-    out = np.where(safe > _MAXLOG, np.inf, np.where(safe < _MINLOG, 0.0, out))
-    return np.where(np.isnan(t), np.nan, out)
+    return out
 
 
 def expm1(x: npt.ArrayLike) -> F64:
@@ -247,13 +255,9 @@ def log(x: npt.ArrayLike) -> F64:
     return _by_blocks(_log_block, x)
 
 
-def _log_block(t: F64) -> F64:
-    good = np.isfinite(t) & (t > 0.0)
-    v = np.where(good, t, 1.0)
-    m, e_int = np.frexp(v)  # m in [0.5, 1)
-    low = m < _SQRTH
-    e = e_int.astype(np.float64) - low
-    # |e| > 2: w = (m - 1/2) / (m/2 + 1/2) after doubling m below sqrt(1/2)
+def _log_far(m: F64, e: F64, low: npt.NDArray[np.bool_]) -> F64:
+    """``log`` for ``|e| > 2``: ``w + w^3 R(w^2)/S(w^2)`` with ``w = (m - 1/2) / (m/2 + 1/2)`` (``m`` doubled below
+    sqrt(1/2))."""
     z = np.where(low, m - 0.5, (m - 0.5) - 0.5)
     y = np.where(low, 0.5 * z + 0.5, 0.5 * m + 0.5)
     w = z / y
@@ -261,16 +265,43 @@ def _log_block(t: F64) -> F64:
     far = w * (ww * _horner(ww, _LOG_R) / _horner(ww, _LOG_S, monic=True))
     far = far + e * _LN2_LO
     far = far + w
-    far = far + e * _LN2_HI
-    # |e| <= 2: the rational in m - 1 (2m - 1 below sqrt(1/2))
+    out: F64 = far + e * _LN2_HI
+    return out
+
+
+def _log_near(m: F64, e: F64, low: npt.NDArray[np.bool_]) -> F64:
+    """``log`` for ``|e| <= 2``: the rational ``P(u)/Q(u)`` in ``u = m - 1`` (``2m - 1`` below sqrt(1/2))."""
     u = np.where(low, np.ldexp(m, 1) - 1.0, m - 1.0)
     uu = u * u
     near = u * (uu * _horner(u, _LOG_P) / _horner(u, _LOG_Q, monic=True))
     near = near + e * _LN2_LO
     near = near - np.ldexp(uu, -1)
     near = u + near
-    near = near + e * _LN2_HI
-    out: F64 = np.where(np.abs(e) > 2.0, far, near)
+    out: F64 = near + e * _LN2_HI
+    return out
+
+
+def _log_block(t: F64) -> F64:
+    good = np.isfinite(t) & (t > 0.0)
+    all_good = bool(good.all())
+    v = t if all_good else np.where(good, t, 1.0)
+    m, e_int = np.frexp(v)  # m in [0.5, 1)
+    low = m < _SQRTH
+    e = e_int.astype(np.float64) - low
+    # each value takes one of the two forms (elementwise the same bits as computing both and choosing)
+    far = np.abs(e) > 2.0
+    n_far = int(np.count_nonzero(far))
+    if n_far == far.size:
+        out = _log_far(m, e, low)
+    elif n_far == 0:
+        out = _log_near(m, e, low)
+    else:
+        out = np.empty_like(m)
+        out[far] = _log_far(m[far], e[far], low[far])
+        near = ~far
+        out[near] = _log_near(m[near], e[near], low[near])
+    if all_good:
+        return out
     with np.errstate(invalid="ignore"):
         return np.where(good, out, np.where(t == 0.0, -np.inf, np.where(t == np.inf, np.inf, np.nan)))
 

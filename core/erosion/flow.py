@@ -221,32 +221,53 @@ def _d8(z: _FloatArray, base: _BoolArray, cell_size: float, flats: str = "first"
     best = np.full(z.shape, tiny)  # a receiver needs a slope above the smallest normal
     code = np.full(z.shape, -1, dtype=np.int64)
     dists = _neighbor_distances(cell_size)
+    slope = np.empty(z.shape)
+    steeper = np.empty(z.shape, dtype=bool)
     for k, (dr, dc) in enumerate(NEIGHBOR_OFFSETS):
-        slope = (z - zp[1 + dr : rows + 1 + dr, 1 + dc : cols + 1 + dc]) / dists[k]
-        steeper = slope > best
-        best[steeper] = slope[steeper]
-        code[steeper] = k
+        np.subtract(z, zp[1 + dr : rows + 1 + dr, 1 + dc : cols + 1 + dc], out=slope)
+        slope /= dists[k]
+        np.greater(slope, best, out=steeper)
+        np.maximum(best, slope, out=best)  # slopes are finite or -inf and best > 0: the steeper one, same bits
+        np.copyto(code, k, where=steeper)
     n_flat = 0
     if flats == "towards_lower":
-        # equally steep neighbours: the one whose (cell, direction) hash is largest, so no direction is favoured
-        cells = np.arange(rows * cols, dtype=np.int64).reshape(rows, cols)
-        top = np.zeros(z.shape, dtype=np.uint64)
+        # equally steep neighbours: the one whose (cell, direction) hash is largest, so no direction is favoured;
+        # only cells with two or more equally steep receivers can change (one: it is already the code)
         has = code >= 0
+        ties = np.zeros(z.shape, dtype=np.int8)
+        tied_k = []
         for k, (dr, dc) in enumerate(NEIGHBOR_OFFSETS):
-            slope = (z - zp[1 + dr : rows + 1 + dr, 1 + dc : cols + 1 + dc]) / dists[k]
+            np.subtract(z, zp[1 + dr : rows + 1 + dr, 1 + dc : cols + 1 + dc], out=slope)
+            slope /= dists[k]
             tied = has & (slope == best)
-            key = np.where(tied, _tie_key(cells, k), np.uint64(0))
-            better = tied & (key >= top)
-            top[better] = key[better]
-            code[better] = k
+            ties += tied
+            tied_k.append(np.flatnonzero(tied))
+        multi = ties.ravel() >= 2
+        if multi.any():
+            flat_code = code.reshape(-1)
+            cells = np.flatnonzero(multi)
+            top = np.zeros(cells.size, dtype=np.uint64)
+            sub = np.full(cells.size, -1, dtype=np.int64)
+            for k in range(len(NEIGHBOR_OFFSETS)):
+                tk = tied_k[k]
+                tk = tk[multi[tk]]
+                if not tk.size:
+                    continue
+                pos = np.searchsorted(cells, tk)
+                key = _tie_key(tk, k)
+                better = key >= top[pos]
+                top[pos[better]] = key[better]
+                sub[pos[better]] = k
+            flat_code[cells] = sub
     code[base] = -1
-    idx = np.arange((rows + 2) * w, dtype=np.int64).reshape(rows + 2, w)[1:-1, 1:-1]
     offsets = _padded_offsets(cols)
     rec = np.full((rows + 2) * w, -1, dtype=np.int64)
     dist = np.zeros((rows + 2) * w)
+    idx = np.arange((rows + 2) * w, dtype=np.int64).reshape(rows + 2, w)[1:-1, 1:-1]
     has = code >= 0
-    rec[idx] = np.where(has, idx + offsets[np.maximum(code, 0)], idx)
-    dist[idx] = np.where(has, dists[np.maximum(code, 0)], 0.0)
+    safe = np.maximum(code, 0)
+    rec.reshape(rows + 2, w)[1:-1, 1:-1] = np.where(has, idx + offsets[safe], idx)
+    dist.reshape(rows + 2, w)[1:-1, 1:-1] = np.where(has, dists[safe], 0.0)
     if flats == "towards_lower":
         n_flat = _route_flats(zp.ravel(), rec, dist, base, idx, offsets, dists)
     return rec, dist, n_flat
@@ -381,25 +402,31 @@ def _scan_order(
     size[inner] = 1
     for lv in inner_levels[:0:-1]:
         np.add.at(size, rec[lv], size[lv])
-    # per cell: its donors by direction; siblings popped before a donor are those of higher index
+    # per cell: its donors by direction; siblings popped before a donor are those of higher index. Each donor
+    # ``c`` of ``p`` is ``p + offsets[k]`` for one direction ``k``; the donors grouped by ``k`` (a stable sort of
+    # small integers), each group's parents distinct, so a running total per parent counts the later siblings
     later_size = np.zeros(rec.size, dtype=np.int64)
     later_count = np.zeros(rec.size, dtype=np.int64)
+    donors = np.concatenate(inner_levels[1:]) if len(inner_levels) > 1 else inner[:0]
+    parents = rec[donors]
+    w1 = int(offsets.max())  # the largest offset, cols + 3 on the padded grid
+    lut = np.full(2 * w1 + 1, -1, dtype=np.int8)
+    lut[offsets + w1] = np.arange(offsets.size, dtype=np.int8)
+    direction = lut[donors - parents + w1]
+    by_k = np.argsort(direction, kind="stable")
+    bounds = np.searchsorted(direction[by_k], np.arange(offsets.size + 1))
+    run_size = np.zeros(rec.size, dtype=np.int64)
+    run_count = np.zeros(rec.size, dtype=np.int64)
+    for k in range(offsets.size - 1, -1, -1):
+        sel = by_k[bounds[k] : bounds[k + 1]]
+        c, pk = donors[sel], parents[sel]
+        later_size[c] = run_size[pk]
+        later_count[c] = run_count[pk]
+        run_size[pk] += size[c]
+        run_count[pk] += 1
+    ndonors = run_count
     earlier_count = np.zeros(rec.size, dtype=np.int64)
-    ndonors = np.zeros(rec.size, dtype=np.int64)
-    kids = [inner + off for off in offsets]
-    is_kid = [rec[kid] == inner for kid in kids]
-    run_size = np.zeros(inner.size, dtype=np.int64)
-    run_count = np.zeros(inner.size, dtype=np.int64)
-    for kid, hit in zip(kids[::-1], is_kid[::-1], strict=True):
-        later_size[kid[hit]] = run_size[hit]
-        later_count[kid[hit]] = run_count[hit]
-        run_size += np.where(hit, size[kid], 0)
-        run_count += hit
-    ndonors[inner] = run_count
-    run_count[:] = 0
-    for kid, hit in zip(kids, is_kid, strict=True):
-        earlier_count[kid[hit]] = run_count[hit]
-        run_count += hit
+    earlier_count[donors] = ndonors[parents] - later_count[donors] - 1
     # cells listed before a cell's donors: those of every subtree popped earlier (size - 1 donors each)
     before = np.zeros(rec.size, dtype=np.int64)
     rank = np.arange(rec.size, dtype=np.int64)
@@ -969,9 +996,6 @@ def accumulate_multiple(r: MultipleFlowRouting, values: _FloatArray) -> None:
     offsets = _flat_offsets(r.shape[1])
     for lvl in range(len(s) - 2, 0, -1):
         cells = order[s[lvl] : s[lvl + 1]]
-        v = values[cells]
-        for k in range(8):
-            w = r.weights[k, cells]
-            go = r.receives[k, cells]
-            # for one direction the receivers of distinct cells are distinct: plain fancy-index addition
-            values[cells[go] + offsets[k]] += v[go] * w[go]
+        kk, jj = np.nonzero(r.receives[:, cells])  # direction-major: each receiver gets its shares in direction order
+        donors = cells[jj]
+        np.add.at(values, donors + offsets[kk], values[donors] * r.weights[kk, donors])

@@ -171,6 +171,11 @@ LEVELS_PER_SIDE = 1.25
 MFD_LEVELS_PER_SIDE = 1.75
 
 
+#: Cells per chunk of levels in the multiple-flow incision: what does not depend on the new heights (the
+#: receivers, their factors) is gathered for a chunk at once, a few megabytes of temporaries.
+CHUNK_CELLS = 1 << 16
+
+
 #: Work (cell passes) between two calls of the progress callback inside a step: about a tenth of a
 #: second, so a cancelled job stops promptly even in a long step.
 POLL_WORK = 5_000_000
@@ -373,38 +378,56 @@ def _incise_mfd(
     receiver's new height (a lake) is not incised, and none goes below it.
     """
     offsets = np.array([dr * routing.shape[1] + dc for dr, dc in NEIGHBOR_OFFSETS], dtype=np.int64)
-    dists = routing.distances
     order, s = routing.order, routing.level_starts
     new = z.copy()
     linear = abs(n - 1.0) <= np.finfo(np.float64).eps
     size = z.size
-    for lvl in range(1, len(s) - 1):
-        cells = order[s[lvl] : s[lvl + 1]]
-        if channel_area > 0.0:  # hillslope cells: no stream power below the channel-initiation area
-            cells = cells[area[cells] >= channel_area]
-        zc = z[cells]
-        go = routing.receives[:, cells]  # (8, cells)
-        rec = np.clip(cells[None, :] + offsets[:, None], 0, size - 1)
-        zr_new = np.where(go, new[rec], np.inf)
-        flooded = zr_new.min(axis=0)
-        ok = zc > flooded
-        if not ok.any():
-            continue
-        cells, zc, go, rec, zr_new, flooded = cells[ok], zc[ok], go[:, ok], rec[:, ok], zr_new[:, ok], flooded[ok]
+    dist_n = power(routing.distances, n)
+    lvl, last = 1, len(s) - 1
+    while lvl < last:
+        # a chunk of levels of about CHUNK_CELLS cells: what does not depend on the new heights, in one pass
+        end = max(lvl + 1, int(np.searchsorted(s, s[lvl] + CHUNK_CELLS, side="right")) - 1)
+        end = min(end, last)
+        chunk = order[s[lvl] : s[end]]
+        go = routing.receives[:, chunk]  # (8, cells)
+        rec = np.clip(chunk[None, :] + offsets[:, None], 0, size - 1)
+        zc = z[chunk]
         contributes = go & (z[rec] <= zc[None, :])
-        kk = k if isinstance(k, float) else k[cells]
-        factor = np.where(contributes, kk * dt * power(area[cells][None, :] * routing.weights[:, cells], m), 0.0)
-        factor /= power(dists, n)[:, None]
+        kk = k if isinstance(k, float) else k[chunk]
+        kdt = np.broadcast_to(kk * dt, zc.shape)
+        # the power only where a receiver contributes (the others' factors are 0): the same bits, elementwise
+        jj = np.nonzero(contributes)
+        factor = np.zeros(contributes.shape)
+        factor[jj] = kdt[jj[1]] * power(area[chunk[jj[1]]] * routing.weights[jj[0], chunk[jj[1]]], m)
+        factor /= dist_n[:, None]
+        channel = area[chunk] >= channel_area if channel_area > 0.0 else None
+        den = np.ones_like(zc)
         if linear:
-            num = zc.copy()
-            den = np.ones_like(zc)
             for j in range(8):  # in direction order, as fastscapelib sums
-                num += factor[j] * np.where(contributes[j], zr_new[j], 0.0)
                 den += factor[j]
-            updated = num / den
-        else:
-            updated = _newton_mfd(zc, flooded, np.where(contributes, zr_new, 0.0), factor, n, tally)
-        new[cells] = np.maximum(updated, flooded)
+        for level in range(lvl, end):
+            a, b = int(s[level] - s[lvl]), int(s[level + 1] - s[lvl])
+            zr_now = new[rec[:, a:b]]
+            zr_new = np.where(go[:, a:b], zr_now, np.inf)
+            flooded = zr_new.min(axis=0)
+            zl = zc[a:b]
+            ok = zl > flooded
+            if channel is not None:  # hillslope cells: no stream power below the channel-initiation area
+                ok &= channel[a:b]
+            if not ok.any():
+                continue
+            cl, fl, cb = contributes[:, a:b], factor[:, a:b], chunk[a:b]
+            if linear:
+                num = zl.copy()
+                for j in range(8):
+                    num += fl[j] * np.where(cl[j], zr_now[j], 0.0)
+                updated = num / den[a:b]
+                new[cb[ok]] = np.maximum(updated, flooded)[ok]
+            else:
+                lo = flooded[ok]
+                updated = _newton_mfd(zl[ok], lo, np.where(cl, zr_now, 0.0)[:, ok], fl[:, ok], n, tally)
+                new[cb[ok]] = np.maximum(updated, lo)
+        lvl = end
     return new
 
 
