@@ -855,14 +855,16 @@ def _mfd_partition(
     inner = ~base.ravel()
     for k, (dr, dc) in enumerate(NEIGHBOR_OFFSETS):
         zn = zp[1 + dr : rows + 1 + dr, 1 + dc : cols + 1 + dc].ravel()
-        lower = (zf > zn) & inner
-        slope = np.where(lower, zf - np.where(lower, zn, zf), 0.0) / dists[k]
+        lower = receives[k]
+        np.greater(zf, zn, out=lower)
+        lower &= inner
+        with np.errstate(invalid="ignore"):  # zf - inf on the padding: not lower, replaced by 0
+            slope = np.where(lower, zf - zn, 0.0) / dists[k]
         w = power(slope, exponent)  # the same bits on every CPU (numpy's ** is not)
-        receives[k] = lower
-        weights[k] = np.where(lower, w, 0.0)
+        np.copyto(weights[k], w, where=lower)
         total += weights[k]  # summed in direction order, as a per-cell loop would
     has = total > 0.0
-    weights[:, has] /= total[has]
+    np.divide(weights, total, out=weights, where=has)
     # all slopes underflowed (a rise of one float64 step above 0, or S^p below the smallest float): equal shares
     tiny = ~has & receives.any(axis=0)
     if tiny.any():

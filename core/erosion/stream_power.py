@@ -172,8 +172,10 @@ MFD_LEVELS_PER_SIDE = 1.75
 
 
 #: Cells per chunk of levels in the multiple-flow incision: what does not depend on the new heights (the
-#: receivers, their factors) is gathered for a chunk at once, a few megabytes of temporaries.
-CHUNK_CELLS = 1 << 16
+#: receivers, their factors) is gathered for a chunk at once, about 500 bytes a cell of temporaries, so a
+#: chunk is a 64th of the grid (at least this many cells) and the step's peak memory barely moves.
+CHUNK_CELLS = 4096
+CHUNK_SHARE = 64
 
 
 #: Work (cell passes) between two calls of the progress callback inside a step: about a tenth of a
@@ -384,9 +386,10 @@ def _incise_mfd(
     size = z.size
     dist_n = power(routing.distances, n)
     lvl, last = 1, len(s) - 1
+    chunk_cells = max(CHUNK_CELLS, size // CHUNK_SHARE)
     while lvl < last:
         # a chunk of levels of about CHUNK_CELLS cells: what does not depend on the new heights, in one pass
-        end = max(lvl + 1, int(np.searchsorted(s, s[lvl] + CHUNK_CELLS, side="right")) - 1)
+        end = max(lvl + 1, int(np.searchsorted(s, s[lvl] + chunk_cells, side="right")) - 1)
         end = min(end, last)
         chunk = order[s[lvl] : s[end]]
         go = routing.receives[:, chunk]  # (8, cells)
@@ -418,9 +421,11 @@ def _incise_mfd(
                 continue
             cl, fl, cb = contributes[:, a:b], factor[:, a:b], chunk[a:b]
             if linear:
-                num = zl.copy()
-                for j in range(8):
-                    num += fl[j] * np.where(cl[j], zr_now[j], 0.0)
+                terms = np.zeros(fl.shape)  # F_r z_r' of the contributing receivers, 0 for the others
+                np.multiply(fl, zr_now, out=terms, where=cl)
+                num = zl + terms[0]
+                for j in range(1, 8):  # in direction order, as fastscapelib sums
+                    num += terms[j]
                 updated = num / den[a:b]
                 new[cb[ok]] = np.maximum(updated, flooded)[ok]
             else:
