@@ -405,9 +405,11 @@ def _scan_order(
     # per cell: its donors by direction; siblings popped before a donor are those of higher index. Each donor
     # ``c`` of ``p`` is ``p + offsets[k]`` for one direction ``k``; the donors grouped by ``k`` (a stable sort of
     # small integers), each group's parents distinct, so a running total per parent counts the later siblings
-    later_size = np.zeros(rec.size, dtype=np.int64)
-    later_count = np.zeros(rec.size, dtype=np.int64)
-    donors = np.concatenate(inner_levels[1:]) if len(inner_levels) > 1 else inner[:0]
+    # (the donors in index order: neighbouring cells' values lie close together in memory)
+    reached = label >= 0
+    in_closed = np.zeros(rec.size, dtype=bool)
+    in_closed[reached] = is_pit[label[reached]]
+    donors = np.flatnonzero(in_closed & (rec != np.arange(rec.size, dtype=np.int64)))
     parents = rec[donors]
     w1 = int(offsets.max())  # the largest offset, cols + 3 on the padded grid
     lut = np.full(2 * w1 + 1, -1, dtype=np.int8)
@@ -415,26 +417,31 @@ def _scan_order(
     direction = lut[donors - parents + w1]
     by_k = np.argsort(direction, kind="stable")
     bounds = np.searchsorted(direction[by_k], np.arange(offsets.size + 1))
+    later_size = np.zeros(donors.size, dtype=np.int64)  # per donor (position in donors)
+    later_count = np.zeros(donors.size, dtype=np.int64)
     run_size = np.zeros(rec.size, dtype=np.int64)
     run_count = np.zeros(rec.size, dtype=np.int64)
     for k in range(offsets.size - 1, -1, -1):
         sel = by_k[bounds[k] : bounds[k + 1]]
-        c, pk = donors[sel], parents[sel]
-        later_size[c] = run_size[pk]
-        later_count[c] = run_count[pk]
-        run_size[pk] += size[c]
+        pk = parents[sel]
+        later_size[sel] = run_size[pk]
+        later_count[sel] = run_count[pk]
+        run_size[pk] += size[donors[sel]]
         run_count[pk] += 1
-    ndonors = run_count
-    earlier_count = np.zeros(rec.size, dtype=np.int64)
-    earlier_count[donors] = ndonors[parents] - later_count[donors] - 1
-    # cells listed before a cell's donors: those of every subtree popped earlier (size - 1 donors each)
+    ndonors = run_count[parents]
+    # cells listed before a cell's donors: those of every subtree popped earlier (size - 1 donors each): the
+    # parent's count plus this cell's step, and its rank the parent's count plus 1 + its earlier siblings
+    step_before = np.zeros(rec.size, dtype=np.int64)
+    step_before[donors] = ndonors + later_size - later_count
+    step_rank = np.zeros(rec.size, dtype=np.int64)
+    step_rank[donors] = ndonors - later_count  # 1 + the siblings met before it
     before = np.zeros(rec.size, dtype=np.int64)
     rank = np.arange(rec.size, dtype=np.int64)
     rank[inner_levels[0]] = 0
     for lv in inner_levels[1:]:
-        p = rec[lv]
-        before[lv] = before[p] + ndonors[p] + later_size[lv] - later_count[lv]
-        rank[lv] = before[p] + 1 + earlier_count[lv]
+        bp = before[rec[lv]]
+        before[lv] = bp + step_before[lv]
+        rank[lv] = bp + step_rank[lv]
     return rank
 
 
@@ -502,17 +509,23 @@ def _resolve_depressions(
     dists = _neighbor_distances(cell_size)
     # links across basins, one direction per pair of neighbours (E, SW, S, SE), at least one end inner
     parts_i, parts_j, parts_k = [], [], []
-    inner = idx[lab_node[idx] > 0]
+    lab2 = lab_node.reshape(rows + 2, w)
+    lab_c = lab2[1:-1, 1:-1]
+    idx2 = idx.reshape(rows, cols)
+    inner_mask = lab_c > 0
     for k in (4, 5, 6, 7):
-        for a, sign in ((inner, 1), (inner, -1)):
-            j = a + sign * offsets[k]
-            lj = lab_node[j]
-            ok = (lj >= 0) & (lj != lab_node[a])
+        dr, dc = NEIGHBOR_OFFSETS[k]
+        for sign in (1, -1):
+            # the neighbours' basins as a shifted view (row-major, as the cells' indices ascend): no gathers
+            lj = lab2[1 + sign * dr : rows + 1 + sign * dr, 1 + sign * dc : cols + 1 + sign * dc]
+            ok = inner_mask & (lj >= 0)
+            ok &= lj != lab_c
             if sign < 0:
                 ok &= lj == 0  # an inner-inner link is found from its lower-index end only once
-            parts_i.append(a[ok])
-            parts_j.append(j[ok])
-            parts_k.append(np.full(int(ok.sum()), k if sign > 0 else 7 - k, dtype=np.int64))
+            a = idx2[ok]
+            parts_i.append(a)
+            parts_j.append(a + sign * offsets[k])
+            parts_k.append(np.full(a.size, k if sign > 0 else 7 - k, dtype=np.int64))
     li, lj_cells, lk = np.concatenate(parts_i), np.concatenate(parts_j), np.concatenate(parts_k)
     bi, bj = lab_node[li], lab_node[lj_cells]
     weight = np.maximum(zp[li], zp[lj_cells])
@@ -523,8 +536,13 @@ def _resolve_depressions(
     scan_cell = np.where(from_i, li, lj_cells)
     scan_k = np.where(from_i, lk, 7 - lk)
     scan_pos = scan_rank[scan_cell]
-    # per basin pair the lowest pass (ties: the first in scanning order)
-    srt = np.lexsort((scan_k, scan_pos, weight, pair))
+    # per basin pair the lowest pass (ties: the first in scanning order): only the links as low as their pair's
+    # lowest can be first, so those few are sorted (the same links first as sorting all of them)
+    _, pair_id = np.unique(pair, return_inverse=True)
+    lowest = np.full(int(pair_id.max()) + 1 if pair_id.size else 0, np.inf)
+    np.minimum.at(lowest, pair_id, weight)
+    low = np.flatnonzero(weight == lowest[pair_id])
+    srt = low[np.lexsort((scan_k[low], scan_pos[low], weight[low], pair[low]))]
     first = np.ones(srt.size, dtype=bool)
     first[1:] = pair[srt[1:]] != pair[srt[:-1]]
     e = srt[first]
