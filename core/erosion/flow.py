@@ -370,12 +370,12 @@ def _levels(rec: _IntArray, roots: _IntArray, offsets: _IntArray) -> tuple[list[
     levels = [roots]
     frontier = roots
     while frontier.size:
-        cand = (offsets[:, None] + frontier[None, :]).ravel()
-        src = np.broadcast_to(frontier, (len(offsets), frontier.size)).ravel()
-        hit = rec[cand] == src
+        cand = offsets[:, None] + frontier[None, :]  # (8, frontier): direction-major when flattened
+        hit = rec[cand] == frontier[None, :]
+        parent = np.broadcast_to(label[frontier], cand.shape)[hit]
         frontier = cand[hit]
         if frontier.size:
-            label[frontier] = label[src[hit]]
+            label[frontier] = parent
             levels.append(frontier)
     return levels, label
 
