@@ -6,6 +6,7 @@
     .venv/bin/python scripts/bench.py --world         # only the world build (16385², 1025² tiles; minutes)
     .venv/bin/python scripts/bench.py --docs          # also the measured part of docs/performance.md
     .venv/bin/python scripts/bench.py --from-json out/bench.json --docs   # the page from an earlier run
+    .venv/bin/python scripts/bench.py --stream-power --docs   # only a stream-power step against fastscapelib
 
 Prints a table and writes JSON. Times are medians of several runs
 (``time.perf_counter``); peak memory is measured separately with
@@ -78,6 +79,7 @@ TARGETS = {
     "eroding_preset_1025_s": 5.0,
     "noise_x_fastnoiselite": 2.0,
     "stream_power_x_fastscapelib": 2.0,
+    "stream_power_x_fastscapelib_goal": 0.8,
     "eroded_mountains_1025_s": 20.0,
     "ambient_4097_s": 2.0,
     "shadows_4097_s": 1.0,
@@ -485,14 +487,16 @@ def bench_noise(n, runs):
     return rows
 
 
-def bench_stream_power(n, runs):
+def bench_stream_power(n, runs, lakes=True):
     """One stream-power step (uplift, routing with depressions, implicit incision, ADI diffusion) against
     fastscapelib's step (the same loop, MSTSinkResolver, SPLEroder, DiffusionADIEroder) in the same run,
     with D8 routing and with multiple flow (Orogen's routing="mfd" against fastscapelib's MultiFlowRouter(1.0)
     after the MSTSinkResolver, the graph whose results the tests compare).
 
     Both start from the same diamond-square terrain after 5 warm-up steps (so the timing is of a typical
-    mid-run step, not of the first step's thousands of pits). Skipped if fastscapelib is not installed.
+    mid-run step, not of the first step's thousands of pits). Each time is the minimum of ``runs`` (interleaved,
+    so a busy machine slows both alike); ``agreement`` is the largest difference of the two results over the
+    start's relief. ``lakes`` adds the ``lake_fill`` rows. Skipped if fastscapelib is not installed.
     """
     try:
         import fastscapelib as fs
@@ -532,24 +536,25 @@ def bench_stream_power(n, runs):
         ours, theirs = [], []
         for _ in range(runs):  # interleaved, so drift in the machine's speed hits both alike
             t = time.perf_counter()
-            stream_power.stream_power_step(z, cell, routing=routing, **kw)
+            z_ours = stream_power.stream_power_step(z, cell, routing=routing, **kw)[0]
             ours.append(time.perf_counter() - t)
             t = time.perf_counter()
-            fs_step(z)
+            z_theirs = fs_step(z)
             theirs.append(time.perf_counter() - t)
-        t_ours, t_fs = statistics.median(ours), statistics.median(theirs)
+        t_ours, t_fs = min(ours), min(theirs)
         what = "D8" if routing == "d8" else "multiple flow, p = 1"
         rows.append(
             {
-                "case": f"stream-power step ({what} + MST depressions, n = 1, ADI diffusion)",
+                "case": f"stream-power step ({what} + MST depressions, n = 1, implicit diffusion)",
                 "size": n,
                 "routing": routing,
                 "seconds": t_ours,
                 "fastscapelib_seconds": t_fs,
                 "x_fastscapelib": t_ours / t_fs,
+                "agreement": float(np.abs(z_ours - z_theirs).max() / (z.max() - z.min())),
             }
         )
-        if routing == "d8":
+        if routing == "d8" and lakes:
             rows.extend(bench_lake_fill(n, runs, z, cell, kw, fs_step))
     return rows
 
@@ -584,7 +589,7 @@ def bench_lake_fill(n, runs, z_mid, cell, kw, fs_step):
             t = time.perf_counter()
             fs_step(z)
             theirs.append(time.perf_counter() - t)
-        t_plain, t_fill, t_fs = (statistics.median(x) for x in (plain, filled, theirs))
+        t_plain, t_fill, t_fs = (min(x) for x in (plain, filled, theirs))
         rows.append(
             {
                 "case": f"stream-power step (D8) + lake_fill ({state}; {routing.depressions} depressions)",
@@ -1150,6 +1155,18 @@ def parse_args(argv=None):
     parser.add_argument("--world-preset", default="alpine_ridges", help="preset of the world (with --world)")
     parser.add_argument("--keep-world", action="store_true", help="keep out/bench_world after --world")
     parser.add_argument(
+        "--stream-power",
+        action="store_true",
+        help="only a stream-power step against fastscapelib, D8 and multiple flow, at --stream-power-sizes",
+    )
+    parser.add_argument(
+        "--stream-power-sizes",
+        type=lambda text: tuple(int(v) for v in text.split(",")),
+        default=(257, 1025, 2049),
+        metavar="N,N,...",
+        help="sizes of --stream-power (default 257,1025,2049)",
+    )
+    parser.add_argument(
         "--docs",
         nargs="?",
         type=Path,
@@ -1172,11 +1189,15 @@ def main(argv=None):
     args = parse_args(argv)
     if args.from_json is not None:
         data = json.loads(args.from_json.read_text(encoding="utf-8"))
-        text = report_world(data) if "world" in data else report(data)
+        part = "world" if "world" in data else "stream_power" if "stream_power_only" in data else "main"
+        text = {"world": report_world, "stream_power": report_stream_power, "main": report}[part](data)
         print(text)
         if args.docs:
-            write_page(args.docs, text, data, "world" if "world" in data else "main")
+            write_page(args.docs, text, data, part)
         return None
+    if args.stream_power:
+        args.json = args.json or ROOT / "out" / "bench_stream_power.json"
+        return main_stream_power(args)
     if args.world:
         args.json = args.json or ROOT / "out" / "bench_world.json"
         return main_world(args)
@@ -1318,6 +1339,7 @@ def report(data):
                     ("fastscapelib s", lambda r: f"{r['fastscapelib_seconds']:.3f}"),
                     ("× fastscapelib", lambda r: f"{r['x_fastscapelib']:.2f}"),
                     ("× D8 step", lambda r: f"{r['x_d8']:.2f}" if "x_d8" in r else ""),
+                    ("agreement", lambda r: f"{r['agreement']:.1e}" if "agreement" in r else ""),
                 ],
             )
         )
@@ -1402,6 +1424,59 @@ def report(data):
     return "\n".join(out)
 
 
+def main_stream_power(args):
+    """``--stream-power``: one step against fastscapelib's at each size, D8 and multiple flow (no lake rows)."""
+    runs = 1 if args.quick else args.runs
+    sizes = (65, 129) if args.quick else args.stream_power_sizes
+    load_before = os.getloadavg() if hasattr(os, "getloadavg") else None
+    rows = []
+    for n in sizes:
+        rows.extend(bench_stream_power(n, runs, lakes=False))
+    data = {
+        "machine": {**machine(load_before), "date": time.strftime("%Y-%m-%d"), "quick": args.quick, "runs": runs},
+        "targets": TARGETS,
+        "stream_power_only": rows,
+    }
+    text = report_stream_power(data)
+    print(text)
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(data, indent=2))
+    print(f"\nwrote {args.json}")
+    if args.docs:
+        write_page(args.docs, text, data, "stream_power")
+
+
+def report_stream_power(data):
+    """The Markdown of a ``--stream-power`` run: the table and whether each step is within the goal."""
+    rows = data["stream_power_only"]
+    goal = data.get("targets", TARGETS).get("stream_power_x_fastscapelib_goal", 0.8)
+    out = [
+        "## Stream-power step against fastscapelib\n",
+        "One step (uplift, routing with MST depressions, implicit incision, diffusion) of the same mid-run "
+        "diamond-square state by Orogen and by fastscapelib in the same process, interleaved, the minimum of "
+        f"{data.get('machine', {}).get('runs', '?')} runs each; agreement: the largest difference of the two "
+        "results over the relief.\n",
+    ]
+    if not rows:
+        out.append("(fastscapelib not installed: nothing measured)")
+        return "\n".join(out)
+    out.append(
+        table(
+            rows,
+            [
+                ("routing", lambda r: "D8" if r["routing"] == "d8" else "multiple flow"),
+                ("size", lambda r: f"{r['size']}²"),
+                ("Orogen s", lambda r: f"{r['seconds']:.3f}"),
+                ("fastscapelib s", lambda r: f"{r['fastscapelib_seconds']:.3f}"),
+                ("× fastscapelib", lambda r: f"{r['x_fastscapelib']:.2f}"),
+                ("agreement", lambda r: f"{r['agreement']:.1e}"),
+                ("within the goal", lambda r: "yes" if r["x_fastscapelib"] <= goal else "no"),
+            ],
+        )
+    )
+    return "\n".join(out)
+
+
 def main_world(args):
     """``--world``: build the world, print the figures and what a 65537² world would cost on a cluster."""
     r = bench_world(
@@ -1458,11 +1533,12 @@ def report_world(data):
 
 #: The manual's performance page; ``--docs`` rewrites the part between its markers (the rest is kept).
 PERFORMANCE_PAGE = ROOT / "docs" / "performance.md"
-_PAGE_PARTS = {"main": "measured", "world": "world"}
+_PAGE_PARTS = {"main": "measured", "world": "world", "stream_power": "stream-power"}
 _PAGE_SKELETON = """# Performance
 
 Written by `scripts/bench.py --docs`: each section between the markers is the Markdown of the last run of
-that kind (the whole benchmark, and `--world`), with the machine it ran on; the rest of the page is kept.
+that kind (the whole benchmark, `--world` and `--stream-power`), with the machine it ran on; the rest of the
+page is kept.
 
 ## Measured
 
@@ -1473,6 +1549,11 @@ that kind (the whole benchmark, and `--world`), with the machine it ran on; the 
 
 <!-- bench.py: world -->
 <!-- /bench.py: world -->
+
+## Stream power against fastscapelib
+
+<!-- bench.py: stream-power -->
+<!-- /bench.py: stream-power -->
 """
 
 
