@@ -155,8 +155,31 @@ def test_bench_writes_the_performance_page_between_its_markers(tmp_path):
 
 def test_the_committed_performance_page_can_be_rewritten_by_bench():
     text = (ROOT / "docs" / "performance.md").read_text(encoding="utf-8")
-    for part in ("measured", "world"):
+    for part in ("measured", "world", "stream-power"):
         assert text.count(f"<!-- bench.py: {part} -->") == 1 and text.count(f"<!-- /bench.py: {part} -->") == 1
+
+
+def test_bench_writes_the_stream_power_part_from_its_json(tmp_path):
+    """``--stream-power``'s JSON becomes its own part of the page; the other parts are kept as they were."""
+    committed = (ROOT / "docs" / "performance.md").read_text(encoding="utf-8")
+    page, data = tmp_path / "performance.md", tmp_path / "bench_stream_power.json"
+    page.write_text(committed, encoding="utf-8")
+    row = {"size": 257, "seconds": 0.05, "fastscapelib_seconds": 0.1, "x_fastscapelib": 0.5, "agreement": 1.3e-4}
+    rows = [{**row, "routing": "d8"}, {**row, "routing": "mfd", "seconds": 0.09, "x_fastscapelib": 0.9}]
+    machine = {"date": "2026-12-02", "cpus": 2, "runs": 3}
+    data.write_text(json.dumps({"machine": machine, "stream_power_only": rows}), encoding="utf-8")
+    script = ROOT / "scripts" / "bench.py"
+    proc = subprocess.run(
+        [sys.executable, script, "--from-json", str(data), "--docs", str(page)], capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stderr
+    text = page.read_text(encoding="utf-8")
+    part = text.split("<!-- bench.py: stream-power -->")[1].split("<!-- /bench.py: stream-power -->")[0]
+    assert "D8 | 257² | 0.050 | 0.100 | 0.50 | 1.3e-04 | yes" in part
+    assert "multiple flow | 257² | 0.090 | 0.100 | 0.90 | 1.3e-04 | no" in part
+    assert "minimum of 3 runs" in part and "Measured on 2026-12-02" in part
+    head = committed.split("<!-- bench.py: stream-power -->")[0]
+    assert text.startswith(head)
 
 
 def test_the_json_examples_are_specs_that_load():
