@@ -372,10 +372,9 @@ def _levels(rec: _IntArray, roots: _IntArray, offsets: _IntArray) -> tuple[list[
     while frontier.size:
         cand = offsets[:, None] + frontier[None, :]  # (8, frontier): direction-major when flattened
         hit = rec[cand] == frontier[None, :]
-        parent = np.broadcast_to(label[frontier], cand.shape)[hit]
         frontier = cand[hit]
         if frontier.size:
-            label[frontier] = parent
+            label[frontier] = label[rec[frontier]]  # the parent's root
             levels.append(frontier)
     return levels, label
 
