@@ -16,10 +16,10 @@ import numpy.typing as npt
 
 from .elementary import log
 from .heightmap import as_heightmap, check_count, check_number
+from .work import check_work_limit
 
 __all__ = [
     "MAX_PASSES",
-    "MAX_FILTER_WORK",
     "LINE_COST",
     "filter_work",
     "check_filter_work",
@@ -37,10 +37,6 @@ __all__ = [
 
 #: Upper bound on filter passes.
 MAX_PASSES = 1000
-#: Upper bound on the work of one filter call, or of a recipe's whole filter stack, in cell passes
-#: (see :func:`filter_work`): about a minute of erosion filtering on two cores. Refuse instead of
-#: freezing the caller.
-MAX_FILTER_WORK = 2_500_000_000
 #: What one row or column costs a pass beyond its cells, in cells: the erosion filter's recursion runs
 #: line by line (numpy cannot vectorise along it), about 4 microseconds a line.
 LINE_COST = 256
@@ -61,8 +57,8 @@ def box_blur(heightmap: npt.ArrayLike, passes: int = 1) -> npt.NDArray[np.float3
     heightmap : array_like, shape (rows, cols)
         Finite heights.
     passes : int
-        ``0 <= passes <= MAX_PASSES``, and cells x passes at most
-        ``MAX_FILTER_WORK``; 0 returns a copy.
+        ``0 <= passes <= MAX_PASSES``, and the work's estimated time within
+        the limit the user set (:func:`core.work.check_work_limit`); 0 returns a copy.
 
     Returns
     -------
@@ -246,8 +242,8 @@ def erosion_filter(heightmap: npt.ArrayLike, k: float = 0.5, passes: int = 1) ->
         Filter coefficient in ``[0, 1)``; 0 leaves the map as it is, values
         near 1 smooth strongly.
     passes : int
-        ``0 <= passes <= MAX_PASSES``, and cells x passes at most
-        ``MAX_FILTER_WORK``.
+        ``0 <= passes <= MAX_PASSES``, and the work's estimated time within
+        the limit the user set (:func:`core.work.check_work_limit`).
 
     Returns
     -------
@@ -279,19 +275,18 @@ def filter_work(shape: tuple[int, int], passes: int) -> int:
 
 
 def check_filter_work(shape: tuple[int, int], passes: int, what: str = "passes") -> None:
-    """Refuse filtering that would run for minutes.
+    """Refuse filtering whose estimated time is over the limit the user set (:mod:`core.work`).
 
-    :func:`filter_work` of ``shape`` and ``passes`` above
-    :data:`MAX_FILTER_WORK` raises ``ValueError`` naming ``what``;
-    :func:`box_blur`, :func:`erosion_filter` and a recipe's filter stack call
-    this before any work.
+    :func:`filter_work` of ``shape`` and ``passes``, in seconds
+    (:func:`core.work.work_seconds`), over ``OROGEN_WORK_LIMIT`` or the
+    add-on's preference raises ``ValueError`` naming ``what``, the limit and
+    the setting; with no limit set nothing is refused. :func:`box_blur`,
+    :func:`erosion_filter` and a recipe's filter stack call this before any work.
     """
     work = filter_work(shape, passes)
-    if work > MAX_FILTER_WORK:
-        raise ValueError(
-            f"{what}: {passes} passes over {shape[0]} x {shape[1]} cells is {work:.3g} cell passes, "
-            f"more than {MAX_FILTER_WORK:.2g}: use fewer passes or a smaller heightmap"
-        )
+    check_work_limit(
+        work, f"{what}: {passes} passes over {shape[0]} x {shape[1]} cells", "use fewer passes or a smaller heightmap"
+    )
 
 
 def _one_pole(view: npt.NDArray[np.float64], k: float, reverse: bool) -> None:

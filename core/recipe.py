@@ -38,7 +38,7 @@ from typing import Any, cast
 import numpy as np
 import numpy.typing as npt
 
-from . import catalog, filters  # noqa: F401  (catalog registers the built-in generators and filters)
+from . import catalog, filters, work  # noqa: F401  (catalog registers the built-in generators and filters)
 from .catalog import MAP_NAMES
 from .heightmap import MAX_CELLS, check_number, check_world_shape, normalize
 from .io.jsonio import load_json
@@ -190,10 +190,12 @@ class Recipe:
         object.__setattr__(self, "filters", tuple(stack))
 
     def _check_work(self, shape: tuple[int, int], stack: Sequence[tuple[str, Mapping[str, Any]]]) -> None:
-        """Refuse a stack whose work is over ``MAX_FILTER_WORK``, naming the setting of the filter that costs most
-        (``erosion.steps``) and the most it may be at this size with the rest of the stack as it is."""
+        """Refuse a stack whose estimated time is over the limit the user set (``OROGEN_WORK_LIMIT`` or the add-on's
+        preference, :mod:`core.work`), naming the setting of the filter that costs most (``erosion.steps``), the
+        most it may be at this size with the rest of the stack as it is, and the limit. With no limit, nothing."""
+        limit = work.limit_work()
         total = self._passes(stack)
-        if filters.filter_work(shape, total) <= filters.MAX_FILTER_WORK or not stack:
+        if limit is None or filters.filter_work(shape, total) <= limit or not stack:
             return
         costs = [self._filter(key).passes(self._scaled(key, p)) for key, p in stack]
         i = max(range(len(stack)), key=costs.__getitem__)
@@ -202,10 +204,9 @@ class Recipe:
         rest = total - costs[i]
 
         def fits(name: str, value: int) -> bool:
-            return filters.filter_work(shape, rest + f.passes(self._scaled(key, {**params, name: value}))) <= (
-                filters.MAX_FILTER_WORK
-            )
+            return filters.filter_work(shape, rest + f.passes(self._scaled(key, {**params, name: value}))) <= limit
 
+        advice = "use fewer steps or a smaller heightmap"
         for q in f.params:  # the count its work grows with (steps, passes)
             value = params.get(q.name)
             if q.kind != "int" or not isinstance(value, int) or value < 1 or fits(q.name, value):
@@ -216,14 +217,27 @@ class Recipe:
             while high - low > 1:
                 mid = (low + high) // 2
                 low, high = (mid, high) if fits(q.name, mid) else (low, mid)
-            work = filters.filter_work(shape, total)
-            raise ValueError(
-                f"{key}.{q.name}: {value} over {shape[0]} x {shape[1]} cells is more work than allowed "
-                f"(filters[{i}] {key!r}: the stack's {work:.3g} cell passes, at most {filters.MAX_FILTER_WORK:.2g}, "
-                f"about a minute); at this size {key}.{q.name} must be at most {low} with the rest of the stack as "
-                "it is: use fewer or a smaller heightmap"
+            work.check_work_limit(
+                filters.filter_work(shape, total),
+                f"{key}.{q.name}: {value} over {shape[0]} x {shape[1]} cells (filters[{i}] {key!r})",
+                f"at this size {key}.{q.name} must be at most {low} with the rest of the stack as it is: {advice}",
             )
         filters.check_filter_work(shape, total, "filters")
+
+    def work(self) -> int:
+        """The estimated work of this recipe's filter stack over its whole shape, in cell passes
+        (:func:`core.filters.filter_work` of the filters' passes, the generator not counted)."""
+        return filters.filter_work(self.shape, self._passes(self.filters))
+
+    def work_seconds(self) -> float:
+        """The estimated time of :meth:`work` on the reference machine, in seconds (:func:`core.work.work_seconds`)."""
+        return work.work_seconds(self.work())
+
+    def work_warning(self) -> str | None:
+        """``"a 4097 x 4097 terrain's filters will take about 40 minutes (...)"`` when :meth:`work_seconds` is at
+        least :data:`core.work.WARN_SECONDS`, else ``None``: what the add-on reports and the scripts print."""
+        rows, cols = self.shape
+        return work.work_warning(self.work(), f"a {rows} x {cols} terrain's filters")
 
     def _filter(self, key: str) -> Filter:
         """The declaration of filter ``key`` in this recipe's version."""

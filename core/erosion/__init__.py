@@ -13,8 +13,8 @@
   law, upstream length) that the tests compare with nature.
 
 Invariants: heights in metres, cell sizes in metres, material conserved up
-to what leaves over open edges (reported), work bounded up front
-(:data:`core.filters.MAX_FILTER_WORK`), progress and cancellation through
+to what leaves over open edges (reported), work estimated up front
+and refused only past the limit the user set (:mod:`core.work`), progress and cancellation through
 :mod:`core.progress`.
 """
 

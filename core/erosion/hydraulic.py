@@ -78,10 +78,9 @@ __all__ = ["MAX_HYDRAULIC_STEPS", "HYDRAULIC_STEP_COST", "PiledSedimentWarning",
 
 #: Upper bound on hydraulic time steps, whatever the map's size.
 MAX_HYDRAULIC_STEPS = 100_000
-#: Work of one hydraulic time step per cell, in the cell passes of :data:`core.filters.MAX_FILTER_WORK`:
-#: steps x cells x this at most ``MAX_FILTER_WORK``, 396 steps at 1025 x 1025 (about 40 s at the 10 steps
-#: per second ``scripts/bench.py --filters`` measured with its two cores loaded 6 deep), 6 308 at
-#: 257 x 257.
+#: Work of one hydraulic time step per cell, in the cell passes of :func:`core.filters.filter_work` (what the
+#: time estimates of :mod:`core.work` count; about 10 steps per second at 1025 x 1025, ``scripts/bench.py
+#: --filters`` with its two cores loaded 6 deep).
 HYDRAULIC_STEP_COST = 6
 
 F64 = npt.NDArray[np.float64]
@@ -143,8 +142,8 @@ def hydraulic_erosion(
         between neighbouring cells (also the pipe length; pipe cross-section
         ``cell_size²``).
     steps : int
-        200; [0, 100000] and steps x cells x ``HYDRAULIC_STEP_COST`` at most
-        ``MAX_FILTER_WORK`` (396 at 1025 x 1025); [10, 400]; steps; "Steps":
+        200; [0, 100000] and the estimated time within the limit the user set,
+        if any (``OROGEN_WORK_LIMIT``); [10, 400]; steps; "Steps":
         time steps simulated.
     time_step : float or None
         None (half of :func:`max_time_step`: 0.08 s at 1 m cells, 0.025 s at

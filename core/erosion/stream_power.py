@@ -62,9 +62,10 @@ import numpy as np
 import numpy.typing as npt
 
 from ..elementary import power
-from ..filters import LINE_COST, MAX_FILTER_WORK
+from ..filters import LINE_COST
 from ..heightmap import as_heightmap, check_count, check_number
 from ..progress import Cancelled, Progress, check_progress
+from ..work import check_work_limit, limit_work
 from .diffusion import adi_diffusion, check_diffusion_scheme
 from .flow import (
     NEIGHBOR_OFFSETS,
@@ -104,8 +105,8 @@ __all__ = [
 ]
 
 #: What one stream-power step costs per cell, in the filter work unit (cell passes, see
-#: :data:`.filters.MAX_FILTER_WORK`): routing, the implicit solve and the diffusion are about forty
-#: filter passes' worth. Work above ``MAX_FILTER_WORK`` (about a minute) is refused.
+#: :func:`.filters.filter_work`): routing, the implicit solve and the diffusion are about forty
+#: filter passes' worth. Work over the limit the user set (:mod:`core.work`) is refused.
 STEP_COST = 40
 
 
@@ -641,18 +642,19 @@ def stream_power_passes(steps: int, *, routing: str = "d8", n: float = 1.0) -> i
     return int(steps) * ((MFD_STEP_COST if routing == "mfd" else STEP_COST) + math.ceil(newton))
 
 
-def check_stream_power_work(shape: tuple[int, int], steps: int, routing: str = "d8", *, n: float = 1.0) -> None:
-    """Refuse a run whose :func:`step_work` times ``steps`` is over ``MAX_FILTER_WORK``, naming ``steps``
-    and the most this size allows."""
+def check_stream_power_work(shape: tuple[int, int], steps: int, routing: str = "d8", *, n: float = 1.0) -> float:
+    """Refuse a run whose :func:`step_work` times ``steps`` takes longer than the limit the user set
+    (``OROGEN_WORK_LIMIT`` or the add-on's preference, :mod:`core.work`), naming ``steps``, the most this size
+    allows and the setting; return the estimated seconds. With no limit set nothing is refused."""
     per_step = step_work(shape, routing=routing, n=n)
-    if steps * per_step > MAX_FILTER_WORK:
-        most = MAX_FILTER_WORK // per_step
-        kind = routing if n == 1.0 else f"{routing}, n = {n:g}"
-        raise ValueError(
-            f"steps: {steps} stream-power steps ({kind}) over {shape[0]} x {shape[1]} cells is "
-            f"more work than allowed ({steps * per_step:.3g} cell passes, at most {MAX_FILTER_WORK:.2g}, about a "
-            f"minute); at this size steps must be in [0, {most}]: use fewer steps or a smaller heightmap"
-        )
+    most = limit_work()
+    kind = routing if n == 1.0 else f"{routing}, n = {n:g}"
+    advice = "use fewer steps or a smaller heightmap"
+    if most is not None and steps * per_step > most:
+        advice = f"at this size steps must be in [0, {most // per_step}]: {advice}"
+    return check_work_limit(
+        steps * per_step, f"steps: {steps} stream-power steps ({kind}) over {shape[0]} x {shape[1]} cells", advice
+    )
 
 
 def stream_power_step(
@@ -815,10 +817,8 @@ def stream_power_erosion(
         (stable at any step), but routing is updated once a step.
     steps : int
         Number of steps, ``0 <= steps <= MAX_STEPS``, and
-        ``steps x cells x STEP_COST <= MAX_FILTER_WORK`` (about a minute of
-        work: 59 steps at 1025², 946 at 257²; a third of that with
-        ``routing="mfd"``; for ``n != 1`` :func:`step_work` adds the Newton
-        iterations, 12 steps at 257² with multiple flow and ``n = 4``).
+        the estimated time of ``steps x`` :func:`step_work` within the limit
+        the user set, if any (``OROGEN_WORK_LIMIT``, :mod:`core.work`).
     sea_level : float, optional
         Cells below it (metres, re-evaluated every step) are base level:
         water leaves through them and they hold their height.
@@ -878,7 +878,7 @@ def stream_power_erosion(
     ------
     TypeError, ValueError
         For a bad parameter (named, with its range), a map smaller than
-        3 x 3, no base level, or more work than ``MAX_FILTER_WORK``.
+        3 x 3, no base level, or more work than the limit the user set.
     StreamPowerCancelled
         When ``callback`` returns ``False``.
     """

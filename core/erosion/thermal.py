@@ -45,9 +45,9 @@ import numpy as np
 import numpy.typing as npt
 
 from ..elementary import tangent
-from ..filters import MAX_FILTER_WORK
 from ..heightmap import as_heightmap, check_count, check_number
 from ..progress import Cancelled, Progress, check_progress
+from ..work import check_work_limit, limit_work
 
 __all__ = [
     "MAX_THERMAL_STEPS",
@@ -64,10 +64,9 @@ __all__ = [
 
 #: Upper bound on thermal steps, whatever the map's size.
 MAX_THERMAL_STEPS = 100_000
-#: Work of one thermal step per cell, in the cell passes of :data:`core.filters.MAX_FILTER_WORK`:
-#: steps x cells x this at most ``MAX_FILTER_WORK``, 475 steps at 1025 x 1025 (about 18 s at the 27 steps
-#: per second ``scripts/bench.py --filters`` measured with its two cores loaded 6 deep; the bound
-#: is kept to the filters' scale, not the time).
+#: Work of one thermal step per cell, in the cell passes of :func:`core.filters.filter_work` (what the time
+#: estimates of :mod:`core.work` count; about 27 steps per second at 1025 x 1025, ``scripts/bench.py
+#: --filters`` with its two cores loaded 6 deep).
 THERMAL_STEP_COST = 5
 #: Largest height (metres, either sign) the erosion filters accept: far beyond any terrain, and small
 #: enough that height differences, gradients and fluxes stay finite in their float32 work arrays.
@@ -142,28 +141,24 @@ def erosion_heights(heightmap: npt.ArrayLike) -> F64:
 
 
 def check_step_work(shape: tuple[int, int], steps: int, cost: int, *, what: str, most: int) -> int:
-    """Validate a count of erosion steps against :data:`core.filters.MAX_FILTER_WORK`.
-
-    ``steps x rows x cols x cost`` cell passes must stay within
-    ``MAX_FILTER_WORK`` (about a minute on two cores), and ``steps`` within
-    ``[0, most]``. Returns ``steps``.
+    """Validate a count of erosion steps: within ``[0, most]``, and ``steps x rows x cols x cost`` cell passes'
+    estimated time within the limit the user set, if any (``OROGEN_WORK_LIMIT`` or the add-on's preference,
+    :mod:`core.work`). Returns ``steps``.
 
     Raises
     ------
     TypeError
         If ``steps`` is not an integer.
     ValueError
-        Naming ``what`` and the largest count allowed for this map size.
+        Naming ``what``, the limit, the setting that set it and the largest count it allows at this size.
     """
     steps = check_count(steps, what, low=0, high=most)
     cells = shape[0] * shape[1]
-    allowed = min(most, MAX_FILTER_WORK // (cells * cost))
-    if steps > allowed:
-        raise ValueError(
-            f"{what} must be in [0, {allowed}] for a {shape[0]} x {shape[1]} heightmap "
-            f"(at most {MAX_FILTER_WORK:.2g} cell passes, {cost} per cell and step), got {steps}: "
-            "use fewer steps or a smaller heightmap"
-        )
+    limit = limit_work()
+    advice = "use fewer steps or a smaller heightmap"
+    if limit is not None and steps * cells * cost > limit:
+        advice = f"{what} must be in [0, {min(most, limit // (cells * cost))}] at this size: {advice}"
+    check_work_limit(steps * cells * cost, f"{what}: {steps} over {shape[0]} x {shape[1]} cells", advice)
     return steps
 
 
@@ -365,8 +360,8 @@ def thermal_erosion(
         1.0; [1e-6, 1e6]; [0.1, 100]; metres; "Cell Size": horizontal distance
         between neighbouring cells.
     steps : int
-        50; [0, 100000] and steps x cells x ``THERMAL_STEP_COST`` at most
-        ``MAX_FILTER_WORK`` (475 at 1025 x 1025); [1, 300]; steps;
+        50; [0, 100000] and the estimated time within the limit the user set,
+        if any (``OROGEN_WORK_LIMIT``); [1, 300]; steps;
         "Steps": how many times material moves.
     rate : float
         0.5; (0, 1]; [0.1, 1]; share per step; "Rate": share of a cell's

@@ -152,16 +152,26 @@ def test_an_unbounded_number_says_only_that_it_must_be_finite():
         core.slope_lightmap(np.zeros((3, 3)), softness=float("inf"))
 
 
-def test_filter_work_that_would_run_for_minutes_is_refused_up_front():
+def test_filter_work_past_the_users_limit_is_refused_up_front(monkeypatch):
     from core import filters
     from core.recipe import Recipe
 
     stack = [{"type": "erosion", "k": 0.5, "passes": 1000}] * 3  # 3000 passes over 1025^2: 4.7e9 cell passes
-    with pytest.raises(ValueError, match=r"^filters: 3000 passes over 1025 x 1025 cells is 4.73e\+09 cell passes"):
+    assert Recipe.from_dict({"shape": [1025, 1025], "filters": stack}).work() == 4_726_275_000  # no limit: accepted
+    monkeypatch.setenv("OROGEN_WORK_LIMIT", "60")
+    with pytest.raises(
+        ValueError,
+        match=r"^filters: 3000 passes over 1025 x 1025 cells: "
+        r"about \d+ (seconds|minutes) of work \(4.73e\+09 cell passes\), "
+        r"more than the limit of 60 seconds set by OROGEN_WORK_LIMIT: use fewer passes or a smaller heightmap, or "
+        "raise the limit$",
+    ):
         Recipe.from_dict({"shape": [1025, 1025], "filters": stack})
     assert Recipe.from_dict({"shape": [1025, 1025], "filters": stack[:1]}).shape == (1025, 1025)  # 1.6e9 is fine
     # On a thin strip the per-line cost dominates: 5000 passes over 2 x 4097 would take over a minute.
-    with pytest.raises(ValueError, match=r"^filters: 5000 passes over 2 x 4097 cells is 5.29e\+09"):
+    with pytest.raises(
+        ValueError, match=r"^filters: 5000 passes over 2 x 4097 cells: about \d+ (seconds|minutes) of work"
+    ):
         Recipe.from_dict({"shape": [2, 4097], "filters": [{"type": "erosion", "passes": 1000}] * 5})
     big = np.zeros((2049, 2049), np.float32)
     for function in (filters.box_blur, filters.erosion_filter):

@@ -243,11 +243,12 @@ def test_bad_parameters(kwargs, error, match):
         hydraulic_erosion(**kwargs)
 
 
-def test_work_bound_names_the_largest_steps_for_the_size():
-    with pytest.raises(ValueError, match=r"steps must be in \[0, 396\] for a 1025 x 1025 heightmap"):
-        hydraulic_erosion(np.zeros((1025, 1025), np.float32), steps=397)
-    with pytest.raises(ValueError, match=r"steps must be in \[0, 6308\] for a 257 x 257"):
-        hydraulic_erosion(np.zeros((257, 257), np.float32), steps=6309)
+def test_work_bound_names_the_largest_steps_for_the_size(monkeypatch):
+    monkeypatch.setenv("OROGEN_WORK_LIMIT", "1min")  # 2.4e9 cell passes of 6 a cell and step
+    with pytest.raises(ValueError, match=r"steps must be in \[0, 380\] at this size"):
+        hydraulic_erosion(np.zeros((1025, 1025), np.float32), steps=381)
+    with pytest.raises(ValueError, match=r"steps: 6057 over 257 x 257 cells: .* steps must be in \[0, 6056\]"):
+        hydraulic_erosion(np.zeros((257, 257), np.float32), steps=6057)
 
 
 CHILD = r"""

@@ -115,16 +115,27 @@ def test_recipe_json_errors_say_it_is_the_recipe():
         Recipe.from_json({"seed": 1})
 
 
-def test_too_much_work_names_the_setting_and_its_most():
-    # `--set steps=100000` used to be refused as "filters: 4000000 passes ...", naming neither
+def test_too_much_work_names_the_setting_and_its_most(monkeypatch):
+    # `--set steps=100000` used to be refused as "filters: 4000000 passes ...", naming neither; now only past
+    # the limit the user set (OROGEN_WORK_LIMIT), which the message names with the most steps it allows
     from core.erosion.stream_power import stream_power_passes
-    from core.filters import MAX_FILTER_WORK, filter_work
+    from core.filters import filter_work
     from core.spec import TerrainSpec, apply_settings
+    from core.work import WORK_PER_SECOND
 
     spec = TerrainSpec(size=65).replace(filters=(("erosion", {}),))
-    with pytest.raises(ValueError, match=r"erosion.steps: 100000 over 65 x 65 cells .* at most (\d+) ") as err:
+    assert apply_settings(spec, ["steps=100000"]).recipe().work_seconds() > 600  # long, but no limit is set
+    monkeypatch.setenv("OROGEN_WORK_LIMIT", "1min")
+    with pytest.raises(
+        ValueError,
+        match=r"erosion.steps: 100000 over 65 x 65 cells \(filters\[0\] 'erosion'\): "
+        r"about \d+ (minutes|hours) of work .*"
+        r"more than the limit of 60 seconds set by OROGEN_WORK_LIMIT: .* must be at most (\d+) ",
+    ) as err:
         apply_settings(spec, ["steps=100000"])
-    most = int(err.value.args[0].split("at most ")[2].split()[0])
-    assert filter_work((65, 65), stream_power_passes(most)) <= MAX_FILTER_WORK
-    assert filter_work((65, 65), stream_power_passes(most + 1)) > MAX_FILTER_WORK
+    most = int(err.value.args[0].split("at most ")[1].split()[0])
+    limit = 60 * WORK_PER_SECOND
+    assert (
+        filter_work((65, 65), stream_power_passes(most)) <= limit < filter_work((65, 65), stream_power_passes(most + 1))
+    )
     apply_settings(spec, [f"steps={most}"])

@@ -15,6 +15,7 @@ from core.generators.midpoint_displacement import diamond_square
 from core.params import FILTERS
 from core.progress import Cancelled
 from core.recipe import Recipe
+from core.work import WORK_PER_SECOND
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -96,10 +97,20 @@ def test_bad_parameters_are_refused_by_name(kwargs, error, words):
         stream_power.stream_power_erosion(np.zeros((257, 257)), 10.0, **kwargs)
 
 
-def test_work_bound_is_comparable_to_the_filters():
-    stream_power.check_stream_power_work((1025, 1025), 58)
-    with pytest.raises(ValueError, match="steps"):
-        stream_power.check_stream_power_work((1025, 1025), 60)
+def test_work_bound_refuses_only_past_the_users_limit(monkeypatch):
+    from core.work import WORK_PER_SECOND
+
+    per_step = stream_power.step_work((1025, 1025))
+    assert stream_power.check_stream_power_work((1025, 1025), 10_000) == 10_000 * per_step / WORK_PER_SECOND
+    monkeypatch.setenv("OROGEN_WORK_LIMIT", "1min")
+    most = 60 * WORK_PER_SECOND // per_step
+    stream_power.check_stream_power_work((1025, 1025), most)
+    with pytest.raises(
+        ValueError,
+        match=rf"^steps: {most + 1} stream-power steps \(d8\) over 1025 x 1025 cells: about 6\d seconds "
+        rf".* the limit of 60 seconds set by OROGEN_WORK_LIMIT: at this size steps must be in \[0, {most}\]",
+    ):
+        stream_power.check_stream_power_work((1025, 1025), most + 1)
 
 
 def test_nonlinear_slope_exponent_solves_the_implicit_equation():
@@ -294,8 +305,10 @@ def test_mfd_run_keeps_base_level_and_conserves_area():
         stream_power.stream_power_erosion(z0, 50.0, steps=1, routing="dinf")
     with pytest.raises(ValueError, match="flow_exponent"):
         stream_power.stream_power_erosion(z0, 50.0, steps=1, routing="mfd", flow_exponent=50.0)
-    with pytest.raises(ValueError, match=r"steps: 40 stream-power steps \(mfd\)"):
-        stream_power.check_stream_power_work((1025, 1025), 40, "mfd")
+    with pytest.raises(ValueError, match=r"steps: 400 stream-power steps \(mfd\)"):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv("OROGEN_WORK_LIMIT", "1min")
+            stream_power.check_stream_power_work((1025, 1025), 400, "mfd")
 
 
 def test_the_erosion_filter_declares_routing_and_its_maps_are_the_mfd_ones():
@@ -552,10 +565,11 @@ def test_newton_work_is_counted_and_n_1_has_none():
     assert power.work > 2 * linear.work
 
 
-def test_multiple_flow_with_n_4_is_refused_where_it_would_run_for_minutes():
+def test_multiple_flow_with_n_4_is_refused_where_it_would_run_past_the_limit(monkeypatch):
     # the case: 100 steps at 65^2, multiple flow, n = 4, K = 1 ran 152 s while the bound admitted 14 minutes
     z0 = _start(65, "hills")
-    most = stream_power.MAX_FILTER_WORK // stream_power.step_work((65, 65), routing="mfd", n=4.0)
+    monkeypatch.setenv("OROGEN_WORK_LIMIT", "1min")
+    most = 60 * WORK_PER_SECOND // stream_power.step_work((65, 65), routing="mfd", n=4.0)
     assert 10 <= most < 100
     with pytest.raises(
         ValueError, match=rf"steps: 100 stream-power steps \(mfd, n = 4\).*steps must be in \[0, {most}\]"
