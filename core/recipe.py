@@ -183,11 +183,25 @@ class Recipe:
                 raise type(err)(f"filters[{i}]: {err}") from None
             if not f.uses_scale:
                 _check_required(f.function, stack[-1][1], f"filters[{i}] ({key!r})")
-        # The stack's whole work, before any of it runs (each filter alone is bounded by its function).
-        # A world too large to evaluate whole is checked per window instead (see _run).
-        if self.shape[0] * self.shape[1] <= MAX_CELLS:
-            self._check_work(self.shape, stack)
+        # The stack's work is checked against the user's limit when a job starts (check_work, _run), not here:
+        # a spec over the limit can still be read, shown and changed.
         object.__setattr__(self, "filters", tuple(stack))
+
+    def check_work(self) -> float:
+        """Refuse this recipe's filter stack if its estimated time is over the limit the user set
+        (``OROGEN_WORK_LIMIT`` or the add-on's preference, :mod:`core.work`), before any work; return the estimate
+        in seconds (:meth:`work_seconds`). With no limit set nothing is refused.
+
+        Raises
+        ------
+        ValueError
+            Naming the setting of the filter that costs most (``erosion.steps``), the most it may be at this size
+            with the rest of the stack as it is, the limit and the setting that set it. A world too large to
+            evaluate whole is checked per window instead, as it is evaluated.
+        """
+        if self.shape[0] * self.shape[1] <= MAX_CELLS:
+            self._check_work(self.shape, self.filters)
+        return self.work_seconds()
 
     def _check_work(self, shape: tuple[int, int], stack: Sequence[tuple[str, Mapping[str, Any]]]) -> None:
         """Refuse a stack whose estimated time is over the limit the user set (``OROGEN_WORK_LIMIT`` or the add-on's
@@ -396,7 +410,7 @@ class Recipe:
         progress: Progress | None = None,
     ) -> tuple[npt.NDArray[np.float32], tuple[float, float]]:
         outer = expand(self.shape, window, self.margin())
-        filters.check_filter_work(outer.shape, self._passes(self.filters), "filters")
+        self._check_work(outer.shape, self.filters)
         total = 1 + self._passes(self.filters)
         done = 0
 

@@ -132,10 +132,10 @@ def test_too_much_work_names_the_setting_and_its_most(monkeypatch):
         r"about \d+ (minutes|hours) of work .*"
         r"more than the limit of 60 seconds set by OROGEN_WORK_LIMIT: .* must be at most (\d+) ",
     ) as err:
-        apply_settings(spec, ["steps=100000"])
+        apply_settings(spec, ["steps=100000"]).recipe().check_work()
     most = int(err.value.args[0].split("at most ")[1].split()[0])
     limit = 60 * WORK_PER_SECOND
     assert (
         filter_work((65, 65), stream_power_passes(most)) <= limit < filter_work((65, 65), stream_power_passes(most + 1))
     )
-    apply_settings(spec, [f"steps={most}"])
+    apply_settings(spec, [f"steps={most}"]).recipe().check_work()

@@ -92,7 +92,8 @@ def test_callback_reports_progress_and_cancels():
         ({"callback": 5}, TypeError, "callback"),
     ],
 )
-def test_bad_parameters_are_refused_by_name(kwargs, error, words):
+def test_bad_parameters_are_refused_by_name(kwargs, error, words, monkeypatch):
+    monkeypatch.setenv("OROGEN_WORK_LIMIT", "1min")  # 2000 steps at 257^2 are minutes of work
     with pytest.raises(error, match=words):
         stream_power.stream_power_erosion(np.zeros((257, 257)), 10.0, **kwargs)
 
@@ -580,8 +581,10 @@ def test_multiple_flow_with_n_4_is_refused_where_it_would_run_past_the_limit(mon
             generator="hills",
             shape=(257, 257),
             filters=(("erosion", {"steps": 100, "routing": "mfd", "n": 4.0, "auto_rates": False, "k": 1.0}),),
-        )
-    Recipe(generator="hills", shape=(257, 257), filters=(("erosion", {"steps": 100, "routing": "mfd", "n": 1.0}),))
+        ).check_work()
+    Recipe(
+        generator="hills", shape=(257, 257), filters=(("erosion", {"steps": 100, "routing": "mfd", "n": 1.0}),)
+    ).check_work()
 
 
 def test_a_callback_returning_false_stops_inside_the_first_step():

@@ -37,9 +37,9 @@ def test_the_panel_offers_sizes_up_to_4097():
 @pytest.mark.parametrize("name", list(PRESETS))
 def test_every_preset_at_every_panel_size_passes_the_checks_with_an_estimate(name):
     for size in engine_sizes():
-        recipe = preset_spec(name).replace(size=size).recipe()  # constructing it runs every work check
+        recipe = preset_spec(name).replace(size=size).recipe()
+        seconds = recipe.check_work()  # every work check, before any work
         assert recipe.shape == (size, size)
-        seconds = recipe.work_seconds()
         assert seconds == recipe.work() / work.WORK_PER_SECOND
         warning = recipe.work_warning()
         if seconds < work.WARN_SECONDS:
@@ -63,9 +63,9 @@ def test_the_environment_limit_refuses_past_it_naming_the_setting_and_the_limit(
     spec = preset_spec("river_valleys").replace(size=1025)
     seconds = spec.recipe().work_seconds()
     monkeypatch.setenv("OROGEN_WORK_LIMIT", f"{seconds * 1.01:.6g}s")
-    assert spec.recipe().shape == (1025, 1025)  # just within
+    assert spec.recipe().check_work() == seconds  # just within
     monkeypatch.setenv("OROGEN_WORK_LIMIT", "20min")
-    assert spec.replace(size=2049).recipe().shape == (2049, 2049)
+    assert spec.replace(size=2049).recipe().check_work() > 60
     with pytest.raises(
         ValueError,
         match=r"^erosion.steps: \d+ over 4097 x 4097 cells \(filters\[0\] 'erosion'\): about \d+ minutes of work "
@@ -73,23 +73,24 @@ def test_the_environment_limit_refuses_past_it_naming_the_setting_and_the_limit(
         r"erosion.steps must be at most \d+ with the rest of the stack as it is: use fewer steps or a smaller "
         r"heightmap, or raise the limit$",
     ):
-        spec.replace(size=4097).recipe()
+        spec.replace(size=4097).recipe().check_work()
+    assert spec.replace(size=4097).recipe().shape == (4097, 4097)  # a spec over the limit can still be read
     monkeypatch.setenv("OROGEN_WORK_LIMIT", "2 hours")
     with pytest.raises(ValueError, match=r"^OROGEN_WORK_LIMIT must be seconds as a number .*, got '2 hours'"):
-        spec.recipe()
+        spec.recipe().check_work()
 
 
 def test_the_preference_limit_refuses_and_the_smaller_limit_wins(monkeypatch):
     spec = preset_spec("scree_slopes").replace(size=2049)
     work.set_preference_limit(60.0)
     with pytest.raises(ValueError, match=r"more than the limit of 60 seconds set by the Work Limit preference \("):
-        spec.recipe()
+        spec.recipe().check_work()
     monkeypatch.setenv("OROGEN_WORK_LIMIT", "30")
     with pytest.raises(ValueError, match=r"the limit of 30 seconds set by OROGEN_WORK_LIMIT"):
-        spec.recipe()
+        spec.recipe().check_work()
     monkeypatch.delenv("OROGEN_WORK_LIMIT")
     work.set_preference_limit(0.0)  # 0: no limit
-    assert work.work_limit() is None and spec.recipe().shape == (2049, 2049)
+    assert work.work_limit() is None and spec.recipe().check_work() > 60
     with pytest.raises(ValueError, match="the work limit must be 0"):
         work.set_preference_limit(-1.0)
 
@@ -129,4 +130,7 @@ def test_durations_read_as_people_say_them():
 def test_a_hand_made_stack_past_the_limit_names_its_costliest_setting(monkeypatch):
     monkeypatch.setenv("OROGEN_WORK_LIMIT", "1min")
     with pytest.raises(ValueError, match=r"^thermal.steps: 100000 over 1025 x 1025 cells \(filters\[1\] 'thermal'\)"):
-        Recipe(shape=(1025, 1025), filters=(("box_blur", {"radius": 3}), ("thermal", {"steps": 100_000})))
+        Recipe(shape=(1025, 1025), filters=(("box_blur", {"radius": 3}), ("thermal", {"steps": 100_000}))).check_work()
+    # evaluating checks it too, before any work
+    with pytest.raises(ValueError, match=r"^thermal.steps: 100000 over 1025 x 1025 cells"):
+        Recipe(shape=(1025, 1025), filters=(("thermal", {"steps": 100_000}),)).evaluate()
