@@ -10,8 +10,9 @@ Rooms:
 - ``terrain/``: a terrain object: its spec computed into arrays, written into its mesh (the user's data
   resampled), its preview mesh, its full-size pass and its place in the live-update engine;
 - top level: :mod:`.live` (the one live-update engine), :mod:`.jobs` (background jobs with progress and
-  cancel), :mod:`.poll` (poll reasons), :mod:`.material` and :mod:`.nodes`, :mod:`.water`, :mod:`.mesh`,
-  :mod:`.specio`, :mod:`.properties`, :mod:`.render` (for scripts), :mod:`.versions`.
+  cancel), :mod:`.preferences` (the Work Limit), :mod:`.poll` (poll reasons), :mod:`.material` and
+  :mod:`.nodes`, :mod:`.water`, :mod:`.mesh`, :mod:`.specio`, :mod:`.properties`, :mod:`.render` (for
+  scripts), :mod:`.versions`.
 
 Imports point down: the panels use the operators; the operators use ``ui/draw.py``, ``terrain/`` and the
 top-level modules; ``terrain/`` uses the top-level modules; everything uses :mod:`core`, which never imports
@@ -20,7 +21,7 @@ top-level modules; ``terrain/`` uses the top-level modules; everything uses :mod
 
 import bpy
 
-from . import live, render, versions  # noqa: F401  (render: scripts)
+from . import live, preferences, render, versions  # noqa: F401  (render: scripts)
 from .io import export_maps, import_heightmap
 from .ops import presets, profile, stack
 from .ops import terrain as terrain_ops
@@ -33,8 +34,10 @@ from .tiles import world
 from .ui import panel, sizes
 
 #: Every module with classes or handlers, registered in this order and unregistered in reverse (as Blender's
-#: ``bl_operators``): the live engine first (it registers the property groups with its update callback).
+#: ``bl_operators``): the preferences first (the Work Limit reaches core before anything can run), then the live
+#: engine (it registers the property groups with its update callback).
 modules = (
+    preferences,
     live,
     target,
     settle,

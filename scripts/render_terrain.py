@@ -118,7 +118,12 @@ def spec_from_args(args, orogen, default: dict | None = None):
         both = [key for key in ("seed", "size", "width", "height") if getattr(args, key) is not None and key in named]
         if both:
             sys.exit(f"error: give --{both[0]} or --set {both[0]}, not both")
-        return apply_noted(orogen, spec, shortcuts + list(args.set))
+        spec = apply_noted(orogen, spec, shortcuts + list(args.set))
+        spec.recipe().check_work()  # refused here past OROGEN_WORK_LIMIT, naming it
+        note = spec.recipe().work_warning()
+        if note is not None:
+            print(f"note: {note}", file=sys.stderr)
+        return spec
     except (OSError, ValueError, TypeError) as err:
         sys.exit(f"error: {err}")
 

@@ -21,7 +21,7 @@ from ..poll import AddsObjects, export_reason, locked_reason, mode_reason, objec
 from ..properties import spec_annotations
 from ..specio import read_spec, take_operator_spec, write_spec
 from ..terrain.apply import apply_arrays, record_terrain, regenerate_with_notes, set_material, sun_for
-from ..terrain.compute import TerrainArrays, check_size, compute_terrain, scene_sun
+from ..terrain.compute import TerrainArrays, announce_work, check_size, compute_terrain, scene_sun
 from ..terrain.settle import stop_settling
 from ..ui.draw import draw_spec
 from ..water import remove_water, sync_water
@@ -70,6 +70,8 @@ material"""
     def execute(self, context):
         try:
             spec, sun = self._prepare(context)
+            check_size(*spec.shape, spec)
+            announce_work(self, spec)
             with running(self._doing, context) as job:
                 arrays = compute_terrain(spec, sun, progress=job.part(0.0, 0.99))
                 if job.cancelled:  # during the bake, after the last check
@@ -129,6 +131,7 @@ material"""
         try:
             spec, sun = self._prepare(context)
             check_size(*spec.shape, spec)
+            announce_work(self, spec)
         except (ValueError, TypeError) as err:
             self.report({"ERROR"}, f"Terrain not added: {err}")
             return {"CANCELLED"}
@@ -193,6 +196,9 @@ class OROGEN_OT_terrain_regenerate(BackgroundOperator, bpy.types.Operator):
     def execute(self, context):
         obj = context.active_object
         try:
+            spec = read_spec(obj.orogen)
+            check_size(*spec.shape, spec)
+            announce_work(self, spec)
             with running(self._doing, context):
                 status, notes = regenerate_with_notes(obj, context)
         except (ValueError, TypeError) as err:
@@ -217,6 +223,7 @@ class OROGEN_OT_terrain_regenerate(BackgroundOperator, bpy.types.Operator):
         try:
             spec = read_spec(obj.orogen)
             check_size(*spec.shape, spec)
+            announce_work(self, spec)
             job = BackgroundCompute(spec, sun_for(spec, context), spec.shape)
         except (ValueError, TypeError) as err:
             self.report({"ERROR"}, f"Terrain not regenerated: {err}")

@@ -9,6 +9,7 @@ from mathutils import Vector
 
 from ...core.lighting import BakedMaps, sun_angles
 from ...core.spec import MAX_SIDE, MIN_SIDE, TerrainSpec
+from ..preferences import sync as sync_preferences
 
 _UP = Vector((0.0, 0.0, 1.0))
 
@@ -146,9 +147,30 @@ def check_decode_memory(need: int) -> None:
 
 
 def check_size(rows: int, cols: int, spec: TerrainSpec | None = None) -> None:
-    """:func:`check_grid` and :func:`check_memory`: a terrain of this size can be made (else ``ValueError``)."""
+    """:func:`check_grid`, :func:`check_memory` and the Work Limit: a terrain of this size can be made (else
+    ``ValueError``; the recipe refuses work estimated past ``OROGEN_WORK_LIMIT`` or the preference, naming it)."""
+    sync_preferences()
     check_grid(rows, cols)
     check_memory(rows, cols, spec)
+    if spec is not None:
+        spec.recipe((rows, cols)).check_work()
+
+
+def work_note(spec: TerrainSpec, shape: tuple[int, int] | None = None) -> str | None:
+    """The estimated time of computing ``spec`` at ``shape`` when it is long ("a 4097 x 4097 terrain's filters
+    will take about 25 minutes (...)", :meth:`core.recipe.Recipe.work_warning`), else ``None``."""
+    return spec.recipe(shape or spec.shape).work_warning()
+
+
+def announce_work(operator, spec: TerrainSpec, shape: tuple[int, int] | None = None) -> None:
+    """Before a long job: report its estimated time as a warning and put it in the operator's status text
+    (``_doing``, what :class:`..jobs.BackgroundOperator` shows with the progress)."""
+    note = work_note(spec, shape)
+    if note is None:
+        return
+    operator.report({"WARNING"}, note[0].upper() + note[1:])
+    if hasattr(operator, "_doing"):
+        operator._doing = f"{type(operator)._doing} ({note.partition(' will take ')[2].partition(' (')[0]})"
 
 
 #: The fewest vertices a preview keeps across (or the terrain's own count, when it has fewer): a grid every filter

@@ -21,7 +21,7 @@ from ..mesh import TERRAIN_PROPERTY, grid_shape_of
 from ..poll import locked_reason, object_by_uid
 from ..specio import read_spec
 from .apply import apply_arrays, regenerate, regenerate_status, sun_for
-from .compute import check_size
+from .compute import check_size, work_note
 from .meshes import full_size_mesh
 
 #: Seconds without a further change before a live preview is replaced by the full-size terrain.
@@ -195,7 +195,9 @@ class OROGEN_OT_live_settle(BackgroundOperator, bpy.types.Operator):
             self._uid = obj.session_uid
             job = BackgroundCompute(spec, sun_for(spec, context), spec.shape)
             _settling[0] = {"uid": self._uid, "job": job, "beat": time.monotonic()}
-            obj.orogen.status = f"Making the full size {spec.shape[0]} x {spec.shape[1]} (Esc keeps the preview)"
+            note = work_note(spec)
+            about = "" if note is None else f", {note.partition(' will take ')[2].partition(' (')[0]}"
+            obj.orogen.status = f"Making the full size {spec.shape[0]} x {spec.shape[1]}{about} (Esc keeps the preview)"
             return job
         return None
 
