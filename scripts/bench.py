@@ -59,6 +59,10 @@ from core.noise.fractal import fractal_noise  # noqa: E402
 from core.recipe import GENERATORS, Recipe  # noqa: E402
 from core.spec import TerrainSpec  # noqa: E402
 
+sys.path.insert(0, str(ROOT / "scripts"))
+from bench_scaling import SIZES as SCALING_SIZES  # noqa: E402
+from bench_scaling import bench_scaling, report_scaling  # noqa: E402
+
 TARGETS = {
     "default_1025_s": 0.25,
     "faults_speedup": 20.0,
@@ -1167,6 +1171,17 @@ def parse_args(argv=None):
         help="sizes of --stream-power (default 257,1025,2049)",
     )
     parser.add_argument(
+        "--scaling",
+        action="store_true",
+        help="only the scaling table: each eroding preset and each filter at 257², 1025², 2049², 4097²",
+    )
+    parser.add_argument(
+        "--budget",
+        type=float,
+        default=3600.0,
+        help="seconds the --scaling run may take; cases that would not fit are marked not measured (default 3600)",
+    )
+    parser.add_argument(
         "--docs",
         nargs="?",
         type=Path,
@@ -1189,8 +1204,18 @@ def main(argv=None):
     args = parse_args(argv)
     if args.from_json is not None:
         data = json.loads(args.from_json.read_text(encoding="utf-8"))
-        part = "world" if "world" in data else "stream_power" if "stream_power_only" in data else "main"
-        text = {"world": report_world, "stream_power": report_stream_power, "main": report}[part](data)
+        part = (
+            "world"
+            if "world" in data
+            else "stream_power"
+            if "stream_power_only" in data
+            else "scaling"
+            if "rows" in data
+            else "main"
+        )
+        text = {"world": report_world, "stream_power": report_stream_power, "scaling": report_scaling, "main": report}[
+            part
+        ](data)
         print(text)
         if args.docs:
             write_page(args.docs, text, data, part)
@@ -1198,6 +1223,9 @@ def main(argv=None):
     if args.stream_power:
         args.json = args.json or ROOT / "out" / "bench_stream_power.json"
         return main_stream_power(args)
+    if args.scaling:
+        args.json = args.json or ROOT / "out" / "bench_scaling.json"
+        return main_scaling(args)
     if args.world:
         args.json = args.json or ROOT / "out" / "bench_world.json"
         return main_world(args)
@@ -1498,6 +1526,19 @@ def main_world(args):
         write_page(args.docs, text, data, "world")
 
 
+def main_scaling(args):
+    """``--scaling``: the scaling table (:mod:`bench_scaling`), printed, saved and written into the page."""
+    sizes = (65, 129) if args.quick else SCALING_SIZES
+    scaling = bench_scaling(sizes, args.budget, args.json)
+    data = {"machine": {**machine(), "date": time.strftime("%Y-%m-%d"), "quick": args.quick}, **scaling}
+    text = report_scaling(data)
+    print(text)
+    args.json.write_text(json.dumps(data, indent=2))
+    print(f"\nwrote {args.json}")
+    if args.docs:
+        write_page(args.docs, text, data, "scaling")
+
+
 def report_world(data):
     """The Markdown of a ``--world`` run (``bench_world.json``'s data)."""
     r, tiles_65537 = data["world"], data["tiles_65537"]
@@ -1533,7 +1574,7 @@ def report_world(data):
 
 #: The manual's performance page; ``--docs`` rewrites the part between its markers (the rest is kept).
 PERFORMANCE_PAGE = ROOT / "docs" / "performance.md"
-_PAGE_PARTS = {"main": "measured", "world": "world", "stream_power": "stream-power"}
+_PAGE_PARTS = {"main": "measured", "world": "world", "stream_power": "stream-power", "scaling": "scaling"}
 _PAGE_SKELETON = """# Performance
 
 Written by `scripts/bench.py --docs`: each section between the markers is the Markdown of the last run of
@@ -1554,6 +1595,11 @@ page is kept.
 
 <!-- bench.py: stream-power -->
 <!-- /bench.py: stream-power -->
+
+## Scaling
+
+<!-- bench.py: scaling -->
+<!-- /bench.py: scaling -->
 """
 
 
