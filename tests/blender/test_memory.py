@@ -57,7 +57,7 @@ CASES = [
     ),
     # A version-2 spec of 2049 vertices: its filters' lengths are its cells' (a low-pass k, three blur passes).
     # Its size is in the spec, not set afterwards: version 3 keeps lengths in metres when the size changes (the
-    # blur of a 129-vertex spec set to 2049 would be 768 passes, which the filters' work bound refuses).
+    # blur of a 129-vertex spec set to 2049 would be 768 passes, minutes of work).
     (
         2049,
         {
