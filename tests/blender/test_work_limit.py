@@ -98,3 +98,33 @@ def test_a_long_job_shows_its_estimated_time_and_esc_still_cancels(orogen, prefs
     job.join(60.0)  # it stops at its next check
     assert job.done() and job.cancelled and job.arrays is None
     assert len(bpy.data.objects) == before
+
+
+def test_the_scripts_print_the_estimate_and_refuse_past_the_environment_limit(tmp_path):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    script = root / "scripts" / "export_heightmaps.py"
+    argv = [sys.executable, str(script), "--preset", "river_valleys", "--size", "1025", "--output-dir", str(tmp_path)]
+    env = {**os.environ, "OROGEN_WORK_LIMIT": "1min"}
+    proc = subprocess.run(argv, cwd=root, capture_output=True, text=True, timeout=300, env=env)
+    assert proc.returncode != 0 and "Traceback" not in proc.stderr
+    assert "more than the limit of 60 seconds set by OROGEN_WORK_LIMIT" in proc.stderr
+    assert not any(tmp_path.iterdir())  # refused before anything was computed or written
+    # within the limit it says how long it will take (and is stopped here: the estimate comes before any work)
+    env["OROGEN_WORK_LIMIT"] = "1h"
+    proc = subprocess.Popen(
+        argv[:-2] + ["--output-dir", str(tmp_path)], cwd=root, stderr=subprocess.PIPE, text=True, env=env
+    )
+    try:
+        for line in proc.stderr:
+            if line.startswith("note: a 1025 x 1025 terrain's filters will take about "):
+                break
+        else:
+            raise AssertionError("no estimate printed")
+    finally:
+        proc.kill()
+        proc.wait()
