@@ -285,7 +285,10 @@ def check_filter_work(shape: tuple[int, int], passes: int, what: str = "passes")
     """
     work = filter_work(shape, passes)
     check_work_limit(
-        work, f"{what}: {passes} passes over {shape[0]} x {shape[1]} cells", "use fewer passes or a smaller heightmap"
+        work,
+        f"{what}: {passes} passes over {shape[0]} x {shape[1]} cells",
+        "use fewer passes or a smaller heightmap",
+        cells=shape[0] * shape[1],
     )
 
 

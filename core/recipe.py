@@ -207,7 +207,7 @@ class Recipe:
         """Refuse a stack whose estimated time is over the limit the user set (``OROGEN_WORK_LIMIT`` or the add-on's
         preference, :mod:`core.work`), naming the setting of the filter that costs most (``erosion.steps``), the
         most it may be at this size with the rest of the stack as it is, and the limit. With no limit, nothing."""
-        limit = work.limit_work()
+        limit = work.limit_work(shape[0] * shape[1])
         total = self._passes(stack)
         if limit is None or filters.filter_work(shape, total) <= limit or not stack:
             return
@@ -235,6 +235,7 @@ class Recipe:
                 filters.filter_work(shape, total),
                 f"{key}.{q.name}: {value} over {shape[0]} x {shape[1]} cells (filters[{i}] {key!r})",
                 f"at this size {key}.{q.name} must be at most {low} with the rest of the stack as it is: {advice}",
+                cells=shape[0] * shape[1],
             )
         filters.check_filter_work(shape, total, "filters")
 
@@ -245,13 +246,13 @@ class Recipe:
 
     def work_seconds(self) -> float:
         """The estimated time of :meth:`work` on the reference machine, in seconds (:func:`core.work.work_seconds`)."""
-        return work.work_seconds(self.work())
+        return work.work_seconds(self.work(), self.shape[0] * self.shape[1])
 
     def work_warning(self) -> str | None:
         """``"a 4097 x 4097 terrain's filters will take about 40 minutes (...)"`` when :meth:`work_seconds` is at
         least :data:`core.work.WARN_SECONDS`, else ``None``: what the add-on reports and the scripts print."""
         rows, cols = self.shape
-        return work.work_warning(self.work(), f"a {rows} x {cols} terrain's filters")
+        return work.work_warning(self.work(), f"a {rows} x {cols} terrain's filters", cells=rows * cols)
 
     def _filter(self, key: str) -> Filter:
         """The declaration of filter ``key`` in this recipe's version."""

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 
 __all__ = [
     "WORK_PER_SECOND",
+    "REFERENCE_CELLS",
+    "GROWTH",
     "WARN_SECONDS",
     "WORK_LIMIT_ENV",
     "PREFERENCE_NAME",
@@ -37,9 +39,16 @@ __all__ = [
     "work_warning",
 ]
 
-#: Cell passes one second does on the reference machine (two cores shared with other work; calibrated on the
-#: eroding presets at 1025 x 1025 by ``scripts/bench.py --scaling``, see docs/performance.md).
+#: Cell passes one second does at :data:`REFERENCE_CELLS` on the reference machine (two cores shared with other
+#: work): measured by ``scripts/bench.py --scaling`` (docs/performance.md), 0.8 to 3 times the eroding presets' and
+#: filters' real rate at 1025² (the estimate errs long).
 WORK_PER_SECOND = 40_000_000
+#: The map size :data:`WORK_PER_SECOND` holds at (1025², cells).
+REFERENCE_CELLS = 1025 * 1025
+#: How a cell pass slows as maps grow (the arrays leave the caches): seconds grow as work x
+#: ``(cells / REFERENCE_CELLS) ** GROWTH``. Measured by the scaling table: the eroding presets' time per cell pass
+#: grows 3 to 9 times from 257² to 1025² and 3 times from 1025² to 2049² (exponents 0.4 to 0.8).
+GROWTH = 0.5
 #: Estimated times at or above this many seconds come with a warning ("about N minutes").
 WARN_SECONDS = 10.0
 #: The environment variable that limits the time of any one job, for pipelines (see :func:`parse_seconds`).
@@ -100,9 +109,15 @@ def parse_seconds(text: str, what: str) -> float:
     return value
 
 
-def work_seconds(work: float) -> float:
-    """Estimated seconds ``work`` cell passes take on the reference machine (``work / WORK_PER_SECOND``)."""
-    return float(work) / WORK_PER_SECOND
+def work_seconds(work: float, cells: int = REFERENCE_CELLS) -> float:
+    """Estimated seconds ``work`` cell passes over a map of ``cells`` cells take on the reference machine:
+    ``work / WORK_PER_SECOND x (cells / REFERENCE_CELLS) ** GROWTH``."""
+    return float(work) / WORK_PER_SECOND * _growth(cells)
+
+
+def _growth(cells: int) -> float:
+    ratio: float = max(int(cells), 1) / REFERENCE_CELLS
+    return float(ratio**GROWTH)
 
 
 def describe_seconds(seconds: float, *, about: bool = True) -> str:
@@ -148,14 +163,17 @@ def work_limit() -> WorkLimit | None:
     return min(limits, key=lambda limit: limit.seconds) if limits else None
 
 
-def limit_work() -> int | None:
-    """The most cell passes the limit in force allows (``None``: no limit)."""
+def limit_work(cells: int = REFERENCE_CELLS) -> int | None:
+    """The most cell passes over a map of ``cells`` cells the limit in force allows (``None``: no limit)."""
     limit = work_limit()
-    return None if limit is None else int(limit.seconds * WORK_PER_SECOND)
+    return None if limit is None else int(limit.seconds * WORK_PER_SECOND / _growth(cells))
 
 
-def check_work_limit(work: float, what: str, advice: str = "use fewer steps or a smaller heightmap") -> float:
-    """Refuse ``work`` cell passes whose estimated time is over the limit in force; return the estimate in seconds.
+def check_work_limit(
+    work: float, what: str, advice: str = "use fewer steps or a smaller heightmap", *, cells: int = REFERENCE_CELLS
+) -> float:
+    """Refuse ``work`` cell passes over ``cells`` cells whose estimated time (:func:`work_seconds`) is over the limit
+    in force; return the estimate in seconds.
 
     Raises
     ------
@@ -163,7 +181,7 @@ def check_work_limit(work: float, what: str, advice: str = "use fewer steps or a
         Naming ``what``, the estimate, the limit and the setting that set it (``OROGEN_WORK_LIMIT`` or
         the preference).
     """
-    seconds = work_seconds(work)
+    seconds = work_seconds(work, cells)
     limit = work_limit()
     if limit is not None and seconds > limit.seconds:
         raise ValueError(
@@ -173,9 +191,10 @@ def check_work_limit(work: float, what: str, advice: str = "use fewer steps or a
     return seconds
 
 
-def work_warning(work: float, what: str) -> str | None:
-    """``"<what> will take about 3 minutes"`` when the estimate is at least :data:`WARN_SECONDS`, else ``None``."""
-    seconds = work_seconds(work)
+def work_warning(work: float, what: str, *, cells: int = REFERENCE_CELLS) -> str | None:
+    """``"<what> will take about 3 minutes"`` when the estimate (:func:`work_seconds`) is at least
+    :data:`WARN_SECONDS`, else ``None``."""
+    seconds = work_seconds(work, cells)
     if seconds < WARN_SECONDS:
         return None
     return f"{what} will take {describe_seconds(seconds)} ({work:.3g} cell passes)"

@@ -32,18 +32,22 @@ from core.presets import preset_spec
 kind, name, size = {kind!r}, {name!r}, {size}
 spec = preset_spec(name if kind == "preset" else "eroded_mountains").replace(size=size)
 recipe = spec.recipe()
-generator = 0.0
+def cpu():
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+generator = generator_cpu = 0.0
 if kind == "filter":
     base = dataclasses.replace(recipe, filters=())
-    start = time.perf_counter()
+    start, start_cpu = time.perf_counter(), cpu()
     base.evaluate()
-    generator = time.perf_counter() - start
+    generator, generator_cpu = time.perf_counter() - start, cpu() - start_cpu
     recipe = dataclasses.replace(recipe, filters=(({filter!r}, {{}}),))
 estimate = recipe.work_seconds()
-start = time.perf_counter()
+start, start_cpu = time.perf_counter(), cpu()
 recipe.evaluate()
 seconds = time.perf_counter() - start - generator
-print("RESULT " + json.dumps({{"seconds": max(seconds, 0.0), "estimate": estimate,
+cpu_seconds = cpu() - start_cpu - generator_cpu
+print("RESULT " + json.dumps({{"seconds": max(seconds, 0.0), "cpu_seconds": max(cpu_seconds, 0.0), "estimate": estimate,
       "peak_rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}}))
 """
 
@@ -107,15 +111,18 @@ def bench_scaling(sizes=SIZES, budget: float = 3600.0, json_path: Path | None = 
     start = time.perf_counter()
     rows = {f"{kind} {name}": {"kind": kind, "name": name, "sizes": {}} for kind, name in cases()}
     data = {"budget_s": budget, "sizes": list(sizes), "rows": list(rows.values())}
+
+    def predict(row: dict, size: int) -> float:
+        measured = [(int(s), r["seconds"]) for s, r in row["sizes"].items() if r.get("seconds") is not None]
+        if measured:
+            last_size, last_s = measured[-1]
+            return float(last_s * (size / last_size) ** 2)
+        return estimate(row["kind"], row["name"], size)
+
     for size in sizes:
-        for row in rows.values():
+        for row in sorted(rows.values(), key=lambda row: predict(row, size)):  # the quickest first
             kind, name = row["kind"], row["name"]
-            measured = [(int(s), r["seconds"]) for s, r in row["sizes"].items() if r.get("seconds") is not None]
-            if measured:
-                last_size, last_s = measured[-1]
-                predicted = last_s * (size / last_size) ** 2
-            else:
-                predicted = estimate(kind, name, size)
+            predicted = predict(row, size)
             left = budget - (time.perf_counter() - start)
             result = None
             if predicted < left:
@@ -145,7 +152,8 @@ def report_scaling(data: dict) -> str:
             if r is None or r.get("seconds") is None:
                 cells.append("not measured")
                 continue
-            cells.append(f"{r['seconds']:.2f} / {r['peak_rss'] / 2**20:.0f}")
+            cpu = f" (cpu {r['cpu_seconds']:.2f})" if "cpu_seconds" in r else ""
+            cells.append(f"{r['seconds']:.2f}{cpu} / {r['peak_rss'] / 2**20:.0f}")
             times.append((n * n, r["seconds"]))
             mems.append((n * n, r["peak_rss"]))
         te, me = exponent(times), exponent(mems)
@@ -155,7 +163,8 @@ def report_scaling(data: dict) -> str:
         )
     return (
         "\n## Scaling by size\n\n"
-        "Seconds and peak resident memory (MiB, the whole process) of each eroding preset (its whole heightmap) "
+        "Seconds (wall clock; the process's CPU seconds in brackets where recorded) and peak resident memory (MiB, "
+        "the whole process) of each eroding preset (its whole heightmap) "
         "and each filter alone (defaults, on the Eroded Mountains generator; the generator's time taken off), "
         "each in a fresh process; the exponents are the log-log slopes against the cells (1 = linear). "
         f'"not measured": the case did not fit in the run\'s budget of {data["budget_s"]:.0f} s.\n\n' + "\n".join(lines)

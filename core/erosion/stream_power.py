@@ -647,14 +647,13 @@ def check_stream_power_work(shape: tuple[int, int], steps: int, routing: str = "
     (``OROGEN_WORK_LIMIT`` or the add-on's preference, :mod:`core.work`), naming ``steps``, the most this size
     allows and the setting; return the estimated seconds. With no limit set nothing is refused."""
     per_step = step_work(shape, routing=routing, n=n)
-    most = limit_work()
+    most = limit_work(shape[0] * shape[1])
     kind = routing if n == 1.0 else f"{routing}, n = {n:g}"
     advice = "use fewer steps or a smaller heightmap"
     if most is not None and steps * per_step > most:
         advice = f"at this size steps must be in [0, {most // per_step}]: {advice}"
-    return check_work_limit(
-        steps * per_step, f"steps: {steps} stream-power steps ({kind}) over {shape[0]} x {shape[1]} cells", advice
-    )
+    what = f"steps: {steps} stream-power steps ({kind}) over {shape[0]} x {shape[1]} cells"
+    return check_work_limit(steps * per_step, what, advice, cells=shape[0] * shape[1])
 
 
 def stream_power_step(

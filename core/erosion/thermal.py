@@ -154,11 +154,11 @@ def check_step_work(shape: tuple[int, int], steps: int, cost: int, *, what: str,
     """
     steps = check_count(steps, what, low=0, high=most)
     cells = shape[0] * shape[1]
-    limit = limit_work()
+    limit = limit_work(cells)
     advice = "use fewer steps or a smaller heightmap"
     if limit is not None and steps * cells * cost > limit:
         advice = f"{what} must be in [0, {min(most, limit // (cells * cost))}] at this size: {advice}"
-    check_work_limit(steps * cells * cost, f"{what}: {steps} over {shape[0]} x {shape[1]} cells", advice)
+    check_work_limit(steps * cells * cost, f"{what}: {steps} over {shape[0]} x {shape[1]} cells", advice, cells=cells)
     return steps
 
 

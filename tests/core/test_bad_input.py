@@ -168,7 +168,8 @@ def test_filter_work_past_the_users_limit_is_refused_up_front(monkeypatch):
     ):
         Recipe.from_dict({"shape": [1025, 1025], "filters": stack}).check_work()
     assert Recipe.from_dict({"shape": [1025, 1025], "filters": stack[:1]}).check_work() > 0  # 1.6e9 is fine
-    # On a thin strip the per-line cost dominates: 5000 passes over 2 x 4097 would take over a minute.
+    # On a thin strip the per-line cost dominates: 5000 passes over 2 x 4097 take seconds, not milliseconds.
+    monkeypatch.setenv("OROGEN_WORK_LIMIT", "5")
     with pytest.raises(
         ValueError, match=r"^filters: 5000 passes over 2 x 4097 cells: about \d+ (seconds|minutes) of work"
     ):

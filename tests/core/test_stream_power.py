@@ -15,7 +15,7 @@ from core.generators.midpoint_displacement import diamond_square
 from core.params import FILTERS
 from core.progress import Cancelled
 from core.recipe import Recipe
-from core.work import WORK_PER_SECOND
+from core.work import WORK_PER_SECOND, limit_work
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -93,13 +93,12 @@ def test_callback_reports_progress_and_cancels():
     ],
 )
 def test_bad_parameters_are_refused_by_name(kwargs, error, words, monkeypatch):
-    monkeypatch.setenv("OROGEN_WORK_LIMIT", "1min")  # 2000 steps at 257^2 are minutes of work
+    monkeypatch.setenv("OROGEN_WORK_LIMIT", "10s")  # 2000 steps at 257^2 are about 30 s of work
     with pytest.raises(error, match=words):
         stream_power.stream_power_erosion(np.zeros((257, 257)), 10.0, **kwargs)
 
 
 def test_work_bound_refuses_only_past_the_users_limit(monkeypatch):
-    from core.work import WORK_PER_SECOND
 
     per_step = stream_power.step_work((1025, 1025))
     assert stream_power.check_stream_power_work((1025, 1025), 10_000) == 10_000 * per_step / WORK_PER_SECOND
@@ -569,13 +568,14 @@ def test_newton_work_is_counted_and_n_1_has_none():
 def test_multiple_flow_with_n_4_is_refused_where_it_would_run_past_the_limit(monkeypatch):
     # the case: 100 steps at 65^2, multiple flow, n = 4, K = 1 ran 152 s while the bound admitted 14 minutes
     z0 = _start(65, "hills")
-    monkeypatch.setenv("OROGEN_WORK_LIMIT", "1min")
-    most = 60 * WORK_PER_SECOND // stream_power.step_work((65, 65), routing="mfd", n=4.0)
+    monkeypatch.setenv("OROGEN_WORK_LIMIT", "4s")  # a 65^2 map does a cell pass about 16 times faster than 1025^2
+    most = limit_work(65 * 65) // stream_power.step_work((65, 65), routing="mfd", n=4.0)
     assert 10 <= most < 100
     with pytest.raises(
         ValueError, match=rf"steps: 100 stream-power steps \(mfd, n = 4\).*steps must be in \[0, {most}\]"
     ):
         stream_power.stream_power_erosion(z0, 1.5, k=1.0, n=4.0, routing="mfd", steps=100)
+    monkeypatch.setenv("OROGEN_WORK_LIMIT", "1min")
     with pytest.raises(ValueError, match=r"erosion.steps: 100 over 257 x 257 .* must be at most \d+ "):
         Recipe(
             generator="hills",

@@ -40,7 +40,8 @@ def test_every_preset_at_every_panel_size_passes_the_checks_with_an_estimate(nam
         recipe = preset_spec(name).replace(size=size).recipe()
         seconds = recipe.check_work()  # every work check, before any work
         assert recipe.shape == (size, size)
-        assert seconds == recipe.work() / work.WORK_PER_SECOND
+        assert seconds == work.work_seconds(recipe.work(), size * size)
+        assert seconds == recipe.work() / work.WORK_PER_SECOND * (size * size / 1025**2) ** work.GROWTH
         warning = recipe.work_warning()
         if seconds < work.WARN_SECONDS:
             assert warning is None
