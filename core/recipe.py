@@ -220,7 +220,7 @@ class Recipe:
         def fits(name: str, value: int) -> bool:
             return filters.filter_work(shape, rest + f.passes(self._scaled(key, {**params, name: value}))) <= limit
 
-        advice = "use fewer steps or a smaller heightmap"
+        advice = "use fewer or a smaller heightmap"
         for q in f.params:  # the count its work grows with (steps, passes)
             value = params.get(q.name)
             if q.kind != "int" or not isinstance(value, int) or value < 1 or fits(q.name, value):

@@ -39,16 +39,17 @@ __all__ = [
     "work_warning",
 ]
 
-#: Cell passes one second does at :data:`REFERENCE_CELLS` on the reference machine (two cores shared with other
-#: work): measured by ``scripts/bench.py --scaling`` (docs/performance.md), 0.8 to 3 times the eroding presets' and
-#: filters' real rate at 1025² (the estimate errs long).
-WORK_PER_SECOND = 40_000_000
+#: Cell passes one second does at :data:`REFERENCE_CELLS` on the reference machine (two cores): measured by
+#: ``scripts/bench.py --scaling`` (docs/performance.md) on the slowest per pass, stream-power erosion (Eroded
+#: Mountains at 1025²: 6.5e7 in CPU seconds on a shared machine, 8.4e7 on a quiet one). Thermal and hydraulic
+#: erosion run 2 to 3 times faster per counted pass: their estimates err long.
+WORK_PER_SECOND = 60_000_000
 #: The map size :data:`WORK_PER_SECOND` holds at (1025², cells).
 REFERENCE_CELLS = 1025 * 1025
 #: How a cell pass slows as maps grow (the arrays leave the caches): seconds grow as work x
-#: ``(cells / REFERENCE_CELLS) ** GROWTH``. Measured by the scaling table: the eroding presets' time per cell pass
-#: grows 3 to 9 times from 257² to 1025² and 3 times from 1025² to 2049² (exponents 0.4 to 0.8).
-GROWTH = 0.5
+#: ``(cells / REFERENCE_CELLS) ** GROWTH``. Measured by the scaling table in CPU seconds: Eroded Mountains' time
+#: per counted pass grows 1.2 times from 257² to 1025² (1.3 times on a quiet machine, 0.71 s to 15.0 s).
+GROWTH = 0.1
 #: Estimated times at or above this many seconds come with a warning ("about N minutes").
 WARN_SECONDS = 10.0
 #: The environment variable that limits the time of any one job, for pipelines (see :func:`parse_seconds`).

@@ -49,15 +49,15 @@ def test_every_preset_at_every_panel_size_passes_the_add_ons_checks(orogen, pref
 
 def test_the_preference_reaches_the_check_and_refuses_naming_itself(orogen, prefs, scene):
     work = orogen.core.work
-    spec = preset_json(orogen, "eroded_mountains", 1025)  # about 30 s estimated
-    prefs.work_limit = 20.0
-    assert work.work_limit() == work.WorkLimit(20.0, work.PREFERENCE_NAME)
+    spec = preset_json(orogen, "eroded_mountains", 1025)  # about 20 s estimated
+    prefs.work_limit = 10.0
+    assert work.work_limit() == work.WorkLimit(10.0, work.PREFERENCE_NAME)
     work.set_preference_limit(None)  # as if core had lost it: each job reads the preference again
     before = len(bpy.data.objects)
     with pytest.raises(
         RuntimeError,
         match=r"Terrain not added: erosion.steps: \d+ over 1025 x 1025 cells \(filters\[0\] 'erosion'\): about \d+ "
-        r"seconds of work .* more than the limit of 20 seconds set by the Work Limit preference \(Edit > "
+        r"seconds of work .* more than the limit of 10 seconds set by the Work Limit preference \(Edit > "
         r"Preferences > Add-ons > Orogen\): at this size erosion.steps must be at most \d+ ",
     ):
         bpy.ops.orogen.terrain_add(spec=spec)

@@ -246,10 +246,10 @@ def test_bad_parameters(kwargs, error, match):
 def test_work_bound_names_the_largest_steps_for_the_size(monkeypatch):
     from core.work import limit_work
 
-    monkeypatch.setenv("OROGEN_WORK_LIMIT", "1min")  # 2.4e9 cell passes of 6 a cell and step
-    with pytest.raises(ValueError, match=r"steps must be in \[0, 380\] at this size"):
-        hydraulic_erosion(np.zeros((1025, 1025), np.float32), steps=381)
-    most = limit_work(257 * 257) // (257 * 257 * 6)  # 24 153: a small map does more passes a second
+    monkeypatch.setenv("OROGEN_WORK_LIMIT", "1min")  # 3.6e9 cell passes of 6 a cell and step
+    with pytest.raises(ValueError, match=r"steps must be in \[0, 571\] at this size"):
+        hydraulic_erosion(np.zeros((1025, 1025), np.float32), steps=572)
+    most = limit_work(257 * 257) // (257 * 257 * 6)  # 11 979: a small map does more passes a second
     with pytest.raises(ValueError, match=rf"steps: {most + 1} over 257 x 257 cells: .* steps must be in \[0, {most}\]"):
         hydraulic_erosion(np.zeros((257, 257), np.float32), steps=most + 1)
 

@@ -568,7 +568,7 @@ def test_newton_work_is_counted_and_n_1_has_none():
 def test_multiple_flow_with_n_4_is_refused_where_it_would_run_past_the_limit(monkeypatch):
     # the case: 100 steps at 65^2, multiple flow, n = 4, K = 1 ran 152 s while the bound admitted 14 minutes
     z0 = _start(65, "hills")
-    monkeypatch.setenv("OROGEN_WORK_LIMIT", "4s")  # a 65^2 map does a cell pass about 16 times faster than 1025^2
+    monkeypatch.setenv("OROGEN_WORK_LIMIT", "4s")  # about a dozen such steps at 65^2
     most = limit_work(65 * 65) // stream_power.step_work((65, 65), routing="mfd", n=4.0)
     assert 10 <= most < 100
     with pytest.raises(

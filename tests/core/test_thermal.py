@@ -188,13 +188,13 @@ def test_work_bound_names_the_largest_steps_for_the_size(monkeypatch):
     from core.erosion.thermal import THERMAL_STEP_COST, check_step_work
 
     assert check_step_work((4097, 4097), 100_000, THERMAL_STEP_COST, what="steps", most=100_000) == 100_000
-    monkeypatch.setenv("OROGEN_WORK_LIMIT", "1min")  # 2.4e9 cell passes: 456 steps of 5 at 1025^2
+    monkeypatch.setenv("OROGEN_WORK_LIMIT", "1min")  # 3.6e9 cell passes: 685 steps of 5 at 1025^2
     with pytest.raises(
         ValueError,
-        match=r"^steps: 457 over 1025 x 1025 cells: about 60 seconds .*set by OROGEN_WORK_LIMIT: steps must be in "
-        r"\[0, 456\] at this size",
+        match=r"^steps: 686 over 1025 x 1025 cells: about 60 seconds .*set by OROGEN_WORK_LIMIT: steps must be in "
+        r"\[0, 685\] at this size",
     ):
-        thermal_erosion(np.zeros((1025, 1025), np.float32), steps=457)
+        thermal_erosion(np.zeros((1025, 1025), np.float32), steps=686)
     thermal_erosion(np.zeros((1025, 1025), np.float32), steps=1)
 
 
