@@ -76,14 +76,14 @@ material"""
                 arrays = compute_terrain(spec, sun, progress=job.part(0.0, 0.99))
                 if job.cancelled:  # during the bake, after the last check
                     raise Cancelled("cancelled before the terrain was added")
-        except (ValueError, TypeError) as err:
+        except (ValueError, TypeError, RuntimeError) as err:
             self.report({"ERROR"}, f"Terrain not added: {err}")
             return {"CANCELLED"}
         except Cancelled:
             return self._cancelled(context, by_user=True)
         try:
             self._add(context, spec, arrays)
-        except (ValueError, TypeError) as err:
+        except (ValueError, TypeError, RuntimeError) as err:
             self.report({"ERROR"}, f"Terrain not added: {err}")
             return {"CANCELLED"}
         return {"FINISHED"}
@@ -132,7 +132,7 @@ material"""
             spec, sun = self._prepare(context)
             check_size(*spec.shape, spec)
             announce_work(self, spec)
-        except (ValueError, TypeError) as err:
+        except (ValueError, TypeError, RuntimeError) as err:
             self.report({"ERROR"}, f"Terrain not added: {err}")
             return {"CANCELLED"}
         object_utils.add_object_align_init(context, self)  # location and rotation from the view it is added from
@@ -142,7 +142,7 @@ material"""
     def _apply(self, context, job: BackgroundCompute) -> set[str]:
         try:
             obj = self._add(context, self._spec, job.arrays)
-        except (ValueError, TypeError) as err:
+        except (ValueError, TypeError, RuntimeError) as err:
             self._say("ERROR", f"Terrain not added: {err}")
             return {"CANCELLED"}
         rows, cols = job.shape
@@ -201,7 +201,7 @@ class OROGEN_OT_terrain_regenerate(BackgroundOperator, bpy.types.Operator):
             announce_work(self, spec)
             with running(self._doing, context):
                 status, notes = regenerate_with_notes(obj, context)
-        except (ValueError, TypeError) as err:
+        except (ValueError, TypeError, RuntimeError) as err:
             self.report({"ERROR"}, f"Terrain not regenerated: {err}")
             return {"CANCELLED"}
         except Cancelled:
@@ -225,7 +225,7 @@ class OROGEN_OT_terrain_regenerate(BackgroundOperator, bpy.types.Operator):
             check_size(*spec.shape, spec)
             announce_work(self, spec)
             job = BackgroundCompute(spec, sun_for(spec, context), spec.shape)
-        except (ValueError, TypeError) as err:
+        except (ValueError, TypeError, RuntimeError) as err:
             self.report({"ERROR"}, f"Terrain not regenerated: {err}")
             return {"CANCELLED"}
         self._uid = obj.session_uid
@@ -243,15 +243,22 @@ class OROGEN_OT_terrain_regenerate(BackgroundOperator, bpy.types.Operator):
             return {"CANCELLED"}
         try:
             spec = read_spec(obj.orogen)
-        except (ValueError, TypeError) as err:
+        except (ValueError, TypeError, RuntimeError) as err:
             self._say("ERROR", f"Terrain not regenerated: {err}")
             return {"CANCELLED"}
         if not same_heights(job.spec, spec):  # its settings changed meanwhile: compute those instead
-            self._restart(context, BackgroundCompute(spec, sun_for(spec, context), spec.shape))
+            try:  # the same guards as a start: a new Size meets the memory guard and the Work Limit
+                check_size(*spec.shape, spec)
+                announce_work(self, spec)
+                again = BackgroundCompute(spec, sun_for(spec, context), spec.shape)
+            except (ValueError, TypeError, RuntimeError) as err:
+                self._say("ERROR", f"Terrain not regenerated: {err}")
+                return {"CANCELLED"}
+            self._restart(context, again)
             return {"RUNNING_MODAL"}
         try:
             status, notes = apply_arrays(obj, spec, spec.shape, job.arrays, self._started)
-        except (ValueError, TypeError) as err:
+        except (ValueError, TypeError, RuntimeError) as err:
             self._say("ERROR", f"Terrain not regenerated: {err}")
             return {"CANCELLED"}
         return self._finish(obj, status, notes)

@@ -325,6 +325,29 @@ def test_regenerate_waits_for_object_mode_and_follows_settings_changed_meanwhile
     assert_same_mesh(obj, bpy.context.active_object)
 
 
+def test_settings_changed_meanwhile_meet_the_memory_guard_before_they_are_computed(scene, orogen, modal, monkeypatch):
+    """A Size raised while Regenerate computes is computed next only if the memory guard lets it: a start's
+    guards hold for the restart too, and the terrain stays as it was."""
+    live = orogen.addon.live
+    bpy.ops.orogen.terrain_add(spec=spec_json(seed=1))
+    obj = bpy.context.active_object
+    started = modal(orogen.addon.ops.terrain.OROGEN_OT_terrain_regenerate)
+    assert bpy.ops.orogen.terrain_regenerate() == {"RUNNING_MODAL"}
+    op = started[0]
+    wait_for(op._job)
+    monkeypatch.setenv("OROGEN_MEMORY_LIMIT", "1MiB")
+    with live.suspended():
+        obj.orogen.size = 1025  # changed while it computed, past the memory the guard allows
+    before = snapshot()  # the user's change made, the mesh still the old one
+    computed = []
+    monkeypatch.setattr(orogen.addon.jobs, "compute_terrain", lambda *a, **k: computed.append(a) or 1 / 0)
+    assert run(op) == {"CANCELLED"}
+    assert computed == []  # refused before a computation of the new settings started
+    assert op.last_report[0] == "ERROR" and op.last_report[1].startswith("Terrain not regenerated: ")
+    assert "memory" in op.last_report[1].lower() or "MiB" in op.last_report[1], op.last_report
+    assert snapshot() == before
+
+
 def test_regenerate_of_a_deleted_terrain_or_a_failed_worker_reports_and_changes_nothing(
     scene, orogen, modal, monkeypatch
 ):
