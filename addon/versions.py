@@ -26,7 +26,7 @@ Blender 4.2, which has no append handler) is converted when it is first read
 
 Development builds of version 3 stored the thermal filter's ``steps`` as
 ``iterations``: a version-3 group holding the old name gets the value under
-today's (:data:`core.versions.V3_RENAMED`). Orogen 0.3's groups (version 3)
+today's (:data:`core.versions.V3_RENAMED`). Version-3 groups
 get version 3's erosion algorithms named, by every route (:mod:`.versions3`).
 
 Every value is converted by :mod:`core.versions`; this module reads the old

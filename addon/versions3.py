@@ -1,11 +1,12 @@
-"""Orogen 0.3's settings (spec version 3) in a .blend: version 3's erosion algorithms named, so they stay.
+"""Spec-version-3 settings (Orogen 0.3's development builds) in a .blend: version 3's erosion algorithms
+named, so they stay.
 
 Version 4 made the erosion filters' version-3 algorithms declared choices (:mod:`core.versions.v3_to_v4`) whose
 properties a version-3 group does not hold, so it would read version 4's defaults. A version-3 group (marked 3,
 or unmarked with ``fit_height``: :func:`.versions.stored_version`) gets :data:`core.versions.V3_CHOICES` written
 into each filter of its stack that holds none of them, on load and on append (:mod:`.versions`' handlers) or when
 first read by another route (made local, library-overridden); linked data is read through them, never written.
-Regenerate then gives what Orogen 0.3 gave. The group is marked version 4.
+Regenerate then gives what version 3 gave. The group is marked version 4.
 """
 
 from ..core.spec import TerrainSpec

@@ -454,7 +454,7 @@ class Filter(Part):
 
     ``margin(params)`` is how many cells around a window it reads (for exact
     tiles; a global filter reads the whole world); ``passes(params)`` how many
-    grid passes it costs (the stack's work bound counts them). With
+    grid passes it costs (the stack's work estimate counts them). With
     ``uses_scale`` the function also takes ``cell_size`` and ``height`` (metres
     per cell and metres per unit of the normalised heightmap): physically
     based filters work in metres. With ``makes_maps`` it also takes ``maps``

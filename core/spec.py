@@ -492,7 +492,7 @@ class TerrainSpec:
         )
         object.__setattr__(self, "material", check_values(MATERIAL_PARAMS, self.material, "material."))
         object.__setattr__(self, "layers", check_layers(self.layers))
-        self.recipe()  # the heightmap part must be valid (work bounds)
+        self.recipe()  # the heightmap part must be valid (its parts and their parameters)
 
     # --- derived ---------------------------------------------------------------------------
     @property

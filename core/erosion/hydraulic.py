@@ -224,7 +224,7 @@ def hydraulic_erosion(
     ValueError
         For NaN/Inf heights, a parameter outside its range (``time_step``
         against the bound for the given ``cell_size`` and ``gravity``) or
-        steps beyond the work bound, naming the parameter and its range.
+        steps whose estimated time is over the user's Work Limit (``OROGEN_WORK_LIMIT``; none by default), naming it.
 
     Warns
     -----

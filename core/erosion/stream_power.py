@@ -629,7 +629,7 @@ def step_work(shape: tuple[int, int], *, routing: str = "d8", n: float = 1.0) ->
 
 
 def stream_power_passes(steps: int, *, routing: str = "d8", n: float = 1.0) -> int:
-    """The work of ``steps`` stream-power steps in filter passes (what a recipe's work bound counts).
+    """The work of ``steps`` stream-power steps in filter passes (what a recipe's work estimate counts).
 
     ``filter_work(shape, passes)`` (``passes x (cells + LINE_COST x (rows +
     cols))``) is at least :func:`step_work` times ``steps`` for every shape:

@@ -394,7 +394,7 @@ def thermal_erosion(
         ``steps`` or a callback that is not callable.
     ValueError
         For NaN/Inf heights, a parameter outside its range or steps
-        beyond the work bound, naming the parameter and its range.
+        whose estimated time is over the user's Work Limit (``OROGEN_WORK_LIMIT``; none by default), naming it.
     """
     h = erosion_heights(heightmap)
     talus = check_number(talus_angle, "talus_angle", low=0.0, high=89.0)

@@ -1,4 +1,4 @@
-"""Spec version 3 (Orogen 0.3), the current version's number, and what version 3's development builds wrote
+"""Spec version 3 (Orogen 0.3's development builds before version 4), and what its early builds wrote
 differently.
 
 Orogen's development builds of version 3 wrote the thermal filter's time steps as ``iterations`` (the name

@@ -1,4 +1,4 @@
-"""The Work Limit in Blender (issue 22, item 4): every preset at every size the panel offers passes the add-on's
+"""The Work Limit in Blender: every preset at every size the panel offers passes the add-on's
 checks, a long job shows its estimated time, and only the user's limit (the preference or OROGEN_WORK_LIMIT)
 refuses one, naming itself, before anything is added.
 

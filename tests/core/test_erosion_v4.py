@@ -1,4 +1,5 @@
-"""Spec version 4's erosion fixes (issue #21 items 7, 8, 9 and 12): each a property that version 3 broke."""
+"""Spec version 4's erosion fixes (open thermal edges, monotone diffusion, drained flats, bounded hydraulic,
+uplift scale): each a property that version 3 broke."""
 
 import math
 
@@ -70,7 +71,7 @@ def test_a_plane_below_the_talus_angle_is_left_unchanged_with_open_edges(angle, 
     assert r.lost_volume == 0.0
 
 
-def test_the_issues_20_degree_plane():
+def test_a_20_degree_plane_with_open_edges_loses_nothing():
     """Version 3 (a ring at the lowest height) lost 1786 m³ and dropped the uphill edge 10 m."""
     y, x = np.mgrid[:33, :33].astype(np.float64)
     plane = x * math.tan(math.radians(20.0))

@@ -295,7 +295,7 @@ def test_leftovers_of_dead_processes_are_cleaned_and_old_backups_restored(tmp_pa
     assert (tmp_path / "t.png").read_bytes() == b"the user's file"
 
 
-# --- one text file, whole or not at all (issue 21, item 17: a preset saved on a full disk left a .tmp) ----------
+# --- one text file, whole or not at all (a preset saved on a full disk left a .tmp) ----------
 def test_write_text_on_a_full_disk_leaves_the_old_file_and_nothing_beside_it(tmp_path, monkeypatch):
     import builtins
     import errno

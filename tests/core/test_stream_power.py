@@ -229,7 +229,7 @@ def test_steady_state_matches_fastscapelib():
     (log S vs log A over channel cells, both measured with fastscapelib's
     routing) within 0.02 and mean height within 3 %.
     """
-    n, cell = 257, 200.0  # the issue's grid
+    n, cell = 257, 200.0  # a 257^2 grid at 200 m
     z0 = np.random.default_rng(1234).random((n, n))
     z0[[0, -1], :] = 0.0
     z0[:, [0, -1]] = 0.0
@@ -524,7 +524,7 @@ def test_the_resolution_settings_are_declared_once_and_version_2_keeps_its_rates
     assert spec.filters[0].params["auto_scale"] == "cell" and spec.filters[0].params["channel_area"] == 0.0
 
 
-# --- the work bound counts what a step costs (issue 21, item 4) ------------------------------------------------
+# --- the work bound counts what a step costs, Newton iterations included ----------------------------------------------
 def _start(size, generator):
     from core.spec import TerrainSpec
 
@@ -566,7 +566,7 @@ def test_newton_work_is_counted_and_n_1_has_none():
 
 
 def test_multiple_flow_with_n_4_is_refused_where_it_would_run_past_the_limit(monkeypatch):
-    # the issue's case: 100 steps at 65^2, multiple flow, n = 4, K = 1 ran 152 s while the bound admitted 14 minutes
+    # the case that ran away: 100 steps at 65^2, multiple flow, n = 4, K = 1 ran 152 s; the bound admitted 14 min
     z0 = _start(65, "hills")
     monkeypatch.setenv("OROGEN_WORK_LIMIT", "4s")  # about a dozen such steps at 65^2
     most = limit_work(65 * 65) // stream_power.step_work((65, 65), routing="mfd", n=4.0)

@@ -269,7 +269,7 @@ def test_the_versions_room_reads_plain_data_below_the_spec_and_the_recipe():
         assert not imported & {"spec", "recipe", "presets", "world"}, (path.name, imported)
 
 
-# --- what is not a spec is refused as what it is (issue 21, item 13) --------------------------------------------
+# --- what is not a spec is refused as what it is --------------------------------------------
 def test_a_dict_without_version_that_is_not_a_0_1_recipe_is_refused():
     # today's "erosion" is stream power; read as a 0.1 recipe it silently became the low-pass filter
     with pytest.raises(ValueError, match=r'needs "version": 4: add it.*not one \(it has no shape\)'):

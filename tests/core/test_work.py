@@ -1,4 +1,4 @@
-"""Work estimates and the user's work limit (issue 22, item 4): every built-in preset at every size the panel
+"""Work estimates and the user's work limit: every built-in preset at every size the panel
 offers is accepted, with a time estimate where it is long; only a limit the user set refuses, naming it."""
 
 import ast

@@ -1,4 +1,4 @@
-"""World builds that go wrong (issue 21, item 15): leftovers of a killed build, a cut cache, two builds at once,
+"""World builds that go wrong: leftovers of a killed build, a cut cache, two builds at once,
 absurd grids, bad scheduler addresses, Ctrl+C. Small worlds, so each runs in seconds."""
 
 import contextlib
