@@ -75,8 +75,10 @@ import io
 import json
 import os
 import re
+import signal
 import struct
 import sys
+import threading
 import time
 import warnings
 from collections.abc import Callable, Iterator
@@ -387,8 +389,16 @@ def verify(plan: Plan, record: Any) -> bool:
     return True
 
 
+#: Set by Ctrl+C (SIGINT) in the command line: tiles check it before and after they are built, so a stop that a
+#: library swallowed (a KeyboardInterrupt caught inside a write) still stops the build at the next tile.
+STOP = threading.Event()
+
+
 def build_tile(plan: Plan, ranges: Any, ty: int, tx: int) -> int:
-    """Pass 3 for one tile: its files, its Zarr chunks and its record. Returns 1 if built, 0 if already there."""
+    """Pass 3 for one tile: its files, its Zarr chunks and its record. Returns 1 if built, 0 if already there.
+    Raises ``KeyboardInterrupt`` before or after the tile when Ctrl+C was pressed (:data:`STOP`)."""
+    if STOP.is_set():
+        raise KeyboardInterrupt
     record_path = plan.path(STATE, "tiles", f"y{ty}_x{tx}.json")
     if verify(plan, read_json(record_path)):
         return 0
@@ -426,6 +436,8 @@ def build_tile(plan: Plan, ranges: Any, ty: int, tx: int) -> int:
     write_json_atomic(record_path, {"tile": [ty, tx], "files": files})
     if plan.tile_sleep:
         time.sleep(plan.tile_sleep)
+    if STOP.is_set():
+        raise KeyboardInterrupt
     return 1
 
 
@@ -969,6 +981,16 @@ _interrupted_out: list[str] = []
 
 def main(argv: list[str] | None = None) -> int:
     """The command line; returns the exit status (0, 2 for an error, 130 when interrupted by Ctrl+C)."""
+    STOP.clear()
+
+    def interrupt(signum: int, frame: Any) -> None:
+        STOP.set()  # seen at the next tile even if the KeyboardInterrupt below is swallowed on its way
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGINT, interrupt)
+    except ValueError:  # not the main thread (a test calling main from a thread): Python's own handler stays
+        previous = None
     try:
         return _main(argv)
     except KeyboardInterrupt:
@@ -978,6 +1000,9 @@ def main(argv: list[str] | None = None) -> int:
             "build_world: interrupted: the tiles built so far are kept; run the same command to finish", file=sys.stderr
         )
         return 130
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
 
 
 def _main(argv: list[str] | None) -> int:

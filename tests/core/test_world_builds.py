@@ -251,6 +251,7 @@ def test_ctrl_c_exits_130_with_one_line_and_no_partial_file(tmp_path):
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None and len(list(records.glob("*.json"))) < 3:
         time.sleep(0.05)
+    assert proc.poll() is None, "the build ended before Ctrl+C could be sent"
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130
