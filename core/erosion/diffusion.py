@@ -111,7 +111,6 @@ def _adi_half(
     ``z`` is ``(lines, points)`` with the implicit direction along axis 0 (so
     each step of the sweeps is a contiguous row of the array).
     """
-    n0, n1 = z.shape
     # explicit part along axis 1, with no-flux mirrors at closed ends
     left = np.empty_like(z)
     right = np.empty_like(z)
@@ -129,15 +128,7 @@ def _adi_half(
         rhs[0] = z[0]
     if impl_open[1]:
         rhs[-1] = z[-1]
-    inv_beta, gamma = _tridiagonal_factors(n0, f_impl, impl_open[0], impl_open[1])
-    lower0 = 0.0 if impl_open[1] else -f_impl
-    out = np.empty_like(z)
-    out[0] = rhs[0] * inv_beta[0]
-    for i in range(1, n0):
-        a = lower0 if i == n0 - 1 else -f_impl
-        out[i] = (rhs[i] - a * out[i - 1]) * inv_beta[i]
-    for i in range(n0 - 2, -1, -1):
-        out[i] -= gamma[i + 1] * out[i + 1]
+    out = _solve_lines(rhs, f_impl, impl_open)
     # fixed lines of the explicit direction are not solved at all
     if expl_open[0]:
         out[:, 0] = z[:, 0]
