@@ -894,11 +894,7 @@ def main_filters(args):
         "preset_heightmaps": presets,
         "verdicts": filter_verdicts(erosion, presets),
     }
-    text = report_filters(data)
-    print(text)
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(data, indent=2))
-    print(f"\nwrote {args.json}")
+    publish(args, report_filters(data), data)
 
 
 def report_filters(data):
@@ -1268,13 +1264,7 @@ def main(argv=None):
         "preset": preset,
         "verdicts": checks,
     }
-    text = report(data)
-    print(text)
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(data, indent=2))
-    print(f"\nwrote {args.json}")
-    if args.docs:
-        write_page(args.docs, text, data, "main")
+    publish(args, report(data), data, "main")
 
 
 def report(data):
@@ -1466,13 +1456,7 @@ def main_stream_power(args):
         "targets": TARGETS,
         "stream_power_only": rows,
     }
-    text = report_stream_power(data)
-    print(text)
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(data, indent=2))
-    print(f"\nwrote {args.json}")
-    if args.docs:
-        write_page(args.docs, text, data, "stream_power")
+    publish(args, report_stream_power(data), data, "stream_power")
 
 
 def report_stream_power(data):
@@ -1518,13 +1502,7 @@ def main_world(args):
         "tiles_65537": tiles_65537,
         "worker_hours_65537": tiles_65537 * r["worker_s_per_tile"] / 3600,
     }
-    text = report_world(data)
-    print(text)
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(data, indent=2))
-    print(f"\nwrote {args.json}")
-    if args.docs:
-        write_page(args.docs, text, data, "world")
+    publish(args, report_world(data), data, "world")
 
 
 def main_scaling(args):
@@ -1532,12 +1510,7 @@ def main_scaling(args):
     sizes = (65, 129) if args.quick else SCALING_SIZES
     scaling = bench_scaling(sizes, args.budget, args.json)
     data = {"machine": {**machine(), "date": time.strftime("%Y-%m-%d"), "quick": args.quick}, **scaling}
-    text = report_scaling(data)
-    print(text)
-    args.json.write_text(json.dumps(data, indent=2))
-    print(f"\nwrote {args.json}")
-    if args.docs:
-        write_page(args.docs, text, data, "scaling")
+    publish(args, report_scaling(data), data, "scaling")
 
 
 def report_world(data):
@@ -1571,6 +1544,17 @@ def report_world(data):
     if r["size"] == 16385 and r["tile"] == 1025:
         out.append(f"- {'met' if r['peak_rss'] < 2 * gib else 'MISSED'}: peak memory under 2 GiB")
     return "\n".join(out)
+
+
+def publish(args, text, data, part=None):
+    """Print a run's Markdown ``text``, write its ``data`` to ``args.json`` and, with ``--docs``, its part of the
+    performance page (``part`` None: a run with no part of its own there)."""
+    print(text)
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(data, indent=2))
+    print(f"\nwrote {args.json}")
+    if args.docs and part is not None:
+        write_page(args.docs, text, data, part)
 
 
 #: The manual's performance page; ``--docs`` rewrites the part between its markers (the rest is kept).
