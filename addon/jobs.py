@@ -230,9 +230,10 @@ class BackgroundCompute(BackgroundTask):
     """A terrain computed in a worker thread (:func:`terrain.compute.compute_terrain`, cancellable between
     erosion steps): a :class:`BackgroundTask` whose result is ``arrays``."""
 
-    def __init__(self, spec: TerrainSpec, sun, shape: tuple[int, int], job: Job | None = None) -> None:
+    def __init__(self, spec: TerrainSpec, sun, shape: tuple[int, int], job: Job | None = None, inputs=None) -> None:
+        """``inputs``: the objects ``spec`` reads (:func:`..inputs.gather`, on the main thread, before this)."""
         self.spec, self.sun, self.shape = spec, sun, shape
-        super().__init__(lambda progress: compute_terrain(spec, sun, shape, progress), job)
+        super().__init__(lambda progress: compute_terrain(spec, sun, shape, progress, inputs), job)
 
     @property
     def arrays(self) -> TerrainArrays | None:

@@ -67,7 +67,7 @@ def blender_property(p, update=None, params=()):
         return BoolProperty(default=p.default, **kw)
     if p.kind == "enum":
         return EnumProperty(items=p.items, default=p.default, **kw)
-    if p.kind in ("string", "path"):
+    if p.kind in ("string", "path", "object"):  # an object by name (the panel draws a search of bpy.data.objects)
         return StringProperty(default=p.default, subtype="FILE_PATH" if p.kind == "path" else "NONE", **kw)
     if p.kind == "color":
         return FloatVectorProperty(size=3, subtype="COLOR", min=0.0, max=1.0, default=p.default, **kw)

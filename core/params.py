@@ -36,6 +36,7 @@ from .heightmap import check_number
 
 __all__ = [
     "KINDS",
+    "TEXT_KINDS",
     "UNITS",
     "MAX_FILTERS",
     "Param",
@@ -59,8 +60,12 @@ __all__ = [
 ]
 
 #: Kinds of parameter: how a value is stored and checked.
-#: ``range`` is a (low, high) pair of floats with low <= high; ``color`` a linear RGB triple in [0, 1].
-KINDS = ("int", "float", "bool", "enum", "range", "color", "string", "path")
+#: ``range`` is a (low, high) pair of floats with low <= high; ``color`` a linear RGB triple in [0, 1]; ``object``
+#: the name of a Blender object (a mesh, curve or the terrain's vertex group, read through :mod:`core.inputs`),
+#: text as ``string`` is ("" = none).
+KINDS = ("int", "float", "bool", "enum", "range", "color", "string", "path", "object")
+#: Text kinds: checked as text (at most 4096 characters, valid Unicode, no NUL).
+TEXT_KINDS = ("string", "path", "object")
 
 #: Most filters a stack holds (recipes, specs and their earlier versions are refused beyond it at once).
 MAX_FILTERS = 64
@@ -258,6 +263,9 @@ class Param:
     active_when : When, AllOf or AnyOf, optional
         When the setting acts, in terms of its siblings' values: under other values it does nothing (the
         panel greys it out and says why, ``--set`` of it warns); see :func:`inactive_reason`.
+    object_kind : str
+        For an ``object`` setting only: the input it names, ``"mesh"``, ``"curve"`` or ``"weights"`` (a
+        vertex group), read through :func:`core.inputs.get` (see :mod:`core.inputs`).
     """
 
     name: str
@@ -270,6 +278,7 @@ class Param:
     description: str = ""
     items: tuple[tuple[str, str, str], ...] = ()
     active_when: Condition | None = None
+    object_kind: str = ""
 
     def __post_init__(self) -> None:
         if not self.name.isidentifier() or not self.name.islower():
@@ -282,6 +291,13 @@ class Param:
             raise ValueError(f"{self.name}: an enum needs items")
         if self.kind in ("int", "float", "range") and self.hard is None:
             raise ValueError(f"{self.name}: a number needs hard bounds")
+        if (self.kind == "object") != bool(self.object_kind) or self.object_kind not in (
+            "",
+            "mesh",
+            "curve",
+            "weights",
+        ):
+            raise ValueError(f"{self.name}: an object setting (and only one) needs object_kind mesh, curve or weights")
         if not self.label:
             object.__setattr__(self, "label", self.name.replace("_", " ").title())
         object.__setattr__(self, "default", self.check(self.default))
@@ -318,7 +334,7 @@ class Param:
             if not isinstance(value, str) or value not in self.choices:
                 raise ValueError(f"{name} must be one of {', '.join(self.choices)}, got {value!r:.40}")
             return value
-        if self.kind in ("string", "path"):
+        if self.kind in TEXT_KINDS:
             if not isinstance(value, str):
                 raise TypeError(f"{name} must be text, got {type(value).__name__}")
             if len(value) > 4096:

@@ -60,6 +60,7 @@ from .lighting.settings import LIGHTING_ORDERED, LIGHTING_PARAMS, bake_options, 
 from .params import (
     FILTERS,
     GENERATORS,
+    TEXT_KINDS,
     AllOf,
     AnyOf,
     Param,
@@ -560,6 +561,19 @@ class TerrainSpec:
         """A copy with ``changes`` (checked)."""
         return replace(self, **changes)
 
+    def objects(self) -> list[tuple[str, str, str]]:
+        """The Blender objects this spec reads, ``[(path, input kind, name), ...]``: every non-empty setting of
+        kind ``object`` of the generator and of the enabled filters (``("object.object", "mesh", "Sculpt")``),
+        in order. The evaluation is given them through :func:`core.inputs.using` (see :mod:`core.inputs`)."""
+        found: list[tuple[str, str, str]] = []
+        groups = [(self.generator, GENERATORS[self.generator].params, self.params)]
+        groups += [(s.key, FILTERS[s.key].params, s.params) for s in self.filters if s.enabled]
+        for where, params, values in groups:
+            for p in params:
+                if p.kind == "object" and values.get(p.name):
+                    found.append((f"{where}.{p.name}", p.object_kind, values[p.name]))
+        return found
+
     # --- JSON ------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         """The JSON form (see the module docstring)."""
@@ -747,7 +761,7 @@ def _resolve(spec: TerrainSpec, name: str) -> str:
 
 def _parse_value(param: Param | None, text: str, name: str) -> Any:
     """A ``--set`` value: JSON (numbers, true/false, lists), or bare text for enums and strings."""
-    if param is None or param.kind in ("enum", "string", "path"):
+    if param is None or param.kind in ("enum", *TEXT_KINDS):
         return text
     return load_json(text, f"value of --set {name}", max_bytes=4096, max_depth=2)
 
@@ -865,7 +879,7 @@ def _param_schema(p: Param) -> dict[str, Any]:
         out.update(type="integer" if p.kind == "int" else "number", minimum=p.hard[0], maximum=p.hard[1])
     elif p.kind == "enum":
         out["enum"] = list(p.choices)
-    elif p.kind in ("string", "path"):
+    elif p.kind in TEXT_KINDS:
         out.update(type="string", maxLength=4096)
     else:
         lo, hi = p.hard if p.hard is not None else (0.0, 1.0)

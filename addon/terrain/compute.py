@@ -7,6 +7,7 @@ import numpy as np
 import numpy.typing as npt
 from mathutils import Vector
 
+from ...core import inputs as core_inputs
 from ...core.lighting import BakedMaps, sun_angles
 from ...core.spec import MAX_SIDE, MIN_SIDE, TerrainSpec
 from ..preferences import sync as sync_preferences
@@ -193,19 +194,25 @@ def preview_shape(shape: tuple[int, int], side: int) -> tuple[int, int]:
 
 
 def compute_terrain(
-    spec: TerrainSpec, sun: tuple[float, float] | None = None, shape: tuple[int, int] | None = None, progress=None
+    spec: TerrainSpec,
+    sun: tuple[float, float] | None = None,
+    shape: tuple[int, int] | None = None,
+    progress=None,
+    inputs=None,
 ) -> TerrainArrays:
     """Run the generator, the filters and the bake of ``spec`` (at ``shape``, default the spec's own).
 
     ``sun`` is ``(azimuth, altitude)`` in degrees overriding the lighting's (the scene's Sun light).
     ``progress(done, total)`` is called as the filters work (:meth:`core.recipe.Recipe.evaluate_with_maps`);
-    returning ``False`` cancels (``core.recipe.Cancelled``).
+    returning ``False`` cancels (``core.recipe.Cancelled``). ``inputs`` are the objects the spec reads
+    (:func:`..inputs.gather`, read on the main thread; :mod:`core.inputs`).
     Raises ``ValueError``/``TypeError`` from ``core`` naming the bad setting; nothing in Blender is
     touched, so a caller can report the error and leave the scene as it was.
     """
     shape = shape or spec.shape
     check_size(*shape, spec)
-    heightmap, erosion = spec.recipe(shape).evaluate_with_maps(progress)
+    with core_inputs.using(inputs or {}):
+        heightmap, erosion = spec.recipe(shape).evaluate_with_maps(progress)
     return TerrainArrays(heightmap, spec.bake(heightmap, sun), spec.width, spec.height, spec, erosion)
 
 

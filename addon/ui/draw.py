@@ -5,6 +5,8 @@ Nothing here names a generator's or filter's parameter: each group is drawn
 from core's declarations, so a newly declared generator appears as it is.
 """
 
+import bpy
+
 from ...core.lighting import LIGHTING_PARAMS, bakes_occlusion
 from ...core.params import FILTERS, GENERATORS, inactive_reason
 from ...core.spec import LAYER_PARAMS, MATERIAL_PARAMS, WORLD_PARAMS
@@ -46,7 +48,10 @@ def draw_params(layout, group, params, active: bool = True, greyed=None) -> None
     for p in params:
         row = col.row(align=True)
         row.active = active and p.name not in inactive
-        row.prop(group, p.name)
+        if p.kind == "object":
+            row.prop_search(group, p.name, bpy.data, "objects")
+        else:
+            row.prop(group, p.name)
 
 
 def draw_world(layout, data, operator: bool) -> None:
