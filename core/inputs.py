@@ -31,7 +31,6 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TypeVar, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -217,8 +216,6 @@ KINDS: dict[str, type] = {"mesh": MeshInput, "curve": CurveInput, "weights": Wei
 
 _CURRENT: ContextVar[Mapping[tuple[str, str], Input]] = ContextVar("orogen_inputs", default=MappingProxyType({}))
 
-T = TypeVar("T", MeshInput, CurveInput, WeightsInput)
-
 
 def _check(inputs: Mapping[tuple[str, str], Input]) -> dict[tuple[str, str], Input]:
     if not isinstance(inputs, Mapping):
@@ -252,7 +249,7 @@ def current() -> Mapping[tuple[str, str], Input]:
     return _CURRENT.get()
 
 
-def get(kind: str, name: str, what: str) -> T:
+def get(kind: str, name: str, what: str) -> Input:
     """The input of ``kind`` (``"mesh"``, ``"curve"``, ``"weights"``) named ``name``; ``what`` names the setting.
 
     Raises
@@ -269,7 +266,7 @@ def get(kind: str, name: str, what: str) -> T:
             f"{what}: no {kind} {name!r} was given (in Blender: no such object, or not a {kind}; outside Blender, "
             "give it with core.inputs.using)"
         )
-    return cast(T, found)
+    return found
 
 
 def digest(kind: str, name: str) -> str | None:
