@@ -12,7 +12,7 @@ import bpy
 import numpy as np
 
 from ...core.heightmap import normalize
-from ...core.io.formats import engine_levels, quantise, sidecar_info
+from ...core.io.formats import engine_levels, levels_text, quantise, sidecar_info
 from ...core.io.jsonio import load_json
 from ...core.progress import Cancelled
 from ...core.world import TILE_FILES, tile_file
@@ -358,7 +358,11 @@ class OROGEN_OT_tiles_export(bpy.types.Operator):
             self.report({"WARNING"}, "Export Tiles cancelled: no file was written or changed")
             return {"CANCELLED"}
         folder = os.path.dirname(written[-1])  # NAME.json, beside the format folders
-        status = "; ".join([f"Exported {len(written)} tile files to {folder}", *notes])
+        said = []
+        if {"PNG16", "R16"} & set(fmts):  # the metres of levels 0 and 65535, to type into a game engine
+            levels = load_json(Path(written[-1]), name + ".json", max_bytes=16 << 20)["levels"]
+            said.append(levels_text((levels["level_0_m"], levels["level_65535_m"])))
+        status = "; ".join([f"Exported {len(written)} tile files to {folder}", *said, *notes])
         world.orogen_tiles.status = status  # (not saved, not undone: the panel's last word on the world)
         self.report({"WARNING" if notes else "INFO"}, status)
         return {"FINISHED"}

@@ -321,6 +321,10 @@ def test_an_exported_tile_imports_at_its_place_and_size(scene, orogen, tmp_path)
     tiles = {(o.orogen_tile.ty, o.orogen_tile.tx): o for o in world.objects if o.orogen_tile.is_tile}
     assert bpy.ops.orogen.tiles_export(directory=str(tmp_path), name="land") == {"FINISHED"}
     manifest = json.loads((tmp_path / "land.json").read_text())
+    levels = manifest["levels"]
+    assert f"16-bit levels 0 = {levels['level_0_m']:.6g} m, 65535 = {levels['level_65535_m']:.6g} m" in (
+        world.orogen_tiles.status
+    )
     # the tiles of a world share one scale: every 16-bit tile's levels span the whole world's relief
     world_z = np.concatenate([vertices(t)[:, 2] for t in tiles.values()])
     relief = [float(world_z.min()), float(world_z.max())]
