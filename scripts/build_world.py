@@ -36,10 +36,10 @@ bit-identical; what differs from one big build is the filters' resolution.
 
 Output in ``--out``:
 
-- ``unreal/NAME_x{X}_y{Y}.png``: 16-bit grey PNG (``0 -> 0``, ``1 -> 65535``),
-  image row 0 = north, X = tile column from the west, Y = tile row from the
-  north (Unreal's tiled landscape import: columns along +X, rows along +Y).
-- ``unity/NAME_x{X}_y{Y}.r16``: RAW little-endian uint16, no header, rows
+- ``unreal/NAME_x{X}_y{Y}.png``: 16-bit grey PNG, levels over the whole world's relief in metres (level 0 its
+  lowest metre, 65535 its highest, as the manifest's ``levels`` says), image row 0 = north, X = tile column
+  from the west, Y = tile row from the north (Unreal's tiled landscape import: columns along +X, rows along +Y).
+- ``unity/NAME_x{X}_y{Y}.r16``: RAW little-endian uint16, no header, the same levels, rows
   from the SOUTH (Unity reads a RAW file's first row at Z = 0), X = tile
   column from the west (+X), Y = tile row from the south (+Z).
 - ``exr/NAME_x{X}_y{Y}.exr``: 32-bit float normalised heights (channel
