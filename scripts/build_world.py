@@ -36,10 +36,10 @@ bit-identical; what differs from one big build is the filters' resolution.
 
 Output in ``--out``:
 
-- ``unreal/NAME_x{X}_y{Y}.png``: 16-bit grey PNG (``0 -> 0``, ``1 -> 65535``),
-  image row 0 = north, X = tile column from the west, Y = tile row from the
-  north (Unreal's tiled landscape import: columns along +X, rows along +Y).
-- ``unity/NAME_x{X}_y{Y}.r16``: RAW little-endian uint16, no header, rows
+- ``unreal/NAME_x{X}_y{Y}.png``: 16-bit grey PNG, levels over the whole world's relief in metres (level 0 its
+  lowest metre, 65535 its highest, as the manifest's ``levels`` says), image row 0 = north, X = tile column
+  from the west, Y = tile row from the north (Unreal's tiled landscape import: columns along +X, rows along +Y).
+- ``unity/NAME_x{X}_y{Y}.r16``: RAW little-endian uint16, no header, the same levels, rows
   from the SOUTH (Unity reads a RAW file's first row at Z = 0), X = tile
   column from the west (+X), Y = tile row from the south (+Z).
 - ``exr/NAME_x{X}_y{Y}.exr``: 32-bit float normalised heights (channel
@@ -95,7 +95,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))  # scripts import the source tree
 
 from core.heightmap import normalize  # noqa: E402
-from core.io.formats import sidecar_info  # noqa: E402
+from core.io.formats import engine_levels, quantise, sidecar_info  # noqa: E402
 from core.io.jsonio import load_json  # noqa: E402
 from core.presets import PRESETS, preset_spec  # noqa: E402
 from core.progress import ProgressBar  # noqa: E402
@@ -114,7 +114,6 @@ from core.world import (  # noqa: E402
     raw_range,
     tile_file,
     tile_heights,
-    to_uint16,
     world_recipe,
 )
 
@@ -408,13 +407,15 @@ def build_tile(plan: Plan, ranges: Any, ty: int, tx: int) -> int:
         filtered = global_heights(plan.coarse, window, tuple(world_raw), detail=_coarse(str(plan.path(STATE, COARSE))))
         # Fit Height: normalised by the world's range after the filters (that is the terrain); else the heights
         # in units of Height themselves, or over the world's range when they leave [0, 1] (as Export Tiles does)
-        heights = normalize(filtered, tuple(world_range) if plan.recipe.fit_height else encoding_range(plan, ranges))
+        units = normalize(filtered, tuple(world_range)) if plan.recipe.fit_height else filtered
+        heights = units if plan.recipe.fit_height else normalize(filtered, encoding_range(plan, ranges))
     else:
-        heights = tile_heights(plan.recipe, window, ranges)
+        heights = units = tile_heights(plan.recipe, window, ranges)
         encoding = encoding_range(plan, ranges)
         if encoding != (0.0, 1.0):  # raised above Height or below 0: over the world's range
             heights = normalize(heights, encoding)
-    levels = to_uint16(heights)
+    # 16-bit tiles: levels over the world's relief in metres (one scale for every tile), from the tile's metres
+    levels = quantise(np.asarray(units, np.float32) * np.float32(plan.spec.height), levels_range(plan, ranges))[0]
     files: dict[str, str] = {}
     for fmt, rel in plan.tile_files(ty, tx).items():
         path = plan.path(rel)
@@ -789,7 +790,7 @@ def tile_sidecar(plan: Plan, ranges: Any, ty: int, tx: int, fmt: str, rel: str) 
         "location_m": [*plan.grid.centre(ty, tx, cell), 0.0],
         "tile": [ty, tx],
     }
-    low, high = metres_range(plan, ranges)
+    low, high = metres_range(plan, ranges) if fmt == "exr" else levels_range(plan, ranges)
     name = {"png": "PNG16", "r16": "R16", "exr": "EXR"}[fmt]
     return sidecar_info(
         rel,
@@ -800,6 +801,15 @@ def tile_sidecar(plan: Plan, ranges: Any, ty: int, tx: int, fmt: str, rel: str) 
         extra=extra,
         south_first=fmt == "r16",
     )
+
+
+def levels_range(plan: Plan, ranges: Any) -> tuple[float, float]:
+    """Metres of the 16-bit tiles' levels 0 and 65535: the world's relief after the filters (``(0, Height)``
+    with Fit Height, whose terrain spans 0 to Height), the same rule as the add-on's Export Tiles."""
+    if plan.recipe.fit_height:
+        return (0.0, float(plan.spec.height))
+    low, high = (float(v) for v in ranges[1])
+    return (low * plan.spec.height, high * plan.spec.height)
 
 
 def metres_range(plan: Plan, ranges: Any) -> list[float]:
@@ -850,12 +860,18 @@ def _manifest(plan: Plan, ranges: Any) -> dict[str, Any]:
         "metres": {
             "low": metres[0],
             "high": metres[1],
-            "formula": "metres = low + value * (high - low), value in 0..1 (16-bit levels / 65535)",
+            "formula": "EXR tiles and the Zarr store: metres = low + value * (high - low), value in 0..1",
+        },
+        "levels": {
+            **engine_levels(levels_range(plan, ranges)),
+            "formula": "PNG16 and R16 tiles: metres = level_0_m + level / 65535 * (level_65535_m - level_0_m), "
+            "over the whole world's relief",
         },
         "encoding": {
-            "png": "16-bit grey, 0 -> 0, 1 -> 65535, row 0 north; x = tile column from west, y = tile row from north",
-            "r16": "little-endian uint16, no header, 0 -> 0, 1 -> 65535, row 0 SOUTH; x = tile column "
-            "from west, y = tile row from south",
+            "png": "16-bit grey, levels 0..65535 over the world's relief (levels), row 0 north; x = tile column "
+            "from west, y = tile row from north",
+            "r16": "little-endian uint16, no header, levels 0..65535 over the world's relief (levels), row 0 SOUTH; "
+            "x = tile column from west, y = tile row from south",
             "exr": "float32 channel Y, normalised 0..1, row 0 north; named as the PNG tiles",
             "zarr": f"{STORE}/{ARRAY}: float32 normalised 0..1, the whole world once, row 0 north",
         },

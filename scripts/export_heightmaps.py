@@ -73,7 +73,7 @@ def parse_args(argv):
     if args.preset is None and args.spec is None and not args.list:
         problems.append("say which terrain: --preset NAME or --spec FILE (or --list)")
     if args.metres and not {"EXR", "NPY"} & set(formats):
-        problems.append("--metres applies to the EXR and NPY formats (PNG16 and R16 are always normalised)")
+        problems.append("--metres applies to the EXR and NPY formats (PNG16 and R16 are levels over the relief)")
     if problems:
         parser.error("; ".join(problems))
     return args
@@ -105,15 +105,20 @@ def main(argv=None):
         use_erosion_maps="erosion" in args.map_set,
     )
     notes: list[str] = []
+    said: list[str] = []
     try:  # all or nothing: every format and map, or none of them (Ctrl+C too: nothing is written)
         with progress_shown(orogen, "Exporting maps", args.quiet):
-            written = orogen.addon.io.export_maps.export_terrain_maps(terrain, options, args.formats, notes=notes)
+            written = orogen.addon.io.export_maps.export_terrain_maps(
+                terrain, options, args.formats, notes=notes, said=said
+            )
     except (ValueError, OSError, RuntimeError) as err:
         sys.exit(f"error: {report_text(err)}")
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
     for path in written:
         print(f"wrote {path}")
+    for line in said:  # the metres of the 16-bit levels, to type into a game engine
+        print(line)
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ import bpy
 import numpy as np
 
 from ...core.colormap import check_layers
+from ...core.io import formats as formats_io
 from ...core.io.jsonio import load_json
 from ...core.lighting import cell_size
 from ...core.progress import Cancelled
@@ -38,9 +39,14 @@ class OROGEN_OT_export_maps(bpy.types.Operator):
         name="Heightmap",
         description="File format of the heightmap",
         items=(
-            ("PNG16", "PNG 16-bit", "Grey 16-bit PNG: 0 -> 0, 1 -> 65535"),
+            ("PNG16", "PNG 16-bit", "Grey 16-bit PNG: 0 -> the lowest metre, 65535 -> the highest"),
             ("EXR", "OpenEXR", "32-bit float OpenEXR"),
-            ("R16", "RAW 16-bit", "Little-endian unsigned 16-bit, row-major, no header (.r16)"),
+            (
+                "R16",
+                "RAW 16-bit",
+                "Little-endian unsigned 16-bit, row-major, no header (.r16): 0 -> the lowest metre, 65535 -> the "
+                "highest",
+            ),
             ("NPY", "NumPy", "float32 .npy"),
             ("NONE", "None", "No heightmap"),
         ),
@@ -86,8 +92,9 @@ class OROGEN_OT_export_maps(bpy.types.Operator):
             self.report({"ERROR"}, "Export failed: choose a folder to write into")
             return {"CANCELLED"}
         notes: list[str] = []
+        said: list[str] = []
         try:
-            written = export_terrain_maps(obj, self, notes=notes)
+            written = export_terrain_maps(obj, self, notes=notes, said=said)
         except (ValueError, TypeError, KeyError, OSError, RuntimeError) as err:
             self.report({"ERROR"}, f"Export failed: {err}")
             return {"CANCELLED"}
@@ -99,12 +106,14 @@ class OROGEN_OT_export_maps(bpy.types.Operator):
             return {"CANCELLED"}
         self.report(
             {"WARNING"} if notes else {"INFO"},
-            "; ".join([f"Wrote {len(written)} files to {os.path.dirname(written[0])}", *notes]),
+            "; ".join([f"Wrote {len(written)} files to {os.path.dirname(written[0])}", *said, *notes]),
         )
         return {"FINISHED"}
 
 
-def export_terrain_maps(obj, options, formats=None, notes: list[str] | None = None) -> list[str]:
+def export_terrain_maps(
+    obj, options, formats=None, notes: list[str] | None = None, said: list[str] | None = None
+) -> list[str]:
     """Write the maps ``options`` asks for (see :class:`OROGEN_OT_export_maps`); returns the paths.
 
     ``formats`` lists the heightmap formats to write, each with its sidecar
@@ -114,7 +123,8 @@ def export_terrain_maps(obj, options, formats=None, notes: list[str] | None = No
     written, so a failure (a full disk, a folder where a file should go)
     leaves the target folder as it was. The heights are the mesh's as the
     user sees it (:func:`heightmaps.mesh_heights`); ``notes`` receives a line when
-    they hold hand edits. Raises ``ValueError``, ``OSError`` or
+    they hold hand edits, ``said`` the metres of a PNG16 or R16 heightmap's levels 0 and 65535 (and what to
+    type into Unity and Unreal, :func:`core.io.formats.levels_text`). Raises ``ValueError``, ``OSError`` or
     ``RuntimeError`` (Blender's image writer). A terrain still showing a live-update preview is
     regenerated at full size first: an export is of the terrain, never of its preview.
     """
@@ -128,7 +138,7 @@ def export_terrain_maps(obj, options, formats=None, notes: list[str] | None = No
             formats = (options.heightmap_format,) if formats is None else tuple(dict.fromkeys(formats))  # each once
             # A cancel (core.Cancelled, from a step's tick) leaves the staging folder, removed below: no file.
             try:
-                staged = _write_maps(obj, options, stem, formats, notes, job.ticker(0.5, 0.95, len(formats) + 6))
+                staged = _write_maps(obj, options, stem, formats, notes, job.ticker(0.5, 0.95, len(formats) + 6), said)
             except OSError as err:  # a full disk: name the file in the folder, not the staging copy
                 raise heightmaps.staged_error(err, staging, folder) from None
             finals = [os.path.join(folder, os.path.basename(path)) for path in staged]
@@ -176,11 +186,18 @@ def _orogen_json(path: str) -> bool:
 
 
 def _write_maps(
-    obj, options, stem: str, formats: tuple[str, ...], notes: list[str] | None = None, tick=lambda: None
+    obj,
+    options,
+    stem: str,
+    formats: tuple[str, ...],
+    notes: list[str] | None = None,
+    tick=lambda: None,
+    said: list[str] | None = None,
 ) -> list[str]:
     """Write the heightmap in each of ``formats`` and the maps to ``stem`` + suffixes; returns the paths (and adds
-    to ``notes`` what the user should know: hand edits exported). ``tick()`` is called after each of
-    ``len(formats) + 6`` steps (it raises ``core.Cancelled`` to stop)."""
+    to ``notes`` what the user should know: hand edits exported; to ``said`` what the export reports: the metres
+    of a 16-bit heightmap's levels 0 and 65535). ``tick()`` is called after each of ``len(formats) + 6`` steps
+    (it raises ``core.Cancelled`` to stop)."""
     from ...core import colormap, layer_weights
     from ...core import lighting as shading
     from ...core.colormap import splat_maps
@@ -208,18 +225,15 @@ def _write_maps(
             f"exported the mesh as edited ({edited} vertices differ from the generated terrain; heights "
             f"{low:.6g} to {high:.6g} m; the lightmap is the one baked before the edits)"
         )
+    z = heightmaps.surface_z(obj)  # the metres an absolute file holds and a 16-bit file's levels span
     for fmt in formats:
         if fmt != "NONE":
             written += heightmaps.write_heightmap(
-                stem + "_height",
-                h,
-                fmt,
-                height_range=(low, high),
-                absolute=options.absolute,
-                sidecar=sidecar,
-                metres=heightmaps.surface_z(obj) if options.absolute else None,
+                stem + "_height", h, fmt, height_range=(low, high), absolute=options.absolute, sidecar=sidecar, metres=z
             )
         tick()
+    if said is not None and {"PNG16", "R16"} & set(formats):
+        said.append(formats_io.levels_text(formats_io.value_range(z)))
     lightmap = heightmaps.point_map(obj, "Lightmap")
     if options.use_lightmap and lightmap is not None:
         written.append(heightmaps.write_image(stem + "_lightmap.png", lightmap))

@@ -222,13 +222,15 @@ def write_heightmap(
 
     ``heightmap`` is normalised to ``[0, 1]``; ``height_range = (low, high)``
     gives the metres that 0 and 1 stand for. With ``absolute`` the EXR and
-    NPY files hold heights in metres instead (PNG16 and R16 always keep the
-    normalised levels, ``0 -> 0``, ``1 -> 65535``). A JSON sidecar
+    NPY files hold heights in metres instead. PNG16 and R16 hold 16-bit levels of the metres over their
+    own relief (:func:`core.io.formats.quantise`: level 0 the lowest metre, 65535 the highest; the sidecar's
+    height range is then that ``[min, max]``, and its ``"levels"`` the same for game engines). A JSON sidecar
     ``<file>.json`` (e.g. ``terrain_height.r16.json``) records ``sidecar``
     plus the height range, the encoding and the orientation, whenever a
     height range or sidecar data is given. ``metres`` (``float32``, the shape of ``heightmap``) are the
-    heights an absolute file holds when given (a terrain's vertex Z, so that an import gives them back bit
-    for bit), instead of ``low + heightmap × (high - low)``.
+    heights an absolute file holds and a 16-bit file quantises when given (a terrain's vertex Z, so that an
+    import gives them back bit for bit, or within half a 16-bit step of their relief), instead of
+    ``low + heightmap × (high - low)``.
     """
     if fmt not in HEIGHTMAP_FORMATS:
         raise ValueError(f"format must be one of {HEIGHTMAP_FORMATS}, got {fmt!r}")
@@ -244,6 +246,14 @@ def write_heightmap(
         _check_finite(values, "heights in metres")
         if values.shape != h.shape:
             raise ValueError(f"metres of shape {values.shape} for a heightmap of shape {h.shape}")
+    if fmt in ("PNG16", "R16") and not absolute and height_range is not None:
+        source = np.asarray(metres, dtype=np.float32) if metres is not None else values
+        if metres is None:  # the metres the normalised values stand for
+            source = height_range[0] + h * (height_range[1] - height_range[0])
+        elif source.shape != h.shape:
+            raise ValueError(f"metres of shape {source.shape} for a heightmap of shape {h.shape}")
+        levels, height_range = formats.quantise(source)  # over their relief: one step is (max - min) / 65535
+        values = levels.astype(np.float64) / formats.TOP_16
     if fmt == "PNG16":
         write_image(path, values, depth="16")
     elif fmt == "EXR":

@@ -12,10 +12,10 @@ import bpy
 import numpy as np
 
 from ...core.heightmap import normalize
-from ...core.io.formats import sidecar_info
+from ...core.io.formats import engine_levels, levels_text, quantise, sidecar_info
 from ...core.io.jsonio import load_json
 from ...core.progress import Cancelled
-from ...core.world import TILE_FILES, tile_file, to_uint16
+from ...core.world import TILE_FILES, tile_file
 from ..io.heightmaps import check_path, commit, spec_look, stage_dir, write_image
 from ..jobs import running
 from ..poll import poll_with
@@ -30,12 +30,14 @@ def export_world(world, context, directory: str, name: str, fmts) -> tuple[list[
     """Write every tile of ``world`` at full resolution (whatever its level of detail) in ``fmts``; returns the
     paths and notes for the user.
 
-    As ``scripts/build_world.py`` writes them: 16-bit PNG (``0 -> 0``, ``1 -> 65535``, row 0 north), RAW
-    little-endian uint16 with its first row the tile's south edge (Unity), 32-bit float EXR (channel ``Y``,
-    normalised); neighbours share their edge rows and columns byte for byte. The values are the heights
-    normalised over the world's range after the filters (with Fit Height, or heights within [0, 1]: the
-    heights themselves, 0 and 1 standing for 0 m and Height), so uplift above Height is not clipped;
-    ``NAME.json`` beside the folders records the metres 0 and 1 stand for, the spec and the files written
+    16-bit PNG (row 0 north) and RAW little-endian uint16 with its first row the tile's south edge (Unity)
+    hold levels over the whole world's relief in metres after the filters (level 0 its lowest metre, 65535
+    its highest, :func:`core.io.formats.quantise`: one scale for every tile, within half a step of the
+    relief); 32-bit float EXR (channel ``Y``) the heights normalised over the world's range after the filters
+    (with Fit Height, or heights within [0, 1]: the heights themselves, 0 and 1 standing for 0 m and Height),
+    so uplift above Height is not clipped; neighbours share their edge rows and columns byte for byte.
+    ``NAME.json`` beside the folders records the metres EXR's 0 and 1 stand for (``metres``) and those of
+    the 16-bit levels 0 and 65535 (``levels``, with Unity's and Unreal's settings), the spec and the files written
     with their SHA-256 (the tiles' sidecars among them). Each tile has its own sidecar (``<file>.json``,
     :func:`core.io.formats.sidecar_info`: its size, Height, metres, look and centre in the world's frame,
     ``location_m``), so Import Heightmap puts a tile at its place and size. All files are staged and then
@@ -82,7 +84,9 @@ def _export_world(world, context, folder: str, name: str, fmts, job) -> tuple[li
     stage = stage_dir(folder)
     pairs = []
     low, high = cache.filtered_range
-    if low >= 0.0 and high <= 1.0:  # the files hold the heights themselves: 0 -> 0 m, 1 -> Height
+    # 16-bit tiles: levels over the world's relief in metres, one scale for every tile (they stitch exactly)
+    relief = (low * cache.spec.height, high * cache.spec.height)
+    if low >= 0.0 and high <= 1.0:  # EXR holds the heights themselves: 0 -> 0 m, 1 -> Height
         low, high = 0.0, 1.0
     cell = cache.spec.cell_size
     tile_info = {
@@ -97,9 +101,9 @@ def _export_world(world, context, folder: str, name: str, fmts, job) -> tuple[li
     try:
         for ty, tx in ((ty, tx) for ty in range(ny) for tx in range(nx)):
             heights = cache.tile(ty, tx, 0).heights
+            levels = quantise(heights * np.float32(cache.spec.height), relief)[0]  # the tile's metres, as Z
             if (low, high) != (0.0, 1.0):  # version 3 raised above Height (or lowered below 0): not clipped
                 heights = normalize(heights, (low, high))
-            levels = to_uint16(heights)
             for fmt in fmts:
                 rel = tile_file(TILE_FORMATS[fmt], name, ty=ty, tx=tx, tiles_y=ny)
                 staged = os.path.join(stage, rel.replace("/", "_"))
@@ -118,7 +122,7 @@ def _export_world(world, context, folder: str, name: str, fmts, job) -> tuple[li
                     levels.shape,
                     fmt,
                     absolute=False,
-                    height_range=(low * cache.spec.height, high * cache.spec.height),
+                    height_range=relief if fmt != "EXR" else (low * cache.spec.height, high * cache.spec.height),
                     extra={**tile_info, "location_m": [*cache.grid.centre(ty, tx, cell), 0.0], "tile": [ty, tx]},
                     south_first=fmt == "R16",
                 )
@@ -130,7 +134,7 @@ def _export_world(world, context, folder: str, name: str, fmts, job) -> tuple[li
         metres = {
             "low": low * cache.spec.height,
             "high": high * cache.spec.height,
-            "formula": "metres = low + value * (high - low), value in 0..1 (16-bit levels / 65535)",
+            "formula": "EXR tiles: metres = low + value * (high - low), value in 0..1",
         }
         staged = os.path.join(stage, name + ".json")
         with _writing(folder, name + ".json"), open(staged, "w", encoding="utf-8") as f:
@@ -139,6 +143,11 @@ def _export_world(world, context, folder: str, name: str, fmts, job) -> tuple[li
                     "format": "orogen-tiles",
                     "spec": cache.spec.to_dict(),
                     "metres": metres,
+                    "levels": {
+                        **engine_levels(relief),
+                        "formula": "PNG16 and R16 tiles: metres = level_0_m + level / 65535 * (level_65535_m - "
+                        "level_0_m), over the whole world's relief",
+                    },
                     "tiles_y": ny,
                     "tiles_x": cache.grid.tiles[1],
                     "tile": cache.grid.tile,
@@ -349,7 +358,11 @@ class OROGEN_OT_tiles_export(bpy.types.Operator):
             self.report({"WARNING"}, "Export Tiles cancelled: no file was written or changed")
             return {"CANCELLED"}
         folder = os.path.dirname(written[-1])  # NAME.json, beside the format folders
-        status = "; ".join([f"Exported {len(written)} tile files to {folder}", *notes])
+        said = []
+        if {"PNG16", "R16"} & set(fmts):  # the metres of levels 0 and 65535, to type into a game engine
+            levels = load_json(Path(written[-1]), name + ".json", max_bytes=16 << 20)["levels"]
+            said.append(levels_text((levels["level_0_m"], levels["level_65535_m"])))
+        status = "; ".join([f"Exported {len(written)} tile files to {folder}", *said, *notes])
         world.orogen_tiles.status = status  # (not saved, not undone: the panel's last word on the world)
         self.report({"WARNING" if notes else "INFO"}, status)
         return {"FINISHED"}

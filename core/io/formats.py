@@ -18,6 +18,12 @@ and the north (+Y) edge of the terrain mesh; column 0 is west (-X).
   centre in the world's frame). Sidecars without a version (Orogen 0.1 to 0.3's) stay readable: their
   ``height_range_m`` always gave the metres 0 and 1 stand for, their rows are north first, and their
   Height is the spec's (or the relief, for an imported terrain's); see :func:`sidecar_scale`.
+- 16-bit files (PNG16, R16): the heights in metres quantised over the terrain's own relief, ``[min, max]``
+  (a tile world's whole range for its tiles, so they share one scale): level ``0`` is the lowest metre,
+  ``65535`` the highest, one step ``(max - min) / 65535`` (:func:`quantise`, :func:`dequantise`). The
+  sidecar's ``height_range_m`` is that ``[min, max]`` (as it always was, the metres of 0 and 1), and its
+  ``"levels"`` object says the same for a user and game engines: ``level_0_m``, ``level_65535_m``,
+  ``step_m`` and what to type into Unity and Unreal (:func:`engine_levels`).
 """
 
 from __future__ import annotations
@@ -42,7 +48,11 @@ __all__ = [
     "SIDECAR_MAX_BYTES",
     "SIDECAR_VERSION",
     "SidecarScale",
+    "dequantise",
+    "engine_levels",
     "file_heights",
+    "levels_text",
+    "quantise",
     "raw_layout",
     "read_npy",
     "read_raw",
@@ -50,6 +60,7 @@ __all__ = [
     "sidecar_info",
     "sidecar_scale",
     "units_of_metres",
+    "value_range",
     "write_npy",
     "write_raw",
 ]
@@ -65,6 +76,11 @@ ORIENTATION = "row 0 = top row of the image = north (+Y) edge of the mesh; colum
 ORIENTATION_SOUTH = "row 0 = south (-Y) edge of the mesh (Unity's RAW tiles); column 0 = west (-X)"
 
 SizeCheck = Callable[[int, int], None]
+#: The highest level of a 16-bit heightmap file (PNG16, R16): level 0 is its lowest metre, this its highest.
+TOP_16 = 65535
+#: An Unreal landscape's levels per centimetre at its actor's Scale Z of 1: level ``n`` stands at
+#: ``(n - 32768) × scale_z / 128`` cm, so the default Scale Z of 100 spans 512 m.
+UNREAL_LEVELS_PER_CM_AT_1 = 128.0
 
 
 def _regular_file(path: str, name: str) -> int:
@@ -91,6 +107,135 @@ def write_raw(path: str, heightmap: npt.ArrayLike) -> None:
         f.write(levels.tobytes(order="C"))
 
 
+def value_range(metres: npt.ArrayLike, name: str = "heights") -> tuple[float, float]:
+    """``(min, max)`` of finite heights in metres, as Python floats (``float64``).
+
+    Raises
+    ------
+    ValueError
+        If ``metres`` is empty or holds NaN or Inf (naming ``name``): no file is written from such heights.
+    """
+    m = np.asarray(metres)
+    if m.size == 0:
+        raise ValueError(f"{name} are empty: nothing to write")
+    if not np.isfinite(m).all():
+        raise ValueError(f"{name} hold NaN or Inf: nothing was written")
+    return float(m.min()), float(m.max())
+
+
+def quantise(
+    metres: npt.ArrayLike, value_range_m: tuple[float, float] | None = None, *, top: int = TOP_16
+) -> tuple[npt.NDArray[np.uint16], tuple[float, float]]:
+    """Heights in metres as the levels of a 16-bit (or 8-bit) file over their relief: ``(levels, (low, high))``.
+
+    ``level = rint((m - low) / (high - low) × top)``, so level 0 is ``low`` and ``top`` is ``high`` and an
+    import (:func:`dequantise`) gives every height back within half a step ``(high - low) / top``. A flat
+    terrain (``high == low``) is all level 0, without a division by zero, and comes back at its height.
+
+    Parameters
+    ----------
+    metres : array_like of float, shape (rows, cols) (any shape)
+        Finite heights in metres (a terrain's vertex Z).
+    value_range_m : (float, float), optional
+        The ``(low, high)`` metres of levels 0 and ``top``; by default the heights' own ``(min, max)``. A tile
+        passes its world's range, so the tiles of a world share one scale; heights outside it are clipped.
+    top : int
+        The highest level: 65535 (:data:`TOP_16`, PNG16 and R16) or 255 (an 8-bit PNG).
+
+    Returns
+    -------
+    levels : ndarray of uint16, the shape of ``metres``
+    (low, high) : the metres of levels 0 and ``top``, floats.
+
+    Raises
+    ------
+    ValueError
+        If the heights hold NaN or Inf or are empty, the range is not finite with ``low <= high``, or ``top``
+        is not 255 or 65535.
+    """
+    if top not in (255, TOP_16):
+        raise ValueError(f"top must be 255 or {TOP_16}, got {top!r}")
+    m = np.asarray(metres, dtype=np.float64)
+    own = value_range(m)
+    low, high = own if value_range_m is None else (float(value_range_m[0]), float(value_range_m[1]))
+    if not (math.isfinite(low) and math.isfinite(high) and low <= high):
+        raise ValueError(f"the range of the levels must be finite metres with low <= high, got ({low}, {high})")
+    if high == low:
+        return np.zeros(m.shape, dtype=np.uint16), (low, high)
+    v = (m - low) / (high - low)
+    levels: npt.NDArray[np.uint16] = np.rint(np.clip(v, 0.0, 1.0) * top).astype(np.uint16)
+    return levels, (low, high)
+
+
+def dequantise(
+    levels: npt.ArrayLike, value_range_m: tuple[float, float], *, top: int = TOP_16
+) -> npt.NDArray[np.float64]:
+    """The metres of a 16-bit (or 8-bit) file's ``levels`` over ``value_range_m = (low, high)``: ``float64``.
+
+    ``low + level / top × (high - low)``, the inverse of :func:`quantise` within half a step. ``levels`` may
+    also be the normalised values a reader gives (``level / top`` as ``float32``): they are rounded to the
+    nearest level first, so the float32 division costs nothing.
+
+    Raises
+    ------
+    ValueError
+        If a level is not finite or lies outside ``[0, top]`` (beyond half a level), or the range is not finite
+        with ``low <= high``.
+    """
+    low, high = (float(v) for v in value_range_m)
+    if not (math.isfinite(low) and math.isfinite(high) and low <= high):
+        raise ValueError(f"the range of the levels must be finite metres with low <= high, got ({low}, {high})")
+    raw = np.asarray(levels)
+    if raw.dtype.kind == "f":
+        if not np.isfinite(raw).all():
+            raise ValueError("the levels hold NaN or Inf")
+        raw = np.rint(raw.astype(np.float64) * top)
+    n = raw.astype(np.float64)
+    if n.size and (n.min() < 0 or n.max() > top):
+        raise ValueError(f"levels must lie in 0..{top}, got {n.min():g}..{n.max():g}")
+    return low + (n / top) * (high - low)
+
+
+def engine_levels(value_range_m: tuple[float, float]) -> dict[str, Any]:
+    """What a sidecar's ``"levels"`` says of a 16-bit file over ``value_range_m = (low, high)`` metres.
+
+    ``{"bits", "level_0_m", "level_65535_m", "step_m", "unity", "unreal"}``: the metres of levels 0 and 65535,
+    one step, and the settings that put the file at those metres in a game engine —
+
+    - Unity (Import Raw maps 0..65535 over the terrain's height): ``terrain_height_m`` (Terrain Size Y) is
+      ``high - low`` and ``position_y_m`` (the terrain object's Y) is ``low``;
+    - Unreal (a landscape's level ``n`` stands at ``(n - 32768) × scale_z / 128`` cm above its actor, whose
+      default Scale Z of 100 spans 512 m): ``scale_z`` is ``12800 × (high - low) / 65535`` (about
+      ``relief / 5.12``) and ``location_z_cm`` (the actor's Z) is ``100 × (low + 32768 / 65535 × (high - low))``.
+
+    Floats; a flat terrain's scale Z is 0 (an engine may refuse it: any value keeps it flat).
+    """
+    low, high = (float(v) for v in value_range_m)
+    relief = high - low
+    return {
+        "bits": 16,
+        "level_0_m": low,
+        "level_65535_m": high,
+        "step_m": relief / TOP_16,
+        "unity": {"terrain_height_m": relief, "position_y_m": low},
+        "unreal": {
+            "scale_z": UNREAL_LEVELS_PER_CM_AT_1 * 100.0 * relief / TOP_16,
+            "location_z_cm": 100.0 * (low + 32768.0 / TOP_16 * relief),
+        },
+    }
+
+
+def levels_text(value_range_m: tuple[float, float]) -> str:
+    """The metres of a 16-bit file's levels 0 and 65535 as an export reports them, for typing into an engine."""
+    info = engine_levels(value_range_m)
+    return (
+        f"16-bit levels 0 = {info['level_0_m']:.6g} m, 65535 = {info['level_65535_m']:.6g} m "
+        f"(step {info['step_m'] * 1000:.4g} mm; Unity Terrain Height {info['unity']['terrain_height_m']:.6g} m at "
+        f"Y {info['unity']['position_y_m']:.6g} m; Unreal Scale Z {info['unreal']['scale_z']:.6g}, "
+        f"Z {info['unreal']['location_z_cm']:.6g} cm)"
+    )
+
+
 def write_npy(path: str, values: npt.ArrayLike) -> None:
     """Write ``values`` as a ``float32`` ``.npy`` file (:func:`numpy.save`, no pickles)."""
     with open(path, "wb") as f:
@@ -113,7 +258,9 @@ def sidecar_info(
     ``fmt`` is 'PNG16', 'EXR', 'R16' or 'NPY'; ``absolute`` says the values are
     metres (EXR and NPY only); ``height_range`` the metres that 0 and 1 stand for (normalised values);
     ``extra`` (spec, ``width_m``, ``height_m``, ``look``, ``location_m``...) is merged first;
-    ``south_first`` says the file's first row is the south edge (Unity's RAW tiles).
+    ``south_first`` says the file's first row is the south edge (Unity's RAW tiles). A 16-bit file's sidecar
+    also has ``"levels"`` (:func:`engine_levels` of ``height_range``: the metres of levels 0 and 65535, for
+    typing into a game engine).
     """
     info = dict(extra or {})
     info.update(
@@ -133,6 +280,8 @@ def sidecar_info(
             "orientation": ORIENTATION_SOUTH if south_first else ORIENTATION,
         }
     )
+    if fmt in ("PNG16", "R16") and not absolute and height_range is not None:
+        info["levels"] = engine_levels(height_range)
     if fmt == "R16":
         info["raw"] = {"dtype": "uint16", "byte_order": "little", "layout": "row-major", "header": None}
     return info
@@ -258,7 +407,9 @@ class SidecarScale:
     file holds metres, else ``height_range`` is ``(low, high)``, the metres its values 0 and 1 stand for (or
     ``None``); ``south_first`` that its first row is the south edge; ``location`` the centre of a tile in its
     world's frame, metres, or ``None``; ``look`` the lighting, material and colour layers as spec JSON
-    (``{"lighting": ..., "material": ..., "layers": ...}``) or ``None``; ``version`` the sidecar's version.
+    (``{"lighting": ..., "material": ..., "layers": ...}``) or ``None``; ``version`` the sidecar's version;
+    ``top`` the highest level of a 16-bit file's values (65535: its encoding says ``1 -> 65535``, any version),
+    else ``None``.
     """
 
     width: float | None
@@ -269,6 +420,7 @@ class SidecarScale:
     location: tuple[float, float, float] | None
     look: Mapping[str, Any] | None
     version: int
+    top: int | None = None
 
 
 def sidecar_scale(info: Mapping[str, Any], name: str) -> SidecarScale:
@@ -329,6 +481,7 @@ def sidecar_scale(info: Mapping[str, Any], name: str) -> SidecarScale:
         location=location,
         look=look,
         version=version,
+        top=TOP_16 if str(info.get("encoding", "")).endswith(f"1 -> {TOP_16}") else None,
     )
 
 
@@ -337,7 +490,9 @@ def file_heights(values: npt.ArrayLike, scale: SidecarScale) -> npt.NDArray[np.f
 
     Metres as they are (``float32``, bit for bit); normalised values as ``low + v × (high - low)`` over the
     sidecar's height range, in float64 rounded once to float32 (so ``v × Height`` comes back as the terrain's
-    ``float32`` product exactly when the range is ``(0, Height)``). Rows are flipped when the file is south
+    ``float32`` product exactly when the range is ``(0, Height)``); a 16-bit file's values (``scale.top``)
+    are first rounded to their level (:func:`dequantise`), so its metres come back within half a step
+    ``(high - low) / 65535`` (plus float32's rounding of the metres). Rows are flipped when the file is south
     first. ``None`` when the sidecar gives neither metres nor a height range.
     """
     v = np.asarray(values)
@@ -348,6 +503,8 @@ def file_heights(values: npt.ArrayLike, scale: SidecarScale) -> npt.NDArray[np.f
     if scale.height_range is None:
         return None
     low, high = scale.height_range
+    if scale.top is not None:
+        return dequantise(v.astype(np.float32), (low, high), top=scale.top).astype(np.float32)
     return (low + v.astype(np.float64) * (high - low)).astype(np.float32)
 
 

@@ -33,7 +33,11 @@ Versions
 Export sidecars carry a version of their own (``sidecar_version``, :data:`core.io.formats.SIDECAR_VERSION`):
 those without one (version 1, Orogen 0.1 to 0.3) are read by :func:`core.io.formats.sidecar_scale` as they
 meant, their ``height_range_m`` the metres of 0 and 1 and their Height the spec's (or the relief); version 2
-adds the Height, the look, the rows' order and a tile's place.
+adds the Height, the look, the rows' order and a tile's place. Since the exact round trips, a 16-bit
+file's (PNG16, R16) levels span the terrain's relief instead of 0..Height: still version 2, because no field
+changed its meaning (``height_range_m`` is the metres of 0 and 65535 in every version, so older sidecars and
+older readers agree); its sidecar adds ``levels`` (those metres again, the step and the engines' settings),
+which readers need not read, and a 16-bit file's values are rounded to their level on reading, any version.
 """
 
 from __future__ import annotations

@@ -28,7 +28,9 @@ def test_heightmap_formats_round_trip_exactly(terrain, orogen, tmp_path):
     assert h.min() == 0.0 and h.max() == 1.0
     for fmt in ("PNG16", "EXR", "R16", "NPY"):
         assert export(tmp_path / fmt, heightmap_format=fmt) == {"FINISHED"}
-    levels = np.rint(h.astype(np.float64) * 65535.0)
+    z = ex.surface_z(terrain)  # 16-bit files: levels over the relief in metres, 0 m to 12 m here
+    levels, span = orogen.core.io.formats.quantise(z)
+    assert span == (0.0, 12.0)
     png = ex.read_image(str(tmp_path / "PNG16" / "t_height.png"))[..., 0]
     assert np.array_equal(np.rint(png.astype(np.float64) * 65535.0), levels)
     assert levels.min() == 0 and levels.max() == 65535

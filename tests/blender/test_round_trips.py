@@ -96,14 +96,13 @@ def export_import(orogen, obj, tmp_path, fmt, suffix, absolute):
     return back
 
 
-def check_same(orogen, obj, back, exact):
+def check_same(orogen, obj, back, exact, levels=True):
     z0, z1 = vertices(obj)[:, 2], vertices(back)[:, 2]
     assert z1.shape == z0.shape
     if exact:
         assert np.array_equal(z1, z0), np.abs(z1 - z0).max()
     else:
-        relief = float(z0.max() - z0.min())
-        assert np.abs(z1.astype(np.float64) - z0).max() <= relief / 65535 * (1 + 1e-3)
+        within_a_step(z0, z1, ends=levels)
     assert np.allclose(vertices(back)[:, :2], vertices(obj)[:, :2], atol=1e-4)
     assert tuple(back.dimensions) == pytest.approx(tuple(obj.dimensions), abs=1e-3)
     a, b = spec_of(orogen, obj), spec_of(orogen, back)
@@ -111,6 +110,17 @@ def check_same(orogen, obj, back, exact):
     assert b.layers == a.layers
     assert b.material == a.material and b.lighting == a.lighting
     assert water_level(back) == water_level(obj)
+
+
+def within_a_step(z0, z1, ends=True):
+    """``z1`` is ``z0`` through a 16-bit file over its relief: within half a step (max - min) / 65535 of it, and
+    float32's rounding of the metres; the base (lowest metre) the same."""
+    relief = float(z0.max()) - float(z0.min())
+    ulp = np.spacing(np.abs(z0).astype(np.float32)).astype(np.float64)
+    error = np.abs(z1.astype(np.float64) - z0)
+    assert (error <= relief / 65535 / 2 * (1 + 1e-6) + ulp).all(), (error.max(), relief / 65535)
+    if ends:  # levels 0 and 65535 are its lowest and highest metre
+        assert z1.min() == z0.min() and z1.max() == z0.max()
 
 
 @pytest.mark.parametrize("which", sorted(TERRAINS))
@@ -130,9 +140,110 @@ def test_a_terrain_below_zero_comes_back_at_its_base(scene, orogen, tmp_path, fm
     assert vertices(obj)[:, 2].min() == -37.5
     back = export_import(orogen, obj, tmp_path, fmt, suffix, absolute)
     # EXR and NPY in metres bit for bit; normalised files (0..1 over the range) within a 16-bit step or float32
-    check_same(orogen, obj, back, exact=absolute)
+    check_same(orogen, obj, back, exact=absolute, levels=fmt in ("PNG16", "R16"))
     if not absolute:
         assert abs(float(vertices(back)[:, 2].min()) + 37.5) <= 118.0 / 65535
+
+
+def export_16(orogen, obj, tmp_path, fmt, capsys=None):
+    for o in bpy.context.view_layer.objects:
+        o.select_set(o == obj)
+    bpy.context.view_layer.objects.active = obj
+    out = tmp_path / fmt
+    assert bpy.ops.orogen.export_maps(directory=str(out), name="t", heightmap_format=fmt) == {"FINISHED"}
+    path = out / ("t_height" + {"PNG16": ".png", "R16": ".r16"}[fmt])
+    return path, json.loads(path.with_name(path.name + ".json").read_text())
+
+
+#: Every preset (checked against core's list below).
+PRESETS = (
+    "alpine_faults",
+    "alpine_ridges",
+    "badlands",
+    "canyon_mesas",
+    "diamond_square_peaks",
+    "dunes",
+    "eroded_mountains",
+    "island",
+    "river_valleys",
+    "rolling_farmland",
+    "rolling_hills",
+    "scree_slopes",
+    "volcanic_island",
+)
+
+
+@pytest.mark.parametrize("name", PRESETS)
+def test_every_preset_comes_back_through_16_bits_within_a_step_of_its_relief(scene, orogen, tmp_path, name):
+    """PNG16 and R16 hold levels over the terrain's own relief, not over 0..Height: its base and top are levels
+    0 and 65535, and an import gives every metre back within half a step of the relief."""
+    assert tuple(sorted(orogen.core.presets.PRESETS)) == PRESETS
+    data = json.loads(orogen.core.preset_spec(name).to_json())
+    data.update(size=33, size_y=0, width=300.0)
+    assert bpy.ops.orogen.terrain_add(spec=json.dumps(data), location=(0, 0, 0)) == {"FINISHED"}, name
+    obj = bpy.context.active_object
+    z0 = vertices(obj)[:, 2]
+    for fmt in ("PNG16", "R16"):
+        path, info = export_16(orogen, obj, tmp_path / name, fmt)
+        low, high = float(z0.min()), float(z0.max())
+        assert info["height_range_m"] == [low, high], (name, fmt)
+        assert (info["levels"]["level_0_m"], info["levels"]["level_65535_m"]) == (low, high)
+        assert bpy.ops.orogen.heightmap_import(filepath=str(path), location=(0, 0, 0)) == {"FINISHED"}
+        back = bpy.context.active_object
+        within_a_step(z0, vertices(back)[:, 2])
+        assert spec_of(orogen, back).height == spec_of(orogen, obj).height
+
+
+def test_a_terrain_spanning_little_of_its_height_keeps_its_precision(scene, orogen, tmp_path, capsys):
+    """Heights from 500 m to 501.5 m at a Height of 1000 m: over 0..Height a 16-bit step would be 15 mm; over
+    the relief it is 0.023 mm, and the export says the metres of 0 and 65535 (for Unity and Unreal)."""
+    formats = orogen.core.io.formats
+    rows, cols = 17, 25
+    y, x = np.mgrid[0:rows, 0:cols]
+    metres = (500.0 + 1.5 * (0.5 + 0.5 * np.sin(x / 3.0) * np.cos(y / 2.0))).astype(np.float32)
+    path = str(tmp_path / "plateau.npy")
+    formats.write_npy(path, metres)
+    info = formats.sidecar_info(
+        path,
+        metres.shape,
+        "NPY",
+        absolute=True,
+        height_range=(float(metres.min()), float(metres.max())),
+        extra={"width_m": 240.0, "height_m": 1000.0, "spec": None},
+    )
+    (tmp_path / "plateau.npy.json").write_text(json.dumps(info))
+    assert bpy.ops.orogen.heightmap_import(filepath=path, location=(0, 0, 0)) == {"FINISHED"}
+    obj = bpy.context.active_object
+    z0 = vertices(obj)[:, 2]
+    for fmt in ("PNG16", "R16"):
+        capsys.readouterr()
+        path16, side = export_16(orogen, obj, tmp_path, fmt)
+        low, high = float(z0.min()), float(z0.max())
+        said = capsys.readouterr().out
+        assert f"16-bit levels 0 = {low:.6g} m, 65535 = {high:.6g} m" in said, said
+        assert f"Unity Terrain Height {high - low:.6g} m" in said and "Unreal Scale Z" in said
+        assert side["levels"]["step_m"] == pytest.approx((high - low) / 65535) and side["levels"]["bits"] == 16
+        assert bpy.ops.orogen.heightmap_import(filepath=str(path16), location=(0, 0, 0)) == {"FINISHED"}
+        z1 = vertices(bpy.context.active_object)[:, 2]
+        within_a_step(z0, z1)
+        assert np.abs(z1.astype(np.float64) - z0).max() < 1e-4  # not 1000 / 65535 / 2 = 7.6 mm
+
+
+def test_a_flat_terrain_comes_back_flat_at_its_height(scene, orogen, tmp_path):
+    formats = orogen.core.io.formats
+    path = str(tmp_path / "flat.npy")
+    formats.write_npy(path, np.full((9, 9), 7.25, np.float32))
+    info = formats.sidecar_info(
+        path, (9, 9), "NPY", absolute=True, height_range=(7.25, 7.25), extra={"width_m": 16.0, "height_m": 20.0}
+    )
+    (tmp_path / "flat.npy.json").write_text(json.dumps(info))
+    assert bpy.ops.orogen.heightmap_import(filepath=path, location=(0, 0, 0)) == {"FINISHED"}
+    obj = bpy.context.active_object
+    for fmt in ("PNG16", "R16"):
+        path16, side = export_16(orogen, obj, tmp_path, fmt)
+        assert side["height_range_m"] == [7.25, 7.25] and side["levels"]["step_m"] == 0.0
+        assert bpy.ops.orogen.heightmap_import(filepath=str(path16), location=(0, 0, 0)) == {"FINISHED"}
+        assert np.array_equal(vertices(bpy.context.active_object)[:, 2], np.full(81, 7.25, np.float32))
 
 
 def test_an_explicit_width_and_height_win_over_the_sidecar_and_say_so(scene, orogen, tmp_path, capsys):
@@ -210,6 +321,19 @@ def test_an_exported_tile_imports_at_its_place_and_size(scene, orogen, tmp_path)
     tiles = {(o.orogen_tile.ty, o.orogen_tile.tx): o for o in world.objects if o.orogen_tile.is_tile}
     assert bpy.ops.orogen.tiles_export(directory=str(tmp_path), name="land") == {"FINISHED"}
     manifest = json.loads((tmp_path / "land.json").read_text())
+    levels = manifest["levels"]
+    assert f"16-bit levels 0 = {levels['level_0_m']:.6g} m, 65535 = {levels['level_65535_m']:.6g} m" in (
+        world.orogen_tiles.status
+    )
+    # the tiles of a world share one scale: every 16-bit tile's levels span the whole world's relief
+    world_z = np.concatenate([vertices(t)[:, 2] for t in tiles.values()])
+    relief = [float(world_z.min()), float(world_z.max())]
+    assert (manifest["levels"]["level_0_m"], manifest["levels"]["level_65535_m"]) == tuple(relief)
+    for ty, tx in tiles:
+        for rel in (f"unreal/land_x{tx}_y{ty}.png", f"unity/land_x{tx}_y{1 - ty}.r16"):
+            side = json.loads((tmp_path / (rel + ".json")).read_text())
+            assert side["height_range_m"] == relief and side["levels"]["level_65535_m"] == relief[1], rel
+    step = (relief[1] - relief[0]) / 65535
     for (ty, tx), tile in tiles.items():
         co = vertices(tile) + np.array(tile.location, np.float32)
         for rel, exact in ((f"exr/land_x{tx}_y{ty}.exr", True), (f"unity/land_x{tx}_y{1 - ty}.r16", False)):
@@ -221,7 +345,7 @@ def test_an_exported_tile_imports_at_its_place_and_size(scene, orogen, tmp_path)
             assert tuple(back.location[:2]) == pytest.approx(tuple(centre), abs=1e-3), rel
             assert tuple(back.dimensions) == pytest.approx(tuple(tile.dimensions), abs=1e-3), rel
             assert np.allclose(world_co[:, :2], co[:, :2], atol=1e-3), rel
-            tolerance = 0.0 if exact else 25.0 / 65535 * (1 + 1e-3)
+            tolerance = 0.0 if exact else step / 2 * (1 + 1e-6)  # half a step of the world's relief
             assert np.abs(world_co[:, 2].astype(np.float64) - co[:, 2]).max() <= tolerance + 1e-6, rel
 
 

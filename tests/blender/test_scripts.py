@@ -317,14 +317,17 @@ def test_export_heightmaps_from_a_preset_and_from_a_recipe(tmp_path):
     raw = np.fromfile(out / "terrain_height.r16", dtype="<u2")
     info = json.loads((out / "terrain_height.r16.json").read_text())
     # Version 3: the blur lowers Badlands' peaks in metres and nothing stretches them back, so the heights stay
-    # in units of Height (22 m) below 1: the levels are those heights, 1 -> 65535 = 22 m, not the terrain's range.
+    # in units of Height (22 m) below 1; the 16-bit levels span the terrain's metres, 0 m to its top, not 0..22 m.
     import core  # the source tree's, as the script's
 
     h = core.spec.load_spec(info["spec"]).heightmap()
     assert h.shape == (33, 33) and h.min() == 0.0 and 0.5 < h.max() < 1.0
-    assert info["height_range_m"] == [0.0, 22.0]
-    assert np.array_equal(raw.reshape(33, 33), np.rint(h.astype(np.float64) * 65535).astype(np.uint16))
-    assert raw.min() == 0 and raw.max() < 65535
+    z = h * np.float32(22.0)  # the mesh's Z
+    assert info["height_range_m"] == [0.0, float(z.max())] and float(z.max()) < 22.0
+    assert info["levels"]["level_0_m"] == 0.0 and info["levels"]["level_65535_m"] == float(z.max())
+    assert np.array_equal(raw.reshape(33, 33), core.io.formats.quantise(z)[0])
+    assert raw.min() == 0 and raw.max() == 65535
+    assert f"16-bit levels 0 = 0 m, 65535 = {float(z.max()):.6g} m" in proc.stdout
     assert info["spec"]["seed"] == 4 and info["raw"]["byte_order"] == "little"
     assert [f["levels"] for f in info["spec"]["filters"] if f["type"] == "terrace"] == [3]
 

@@ -171,7 +171,10 @@ def test_tiles_of_a_world_uplifted_above_height_equal_the_world_built_whole(scen
     assert info["metres"]["high"] == pytest.approx(z.max(), rel=1e-6)
     low, high = cache.filtered_range
     assert (low * height, high * height) == (info["metres"]["low"], info["metres"]["high"])
-    expected = np.rint(orogen_core(tiles_module).normalize(maps["height"], (low, high)).astype(np.float64) * 65535)
+    # 16-bit tiles: levels over the world's relief in metres (here the same range), one scale for all tiles
+    assert (info["levels"]["level_0_m"], info["levels"]["level_65535_m"]) == (low * height, high * height)
+    core = orogen_core(tiles_module)
+    expected = core.io.formats.quantise(maps["height"] * np.float32(height), (low * height, high * height))[0]
     levels = np.empty((side, side), np.int64)
     for ty, tx in tiles:
         raw = np.fromfile(tmp_path / f"unity/land_x{tx}_y{n - 1 - ty}.r16", dtype="<u2").reshape(tile, tile)[::-1]
@@ -322,6 +325,8 @@ def test_a_tiles_collection_exports_engine_tiles_with_shared_edges(scene, orogen
     )
     info = json.loads((tmp_path / "land.json").read_text())  # heights within [0, 1]: 0 and 1 are 0 m and Height
     assert info["metres"]["low"] == 0.0 and info["metres"]["high"] == HEIGHT and info["spec"]["seed"] == SEED
+    relief = [info["levels"]["level_0_m"], info["levels"]["level_65535_m"]]
+    assert 0.0 <= relief[0] < relief[1] <= HEIGHT  # the world's relief in metres (levels 0 and 65535 below)
     png, exr = {}, {}
     for (ty, tx), obj in tiles.items():
         png[ty, tx] = np.asarray(Image.open(tmp_path / f"unreal/land_x{tx}_y{ty}.png")).astype(np.int64)
@@ -333,7 +338,13 @@ def test_a_tiles_collection_exports_engine_tiles_with_shared_edges(scene, orogen
         assert rgb.shape == (TILE, TILE, 3) and rgb.dtype == np.float32
         assert np.array_equal(rgb[..., 0], rgb[..., 1]) and np.array_equal(rgb[..., 0], rgb[..., 2])
         exr[ty, tx] = rgb[..., 0]
-        assert np.array_equal(png[ty, tx], np.rint(np.clip(exr[ty, tx].astype(np.float64), 0, 1) * 65535))
+        # 16-bit: levels over the whole world's relief in metres, the same scale in every tile's sidecar
+        side = json.loads((tmp_path / f"unreal/land_x{tx}_y{ty}.png.json").read_text())
+        assert side["height_range_m"] == relief and side["levels"] == {
+            k: v for k, v in info["levels"].items() if k != "formula"
+        }
+        metres = exr[ty, tx] * np.float32(HEIGHT)
+        assert np.array_equal(png[ty, tx], orogen.core.io.formats.quantise(metres, tuple(relief))[0])
         if (ty, tx) in fine:  # the mesh's own heights, exactly
             assert np.array_equal(exr[ty, tx], grid(obj)[1]["height"]), obj.name
     for ty, tx in tiles:
@@ -343,6 +354,8 @@ def test_a_tiles_collection_exports_engine_tiles_with_shared_edges(scene, orogen
         if (ty + 1, tx) in tiles:
             assert np.array_equal(png[ty, tx][-1], png[ty + 1, tx][0])
     assert png[0, 0].min() == 0 or png[0, 0].max() > 1000  # real heights, not an empty image
+    every = np.stack(list(png.values()))
+    assert every.min() == 0 and every.max() == 65535  # the world's lowest and highest metre
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no staging left
 
 

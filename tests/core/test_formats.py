@@ -8,6 +8,8 @@ import zlib
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from PIL import Image
 
 from core.io import formats
@@ -223,9 +225,10 @@ def test_units_of_metres_give_every_float32_product_back_bit_for_bit():
 
 def test_file_heights_are_metres_with_their_base_and_rows_north_first():
     v = np.array([[0.0, 0.5], [1.0, 0.25]], np.float32)
-    info = formats.sidecar_info("t.r16", v.shape, "R16", absolute=False, height_range=(-37.5, 80.5))
-    scale = formats.sidecar_scale(info, "t.r16.json")
+    info = formats.sidecar_info("t.exr", v.shape, "EXR", absolute=False, height_range=(-37.5, 80.5))
+    scale = formats.sidecar_scale(info, "t.exr.json")
     assert scale.version == formats.SIDECAR_VERSION and not scale.metres and not scale.south_first
+    assert scale.top is None and "levels" not in info  # float files hold values, not levels
     assert np.array_equal(formats.file_heights(v, scale), np.float32([[-37.5, 21.5], [80.5, -8.0]]))
     south = formats.sidecar_scale({**info, "row_0": "south"}, "t.r16.json")
     assert np.array_equal(formats.file_heights(v, south), np.float32([[80.5, -8.0], [-37.5, 21.5]]))
@@ -233,6 +236,85 @@ def test_file_heights_are_metres_with_their_base_and_rows_north_first():
     metres = formats.sidecar_scale({**info, "encoding": "metres"}, "x")
     assert np.array_equal(formats.file_heights(m, metres), m)
     assert formats.file_heights(v, formats.sidecar_scale({"shape": [2, 2]}, "x")) is None
+
+
+# --- 16-bit files over the terrain's relief -----------------------------------------------------------------------
+@settings(max_examples=200, deadline=None)
+@given(
+    base=st.floats(-5000.0, 5000.0),
+    relief=st.floats(1e-3, 9000.0),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_16_bit_levels_give_the_metres_back_within_one_step_of_the_relief(base, relief, seed):
+    rng = np.random.default_rng(seed)
+    metres = (base + relief * rng.random((9, 13))).astype(np.float32)
+    metres.flat[rng.integers(metres.size)] = np.float32(base)  # the lowest metre is a cell's
+    levels, (low, high) = formats.quantise(metres)
+    assert levels.dtype == np.uint16 and (low, high) == (float(metres.min()), float(metres.max()))
+    assert levels.min() == 0 and (levels.max() == 65535 or high == low)
+    step = (high - low) / 65535
+    back = formats.dequantise(levels, (low, high))
+    assert np.abs(back - metres).max() <= step / 2 * (1 + 1e-9) + 1e-12
+    # as an import reads it: the file's values level / 65535 in float32, through a 16-bit sidecar, in float32
+    info = formats.sidecar_info("t.r16", metres.shape, "R16", absolute=False, height_range=(low, high))
+    scale = formats.sidecar_scale(json.loads(json.dumps(info)), "t.r16.json")
+    assert scale.top == 65535 and scale.height_range == (low, high)
+    read = levels.astype(np.float32) / np.float32(65535.0)
+    got = formats.file_heights(read, scale)
+    ulp = np.spacing(np.abs(metres).astype(np.float32)).astype(np.float64)
+    assert (np.abs(got.astype(np.float64) - metres) <= step / 2 * (1 + 1e-9) + ulp).all()
+    assert got.min() == np.float32(low) and got.max() == np.float32(high)
+
+
+def test_16_bit_sidecars_say_the_metres_of_0_and_65535_for_game_engines():
+    info = formats.sidecar_info("t.png", (4, 4), "PNG16", absolute=False, height_range=(-37.5, 80.5))
+    levels = info["levels"]
+    assert info["height_range_m"] == [-37.5, 80.5] and levels["bits"] == 16
+    assert (levels["level_0_m"], levels["level_65535_m"]) == (-37.5, 80.5)
+    assert levels["step_m"] == 118.0 / 65535
+    assert levels["unity"] == {"terrain_height_m": 118.0, "position_y_m": -37.5}
+    # Unreal: level n at (n - 32768) * scale_z / 128 cm above the actor
+    scale_z, z_cm = levels["unreal"]["scale_z"], levels["unreal"]["location_z_cm"]
+    for n in (0, 32768, 65535):
+        metres = -37.5 + n / 65535 * 118.0
+        assert (z_cm + (n - 32768) * scale_z / 128) / 100 == pytest.approx(metres, abs=1e-9)
+    assert scale_z == pytest.approx(118.0 / 5.12, rel=1e-4)  # 512 m at scale Z 100
+    text = formats.levels_text((-37.5, 80.5))
+    assert "0 = -37.5 m" in text and "65535 = 80.5 m" in text and "Unity Terrain Height 118 m" in text
+    for fmt in ("EXR", "NPY"):
+        assert "levels" not in formats.sidecar_info("t", (4, 4), fmt, absolute=True, height_range=(0.0, 1.0))
+
+
+def test_a_flat_terrain_is_level_0_and_comes_back_at_its_height():
+    flat = np.full((5, 7), 12.25, np.float32)
+    levels, span = formats.quantise(flat)
+    assert span == (12.25, 12.25) and not levels.any()
+    assert np.array_equal(formats.dequantise(levels, span), np.full((5, 7), 12.25))
+    info = formats.sidecar_info("f.r16", flat.shape, "R16", absolute=False, height_range=span)
+    assert info["levels"]["step_m"] == 0.0 and info["levels"]["unity"]["terrain_height_m"] == 0.0
+    got = formats.file_heights(levels / np.float32(65535), formats.sidecar_scale(info, "f.r16.json"))
+    assert np.array_equal(got, flat)
+
+
+def test_quantise_refuses_nan_inf_and_bad_ranges():
+    for bad in (np.float32([[1.0, np.nan]]), np.float32([[np.inf, 0.0]]), np.zeros((0, 3), np.float32)):
+        with pytest.raises(ValueError, match="NaN or Inf|empty"):
+            formats.quantise(bad)
+    with pytest.raises(ValueError, match="low <= high"):
+        formats.quantise(np.zeros((2, 2)), (3.0, 1.0))
+    with pytest.raises(ValueError, match="low <= high"):
+        formats.dequantise(np.zeros((2, 2), np.uint16), (0.0, float("nan")))
+    with pytest.raises(ValueError, match="NaN or Inf"):
+        formats.dequantise(np.float32([np.nan]), (0.0, 1.0))
+    with pytest.raises(ValueError, match="0..65535"):
+        formats.dequantise(np.float32([1.5]), (0.0, 1.0))
+    with pytest.raises(ValueError, match="top"):
+        formats.quantise(np.zeros(3), top=1023)
+    # a world's range: heights outside it clip to its ends; an 8-bit file's 255 levels
+    levels, _ = formats.quantise(np.float64([-1.0, 0.0, 5.0, 11.0]), (0.0, 10.0))
+    assert levels.tolist() == [0, 0, 32768, 65535]
+    levels, span = formats.quantise(np.float64([2.0, 4.0, 3.0]), top=255)
+    assert levels.tolist() == [0, 255, 128] and formats.dequantise(levels, span, top=255)[1] == 4.0
 
 
 def test_version_1_sidecars_keep_their_meaning_and_bad_ones_are_refused():

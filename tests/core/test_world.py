@@ -34,7 +34,6 @@ from core.world import (  # noqa: E402
     filtered_range,
     raw_range,
     tile_heights,
-    to_uint16,
     upsample,
     world_recipe,
 )
@@ -95,12 +94,18 @@ def assert_tiles_equal(out, plan, whole):
 
     assert np.array_equal(zarr.open_array(str(out / "world.zarr" / "height"), mode="r")[:], whole)
     ny, _ = plan.grid.tiles
+    manifest = json.loads((out / "manifest.json").read_text())
+    relief = (manifest["levels"]["level_0_m"], manifest["levels"]["level_65535_m"])
+    every = []
     for ty, tx in plan.grid.indices():
         w = plan.grid.window(ty, tx)
         cells = whole[w.row : w.row + w.rows, w.col : w.col + w.cols]
-        assert np.array_equal(np.asarray(Image.open(out / f"unreal/w_x{tx}_y{ty}.png")), to_uint16(cells))
+        # 16-bit: levels of the tile's metres over the whole world's relief, one scale for every tile
+        levels = formats.quantise(cells * np.float32(plan.spec.height), relief)[0]
+        assert np.array_equal(np.asarray(Image.open(out / f"unreal/w_x{tx}_y{ty}.png")), levels)
         raw = np.fromfile(out / f"unity/w_x{tx}_y{ny - 1 - ty}.r16", dtype="<u2").reshape(w.shape)
-        assert np.array_equal(raw[::-1], to_uint16(cells))  # Unity's RAW rows run from the south
+        assert np.array_equal(raw[::-1], levels)  # Unity's RAW rows run from the south
+        every.append(levels)
         with OpenEXR.File(str(out / f"exr/w_x{tx}_y{ty}.exr")) as f:
             assert np.array_equal(f.channels()["Y"].pixels, cells)
         # each tile file's own sidecar: its place and size, and its metres north first
@@ -109,10 +114,11 @@ def assert_tiles_equal(out, plan, whole):
             assert scale.location == (*plan.grid.centre(ty, tx, plan.recipe.cell_size), 0.0)
             assert scale.width == plan.recipe.cell_size * (plan.grid.tile - 1) and scale.height == plan.spec.height
             assert scale.south_first == rel.endswith(".r16")
-        low, high = scale.height_range
+        assert scale.height_range == relief
         metres = formats.file_heights(raw.astype(np.float64) / 65535, scale)  # the R16's: flipped north first
-        assert np.allclose(metres, low + to_uint16(cells) / 65535 * (high - low), atol=1e-3)
-    manifest = json.loads((out / "manifest.json").read_text())
+        step = (relief[1] - relief[0]) / 65535
+        assert np.abs(metres - cells * np.float32(plan.spec.height)).max() <= step / 2 * (1 + 1e-6) + 1e-5
+    assert min(v.min() for v in every) == 0 and max(v.max() for v in every) == 65535  # the world's relief
     assert set(manifest["files"]) == set(files_of(out)) - {"manifest.json"}
     for rel, digest in manifest["files"].items():
         assert build_world.sha256_file(out / rel) == digest
@@ -224,8 +230,12 @@ def test_a_version_3_world_keeps_its_metres_and_says_how_to_read_them(tmp_path):
     assert normalize(np.array([[-0.1, 1.4]], np.float32), (-0.1, 1.4)).tolist() == [[0.0, 1.0]]
     levels = np.asarray(Image.open(tmp_path / "unreal/w_x1_y2.png")).astype(np.float64) / 65535.0
     w = plan.grid.window(2, 1)
-    back = metres["low"] + levels * (metres["high"] - metres["low"])  # the manifest's formula
-    assert np.abs(back - 50.0 * whole[w.row : w.row + w.rows, w.col : w.col + w.cols]).max() < 50.0 / 65535
+    # the 16-bit tiles span the world's relief, 7.5 m (the sea floor) to its top, not 0..Height
+    assert manifest["levels"]["level_0_m"] == pytest.approx(0.15 * 50.0) and manifest["levels"]["bits"] == 16
+    bottom, top = manifest["levels"]["level_0_m"], manifest["levels"]["level_65535_m"]
+    back = bottom + levels * (top - bottom)  # the manifest's formula
+    step = (top - bottom) / 65535
+    assert np.abs(back - 50.0 * whole[w.row : w.row + w.rows, w.col : w.col + w.cols]).max() <= step / 2 + 1e-5
 
 
 @pytest.mark.parametrize("generator", ["fractal", "hills"])
