@@ -1416,3 +1416,4 @@ register_filter(
         makes_maps=True,
     )
 )
+from .generators import sources  # noqa: F401,E402  (registers the file and object sources)

@@ -45,6 +45,7 @@ __all__ = [
     "MeshInput",
     "CurveInput",
     "WeightsInput",
+    "FileInput",
     "Input",
     "Inputs",
     "using",
@@ -208,11 +209,39 @@ class WeightsInput:
         return _sha(self.weights)
 
 
-Input = MeshInput | CurveInput | WeightsInput
+@dataclass(frozen=True, eq=False)
+class FileInput:
+    """A heightmap file's grey values as decoded by the caller, ``float32 (rows, cols)``, row 0 north.
+
+    For the formats core cannot decode with numpy alone (PNG and OpenEXR, which the add-on reads with
+    Blender's image loader on the main thread); keyed ``("file", path)`` with the path exactly as the file
+    source's ``path`` setting gives it. ``file_digest`` is the file's SHA-256 when the caller took it (else "").
+    ``ValueError`` for a bad shape or non-finite values.
+    """
+
+    values: npt.NDArray[np.float32]
+    name: str = "file"
+    file_digest: str = ""
+
+    def __post_init__(self) -> None:
+        v = np.asarray(self.values, dtype=np.float32)
+        if v.ndim != 2 or min(v.shape) < 1:
+            raise ValueError(f"file {self.name!r}: values must be (rows, cols), got shape {v.shape}")
+        if not np.isfinite(v).all():
+            raise ValueError(f"file {self.name!r}: holds NaN or Inf heights")
+        object.__setattr__(self, "values", np.ascontiguousarray(v))
+
+    @property
+    def digest(self) -> str:
+        """Fingerprint of the data (32 hex digits)."""
+        return _sha(self.values)
+
+
+Input = MeshInput | CurveInput | WeightsInput | FileInput
 #: Inputs of one evaluation: ``(kind, name) -> input``; kinds are :data:`KINDS`' keys.
 Inputs = Mapping[tuple[str, str], Input]
 #: The kinds of input and the class each holds.
-KINDS: dict[str, type] = {"mesh": MeshInput, "curve": CurveInput, "weights": WeightsInput}
+KINDS: dict[str, type] = {"mesh": MeshInput, "curve": CurveInput, "weights": WeightsInput, "file": FileInput}
 
 _CURRENT: ContextVar[Mapping[tuple[str, str], Input]] = ContextVar("orogen_inputs", default=MappingProxyType({}))
 

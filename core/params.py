@@ -458,10 +458,14 @@ class Generator(Part):
     """A 2-D generator: ``function(world_shape, seed, window=..., **params)`` -> raw float heights.
 
     ``params`` are the function's keyword parameters. With ``uses_cell_size``
-    the function also takes ``cell_size`` (metres per cell).
+    the function also takes ``cell_size`` (metres per cell). With ``metres`` it also takes ``height`` (the
+    terrain's Height in metres) and returns heights in metres (a source: a file, a mesh), which the recipe
+    divides by ``height`` (:func:`core.io.formats.units_of_metres`, so the mesh's Z is them bit for bit) instead
+    of normalising them by their range.
     """
 
     uses_cell_size: bool = False
+    metres: bool = False
 
 
 @dataclass(frozen=True)

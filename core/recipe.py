@@ -41,6 +41,7 @@ import numpy.typing as npt
 from . import catalog, filters, work  # noqa: F401  (catalog registers the built-in generators and filters)
 from .catalog import MAP_NAMES
 from .heightmap import MAX_CELLS, check_number, check_world_shape, normalize
+from .io.formats import units_of_metres
 from .io.jsonio import load_json
 from .params import FILTERS, GENERATORS, MAX_FILTERS, Filter, Generator, short_list
 from .progress import Cancelled, Progress, check_progress
@@ -380,7 +381,9 @@ class Recipe:
         """
         win = check_window(self.shape, window)
         generator = cast(Generator, part(self.generator, self.version))
-        extra = {"cell_size": self.cell_size} if generator.uses_cell_size else {}
+        extra: dict[str, float] = {"cell_size": self.cell_size} if generator.uses_cell_size else {}
+        if generator.metres:
+            extra["height"] = self.height
         try:
             raw: npt.NDArray[np.float64] = generator.function(self.shape, self.seed, window=win, **extra, **self.params)
         except ValueError as err:
@@ -424,7 +427,7 @@ class Recipe:
         done = 1
         if raw_range is None:
             raw_range = (float(raw.min()), float(raw.max()))
-        h = normalize(raw, raw_range)
+        h = self._start(raw, raw_range)
         for key, params in self.filters:
             f = self._filter(key)
             scale = {"cell_size": self.cell_size, "height": self.height} if f.uses_scale else {}
@@ -448,6 +451,14 @@ class Recipe:
             done += passes
             report(done)
         return np.ascontiguousarray(crop(h, outer, window)), raw_range
+
+    def _start(self, raw: npt.NDArray[np.floating[Any]], raw_range: tuple[float, float]) -> npt.NDArray[np.float32]:
+        """The generator's raw heights as the filters take them, in units of ``height`` metres: a generator in
+        metres (:attr:`core.params.Generator.metres`, a source) divided by ``height`` (``units_of_metres``: the
+        mesh's Z gives its metres back bit for bit), any other normalised by the world's ``raw_range``."""
+        if cast(Generator, part(self.generator, self.version)).metres:
+            return units_of_metres(raw, self.height)
+        return normalize(raw, raw_range)
 
     def world_ranges(self) -> Ranges:
         """The world's raw range and its range after the filters (what windows normalise by)."""

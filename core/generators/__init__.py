@@ -10,7 +10,8 @@ arrays, row 0 north, and work is bounded up front (each module's ``MAX_*``).
 - :mod:`.faults`: fault formation, random lines raising one side;
 - :mod:`.midpoint_displacement`: midpoint displacement on a ``2**n + 1`` lattice;
 - :mod:`.hills_pits`: white noise with hills and pits, for a box blur;
-- :mod:`.profiles`: one-dimensional slope walks and sectioned profiles.
+- :mod:`.profiles`: one-dimensional slope walks and sectioned profiles;
+- :mod:`.sources`: a heightmap file or a mesh object in metres (the ``file`` and ``object`` sources).
 
 The catalog (:mod:`core.catalog`) declares them as spec generators.
 """
@@ -51,6 +52,20 @@ from .profiles import (
     sectioned_profile,
     slope_walk,
 )
+from .sources import (
+    DECODED_SUFFIXES,
+    FILE_SUFFIXES,
+    FILLS,
+    file_digest,
+    file_metres,
+    file_source,
+    grey_values,
+    object_source,
+    rasterise_mesh,
+    read_values,
+    resample_window,
+    set_guards,
+)
 
 __all__ = [
     "MAX_FAULTS",
@@ -77,4 +92,16 @@ __all__ = [
     "section_bounds",
     "section_columns",
     "sectioned_profile",
+    "FILE_SUFFIXES",
+    "DECODED_SUFFIXES",
+    "FILLS",
+    "file_digest",
+    "file_metres",
+    "file_source",
+    "grey_values",
+    "object_source",
+    "rasterise_mesh",
+    "read_values",
+    "resample_window",
+    "set_guards",
 ]
