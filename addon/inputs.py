@@ -3,21 +3,37 @@
 :meth:`core.spec.TerrainSpec.objects` lists them (each ``object`` setting's name and input kind);
 :func:`gather` reads each through the reader of its kind (:data:`READERS`) into terrain-local metres and
 returns the inputs the evaluation runs with (``core.inputs.using``), so a worker thread never touches
-``bpy``. Everything is read with ``foreach_get`` into numpy buffers, never per vertex in Python.
+``bpy``. Everything is read with ``foreach_get`` into numpy buffers, never per vertex in Python. A file source's
+PNG or OpenEXR is decoded here too, by Blender's image loader (numpy alone reads neither), as a
+:class:`core.inputs.FileInput`; core reads every other format itself and checks them all.
+
+:func:`digest` (:func:`.terrain.compute.inputs_digest`) fingerprints the inputs of an evaluation: a terrain records
+it beside its applied spec, so the live-update engine and the depsgraph handler (:mod:`.terrain.target`) tell an
+edited source object from no change.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 
 import bpy
 import numpy as np
-from mathutils import Matrix
+from mathutils import Euler, Matrix
 
 from ..core import inputs as core_inputs
+from ..core.generators import sources
 from ..core.spec import TerrainSpec
+from .io.heightmaps import read_image
+from .terrain.compute import check_memory, inputs_digest
 
-__all__ = ["READERS", "gather", "read_mesh", "local_matrix"]
+#: The custom property of a terrain holding the fingerprint of the inputs its mesh was made from.
+INPUTS_PROPERTY = "orogen_inputs"
+
+__all__ = ["READERS", "gather", "read_mesh", "read_file", "local_matrix", "digest", "frame_of", "INPUTS_PROPERTY"]
+
+#: The fingerprint of an evaluation's inputs (:func:`.terrain.compute.inputs_digest`).
+digest = inputs_digest
 
 
 def local_matrix(frame: Matrix, obj: bpy.types.Object) -> np.ndarray:
@@ -63,8 +79,12 @@ def gather(spec: TerrainSpec, frame: Matrix | None = None, context=None) -> dict
 
     ``ValueError`` naming the setting for an object that is missing, of the wrong kind or unreadable."""
     frame = frame if frame is not None else Matrix.Identity(4)
-    depsgraph = context.evaluated_depsgraph_get() if context is not None else None
     found: dict[tuple[str, str], core_inputs.Input] = {}
+    if spec.generator == "file":
+        path = spec.params["path"]
+        if path and path.lower().endswith(sources.DECODED_SUFFIXES) and os.path.lexists(path):
+            found[("file", path)] = read_file(path)
+    depsgraph = context.evaluated_depsgraph_get() if context is not None else None
     for path, kind, name in spec.objects():
         if (kind, name) in found:
             continue
@@ -79,3 +99,20 @@ def gather(spec: TerrainSpec, frame: Matrix | None = None, context=None) -> dict
         except ValueError as err:
             raise ValueError(f"{path}: {err}") from None
     return found
+
+
+def read_file(path: str) -> core_inputs.FileInput:
+    """A PNG or OpenEXR heightmap decoded by Blender's image loader, checked by core first (whole, its size
+    within the caps and the memory guard, :func:`..io.heightmaps.read_image`) and after (grey, finite:
+    :func:`core.generators.sources.grey_values`). ``ValueError`` starting with ``file.path``."""
+    try:
+        values = sources.grey_values(read_image(path, check_memory), os.path.basename(path))
+    except ValueError as err:
+        raise ValueError(f"file.path: {err}") from None
+    return core_inputs.FileInput(values, name=path)
+
+
+def frame_of(location, rotation) -> Matrix:
+    """The world matrix of a terrain about to be added at ``location`` (metres) with Euler ``rotation``
+    (radians): the frame its inputs are read in before the object exists."""
+    return Matrix.Translation(location) @ Euler(rotation).to_matrix().to_4x4()

@@ -121,16 +121,17 @@ def on_setting_changed(owner, context) -> None:
         state.status = f"Not regenerated: {err}"
         return
     text = spec.to_json()
-    if text == state.applied:
-        return  # nothing that shapes it changed (or it was already applied)
+    same = text == state.applied  # then only the objects it reads may have changed: the geometry follows them
+    if same and not _inputs_changed(target, context):
+        return  # nothing that shapes it changed (or it was already applied), nor the objects it reads
     reason = target.busy()
     if reason:
         state.status = f"Not regenerated: {reason}"
         return
-    if state.applied and only_water_changed(spec, state.applied):
+    if not same and state.applied and only_water_changed(spec, state.applied):
         state.status = target.rewater(spec, text)
         return
-    if state.applied and target.restyles and _only_looks_changed(spec, state.applied):
+    if not same and state.applied and target.restyles and _only_looks_changed(spec, state.applied):
         try:
             state.status = target.restyle(spec, text)
         except (ValueError, TypeError) as err:  # an Image layer's file refused: the material stays
@@ -142,6 +143,13 @@ def on_setting_changed(owner, context) -> None:
         state.status = f"Not regenerated: {err}"
     except Cancelled:
         state.status = "Not regenerated: cancelled (it shows what it showed before)"
+
+
+def _inputs_changed(target: Target, context) -> bool:
+    """Whether the objects ``target``'s spec reads changed since its geometry was made (a target that reads
+    none, or whose kind cannot tell, says no): its optional ``inputs_changed(context)``."""
+    check = getattr(target, "inputs_changed", None)
+    return bool(check(context)) if check is not None else False
 
 
 def on_update(self, context) -> None:

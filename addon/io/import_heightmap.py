@@ -1,5 +1,11 @@
-"""File > Import > Orogen Heightmap: a heightmap file (PNG, TIFF or GeoTIFF, OpenEXR, RAW, .npy) as a terrain."""
+"""File > Import > Orogen Heightmap: a heightmap file (PNG, TIFF or GeoTIFF, OpenEXR, RAW, .npy) as a terrain.
 
+An import is Add Terrain with a file source (the ``file`` generator, :mod:`core.generators.sources`): the
+terrain's spec names the file, so filters, live updates, Regenerate (which reads the file again, and says when
+it changed or is missing) and export work on it as on any terrain.
+"""
+
+import json
 import os
 import warnings
 
@@ -8,7 +14,7 @@ import numpy as np
 from bpy_extras import object_utils
 from bpy_extras.io_utils import ImportHelper
 
-from ...core import normalize
+from ...core import inputs as core_inputs
 from ...core.colormap import DEFAULT_LAYERS, Layer
 from ...core.io import formats, geotiff
 from ...core.lighting import LIGHTING_PARAMS
@@ -22,6 +28,7 @@ from ...core.spec import (
     apply_settings,
     load_spec,
 )
+from ..inputs import INPUTS_PROPERTY
 from ..io import heightmaps
 from ..jobs import running
 from ..live import suspended
@@ -34,8 +41,8 @@ from ..mesh import (
 from ..poll import AddsObjects
 from ..properties import nonfinite_error, spec_annotations
 from ..specio import read_group, write_group, write_layers, write_spec
-from ..terrain.apply import record_terrain
-from ..terrain.compute import TerrainArrays, check_size, scene_sun
+from ..terrain.apply import record_source, record_terrain
+from ..terrain.compute import check_size, compute_terrain, scene_sun
 from ..ui.draw import draw_lighting
 from ..water import remove_water, sync_water
 
@@ -67,8 +74,8 @@ def read_sidecar(path: str) -> Sidecar | None:
     return Sidecar(path)
 
 
-#: The groups of a spec an import takes (its heights are the file's: no generator, no filters).
-IMPORT_GROUPS = ("width", "height", "lighting", "material", "layers")
+#: The parts of a spec an import does not take from ``set=``: its size and source are the file's.
+FILE_KEYS = ("size", "size_y", "seed", "generator")
 
 
 class OROGEN_OT_heightmap_import(AddsObjects, bpy.types.Operator, ImportHelper, object_utils.AddObjectHelper):
@@ -111,7 +118,10 @@ class OROGEN_OT_heightmap_import(AddsObjects, bpy.types.Operator, ImportHelper, 
         sidecar's; then apply ``set=`` through core's declarations (:func:`core.spec.apply_settings`).
         ``ValueError``/``TypeError`` for a spec or setting core refuses, or one an import has not."""
         if not self.look_filled:
-            look = TerrainSpec.from_json(self.spec) if self.spec else sidecar.look if sidecar else None
+            given = TerrainSpec.from_json(self.spec) if self.spec else None
+            look = given if given is not None else sidecar.look if sidecar else None
+            if given is not None:  # its filter stack too (the heights are the file's)
+                self.filters_json = json.dumps(given.to_dict()["filters"])
             if look is not None:
                 write_group(self.lighting, LIGHTING_PARAMS, look.lighting)
                 write_group(self.material, MATERIAL_PARAMS, look.material)
@@ -129,11 +139,11 @@ class OROGEN_OT_heightmap_import(AddsObjects, bpy.types.Operator, ImportHelper, 
                 warnings.simplefilter("always", InactiveSettingWarning)
                 after = apply_settings(spec, [item])
             before_d, after_d = spec.to_dict(), after.to_dict()
-            changed = [k for k in after_d if before_d.get(k) != after_d[k] and k not in IMPORT_GROUPS]
+            changed = [k for k in after_d if before_d.get(k) != after_d[k] and k in FILE_KEYS]
             if changed:
                 raise ValueError(
-                    f"set {item.partition('=')[0].strip()}: an imported heightmap's heights are the file's; it "
-                    "takes lighting.*, material.* (the water too), width and height"
+                    f"set {item.partition('=')[0].strip()}: an imported heightmap's size and source are the "
+                    "file's; it takes every other setting (filters, lighting.*, material.*, width, height)"
                 )
             for w in caught:
                 if issubclass(w.category, InactiveSettingWarning):
@@ -144,12 +154,27 @@ class OROGEN_OT_heightmap_import(AddsObjects, bpy.types.Operator, ImportHelper, 
             spec = after
         write_group(self.lighting, LIGHTING_PARAMS, spec.lighting)
         write_group(self.material, MATERIAL_PARAMS, spec.material)
+        self.filters_json = json.dumps(spec.to_dict()["filters"])
+        self.fit_height = spec.fit_height
         self.set = ""
 
     def _settings(self) -> TerrainSpec:
+        """The spec of the terrain: the file as its source (its absolute path), the operator's scale and look,
+        the filters ``spec=`` and ``set=`` gave (none by default: the heights are the file's)."""
+        filters = [
+            (f["type"], {k: v for k, v in f.items() if k not in ("type", "enabled")}, f.get("enabled", True))
+            for f in json.loads(self.filters_json or "[]")
+        ]
         return TerrainSpec(
             width=self.width,
             height=self.height,
+            fit_height=self.fit_height,
+            generator="file",
+            params={
+                "path": os.path.abspath(bpy.path.abspath(self.filepath)),
+                "scale_from_file": self.use_sidecar_scale,
+            },
+            filters=tuple(filters),
             lighting=read_group(self.lighting, LIGHTING_PARAMS),
             material=read_group(self.material, MATERIAL_PARAMS),
             layers=tuple(Layer(**read_group(item, LAYER_PARAMS)) for item in self.layers) or DEFAULT_LAYERS,
@@ -191,7 +216,7 @@ class OROGEN_OT_heightmap_import(AddsObjects, bpy.types.Operator, ImportHelper, 
                 raise ValueError(f"no such file: {self.filepath}")
             sidecar = read_sidecar(self.filepath) if self.use_sidecar_scale else None
             self._take_settings(sidecar)
-            width, height, known = self._scale(sidecar)
+            width, height, _known = self._scale(sidecar)
             spec = self._settings().replace(width=width, height=height)
             sun = scene_sun(context.scene) if spec.lighting["use_scene_sun"] else None
             with running("Importing heightmap", context) as job:
@@ -204,24 +229,23 @@ class OROGEN_OT_heightmap_import(AddsObjects, bpy.types.Operator, ImportHelper, 
                     grid, side = geotiff.dem_square_grid(values, dem, check_size=check_size)
                     dem_width, dem_height = geotiff.dem_extent(grid, side)
                     spec = spec.replace(width=dem_width, height=dem_height)
-                metres = formats.file_heights(grid, sidecar.scale) if sidecar is not None and dem is None else None
-                if metres is not None and known:
-                    # the file's metres, base height included, in units of the terrain's Height (bit for bit back)
-                    try:
-                        heightmap = formats.units_of_metres(metres, known)
-                    except ValueError as err:
-                        raise ValueError(f"{sidecar.name}: {err}") from None
-                elif sidecar is not None and sidecar.scale.south_first:
-                    heightmap = normalize(np.ascontiguousarray(grid[::-1]))
-                else:
-                    heightmap = normalize(grid)
-                if not np.isfinite(heightmap * np.float32(spec.height)).all():
-                    raise ValueError(
-                        f"{sidecar.name if sidecar else 'the file'}: heights of {float(np.abs(grid).max()):g} at a "
-                        f"Height of {known or spec.height:g} m leave float32's range: give the Height"
-                    )
+                rows, cols = grid.shape
+                spec = spec.replace(size=cols, size_y=rows if rows != cols else 0)
+                path = spec.params["path"]
+                # The file source makes the heights (the file's metres, base height included, as before); PNG and
+                # OpenEXR pixels Blender decoded above go to it as they are, so the file is decoded once.
+                decoded = path.lower().endswith((".png", ".exr"))
+                given = {("file", path): core_inputs.FileInput(values, name=path)} if decoded else {}
                 tick()
-                arrays = TerrainArrays(heightmap, spec.bake(heightmap, sun), spec.width, spec.height, None)
+                try:
+                    arrays = compute_terrain(spec, sun, inputs=given)
+                except ValueError as err:
+                    raise ValueError(f"{sidecar.name}: {err}" if sidecar is not None else str(err)) from None
+                if not np.isfinite(arrays.heightmap * np.float32(spec.height)).all():
+                    raise ValueError(
+                        f"{sidecar.name if sidecar else 'the file'}: heights at a Height of {spec.height:g} m leave "
+                        "float32's range: give the Height"
+                    )
                 tick()
         except (ValueError, TypeError, RuntimeError) as err:
             self.report({"ERROR"}, f"Heightmap not imported: {err}")
@@ -248,10 +272,14 @@ class OROGEN_OT_heightmap_import(AddsObjects, bpy.types.Operator, ImportHelper, 
         obj = object_utils.object_data_add(context, mesh, operator=self)
         try:
             record_terrain(obj, arrays, source=self.filepath, **geotiff.dem_record(values, dem))
+            record_source(obj, spec)
             bake_unlit_color(obj, spec)
             sync_water(obj, spec)
             with suspended():
-                write_spec(obj.orogen, spec)  # its layers, lighting and scale; no generator to re-run
+                write_spec(obj.orogen, spec)  # a terrain like any other, its generator the file
+                obj.orogen.is_terrain = True
+                obj.orogen.applied = spec.to_json()
+            obj[INPUTS_PROPERTY] = arrays.inputs
         except (ValueError, TypeError, RuntimeError) as err:  # all or nothing: the scene as it was
             remove_water(obj)
             bpy.data.objects.remove(obj)
@@ -287,15 +315,18 @@ def register() -> None:
             default="",
             options={"HIDDEN", "SKIP_SAVE"},
             description="Terrain spec as JSON (any form Orogen wrote: spec, 0.1 recipe, export sidecar): its "
-            "lighting, material, water and colour layers replace the file's (its heights stay the file's)",
+            "filters, lighting, material, water and colour layers replace the file's (the heights are the file's, "
+            "filtered)",
         ),
         "set": bpy.props.StringProperty(
             name="Set",
             default="",
             options={"HIDDEN", "SKIP_SAVE"},
             description="Settings by name, 'NAME=VALUE; NAME=VALUE' (lighting.mode=hillshade; material.water=true; "
-            "width=500), as Add Terrain's set: lighting, material, water, width and height",
+            "width=500; terrace.levels=8 for a filter spec= gave), as Add Terrain's set: any but the size",
         ),
+        "filters_json": bpy.props.StringProperty(default="", options={"HIDDEN"}),
+        "fit_height": annotations["fit_height"],
         "look_filled": bpy.props.BoolProperty(default=False, options={"HIDDEN", "SKIP_SAVE"}),
     }
     for cls in classes:

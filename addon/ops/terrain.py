@@ -1,16 +1,21 @@
-"""Terrain operators: Add > Mesh > Terrain, Generate (the panel's settings), Regenerate and Rebuild Material.
+"""Terrain operators: Add > Mesh > Terrain, Terrain from Object, Generate (the panel's settings), Regenerate and
+Rebuild Material.
 
 Add and Regenerate, started from the UI, compute in the background (:class:`..jobs.BackgroundOperator`).
 """
 
 import math
 import time
+import warnings
 
 import bpy
+import numpy as np
 from bpy_extras import object_utils
+from mathutils import Vector
 
 from ...core.progress import Cancelled
-from ...core.spec import TerrainSpec
+from ...core.spec import MAX_SIDE, MIN_SIDE, InactiveSettingWarning, TerrainSpec, apply_settings
+from ..inputs import INPUTS_PROPERTY, frame_of, gather
 from ..jobs import BackgroundCompute, BackgroundOperator, running
 from ..live import same_heights, suspended
 from ..material import bake_unlit_color, checked_layers, new_material
@@ -72,8 +77,9 @@ material"""
             spec, sun = self._prepare(context)
             check_size(*spec.shape, spec)
             announce_work(self, spec)
+            inputs = gather(spec, frame_of(self.location, self.rotation), context)
             with running(self._doing, context) as job:
-                arrays = compute_terrain(spec, sun, progress=job.part(0.0, 0.99))
+                arrays = compute_terrain(spec, sun, progress=job.part(0.0, 0.99), inputs=inputs)
                 if job.cancelled:  # during the bake, after the last check
                     raise Cancelled("cancelled before the terrain was added")
         except (ValueError, TypeError, RuntimeError) as err:
@@ -111,6 +117,7 @@ material"""
                 write_spec(obj.orogen, spec)
                 obj.orogen.is_terrain = True
                 obj.orogen.applied = spec.to_json()
+            obj[INPUTS_PROPERTY] = arrays.inputs
         except Exception:
             if obj is not None:
                 remove_water(obj)
@@ -137,7 +144,12 @@ material"""
             return {"CANCELLED"}
         object_utils.add_object_align_init(context, self)  # location and rotation from the view it is added from
         self._spec = spec
-        return self._begin(context, BackgroundCompute(spec, sun, spec.shape))
+        try:
+            inputs = gather(spec, frame_of(self.location, self.rotation), context)
+        except (ValueError, TypeError) as err:
+            self.report({"ERROR"}, f"Terrain not added: {err}")
+            return {"CANCELLED"}
+        return self._begin(context, BackgroundCompute(spec, sun, spec.shape, inputs=inputs))
 
     def _apply(self, context, job: BackgroundCompute) -> set[str]:
         try:
@@ -224,7 +236,8 @@ class OROGEN_OT_terrain_regenerate(BackgroundOperator, bpy.types.Operator):
             spec = read_spec(obj.orogen)
             check_size(*spec.shape, spec)
             announce_work(self, spec)
-            job = BackgroundCompute(spec, sun_for(spec, context), spec.shape)
+            inputs = gather(spec, obj.matrix_world, context)
+            job = BackgroundCompute(spec, sun_for(spec, context), spec.shape, inputs=inputs)
         except (ValueError, TypeError, RuntimeError) as err:
             self.report({"ERROR"}, f"Terrain not regenerated: {err}")
             return {"CANCELLED"}
@@ -250,7 +263,8 @@ class OROGEN_OT_terrain_regenerate(BackgroundOperator, bpy.types.Operator):
             try:  # the same guards as a start: a new Size meets the memory guard and the Work Limit
                 check_size(*spec.shape, spec)
                 announce_work(self, spec)
-                again = BackgroundCompute(spec, sun_for(spec, context), spec.shape)
+                inputs = gather(spec, obj.matrix_world, context)
+                again = BackgroundCompute(spec, sun_for(spec, context), spec.shape, inputs=inputs)
             except (ValueError, TypeError, RuntimeError) as err:
                 self._say("ERROR", f"Terrain not regenerated: {err}")
                 return {"CANCELLED"}
@@ -266,6 +280,128 @@ class OROGEN_OT_terrain_regenerate(BackgroundOperator, bpy.types.Operator):
     def _cancelled(self, context, by_user: bool) -> set[str]:
         self._say("WARNING", "Regenerate cancelled: the terrain is as it was")
         return {"CANCELLED"}
+
+
+def object_reason(context) -> str | None:
+    """Why Terrain from Object cannot run now (not Object Mode, no active mesh object), or ``None``."""
+    reason = mode_reason(context)
+    if reason:
+        return reason
+    obj = getattr(context, "active_object", None)
+    if obj is None:
+        return "Select the mesh object to start the terrain from"
+    if obj.type != "MESH":
+        return f"{obj.name} is a {obj.type.lower()}: Terrain from Object reads a mesh"
+    return None
+
+
+def footprint(obj: bpy.types.Object) -> tuple[float, float, float, float, float, float]:
+    """``(centre x, centre y, extent x, extent y, lowest z, highest z)`` in world metres of ``obj``'s bounding
+    box (its eight corners through its world matrix)."""
+    corners = np.array([tuple(obj.matrix_world @ Vector(c)) for c in obj.bound_box], dtype=np.float64)
+    low, high = corners.min(axis=0), corners.max(axis=0)
+    centre = (low + high) / 2.0
+    extent = high - low
+    return float(centre[0]), float(centre[1]), float(extent[0]), float(extent[1]), float(low[2]), float(high[2])
+
+
+def grid_over(extent_x: float, extent_y: float, side: int) -> tuple[int, int]:
+    """``(size, size_y)`` of a grid of ``side`` vertices along the longer of the two extents, the shorter in
+    proportion (cells square); ``size_y`` is 0 for a square grid."""
+    longer = max(extent_x, extent_y)
+    cols = side if extent_x >= extent_y else max(MIN_SIDE, round((side - 1) * extent_x / longer) + 1)
+    rows = side if extent_y >= extent_x else max(MIN_SIDE, round((side - 1) * extent_y / longer) + 1)
+    return cols, (rows if rows != cols else 0)
+
+
+class OROGEN_OT_terrain_from_object(bpy.types.Operator):
+    """Add a terrain whose source is the active mesh object seen from above (a sculpt, a scan, another terrain): \
+the object is kept, hidden; Regenerate and live updates read it again"""
+
+    bl_idname = "orogen.terrain_from_object"
+    bl_label = "Terrain from Object"
+    bl_options = {"REGISTER", "UNDO"}
+
+    size: bpy.props.IntProperty(
+        name="Size",
+        default=257,
+        min=MIN_SIDE,
+        max=MAX_SIDE,
+        soft_max=1025,
+        description="Vertices along the longer side of the object's footprint (the shorter in proportion)",
+    )
+    hide_source: bpy.props.BoolProperty(
+        name="Hide Object", default=True, description="Hide the source object (it is kept: the terrain reads it)"
+    )
+    spec: bpy.props.StringProperty(
+        name="Spec",
+        default="",
+        options={"HIDDEN", "SKIP_SAVE"},
+        description="Terrain spec as JSON: its filters, lighting, material and layers (its source is the object, "
+        "its size and width the object's footprint)",
+    )
+    set: bpy.props.StringProperty(
+        name="Set",
+        default="",
+        options={"HIDDEN", "SKIP_SAVE"},
+        description="Settings by name, 'NAME=VALUE; NAME=VALUE' (thermal.talus_angle=30; object.fill=value), as "
+        "Add Terrain's set",
+    )
+
+    @classmethod
+    def poll(cls, context):
+        return poll_with(cls, object_reason(context))
+
+    def _spec(self, source: bpy.types.Object) -> tuple[TerrainSpec, tuple[float, float, float]]:
+        """The terrain's spec and location; ``ValueError``/``TypeError`` naming what is wrong."""
+        cx, cy, dx, dy, low, high = footprint(source)
+        if not all(map(math.isfinite, (cx, cy, dx, dy, low, high))):
+            raise ValueError(f"{source.name}'s bounding box is not finite")
+        if max(dx, dy) <= 1e-6:
+            raise ValueError(f"{source.name} has no extent seen from above (its bounding box is {dx:g} x {dy:g} m)")
+        size, size_y = grid_over(dx, dy, self.size)
+        base = TerrainSpec.from_json(self.spec) if self.spec else TerrainSpec(filters=())
+        spec = base.replace(
+            generator="object",
+            params={**(base.params if base.generator == "object" else {}), "object": source.name},
+            size=size,
+            size_y=size_y,
+            width=max(dx, dy),
+            height=base.height if self.spec else max(high - min(low, 0.0), 1.0),
+        )
+        assignments = [a for a in self.set.split(";") if a.strip()]
+        if assignments:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", InactiveSettingWarning)
+                spec = apply_settings(spec, assignments)
+            for w in caught:
+                if issubclass(w.category, InactiveSettingWarning):
+                    self.report({"WARNING"}, f"Note: {w.message}")
+            if spec.generator != "object":
+                raise ValueError("set generator: a terrain from an object has the object as its source")
+        return spec, (cx, cy, 0.0)
+
+    def execute(self, context):
+        source = context.active_object
+        try:
+            spec, location = self._spec(source)
+        except (ValueError, TypeError) as err:
+            self.report({"ERROR"}, f"Terrain not added: {err}")
+            return {"CANCELLED"}
+        try:
+            done = bpy.ops.orogen.terrain_add(spec=spec.to_json(), location=location, rotation=(0.0, 0.0, 0.0))
+        except RuntimeError as err:  # terrain_add reported why; pass it on
+            self.report({"ERROR"}, str(err).replace("Error: ", "", 1).strip())
+            return {"CANCELLED"}
+        if "FINISHED" not in done:
+            self.report({"WARNING"}, "Terrain from Object cancelled: nothing was added")
+            return {"CANCELLED"}
+        terrain = context.view_layer.objects.active
+        if self.hide_source:
+            source.hide_set(True)
+            source.hide_render = True
+        self.report({"INFO"}, f"Added terrain {terrain.name} from {source.name} ({spec.shape[0]} x {spec.shape[1]})")
+        return {"FINISHED"}
 
 
 class OROGEN_OT_material_rebuild(bpy.types.Operator):
@@ -294,9 +430,16 @@ class OROGEN_OT_material_rebuild(bpy.types.Operator):
 
 def menu_func(self, _context):
     self.layout.operator(OROGEN_OT_terrain_add.bl_idname, text="Terrain", icon="RNDCURVE")
+    self.layout.operator(OROGEN_OT_terrain_from_object.bl_idname, text="Terrain from Object", icon="RNDCURVE")
 
 
-classes = (OROGEN_OT_terrain_add, OROGEN_OT_terrain_generate, OROGEN_OT_terrain_regenerate, OROGEN_OT_material_rebuild)
+classes = (
+    OROGEN_OT_terrain_add,
+    OROGEN_OT_terrain_from_object,
+    OROGEN_OT_terrain_generate,
+    OROGEN_OT_terrain_regenerate,
+    OROGEN_OT_material_rebuild,
+)
 
 
 def register() -> None:

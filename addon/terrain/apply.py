@@ -8,12 +8,15 @@ modifiers, custom properties, material slots and the user's material edits stay.
 """
 
 import json
+import os
 import time
 
 import bpy
 
+from ...core.generators.sources import file_digest
 from ...core.progress import Cancelled
 from ...core.spec import TerrainSpec
+from ..inputs import INPUTS_PROPERTY, gather
 from ..jobs import running
 from ..live import suspended
 from ..material import bake_unlit_color, checked_files, new_material, refused_images
@@ -56,6 +59,43 @@ def record_terrain(obj: bpy.types.Object, arrays: TerrainArrays, source: str = "
     if source:
         info["source"] = source
     obj[TERRAIN_PROPERTY] = json.dumps(info)
+
+
+#: The custom property of a terrain whose source is a file: ``{"path", "size", "mtime", "sha256"}`` of the file
+#: as last built, so that Regenerate can say when it changed.
+SOURCE_PROPERTY = "orogen_source_file"
+
+
+def _stamp(path: str, old: dict | None = None) -> dict:
+    """The file's size, modification time and SHA-256 (the old digest kept when size and time are the same)."""
+    st = os.stat(path)
+    stamp = {"path": path, "size": st.st_size, "mtime": st.st_mtime_ns}
+    same = old is not None and all(old.get(k) == stamp[k] for k in stamp)
+    stamp["sha256"] = old["sha256"] if same and old is not None else file_digest(path)
+    return stamp
+
+
+def record_source(obj: bpy.types.Object, spec: TerrainSpec) -> str | None:
+    """Record the stamp of ``spec``'s source file on ``obj`` (:data:`SOURCE_PROPERTY`); a note when the file
+    differs from the one the terrain was last built from ("the file ... changed since the last build"), else
+    ``None``. A spec without a file source clears the record."""
+    path = spec.params.get("path") if spec.generator == "file" else None
+    if not path or not os.path.isfile(path):
+        obj.pop(SOURCE_PROPERTY, None)
+        return None
+    try:
+        old = json.loads(obj.get(SOURCE_PROPERTY, "null"))
+    except ValueError:
+        old = None
+    old = old if isinstance(old, dict) and old.get("path") == path else None
+    try:
+        stamp = _stamp(path, old)
+    except (OSError, ValueError):
+        return None
+    obj[SOURCE_PROPERTY] = json.dumps(stamp)
+    if old is not None and old.get("sha256") != stamp["sha256"]:
+        return f"the file {os.path.basename(path)} changed since the last build: the terrain follows it"
+    return None
 
 
 def write_arrays(obj: bpy.types.Object, arrays: TerrainArrays) -> list[str]:
@@ -172,8 +212,9 @@ def regenerate_with_notes(obj: bpy.types.Object, context, preview: bool = False)
     spec = read_spec(settings)
     shape = preview_shape(spec.shape, settings.preview_size) if preview else spec.shape
     started = time.perf_counter()
+    inputs = gather(spec, obj.matrix_world, context)
     with running("Regenerating terrain", context) as job:
-        arrays = compute_terrain(spec, sun_for(spec, context), shape, job.part(0.0, 0.99))
+        arrays = compute_terrain(spec, sun_for(spec, context), shape, job.part(0.0, 0.99), inputs)
         if job.cancelled:  # cancelled during the bake, after the last check: nothing is written
             raise Cancelled("cancelled before the terrain was written")
         return apply_arrays(obj, spec, shape, arrays, started, preview)
@@ -204,6 +245,7 @@ def apply_arrays(
     with suspended():
         settings.applied = spec.to_json()
         settings.preview_pending = shape != spec.shape
+    obj[INPUTS_PROPERTY] = arrays.inputs
     if not preview:
         shared = share_spec(obj)
         for other in linked_terrains(obj):  # each object on the shared mesh has its own water
@@ -215,4 +257,6 @@ def apply_arrays(
             )
     rows, cols = shape
     kind = "preview" if shape != spec.shape else "terrain"
-    return f"Regenerated {kind} {rows} x {cols} in {time.perf_counter() - started:.2f} s", notes
+    status = f"Regenerated {kind} {rows} x {cols} in {time.perf_counter() - started:.2f} s"
+    changed = record_source(obj, spec)
+    return (f"{status}; {changed}" if changed else status), notes

@@ -33,6 +33,8 @@ class TerrainArrays:
     height: float
     spec: TerrainSpec | None
     erosion: dict[str, npt.NDArray[np.float32]] = field(default_factory=dict)
+    #: The fingerprint of the inputs it was made from (:func:`inputs_digest`; "" for none).
+    inputs: str = ""
 
     def data_maps(self) -> dict[str, npt.NDArray[np.float32]]:
         """The float point attributes to bake: slope, curvature, the ambient-occlusion factor (with AO on) and
@@ -213,7 +215,16 @@ def compute_terrain(
     check_size(*shape, spec)
     with core_inputs.using(inputs or {}):
         heightmap, erosion = spec.recipe(shape).evaluate_with_maps(progress)
-    return TerrainArrays(heightmap, spec.bake(heightmap, sun), spec.width, spec.height, spec, erosion)
+    maps = spec.bake(heightmap, sun)
+    return TerrainArrays(heightmap, maps, spec.width, spec.height, spec, erosion, inputs_digest(inputs))
+
+
+def inputs_digest(inputs) -> str:
+    """One fingerprint of every input of an evaluation (``""`` for none): sorted ``kind:name:digest`` lines
+    (:attr:`core.inputs.MeshInput.digest` and friends), what a terrain records as ``orogen_inputs``."""
+    if not inputs:
+        return ""
+    return "\n".join(f"{kind}:{name}:{value.digest}" for (kind, name), value in sorted(inputs.items()))
 
 
 def scene_sun(scene) -> tuple[float, float] | None:

@@ -1,11 +1,20 @@
 """A terrain object as a target of the live-update engine (:mod:`..live`): its spec in ``obj.orogen``, its mesh
-regenerated in place, a preview first when it is larger than its preview size (:mod:`.settle`)."""
+regenerated in place, a preview first when it is larger than its preview size (:mod:`.settle`).
+
+The objects a terrain reads (its spec's :meth:`core.spec.TerrainSpec.objects`: an object source's mesh, a
+carve filter's curve, any kind) are followed too: :func:`on_depsgraph_update` sees one of them change geometry
+or transform and asks the engine for the terrain's live update, which regenerates when the inputs' fingerprint
+(:func:`..inputs.digest`) differs from the one its mesh was made from. The terrain's own update does not
+trigger it again (a terrain is never its own input, and the handler does not run inside itself).
+"""
 
 import bpy
 
 from ...core.spec import TerrainSpec
-from ..live import add_kind, remove_kind, suspended
+from ..inputs import INPUTS_PROPERTY, digest, gather
+from ..live import add_kind, on_setting_changed, remove_kind, suspended
 from ..poll import linked_reason
+from ..specio import read_spec
 from ..water import sync_water
 from . import settle
 from .apply import linked_terrains, regenerate, set_material, share_spec
@@ -19,6 +28,19 @@ class TerrainTarget:
     def __init__(self, obj: bpy.types.Object) -> None:
         self.owner = obj
         self.settings = self.state = obj.orogen
+
+    def inputs_changed(self, context) -> bool:
+        """Whether the objects the spec reads (and a decoded source file) differ from those the mesh was made
+        from; a spec that reads none says no, one whose objects cannot be read says yes (the update says why)."""
+        obj = self.owner
+        try:
+            spec = read_spec(self.settings)
+            if not spec.objects() and spec.generator != "file":
+                return False
+            inputs = gather(spec, obj.matrix_world, context)
+        except (ValueError, TypeError):
+            return True
+        return digest(inputs) != obj.get(INPUTS_PROPERTY, "")
 
     def busy(self) -> str | None:
         """A linked mesh cannot be rewritten; one in Edit Mode waits until the user leaves."""
@@ -90,10 +112,51 @@ class Terrains:
         ]
 
 
+_in_handler = [False]
+
+
+def _changed_objects(depsgraph) -> set[str]:
+    """Names of the objects whose geometry or transform this depsgraph update changed."""
+    names = set()
+    for update in depsgraph.updates:
+        ident = update.id
+        if isinstance(ident, bpy.types.Object) and (update.is_updated_geometry or update.is_updated_transform):
+            names.add(ident.original.name if ident.original is not None else ident.name)
+    return names
+
+
+@bpy.app.handlers.persistent
+def on_depsgraph_update(_scene, depsgraph) -> None:
+    """An object changed: every live terrain whose spec reads it (other than itself) takes its live update."""
+    if _in_handler[0]:
+        return
+    changed = _changed_objects(depsgraph)
+    if not changed:
+        return
+    _in_handler[0] = True
+    try:
+        for target in Terrains.every():
+            obj = target.owner
+            if not obj.orogen.live_update:
+                continue
+            try:
+                names = {name for _path, _kind, name in read_spec(obj.orogen).objects()} - {obj.name}
+            except (ValueError, TypeError):
+                continue
+            if names & changed:
+                on_setting_changed(obj, bpy.context)
+    finally:
+        _in_handler[0] = False
+
+
 def register() -> None:
-    """Let the live-update engine follow terrain objects."""
+    """Let the live-update engine follow terrain objects and the objects they read."""
     add_kind(Terrains)
+    if on_depsgraph_update not in bpy.app.handlers.depsgraph_update_post:
+        bpy.app.handlers.depsgraph_update_post.append(on_depsgraph_update)
 
 
 def unregister() -> None:
+    if on_depsgraph_update in bpy.app.handlers.depsgraph_update_post:
+        bpy.app.handlers.depsgraph_update_post.remove(on_depsgraph_update)
     remove_kind(Terrains)

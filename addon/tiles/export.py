@@ -11,14 +11,17 @@ from pathlib import Path
 import bpy
 import numpy as np
 
+from ...core import inputs as core_inputs
 from ...core.heightmap import normalize
 from ...core.io.formats import engine_levels, levels_text, quantise, sidecar_info
 from ...core.io.jsonio import load_json
 from ...core.progress import Cancelled
 from ...core.world import TILE_FILES, tile_file
+from ..inputs import gather
 from ..io.heightmaps import check_path, commit, spec_look, stage_dir, write_image
 from ..jobs import running
 from ..poll import poll_with
+from ..specio import read_spec
 from .world import census, hand_edited, tile_reason, world_cache, world_of
 
 #: The tile formats an export writes: the operator's name of each, and its key in :data:`core.world.TILE_FILES`
@@ -55,7 +58,8 @@ def export_world(world, context, directory: str, name: str, fmts) -> tuple[list[
     names (``ValueError``, :func:`_refuse_foreign`).
     """
     folder = check_path(directory)
-    with running("Exporting tiles", context) as job:
+    inputs = gather(read_spec(world.orogen_world), None, context)
+    with running("Exporting tiles", context) as job, core_inputs.using(inputs):
         return _export_world(world, context, folder, name, fmts, job)
 
 

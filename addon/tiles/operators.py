@@ -7,6 +7,7 @@ from bpy_extras import object_utils
 
 from ...core.progress import Cancelled
 from ...core.world import TILE_EDGES, TileGrid, max_level, tile_levels, world_grid
+from ..inputs import gather
 from ..jobs import BackgroundOperator, BackgroundTask, running
 from ..live import suspended
 from ..poll import locked_reason, mode_reason, poll_with
@@ -182,7 +183,12 @@ class OROGEN_OT_tiles_add(BackgroundOperator, bpy.types.Operator, object_utils.A
             return {"CANCELLED"}
         self._spec, self._matrix = spec, object_utils.add_object_align_init(context, self).copy()
         sun = scene_sun(context.scene) if spec.lighting["use_scene_sun"] else None
-        build = WorldBuild(spec, grid, sun, None, dict.fromkeys(grid.indices(), 0))
+        try:
+            inputs = gather(spec, None, context)
+        except (ValueError, TypeError) as err:
+            self.report({"ERROR"}, f"Tiles not added: {err}")
+            return {"CANCELLED"}
+        build = WorldBuild(spec, grid, sun, None, dict.fromkeys(grid.indices(), 0), inputs=inputs)
         return self._begin(context, BackgroundTask(lambda progress: compute_world(build, progress)))
 
     def _wait_reason(self, context) -> str | None:

@@ -36,16 +36,18 @@ from dataclasses import dataclass, field
 import bpy
 import numpy as np
 
+from ...core import inputs as core_inputs
 from ...core.progress import Cancelled
 from ...core.spec import TerrainSpec
 from ...core.world import TILE_EDGES, TileGrid, WorldCache, max_level, snap_edges, world_grid, world_recipe
+from ..inputs import gather
 from ..jobs import running
 from ..live import add_kind, remove_kind, suspended
 from ..material import bake_unlit_color, checked_layers, new_material
 from ..mesh import tag_positions_changed, update_grid_mesh
 from ..poll import mode_reason, selected_active
 from ..specio import read_spec
-from ..terrain.compute import check_memory, scene_sun
+from ..terrain.compute import check_memory, inputs_digest, scene_sun
 from .water_edge import sync_tile_water
 
 #: Custom property of a world collection: the world's ranges, with the recipe they belong to (reused by
@@ -213,7 +215,7 @@ def world_cache(world, context, progress=None) -> WorldCache:
     settings = world.orogen_tiles
     grid = world_grid(spec, settings.tiles_y, settings.tiles_x)
     sun = scene_sun(context.scene) if spec.lighting["use_scene_sun"] and getattr(context, "scene", None) else None
-    key = world_recipe(spec, grid.shape).to_json()
+    key = world_recipe(spec, grid.shape).to_json() + inputs_digest(core_inputs.current())
     cache = WorldCache(spec, grid, sun, _ranges(world, key), progress=progress)
     if cache.whole is None:
         world[RANGES_PROPERTY] = json.dumps({"recipe": key, "ranges": [list(r) for r in cache.ranges]})
@@ -318,6 +320,9 @@ class WorldBuild:
     everything: bool = True  # every tile of the world (no ``only``): a new material, the spec applied
     cache: WorldCache | None = None
     made: dict = field(default_factory=dict)  # {(ty, tx): core.world.TileMaps}
+    #: The objects the spec reads (:func:`..inputs.gather`, main thread), in the world's frame: its centre at the
+    #: scene's origin.
+    inputs: dict = field(default_factory=dict)
 
 
 def plan_world(world, context, only=None, levels=None) -> WorldBuild:
@@ -333,22 +338,24 @@ def plan_world(world, context, only=None, levels=None) -> WorldBuild:
     keys = sorted(tiles) if only is None else [k for k in sorted(set(only)) if k in tiles]
     top = max_level(grid.tile)
     levels = {k: min((levels or {}).get(k, tiles[k].orogen_tile.level), top) for k in keys}
-    ranges = _ranges(world, world_recipe(spec, grid.shape).to_json())
-    return WorldBuild(spec, grid, sun, ranges, levels, everything=only is None)
+    inputs = gather(spec, None, context)
+    ranges = _ranges(world, world_recipe(spec, grid.shape).to_json() + inputs_digest(inputs))
+    return WorldBuild(spec, grid, sun, ranges, levels, everything=only is None, inputs=inputs)
 
 
 def compute_world(build: WorldBuild, progress=None) -> WorldBuild:
     """Compute ``build``'s world (:class:`core.world.WorldCache`) and its tiles; ``progress(done, total)`` returning
     ``False`` raises ``core.Cancelled``. Numpy only: safe in a worker thread."""
     part = progress or (lambda _done, _total: True)
-    build.cache = WorldCache(
-        build.spec, build.grid, build.sun, build.ranges, progress=lambda d, t: part(d, 2 * max(t, 1))
-    )
-    count = len(build.levels)
-    for i, (key, level) in enumerate(sorted(build.levels.items())):
-        build.made[key] = build.cache.tile(*key, level)
-        if part(count + i + 1, 2 * count) is False:
-            raise Cancelled(f"cancelled after {i + 1} of {count} tiles", done=i + 1, total=count)
+    with core_inputs.using(build.inputs):
+        build.cache = WorldCache(
+            build.spec, build.grid, build.sun, build.ranges, progress=lambda d, t: part(d, 2 * max(t, 1))
+        )
+        count = len(build.levels)
+        for i, (key, level) in enumerate(sorted(build.levels.items())):
+            build.made[key] = build.cache.tile(*key, level)
+            if part(count + i + 1, 2 * count) is False:
+                raise Cancelled(f"cancelled after {i + 1} of {count} tiles", done=i + 1, total=count)
     return build
 
 
@@ -358,7 +365,7 @@ def apply_world(world, build: WorldBuild, started: float) -> str:
     assert cache is not None
     settings = world.orogen_tiles
     if cache.whole is None:
-        key = cache.recipe.to_json()
+        key = cache.recipe.to_json() + inputs_digest(build.inputs)
         world[RANGES_PROPERTY] = json.dumps({"recipe": key, "ranges": [list(r) for r in cache.ranges]})
     counted = census(world)
     tiles = counted.tiles

@@ -43,6 +43,7 @@ def state() -> dict:
         }
         entry["collections"] = tuple(sorted(c.name for c in obj.users_collection))
         entry["location"] = tuple(obj.location)
+        entry["hide_render"] = obj.hide_render
         if obj.type == "MESH":
             entry["mesh"] = obj.data.name
             entry["co"] = _heights(obj.data).tobytes()
@@ -358,6 +359,13 @@ def test_heightmap_import(fresh, tmp_path):
     check_undo_redo(lambda: bpy.ops.orogen.heightmap_import(filepath=str(path)), "Import Heightmap")
 
 
+def test_terrain_from_object(fresh):
+    bpy.ops.mesh.primitive_uv_sphere_add(radius=5.0, location=(3.0, -2.0, 1.0))
+    done("UV sphere")
+    before, after = check_undo_redo(lambda: bpy.ops.orogen.terrain_from_object(size=17), "Terrain from Object")
+    assert len(after) == len(before) + 1 and after["OB:Sphere"]["hide_render"]
+
+
 def world_tiles():
     return sorted(o.name for o in bpy.data.objects if o.orogen_tile.is_tile)
 
@@ -422,6 +430,7 @@ TESTED = {
     "preset_load",
     "profile_add",
     "heightmap_import",
+    "terrain_from_object",
     "tiles_add",
     "tiles_regenerate",
     "tile_rebuild",
