@@ -30,6 +30,7 @@ from .generators.faults import MAX_FAULTS, fault_formation
 from .generators.hills import MAX_HILLS, hills_raw
 from .generators.hills_pits import noise_hills_pits
 from .generators.midpoint_displacement import diamond_square
+from .generators.sources import SOURCES
 from .heightmap import flatten
 from .noise.fractal import fractal_noise
 from .params import (
@@ -1416,4 +1417,5 @@ register_filter(
         makes_maps=True,
     )
 )
-from .generators import sources  # noqa: F401,E402  (registers the file and object sources)
+for _source in SOURCES:  # the file and object sources, after the generators
+    register_generator(_source)

@@ -34,13 +34,14 @@ from .. import inputs
 from ..heightmap import MAX_CELLS, normalize
 from ..io import formats, geotiff
 from ..io.image_headers import MAX_IMAGE_SIDE, check_file
-from ..params import Generator, Param, When, register_generator
+from ..params import Generator, Param, When
 from ..window import Window, check_window
 
 __all__ = [
     "FILE_SUFFIXES",
     "DECODED_SUFFIXES",
     "FILLS",
+    "SOURCES",
     "file_digest",
     "file_metres",
     "file_source",
@@ -425,7 +426,8 @@ def object_source(
     return np.where(np.isfinite(z), z, value)
 
 
-register_generator(
+#: The two sources as generators, registered by :mod:`core.catalog` after the others (menus list them last).
+SOURCES = (
     Generator(
         "file",
         "File",
@@ -452,10 +454,7 @@ register_generator(
         ),
         source="Orogen's heightmap importer",
         metres=True,
-    )
-)
-
-register_generator(
+    ),
     Generator(
         "object",
         "Object",
@@ -494,5 +493,5 @@ register_generator(
         source="z-buffer scan conversion (Foley et al., Computer Graphics: Principles and Practice, 15.4)",
         uses_cell_size=True,
         metres=True,
-    )
+    ),
 )
