@@ -178,6 +178,7 @@ def read_elevation(path: str, check_size=None):
     ``ValueError`` naming the problem (unknown format, a size that does not
     match, a cut file, NaN or Inf values); nothing is left in ``bpy.data``.
     """
+    from ...core.generators.sources import grey_values
     from ...core.io import geotiff
 
     suffix = os.path.splitext(path)[1].lower()
@@ -191,13 +192,7 @@ def read_elevation(path: str, check_size=None):
         elevation = geotiff.read_elevation(path, check_size, check_bytes=check_decode_memory)
         values = elevation.heights
     elif suffix in IMPORT_SUFFIXES:
-        pixels = read_image(path, check_size)
-        if not (np.array_equal(pixels[..., 0], pixels[..., 1]) and np.array_equal(pixels[..., 0], pixels[..., 2])):
-            raise ValueError(
-                f"{name} is a colour image (its red, green and blue differ): a heightmap must be "
-                "greyscale; convert it to grey first"
-            )
-        values = pixels[..., 0]
+        values = grey_values(read_image(path, check_size), name)  # core's check: grey, finite
     else:
         raise ValueError(
             f"cannot read {suffix or 'a file without a suffix'}: "

@@ -253,7 +253,8 @@ def resample_window(
     fy2, fx2 = fy[:, None], fx[None, :]
     top = g[i[:, None], j[None, :]] * (1 - fx2) + g[i[:, None], j1[None, :]] * fx2
     bottom = g[i1[:, None], j[None, :]] * (1 - fx2) + g[i1[:, None], j1[None, :]] * fx2
-    return (top * (1 - fy2) + bottom * fy2).astype(np.float32)
+    out: npt.NDArray[np.float32] = (top * (1 - fy2) + bottom * fy2).astype(np.float32)
+    return out
 
 
 def file_source(
