@@ -325,7 +325,12 @@ def register() -> None:
             description="Settings by name, 'NAME=VALUE; NAME=VALUE' (lighting.mode=hillshade; material.water=true; "
             "width=500; terrace.levels=8 for a filter spec= gave), as Add Terrain's set: any but the size",
         ),
-        "filters_json": bpy.props.StringProperty(default="", options={"HIDDEN"}),
+        "filters_json": bpy.props.StringProperty(
+            name="Filters",
+            default="",
+            options={"HIDDEN"},
+            description="The filter stack as spec JSON (from spec= and set=): it runs on the file's heights",
+        ),
         "fit_height": annotations["fit_height"],
         "look_filled": bpy.props.BoolProperty(default=False, options={"HIDDEN", "SKIP_SAVE"}),
     }
