@@ -130,6 +130,9 @@ class _Layout:
     def prop(self, data, name, **_kwargs):
         self.drawn.append((data, name))
 
+    def prop_search(self, data, name, *_args, **_kwargs):  # an object setting: a search field
+        self.drawn.append((data, name))
+
     def panel(self, *_args, **_kwargs):  # layout.panel() and panel_prop(): (header, body)
         return _Layout(self.drawn), _Layout(self.drawn)
 
