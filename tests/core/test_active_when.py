@@ -112,10 +112,21 @@ def _variants(p: Param) -> list[Any]:
 _SIZE = 33
 
 
+#: A small pyramid over part of the terrain, for the object source (its Fill acts around it).
+_PYRAMID = core.inputs.MeshInput(
+    np.array([[-20.0, -20.0, 1.0], [20.0, -20.0, 1.0], [20.0, 20.0, 1.0], [-20.0, 20.0, 1.0], [0.0, 0.0, 9.0]]),
+    np.array([[0, 1, 4], [1, 2, 4], [2, 3, 4], [3, 0, 4]]),
+    name="Pyramid",
+)
+#: What a source reads: the object source's mesh.
+_SOURCE_BASE: dict[str, dict[str, Any]] = {"object": {"object": "Pyramid"}}
+
+
 def _generator(key: str) -> Callable[[dict[str, Any]], Any]:
     def run(values: dict[str, Any]) -> Any:
         spec = TerrainSpec(size=_SIZE, width=100.0, generator=key, params=values, filters=())
-        return spec.heightmap()
+        with core.inputs.using({("mesh", "Pyramid"): _PYRAMID}):
+            return spec.heightmap()
 
     return run
 
@@ -165,7 +176,7 @@ def _nothing(values: dict[str, Any]) -> Any:
 
 def _groups() -> list[tuple[str, Sequence[Param], dict[str, Any], Callable[[dict[str, Any]], Any]]]:
     groups: list[tuple[str, Sequence[Param], dict[str, Any], Callable[[dict[str, Any]], Any]]] = []
-    groups += [(key, g.params, {}, _generator(key)) for key, g in GENERATORS.items()]
+    groups += [(key, g.params, _SOURCE_BASE.get(key, {}), _generator(key)) for key, g in GENERATORS.items()]
     groups += [(key, f.params, {}, _filter(key)) for key, f in FILTERS.items()]
     groups.append(("lighting", LIGHTING_PARAMS, {}, _lighting))
     groups.append(("material", MATERIAL_PARAMS, {}, _nothing))
