@@ -25,12 +25,22 @@ from ..core import inputs as core_inputs
 from ..core.generators import sources
 from ..core.spec import TerrainSpec
 from .io.heightmaps import read_image
-from .terrain.compute import check_memory, inputs_digest
+from .terrain.compute import check_decode_memory, check_memory, inputs_digest
 
 #: The custom property of a terrain holding the fingerprint of the inputs its mesh was made from.
 INPUTS_PROPERTY = "orogen_inputs"
 
-__all__ = ["READERS", "gather", "read_mesh", "read_file", "local_matrix", "digest", "frame_of", "INPUTS_PROPERTY"]
+__all__ = [
+    "READERS",
+    "gather",
+    "read_mesh",
+    "read_file",
+    "local_matrix",
+    "digest",
+    "frame_of",
+    "blend_folder",
+    "INPUTS_PROPERTY",
+]
 
 #: The fingerprint of an evaluation's inputs (:func:`.terrain.compute.inputs_digest`).
 digest = inputs_digest
@@ -82,8 +92,11 @@ def gather(spec: TerrainSpec, frame: Matrix | None = None, context=None) -> dict
     found: dict[tuple[str, str], core_inputs.Input] = {}
     if spec.generator == "file":
         path = spec.params["path"]
-        if path and path.lower().endswith(sources.DECODED_SUFFIXES) and os.path.lexists(path):
-            found[("file", path)] = read_file(path)
+        sources.set_guards(check_memory, check_decode_memory, blend_folder=blend_folder())
+        if path and path.lower().endswith(sources.DECODED_SUFFIXES):
+            real = sources.resolve_path(path)
+            if os.path.lexists(real):
+                found[("file", path)] = read_file(real, key=path)
     depsgraph = context.evaluated_depsgraph_get() if context is not None else None
     for path, kind, name in spec.objects():
         if (kind, name) in found:
@@ -101,15 +114,25 @@ def gather(spec: TerrainSpec, frame: Matrix | None = None, context=None) -> dict
     return found
 
 
-def read_file(path: str) -> core_inputs.FileInput:
+def read_file(path: str, key: str | None = None) -> core_inputs.FileInput:
     """A PNG or OpenEXR heightmap decoded by Blender's image loader, checked by core first (whole, its size
     within the caps and the memory guard, :func:`..io.heightmaps.read_image`) and after (grey, finite:
-    :func:`core.generators.sources.grey_values`). ``ValueError`` starting with ``file.path``."""
+    :func:`core.generators.sources.grey_values`), named ``key`` (the path as the spec gives it, default
+    ``path``). ``ValueError`` starting with ``file.path``."""
     try:
         values = sources.grey_values(read_image(path, check_memory), os.path.basename(path))
     except ValueError as err:
         raise ValueError(f"file.path: {err}") from None
-    return core_inputs.FileInput(values, name=path)
+    return core_inputs.FileInput(values, name=key or path)
+
+
+def blend_folder() -> str | None:
+    """The folder of the saved .blend file (what a ``//`` path is relative to), or ``None`` when unsaved."""
+    try:
+        saved = bpy.data.filepath
+    except AttributeError:  # bpy.data is restricted while the extension registers
+        return None
+    return os.path.dirname(bpy.path.abspath("//")) if saved else None
 
 
 def frame_of(location, rotation) -> Matrix:

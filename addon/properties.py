@@ -67,6 +67,8 @@ def blender_property(p, update=None, params=()):
         return BoolProperty(default=p.default, **kw)
     if p.kind == "enum":
         return EnumProperty(items=p.items, default=p.default, **kw)
+    if p.kind == "path" and bpy.app.version >= (4, 5, 0):  # a file picked relative to the .blend file: "//name"
+        kw["options"] = {"PATH_SUPPORTS_BLEND_RELATIVE"}  # (core resolves it, core.generators.sources.resolve_path)
     if p.kind in ("string", "path", "object"):  # an object by name (the panel draws a search of bpy.data.objects)
         return StringProperty(default=p.default, subtype="FILE_PATH" if p.kind == "path" else "NONE", **kw)
     if p.kind == "color":

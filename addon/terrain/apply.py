@@ -13,6 +13,7 @@ import time
 
 import bpy
 
+from ...core.generators import sources
 from ...core.generators.sources import file_digest
 from ...core.progress import Cancelled
 from ...core.spec import TerrainSpec
@@ -80,6 +81,10 @@ def record_source(obj: bpy.types.Object, spec: TerrainSpec) -> str | None:
     differs from the one the terrain was last built from ("the file ... changed since the last build"), else
     ``None``. A spec without a file source clears the record."""
     path = spec.params.get("path") if spec.generator == "file" else None
+    try:
+        path = sources.resolve_path(path) if path else None
+    except ValueError:
+        path = None
     if not path or not os.path.isfile(path):
         obj.pop(SOURCE_PROPERTY, None)
         return None

@@ -10,14 +10,16 @@ trigger it again (a terrain is never its own input, and the handler does not run
 
 import bpy
 
+from ...core.generators import sources
 from ...core.spec import TerrainSpec
-from ..inputs import INPUTS_PROPERTY, digest, gather
+from ..inputs import INPUTS_PROPERTY, blend_folder, digest, gather
 from ..live import add_kind, on_setting_changed, remove_kind, suspended
 from ..poll import linked_reason
 from ..specio import read_spec
 from ..water import sync_water
 from . import settle
 from .apply import linked_terrains, regenerate, set_material, share_spec
+from .compute import check_decode_memory, check_memory
 
 
 class TerrainTarget:
@@ -152,6 +154,7 @@ def on_depsgraph_update(_scene, depsgraph) -> None:
 def register() -> None:
     """Let the live-update engine follow terrain objects and the objects they read."""
     add_kind(Terrains)
+    sources.set_guards(check_memory, check_decode_memory, blend_folder=blend_folder())
     if on_depsgraph_update not in bpy.app.handlers.depsgraph_update_post:
         bpy.app.handlers.depsgraph_update_post.append(on_depsgraph_update)
 
@@ -159,4 +162,5 @@ def register() -> None:
 def unregister() -> None:
     if on_depsgraph_update in bpy.app.handlers.depsgraph_update_post:
         bpy.app.handlers.depsgraph_update_post.remove(on_depsgraph_update)
+    sources.set_guards()
     remove_kind(Terrains)

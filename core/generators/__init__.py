@@ -65,6 +65,7 @@ from .sources import (
     rasterise_mesh,
     read_values,
     resample_window,
+    resolve_path,
     set_guards,
 )
 
@@ -105,5 +106,6 @@ __all__ = [
     "rasterise_mesh",
     "read_values",
     "resample_window",
+    "resolve_path",
     "set_guards",
 ]

@@ -50,6 +50,7 @@ __all__ = [
     "rasterise_mesh",
     "read_values",
     "resample_window",
+    "resolve_path",
     "set_guards",
 ]
 
@@ -74,14 +75,36 @@ def _default_size(rows: int, cols: int) -> None:
 
 
 _GUARDS: dict[str, Callable[..., None] | None] = {"size": None, "bytes": None}
+#: The folder a path starting with ``//`` is relative to (Blender's relative paths: the .blend file's folder).
+_BLEND_FOLDER: list[str | None] = [None]
 
 
-def set_guards(check_size: SizeCheck | None = None, check_bytes: Callable[[int], None] | None = None) -> None:
+def set_guards(
+    check_size: SizeCheck | None = None,
+    check_bytes: Callable[[int], None] | None = None,
+    *,
+    blend_folder: str | None = None,
+) -> None:
     """Set the memory guards a file source runs before it decodes a file (the add-on sets its own at register
     and clears them at unregister): ``check_size(rows, cols)`` on the header's size, ``check_bytes(need)`` on a
     TIFF decoder's allocation; each raises ``ValueError`` to refuse. The size cap (:data:`MAX_IMAGE_SIDE`) and
-    :data:`core.heightmap.MAX_CELLS` always hold."""
+    :data:`core.heightmap.MAX_CELLS` always hold. ``blend_folder`` is the folder a ``//`` path is relative to
+    (the saved .blend file's; ``None``: such a path is refused)."""
     _GUARDS["size"], _GUARDS["bytes"] = check_size, check_bytes
+    _BLEND_FOLDER[0] = blend_folder
+
+
+def resolve_path(path: str, what: str = "file.path") -> str:
+    """``path`` as a file system path: a Blender relative path (``//dem.png``) joined to the folder
+    :func:`set_guards` was given; ``ValueError`` naming ``what`` when there is none (an unsaved .blend file)."""
+    if not path.startswith("//"):
+        return path
+    folder = _BLEND_FOLDER[0]
+    if not folder:
+        raise ValueError(
+            f"{what}: {path} is relative to the .blend file, which is not saved: save it or choose an absolute path"
+        )
+    return os.path.join(folder, path[2:])
 
 
 def _check_size(rows: int, cols: int) -> None:
@@ -142,6 +165,7 @@ def read_values(
     check = check_size or _check_size
     name = os.path.basename(path) or path
     suffix = os.path.splitext(path)[1].lower()
+    key, path = path, resolve_path(path, what)
     try:
         if not os.path.lexists(path):
             raise ValueError(f"no such file: {path}")
@@ -155,7 +179,7 @@ def read_values(
             values = elevation.heights
         elif suffix in DECODED_SUFFIXES:
             check_file(path, check, formats=("PNG", "OpenEXR"))
-            found = inputs.current().get(("file", path))
+            found = inputs.current().get(("file", key))
             if not isinstance(found, inputs.FileInput):
                 raise ValueError(
                     f"{name}: PNG and OpenEXR pixels are decoded by Blender's image loader (in Blender this is done "
@@ -208,6 +232,7 @@ def file_metres(
         Starting with ``what`` (:func:`read_values`), or the sidecar's name for a sidecar that cannot say its scale.
     """
     values, dem = read_values(path, what=what, check_size=check_size)
+    path = resolve_path(path, what)
     info = formats.read_sidecar(path) if scale_from_file else None
     scale = formats.sidecar_scale(info, os.path.basename(path) + ".json") if info is not None else None
     grid = values

@@ -181,3 +181,13 @@ def test_terrain_from_object_polls_and_refuses_with_reasons(scene, orogen):
     with pytest.raises(RuntimeError, match="Terrain not added"):
         bpy.ops.orogen.terrain_from_object(set="generator=hills")
     assert len(bpy.data.objects) == before
+
+
+def test_a_path_relative_to_the_blend_file_is_read(scene, orogen, tmp_path):
+    path, metres = metres_npy(orogen, tmp_path)
+    bpy.ops.wm.save_as_mainfile(filepath=str(tmp_path / "scene.blend"), copy=False)
+    spec = orogen.core.TerrainSpec(
+        size=33, size_y=21, width=320.0, height=128.0, generator="file", params={"path": "//below.npy"}, filters=()
+    )
+    assert bpy.ops.orogen.terrain_add(spec=spec.to_json(), location=(0, 0, 0)) == {"FINISHED"}
+    assert np.array_equal(vertices(bpy.context.active_object)[:, 2].reshape(metres.shape), metres)

@@ -222,3 +222,29 @@ def test_existing_generators_still_normalise():
     assert not core.GENERATORS["hills"].metres and core.GENERATORS["file"].metres and core.GENERATORS["object"].metres
     h = TerrainSpec(size=17, filters=()).heightmap()
     assert h.min() == 0.0 and h.max() == 1.0
+
+
+def test_a_blend_relative_path_needs_the_blend_folder(tmp_path):
+    path, metres = metres_file(tmp_path)
+    spec = file_spec("//below.npy", metres.shape)
+    with pytest.raises(ValueError, match=r"file\.path: //below\.npy is relative to the \.blend file"):
+        spec.heightmap()
+    sources.set_guards(blend_folder=str(tmp_path))
+    try:
+        assert np.array_equal(spec.heightmap(), file_spec(path, metres.shape).heightmap())
+    finally:
+        sources.set_guards()
+
+
+def test_the_guards_refuse_before_reading(tmp_path):
+    path, metres = metres_file(tmp_path)
+
+    def refuse(rows, cols):
+        raise ValueError(f"{rows} x {cols} is too much here")
+
+    sources.set_guards(check_size=refuse)
+    try:
+        with pytest.raises(ValueError, match=r"file\.path: 21 x 33 is too much here"):
+            file_spec(path, metres.shape).heightmap()
+    finally:
+        sources.set_guards()
