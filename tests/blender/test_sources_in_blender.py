@@ -191,3 +191,21 @@ def test_a_path_relative_to_the_blend_file_is_read(scene, orogen, tmp_path):
     )
     assert bpy.ops.orogen.terrain_add(spec=spec.to_json(), location=(0, 0, 0)) == {"FINISHED"}
     assert np.array_equal(vertices(bpy.context.active_object)[:, 2].reshape(metres.shape), metres)
+
+
+def test_an_object_edit_waits_while_the_terrain_is_in_edit_mode(scene, orogen):
+    source = plane(size=10.0, subdivisions=2)
+    assert bpy.ops.orogen.terrain_from_object(size=11, set="object.fill=value") == {"FINISHED"}
+    terrain = bpy.context.active_object
+    bpy.ops.object.mode_set(mode="EDIT")
+    co = vertices(source)
+    centre = int(np.argmin(np.abs(co[:, 0]) + np.abs(co[:, 1])))
+    co[centre, 2] = 3.0
+    source.data.vertices.foreach_set("co", co.ravel())
+    source.data.update()
+    bpy.context.view_layer.update()
+    assert terrain.orogen.status == "Not regenerated: leave Edit Mode first"
+    bpy.ops.object.mode_set(mode="OBJECT")
+    assert vertices(terrain)[:, 2].reshape(11, 11)[5, 5] == 0.0  # nothing written while it was edited
+    assert bpy.ops.orogen.terrain_regenerate() == {"FINISHED"}
+    assert vertices(terrain)[:, 2].reshape(11, 11)[5, 5] == pytest.approx(3.0)
