@@ -465,7 +465,7 @@ def test_export_heightmaps_lists_only_heightmap_presets():
         ),
         (
             ["--preset", "island", "--set", "generator=CAVES"],
-            "generator must be one of diamond_square, faults, fractal, hills, noise, got 'CAVES'",
+            "generator must be one of diamond_square, faults, file, fractal, hills, noise, object, got 'CAVES'",
         ),
         (["--preset", "island", "--metres", "--format", "PNG16"], "--metres applies to the EXR and NPY formats"),
         (["--recipe", "README.md"], "terrain spec is not valid JSON"),
