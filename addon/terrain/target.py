@@ -127,6 +127,23 @@ def _changed_objects(depsgraph) -> set[str]:
     return names
 
 
+def _read_names(obj: bpy.types.Object) -> set[str]:
+    """The objects ``obj``'s mesh was made from (the names in its inputs' fingerprint, cheap to read on every
+    depsgraph update); after a failed update (the object was missing), the ones its spec names now."""
+    names = set()
+    for line in obj.get(INPUTS_PROPERTY, "").splitlines():
+        kind, _, rest = line.partition(":")
+        name = rest.rpartition(":")[0]
+        if kind != "file" and name:
+            names.add(name)
+    if obj.orogen.status.startswith("Not regenerated"):
+        try:
+            names |= {name for _path, _kind, name in read_spec(obj.orogen).objects()}
+        except (ValueError, TypeError):
+            pass
+    return names
+
+
 @bpy.app.handlers.persistent
 def on_depsgraph_update(_scene, depsgraph) -> None:
     """An object changed: every live terrain whose spec reads it (other than itself) takes its live update."""
@@ -141,11 +158,7 @@ def on_depsgraph_update(_scene, depsgraph) -> None:
             obj = target.owner
             if not obj.orogen.live_update:
                 continue
-            try:
-                names = {name for _path, _kind, name in read_spec(obj.orogen).objects()} - {obj.name}
-            except (ValueError, TypeError):
-                continue
-            if names & changed:
+            if (_read_names(obj) - {obj.name}) & changed:
                 on_setting_changed(obj, bpy.context)
     finally:
         _in_handler[0] = False
