@@ -328,7 +328,7 @@ def register() -> None:
         "filters_json": bpy.props.StringProperty(
             name="Filters",
             default="",
-            options={"HIDDEN"},
+            options={"HIDDEN", "SKIP_SAVE"},
             description="The filter stack as spec JSON (from spec= and set=): it runs on the file's heights",
         ),
         "fit_height": annotations["fit_height"],
