@@ -14,6 +14,7 @@ import bpy
 
 from ...core.io.files import write_text
 from ...core.io.jsonio import load_json, read_regular_file
+from ...core.params import GENERATORS
 from ...core.presets import PRESETS, preset_spec
 from ...core.spec import TerrainSpec, load_spec
 from ..live import changed, suspended
@@ -112,6 +113,24 @@ def find_preset(name: str) -> TerrainSpec | None:
     )
 
 
+def keep_source(current: TerrainSpec, preset: TerrainSpec) -> tuple[TerrainSpec, str]:
+    """``preset`` as it dresses a terrain that starts from a source (a file, an object: a generator in metres):
+    its filters, lighting, material and layers on the terrain's own source, size, width and Height; with a
+    note for the report. Any other terrain takes the preset whole (``(preset, "")``)."""
+    if not GENERATORS[current.generator].metres:
+        return preset, ""
+    kept = preset.replace(
+        generator=current.generator,
+        params=current.params,
+        size=current.size,
+        size_y=current.size_y,
+        width=current.width,
+        height=current.height,
+        seed=current.seed,
+    )
+    return kept, f" (kept its {GENERATORS[current.generator].label.lower()} source)"
+
+
 def _target(context):
     obj = active_terrain(context)
     return (obj, obj.orogen) if obj is not None else (None, context.scene.orogen)
@@ -142,11 +161,16 @@ terrain (which then regenerates)"""
             self.report({"INFO"}, f"Added {PROFILE_PRESETS[self.name]['label']}")
             return {"FINISHED"}
         obj, settings = _target(context)
+        kept = ""
+        try:
+            spec, kept = keep_source(read_spec(settings), spec)
+        except (ValueError, TypeError):  # the settings shown cannot be read: the preset replaces them whole
+            pass
         with suspended():
             write_spec(settings, spec)
         if obj is not None:
             changed(obj, context)
-            self.report({"INFO"}, f"Loaded {self.name} into {obj.name}")
+            self.report({"INFO"}, f"Loaded {self.name} into {obj.name}{kept}")
         else:
             self.report({"INFO"}, f"Loaded {self.name}: press Generate")
         return {"FINISHED"}

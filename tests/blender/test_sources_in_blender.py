@@ -209,3 +209,19 @@ def test_an_object_edit_waits_while_the_terrain_is_in_edit_mode(scene, orogen):
     assert vertices(terrain)[:, 2].reshape(11, 11)[5, 5] == 0.0  # nothing written while it was edited
     assert bpy.ops.orogen.terrain_regenerate() == {"FINISHED"}
     assert vertices(terrain)[:, 2].reshape(11, 11)[5, 5] == pytest.approx(3.0)
+
+
+def test_a_preset_dresses_a_source_terrain_and_keeps_its_source(scene, orogen, tmp_path, capsys):
+    path, metres = metres_npy(orogen, tmp_path)
+    assert bpy.ops.orogen.heightmap_import(filepath=path, location=(0, 0, 0)) == {"FINISHED"}
+    obj = bpy.context.active_object
+    obj.orogen.live_update = False
+    capsys.readouterr()
+    assert bpy.ops.orogen.preset_load(name="scree_slopes") == {"FINISHED"}
+    assert "(kept its file source)" in capsys.readouterr().out
+    spec = spec_of(orogen, obj)
+    preset = orogen.core.preset_spec("scree_slopes")
+    assert spec.generator == "file" and spec.params["path"] == path and (spec.size, spec.size_y) == (33, 21)
+    assert spec.filters == preset.filters and spec.lighting == preset.lighting and spec.layers == preset.layers
+    assert bpy.ops.orogen.terrain_regenerate() == {"FINISHED"}
+    assert not np.array_equal(vertices(obj)[:, 2].reshape(metres.shape), metres)  # the preset's filters ran
