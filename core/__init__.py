@@ -23,7 +23,7 @@ At the top level stay what ties them together: the parameter declarations
 heightmap part :mod:`.recipe`, exact windows :mod:`.window`, worlds of tiles
 :mod:`.world`), presets (:mod:`.presets`), the shared checks
 (:mod:`.heightmap`), randomness (:mod:`.rng`), units (:mod:`.units`),
-colours (:mod:`.colormap`), the simple filters (:mod:`.filters`) and one
+colours (:mod:`.colormap`), masks of filters (:mod:`.masks`), the simple filters (:mod:`.filters`) and one
 cancellation protocol (:mod:`.progress`: a callback ``progress(done, total)``
 returning ``False`` raises :class:`Cancelled`). Options past the first one to
 three data arguments are keyword-only everywhere.
@@ -60,6 +60,7 @@ from .lighting.occlusion import ambient_occlusion
 from .lighting.settings import sun_angles
 from .lighting.shadows import cast_shadows
 from .lighting.slope_light import light_direction, slope_lightmap
+from .masks import MASK_PARAMS, blend_masked, mask_weights
 from .noise.fractal import fractal_noise
 from .noise.lattice import cellular_noise, perlin_grid, perlin_noise, simplex_noise, value_grid, value_noise
 from .noise.white import lattice_white_noise, white_noise
@@ -84,6 +85,7 @@ __all__ = [
     "Generator",
     "Layer",
     "MAX_CELLS",
+    "MASK_PARAMS",
     "PRESETS",
     "Param",
     "ProgressBar",
@@ -96,6 +98,7 @@ __all__ = [
     "apply_settings",
     "as_heightmap",
     "bake_maps",
+    "blend_masked",
     "box_blur",
     "cast_shadows",
     "cellular_noise",
@@ -122,6 +125,7 @@ __all__ = [
     "light_direction",
     "load_json",
     "load_spec",
+    "mask_weights",
     "multidirectional_hillshade",
     "noise_hills_pits",
     "normal_map",

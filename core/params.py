@@ -511,6 +511,7 @@ RESERVED = frozenset(
         "layers",
         "type",
         "enabled",
+        "mask",
     }
 )
 
@@ -523,8 +524,8 @@ def _register(registry: dict[str, Any], item: Part, what: str) -> None:
     if item.key in GENERATORS or item.key in FILTERS:
         raise ValueError(f"{item.key!r} is already registered")
     names = [p.name for p in item.params]
-    if len(set(names)) != len(names) or {"type", "enabled"} & set(names):
-        raise ValueError(f"{item.key}: parameter names must be unique and not 'type' or 'enabled'")
+    if len(set(names)) != len(names) or {"type", "enabled", "mask"} & set(names):
+        raise ValueError(f"{item.key}: parameter names must be unique and not 'type', 'enabled' or 'mask'")
     registry[item.key] = item
 
 

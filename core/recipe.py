@@ -42,9 +42,10 @@ from . import catalog, filters, work  # noqa: F401  (catalog registers the built
 from .catalog import MAP_NAMES
 from .heightmap import MAX_CELLS, check_number, check_world_shape, normalize
 from .io.jsonio import load_json
+from .masks import blend_masked, check_mask, is_masked, mask_margin, mask_weights
 from .params import FILTERS, GENERATORS, MAX_FILTERS, Filter, Generator, short_list
 from .progress import Cancelled, Progress, check_progress
-from .rng import check_seed
+from .rng import check_seed, sub_seed
 from .versions import SPEC_VERSION, part, upgrade_recipe
 from .window import Window, check_window, crop, expand
 
@@ -136,6 +137,7 @@ class Recipe:
     height: float = 1.0
     version: int = RECIPE_VERSION
     fit_height: bool = True
+    masks: tuple[Mapping[str, Any] | None, ...] = ()
 
     def __post_init__(self) -> None:
         if isinstance(self.version, bool) or self.version not in (2, 3, RECIPE_VERSION):
@@ -186,6 +188,26 @@ class Recipe:
         # The stack's work is checked against the user's limit when a job starts (check_work, _run), not here:
         # a spec over the limit can still be read, shown and changed.
         object.__setattr__(self, "filters", tuple(stack))
+        object.__setattr__(self, "masks", self._check_masks(self.masks))
+
+    def _check_masks(self, masks: object) -> tuple[Mapping[str, Any] | None, ...]:
+        """``masks`` checked (:func:`core.masks.check_mask`): one per filter or none at all; a mask of source
+        ``"none"`` becomes ``None``, and a stack without any mask ``()`` (the unmasked recipe, bit for bit)."""
+        if not isinstance(masks, (tuple, list)):
+            raise TypeError(f"masks must be a sequence of masks (or None), one per filter, got {type(masks).__name__}")
+        if not masks:
+            return ()
+        if len(masks) != len(self.filters):
+            raise ValueError(f"masks must give one mask (or None) per filter ({len(self.filters)}), got {len(masks)}")
+        if self.version == 2 and any(is_masked(m) for m in masks if m is not None):
+            raise ValueError("a version-2 recipe has no masks")
+        out = [None if m is None else check_mask(m, f"filters[{i}].mask.") for i, m in enumerate(masks)]
+        checked = tuple(m if is_masked(m) else None for m in out)
+        return checked if any(m is not None for m in checked) else ()
+
+    def mask_of(self, i: int) -> Mapping[str, Any] | None:
+        """The mask of filter ``i`` of the stack (``None``: unmasked)."""
+        return self.masks[i] if self.masks else None
 
     def check_work(self) -> float:
         """Refuse this recipe's filter stack if its estimated time is over the limit the user set
@@ -291,8 +313,16 @@ class Recipe:
             "cell_size": self.cell_size,
             "height": self.height,
             "params": {k: plain(v) for k, v in self.params.items()},
-            "filters": [{"type": key, **{k: plain(v) for k, v in p.items()}} for key, p in self.filters],
+            "filters": [
+                {"type": key, **{k: plain(v) for k, v in p.items()}, **self._mask_entry(i)}
+                for i, (key, p) in enumerate(self.filters)
+            ],
         }
+
+    def _mask_entry(self, i: int) -> dict[str, Any]:
+        """``{"mask": {...}}`` for a masked filter ``i`` of the JSON form, ``{}`` for an unmasked one."""
+        m = self.mask_of(i)
+        return {} if m is None else {"mask": dict(m)}
 
     def to_json(self) -> str:
         """JSON text of the recipe (keys sorted, so equal recipes give equal text)."""
@@ -329,10 +359,12 @@ class Recipe:
             raise TypeError(f"filters must be a JSON list, got {type(filters_data).__name__}")
         _check_count_of(data.get("params", {}), "params", MAX_PARAMS)
         stack: list[tuple[str, Mapping[str, Any]]] = []
+        masks: list[Mapping[str, Any] | None] = []
         for i, f in enumerate(filters_data):
             if not isinstance(f, Mapping) or "type" not in f:
                 raise ValueError(f"filters[{i}] must be an object with a 'type', got {f!r:.60}")
-            stack.append((str(f["type"]), {k: v for k, v in f.items() if k != "type"}))
+            stack.append((str(f["type"]), {k: v for k, v in f.items() if k not in ("type", "mask")}))
+            masks.append(f.get("mask"))
         return cls(
             generator=data.get("generator", "hills"),
             seed=data.get("seed", 0),
@@ -343,6 +375,7 @@ class Recipe:
             height=data.get("height", 1.0),
             version=data["version"],
             fit_height=data["fit_height"],
+            masks=tuple(masks) if any(m is not None for m in masks) else (),
         )
 
     @classmethod
@@ -362,7 +395,15 @@ class Recipe:
         """Cells each of ``filters`` (default: the stack) reads around a window, at this recipe's version and
         cell size; a margin of at least the world's longest side means the filter is global."""
         steps = self.filters if filters is None else filters
-        return [self._filter(key).margin(self._scaled(key, params)) for key, params in steps]
+        margins = [self._filter(key).margin(self._scaled(key, params)) for key, params in steps]
+        if filters is None:  # a mask's reach adds to its filter's (see mask_margins)
+            margins = [m + extra for m, extra in zip(margins, self.mask_margins(), strict=True)]
+        return margins
+
+    def mask_margins(self) -> list[int]:
+        """Cells each filter's mask reads around a window (:func:`core.masks.mask_margin`; 0 unmasked), which
+        :meth:`filter_margins` adds to the filter's own."""
+        return [mask_margin(self.mask_of(i), self.cell_size) for i in range(len(self.filters))]
 
     def margin(self) -> int:
         """Cells the filter stack reads around a window."""
@@ -425,7 +466,7 @@ class Recipe:
         if raw_range is None:
             raw_range = (float(raw.min()), float(raw.max()))
         h = normalize(raw, raw_range)
-        for key, params in self.filters:
+        for i, (key, params) in enumerate(self.filters):
             f = self._filter(key)
             scale = {"cell_size": self.cell_size, "height": self.height} if f.uses_scale else {}
             extra: dict[str, Any] = {}
@@ -436,8 +477,16 @@ class Recipe:
                     return progress is None or progress(start + passes * i // max(steps, 1), total) is not False
 
                 extra = {"maps": maps, "callback": None if progress is None else step}
+            mask = self.mask_of(i)
             try:
-                h = f.function(h, **scale, **params, **extra)
+                if mask is None:
+                    h = f.function(h, **scale, **params, **extra)
+                else:  # blended by its mask: h + w * (filtered - h), its maps weighted (core.masks.blend_masked)
+                    w = self._mask_weights(i, mask, h, outer)
+                    own: dict[str, npt.NDArray[np.float32]] | None = None if maps is None else {}
+                    before = h.copy()
+                    after = f.function(h, **scale, **params, **({**extra, "maps": own} if f.makes_maps else {}))
+                    h = blend_masked(before, after, w, maps=maps if f.makes_maps else None, own=own)
             except ValueError as err:
                 if "cell_size" not in str(err):
                     raise
@@ -448,6 +497,20 @@ class Recipe:
             done += passes
             report(done)
         return np.ascontiguousarray(crop(h, outer, window)), raw_range
+
+    def _mask_weights(self, i: int, mask: Mapping[str, Any], h: npt.NDArray[np.float32], outer: Window) -> Any:
+        """The weights of filter ``i``'s ``mask`` over ``h``, the heights of window ``outer`` it is given
+        (:func:`core.masks.mask_weights`; the noise seeded by ``sub_seed(seed, "mask", noise_seed)``)."""
+        return mask_weights(
+            mask,
+            h,
+            cell_size=self.cell_size,
+            height=self.height,
+            world_shape=self.shape,
+            window=outer,
+            seed=sub_seed(self.seed, "mask", int(mask["noise_seed"])),
+            where=f"filters[{i}].mask.",
+        )
 
     def world_ranges(self) -> Ranges:
         """The world's raw range and its range after the filters (what windows normalise by)."""

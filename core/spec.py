@@ -57,6 +57,7 @@ from .heightmap import as_heightmap, check_number
 from .io.jsonio import load_json
 from .lighting.bake import BakedMaps, bake_maps
 from .lighting.settings import LIGHTING_ORDERED, LIGHTING_PARAMS, bake_options, cell_size
+from .masks import MASK_PARAMS, check_mask, default_mask, is_masked
 from .params import (
     FILTERS,
     GENERATORS,
@@ -417,11 +418,13 @@ _TOP_KEYS = {"version", "generator", "filters", "lighting", "material", "layers"
 
 @dataclass(frozen=True)
 class Step:
-    """One filter of the stack: its key, its full parameters and whether it runs (hidden filters are kept)."""
+    """One filter of the stack: its key, its full parameters, whether it runs (hidden filters are kept) and its
+    mask (:data:`core.masks.MASK_PARAMS`, every value filled in; source ``"none"``: unmasked)."""
 
     key: str
     params: Mapping[str, Any] = field(default_factory=dict)
     enabled: bool = True
+    mask: Mapping[str, Any] = field(default_factory=default_mask)
 
     def __post_init__(self) -> None:
         if not isinstance(self.key, str) or self.key not in FILTERS:
@@ -429,6 +432,19 @@ class Step:
         object.__setattr__(self, "params", FILTERS[self.key].check(self.params))
         if not isinstance(self.enabled, (bool, np.bool_)):
             raise TypeError(f"{self.key}.enabled must be true or false, got {self.enabled!r:.40}")
+        object.__setattr__(self, "mask", check_mask(self.mask, f"{self.key}.mask."))
+
+    @property
+    def masked(self) -> bool:
+        """Whether the mask changes anything (a source other than ``"none"``)."""
+        return is_masked(self.mask)
+
+    def mask_entry(self) -> dict[str, Any]:
+        """``{"mask": {...}}`` in the filter's JSON entry when the mask differs from the defaults, else ``{}``:
+        a spec without masks writes the JSON it wrote before masks existed."""
+        if dict(self.mask) == default_mask():
+            return {}
+        return {"mask": {p.name: p.to_plain(self.mask[p.name]) for p in MASK_PARAMS}}
 
 
 def _default_filters() -> tuple[Step, ...]:
@@ -519,6 +535,7 @@ class TerrainSpec:
             max(self.height, 1e-6),
             version=SPEC_VERSION,
             fit_height=self.fit_height,
+            masks=step_masks(self.filters),
         )
 
     def heightmap(self, shape: tuple[int, int] | None = None) -> npt.NDArray[np.float32]:
@@ -572,6 +589,7 @@ class TerrainSpec:
             for p in params:
                 if p.kind == "object" and values.get(p.name):
                     found.append((f"{where}.{p.name}", p.object_kind, values[p.name]))
+        found += mask_objects(self.filters)
         return found
 
     # --- JSON ------------------------------------------------------------------------------
@@ -588,6 +606,7 @@ class TerrainSpec:
                     "type": s.key,
                     "enabled": s.enabled,
                     **{p.name: p.to_plain(s.params[p.name]) for p in FILTERS[s.key].params},
+                    **s.mask_entry(),
                 }
                 for s in self.filters
             ],
@@ -627,8 +646,8 @@ class TerrainSpec:
         for i, f in enumerate(filters):
             if not isinstance(f, Mapping) or "type" not in f:
                 raise ValueError(f"filters[{i}] must be an object with a 'type', got {f!r:.60}")
-            params = {k: v for k, v in f.items() if k not in ("type", "enabled")}
-            steps.append((f["type"], params, f.get("enabled", True)))
+            params = {k: v for k, v in f.items() if k not in ("type", "enabled", "mask")}
+            steps.append((f["type"], params, f.get("enabled", True), f.get("mask", {})))
         layers = data.get("layers")
         return cls(
             **{name: data[name] for name in _WORLD if name in data},
@@ -644,6 +663,24 @@ class TerrainSpec:
     def from_json(cls, text: str | bytes) -> TerrainSpec:
         """Spec from JSON text in any form :func:`load_spec` reads."""
         return load_spec(load_json(text, "terrain spec"))
+
+
+# --- filter masks (core.masks): kept in their own functions ------------------------------------------------
+def step_masks(steps: Sequence[Step]) -> tuple[Mapping[str, Any] | None, ...]:
+    """The masks of the enabled ``steps`` as a :class:`core.recipe.Recipe` takes them (``None`` unmasked; ``()``
+    when none is masked, so an unmasked stack makes the recipe it made before masks existed)."""
+    masks = tuple(s.mask if s.masked else None for s in steps if s.enabled)
+    return masks if any(m is not None for m in masks) else ()
+
+
+def mask_objects(steps: Sequence[Step]) -> list[tuple[str, str, str]]:
+    """The vertex groups the enabled ``steps``' masks read: ``[("erosion.mask.group", "weights", name)]`` for
+    each mask of source ``"weights"`` (a group named by a mask of another source is not read)."""
+    return [
+        (f"{s.key}.mask.group", "weights", str(s.mask["group"]))
+        for s in steps
+        if s.enabled and s.mask["source"] == "weights" and s.mask["group"]
+    ]
 
 
 def layers_from_data(data: object) -> tuple[Layer, ...]:
@@ -730,7 +767,14 @@ def setting_paths(spec: TerrainSpec) -> dict[str, Param]:
     paths.update({f"material.{p.name}": p for p in MATERIAL_PARAMS})
     for s in spec.filters:
         paths.update({f"{s.key}.{p.name}": p for p in FILTERS[s.key].params})
+    paths.update(mask_paths(spec))
     return paths
+
+
+def mask_paths(spec: TerrainSpec) -> dict[str, Param]:
+    """The mask settings of ``spec``'s filters by path: ``KEY.mask.NAME`` (``erosion.mask.source``; like
+    ``KEY.NAME``, it sets the mask of every filter ``KEY`` of the stack)."""
+    return {f"{s.key}.mask.{p.name}": p for s in spec.filters for p in MASK_PARAMS}
 
 
 def _resolve(spec: TerrainSpec, name: str) -> str:
@@ -738,7 +782,10 @@ def _resolve(spec: TerrainSpec, name: str) -> str:
     paths = setting_paths(spec)
     if name in paths or name == "generator":
         return name
-    matches = [path for path in paths if path.rsplit(".", 1)[-1] == name]
+    masks = mask_paths(spec)
+    matches = [path for path in paths if path not in masks and path.rsplit(".", 1)[-1] == name]
+    if not matches:  # a mask's setting by a shorter path: "low", "mask.low" (when one filter has it)
+        matches = [path for path in masks if path.endswith("." + name)]
     if len(matches) == 1:
         return matches[0]
     if len(matches) > 1:
@@ -811,6 +858,8 @@ def apply_settings(spec: TerrainSpec, assignments: Sequence[str]) -> TerrainSpec
             spec = spec.replace(params={**spec.params, key: value})
         elif group in ("lighting", "material"):
             spec = spec.replace(**{group: {**getattr(spec, group), key: value}})
+        elif group.endswith(".mask"):
+            spec = _set_mask(spec, group[: -len(".mask")], key, value)
         else:
             spec = spec.replace(
                 filters=tuple(
@@ -820,6 +869,14 @@ def apply_settings(spec: TerrainSpec, assignments: Sequence[str]) -> TerrainSpec
     for note in inactive_settings(spec, given):
         warnings.warn(note, InactiveSettingWarning, stacklevel=2)
     return spec
+
+
+def _set_mask(spec: TerrainSpec, key: str, name: str, value: Any) -> TerrainSpec:
+    """``spec`` with setting ``name`` of the mask of every filter ``key`` set to ``value`` (checked with the
+    mask's other values: ``low <= high``, naming ``key.mask.low``)."""
+    return spec.replace(
+        filters=tuple(replace(s, mask={**s.mask, name: value}) if s.key == key else s for s in spec.filters)
+    )
 
 
 class InactiveSettingWarning(UserWarning):
@@ -832,6 +889,8 @@ def _group_values(spec: TerrainSpec, group: str) -> list[tuple[Sequence[Param], 
         return [(GENERATORS[group].params, spec.params)]
     if group in ("lighting", "material"):
         return [(LIGHTING_PARAMS if group == "lighting" else MATERIAL_PARAMS, getattr(spec, group))]
+    if group.endswith(".mask"):
+        return [(MASK_PARAMS, s.mask) for s in spec.filters if s.key == group[: -len(".mask")]]
     return [(FILTERS[s.key].params, s.params) for s in spec.filters if s.key == group]
 
 
@@ -855,8 +914,9 @@ def inactive_settings(spec: TerrainSpec, paths: Sequence[str]) -> list[str]:
     notes: list[str] = []
     for path in dict.fromkeys(paths):
         group, _, name = path.rpartition(".")
+        keys = [s.key for s in spec.filters]
         if not group or (
-            group != spec.generator and group not in ("lighting", "material", *(s.key for s in spec.filters))
+            group != spec.generator and group not in ("lighting", "material", *keys, *(f"{k}.mask" for k in keys))
         ):
             continue
         reasons = []
@@ -903,7 +963,10 @@ def json_schema() -> dict[str, Any]:
         {
             "allOf": [
                 {"properties": {"type": {"const": key}}, "required": ["type"]},
-                _object_schema(f.params, {"type": {"const": key}, "enabled": {"type": "boolean"}}),
+                _object_schema(
+                    f.params,
+                    {"type": {"const": key}, "enabled": {"type": "boolean"}, "mask": _object_schema(MASK_PARAMS)},
+                ),
             ]
         }
         for key, f in FILTERS.items()
