@@ -33,7 +33,9 @@ Sources (``source``), each in its own unit:
 
 Then, in this order: the range ``[low, high]`` in the source's unit is weight 1, outside it the weight falls
 to 0 over ``feather`` (same unit) as ``1 - smoothstep`` of the distance (``feather = 0``: a hard edge, the
-range inclusive); a Gaussian blur of ``blur`` metres standard deviation (:func:`core.filters.gaussian_blur`);
+range inclusive); for the sources that are weights already (noise, image, vertex group: 0..1) that ramp
+multiplies the value, so a group painted at 0.5 is a half-strength filter (the default range takes every
+value); a Gaussian blur of ``blur`` metres standard deviation (:func:`core.filters.gaussian_blur`);
 ``invert`` takes ``1 - w``; ``strength`` multiplies. ``source = "none"`` is no mask (weight 1 everywhere:
 the filter as without a mask); ``strength = 0`` is a filter that changes nothing.
 
@@ -46,7 +48,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -98,6 +100,8 @@ MASK_SOURCES: dict[str, tuple[str, str, str]] = {
     "weights": ("Vertex Group", "A vertex group painted on the terrain, 0..1", "factor"),
 }
 _ACTIVE = When("source", *[s for s in MASK_SOURCES if s != "none"])
+#: The sources whose values are weights in 0..1 themselves (the range's ramp multiplies them).
+_FACTOR_SOURCES = ("noise", "image", "weights")
 #: Suffixes of the image files a mask reads (core's readers, no Blender).
 IMAGE_SUFFIXES = (".tif", ".tiff", ".npy", *RAW_SUFFIXES)
 #: A margin meaning "the whole world" (as the erosion filters declare).
@@ -305,7 +309,8 @@ def sample_grid(values: npt.ArrayLike, world_shape: tuple[int, int], window: Win
     fy, fx = fy[:, None], fx[None, :]
     top = g[i[:, None], j[None, :]] * (1 - fx) + g[i[:, None], j1[None, :]] * fx
     bottom = g[i1[:, None], j[None, :]] * (1 - fx) + g[i1[:, None], j1[None, :]] * fx
-    return np.clip(top * (1 - fy) + bottom * fy, 0.0, 1.0).astype(np.float32)
+    result: F32 = np.clip(top * (1 - fy) + bottom * fy, 0.0, 1.0).astype(np.float32)
+    return result
 
 
 def _read_image(path: str, what: str) -> F32:
@@ -369,7 +374,7 @@ def _source_values(
     if source == "image":
         grid = _read_image(m["image"], f"{where}image")
         return sample_grid(grid, world_shape, window).astype(np.float64)
-    found: WeightsInput = get("weights", m["group"], f"{where}group")
+    found = cast(WeightsInput, get("weights", m["group"], f"{where}group"))
     return sample_grid(found.weights, world_shape, window).astype(np.float64)
 
 
@@ -441,6 +446,8 @@ def mask_weights(
     else:
         d = np.maximum(np.maximum(low - v, v - high), 0.0)
     w = feather_ramp(d, m["feather"])
+    if m["source"] in _FACTOR_SOURCES:  # a painted (or noise, image) weight is the weight itself, in its range
+        w = (w * v.astype(np.float32)).astype(np.float32)
     if m["blur"] > 0.0:
         sigma = m["blur"] / cell_size
         if sigma > MAX_SIGMA:
