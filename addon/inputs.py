@@ -4,6 +4,12 @@
 :func:`gather` reads each through the reader of its kind (:data:`READERS`) into terrain-local metres and
 returns the inputs the evaluation runs with (``core.inputs.using``), so a worker thread never touches
 ``bpy``. Everything is read with ``foreach_get`` into numpy buffers, never per vertex in Python.
+
+A ``weights`` input is a vertex group of the terrain itself (a filter mask's ``group``: the setting's value
+is the group's name), painted with Blender's Weight Paint. Blender's Python API has no ``foreach_get`` for
+vertex-group weights, so :func:`read_weights` evaluates the terrain's own mesh once through a temporary
+Geometry Nodes modifier that stores the group as a float attribute (on a temporary object sharing the mesh,
+removed at once) and reads that attribute with ``foreach_get``.
 """
 
 from __future__ import annotations
@@ -16,8 +22,10 @@ from mathutils import Matrix
 
 from ..core import inputs as core_inputs
 from ..core.spec import TerrainSpec
+from .mesh import grid_shape_of
+from .terrain.meshes import OTHER_MESH_PROPERTY, PREVIEW_MESH_PROPERTY
 
-__all__ = ["READERS", "gather", "read_mesh", "local_matrix"]
+__all__ = ["READERS", "gather", "read_mesh", "read_weights", "local_matrix"]
 
 
 def local_matrix(frame: Matrix, obj: bpy.types.Object) -> np.ndarray:
@@ -53,21 +61,101 @@ def read_mesh(obj: bpy.types.Object, frame: Matrix, depsgraph) -> core_inputs.Me
     return core_inputs.MeshInput(local, tri.reshape(m, 3), name=obj.name)
 
 
-#: Reader of each input kind: ``(object, terrain frame, depsgraph) -> input``. Kinds not listed are refused.
-READERS: dict[str, Callable[..., core_inputs.Input]] = {"mesh": read_mesh}
+#: The attribute :func:`read_weights`' temporary Geometry Nodes modifier stores a vertex group in.
+_WEIGHTS_ATTRIBUTE = "orogen_weights"
 
 
-def gather(spec: TerrainSpec, frame: Matrix | None = None, context=None) -> dict[tuple[str, str], core_inputs.Input]:
+def _weights_nodes(group: str) -> bpy.types.NodeTree:
+    """A Geometry Nodes tree storing vertex group ``group`` as the point attribute ``orogen_weights``."""
+    tree = bpy.data.node_groups.new("Orogen Weights (temporary)", "GeometryNodeTree")
+    tree.interface.new_socket("Geometry", in_out="INPUT", socket_type="NodeSocketGeometry")
+    tree.interface.new_socket("Geometry", in_out="OUTPUT", socket_type="NodeSocketGeometry")
+    given, out = tree.nodes.new("NodeGroupInput"), tree.nodes.new("NodeGroupOutput")
+    named = tree.nodes.new("GeometryNodeInputNamedAttribute")
+    named.data_type = "FLOAT"
+    named.inputs["Name"].default_value = group
+    store = tree.nodes.new("GeometryNodeStoreNamedAttribute")
+    store.data_type = "FLOAT"
+    store.domain = "POINT"
+    store.inputs["Name"].default_value = _WEIGHTS_ATTRIBUTE
+    tree.links.new(given.outputs[0], store.inputs["Geometry"])
+    tree.links.new(named.outputs["Attribute"], store.inputs["Value"])
+    tree.links.new(store.outputs["Geometry"], out.inputs[0])
+    return tree
+
+
+def _user_mesh(terrain: bpy.types.Object) -> bpy.types.Mesh:
+    """The terrain's own mesh, where the user paints (not Orogen's live-preview mesh, which holds no user data)."""
+    mesh = terrain.data
+    other = terrain.get(OTHER_MESH_PROPERTY)
+    if mesh.get(PREVIEW_MESH_PROPERTY) and isinstance(other, bpy.types.Mesh) and not other.get(PREVIEW_MESH_PROPERTY):
+        return other
+    return mesh
+
+
+def read_weights(terrain: bpy.types.Object, group: str, context=None) -> core_inputs.WeightsInput:
+    """Vertex group ``group`` of the terrain object ``terrain``'s grid as a :class:`core.inputs.WeightsInput`
+    ``float32 (rows, cols)`` (row 0 north: the grid's vertex order; unassigned vertices weigh 0).
+
+    ``ValueError`` for a terrain without that group (naming it and the groups it has) or whose mesh is not
+    its grid."""
+    if terrain is None or terrain.type != "MESH":
+        raise ValueError(f"vertex group {group!r} needs the terrain object it is painted on")
+    names = [g.name for g in terrain.vertex_groups]
+    if group not in names:
+        have = ", ".join(repr(n) for n in names[:8]) or "none"
+        raise ValueError(f"the terrain {terrain.name!r} has no vertex group {group!r} (it has {have})")
+    mesh = _user_mesh(terrain)
+    shape = grid_shape_of(mesh)
+    if shape is None:
+        raise ValueError(f"the terrain {terrain.name!r}'s mesh is not its grid: its vertex groups cannot be read")
+    context = context or bpy.context
+    probe = bpy.data.objects.new("Orogen Weights (temporary)", mesh)
+    tree = _weights_nodes(group)
+    try:
+        probe.modifiers.new("Orogen Weights", "NODES").node_group = tree
+        context.scene.collection.objects.link(probe)
+        evaluated = probe.evaluated_get(context.evaluated_depsgraph_get())
+        values = np.zeros(len(mesh.vertices), dtype=np.float32)
+        data = evaluated.to_mesh()
+        try:
+            data.attributes[_WEIGHTS_ATTRIBUTE].data.foreach_get("value", values)
+        finally:
+            evaluated.to_mesh_clear()
+    finally:
+        bpy.data.objects.remove(probe)
+        bpy.data.node_groups.remove(tree)
+    return core_inputs.WeightsInput(np.clip(values, 0.0, 1.0).reshape(shape), name=group)
+
+
+#: Reader of each input kind: ``(object, terrain frame, depsgraph) -> input``; ``weights`` is read from the
+#: terrain itself, ``(terrain, group name, context) -> input`` (:func:`read_weights`). Other kinds are refused.
+READERS: dict[str, Callable[..., core_inputs.Input]] = {"mesh": read_mesh, "weights": read_weights}
+
+
+def gather(
+    spec: TerrainSpec, frame: Matrix | None = None, context=None, terrain=None
+) -> dict[tuple[str, str], core_inputs.Input]:
     """The inputs of every object ``spec`` names (:meth:`core.spec.TerrainSpec.objects`), read in the frame of
-    the terrain whose world matrix is ``frame`` (default identity: a terrain at the origin).
+    the terrain whose world matrix is ``frame`` (default identity: a terrain at the origin); ``terrain`` is the
+    terrain object, whose vertex groups the ``weights`` inputs are.
 
-    ``ValueError`` naming the setting for an object that is missing, of the wrong kind or unreadable."""
+    ``ValueError`` naming the setting for an object or vertex group that is missing, of the wrong kind or
+    unreadable."""
     frame = frame if frame is not None else Matrix.Identity(4)
-    depsgraph = context.evaluated_depsgraph_get() if context is not None else None
+    depsgraph = None
     found: dict[tuple[str, str], core_inputs.Input] = {}
     for path, kind, name in spec.objects():
         if (kind, name) in found:
             continue
+        if kind == "weights":
+            try:
+                found[(kind, name)] = read_weights(terrain, name, context)
+            except ValueError as err:
+                raise ValueError(f"{path}: {err}") from None
+            continue
+        if depsgraph is None and context is not None:
+            depsgraph = context.evaluated_depsgraph_get()
         obj = bpy.data.objects.get(name)
         if obj is None:
             raise ValueError(f"{path}: no object named {name!r} in this file")

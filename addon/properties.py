@@ -10,6 +10,7 @@ new terrains in ``scene.orogen``), laid out as its spec is::
     obj.orogen.generator                         which generator
     obj.orogen.hills.count                       each generator's parameters, in its own group
     obj.orogen.filters[i].type / .enabled / .box_blur.passes
+    obj.orogen.filters[i].mask.source / .low / ...   each filter's mask (core.masks.MASK_PARAMS)
     obj.orogen.lighting.azimuth, obj.orogen.material.shading
     obj.orogen.layers[i].color
 
@@ -32,6 +33,7 @@ from bpy.props import (
 )
 
 from ..core.lighting import LIGHTING_PARAMS
+from ..core.masks import MASK_PARAMS
 from ..core.params import FILTERS, GENERATORS, condition_text
 from ..core.spec import LAYER_PARAMS, MATERIAL_PARAMS, WORLD_PARAMS
 
@@ -102,6 +104,7 @@ class Groups:
     generators: dict = {}
     filters: dict = {}
     filter_item = None
+    mask = None
     lighting = None
     material = None
     layer = None
@@ -205,6 +208,7 @@ def register(update=None) -> None:
     g = Groups
     g.generators = {key: group_class(f"OROGEN_PG_gen_{key}", gen.params, update) for key, gen in GENERATORS.items()}
     g.filters = {key: group_class(f"OROGEN_PG_filter_{key}", f.params, update) for key, f in FILTERS.items()}
+    g.mask = group_class("OROGEN_PG_mask", MASK_PARAMS, update)
     item_extra = {
         "type": EnumProperty(
             name="Type",
@@ -219,6 +223,8 @@ def register(update=None) -> None:
             **({"update": update} if update else {}),
         ),
         "show_expanded": BoolProperty(name="Expanded", default=True, options={"HIDDEN", "SKIP_SAVE"}),
+        "show_mask": BoolProperty(name="Mask", default=False, options={"HIDDEN", "SKIP_SAVE"}),
+        "mask": PointerProperty(type=g.mask, name="Mask", description="Where the filter acts (core.masks)"),
         **{key: PointerProperty(type=cls) for key, cls in g.filters.items()},
     }
     g.filter_item = group_class("OROGEN_PG_filter", (), extra=item_extra)
@@ -226,7 +232,16 @@ def register(update=None) -> None:
     g.material = group_class("OROGEN_PG_material", MATERIAL_PARAMS, update)
     g.layer = group_class("OROGEN_PG_layer", LAYER_PARAMS, update)
     g.terrain = group_class("OROGEN_PG_terrain", (), extra={**spec_annotations(update), **_terrain_extras(update)})
-    g.classes = [*g.generators.values(), *g.filters.values(), g.filter_item, g.lighting, g.material, g.layer, g.terrain]
+    g.classes = [
+        *g.generators.values(),
+        *g.filters.values(),
+        g.mask,
+        g.filter_item,
+        g.lighting,
+        g.material,
+        g.layer,
+        g.terrain,
+    ]
     for cls in g.classes:
         bpy.utils.register_class(cls)
     bpy.types.Scene.orogen = PointerProperty(type=g.terrain, name="Orogen Terrain")
@@ -239,7 +254,7 @@ def unregister() -> None:
     for cls in reversed(Groups.classes):
         bpy.utils.unregister_class(cls)
     Groups.classes = []
-    Groups.generators, Groups.filters = {}, {}
+    Groups.generators, Groups.filters, Groups.mask = {}, {}, None
 
 
 def nonfinite_error(data) -> str | None:

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..core.colormap import DEFAULT_LAYERS, Layer
 from ..core.lighting import LIGHTING_PARAMS
+from ..core.masks import MASK_PARAMS
 from ..core.params import FILTERS, GENERATORS
 from ..core.spec import (
     LAYER_PARAMS,
@@ -94,10 +95,7 @@ def read_spec(data) -> TerrainSpec:
         if spec is not None:
             return spec
     generator = data.generator
-    steps = tuple(
-        Step(item.type, read_group(getattr(item, item.type), FILTERS[item.type].params), item.enabled)
-        for item in data.filters
-    )
+    steps = tuple(read_step(item) for item in data.filters)
     if not steps and not getattr(data, "initialized", True):
         steps = TerrainSpec().filters  # settings no spec was written to (a new scene's panel): the default stack
     # Settings that never had layers (a new scene's panel) have the default ones.
@@ -110,6 +108,17 @@ def read_spec(data) -> TerrainSpec:
         lighting=read_group(data.lighting, LIGHTING_PARAMS),
         material=read_group(data.material, MATERIAL_PARAMS),
         layers=layers,
+    )
+
+
+def read_step(item) -> Step:
+    """The filter-stack ``item`` as a :class:`core.spec.Step`: its type, settings, switch and mask."""
+    mask = getattr(item, "mask", None)  # an operator's stack from before masks: none
+    return Step(
+        item.type,
+        read_group(getattr(item, item.type), FILTERS[item.type].params),
+        item.enabled,
+        read_group(mask, MASK_PARAMS) if mask is not None else {},
     )
 
 
@@ -133,7 +142,10 @@ def as_stored(spec: TerrainSpec) -> TerrainSpec:
         **held(WORLD_PARAMS, {p.name: getattr(spec, p.name) for p in WORLD_PARAMS}),
         generator=spec.generator,
         params=held(GENERATORS[spec.generator].params, spec.params),
-        filters=tuple(Step(s.key, held(FILTERS[s.key].params, s.params), s.enabled) for s in spec.filters),
+        filters=tuple(
+            Step(s.key, held(FILTERS[s.key].params, s.params), s.enabled, held(MASK_PARAMS, s.mask))
+            for s in spec.filters
+        ),
         lighting=held(LIGHTING_PARAMS, spec.lighting),
         material=held(MATERIAL_PARAMS, spec.material),
         layers=tuple(
@@ -166,6 +178,7 @@ def write_filter(item, step: Step) -> None:
     item.type = step.key
     item.enabled = step.enabled
     write_group(getattr(item, step.key), FILTERS[step.key].params, step.params)
+    write_group(item.mask, MASK_PARAMS, step.mask)
 
 
 def write_filters(data, steps) -> None:

@@ -13,7 +13,7 @@ from ...core.recipe import MAX_FILTERS
 from ...core.spec import Step, TerrainSpec
 from ..live import changed
 from ..poll import active_terrain, mode_reason, poll_with
-from ..specio import read_group, read_spec, write_filter, write_layer, write_layers, write_spec
+from ..specio import read_spec, read_step, write_filter, write_layer, write_layers, write_spec
 
 _MIN_LAYERS = 2
 
@@ -137,7 +137,7 @@ class OROGEN_OT_filter_duplicate(bpy.types.Operator):
         owner, settings = target(context)
         i = settings.active_filter
         item = settings.filters[i]
-        step = Step(item.type, read_group(getattr(item, item.type), FILTERS[item.type].params), item.enabled)
+        step = read_step(item)
         write_filter(settings.filters.add(), step)
         settings.filters.move(len(settings.filters) - 1, i + 1)
         settings.active_filter = i + 1

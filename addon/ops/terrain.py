@@ -20,7 +20,14 @@ from ..mesh import (
 from ..poll import AddsObjects, export_reason, locked_reason, mode_reason, object_by_uid, poll_with, terrain_reason
 from ..properties import spec_annotations
 from ..specio import read_spec, take_operator_spec, write_spec
-from ..terrain.apply import apply_arrays, record_terrain, regenerate_with_notes, set_material, sun_for
+from ..terrain.apply import (
+    apply_arrays,
+    record_terrain,
+    regenerate_with_notes,
+    set_material,
+    sun_for,
+    terrain_inputs,
+)
 from ..terrain.compute import TerrainArrays, announce_work, check_size, compute_terrain, scene_sun
 from ..terrain.settle import stop_settling
 from ..ui.draw import draw_spec
@@ -224,7 +231,7 @@ class OROGEN_OT_terrain_regenerate(BackgroundOperator, bpy.types.Operator):
             spec = read_spec(obj.orogen)
             check_size(*spec.shape, spec)
             announce_work(self, spec)
-            job = BackgroundCompute(spec, sun_for(spec, context), spec.shape)
+            job = BackgroundCompute(spec, sun_for(spec, context), spec.shape, inputs=terrain_inputs(obj, spec, context))
         except (ValueError, TypeError, RuntimeError) as err:
             self.report({"ERROR"}, f"Terrain not regenerated: {err}")
             return {"CANCELLED"}
@@ -250,7 +257,9 @@ class OROGEN_OT_terrain_regenerate(BackgroundOperator, bpy.types.Operator):
             try:  # the same guards as a start: a new Size meets the memory guard and the Work Limit
                 check_size(*spec.shape, spec)
                 announce_work(self, spec)
-                again = BackgroundCompute(spec, sun_for(spec, context), spec.shape)
+                again = BackgroundCompute(
+                    spec, sun_for(spec, context), spec.shape, inputs=terrain_inputs(obj, spec, context)
+                )
             except (ValueError, TypeError, RuntimeError) as err:
                 self._say("ERROR", f"Terrain not regenerated: {err}")
                 return {"CANCELLED"}

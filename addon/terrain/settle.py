@@ -20,7 +20,7 @@ from ..live import same_heights, suspended
 from ..mesh import TERRAIN_PROPERTY, grid_shape_of
 from ..poll import locked_reason, object_by_uid
 from ..specio import read_spec
-from .apply import apply_arrays, regenerate, regenerate_status, sun_for
+from .apply import apply_arrays, regenerate, regenerate_status, sun_for, terrain_inputs
 from .compute import check_size, work_note
 from .meshes import full_size_mesh
 
@@ -189,11 +189,12 @@ class OROGEN_OT_live_settle(BackgroundOperator, bpy.types.Operator):
             try:
                 spec = read_spec(obj.orogen)
                 check_size(*spec.shape, spec)
+                inputs = terrain_inputs(obj, spec, context)
             except (ValueError, TypeError) as err:
                 _full_size_failed(obj, err)
                 continue
             self._uid = obj.session_uid
-            job = BackgroundCompute(spec, sun_for(spec, context), spec.shape)
+            job = BackgroundCompute(spec, sun_for(spec, context), spec.shape, inputs=inputs)
             _settling[0] = {"uid": self._uid, "job": job, "beat": time.monotonic()}
             note = work_note(spec)
             about = "" if note is None else f", {note.partition(' will take ')[2].partition(' (')[0]}"

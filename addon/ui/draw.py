@@ -8,6 +8,7 @@ from core's declarations, so a newly declared generator appears as it is.
 import bpy
 
 from ...core.lighting import LIGHTING_PARAMS, bakes_occlusion
+from ...core.masks import MASK_PARAMS
 from ...core.params import FILTERS, GENERATORS, inactive_reason
 from ...core.spec import LAYER_PARAMS, MATERIAL_PARAMS, WORLD_PARAMS
 from ..ops.stack import (
@@ -48,7 +49,13 @@ def draw_params(layout, group, params, active: bool = True, greyed=None) -> None
     for p in params:
         row = col.row(align=True)
         row.active = active and p.name not in inactive
-        if p.kind == "object":
+        if p.kind == "object" and p.object_kind == "weights":  # a vertex group of the terrain itself
+            owner = group.id_data
+            if isinstance(owner, bpy.types.Object) and owner.type == "MESH":
+                row.prop_search(group, p.name, owner, "vertex_groups")
+            else:
+                row.prop(group, p.name)
+        elif p.kind == "object":
             row.prop_search(group, p.name, bpy.data, "objects")
         else:
             row.prop(group, p.name)
@@ -83,6 +90,23 @@ def draw_filter_items(layout, data) -> None:
         header.label(text=f"{i + 1}. {FILTERS[item.type].label}")
         if body is not None:
             draw_params(body, getattr(item, item.type), FILTERS[item.type].params, active=item.enabled)
+            draw_mask(body, item)
+
+
+def draw_mask(layout, item) -> None:
+    """A filter's Mask sub-panel (collapsed by default): its source in the header, its settings in the body,
+    each greyed out where it does nothing (source None, or a source-specific setting of another source)."""
+    header, body = layout.panel_prop(item, "show_mask")
+    header.active = item.enabled
+    header.label(text="Mask")
+    if item.mask.source != "none":
+        header.label(text=MASK_SOURCE_LABELS.get(item.mask.source, item.mask.source))
+    if body is not None:
+        draw_params(body, item.mask, MASK_PARAMS, active=item.enabled)
+
+
+#: The label of each mask source (what the collapsed Mask header shows).
+MASK_SOURCE_LABELS = {item[0]: item[1] for item in MASK_PARAMS[0].items}
 
 
 def draw_filters(layout, data, operator: bool) -> None:
