@@ -48,6 +48,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, cast
 
 import numpy as np
@@ -82,6 +83,8 @@ __all__ = [
     "sample_grid",
     "WEIGHTED_MAPS",
     "blend_masked",
+    "ParamMap",
+    "param_map",
 ]
 
 F32 = npt.NDArray[np.float32]
@@ -388,6 +391,7 @@ def mask_weights(
     window: Window | None = None,
     seed: int = 0,
     where: str = "mask.",
+    params: tuple[Param, ...] = MASK_PARAMS,
 ) -> F32:
     """The weights of ``mask`` over ``heights``: ``float32 (rows, cols)`` in ``[0, 1]`` (see the module docstring).
 
@@ -409,6 +413,9 @@ def mask_weights(
         Seed of the noise source (a recipe gives ``sub_seed(seed, "mask", noise_seed)``).
     where : str
         Prefix of messages: the mask's path (``filters[1].mask.``).
+    params : tuple of Param
+        The declarations ``mask`` is checked against: :data:`MASK_PARAMS`, or a :class:`ParamMap`'s (which
+        adds ``map_min`` and ``map_max``, ignored here).
 
     Returns
     -------
@@ -421,7 +428,7 @@ def mask_weights(
         For a bad mask value (named by ``where``), an unreadable image, a vertex group not given
         (:func:`core.inputs.get`), a blur too wide for the cell size, or heights that are not finite.
     """
-    m = check_mask(mask, where)
+    m = check_values(params, mask, where, ordered=MASK_ORDERED)
     h = np.asarray(heights, dtype=np.float32)
     if h.ndim != 2 or min(h.shape) < 1:
         raise ValueError(f"{where.rstrip('.')}: heights must be (rows, cols), got shape {h.shape}")
@@ -502,3 +509,87 @@ def blend_masked(
                     v = (previous + v).astype(np.float32)
             maps[name] = v
     return out
+
+
+# --- parameter maps: a mask mapped to a per-cell value of a filter's parameter ------------------------------
+@dataclass(frozen=True)
+class ParamMap:
+    """A filter parameter given per cell by a mask: the mask's weight ``w`` (0..1, :func:`mask_weights`) becomes
+    ``map_min + (map_max - map_min) * w`` (rock hardness as an erodibility factor, a talus angle ...).
+
+    ``name`` is the filter's keyword (the function takes ``NAME_map``, the per-cell values, ``float64 (rows,
+    cols)``, or nothing when the map's source is ``"none"``); the JSON key of its object in the filter's entry
+    is :attr:`key`, its settings are :attr:`params` (:data:`MASK_PARAMS` and ``map_min``, ``map_max``).
+    """
+
+    name: str
+    label: str
+    description: str
+    low: Param
+    high: Param
+
+    @property
+    def key(self) -> str:
+        """The JSON key and property name of the map's object: ``NAME_map``."""
+        return f"{self.name}_map"
+
+    @property
+    def params(self) -> tuple[Param, ...]:
+        """The map's settings: a mask's and the two values its weights 0 and 1 become."""
+        return (*MASK_PARAMS, self.low, self.high)
+
+    def check(self, values: object, where: str) -> dict[str, Any]:
+        """The map's values checked (defaults filled in), messages naming ``where`` + name."""
+        return check_values(self.params, values, where, ordered=MASK_ORDERED)
+
+    def default(self) -> dict[str, Any]:
+        """Every setting of the map at its default (source ``"none"``: no map)."""
+        return {p.name: p.default for p in self.params}
+
+    def values(self, weights: npt.ArrayLike, values: Mapping[str, Any]) -> F64:
+        """Per-cell values of the parameter: ``map_min + (map_max - map_min) * weights``, ``float64``."""
+        w = np.asarray(weights, dtype=np.float64)
+        low, high = float(values["map_min"]), float(values["map_max"])
+        out: F64 = low + (high - low) * w
+        return out
+
+
+def param_map(
+    name: str,
+    label: str,
+    description: str,
+    *,
+    unit: str,
+    hard: tuple[float, float],
+    default: tuple[float, float],
+    soft: tuple[float, float] | None = None,
+) -> ParamMap:
+    """A :class:`ParamMap` whose ``map_min`` and ``map_max`` are in ``unit`` within ``hard``."""
+    active = When("source", *[s for s in MASK_SOURCES if s != "none"])
+    return ParamMap(
+        name,
+        label,
+        description,
+        Param(
+            "map_min",
+            "float",
+            default[0],
+            hard=hard,
+            soft=soft,
+            unit=unit,
+            label=f"{label} at 0",
+            description=f"The {label.lower()} where the map's weight is 0",
+            active_when=active,
+        ),
+        Param(
+            "map_max",
+            "float",
+            default[1],
+            hard=hard,
+            soft=soft,
+            unit=unit,
+            label=f"{label} at 1",
+            description=f"The {label.lower()} where the map's weight is 1",
+            active_when=active,
+        ),
+    )

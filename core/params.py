@@ -487,6 +487,7 @@ class Filter(Part):
     uses_scale: bool = False
     makes_maps: bool = False
     memory: Callable[[Mapping[str, Any]], int] = field(default=lambda _p: 0)
+    param_maps: tuple[Any, ...] = ()
 
 
 #: Generators by key, in registration order (the order menus show them).

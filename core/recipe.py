@@ -100,6 +100,14 @@ def _check_required(function: Callable[..., Any], params: Mapping[str, Any], wha
         raise ValueError(f"{what}: missing parameters {sorted(missing)}")
 
 
+def _declared_maps(key: str, version: int) -> set[str]:
+    """The JSON keys of the parameter maps filter ``key`` declares at ``version`` (none for an unknown key)."""
+    try:
+        return {pm.key for pm in cast(Filter, part(key, version)).param_maps}
+    except (KeyError, ValueError, TypeError):
+        return set()
+
+
 def _check_ranges(ranges: object) -> Ranges:
     """Validate ``((raw_low, raw_high), (low, high))`` as returned by :meth:`Recipe.world_ranges`."""
     ok = (
@@ -138,6 +146,7 @@ class Recipe:
     version: int = RECIPE_VERSION
     fit_height: bool = True
     masks: tuple[Mapping[str, Any] | None, ...] = ()
+    param_maps: tuple[Mapping[str, Mapping[str, Any]] | None, ...] = ()
 
     def __post_init__(self) -> None:
         if isinstance(self.version, bool) or self.version not in (2, 3, RECIPE_VERSION):
@@ -189,6 +198,43 @@ class Recipe:
         # a spec over the limit can still be read, shown and changed.
         object.__setattr__(self, "filters", tuple(stack))
         object.__setattr__(self, "masks", self._check_masks(self.masks))
+        object.__setattr__(self, "param_maps", self._check_param_maps(self.param_maps))
+
+    def _check_param_maps(self, maps: object) -> tuple[Mapping[str, Mapping[str, Any]] | None, ...]:
+        """``param_maps`` checked: per filter ``None`` or ``{"erodibility_map": values, ...}`` of the maps it
+        declares (:attr:`core.params.Filter.param_maps`); maps of source ``"none"`` are dropped, and a stack
+        without any map is ``()`` (the recipe without maps, bit for bit)."""
+        if not isinstance(maps, (tuple, list)):
+            raise TypeError(f"param_maps must be a sequence, one per filter, got {type(maps).__name__}")
+        if not maps:
+            return ()
+        if len(maps) != len(self.filters):
+            raise ValueError(
+                f"param_maps must give one entry (or None) per filter ({len(self.filters)}), got {len(maps)}"
+            )
+        out: list[Mapping[str, Mapping[str, Any]] | None] = []
+        for i, ((key, _), entry) in enumerate(zip(self.filters, maps, strict=True)):
+            if entry is None:
+                out.append(None)
+                continue
+            if not isinstance(entry, Mapping):
+                raise TypeError(f"filters[{i}]: param_maps must be a mapping of map keys to maps")
+            declared = {pm.key: pm for pm in self._filter(key).param_maps}
+            unknown = [k for k in entry if k not in declared]
+            if unknown:
+                raise ValueError(
+                    f"filters[{i}] ({key!r}) has no maps {short_list(unknown)}; "
+                    f"it has {short_list(list(declared)) or 'none'}"
+                )
+            checked = {k: declared[k].check(v, f"filters[{i}].{k}.") for k, v in entry.items()}
+            kept = {k: v for k, v in checked.items() if is_masked(v)}
+            out.append(kept or None)
+        return tuple(out) if any(e is not None for e in out) else ()
+
+    def maps_of(self, i: int) -> Mapping[str, Mapping[str, Any]]:
+        """The parameter maps of filter ``i`` of the stack that act (``{}``: none)."""
+        entry = self.param_maps[i] if self.param_maps else None
+        return entry or {}
 
     def _check_masks(self, masks: object) -> tuple[Mapping[str, Any] | None, ...]:
         """``masks`` checked (:func:`core.masks.check_mask`): one per filter or none at all; a mask of source
@@ -322,7 +368,7 @@ class Recipe:
     def _mask_entry(self, i: int) -> dict[str, Any]:
         """``{"mask": {...}}`` for a masked filter ``i`` of the JSON form, ``{}`` for an unmasked one."""
         m = self.mask_of(i)
-        return {} if m is None else {"mask": dict(m)}
+        return ({} if m is None else {"mask": dict(m)}) | {k: dict(v) for k, v in self.maps_of(i).items()}
 
     def to_json(self) -> str:
         """JSON text of the recipe (keys sorted, so equal recipes give equal text)."""
@@ -360,11 +406,14 @@ class Recipe:
         _check_count_of(data.get("params", {}), "params", MAX_PARAMS)
         stack: list[tuple[str, Mapping[str, Any]]] = []
         masks: list[Mapping[str, Any] | None] = []
+        pmaps: list[Mapping[str, Any] | None] = []
         for i, f in enumerate(filters_data):
             if not isinstance(f, Mapping) or "type" not in f:
                 raise ValueError(f"filters[{i}] must be an object with a 'type', got {f!r:.60}")
-            stack.append((str(f["type"]), {k: v for k, v in f.items() if k not in ("type", "mask")}))
+            declared = _declared_maps(str(f["type"]), data["version"])
+            stack.append((str(f["type"]), {k: v for k, v in f.items() if k not in ("type", "mask", *declared)}))
             masks.append(f.get("mask"))
+            pmaps.append({k: f[k] for k in declared if k in f} or None)
         return cls(
             generator=data.get("generator", "hills"),
             seed=data.get("seed", 0),
@@ -376,6 +425,7 @@ class Recipe:
             version=data["version"],
             fit_height=data["fit_height"],
             masks=tuple(masks) if any(m is not None for m in masks) else (),
+            param_maps=tuple(pmaps) if any(m is not None for m in pmaps) else (),
         )
 
     @classmethod
@@ -403,7 +453,11 @@ class Recipe:
     def mask_margins(self) -> list[int]:
         """Cells each filter's mask reads around a window (:func:`core.masks.mask_margin`; 0 unmasked), which
         :meth:`filter_margins` adds to the filter's own."""
-        return [mask_margin(self.mask_of(i), self.cell_size) for i in range(len(self.filters))]
+        return [
+            mask_margin(self.mask_of(i), self.cell_size)
+            + sum(mask_margin(m, self.cell_size) for m in self.maps_of(i).values())
+            for i in range(len(self.filters))
+        ]
 
     def margin(self) -> int:
         """Cells the filter stack reads around a window."""
@@ -478,6 +532,7 @@ class Recipe:
 
                 extra = {"maps": maps, "callback": None if progress is None else step}
             mask = self.mask_of(i)
+            extra.update(self._param_map_values(i, h, outer))
             try:
                 if mask is None:
                     h = f.function(h, **scale, **params, **extra)
@@ -497,6 +552,26 @@ class Recipe:
             done += passes
             report(done)
         return np.ascontiguousarray(crop(h, outer, window)), raw_range
+
+    def _param_map_values(self, i: int, h: npt.NDArray[np.float32], outer: Window) -> dict[str, Any]:
+        """``{"erodibility_map": per-cell values, ...}`` of filter ``i``'s parameter maps over ``h``, the heights it
+        is given (:meth:`core.masks.ParamMap.values` of the maps' weights); ``{}`` without maps."""
+        out: dict[str, Any] = {}
+        declared = {pm.key: pm for pm in self._filter(self.filters[i][0]).param_maps}
+        for key, values in self.maps_of(i).items():
+            weights = mask_weights(
+                values,
+                h,
+                cell_size=self.cell_size,
+                height=self.height,
+                world_shape=self.shape,
+                window=outer,
+                seed=sub_seed(self.seed, "mask", int(values["noise_seed"])),
+                where=f"filters[{i}].{key}.",
+                params=declared[key].params,
+            )
+            out[key] = declared[key].values(weights, values)
+        return out
 
     def _mask_weights(self, i: int, mask: Mapping[str, Any], h: npt.NDArray[np.float32], outer: Window) -> Any:
         """The weights of filter ``i``'s ``mask`` over ``h``, the heights of window ``outer`` it is given

@@ -425,6 +425,7 @@ class Step:
     params: Mapping[str, Any] = field(default_factory=dict)
     enabled: bool = True
     mask: Mapping[str, Any] = field(default_factory=default_mask)
+    maps: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not isinstance(self.key, str) or self.key not in FILTERS:
@@ -433,6 +434,7 @@ class Step:
         if not isinstance(self.enabled, (bool, np.bool_)):
             raise TypeError(f"{self.key}.enabled must be true or false, got {self.enabled!r:.40}")
         object.__setattr__(self, "mask", check_mask(self.mask, f"{self.key}.mask."))
+        object.__setattr__(self, "maps", check_step_maps(self.key, self.maps))
 
     @property
     def masked(self) -> bool:
@@ -442,9 +444,13 @@ class Step:
     def mask_entry(self) -> dict[str, Any]:
         """``{"mask": {...}}`` in the filter's JSON entry when the mask differs from the defaults, else ``{}``:
         a spec without masks writes the JSON it wrote before masks existed."""
-        if dict(self.mask) == default_mask():
-            return {}
-        return {"mask": {p.name: p.to_plain(self.mask[p.name]) for p in MASK_PARAMS}}
+        out: dict[str, Any] = {}
+        if dict(self.mask) != default_mask():
+            out["mask"] = {p.name: p.to_plain(self.mask[p.name]) for p in MASK_PARAMS}
+        for pm in FILTERS[self.key].param_maps:
+            if dict(self.maps[pm.key]) != pm.default():
+                out[pm.key] = {p.name: p.to_plain(self.maps[pm.key][p.name]) for p in pm.params}
+        return out
 
 
 def _default_filters() -> tuple[Step, ...]:
@@ -536,6 +542,7 @@ class TerrainSpec:
             version=SPEC_VERSION,
             fit_height=self.fit_height,
             masks=step_masks(self.filters),
+            param_maps=step_param_maps(self.filters),
         )
 
     def heightmap(self, shape: tuple[int, int] | None = None) -> npt.NDArray[np.float32]:
@@ -646,8 +653,10 @@ class TerrainSpec:
         for i, f in enumerate(filters):
             if not isinstance(f, Mapping) or "type" not in f:
                 raise ValueError(f"filters[{i}] must be an object with a 'type', got {f!r:.60}")
-            params = {k: v for k, v in f.items() if k not in ("type", "enabled", "mask")}
-            steps.append((f["type"], params, f.get("enabled", True), f.get("mask", {})))
+            declared = filter_objects(f["type"]) if isinstance(f["type"], str) else {}
+            params = {k: v for k, v in f.items() if k not in ("type", "enabled", *declared)}
+            maps = {k: f[k] for k in declared if k != "mask" and k in f}
+            steps.append((f["type"], params, f.get("enabled", True), f.get("mask", {}), maps))
         layers = data.get("layers")
         return cls(
             **{name: data[name] for name in _WORLD if name in data},
@@ -666,6 +675,38 @@ class TerrainSpec:
 
 
 # --- filter masks (core.masks): kept in their own functions ------------------------------------------------
+def filter_objects(key: str) -> dict[str, tuple[Param, ...]]:
+    """The objects a filter ``key``'s entry may hold beside its parameters, by JSON key: ``mask``
+    (:data:`core.masks.MASK_PARAMS`) and each of its parameter maps (``erodibility_map``: a
+    :class:`core.masks.ParamMap`'s settings); ``{}`` for an unknown key."""
+    f = FILTERS.get(key)
+    if f is None:
+        return {}
+    return {"mask": MASK_PARAMS, **{pm.key: pm.params for pm in f.param_maps}}
+
+
+def check_step_maps(key: str, maps: object) -> dict[str, dict[str, Any]]:
+    """The parameter maps of a filter ``key``'s step, every declared one filled in (defaults: no map).
+
+    Raises ``TypeError``/``ValueError`` naming ``key.erodibility_map.map_min`` and the like."""
+    if not isinstance(maps, Mapping):
+        raise TypeError(f"{key}: parameter maps must be a mapping of map keys to maps, got {type(maps).__name__}")
+    declared = {pm.key: pm for pm in FILTERS[key].param_maps}
+    unknown = [k for k in maps if k not in declared]
+    if unknown:
+        raise ValueError(
+            f"{key}: no parameter maps {short_list(unknown)}; it has {short_list(list(declared)) or 'none'}"
+        )
+    return {k: pm.check(maps.get(k, {}), f"{key}.{k}.") for k, pm in declared.items()}
+
+
+def step_param_maps(steps: Sequence[Step]) -> tuple[Mapping[str, Mapping[str, Any]] | None, ...]:
+    """The parameter maps of the enabled ``steps`` that act, as a :class:`core.recipe.Recipe` takes them
+    (``()`` when none does)."""
+    out = tuple({k: v for k, v in s.maps.items() if is_masked(v)} or None for s in steps if s.enabled)
+    return out if any(m is not None for m in out) else ()
+
+
 def step_masks(steps: Sequence[Step]) -> tuple[Mapping[str, Any] | None, ...]:
     """The masks of the enabled ``steps`` as a :class:`core.recipe.Recipe` takes them (``None`` unmasked; ``()``
     when none is masked, so an unmasked stack makes the recipe it made before masks existed)."""
@@ -676,11 +717,13 @@ def step_masks(steps: Sequence[Step]) -> tuple[Mapping[str, Any] | None, ...]:
 def mask_objects(steps: Sequence[Step]) -> list[tuple[str, str, str]]:
     """The vertex groups the enabled ``steps``' masks read: ``[("erosion.mask.group", "weights", name)]`` for
     each mask of source ``"weights"`` (a group named by a mask of another source is not read)."""
-    return [
-        (f"{s.key}.mask.group", "weights", str(s.mask["group"]))
-        for s in steps
-        if s.enabled and s.mask["source"] == "weights" and s.mask["group"]
-    ]
+    found = []
+    for s in steps:
+        objects = {"mask": s.mask, **s.maps} if s.enabled else {}
+        for key, values in objects.items():
+            if values["source"] == "weights" and values["group"]:
+                found.append((f"{s.key}.{key}.group", "weights", str(values["group"])))
+    return found
 
 
 def layers_from_data(data: object) -> tuple[Layer, ...]:
@@ -774,7 +817,12 @@ def setting_paths(spec: TerrainSpec) -> dict[str, Param]:
 def mask_paths(spec: TerrainSpec) -> dict[str, Param]:
     """The mask settings of ``spec``'s filters by path: ``KEY.mask.NAME`` (``erosion.mask.source``; like
     ``KEY.NAME``, it sets the mask of every filter ``KEY`` of the stack)."""
-    return {f"{s.key}.mask.{p.name}": p for s in spec.filters for p in MASK_PARAMS}
+    return {
+        f"{s.key}.{key}.{p.name}": p
+        for s in spec.filters
+        for key, params in filter_objects(s.key).items()
+        for p in params
+    }
 
 
 def _resolve(spec: TerrainSpec, name: str) -> str:
@@ -858,8 +906,8 @@ def apply_settings(spec: TerrainSpec, assignments: Sequence[str]) -> TerrainSpec
             spec = spec.replace(params={**spec.params, key: value})
         elif group in ("lighting", "material"):
             spec = spec.replace(**{group: {**getattr(spec, group), key: value}})
-        elif group.endswith(".mask"):
-            spec = _set_mask(spec, group[: -len(".mask")], key, value)
+        elif "." in group:
+            spec = _set_mask(spec, group, key, value)
         else:
             spec = spec.replace(
                 filters=tuple(
@@ -871,12 +919,18 @@ def apply_settings(spec: TerrainSpec, assignments: Sequence[str]) -> TerrainSpec
     return spec
 
 
-def _set_mask(spec: TerrainSpec, key: str, name: str, value: Any) -> TerrainSpec:
-    """``spec`` with setting ``name`` of the mask of every filter ``key`` set to ``value`` (checked with the
-    mask's other values: ``low <= high``, naming ``key.mask.low``)."""
-    return spec.replace(
-        filters=tuple(replace(s, mask={**s.mask, name: value}) if s.key == key else s for s in spec.filters)
-    )
+def _set_mask(spec: TerrainSpec, group: str, name: str, value: Any) -> TerrainSpec:
+    """``spec`` with setting ``name`` of object ``group`` (``KEY.mask`` or ``KEY.erodibility_map``) of every
+    filter ``KEY`` set to ``value`` (checked with the object's other values: ``low <= high``, naming
+    ``KEY.mask.low``)."""
+    key, _, obj = group.partition(".")
+
+    def changed(s: Step) -> Step:
+        if obj == "mask":
+            return replace(s, mask={**s.mask, name: value})
+        return replace(s, maps={**s.maps, obj: {**s.maps[obj], name: value}})
+
+    return spec.replace(filters=tuple(changed(s) if s.key == key else s for s in spec.filters))
 
 
 class InactiveSettingWarning(UserWarning):
@@ -889,8 +943,13 @@ def _group_values(spec: TerrainSpec, group: str) -> list[tuple[Sequence[Param], 
         return [(GENERATORS[group].params, spec.params)]
     if group in ("lighting", "material"):
         return [(LIGHTING_PARAMS if group == "lighting" else MATERIAL_PARAMS, getattr(spec, group))]
-    if group.endswith(".mask"):
-        return [(MASK_PARAMS, s.mask) for s in spec.filters if s.key == group[: -len(".mask")]]
+    if "." in group:
+        key, _, obj = group.partition(".")
+        return [
+            (filter_objects(key)[obj], s.mask if obj == "mask" else s.maps[obj])
+            for s in spec.filters
+            if s.key == key and obj in filter_objects(key)
+        ]
     return [(FILTERS[s.key].params, s.params) for s in spec.filters if s.key == group]
 
 
@@ -915,9 +974,8 @@ def inactive_settings(spec: TerrainSpec, paths: Sequence[str]) -> list[str]:
     for path in dict.fromkeys(paths):
         group, _, name = path.rpartition(".")
         keys = [s.key for s in spec.filters]
-        if not group or (
-            group != spec.generator and group not in ("lighting", "material", *keys, *(f"{k}.mask" for k in keys))
-        ):
+        objects = [f"{k}.{obj}" for k in keys for obj in filter_objects(k)]
+        if not group or (group != spec.generator and group not in ("lighting", "material", *keys, *objects)):
             continue
         reasons = []
         for params, values in _group_values(spec, group):
@@ -965,7 +1023,11 @@ def json_schema() -> dict[str, Any]:
                 {"properties": {"type": {"const": key}}, "required": ["type"]},
                 _object_schema(
                     f.params,
-                    {"type": {"const": key}, "enabled": {"type": "boolean"}, "mask": _object_schema(MASK_PARAMS)},
+                    {
+                        "type": {"const": key},
+                        "enabled": {"type": "boolean"},
+                        **{name: _object_schema(params) for name, params in filter_objects(key).items()},
+                    },
                 ),
             ]
         }

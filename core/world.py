@@ -54,7 +54,7 @@ from .lighting.shadows import SHADOW_SAMPLES, shadow_margins, shadow_reach
 from .params import Filter, check_values
 from .progress import Progress
 from .recipe import Ranges, Recipe
-from .spec import SPEC_VERSION, TerrainSpec, step_masks
+from .spec import SPEC_VERSION, TerrainSpec, step_masks, step_param_maps
 from .versions import part
 from .window import Window, crop, expand
 
@@ -196,6 +196,7 @@ def world_recipe(spec: TerrainSpec, shape: tuple[int, int]) -> Recipe:
         version=SPEC_VERSION,
         fit_height=spec.fit_height,
         masks=step_masks(spec.filters),
+        param_maps=step_param_maps(spec.filters),
     )
 
 
@@ -479,7 +480,7 @@ def coarse_plan(recipe: Recipe, grid: TileGrid, max_side: int = COARSE_SIDE) -> 
     is_global = [m >= side for m in recipe.filter_margins()]
     if not any(is_global):
         return None
-    if recipe.masks:
+    if recipe.masks or recipe.param_maps:
         raise ValueError(
             "a world with a global filter (erosion) is built through a coarse world, which does not take filter "
             "masks yet: remove the masks, or build it as one terrain"

@@ -346,3 +346,131 @@ def test_a_tiled_world_with_global_filters_refuses_masks():
     recipe = core.world.world_recipe(spec, (65, 65))
     with pytest.raises(ValueError, match="masks"):
         core.world.coarse_plan(recipe, core.world.TileGrid((65, 65), 33))
+
+
+# --- parameter maps: erodibility, precipitation, talus angle ------------------------------------------------
+def pmap(**values):
+    return {**default_mask(), "map_min": 1.0, "map_max": 1.0, **values}
+
+
+EROSION = {"steps": 4, "auto_rates": False, "k": 2e-4, "uplift": 0.0, "uplift_from_terrain": False, "diffusion": 0.0}
+EROSION |= {"lake_fill": False}
+
+
+def erosion_spec(maps=None, size=33):
+    return spec_with((core.spec.Step("erosion", EROSION, True, default_mask(), maps or {}),), size=size, height=40.0)
+
+
+def test_an_all_ones_erodibility_or_precipitation_map_is_no_map_bit_for_bit():
+    plain = erosion_spec()
+    every = {"source": "height", "low": -1e9, "high": 1e9}
+    ones = erosion_spec({"erodibility_map": pmap(**every)})
+    wet = erosion_spec({"precipitation_map": pmap(**every)})
+    assert ones.recipe().param_maps and plain.recipe().param_maps == ()
+    h0, m0 = plain.recipe().evaluate_with_maps()
+    for spec in (ones, wet):
+        h, m = spec.recipe().evaluate_with_maps()
+        assert np.array_equal(h, h0)
+        assert all(np.array_equal(m[k], m0[k]) for k in m0)
+    # the automatic K too
+    auto = spec_with((("erosion", {"steps": 3}),), size=33)
+    auto_ones = spec_with(
+        (core.spec.Step("erosion", {"steps": 3}, True, default_mask(), {"erodibility_map": pmap(**every)}),), size=33
+    )
+    assert np.array_equal(auto.heightmap(), auto_ones.heightmap())
+
+
+def test_a_zero_k_half_does_not_erode_and_precipitation_weights_the_area():
+    spec = erosion_spec()
+    painted = np.zeros(spec.shape, np.float32)
+    painted[:, 17:] = 1.0
+    hard = erosion_spec({"erodibility_map": pmap(source="weights", group="Hard", map_min=1.0, map_max=0.0)})
+    with inputs.using({("weights", "Hard"): inputs.WeightsInput(painted, "Hard")}):
+        h, maps = hard.recipe().evaluate_with_maps()
+    start = spec_with((), size=33, height=40.0).heightmap()
+    # K = 0: not a cell of the hard half moved (to the float32 rounding of metres and back)
+    np.testing.assert_allclose(h[:, 17:], start[:, 17:], rtol=0, atol=1e-6)
+    assert np.all(maps["removed"][:, 17:] == 0.0)
+    assert not np.array_equal(h[:, :17], start[:, :17])
+    double = erosion_spec({"precipitation_map": pmap(source="height", low=-1e9, high=1e9, map_min=2.0, map_max=2.0)})
+    _, m2 = double.recipe().evaluate_with_maps()
+    _, m1 = spec.recipe().evaluate_with_maps()
+    assert not np.array_equal(m2["drainage_area"], m1["drainage_area"])
+    one_step = {**EROSION, "steps": 1}
+    a = spec_with((core.spec.Step("erosion", one_step, True),), size=33, height=40.0)
+    b = spec_with(
+        (
+            core.spec.Step(
+                "erosion",
+                one_step,
+                True,
+                default_mask(),
+                {"precipitation_map": pmap(source="height", low=-1e9, high=1e9, map_min=2.0, map_max=2.0)},
+            ),
+        ),
+        size=33,
+        height=40.0,
+    )
+    # one step routes the same surface: the discharge is exactly twice the area
+    np.testing.assert_array_equal(
+        b.recipe().evaluate_with_maps()[1]["drainage_area"], 2 * a.recipe().evaluate_with_maps()[1]["drainage_area"]
+    )
+
+
+def test_a_talus_map_gives_each_cell_its_angle():
+    thermal = {"steps": 6, "talus_angle": 30.0}
+    plain = spec_with((("thermal", thermal),), size=33)
+    same = spec_with(
+        (
+            core.spec.Step(
+                "thermal",
+                thermal,
+                True,
+                default_mask(),
+                {"talus_map": pmap(source="height", low=-1e9, high=1e9, map_min=30.0, map_max=30.0)},
+            ),
+        ),
+        size=33,
+    )
+    assert np.array_equal(plain.heightmap(), same.heightmap())
+    painted = np.zeros(plain.shape, np.float32)
+    painted[:, 17:] = 1.0
+    steep = spec_with(
+        (
+            core.spec.Step(
+                "thermal",
+                {**thermal, "talus_angle": 5.0},
+                True,
+                default_mask(),
+                {"talus_map": pmap(source="weights", group="Cliff", map_min=5.0, map_max=89.0)},
+            ),
+        ),
+        size=33,
+    )
+    with inputs.using({("weights", "Cliff"): inputs.WeightsInput(painted, "Cliff")}):
+        _, maps = steep.recipe().evaluate_with_maps()
+    assert np.all(maps["removed"][:, 17:] == 0.0)  # 89 degrees: nothing leaves the cliff half
+    assert maps["removed"][:, :16].max() > 0.0
+
+
+def test_parameter_maps_in_json_set_paths_and_errors():
+    spec = erosion_spec()
+    assert not any(k.endswith("_map") for k in spec.to_dict()["filters"][0])
+    out = apply_settings(spec, ["erosion.erodibility_map.source=slope", "erosion.erodibility_map.map_max=0.25"])
+    entry = out.to_dict()["filters"][0]
+    assert entry["erodibility_map"]["source"] == "slope" and entry["erodibility_map"]["map_max"] == 0.25
+    assert "precipitation_map" not in entry
+    assert TerrainSpec.from_json(out.to_json()) == out
+    assert Recipe.from_json(out.recipe().to_json()) == out.recipe()
+    data = out.to_dict()
+    data["filters"][0]["erodibility_map"]["map_max"] = 200
+    with pytest.raises(ValueError, match=r"erosion\.erodibility_map\.map_max must be in \[0\.0, 100\.0\]"):
+        TerrainSpec.from_dict(data)
+    data["filters"][0]["talus_map"] = {}
+    with pytest.raises(ValueError, match="unknown parameters talus_map"):
+        TerrainSpec.from_dict(data)
+    schema = core.json_schema()["properties"]["filters"]["items"]["oneOf"]
+    erosion = next(s for s in schema if s["allOf"][0]["properties"]["type"]["const"] == "erosion")
+    assert {"mask", "erodibility_map", "precipitation_map"} <= set(erosion["allOf"][1]["properties"])
+    with pytest.warns(core.spec.InactiveSettingWarning, match="erosion.precipitation_map.map_max has no effect"):
+        apply_settings(spec, ["erosion.precipitation_map.map_max=3"])
