@@ -11,6 +11,7 @@ new terrains in ``scene.orogen``), laid out as its spec is::
     obj.orogen.hills.count                       each generator's parameters, in its own group
     obj.orogen.filters[i].type / .enabled / .box_blur.passes
     obj.orogen.filters[i].mask.source / .low / ...   each filter's mask (core.masks.MASK_PARAMS)
+    obj.orogen.filters[i].erosion.erodibility_map    a filter's parameter maps (core.masks.ParamMap)
     obj.orogen.lighting.azimuth, obj.orogen.material.shading
     obj.orogen.layers[i].color
 
@@ -103,6 +104,7 @@ class Groups:
 
     generators: dict = {}
     filters: dict = {}
+    maps: dict = {}
     filter_item = None
     mask = None
     lighting = None
@@ -207,7 +209,21 @@ def register(update=None) -> None:
     """Make and register every group from core's declarations; ``update`` is the live-update callback."""
     g = Groups
     g.generators = {key: group_class(f"OROGEN_PG_gen_{key}", gen.params, update) for key, gen in GENERATORS.items()}
-    g.filters = {key: group_class(f"OROGEN_PG_filter_{key}", f.params, update) for key, f in FILTERS.items()}
+    shown = {"show_expanded": BoolProperty(name="Expanded", default=False, options={"HIDDEN", "SKIP_SAVE"})}
+    g.maps = {  # each filter's parameter maps (core.masks.ParamMap): a mask and the two values it maps to
+        (key, pm.key): group_class(f"OROGEN_PG_map_{key}_{pm.name}", pm.params, update, extra=shown)
+        for key, f in FILTERS.items()
+        for pm in f.param_maps
+    }
+    g.filters = {
+        key: group_class(
+            f"OROGEN_PG_filter_{key}",
+            f.params,
+            update,
+            extra={pm.key: PointerProperty(type=g.maps[(key, pm.key)], name=pm.label) for pm in f.param_maps},
+        )
+        for key, f in FILTERS.items()
+    }
     g.mask = group_class("OROGEN_PG_mask", MASK_PARAMS, update)
     item_extra = {
         "type": EnumProperty(
@@ -234,6 +250,7 @@ def register(update=None) -> None:
     g.terrain = group_class("OROGEN_PG_terrain", (), extra={**spec_annotations(update), **_terrain_extras(update)})
     g.classes = [
         *g.generators.values(),
+        *g.maps.values(),
         *g.filters.values(),
         g.mask,
         g.filter_item,
@@ -254,7 +271,7 @@ def unregister() -> None:
     for cls in reversed(Groups.classes):
         bpy.utils.unregister_class(cls)
     Groups.classes = []
-    Groups.generators, Groups.filters, Groups.mask = {}, {}, None
+    Groups.generators, Groups.filters, Groups.maps, Groups.mask = {}, {}, {}, None
 
 
 def nonfinite_error(data) -> str | None:

@@ -114,11 +114,13 @@ def read_spec(data) -> TerrainSpec:
 def read_step(item) -> Step:
     """The filter-stack ``item`` as a :class:`core.spec.Step`: its type, settings, switch and mask."""
     mask = getattr(item, "mask", None)  # an operator's stack from before masks: none
+    group = getattr(item, item.type)
     return Step(
         item.type,
-        read_group(getattr(item, item.type), FILTERS[item.type].params),
+        read_group(group, FILTERS[item.type].params),
         item.enabled,
         read_group(mask, MASK_PARAMS) if mask is not None else {},
+        {pm.key: read_group(getattr(group, pm.key), pm.params) for pm in FILTERS[item.type].param_maps},
     )
 
 
@@ -143,7 +145,13 @@ def as_stored(spec: TerrainSpec) -> TerrainSpec:
         generator=spec.generator,
         params=held(GENERATORS[spec.generator].params, spec.params),
         filters=tuple(
-            Step(s.key, held(FILTERS[s.key].params, s.params), s.enabled, held(MASK_PARAMS, s.mask))
+            Step(
+                s.key,
+                held(FILTERS[s.key].params, s.params),
+                s.enabled,
+                held(MASK_PARAMS, s.mask),
+                {pm.key: held(pm.params, s.maps[pm.key]) for pm in FILTERS[s.key].param_maps},
+            )
             for s in spec.filters
         ),
         lighting=held(LIGHTING_PARAMS, spec.lighting),
@@ -177,8 +185,11 @@ def write_filter(item, step: Step) -> None:
     """Make filter-stack ``item`` hold ``step``."""
     item.type = step.key
     item.enabled = step.enabled
-    write_group(getattr(item, step.key), FILTERS[step.key].params, step.params)
+    group = getattr(item, step.key)
+    write_group(group, FILTERS[step.key].params, step.params)
     write_group(item.mask, MASK_PARAMS, step.mask)
+    for pm in FILTERS[step.key].param_maps:
+        write_group(getattr(group, pm.key), pm.params, step.maps[pm.key])
 
 
 def write_filters(data, steps) -> None:

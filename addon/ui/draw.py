@@ -91,6 +91,8 @@ def draw_filter_items(layout, data) -> None:
         if body is not None:
             draw_params(body, getattr(item, item.type), FILTERS[item.type].params, active=item.enabled)
             draw_mask(body, item)
+            for pm in FILTERS[item.type].param_maps:
+                draw_param_map(body, getattr(getattr(item, item.type), pm.key), pm, item.enabled)
 
 
 def draw_mask(layout, item) -> None:
@@ -103,6 +105,18 @@ def draw_mask(layout, item) -> None:
         header.label(text=MASK_SOURCE_LABELS.get(item.mask.source, item.mask.source))
     if body is not None:
         draw_params(body, item.mask, MASK_PARAMS, active=item.enabled)
+
+
+def draw_param_map(layout, group, pm, active: bool) -> None:
+    """A filter's parameter map (:class:`core.masks.ParamMap`, Erodibility Map ...) as a collapsed sub-panel:
+    its label and source in the header, its mask and two values in the body."""
+    header, body = layout.panel_prop(group, "show_expanded")
+    header.active = active
+    header.label(text=f"{pm.label} Map")
+    if group.source != "none":
+        header.label(text=MASK_SOURCE_LABELS.get(group.source, group.source))
+    if body is not None:
+        draw_params(body, group, pm.params, active=active)
 
 
 #: The label of each mask source (what the collapsed Mask header shows).

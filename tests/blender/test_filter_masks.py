@@ -140,3 +140,24 @@ def test_undo_of_a_mask_edit_and_its_regenerate(terrain, orogen):
     assert bpy.ops.ed.redo() == {"FINISHED"}
     obj = bpy.data.objects[name]
     assert obj.orogen.filters[0].mask.source == "slope" and np.array_equal(z_of(obj), after)
+
+
+def test_an_erodibility_map_in_the_properties(scene, orogen):
+    assert bpy.ops.orogen.terrain_add(size=33, seed=2, width=64.0, height=30.0) == {"FINISHED"}
+    obj = bpy.context.active_object
+    obj.orogen.live_update = False
+    item = obj.orogen.filters[0]
+    item.type = "erosion"
+    item.erosion.steps = 3
+    hard = item.erosion.erodibility_map
+    assert hard.source == "none" and hard.map_min == 1.0
+    hard.source = "height"
+    hard.low, hard.high = 15.0, 1e9
+    hard.map_min, hard.map_max = 1.0, 0.0  # weight 1 above 15 m: K = 0
+    assert bpy.ops.orogen.terrain_regenerate() == {"FINISHED"}
+    spec = read_spec(orogen, obj)
+    entry = spec.to_dict()["filters"][0]
+    assert entry["erodibility_map"]["source"] == "height" and entry["erodibility_map"]["map_max"] == 0.0
+    np.testing.assert_allclose(z_of(obj), expected_z(orogen, spec), atol=2e-5)
+    plain = spec.replace(filters=(orogen.core.spec.Step("erosion", spec.filters[0].params),))
+    assert not np.allclose(z_of(obj), expected_z(orogen, plain), atol=1e-4)
