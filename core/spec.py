@@ -23,6 +23,22 @@ filter's ``outside``, the stream-power filter's ``diffusion_scheme``,
 ``flats`` and ``uplift_scale``, the hydraulic filter's ``bounded``; see
 :mod:`core.versions.v3_to_v4`): a version-3 spec loads with them named.
 
+**Masks** (still version 4): a filter's entry may hold a ``mask`` object
+(:data:`core.masks.MASK_PARAMS`: where the filter acts, its result blended
+``h + w * (filtered - h)``) and, for filters that declare them, parameter
+maps (``erodibility_map`` and ``precipitation_map`` of the stream-power
+filter, ``talus_map`` of the thermal filter; :class:`core.masks.ParamMap`)::
+
+     {"type": "erosion", "enabled": true, "steps": 30, ...,
+      "mask": {"source": "slope", "low": 0.0, "high": 30.0, "feather": 5.0, ...},
+      "erodibility_map": {"source": "weights", "group": "Hard Rock", "map_min": 1.0, "map_max": 0.1, ...}}
+
+They are optional keys, written only when they differ from their defaults:
+a version-4 spec without them loads unchanged and gives the heightmap it
+gave, bit for bit. ``--set erosion.mask.source=slope`` and
+``--set erosion.erodibility_map.map_max=0.1`` set them (for every filter of
+that type, as ``erosion.steps`` does).
+
 **Version 3**: every length is in metres (hill and
 pit radii, the noise grain, blur radius, low-pass length, fractal feature
 size), positions are world coordinates and the diamond-square lattice is

@@ -110,8 +110,9 @@ def describe(p: core.Param, siblings: Sequence[core.Param]) -> str:
     return text
 
 
-def params_table(params: Sequence[core.Param], prefix: str = "") -> str:
-    """One row per parameter: name, label, kind, default, bounds, unit, description."""
+def params_table(params: Sequence[core.Param], prefix: str = "", only: Sequence[str] | None = None) -> str:
+    """One row per parameter (of the names ``only``, default all): name, label, kind, default, bounds, unit,
+    description."""
     rows = [
         (
             f"`{prefix}{p.name}`",
@@ -123,6 +124,7 @@ def params_table(params: Sequence[core.Param], prefix: str = "") -> str:
             describe(p, params),
         )
         for p in params
+        if only is None or p.name in only
     ]
     if not rows:
         return "No parameters.\n"
@@ -170,6 +172,23 @@ def parameters_page() -> str:
         if f.source:
             out += ["", f"Source: {f.source}."]
         out += ["", params_table(f.params)]
+        for pm in f.param_maps:  # core.masks.ParamMap: a mask mapped to the parameter per cell
+            out += [
+                f"#### {pm.label} map (`{key}.{pm.key}`)",
+                "",
+                pm.description.rstrip(".") + ": the settings of a [filter mask](#filter-masks) and these two.",
+                "",
+                params_table(pm.params, f"{key}.{pm.key}.", only=(pm.low.name, pm.high.name)),
+            ]
+    out += [
+        "## Filter masks",
+        "",
+        'Every filter entry may hold a `mask` object (`{"type": "box_blur", ..., "mask": {"source": "slope", ...}}`, '
+        "`--set box_blur.mask.source=slope`): where the filter acts, its result blended by the weights "
+        "(see the [guide](../guide/generators.md#masks)). Written only when it differs from these defaults.",
+        "",
+        params_table(core.MASK_PARAMS, "KEY.mask."),
+    ]
     for title, params, prefix, what in (
         ("Lighting", s.LIGHTING_PARAMS, "lighting.", "The bake: the Unlit look and the exported lightmap."),
         ("Material", s.MATERIAL_PARAMS, "material.", "The terrain's material and water surface."),
