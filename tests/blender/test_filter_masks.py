@@ -1,6 +1,9 @@
 """Filter masks in Blender: set in the panel's properties, a vertex group painted on the terrain, undo."""
 
+import json
+import os
 import sys
+from pathlib import Path
 
 import bpy
 import numpy as np
@@ -161,3 +164,20 @@ def test_an_erodibility_map_in_the_properties(scene, orogen):
     np.testing.assert_allclose(z_of(obj), expected_z(orogen, spec), atol=2e-5)
     plain = spec.replace(filters=(orogen.core.spec.Step("erosion", spec.filters[0].params),))
     assert not np.allclose(z_of(obj), expected_z(orogen, plain), atol=1e-4)
+
+
+def test_a_user_preset_keeps_the_masks_and_maps(scene, orogen, user_dir):
+    settings = scene.orogen
+    bpy.ops.orogen.preset_load(name="rolling_hills")
+    item = settings.filters[0]
+    item.mask.source = "aspect"
+    item.mask.low, item.mask.high = -45.0, 45.0
+    assert bpy.ops.orogen.preset_save(name="Masked Hills") == {"FINISHED"}
+    folder = Path(bpy.utils.user_resource("SCRIPTS", path=os.path.join("presets", "orogen", "terrain")))
+    saved = folder / "Masked_Hills.json"
+    entry = json.loads(saved.read_text())["filters"][0]
+    assert entry["mask"]["source"] == "aspect" and entry["mask"]["low"] == -45.0
+    item.mask.source = "none"
+    assert bpy.ops.orogen.preset_load(name="Masked_Hills") == {"FINISHED"}
+    assert settings.filters[0].mask.source == "aspect" and settings.filters[0].mask.high == 45.0
+    assert bpy.ops.orogen.preset_remove(name="Masked_Hills") == {"FINISHED"}
