@@ -101,18 +101,19 @@ def read_weights(terrain: bpy.types.Object, group: str, context=None) -> core_in
     its grid."""
     if terrain is None or terrain.type != "MESH":
         raise ValueError(f"vertex group {group!r} needs the terrain object it is painted on")
-    names = [g.name for g in terrain.vertex_groups]
-    if group not in names:
-        have = ", ".join(repr(n) for n in names[:8]) or "none"
-        raise ValueError(f"the terrain {terrain.name!r} has no vertex group {group!r} (it has {have})")
-    mesh = _user_mesh(terrain)
+    mesh = _user_mesh(terrain)  # a live preview's mesh is shown: the groups are on the user's (names too)
     shape = grid_shape_of(mesh)
     if shape is None:
         raise ValueError(f"the terrain {terrain.name!r}'s mesh is not its grid: its vertex groups cannot be read")
     context = context or bpy.context
     probe = bpy.data.objects.new("Orogen Weights (temporary)", mesh)
-    tree = _weights_nodes(group)
+    tree = None
     try:
+        names = [g.name for g in probe.vertex_groups]
+        if group not in names:
+            have = ", ".join(repr(n) for n in names[:8]) or "none"
+            raise ValueError(f"the terrain {terrain.name!r} has no vertex group {group!r} (it has {have})")
+        tree = _weights_nodes(group)
         probe.modifiers.new("Orogen Weights", "NODES").node_group = tree
         context.scene.collection.objects.link(probe)
         evaluated = probe.evaluated_get(context.evaluated_depsgraph_get())
@@ -124,7 +125,8 @@ def read_weights(terrain: bpy.types.Object, group: str, context=None) -> core_in
             evaluated.to_mesh_clear()
     finally:
         bpy.data.objects.remove(probe)
-        bpy.data.node_groups.remove(tree)
+        if tree is not None:
+            bpy.data.node_groups.remove(tree)
     return core_inputs.WeightsInput(np.clip(values, 0.0, 1.0).reshape(shape), name=group)
 
 

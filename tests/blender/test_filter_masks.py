@@ -181,3 +181,32 @@ def test_a_user_preset_keeps_the_masks_and_maps(scene, orogen, user_dir):
     assert bpy.ops.orogen.preset_load(name="Masked_Hills") == {"FINISHED"}
     assert settings.filters[0].mask.source == "aspect" and settings.filters[0].mask.high == 45.0
     assert bpy.ops.orogen.preset_remove(name="Masked_Hills") == {"FINISHED"}
+
+
+def test_a_live_preview_reads_the_painted_group_resampled(terrain, orogen):
+    rows, cols = 33, 33
+    group = terrain.vertex_groups.new(name="Rock")
+    group.add([r * cols + c for r in range(rows) for c in range(20, cols)], 1.0, "REPLACE")
+    mask = terrain.orogen.filters[0].mask
+    mask.source, mask.group, mask.low = "weights", "Rock", 0.5
+    assert bpy.ops.orogen.terrain_regenerate() == {"FINISHED"}
+    terrain.orogen.preview_size = 17
+    terrain.orogen.live_update = True
+    terrain.orogen.seed = 9
+    bpy.context.view_layer.objects.active = terrain
+    sys.modules[orogen.__name__ + ".addon.live"]._on_msgbus()  # the panel's edit: a preview at 17 x 17
+    assert len(terrain.data.vertices) == 17 * 17 and terrain.orogen.preview_pending, terrain.orogen.status
+    assert "not" not in terrain.orogen.status.lower(), terrain.orogen.status
+    spec = read_spec(orogen, terrain)
+    painted = np.zeros((rows, cols), np.float32)
+    painted[:, 20:] = 1.0
+    weights = {("weights", "Rock"): orogen.core.inputs.WeightsInput(painted, "Rock")}
+    with orogen.core.inputs.using(weights):
+        preview = spec.heightmap((17, 17)) * np.float32(spec.height)
+    co = np.empty(17 * 17 * 3, np.float32)
+    terrain.data.vertices.foreach_get("co", co)
+    np.testing.assert_allclose(co.reshape(-1, 3)[:, 2].reshape(17, 17), preview, atol=2e-5)
+    assert orogen.addon.terrain.settle.flush_live_updates(force=True) == [terrain.name]  # the full size
+    assert terrain.orogen.status.startswith("Regenerated terrain 33 x 33"), terrain.orogen.status
+    assert len(terrain.data.vertices) == rows * cols and "Rock" in terrain.vertex_groups
+    np.testing.assert_allclose(z_of(terrain), expected_z(orogen, spec, weights), atol=2e-5)
