@@ -125,6 +125,14 @@ def test_the_mask_panel_draws_every_mask_setting(terrain, orogen):
     mask.source = "slope"
     inactive = draw.inactive_settings(mask, orogen.core.MASK_PARAMS)
     assert "low" not in inactive and "group" in inactive and "noise_size" in inactive
+    # the stream-power filter draws its parameter maps too, each with the mask's settings and its two values
+    terrain.orogen.filters[0].type = "erosion"
+    shown.clear()
+    draw.draw_filter_items(Layout(), terrain.orogen)
+    group = terrain.orogen.filters[0].erosion
+    for pm in orogen.core.FILTERS["erosion"].param_maps:
+        drawn = {name for data, name in shown if data == getattr(group, pm.key)}
+        assert drawn == {p.name for p in pm.params}, pm.key
 
 
 def test_undo_of_a_mask_edit_and_its_regenerate(terrain, orogen):
