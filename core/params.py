@@ -509,6 +509,7 @@ RESERVED = frozenset(
         "lighting",
         "material",
         "layers",
+        "sources",
         "type",
         "enabled",
     }

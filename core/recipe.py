@@ -332,9 +332,9 @@ class Recipe:
             else source_range(
                 key,
                 {k: settings[k] for k in (p.name for p in GENERATORS[key].params)},
-                self.shape,
-                self._source_seed(i),
-                self.cell_size,
+                shape=self.shape,
+                seed=self._source_seed(i),
+                cell_size=self.cell_size,
             )
             for i, (key, settings) in enumerate(self.sources)
         )

@@ -278,6 +278,7 @@ def blend(
     base: npt.ArrayLike,
     layer: npt.ArrayLike,
     mode: str,
+    *,
     weight: npt.ArrayLike = 1.0,
     height: float = 1.0,
 ) -> F64:
@@ -346,7 +347,7 @@ def _range_cached(
 
 
 def source_range(
-    key: str, params: Mapping[str, Any], shape: tuple[int, int], seed: int, cell_size: float
+    key: str, params: Mapping[str, Any], *, shape: tuple[int, int], seed: int, cell_size: float
 ) -> tuple[float, float]:
     """The raw range of generator source ``key`` over its whole grid (``shape`` cells of ``cell_size`` metres,
     seed ``seed``): what it is normalised by, so every window shares one scale. Evaluated in bands of at most
@@ -453,7 +454,7 @@ def apply_sources(
         mask = source_mask(settings, window)
         if mask is not None:
             weight = weight * mask
-        metres = blend(metres, shape_ * settings["height"], settings["blend"], weight, height)
+        metres = blend(metres, shape_ * settings["height"], settings["blend"], weight=weight, height=height)
     return (metres / height).astype(np.float32)
 
 
@@ -483,7 +484,7 @@ def _smoothstep(t: F64) -> F64:
 EJECTA_REACH = 3.0
 
 
-def crater(u: F64, v: F64, radius: float = 50.0, rim: float = 0.225) -> tuple[F64, F64]:
+def crater(u: F64, v: F64, *, radius: float = 50.0, rim: float = 0.225) -> tuple[F64, F64]:
     """A fresh simple impact crater: a paraboloidal bowl with a raised rim and an ejecta apron.
 
     ``r = sqrt(u² + v²) / radius`` (``radius`` metres to the rim crest). Normalised so that the floor is -1, the
@@ -502,7 +503,7 @@ def crater(u: F64, v: F64, radius: float = 50.0, rim: float = 0.225) -> tuple[F6
     return shape, (r <= EJECTA_REACH).astype(np.float64)
 
 
-def cone(u: F64, v: F64, radius: float = 50.0, crater: float = 0.4, crater_depth: float = 0.3) -> tuple[F64, F64]:
+def cone(u: F64, v: F64, *, radius: float = 50.0, crater: float = 0.4, crater_depth: float = 0.3) -> tuple[F64, F64]:
     """A volcanic (cinder) cone of basal radius ``radius`` metres with an optional summit crater.
 
     The flank falls straight from the rim (1) at ``crater x radius`` to the base (0) at ``radius``; inside the
@@ -520,7 +521,7 @@ def cone(u: F64, v: F64, radius: float = 50.0, crater: float = 0.4, crater_depth
     return flank, (r <= 1.0).astype(np.float64)
 
 
-def mesa(u: F64, v: F64, radius: float = 50.0, side: float = 0.5, cliff: float = 0.6) -> tuple[F64, F64]:
+def mesa(u: F64, v: F64, *, radius: float = 50.0, side: float = 0.5, cliff: float = 0.6) -> tuple[F64, F64]:
     """A mesa: a flat top of radius ``radius`` metres, a steep cliff, then a talus slope to the plain.
 
     ``t = (d - radius) / (side x radius)`` across the sides (``d`` the distance from the centre): 1 on the top;
@@ -537,7 +538,7 @@ def mesa(u: F64, v: F64, radius: float = 50.0, side: float = 0.5, cliff: float =
     return shape, (t <= 1.0).astype(np.float64)
 
 
-def ridge(u: F64, v: F64, radius: float = 30.0, length: float = 200.0) -> tuple[F64, F64]:
+def ridge(u: F64, v: F64, *, radius: float = 30.0, length: float = 200.0) -> tuple[F64, F64]:
     """An elongated ridge along the source's direction (``u``, east at rotation 0): crest ``length`` metres long,
     half-width ``radius`` metres.
 
@@ -596,7 +597,7 @@ def read_stamp_image(path: str) -> npt.NDArray[np.float64]:
     return normalize(values64).astype(np.float64)
 
 
-def image(u: F64, v: F64, image: str = "", radius: float = 50.0) -> tuple[F64, F64]:
+def image(u: F64, v: F64, *, image: str = "", radius: float = 50.0) -> tuple[F64, F64]:
     """A greyscale image (:func:`read_stamp_image`) placed as a stamp: its longer side spans ``2 x radius``
     metres, its aspect kept, row 0 to the north (``+v``) and column 0 to the west (``-u``); sampled bilinearly,
     coverage the image's rectangle. ``float64`` arrays of ``u``'s shape."""
