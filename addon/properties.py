@@ -10,6 +10,7 @@ new terrains in ``scene.orogen``), laid out as its spec is::
     obj.orogen.generator                         which generator
     obj.orogen.hills.count                       each generator's parameters, in its own group
     obj.orogen.filters[i].type / .enabled / .box_blur.passes
+    obj.orogen.sources[i].type / .blend / .opacity / .crater.radius    the sources stack (core.sources)
     obj.orogen.lighting.azimuth, obj.orogen.material.shading
     obj.orogen.layers[i].color
 
@@ -33,6 +34,7 @@ from bpy.props import (
 
 from ..core.lighting import LIGHTING_PARAMS
 from ..core.params import FILTERS, GENERATORS, condition_text
+from ..core.sources import SOURCE_PARAMS, STAMPS
 from ..core.spec import LAYER_PARAMS, MATERIAL_PARAMS, WORLD_PARAMS
 
 INT32_MAX = 2**31 - 1
@@ -102,6 +104,8 @@ class Groups:
     generators: dict = {}
     filters: dict = {}
     filter_item = None
+    stamps: dict = {}
+    source_item = None
     lighting = None
     material = None
     layer = None
@@ -142,6 +146,12 @@ def spec_annotations(update=None) -> dict:
         type=Groups.filter_item, name="Filters", description="The filter stack, run in order after the generator"
     )
     out["active_filter"] = IntProperty(name="Active Filter", min=0, default=0, options={"HIDDEN", "SKIP_SAVE"})
+    out["sources"] = CollectionProperty(
+        type=Groups.source_item,
+        name="Sources",
+        description="Generators and stamps blended on the generator, in order, before the filters",
+    )
+    out["active_source"] = IntProperty(name="Active Source", min=0, default=0, options={"HIDDEN", "SKIP_SAVE"})
     out["lighting"] = PointerProperty(type=Groups.lighting, name="Lighting")
     out["material"] = PointerProperty(type=Groups.material, name="Material")
     out["layers"] = CollectionProperty(type=Groups.layer, name="Layers", description="Colour layers of the material")
@@ -200,6 +210,26 @@ def _terrain_extras(update) -> dict:
     }
 
 
+def source_types():
+    """The ``type`` items of a source: the stamps, then the generators (core's :func:`core.sources.source_part`)."""
+    return (*_enum_items(STAMPS), *_enum_items(GENERATORS))
+
+
+def _source_extra(update) -> dict:
+    """A source item's annotations beyond its declared entry settings: its type, its expansion in the panel and
+    one group per generator and stamp (the generators' groups are the Generator panel's classes)."""
+    return {
+        "type": EnumProperty(
+            name="Type",
+            items=source_types(),
+            description="What the source is: a stamp or a generator",
+            **({"update": update} if update else {}),
+        ),
+        "show_expanded": BoolProperty(name="Expanded", default=True, options={"HIDDEN", "SKIP_SAVE"}),
+        **{key: PointerProperty(type=cls) for key, cls in {**Groups.stamps, **Groups.generators}.items()},
+    }
+
+
 def register(update=None) -> None:
     """Make and register every group from core's declarations; ``update`` is the live-update callback."""
     g = Groups
@@ -222,11 +252,23 @@ def register(update=None) -> None:
         **{key: PointerProperty(type=cls) for key, cls in g.filters.items()},
     }
     g.filter_item = group_class("OROGEN_PG_filter", (), extra=item_extra)
+    g.stamps = {key: group_class(f"OROGEN_PG_stamp_{key}", st.params, update) for key, st in STAMPS.items()}
+    g.source_item = group_class("OROGEN_PG_source", SOURCE_PARAMS, update, extra=_source_extra(update))
     g.lighting = group_class("OROGEN_PG_lighting", LIGHTING_PARAMS, update)
     g.material = group_class("OROGEN_PG_material", MATERIAL_PARAMS, update)
     g.layer = group_class("OROGEN_PG_layer", LAYER_PARAMS, update)
     g.terrain = group_class("OROGEN_PG_terrain", (), extra={**spec_annotations(update), **_terrain_extras(update)})
-    g.classes = [*g.generators.values(), *g.filters.values(), g.filter_item, g.lighting, g.material, g.layer, g.terrain]
+    g.classes = [
+        *g.generators.values(),
+        *g.filters.values(),
+        g.filter_item,
+        *g.stamps.values(),
+        g.source_item,
+        g.lighting,
+        g.material,
+        g.layer,
+        g.terrain,
+    ]
     for cls in g.classes:
         bpy.utils.register_class(cls)
     bpy.types.Scene.orogen = PointerProperty(type=g.terrain, name="Orogen Terrain")
@@ -239,7 +281,7 @@ def unregister() -> None:
     for cls in reversed(Groups.classes):
         bpy.utils.unregister_class(cls)
     Groups.classes = []
-    Groups.generators, Groups.filters = {}, {}
+    Groups.generators, Groups.filters, Groups.stamps = {}, {}, {}
 
 
 def nonfinite_error(data) -> str | None:
