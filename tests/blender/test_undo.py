@@ -343,12 +343,19 @@ def test_stack_edits_of_a_terrain(terrain, operator, prepare):
         ("source_duplicate", {}),
     ],
 )
-def test_source_stack_edits_of_a_terrain(terrain, operator, prepare):
+def test_source_stack_edits_of_a_terrain(terrain, orogen, operator, prepare):
     obj = bpy.data.objects[terrain]
     select(obj)
     if operator != "source_add":
         assert bpy.ops.orogen.source_add(type="cone") == {"FINISHED"}
         assert bpy.ops.orogen.source_add(type="ridge") == {"FINISHED"}
+        cone, ridge = obj.orogen.sources
+        cone.cone.radius, cone.offset_x, cone.height = 6.0, -8.0, 3.0
+        ridge.ridge.radius, ridge.ridge.length, ridge.offset_y, ridge.height = 3.0, 10.0, 7.0, 2.0
+        ridge.blend = "replace"
+        live(orogen)._on_msgbus()
+        if operator == "source_duplicate":
+            obj.orogen.active_source = 0  # the cone (added twice: twice as high)
         done("prepare")
     before, after = check_undo_redo(lambda: getattr(bpy.ops.orogen, operator)(**prepare), operator)
     key = f"OB:{terrain}"
