@@ -86,6 +86,7 @@ def test_the_terrain_tab_has_a_sub_panel_per_part(orogen):
     parts = {cls.__name__: cls for cls in panel.classes[1:]}
     assert list(parts) == [
         "VIEW3D_PT_orogen_generator",
+        "VIEW3D_PT_orogen_sources",
         "VIEW3D_PT_orogen_filters",
         "VIEW3D_PT_orogen_lighting",
         "VIEW3D_PT_orogen_material",
