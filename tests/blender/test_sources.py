@@ -98,3 +98,21 @@ def test_set_reaches_sources(scene, orogen):
     assert bpy.ops.orogen.terrain_add(size=17, set="sources[0].type=mesa;sources[0].height=3") == {"FINISHED"}
     obj = bpy.context.active_object
     assert obj.orogen.sources[0].type == "mesa" and obj.orogen.sources[0].height == 3.0
+
+
+def test_a_preset_keeps_the_sources(terrain, orogen):
+    assert bpy.ops.orogen.source_add(type="crater") == {"FINISHED"}
+    terrain.orogen.sources[0].crater.radius = 7.5
+    terrain.orogen.sources[0].blend = "min"
+    saved = orogen.addon.specio.read_spec(terrain.orogen)
+    assert bpy.ops.orogen.preset_save(name="with sources test") == {"FINISHED"}
+    try:
+        assert bpy.ops.orogen.source_remove() == {"FINISHED"}
+        assert len(terrain.orogen.sources) == 0
+        assert bpy.ops.orogen.preset_load(name="user:with_sources_test") == {"FINISHED"}
+        assert [s.type for s in terrain.orogen.sources] == ["crater"]
+        assert orogen.addon.specio.read_spec(terrain.orogen) == saved
+        assert bpy.ops.orogen.preset_load(name="island") == {"FINISHED"}  # a preset without sources clears them
+        assert len(terrain.orogen.sources) == 0
+    finally:
+        bpy.ops.orogen.preset_remove(name="with_sources_test")
