@@ -582,6 +582,14 @@ def read_stamp_image(path: str) -> npt.NDArray[np.float64]:
         raise ValueError(f"image.image: {os.path.basename(path)!r} must be one of {list(IMAGE_SUFFIXES)}")
     if not os.path.isfile(path):
         raise ValueError(f"image.image: no such file {path!r:.200}")
+    stat = os.stat(path)
+    return _read_image_cached(path, stat.st_mtime_ns, stat.st_size, suffix)
+
+
+@functools.lru_cache(maxsize=8)
+def _read_image_cached(path: str, _mtime: int, _size: int, suffix: str) -> npt.NDArray[np.float64]:
+    """:func:`read_stamp_image`'s reading, cached per file version (its modification time and size), so the
+    windows and tiles of one terrain read the file once; the array is read-only."""
     try:
         if suffix == ".npy":
             values = read_npy(path, _check_image_size)
@@ -594,7 +602,9 @@ def read_stamp_image(path: str) -> npt.NDArray[np.float64]:
     values64 = np.asarray(values, dtype=np.float64)
     if not np.isfinite(values64).all():
         raise ValueError(f"image.image: {os.path.basename(path)} holds NaN or infinite values")
-    return normalize(values64).astype(np.float64)
+    out = normalize(values64).astype(np.float64)
+    out.setflags(write=False)
+    return out
 
 
 def image(u: F64, v: F64, *, image: str = "", radius: float = 50.0) -> tuple[F64, F64]:

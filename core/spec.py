@@ -891,6 +891,12 @@ def _group_values(spec: TerrainSpec, group: str) -> list[tuple[Sequence[Param], 
     """The declarations and current values of each part of ``spec`` that a path's ``group`` names."""
     if group == spec.generator:
         return [(GENERATORS[group].params, spec.params)]
+    if group.startswith("sources[") and group.endswith("]") and group[8:-1].isdigit():
+        index = int(group[8:-1])
+        if index >= len(spec.sources):
+            return []
+        src = spec.sources[index]
+        return [((*SOURCE_PARAMS, *source_part(src.key).params), src.values())]
     if group in ("lighting", "material"):
         return [(LIGHTING_PARAMS if group == "lighting" else MATERIAL_PARAMS, getattr(spec, group))]
     return [(FILTERS[s.key].params, s.params) for s in spec.filters if s.key == group]
@@ -917,7 +923,9 @@ def inactive_settings(spec: TerrainSpec, paths: Sequence[str]) -> list[str]:
     for path in dict.fromkeys(paths):
         group, _, name = path.rpartition(".")
         if not group or (
-            group != spec.generator and group not in ("lighting", "material", *(s.key for s in spec.filters))
+            group != spec.generator
+            and group not in ("lighting", "material", *(s.key for s in spec.filters))
+            and not group.startswith("sources[")
         ):
             continue
         reasons = []

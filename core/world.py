@@ -195,6 +195,7 @@ def world_recipe(spec: TerrainSpec, shape: tuple[int, int]) -> Recipe:
         max(spec.height, 1e-6),
         version=SPEC_VERSION,
         fit_height=spec.fit_height,
+        sources=tuple((src.key, src.values()) for src in spec.sources),
     )
 
 
@@ -501,6 +502,7 @@ def coarse_plan(recipe: Recipe, grid: TileGrid, max_side: int = COARSE_SIDE) -> 
         recipe.height,
         version=recipe.version,
         fit_height=recipe.fit_height,
+        sources=recipe.sources,  # blended before any filter
     )
     shape = ((rows - 1) // factor + 1, (cols - 1) // factor + 1)
     return CoarsePlan(factor, shape, prefix, tuple(recipe.filters[first : last + 1]), tuple(recipe.filters[last + 1 :]))

@@ -220,3 +220,25 @@ def test_version_4_spec_without_sources_loads_unchanged():
     assert "sources" not in data
     spec = load_spec(data)
     assert spec.sources == () and np.array_equal(spec.heightmap(), TerrainSpec(size=33, seed=3).heightmap())
+
+
+def test_a_world_of_tiles_with_sources_equals_the_whole():
+    """core.world's two passes (ranges of two elements, the sources' computed and cached) give tiles equal to the
+    whole, and the world's recipe keeps the spec's sources."""
+    from core import world
+
+    spec = TerrainSpec(size=33, width=64.0, height=10.0, generator="noise", filters=(("box_blur", {"radius": 2.0}),))
+    spec = spec.replace(sources=tuple((k, v) for k, v in SOURCES[:3]))
+    grid = world.TileGrid((49, 65), 17)
+    recipe = world.world_recipe(spec, grid.shape)
+    assert [k for k, _ in recipe.sources] == ["crater", "fractal", "ridge"]
+    ranges = world.world_ranges(recipe, grid)
+    raw = world.combine_ranges(world.raw_range(recipe, grid.window(ty, tx)) for ty, tx in grid.indices())
+    filtered = world.combine_ranges(world.filtered_range(recipe, grid.window(*t), raw) for t in grid.indices())
+    assert (raw, filtered) == ranges[:2] and ranges[2] == recipe.source_ranges()  # the tile passes' form, and whole
+    whole = recipe.evaluate()
+    for ty, tx in grid.indices():
+        w = grid.window(ty, tx)
+        for given in (ranges, (raw, filtered)):
+            tile = world.tile_heights(recipe, w, given)
+            assert np.array_equal(tile, whole[w.row : w.row + w.rows, w.col : w.col + w.cols])
