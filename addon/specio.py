@@ -116,11 +116,16 @@ def read_spec(data) -> TerrainSpec:
 
 
 def read_sources(data) -> tuple:
-    """The sources stack ``data`` holds (:class:`core.sources.Source` each; errors name ``sources[i]``)."""
+    """The sources stack ``data`` holds (:class:`core.sources.Source` each; errors name ``sources[i]``).
+
+    A file path (the image stamp's) relative to the .blend file (``//stamp.npy``, what Blender's file browser
+    writes) is made absolute, as core reads it outside Blender."""
     out = []
     for i, item in enumerate(getattr(data, "sources", ())):
         part = source_part(item.type, f"sources[{i}].")
-        values = {**read_group(item, SOURCE_PARAMS), **read_group(getattr(item, item.type), part.params)}
+        params = read_group(getattr(item, item.type), part.params)
+        params.update({p.name: image_path(params[p.name]) for p in part.params if p.kind == "path"})
+        values = {**read_group(item, SOURCE_PARAMS), **params}
         out.append(Source.from_values(item.type, values, f"sources[{i}]."))
     return tuple(out)
 

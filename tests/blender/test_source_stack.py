@@ -116,3 +116,21 @@ def test_a_preset_keeps_the_sources(terrain, orogen):
         assert len(terrain.orogen.sources) == 0
     finally:
         bpy.ops.orogen.preset_remove(name="with_sources_test")
+
+
+def test_an_image_stamp_reads_its_file(terrain, orogen, tmp_path):
+    img = np.zeros((9, 9), dtype=np.float32)
+    img[4, 4] = 1.0
+    np.save(tmp_path / "spike.npy", img)
+    z0 = mesh_z(terrain)
+    assert bpy.ops.orogen.source_add(type="image") == {"FINISHED"}
+    assert "image.image" in terrain.orogen.status, terrain.orogen.status  # no file yet: it says why
+    assert np.array_equal(mesh_z(terrain), z0)  # and keeps its mesh
+    item = terrain.orogen.sources[0]
+    item.image.radius = 16.0
+    item.height = 5.0
+    item.image.image = str(tmp_path / "spike.npy")
+    orogen.addon.live._on_msgbus()
+    spec = orogen.addon.specio.read_spec(terrain.orogen)
+    assert same_heights(terrain, spec)
+    assert abs(float((mesh_z(terrain) - z0).max()) - 5.0) < 1e-3
