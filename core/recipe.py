@@ -7,9 +7,12 @@ Evaluating a recipe runs:
 1. the generator on the world (or a window of it, widened by the margin the
    filters read), giving raw heights;
 2. normalisation to ``[0, 1]`` by the world's raw range;
-3. the filters, in order, on heights in units of ``height`` metres (filters
+3. the ``sources`` stack, if any (:mod:`core.sources`): generators and stamps
+   blended on in metres, each placed and with its own seed (a recipe without
+   sources skips this step and gives exactly what it gave);
+4. the filters, in order, on heights in units of ``height`` metres (filters
    that work in metres multiply by it);
-4. with ``fit_height`` (always in versions 1 and 2), a final normalisation by
+5. with ``fit_height`` (always in versions 1 and 2), a final normalisation by
    the world's range after the filters, so every terrain spans exactly
    ``[0, 1]``. Without it (version 3's default) the filtered heights are the
    result: relief a filter lowered in metres stays lowered.
@@ -24,7 +27,11 @@ made without a version is of the current version (:data:`RECIPE_VERSION`).
 For the whole world both ranges are the map's own. A window needs them from
 the world (:meth:`Recipe.world_ranges`), and then equals the same cells of the
 whole bit for bit (within ``filters.WINDOW_TOLERANCE`` of the range when the
-erosion filter is in the stack).
+erosion filter is in the stack). A generator source is normalised by the raw
+range of its own whole grid: ``world_ranges`` then returns it as a third
+element (:data:`Ranges`); given the two-element form (as :mod:`core.world`'s
+tile passes make it), an evaluation computes those ranges itself, in bands,
+and caches them (:func:`core.sources.source_range`).
 """
 
 from __future__ import annotations
@@ -162,8 +169,10 @@ class Recipe:
     declarations (see :mod:`core.catalog`); missing ones take the functions'
     defaults. ``cell_size`` (metres per cell) reaches generators that work in
     metres; ``cell_size`` and ``height`` (metres of the normalised range) reach filters
-    that work in metres. A :class:`core.spec.TerrainSpec` is the whole terrain (scale,
-    lighting, colours); its heightmap part is a recipe.
+    that work in metres. ``sources`` are ``(type, settings)`` pairs of :mod:`core.sources` (a generator or stamp
+    key; the entry's :data:`core.sources.SOURCE_PARAMS` and the part's parameters, flat), blended on after the
+    normalisation and before the filters; disabled entries are kept (each source's seed is its index's). A
+    :class:`core.spec.TerrainSpec` is the whole terrain (scale, lighting, colours); its heightmap part is a recipe.
     """
 
     generator: str = "hills"
