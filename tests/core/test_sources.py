@@ -242,3 +242,13 @@ def test_a_world_of_tiles_with_sources_equals_the_whole():
         for given in (ranges, (raw, filtered)):
             tile = world.tile_heights(recipe, w, given)
             assert np.array_equal(tile, whole[w.row : w.row + w.rows, w.col : w.col + w.cols])
+
+
+def test_the_coarse_pass_of_a_global_filter_keeps_the_sources():
+    from core import world
+
+    spec = TerrainSpec(size=33, width=64.0, filters=(("thermal", {}),)).replace(sources=(("crater", {}),))
+    grid = world.TileGrid((33, 33), 17)
+    recipe = world.world_recipe(spec, grid.shape)
+    plan = world.coarse_plan(recipe, grid)
+    assert plan is not None and plan.prefix.sources == recipe.sources and plan.prefix.filters == ()
