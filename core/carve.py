@@ -345,6 +345,8 @@ def _carve(
     :mod:`core.inputs`), back in those units; ``removed``/``deposited`` (cut and fill, metres) added to ``maps``."""
     del callback
     given = inputs.get("curve", curve, "carve.curve")
+    if not isinstance(given, inputs.CurveInput):  # what inputs.using checked; for the type checker
+        raise TypeError(f"carve.curve: {curve!r} is not a curve")
     h = np.asarray(heightmap, dtype=np.float32)
     if height <= 0.0:  # a flat terrain of no height: there are no metres to carve
         return h.copy()
