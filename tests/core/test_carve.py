@@ -207,3 +207,49 @@ def test_the_carve_is_deterministic_and_follows_the_curve():
     with inputs.using({("curve", "Path"): moved}):
         c = spec.recipe().evaluate()
     assert a.tobytes() == b.tobytes() and not np.array_equal(a, c)
+
+
+# --- worlds of tiles (core.world): a road's tiles are local, a river on the terrain is a global filter ------------
+
+
+def test_tiles_of_a_world_equal_the_whole_for_a_road_and_for_a_river_built_whole():
+    from core.world import (
+        TileGrid,
+        check_world,
+        coarse_block,
+        coarse_filters,
+        coarse_plan,
+        combine_ranges,
+        filtered_range,
+        global_heights,
+        raw_range,
+        tile_heights,
+        world_recipe,
+    )
+
+    grid = TileGrid((65, 65), 17)
+    with inputs.using({("curve", "Path"): CURVE}):
+        road = world_recipe(carve_spec(mode="road").replace(size=17, width=16.0), (65, 65))
+        assert check_world(road, grid) is False  # no global filter: tile by tile
+        whole = road.evaluate()
+        world_raw = combine_ranges(raw_range(road, grid.window(*t)) for t in grid.indices())
+        ranges = (world_raw, combine_ranges(filtered_range(road, grid.window(*t), world_raw) for t in grid.indices()))
+        assert not np.array_equal(
+            whole,
+            world_recipe(core.TerrainSpec(size=17, width=16.0, seed=3, height=20.0, filters=()), (65, 65)).evaluate(),
+        )
+        for t in grid.indices():
+            w = grid.window(*t)
+            assert np.array_equal(tile_heights(road, w, ranges), whole[w.row : w.row + w.rows, w.col : w.col + w.cols])
+        river = world_recipe(carve_spec(mode="river").replace(size=17, width=16.0), (65, 65))
+        assert check_world(river, grid) is True  # global: the world is built whole, at full resolution here
+        plan = coarse_plan(river, grid)
+        assert plan is not None and plan.factor == 1
+        raw = river.world_ranges()[0]
+        detail = coarse_filters(plan, coarse_block(plan, Window(0, 0, 65, 65), raw))
+        whole = river.evaluate()
+        for t in grid.indices():
+            w = grid.window(*t)
+            assert np.array_equal(
+                global_heights(plan, w, raw, detail=detail), whole[w.row : w.row + w.rows, w.col : w.col + w.cols]
+            )
