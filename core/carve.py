@@ -71,40 +71,35 @@ def _arc(points: F64) -> F64:
 
 def nearest_on_curve(
     x: F64, y: F64, curve: inputs.CurveInput, *, reach: float
-) -> tuple[F64, npt.NDArray[np.int64], F64, F64]:
+) -> tuple[F64, npt.NDArray[np.int32], F64]:
     """The nearest point of ``curve`` in plan to every cell of the grid ``x`` by ``y``, within ``reach`` metres.
 
     Parameters
     ----------
     x, y : ndarray of float64, shapes (cols,) and (rows,)
-        Cell positions in terrain-local metres (:func:`core.inputs.grid_xy`).
+        Cell positions in terrain-local metres (:func:`core.inputs.grid_xy`): ``x`` ascending, ``y`` descending.
     curve : CurveInput
         The polylines.
     reach : float
-        Metres beyond which cells are not searched (their distance stays ``inf``).
+        Metres beyond which cells are not searched.
 
     Returns
     -------
     distance : ndarray of float64, shape (rows, cols)
-        Plan distance to the curve in metres, ``inf`` beyond ``reach`` (farther than ``reach`` of every
-        segment's bounding box).
-    spline : ndarray of int64, shape (rows, cols)
-        Index of the nearest spline (-1 where none is within reach).
+        Plan distance to the curve in metres; ``inf`` for cells outside every segment's bounding box grown by
+        ``reach`` (cells within ``reach`` of the curve always have their true distance).
+    spline : ndarray of int32, shape (rows, cols)
+        Index of the nearest spline (-1 where none was searched).
     along : ndarray of float64, shape (rows, cols)
         Arc length in plan of the nearest point along its spline, metres from the spline's first point.
-    z : ndarray of float64, shape (rows, cols)
-        The curve's Z at the nearest point (linear along the segment), metres.
 
-    Each segment updates the cells of its bounding box grown by ``reach`` where it is strictly nearer, so of
-    equally near segments the first wins (deterministic).
+    Each segment updates the cells of its box where it is strictly nearer, so of equally near segments the
+    first wins (deterministic); squared distances are compared and the square root taken once at the end.
     """
     shape = (len(y), len(x))
     best = np.full(shape, np.inf)
-    spline = np.full(shape, -1, dtype=np.int64)
+    spline = np.full(shape, -1, dtype=np.int32)
     along = np.zeros(shape)
-    z = np.zeros(shape)
-    if not len(x) or not len(y):
-        return best, spline, along, z
     neg_y = -y  # x ascends and y descends (row 0 north): a box's cells are a slice of each
     for si, points in enumerate(_polylines(curve)):
         arc = _arc(points)
@@ -120,15 +115,20 @@ def nearest_on_curve(
             py = y[r0:r1][:, None] - a[1]
             ex, ey = b[0] - a[0], b[1] - a[1]
             length2 = ex * ex + ey * ey
-            u = np.clip((px * ex + py * ey) / length2, 0.0, 1.0) if length2 > 0.0 else np.zeros_like(px * py)
-            d = np.sqrt((px - u * ex) ** 2 + (py - u * ey) ** 2)
-            box = (slice(r0, r1), slice(c0, c1))
-            nearer = d < best[box]
-            best[box] = np.where(nearer, d, best[box])
-            spline[box] = np.where(nearer, si, spline[box])
-            along[box] = np.where(nearer, arc[k] + u * (arc[k + 1] - arc[k]), along[box])
-            z[box] = np.where(nearer, a[2] + u * (b[2] - a[2]), z[box])
-    return best, spline, along, z
+            if length2 > 0.0:
+                u = px * (ex / length2) + py * (ey / length2)
+                np.clip(u, 0.0, 1.0, out=u)
+            else:
+                u = np.zeros((r1 - r0, c1 - c0))
+            d2 = (px - u * ex) ** 2
+            d2 += (py - u * ey) ** 2
+            view = best[r0:r1, c0:c1]  # views: updated in place
+            nearer = d2 < view
+            view[nearer] = d2[nearer]
+            spline[r0:r1, c0:c1][nearer] = si
+            along[r0:r1, c0:c1][nearer] = arc[k] + u[nearer] * (arc[k + 1] - arc[k])
+    np.sqrt(best, out=best)
+    return best, spline, along
 
 
 def _samples(points: F64, cell_size: float) -> tuple[F64, F64, F64, F64]:
@@ -283,11 +283,14 @@ def carve_curve(
     half = width / 2.0
     extent = half + bank if mode == "river" else half + shoulder + reach
     x, y = inputs.grid_xy((int(shape[0]), int(shape[1])), cell_size, win)
-    d, spline, along, _z = nearest_on_curve(x, y, curve, reach=extent)
-    near = d <= extent
-    if not near.any():
-        return h.copy()
-    bed_z = np.zeros_like(d)
+    d, spline, along = nearest_on_curve(x, y, curve, reach=extent)
+    near = np.flatnonzero(d <= extent)  # the arithmetic below runs on the cells within reach only
+    out: F64 = h.copy()
+    if not near.size:
+        return out
+    dn, hn, sn, an = d.ravel()[near], h.ravel()[near], spline.ravel()[near], along.ravel()[near]
+    del d, spline, along
+    bed_z = np.zeros_like(dn)
     for si, points in enumerate(_polylines(curve)):
         t, z = bed_profile(
             points,
@@ -298,24 +301,20 @@ def carve_curve(
             smoothing=smoothing,
             heights=h if mode == "river" and bed == "terrain" else None,
         )
-        here = near & (spline == si)
-        bed_z[here] = np.interp(along[here], t, z)
+        here = sn == si
+        bed_z[here] = np.interp(an[here], t, z)
     if mode == "river":
-        s = np.minimum(d / half, 1.0)
-        if profile == "trapezoid":
-            rise = np.clip(2.0 * s - 1.0, 0.0, 1.0)
-        else:
-            rise = s * s
-        channel = bed_z + depth * rise
-        inside = np.minimum(h, channel)
-        blend = _smoothstep((d - half) / bank) if bank > 0.0 else (d > half).astype(np.float64)
-        carved = inside + (h - inside) * blend
+        s = np.minimum(dn / half, 1.0)
+        rise = np.clip(2.0 * s - 1.0, 0.0, 1.0) if profile == "trapezoid" else s * s
+        inside = np.minimum(hn, bed_z + depth * rise)
+        blend = _smoothstep((dn - half) / bank) if bank > 0.0 else (dn > half).astype(np.float64)
+        carved = inside + (hn - inside) * blend
     else:
-        e = np.maximum(d - half - shoulder, 0.0)
+        e = np.maximum(dn - half - shoulder, 0.0)
         up = bed_z + e * tangent(np.deg2rad(cut_angle))
         down = bed_z - e * tangent(np.deg2rad(fill_angle))
-        carved = np.minimum(np.maximum(h, down), up)
-    out: F64 = np.where(near, carved, h)
+        carved = np.minimum(np.maximum(hn, down), up)
+    out.ravel()[near] = carved
     return out
 
 
@@ -506,6 +505,6 @@ register_filter(
         uses_scale=True,
         uses_window=True,
         makes_maps=True,
-        memory=lambda _p: 48,
+        memory=lambda _p: 120,
     )
 )

@@ -55,7 +55,7 @@ def test_a_meandering_river_bed_never_rises():
     assert (np.diff(t) > 0).all() and (np.diff(z) <= 0.0).all()
     out = carve_curve(terrain, inputs.CurveInput((points,)), cell_size=1.0, width=5.0, depth=2.0, bank=2.0)
     assert (out <= terrain).all() and np.isfinite(out).all()
-    d, _, along, _ = nearest_on_curve(x, y, inputs.CurveInput((points,)), reach=0.3)
+    d, _, along = nearest_on_curve(x, y, inputs.CurveInput((points,)), reach=0.3)
     on = d <= 0.3
     order = np.argsort(along[on])
     assert on.sum() > 40 and (np.diff(out[on][order]) <= 2.0 * (0.3 / 2.5) ** 2 + 1e-12).all()
@@ -157,7 +157,10 @@ def test_the_road_bed_is_at_the_curves_height_in_metres_and_maps_say_cut_and_fil
     with inputs.using({("curve", "Path"): CURVE}):
         h, maps = spec.recipe().evaluate_with_maps()
     x, y = inputs.grid_xy(h.shape, spec.width / (spec.size - 1))
-    d, _, _, z = nearest_on_curve(x, y, CURVE, reach=3.0)
+    d, _, along = nearest_on_curve(x, y, CURVE, reach=3.0)
+    points = CURVE.splines[0]
+    arc = np.concatenate([[0.0], np.cumsum(np.hypot(*np.diff(points[:, :2], axis=0).T))])
+    z = np.interp(along, arc, points[:, 2])  # the curve's height at the nearest point
     on = d <= 2.0
     assert on.sum() > 100
     assert np.allclose(h[on].astype(np.float64) * spec.height, z[on], atol=2e-5)
@@ -253,3 +256,22 @@ def test_tiles_of_a_world_equal_the_whole_for_a_road_and_for_a_river_built_whole
             assert np.array_equal(
                 global_heights(plan, w, raw, detail=detail), whole[w.row : w.row + w.rows, w.col : w.col + w.cols]
             )
+
+
+@pytest.mark.parametrize("mode", ["river", "road"])
+def test_the_memory_guard_holds_the_carves_peak(mode):
+    """Every cell within reach (the worst case): the declared bytes a cell are what tracemalloc measures."""
+    import tracemalloc
+
+    curve = inputs.CurveInput((np.array([[-200.0, -100.0, 5.0], [0.0, 0.0, 8.0], [200.0, 150.0, 6.0]]),), name="P")
+    wide = {"curve": "P", "mode": mode, "width": 400.0, "bank": 100.0, "reach": 200.0}
+    spec = core.TerrainSpec(size=257, width=400.0, height=20.0, filters=(("carve", wide),))
+    estimate = spec.recipe().peak_bytes()
+    with inputs.using({("curve", "P"): curve}):
+        tracemalloc.start()
+        try:
+            spec.heightmap()
+            measured = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    assert 0.75 * estimate <= measured <= 1.25 * estimate
