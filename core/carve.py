@@ -46,7 +46,7 @@ from .elementary import exp, tangent
 from .params import Filter, Param, When, register_filter
 from .window import Window, check_window
 
-__all__ = ["carve_curve", "nearest_on_curve", "bed_profile", "MAX_SAMPLES"]
+__all__ = ["carve_curve", "nearest_on_curve", "bed_profile", "MAX_SAMPLES", "MAX_COORDINATE"]
 
 F64 = npt.NDArray[np.float64]
 
@@ -54,6 +54,8 @@ F64 = npt.NDArray[np.float64]
 MAX_SAMPLES = 1 << 20
 #: A global filter reads the whole world around any window (as the erosion filters declare).
 WHOLE_WORLD = 1 << 30
+#: Farthest a curve's point may lie from the terrain's centre, in metres (squares of its distances stay finite).
+MAX_COORDINATE = 1.0e12
 #: Largest length in metres a carve setting takes (any terrain's size).
 LENGTH_MAX = 1.0e7
 
@@ -170,7 +172,9 @@ def _smooth(t: F64, z: F64, sigma: float) -> F64:
     kernel = exp(-0.5 * (offsets / sigma) ** 2)
     kernel /= kernel.sum()
     padded = np.concatenate([np.full(half, zu[0]), zu, np.full(half, zu[-1])])
-    smoothed = np.convolve(padded, kernel, mode="valid")
+    smoothed = np.zeros(n)
+    for k, weight in enumerate(kernel):  # tap by tap in a fixed order (np.convolve may sum through BLAS)
+        smoothed += weight * padded[k : k + n]
     out: F64 = np.interp(t, u, smoothed)
     return out
 
@@ -266,8 +270,9 @@ def carve_curve(
     Raises
     ------
     ValueError
-        Naming the setting (``carve.width``) for a non-positive width, a window outside the world, or a
-        river on the terrain given a window smaller than the world (it reads the whole world).
+        Naming the setting (``carve.width``) for a non-positive width, a curve reaching farther than
+        :data:`MAX_COORDINATE` metres, a window outside the world, or a river on the terrain given a window
+        smaller than the world (it reads the whole world).
     """
     h = np.asarray(heights, dtype=np.float64)
     if h.ndim != 2:
@@ -278,6 +283,12 @@ def carve_curve(
         raise ValueError(f"carve: heights {h.shape} must be the window's {win.shape}")
     if not width > 0.0:
         raise ValueError(f"carve.width must be greater than 0 m, got {width:g}")
+    far = max(float(np.abs(sp[:, :3]).max()) for sp in curve.splines)
+    if far > MAX_COORDINATE:
+        raise ValueError(
+            f"carve.curve: curve {curve.name!r} reaches {far:.3g} m from the terrain's centre; at most "
+            f"{MAX_COORDINATE:g} m"
+        )
     if mode == "river" and bed == "terrain" and win.shape != shape:
         raise ValueError("carve: a river whose bed follows the terrain reads the whole world, not a window")
     half = width / 2.0

@@ -197,3 +197,12 @@ def test_the_panel_draws_the_curve_as_an_object_search_and_greys_the_other_modes
         orogen.addon.ui.draw.draw_params(Recorder(drawn), group, params)
         assert drawn["curve"] == ("search objects", True)
         assert {name for name, (_how, active) in drawn.items() if not active} == greyed
+
+
+def test_set_names_the_curve_of_a_carve_in_the_stack(scene, orogen):
+    bezier("Road", [(-70.0, -12.5, 2.0), (70.0, -12.5, 2.0)])
+    spec = orogen.core.spec.TerrainSpec(size=SIZE, width=WIDTH, height=HEIGHT, seed=3, filters=(("carve", {}),))
+    assert bpy.ops.orogen.terrain_add(spec=spec.to_json(), set="carve.curve=Road; carve.mode=road") == {"FINISHED"}
+    terrain = bpy.context.active_object
+    assert terrain.orogen.filters[0].carve.curve == "Road" and terrain.orogen.filters[0].carve.mode == "road"
+    assert np.allclose(heights(terrain)[rows_at(-12.5)], 2.0, atol=1e-4)  # the road's bed at the curve's 2 m

@@ -275,3 +275,29 @@ def test_the_memory_guard_holds_the_carves_peak(mode):
         finally:
             tracemalloc.stop()
     assert 0.75 * estimate <= measured <= 1.25 * estimate
+
+
+def test_a_curve_out_of_all_proportion_is_refused_by_name():
+    huge = inputs.CurveInput((np.array([[0.0, 0.0, 0.0], [1e200, 1e200, 0.0]]),), name="Path")
+    with (
+        inputs.using({("curve", "Path"): huge}),
+        pytest.raises(ValueError, match=r"carve\.curve: curve 'Path' reaches"),
+    ):
+        carve_spec().recipe().evaluate()
+
+
+@pytest.mark.parametrize(
+    ("params", "digest"),
+    [
+        ({"mode": "river"}, "d2561927ba7c299e"),
+        ({"mode": "river", "bed": "curve", "profile": "trapezoid"}, "b0916f735277f39d"),
+        ({"mode": "road", "smoothing": 7.0, "cut_angle": 50.0}, "34a74f3ac9dd32ba"),
+    ],
+)
+def test_golden_carves_are_the_same_bytes_on_every_numpy(params, digest):
+    """Taken when the filter was written (numpy 1.26 and 2.x agree); a change of these bytes is a new spec version."""
+    import hashlib
+
+    with inputs.using({("curve", "Path"): CURVE}):
+        h = carve_spec(**params).recipe().evaluate()
+    assert hashlib.sha256(h.tobytes()).hexdigest()[:16] == digest
