@@ -544,6 +544,8 @@ class Recipe:
                     return progress is None or progress(start + passes * i // max(steps, 1), total) is not False
 
                 extra = {"maps": maps, "callback": None if progress is None else step}
+            if f.uses_window:
+                extra.update(window=outer, world_shape=self.shape)
             try:
                 h = f.function(h, **scale, **params, **extra)
             except ValueError as err:

@@ -546,7 +546,8 @@ def coarse_filters(plan: CoarsePlan, coarse: npt.ArrayLike) -> npt.NDArray[np.fl
     )
     h = c0.copy()
     for (f, params), scale in zip(declared, scales, strict=True):
-        h = as_heightmap(f.function(h, **scale, **params))
+        placed = {"window": Window(0, 0, *plan.shape), "world_shape": plan.shape} if f.uses_window else {}
+        h = as_heightmap(f.function(h, **scale, **params, **placed))
     if plan.factor == 1:
         return h
     diff: npt.NDArray[np.float32] = h - c0
@@ -608,7 +609,8 @@ def global_heights(
     for key, params in plan.suffix:
         f = cast(Filter, part(key, plan.prefix.version))
         scale = {"cell_size": plan.prefix.cell_size, "height": plan.prefix.height} if f.uses_scale else {}
-        h = as_heightmap(f.function(h, **scale, **params))
+        placed = {"window": outer, "world_shape": (rows, cols)} if f.uses_window else {}
+        h = as_heightmap(f.function(h, **scale, **params, **placed))
     return np.ascontiguousarray(crop(h, outer, window))
 
 

@@ -14,6 +14,7 @@ import bpy
 
 from ...core.progress import Cancelled
 from ...core.spec import TerrainSpec
+from ..inputs import terrain_inputs
 from ..jobs import running
 from ..live import suspended
 from ..material import bake_unlit_color, checked_files, new_material, refused_images
@@ -173,7 +174,8 @@ def regenerate_with_notes(obj: bpy.types.Object, context, preview: bool = False)
     shape = preview_shape(spec.shape, settings.preview_size) if preview else spec.shape
     started = time.perf_counter()
     with running("Regenerating terrain", context) as job:
-        arrays = compute_terrain(spec, sun_for(spec, context), shape, job.part(0.0, 0.99))
+        inputs = terrain_inputs(spec, obj.matrix_world, context)
+        arrays = compute_terrain(spec, sun_for(spec, context), shape, job.part(0.0, 0.99), inputs)
         if job.cancelled:  # cancelled during the bake, after the last check: nothing is written
             raise Cancelled("cancelled before the terrain was written")
         return apply_arrays(obj, spec, shape, arrays, started, preview)

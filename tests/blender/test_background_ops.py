@@ -239,7 +239,7 @@ def test_an_error_in_the_worker_is_reported_and_adds_nothing(scene, orogen, moda
     bpy.ops.mesh.primitive_cube_add()
     before = snapshot()
 
-    def broken(spec, sun=None, shape=None, progress=None):
+    def broken(spec, sun=None, shape=None, progress=None, inputs=None):
         progress(1, 2)
         raise RuntimeError("out of luck")
 

@@ -214,10 +214,10 @@ def test_a_preview_that_fails_falls_back_and_the_full_size_follows(scene, orogen
     apply = sys.modules[orogen.__name__ + ".addon.terrain.apply"]
     real = apply.compute_terrain
 
-    def failing_preview(spec, sun=None, shape=None, progress=None):
+    def failing_preview(spec, sun=None, shape=None, progress=None, inputs=None):
         if shape is not None and shape != spec.shape:
             raise ValueError("heights_m must be at least 3 x 3 cells")
-        return real(spec, sun, shape, progress)
+        return real(spec, sun, shape, progress, inputs)
 
     monkeypatch.setattr(apply, "compute_terrain", failing_preview)
     before = positions(obj)

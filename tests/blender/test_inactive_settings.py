@@ -66,6 +66,9 @@ class Layout:
     def prop(self, data, name, **_kw):
         self.drawn.append((data, name, self.active))
 
+    def prop_search(self, data, name, *_search, **_kw):  # an object setting: a search of bpy.data.objects
+        self.drawn.append((data, name, self.active))
+
     def panel(self, *_a, **_k):  # layout.panel() and panel_prop(): (header, body)
         return Layout(self.drawn), Layout(self.drawn)
 
