@@ -19,13 +19,14 @@ from collections.abc import Callable
 import bpy
 import numpy as np
 from mathutils import Matrix
+from mathutils.geometry import interpolate_bezier
 
 from ..core import inputs as core_inputs
 from ..core.spec import TerrainSpec
 from .mesh import grid_shape_of
 from .terrain.meshes import OTHER_MESH_PROPERTY, PREVIEW_MESH_PROPERTY
 
-__all__ = ["READERS", "gather", "read_mesh", "read_weights", "local_matrix"]
+__all__ = ["READERS", "gather", "read_mesh", "read_curve", "read_weights", "local_matrix", "terrain_inputs"]
 
 
 def local_matrix(frame: Matrix, obj: bpy.types.Object) -> np.ndarray:
@@ -59,6 +60,85 @@ def read_mesh(obj: bpy.types.Object, frame: Matrix, depsgraph) -> core_inputs.Me
     matrix = local_matrix(frame, obj)
     local = co.reshape(n, 3).astype(np.float64) @ matrix[:3, :3].T + matrix[:3, 3]
     return core_inputs.MeshInput(local, tri.reshape(m, 3), name=obj.name)
+
+
+def _chains(n: int, edges: np.ndarray) -> list[tuple[int, int, bool]]:
+    """``(first, stop, cyclic)`` of each run of consecutive vertices joined by edges ``(i, i + 1)`` (how Blender
+    converts a non-extruded curve: each spline's points in order, a cyclic one closed by ``(last, first)``)."""
+    lo, hi = edges.min(axis=1), edges.max(axis=1)
+    joined = np.zeros(max(n - 1, 0), dtype=bool)
+    joined[lo[hi == lo + 1]] = True
+    starts = np.concatenate([[0], np.flatnonzero(~joined) + 1])
+    stops = np.concatenate([starts[1:], [n]])
+    closing = {(int(a), int(b)) for a, b in zip(lo[hi > lo + 1], hi[hi > lo + 1], strict=True)}
+    return [(int(a), int(b), (int(a), int(b) - 1) in closing) for a, b in zip(starts, stops, strict=True)]
+
+
+def _spline_points(spline) -> tuple[np.ndarray, bool]:
+    """One spline of a curve's own data evaluated in its object's space: Bezier segments at its resolution
+    (``interpolate_bezier``), a poly or NURBS spline's points (a NURBS spline's control polygon)."""
+    cyclic = bool(spline.use_cyclic_u)
+    if spline.type == "BEZIER":
+        knots = spline.bezier_points
+        count = len(knots)
+        if count < 2:
+            return np.zeros((count, 3)), cyclic
+        res = max(int(spline.resolution_u), 1)
+        pieces = []
+        for i in range(count if cyclic else count - 1):
+            a, b = knots[i], knots[(i + 1) % count]
+            segment = interpolate_bezier(a.co, a.handle_right, b.handle_left, b.co, res + 1)
+            pieces.append(np.array([tuple(v) for v in segment[:-1]], dtype=np.float64))
+        if not cyclic:
+            pieces.append(np.array([tuple(knots[-1].co)], dtype=np.float64))
+        return np.vstack(pieces), cyclic
+    co = np.empty(4 * len(spline.points), dtype=np.float32)
+    spline.points.foreach_get("co", co)
+    return co.reshape(-1, 4)[:, :3].astype(np.float64), cyclic
+
+
+def read_curve(obj: bpy.types.Object, frame: Matrix, depsgraph) -> core_inputs.CurveInput:
+    """The curve of ``obj`` (Bezier, NURBS and poly splines) as polylines in the terrain's local metres, each
+    spline from its first point to its last.
+
+    A curve without bevel or extrusion is read from its evaluated mesh (the points Blender draws, at the
+    curve's resolution, modifiers applied); a bevelled or extruded one from its own splines (Bezier segments
+    at their resolution, poly points, a NURBS spline's control points). ``ValueError`` for an object that is
+    not a curve or has no spline of two points or more."""
+    if obj.type != "CURVE":
+        raise ValueError(f"object {obj.name!r} is a {obj.type.lower()}, not a curve")
+    evaluated = obj.evaluated_get(depsgraph) if depsgraph is not None else obj
+    splines: list[np.ndarray] = []
+    cyclic: list[bool] = []
+    try:
+        mesh = evaluated.to_mesh()
+    except RuntimeError:
+        mesh = None
+    try:
+        if mesh is not None and len(mesh.polygons) == 0 and len(mesh.edges) > 0:
+            n, m = len(mesh.vertices), len(mesh.edges)
+            co = np.empty(3 * n, dtype=np.float32)
+            mesh.vertices.foreach_get("co", co)
+            edges = np.empty(2 * m, dtype=np.int32)
+            mesh.edges.foreach_get("vertices", edges)
+            points = co.reshape(n, 3).astype(np.float64)
+            for first, stop, closed in _chains(n, edges.reshape(m, 2)):
+                splines.append(points[first:stop])
+                cyclic.append(closed)
+        else:
+            for spline in obj.data.splines:
+                points, closed = _spline_points(spline)
+                splines.append(points)
+                cyclic.append(closed)
+    finally:
+        if mesh is not None:
+            evaluated.to_mesh_clear()
+    kept = [(s, c) for s, c in zip(splines, cyclic, strict=True) if len(s) >= 2]
+    if not kept:
+        raise ValueError(f"curve {obj.name!r} has no spline of two points or more")
+    matrix = local_matrix(frame, obj)
+    local = [s @ matrix[:3, :3].T + matrix[:3, 3] for s, _ in kept]
+    return core_inputs.CurveInput(tuple(local), tuple(c for _, c in kept), name=obj.name)
 
 
 #: The attribute :func:`read_weights`' temporary Geometry Nodes modifier stores a vertex group in.
@@ -132,7 +212,7 @@ def read_weights(terrain: bpy.types.Object, group: str, context=None) -> core_in
 
 #: Reader of each input kind: ``(object, terrain frame, depsgraph) -> input``; ``weights`` is read from the
 #: terrain itself, ``(terrain, group name, context) -> input`` (:func:`read_weights`). Other kinds are refused.
-READERS: dict[str, Callable[..., core_inputs.Input]] = {"mesh": read_mesh, "weights": read_weights}
+READERS: dict[str, Callable[..., core_inputs.Input]] = {"mesh": read_mesh, "curve": read_curve, "weights": read_weights}
 
 
 def gather(
@@ -169,3 +249,13 @@ def gather(
         except ValueError as err:
             raise ValueError(f"{path}: {err}") from None
     return found
+
+
+def terrain_inputs(
+    spec: TerrainSpec, frame: Matrix | None, context, terrain=None
+) -> dict[tuple[str, str], core_inputs.Input]:
+    """:func:`gather` for a terrain whose world matrix is ``frame`` (an existing terrain's ``matrix_world``, or
+    where one is about to be added), without touching the depsgraph when ``spec`` names no object (``{}``);
+    ``terrain`` is the terrain object (its vertex groups are the ``weights`` inputs; ``None`` for one about to
+    be added, which has none)."""
+    return gather(spec, frame, context, terrain=terrain) if spec.objects() else {}

@@ -18,6 +18,7 @@ from ..core.colormap import DEFAULT_LAYERS, Layer
 from ..core.lighting import LIGHTING_PARAMS
 from ..core.masks import MASK_PARAMS
 from ..core.params import FILTERS, GENERATORS
+from ..core.sources import SOURCE_PARAMS, Source, source_part
 from ..core.spec import (
     LAYER_PARAMS,
     MATERIAL_PARAMS,
@@ -108,6 +109,7 @@ def read_spec(data) -> TerrainSpec:
         lighting=read_group(data.lighting, LIGHTING_PARAMS),
         material=read_group(data.material, MATERIAL_PARAMS),
         layers=layers,
+        sources=read_sources(data),
     )
 
 
@@ -122,6 +124,21 @@ def read_step(item) -> Step:
         read_group(mask, MASK_PARAMS) if mask is not None else {},
         {pm.key: read_group(getattr(group, pm.key), pm.params) for pm in FILTERS[item.type].param_maps},
     )
+
+
+def read_sources(data) -> tuple:
+    """The sources stack ``data`` holds (:class:`core.sources.Source` each; errors name ``sources[i]``).
+
+    A file path (the image stamp's) relative to the .blend file (``//stamp.npy``, what Blender's file browser
+    writes) is made absolute, as core reads it outside Blender."""
+    out = []
+    for i, item in enumerate(getattr(data, "sources", ())):
+        part = source_part(item.type, f"sources[{i}].")
+        params = read_group(getattr(item, item.type), part.params)
+        params.update({p.name: image_path(params[p.name]) for p in part.params if p.kind == "path"})
+        values = {**read_group(item, SOURCE_PARAMS), **params}
+        out.append(Source.from_values(item.type, values, f"sources[{i}]."))
+    return tuple(out)
 
 
 def _as_property(p, value):
@@ -159,6 +176,10 @@ def as_stored(spec: TerrainSpec) -> TerrainSpec:
         layers=tuple(
             Layer(**held(LAYER_PARAMS, {f: getattr(lay, f) for f in lay.__dataclass_fields__})) for lay in spec.layers
         ),
+        sources=tuple(
+            Source(src.key, held(source_part(src.key).params, src.params), held(SOURCE_PARAMS, src.settings))
+            for src in spec.sources
+        ),
     )
 
 
@@ -179,6 +200,28 @@ def write_spec(data, spec: TerrainSpec) -> None:
     write_group(data.lighting, LIGHTING_PARAMS, spec.lighting)
     write_group(data.material, MATERIAL_PARAMS, spec.material)
     write_layers(data, spec.layers)
+    if hasattr(data, "sources"):
+        write_sources(data, spec.sources)
+
+
+def write_source(item, source: Source) -> None:
+    """Make sources-stack ``item`` hold ``source``."""
+    item.type = source.key
+    write_group(item, SOURCE_PARAMS, source.settings)
+    write_group(getattr(item, source.key), source_part(source.key).params, source.params)
+
+
+def write_sources(data, sources) -> None:
+    """Replace ``data``'s sources stack by ``sources`` (rewritten in place when the types are the same, as
+    :func:`write_filters` does)."""
+    if [item.type for item in data.sources] == [src.key for src in sources]:
+        for item, src in zip(data.sources, sources, strict=True):
+            write_source(item, src)
+        return
+    data.sources.clear()
+    for src in sources:
+        write_source(data.sources.add(), src)
+    data.active_source = max(0, min(data.active_source, len(sources) - 1))
 
 
 def write_filter(item, step: Step) -> None:

@@ -20,8 +20,8 @@ subject, each module named after what it does:
 
 At the top level stay what ties them together: the parameter declarations
 (:mod:`.params`, :mod:`.catalog`), the whole terrain (:mod:`.spec`, its
-heightmap part :mod:`.recipe`, exact windows :mod:`.window`, worlds of tiles
-:mod:`.world`), presets (:mod:`.presets`), the shared checks
+heightmap part :mod:`.recipe`, its sources and stamps :mod:`.sources`, exact
+windows :mod:`.window`, worlds of tiles :mod:`.world`), presets (:mod:`.presets`), the shared checks
 (:mod:`.heightmap`), randomness (:mod:`.rng`), units (:mod:`.units`),
 colours (:mod:`.colormap`), masks of filters (:mod:`.masks`), the simple filters (:mod:`.filters`) and one
 cancellation protocol (:mod:`.progress`: a callback ``progress(done, total)``
@@ -69,6 +69,7 @@ from .presets import PRESETS, preset_spec
 from .progress import Cancelled, ProgressBar, progress_text, time_left
 from .recipe import Recipe
 from .rng import sub_seed, uniform
+from .sources import STAMPS, Source, Stamp, register_stamp
 from .spec import TerrainSpec, apply_settings, json_schema, load_spec
 from .window import Window
 
@@ -90,6 +91,10 @@ __all__ = [
     "Param",
     "ProgressBar",
     "Recipe",
+    "STAMPS",
+    "Source",
+    "Stamp",
+    "register_stamp",
     "StreamPowerResult",
     "TerrainSpec",
     "Window",

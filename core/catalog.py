@@ -1473,3 +1473,5 @@ register_filter(
         makes_maps=True,
     )
 )
+
+from . import carve  # noqa: E402, F401  (registers the carve filter, last in the menus)

@@ -480,12 +480,16 @@ class Filter(Part):
     ``memory(params)`` is the bytes per cell it holds at its peak beyond the
     heightmap (what the memory guard adds, see :meth:`core.recipe.Recipe.peak_bytes`;
     0 for the filters that hold a few arrays of the heightmap's size).
+    With ``uses_window`` it also takes ``window`` (the :class:`core.window.Window`
+    of world cells its heightmap covers) and ``world_shape``: a filter that places
+    cells in the world (the carve filter's curve, :func:`core.inputs.grid_xy`).
     """
 
     margin: Callable[[Mapping[str, Any]], int] = field(default=lambda _p: 0)
     passes: Callable[[Mapping[str, Any]], int] = field(default=lambda _p: 1)
     uses_scale: bool = False
     makes_maps: bool = False
+    uses_window: bool = False
     memory: Callable[[Mapping[str, Any]], int] = field(default=lambda _p: 0)
     param_maps: tuple[Any, ...] = ()
 
@@ -510,6 +514,7 @@ RESERVED = frozenset(
         "lighting",
         "material",
         "layers",
+        "sources",
         "type",
         "enabled",
         "mask",

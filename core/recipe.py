@@ -7,9 +7,12 @@ Evaluating a recipe runs:
 1. the generator on the world (or a window of it, widened by the margin the
    filters read), giving raw heights;
 2. normalisation to ``[0, 1]`` by the world's raw range;
-3. the filters, in order, on heights in units of ``height`` metres (filters
+3. the ``sources`` stack, if any (:mod:`core.sources`): generators and stamps
+   blended on in metres, each placed and with its own seed (a recipe without
+   sources skips this step and gives exactly what it gave);
+4. the filters, in order, on heights in units of ``height`` metres (filters
    that work in metres multiply by it);
-4. with ``fit_height`` (always in versions 1 and 2), a final normalisation by
+5. with ``fit_height`` (always in versions 1 and 2), a final normalisation by
    the world's range after the filters, so every terrain spans exactly
    ``[0, 1]``. Without it (version 3's default) the filtered heights are the
    result: relief a filter lowered in metres stays lowered.
@@ -24,7 +27,11 @@ made without a version is of the current version (:data:`RECIPE_VERSION`).
 For the whole world both ranges are the map's own. A window needs them from
 the world (:meth:`Recipe.world_ranges`), and then equals the same cells of the
 whole bit for bit (within ``filters.WINDOW_TOLERANCE`` of the range when the
-erosion filter is in the stack).
+erosion filter is in the stack). A generator source is normalised by the raw
+range of its own whole grid: ``world_ranges`` then returns it as a third
+element (:data:`Ranges`); given the two-element form (as :mod:`core.world`'s
+tile passes make it), an evaluation computes those ranges itself, in bands,
+and caches them (:func:`core.sources.source_range`).
 """
 
 from __future__ import annotations
@@ -46,6 +53,7 @@ from .masks import blend_masked, check_mask, is_masked, mask_margin, mask_weight
 from .params import FILTERS, GENERATORS, MAX_FILTERS, Filter, Generator, short_list
 from .progress import Cancelled, Progress, check_progress
 from .rng import check_seed, sub_seed
+from .sources import STAMPS, apply_sources, check_sources, source_range, source_seed
 from .versions import SPEC_VERSION, part, upgrade_recipe
 from .window import Window, check_window, crop, expand
 
@@ -63,9 +71,16 @@ __all__ = [
     "RECIPE_VERSION",
     "Recipe",
     "Ranges",
+    "SourceRanges",
 ]
 
-Ranges = tuple[tuple[float, float], tuple[float, float]]
+#: ``((raw_low, raw_high), (low, high))``, or with generator sources a third element: each source's whole-grid
+#: raw range (``None`` for a stamp), see :meth:`Recipe.world_ranges`.
+Ranges = (
+    tuple[tuple[float, float], tuple[float, float]]
+    | tuple[tuple[float, float], tuple[float, float], tuple[tuple[float, float] | None, ...]]
+)
+SourceRanges = tuple[tuple[float, float] | None, ...]
 
 #: Bounds checked before anything else is validated, so a huge recipe is refused at once with a short message
 #: (and :data:`core.params.MAX_FILTERS`, the longest filter stack).
@@ -109,18 +124,49 @@ def _declared_maps(key: str, version: int) -> set[str]:
 
 
 def _check_ranges(ranges: object) -> Ranges:
-    """Validate ``((raw_low, raw_high), (low, high))`` as returned by :meth:`Recipe.world_ranges`."""
+    """Validate ``((raw_low, raw_high), (low, high))`` as returned by :meth:`Recipe.world_ranges`, with or without
+    its third element (the sources' ranges, :func:`_check_source_ranges`)."""
     ok = (
         isinstance(ranges, (tuple, list))
-        and len(ranges) == 2
-        and all(isinstance(r, (tuple, list)) and len(r) == 2 for r in ranges)
+        and len(ranges) in (2, 3)
+        and all(isinstance(r, (tuple, list)) and len(r) == 2 for r in ranges[:2])
     )
     if not ok:
-        raise TypeError(f"ranges must be ((raw_low, raw_high), (low, high)) from world_ranges(), got {ranges!r}")
+        raise TypeError(f"ranges must be ((raw_low, raw_high), (low, high)) from world_ranges(), got {ranges!r:.200}")
+    seq = cast("Sequence[Sequence[object]]", ranges)
     pairs: list[tuple[float, float]] = []
-    for i, pair in enumerate(cast("Sequence[Sequence[object]]", ranges)):
+    for i, pair in enumerate(seq[:2]):
         pairs.append((check_number(pair[0], f"ranges[{i}][0]"), check_number(pair[1], f"ranges[{i}][1]")))
+    if len(seq) == 3:
+        return pairs[0], pairs[1], _check_source_ranges(seq[2])
     return pairs[0], pairs[1]
+
+
+def _check_source_ranges(ranges: object) -> SourceRanges:
+    """Validate the sources' ranges (the third element of :data:`Ranges`): ``None`` or ``(low, high)`` each."""
+    if not isinstance(ranges, (tuple, list)):
+        raise TypeError(f"ranges[2] must be a list of the sources' (low, high) or null, got {ranges!r:.80}")
+    out: list[tuple[float, float] | None] = []
+    for i, pair in enumerate(ranges):
+        if pair is None:
+            out.append(None)
+            continue
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            raise TypeError(f"ranges[2][{i}] must be (low, high) or null, got {pair!r:.80}")
+        out.append((check_number(pair[0], f"ranges[2][{i}][0]"), check_number(pair[1], f"ranges[2][{i}][1]")))
+    return tuple(out)
+
+
+def _sources_of(data: object) -> tuple[tuple[str, Mapping[str, Any]], ...]:
+    """A recipe's ``sources`` from JSON: a list of objects with a ``type``."""
+    if not isinstance(data, list):
+        raise TypeError(f"sources must be a JSON list, got {type(data).__name__}")
+    out = []
+    for i, f in enumerate(data):
+        if not isinstance(f, Mapping) or "type" not in f:
+            raise ValueError(f"sources[{i}] must be an object with a 'type', got {f!r:.60}")
+        out.append((str(f["type"]), {k: v for k, v in f.items() if k != "type"}))
+    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -132,8 +178,10 @@ class Recipe:
     declarations (see :mod:`core.catalog`); missing ones take the functions'
     defaults. ``cell_size`` (metres per cell) reaches generators that work in
     metres; ``cell_size`` and ``height`` (metres of the normalised range) reach filters
-    that work in metres. A :class:`core.spec.TerrainSpec` is the whole terrain (scale,
-    lighting, colours); its heightmap part is a recipe.
+    that work in metres. ``sources`` are ``(type, settings)`` pairs of :mod:`core.sources` (a generator or stamp
+    key; the entry's :data:`core.sources.SOURCE_PARAMS` and the part's parameters, flat), blended on after the
+    normalisation and before the filters; disabled entries are kept (each source's seed is its index's). A
+    :class:`core.spec.TerrainSpec` is the whole terrain (scale, lighting, colours); its heightmap part is a recipe.
     """
 
     generator: str = "hills"
@@ -145,6 +193,7 @@ class Recipe:
     height: float = 1.0
     version: int = RECIPE_VERSION
     fit_height: bool = True
+    sources: tuple[tuple[str, Mapping[str, Any]], ...] = ()
     masks: tuple[Mapping[str, Any] | None, ...] = ()
     param_maps: tuple[Mapping[str, Mapping[str, Any]] | None, ...] = ()
 
@@ -197,6 +246,7 @@ class Recipe:
         # The stack's work is checked against the user's limit when a job starts (check_work, _run), not here:
         # a spec over the limit can still be read, shown and changed.
         object.__setattr__(self, "filters", tuple(stack))
+        self._check_sources()
         object.__setattr__(self, "masks", self._check_masks(self.masks))
         object.__setattr__(self, "param_maps", self._check_param_maps(self.param_maps))
 
@@ -343,6 +393,56 @@ class Recipe:
     def _passes(self, stack: Sequence[tuple[str, Mapping[str, Any]]]) -> int:
         return sum(self._filter(key).passes(self._scaled(key, p)) for key, p in stack)
 
+    # --- sources (core.sources) ------------------------------------------------------------
+    def _check_sources(self) -> None:
+        """Validate the sources stack (:func:`core.sources.check_sources`); version 2 has none."""
+        if self.sources and self.version == 2:
+            raise ValueError("a version-2 recipe has no sources")
+        object.__setattr__(self, "sources", check_sources(self.sources))
+
+    def source_ranges(self) -> SourceRanges:
+        """Each source's whole-grid raw range (:func:`core.sources.source_range`; ``None`` for a stamp or a
+        disabled source): what generator sources are normalised by, whichever window is evaluated."""
+        return tuple(
+            None
+            if key in STAMPS or not settings["enabled"]
+            else source_range(
+                key,
+                {k: settings[k] for k in (p.name for p in GENERATORS[key].params)},
+                shape=self.shape,
+                seed=self._source_seed(i),
+                cell_size=self.cell_size,
+            )
+            for i, (key, settings) in enumerate(self.sources)
+        )
+
+    def _source_seed(self, index: int) -> int:
+        return source_seed(self.seed, index)
+
+    def _needs_source_ranges(self) -> bool:
+        return any(key not in STAMPS and settings["enabled"] for key, settings in self.sources)
+
+    def _apply_sources(
+        self, h: npt.NDArray[np.float32], window: Window, ranges: SourceRanges | None
+    ) -> npt.NDArray[np.float32]:
+        """``h`` (the normalised base heights of ``window``) with the sources blended on in metres, back in units
+        of ``height`` (:func:`core.sources.apply_sources`); ``h`` itself when no source is enabled, so a recipe
+        without sources gives exactly what it gave. ``ranges``: the sources' ranges, or ``None`` to compute them."""
+        if not any(settings["enabled"] for _, settings in self.sources):
+            return h
+        if ranges is None or len(ranges) != len(self.sources):
+            ranges = self.source_ranges() if self._needs_source_ranges() else (None,) * len(self.sources)
+        return apply_sources(
+            h,
+            self.sources,
+            shape=self.shape,
+            window=window,
+            cell_size=self.cell_size,
+            height=self.height if self.height > 0 else 1e-6,
+            seed=self.seed,
+            ranges=ranges,
+        )
+
     # --- JSON -------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         """Plain data (lists for tuples), the JSON form."""
@@ -363,6 +463,11 @@ class Recipe:
                 {"type": key, **{k: plain(v) for k, v in p.items()}, **self._mask_entry(i)}
                 for i, (key, p) in enumerate(self.filters)
             ],
+            **(
+                {"sources": [{"type": key, **{k: plain(v) for k, v in p.items()}} for key, p in self.sources]}
+                if self.sources
+                else {}
+            ),
         }
 
     def _mask_entry(self, i: int) -> dict[str, Any]:
@@ -393,6 +498,7 @@ class Recipe:
             "cell_size",
             "height",
             "fit_height",
+            "sources",
         }
         if unknown:
             raise ValueError(f"unknown recipe keys: {short_list(list(unknown))}")
@@ -426,6 +532,7 @@ class Recipe:
             fit_height=data["fit_height"],
             masks=tuple(masks) if any(m is not None for m in masks) else (),
             param_maps=tuple(pmaps) if any(m is not None for m in pmaps) else (),
+            sources=_sources_of(data.get("sources", [])),
         )
 
     @classmethod
@@ -504,6 +611,7 @@ class Recipe:
         raw_range: tuple[float, float] | None,
         maps: dict[str, npt.NDArray[np.float32]] | None = None,
         progress: Progress | None = None,
+        source_ranges: SourceRanges | None = None,
     ) -> tuple[npt.NDArray[np.float32], tuple[float, float]]:
         outer = expand(self.shape, window, self.margin())
         self._check_work(outer.shape, self.filters)
@@ -519,7 +627,7 @@ class Recipe:
         done = 1
         if raw_range is None:
             raw_range = (float(raw.min()), float(raw.max()))
-        h = normalize(raw, raw_range)
+        h = self._apply_sources(normalize(raw, raw_range), outer, source_ranges)
         for i, (key, params) in enumerate(self.filters):
             f = self._filter(key)
             scale = {"cell_size": self.cell_size, "height": self.height} if f.uses_scale else {}
@@ -531,6 +639,8 @@ class Recipe:
                     return progress is None or progress(start + passes * i // max(steps, 1), total) is not False
 
                 extra = {"maps": maps, "callback": None if progress is None else step}
+            if f.uses_window:
+                extra.update(window=outer, world_shape=self.shape)
             mask = self.mask_of(i)
             extra.update(self._param_map_values(i, h, outer))
             try:
@@ -540,7 +650,7 @@ class Recipe:
                     w = self._mask_weights(i, mask, h, outer)
                     own: dict[str, npt.NDArray[np.float32]] | None = None if maps is None else {}
                     before = h.copy()
-                    after = f.function(h, **scale, **params, **({**extra, "maps": own} if f.makes_maps else {}))
+                    after = f.function(h, **scale, **params, **({**extra, "maps": own} if f.makes_maps else extra))
                     h = blend_masked(before, after, w, maps=maps if f.makes_maps else None, own=own)
             except ValueError as err:
                 if "cell_size" not in str(err):
@@ -588,8 +698,15 @@ class Recipe:
         )
 
     def world_ranges(self) -> Ranges:
-        """The world's raw range and its range after the filters (what windows normalise by)."""
-        h, raw_range = self._run(check_window(self.shape, None), None)
+        """The world's raw range and its range after the filters (what windows normalise by).
+
+        With enabled generator sources a third element follows: each source's whole-grid raw range
+        (:meth:`source_ranges`), which windows need too. ``evaluate`` also takes the two-element form (from the
+        tile passes of :mod:`core.world`) and then computes the sources' ranges itself (cached)."""
+        sources = self.source_ranges() if self._needs_source_ranges() else None
+        h, raw_range = self._run(check_window(self.shape, None), None, source_ranges=sources)
+        if sources is not None:
+            return raw_range, (float(h.min()), float(h.max())), sources
         return raw_range, (float(h.min()), float(h.max()))
 
     def evaluate_with_maps(
@@ -666,5 +783,5 @@ class Recipe:
                 raise ValueError("ranges are required to evaluate a window: use Recipe.world_ranges()")
             h, _ = self._run(win, None)
             return normalize(h) if self.fit_height else h
-        h, _ = self._run(win, ranges[0])
+        h, _ = self._run(win, ranges[0], source_ranges=ranges[2] if len(ranges) == 3 else None)
         return normalize(h, ranges[1]) if self.fit_height else h

@@ -11,7 +11,15 @@ by :func:`json_schema`) uses the declared names throughout::
      "filters": [{"type": "flatten", "enabled": true, "exponent": 1.5}],
      "lighting": {"mode": "hillshade", "azimuth": 315.0, ...},
      "material": {"enabled": true, "shading": "lit"},
-     "layers": [{"name": "grass", "color": [0.05, 0.12, 0.02], ...}]}
+     "layers": [{"name": "grass", "color": [0.05, 0.12, 0.02], ...}],
+     "sources": [{"type": "crater", "blend": "add", "opacity": 1.0, "height": 12.0, "radius": 40.0, ...}]}
+
+``sources`` (optional, default ``[]``; :mod:`core.sources`) is an ordered list of generators and stamps
+blended on the generator's heights, in metres, before the filters. It is part of version 4 without a new
+version: a version-4 spec without the key loads unchanged and gives the heightmap it gave, and a spec
+without sources writes no ``sources`` key. Its settings' paths are ``sources[i].NAME``
+(``--set sources[0].opacity=0.5``; ``sources[i].type=KEY`` changes an entry's type, and one index past the
+end adds an entry).
 
 The same path names a setting everywhere: ``hills.count`` is the JSON key
 ``count`` inside ``hills``, the Blender property ``obj.orogen.hills.count``
@@ -89,6 +97,7 @@ from .params import (
     short_list,
 )
 from .recipe import MAX_FILTERS, Recipe
+from .sources import MAX_SOURCES, SOURCE_PARAMS, STAMPS, Source, source_part, sources_from_data
 from .versions import SPEC_VERSION, V1_FILTER_KEYS, Upgraded, recipe_to_spec, settings_01, upgrade, upgrade_spec
 
 __all__ = [
@@ -429,7 +438,7 @@ assert LAYER_PARAMS[12].choices == tuple(MASKS)
 assert LAYER_PARAMS[15].choices == HEIGHT_UNITS
 
 _WORLD = {p.name: p for p in WORLD_PARAMS}
-_TOP_KEYS = {"version", "generator", "filters", "lighting", "material", "layers", *_WORLD}
+_TOP_KEYS = {"version", "generator", "filters", "sources", "lighting", "material", "layers", *_WORLD}
 
 
 @dataclass(frozen=True)
@@ -508,6 +517,7 @@ class TerrainSpec:
     lighting: Mapping[str, Any] = field(default_factory=_default_lighting)
     material: Mapping[str, Any] = field(default_factory=_default_material)
     layers: tuple[Layer, ...] = DEFAULT_LAYERS
+    sources: tuple[Source, ...] = ()
 
     def __post_init__(self) -> None:
         for name, p in _WORLD.items():
@@ -531,6 +541,7 @@ class TerrainSpec:
         )
         object.__setattr__(self, "material", check_values(MATERIAL_PARAMS, self.material, "material."))
         object.__setattr__(self, "layers", check_layers(self.layers))
+        object.__setattr__(self, "sources", _check_spec_sources(self.sources))
         self.recipe()  # the heightmap part must be valid (its parts and their parameters)
 
     # --- derived ---------------------------------------------------------------------------
@@ -559,6 +570,7 @@ class TerrainSpec:
             fit_height=self.fit_height,
             masks=step_masks(self.filters),
             param_maps=step_param_maps(self.filters),
+            sources=tuple((src.key, src.values()) for src in self.sources),
         )
 
     def heightmap(self, shape: tuple[int, int] | None = None) -> npt.NDArray[np.float32]:
@@ -608,6 +620,9 @@ class TerrainSpec:
         found: list[tuple[str, str, str]] = []
         groups = [(self.generator, GENERATORS[self.generator].params, self.params)]
         groups += [(s.key, FILTERS[s.key].params, s.params) for s in self.filters if s.enabled]
+        groups += [
+            (f"sources[{i}]", source_part(s.key).params, s.params) for i, s in enumerate(self.sources) if s.enabled
+        ]
         for where, params, values in groups:
             for p in params:
                 if p.kind == "object" and values.get(p.name):
@@ -638,6 +653,7 @@ class TerrainSpec:
             "layers": [
                 {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(lay).items()} for lay in self.layers
             ],
+            **({"sources": [src.to_dict() for src in self.sources]} if self.sources else {}),
         }
 
     def to_json(self, indent: int | None = None) -> str:
@@ -682,6 +698,7 @@ class TerrainSpec:
             lighting=data.get("lighting", {}),
             material=data.get("material", {}),
             layers=DEFAULT_LAYERS if layers is None else layers_from_data(layers),
+            sources=sources_from_data(data.get("sources", [])),
         )
 
     @classmethod
@@ -740,6 +757,24 @@ def mask_objects(steps: Sequence[Step]) -> list[tuple[str, str, str]]:
             if values["source"] == "weights" and values["group"]:
                 found.append((f"{s.key}.{key}.group", "weights", str(values["group"])))
     return found
+
+
+def _check_spec_sources(sources: object) -> tuple[Source, ...]:
+    """A spec's sources: :class:`core.sources.Source` items or ``(type, settings)`` pairs (flat settings, as in
+    JSON), at most :data:`core.sources.MAX_SOURCES`; errors name ``sources[i].setting``."""
+    if not isinstance(sources, (tuple, list)):
+        raise TypeError(f"sources must be a list of sources, got {type(sources).__name__}")
+    if len(sources) > MAX_SOURCES:
+        raise ValueError(f"sources holds at most {MAX_SOURCES} sources, got {len(sources)}")
+    out = []
+    for i, src in enumerate(sources):
+        if isinstance(src, Source):
+            out.append(src)
+        elif isinstance(src, (tuple, list)) and len(src) == 2 and isinstance(src[1], Mapping):
+            out.append(Source.from_values(src[0], src[1], f"sources[{i}]."))
+        else:
+            raise TypeError(f"sources[{i}] must be a Source or a (type, settings) pair, got {src!r:.60}")
+    return tuple(out)
 
 
 def layers_from_data(data: object) -> tuple[Layer, ...]:
@@ -826,13 +861,16 @@ def setting_paths(spec: TerrainSpec) -> dict[str, Param]:
     paths.update({f"material.{p.name}": p for p in MATERIAL_PARAMS})
     for s in spec.filters:
         paths.update({f"{s.key}.{p.name}": p for p in FILTERS[s.key].params})
+    for i, src in enumerate(spec.sources):
+        paths.update({f"sources[{i}].{p.name}": p for p in (*SOURCE_PARAMS, *source_part(src.key).params)})
     paths.update(mask_paths(spec))
     return paths
 
 
 def mask_paths(spec: TerrainSpec) -> dict[str, Param]:
-    """The mask settings of ``spec``'s filters by path: ``KEY.mask.NAME`` (``erosion.mask.source``; like
-    ``KEY.NAME``, it sets the mask of every filter ``KEY`` of the stack)."""
+    """The mask and parameter-map settings of ``spec``'s filters by path: ``KEY.mask.NAME``
+    (``erosion.mask.source``) and ``KEY.MAP.NAME`` (``erosion.erodibility_map.map_max``); like ``KEY.NAME``,
+    it sets that object of every filter ``KEY`` of the stack."""
     return {
         f"{s.key}.{key}.{p.name}": p
         for s in spec.filters
@@ -841,10 +879,23 @@ def mask_paths(spec: TerrainSpec) -> dict[str, Param]:
     }
 
 
+def _source_type_path(spec: TerrainSpec, name: str) -> int | None:
+    """The index ``i`` of ``sources[i].type`` (``i`` up to the number of sources: one more appends), or ``None``."""
+    head, dot, tail = name.partition("].")
+    if not (dot and tail == "type" and head.startswith("sources[") and head[8:].isdigit()):
+        return None
+    index = int(head[8:])
+    if index > len(spec.sources):
+        raise ValueError(
+            f"--set {name}: the spec has {len(spec.sources)} sources; sources[{len(spec.sources)}] adds one"
+        )
+    return index
+
+
 def _resolve(spec: TerrainSpec, name: str) -> str:
     """The full path of setting ``name`` (a path, or a bare name that only one group of the spec has)."""
     paths = setting_paths(spec)
-    if name in paths or name == "generator":
+    if name in paths or name == "generator" or _source_type_path(spec, name) is not None:
         return name
     masks = mask_paths(spec)
     matches = [path for path in paths if path not in masks and path.rsplit(".", 1)[-1] == name]
@@ -911,6 +962,12 @@ def apply_settings(spec: TerrainSpec, assignments: Sequence[str]) -> TerrainSpec
         if path == "generator":
             spec = spec.replace(generator=text.strip(), params={})
             continue
+        index = _source_type_path(spec, path)
+        if index is not None:  # a new type keeps the entry's own settings; its parameters start from defaults
+            old = spec.sources[index].settings if index < len(spec.sources) else {}
+            new = Source.from_values(text.strip(), dict(old), f"sources[{index}].")
+            spec = spec.replace(sources=(*spec.sources[:index], new, *spec.sources[index + 1 :]))
+            continue
         param = setting_paths(spec)[path]
         value = param.check(
             _parse_value(param, text.strip(), name), path.rpartition(".")[0] + "." if "." in path else ""
@@ -922,6 +979,11 @@ def apply_settings(spec: TerrainSpec, assignments: Sequence[str]) -> TerrainSpec
             spec = spec.replace(params={**spec.params, key: value})
         elif group in ("lighting", "material"):
             spec = spec.replace(**{group: {**getattr(spec, group), key: value}})
+        elif group.startswith("sources["):
+            i = int(group[8:-1])
+            src = spec.sources[i]
+            src = Source.from_values(src.key, {**src.values(), key: value}, f"{group}.")
+            spec = spec.replace(sources=(*spec.sources[:i], src, *spec.sources[i + 1 :]))
         elif "." in group:
             spec = _set_mask(spec, group, key, value)
         else:
@@ -957,6 +1019,12 @@ def _group_values(spec: TerrainSpec, group: str) -> list[tuple[Sequence[Param], 
     """The declarations and current values of each part of ``spec`` that a path's ``group`` names."""
     if group == spec.generator:
         return [(GENERATORS[group].params, spec.params)]
+    if group.startswith("sources[") and group.endswith("]") and group[8:-1].isdigit():
+        index = int(group[8:-1])
+        if index >= len(spec.sources):
+            return []
+        src = spec.sources[index]
+        return [((*SOURCE_PARAMS, *source_part(src.key).params), src.values())]
     if group in ("lighting", "material"):
         return [(LIGHTING_PARAMS if group == "lighting" else MATERIAL_PARAMS, getattr(spec, group))]
     if "." in group:
@@ -991,7 +1059,11 @@ def inactive_settings(spec: TerrainSpec, paths: Sequence[str]) -> list[str]:
         group, _, name = path.rpartition(".")
         keys = [s.key for s in spec.filters]
         objects = [f"{k}.{obj}" for k in keys for obj in filter_objects(k)]
-        if not group or (group != spec.generator and group not in ("lighting", "material", *keys, *objects)):
+        if not group or (
+            group != spec.generator
+            and group not in ("lighting", "material", *keys, *objects)
+            and not group.startswith("sources[")
+        ):
             continue
         reasons = []
         for params, values in _group_values(spec, group):
@@ -1052,11 +1124,19 @@ def json_schema() -> dict[str, Any]:
     generators = [
         {"properties": {"generator": {"const": key}, key: _object_schema(g.params)}} for key, g in GENERATORS.items()
     ]
+    sources = [
+        {
+            **_object_schema((*SOURCE_PARAMS, *part.params), {"type": {"const": key}}),
+            "required": ["type"],
+        }
+        for key, part in {**GENERATORS, **STAMPS}.items()
+    ]
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "https://github.com/orogen-terrain/orogen/terrain-spec.schema.json",
         "title": "Orogen terrain spec",
-        "description": "A whole terrain: world, seed, generator, filter stack, lighting, colour layers, material.",
+        "description": "A whole terrain: world, seed, generator, sources, filter stack, lighting, colour layers, "
+        "material.",
         "type": "object",
         "required": ["version", "generator"],
         "properties": {
@@ -1065,6 +1145,13 @@ def json_schema() -> dict[str, Any]:
             "generator": {"enum": list(GENERATORS)},
             **{key: _object_schema(g.params) for key, g in GENERATORS.items()},
             "filters": {"type": "array", "maxItems": MAX_FILTERS, "items": {"oneOf": filters}},
+            "sources": {
+                "type": "array",
+                "maxItems": MAX_SOURCES,
+                "description": "Sources blended on the generator, in order, before the filters (optional, default "
+                "none; core.sources)",
+                "items": {"oneOf": sources},
+            },
             "lighting": _object_schema(LIGHTING_PARAMS),
             "material": _object_schema(MATERIAL_PARAMS),
             "layers": {

@@ -161,6 +161,22 @@ def parameters_page() -> str:
         if g.source:
             out += ["", f"Source: {g.source}."]
         out += ["", params_table(g.params, f"{key}.")]
+    from core import sources
+
+    out += [
+        "## Sources",
+        "",
+        'Each entry of the optional `sources` list is `{"type": KEY, ...entry settings, ...parameters}`: KEY a '
+        "generator above (its parameters) or a stamp below; they are blended on in order, before the filters "
+        "(see [Sources and stamps](../guide/sources.md)). The entry's own settings (`--set sources[0].opacity=0.5`):",
+        "",
+        params_table(sources.SOURCE_PARAMS, "sources[0]."),
+    ]
+    for key, st in sources.STAMPS.items():
+        out += [f"### Stamp: {st.label} (`{key}`)", "", st.description.rstrip(".") + "."]
+        if st.source:
+            out += ["", f"Source: {st.source}."]
+        out += ["", params_table(st.params, "sources[0].")]
     out += [
         "## Filters",
         "",

@@ -11,6 +11,7 @@ from bpy_extras import object_utils
 
 from ...core.progress import Cancelled
 from ...core.spec import TerrainSpec
+from ..inputs import terrain_inputs
 from ..jobs import BackgroundCompute, BackgroundOperator, running
 from ..live import same_heights, suspended
 from ..material import bake_unlit_color, checked_layers, new_material
@@ -20,14 +21,7 @@ from ..mesh import (
 from ..poll import AddsObjects, export_reason, locked_reason, mode_reason, object_by_uid, poll_with, terrain_reason
 from ..properties import spec_annotations
 from ..specio import read_spec, take_operator_spec, write_spec
-from ..terrain.apply import (
-    apply_arrays,
-    record_terrain,
-    regenerate_with_notes,
-    set_material,
-    sun_for,
-    terrain_inputs,
-)
+from ..terrain.apply import apply_arrays, record_terrain, regenerate_with_notes, set_material, sun_for
 from ..terrain.compute import TerrainArrays, announce_work, check_size, compute_terrain, scene_sun
 from ..terrain.settle import stop_settling
 from ..ui.draw import draw_spec
@@ -79,8 +73,9 @@ material"""
             spec, sun = self._prepare(context)
             check_size(*spec.shape, spec)
             announce_work(self, spec)
+            inputs = terrain_inputs(spec, object_utils.add_object_align_init(context, self), context)
             with running(self._doing, context) as job:
-                arrays = compute_terrain(spec, sun, progress=job.part(0.0, 0.99))
+                arrays = compute_terrain(spec, sun, progress=job.part(0.0, 0.99), inputs=inputs)
                 if job.cancelled:  # during the bake, after the last check
                     raise Cancelled("cancelled before the terrain was added")
         except (ValueError, TypeError, RuntimeError) as err:
@@ -139,12 +134,13 @@ material"""
             spec, sun = self._prepare(context)
             check_size(*spec.shape, spec)
             announce_work(self, spec)
+            frame = object_utils.add_object_align_init(context, self)  # location and rotation from the view
+            inputs = terrain_inputs(spec, frame, context)
         except (ValueError, TypeError, RuntimeError) as err:
             self.report({"ERROR"}, f"Terrain not added: {err}")
             return {"CANCELLED"}
-        object_utils.add_object_align_init(context, self)  # location and rotation from the view it is added from
         self._spec = spec
-        return self._begin(context, BackgroundCompute(spec, sun, spec.shape))
+        return self._begin(context, BackgroundCompute(spec, sun, spec.shape, inputs=inputs))
 
     def _apply(self, context, job: BackgroundCompute) -> set[str]:
         try:
@@ -231,7 +227,12 @@ class OROGEN_OT_terrain_regenerate(BackgroundOperator, bpy.types.Operator):
             spec = read_spec(obj.orogen)
             check_size(*spec.shape, spec)
             announce_work(self, spec)
-            job = BackgroundCompute(spec, sun_for(spec, context), spec.shape, inputs=terrain_inputs(obj, spec, context))
+            job = BackgroundCompute(
+                spec,
+                sun_for(spec, context),
+                spec.shape,
+                inputs=terrain_inputs(spec, obj.matrix_world, context, terrain=obj),
+            )
         except (ValueError, TypeError, RuntimeError) as err:
             self.report({"ERROR"}, f"Terrain not regenerated: {err}")
             return {"CANCELLED"}
@@ -257,9 +258,8 @@ class OROGEN_OT_terrain_regenerate(BackgroundOperator, bpy.types.Operator):
             try:  # the same guards as a start: a new Size meets the memory guard and the Work Limit
                 check_size(*spec.shape, spec)
                 announce_work(self, spec)
-                again = BackgroundCompute(
-                    spec, sun_for(spec, context), spec.shape, inputs=terrain_inputs(obj, spec, context)
-                )
+                inputs = terrain_inputs(spec, obj.matrix_world, context, terrain=obj)
+                again = BackgroundCompute(spec, sun_for(spec, context), spec.shape, inputs=inputs)
             except (ValueError, TypeError, RuntimeError) as err:
                 self._say("ERROR", f"Terrain not regenerated: {err}")
                 return {"CANCELLED"}

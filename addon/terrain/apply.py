@@ -14,7 +14,7 @@ import bpy
 
 from ...core.progress import Cancelled
 from ...core.spec import TerrainSpec
-from ..inputs import gather
+from ..inputs import terrain_inputs
 from ..jobs import running
 from ..live import suspended
 from ..material import bake_unlit_color, checked_files, new_material, refused_images
@@ -162,12 +162,6 @@ def regenerate_status(result: tuple[str, list[str]]) -> str:
     return "; ".join([status, *notes])
 
 
-def terrain_inputs(obj: bpy.types.Object, spec: TerrainSpec, context) -> dict:
-    """The objects and vertex groups ``spec`` reads for terrain ``obj`` (:func:`..inputs.gather` in its frame),
-    read here on the main thread; ``ValueError`` naming the setting of one that is missing."""
-    return gather(spec, obj.matrix_world, context, terrain=obj)
-
-
 def regenerate_with_notes(obj: bpy.types.Object, context, preview: bool = False) -> tuple[str, list[str]]:
     """:func:`regenerate`, with what it did to the user's data apart: ``(status, notes)``.
 
@@ -179,8 +173,8 @@ def regenerate_with_notes(obj: bpy.types.Object, context, preview: bool = False)
     spec = read_spec(settings)
     shape = preview_shape(spec.shape, settings.preview_size) if preview else spec.shape
     started = time.perf_counter()
-    inputs = terrain_inputs(obj, spec, context)
     with running("Regenerating terrain", context) as job:
+        inputs = terrain_inputs(spec, obj.matrix_world, context, terrain=obj)
         arrays = compute_terrain(spec, sun_for(spec, context), shape, job.part(0.0, 0.99), inputs)
         if job.cancelled:  # cancelled during the bake, after the last check: nothing is written
             raise Cancelled("cancelled before the terrain was written")

@@ -15,12 +15,13 @@ import time
 import bpy
 
 from ...core.progress import Cancelled
+from ..inputs import terrain_inputs
 from ..jobs import BackgroundCompute, BackgroundOperator, running
 from ..live import same_heights, suspended
 from ..mesh import TERRAIN_PROPERTY, grid_shape_of
 from ..poll import locked_reason, object_by_uid
 from ..specio import read_spec
-from .apply import apply_arrays, regenerate, regenerate_status, sun_for, terrain_inputs
+from .apply import apply_arrays, regenerate, regenerate_status, sun_for
 from .compute import check_size, work_note
 from .meshes import full_size_mesh
 
@@ -189,7 +190,9 @@ class OROGEN_OT_live_settle(BackgroundOperator, bpy.types.Operator):
             try:
                 spec = read_spec(obj.orogen)
                 check_size(*spec.shape, spec)
-                inputs = terrain_inputs(obj, spec, context)
+                inputs = terrain_inputs(
+                    spec, obj.matrix_world, context, terrain=obj
+                )  # a curve deleted since the preview
             except (ValueError, TypeError) as err:
                 _full_size_failed(obj, err)
                 continue
