@@ -474,3 +474,25 @@ def test_parameter_maps_in_json_set_paths_and_errors():
     assert {"mask", "erodibility_map", "precipitation_map"} <= set(erosion["allOf"][1]["properties"])
     with pytest.warns(core.spec.InactiveSettingWarning, match="erosion.precipitation_map.map_max has no effect"):
         apply_settings(spec, ["erosion.precipitation_map.map_max=3"])
+
+
+def test_a_masked_windowed_filter_equals_the_whole():
+    """The carve filter reads its window's world coordinates: masked, it still gets them, and tiles equal the
+    whole."""
+    curve = inputs.CurveInput(
+        (np.array([[-30.0, -20.0, 8.0], [-5.0, 0.0, 9.0], [10.0, 5.0, 10.0], [31.0, 25.0, 12.0]]),), name="Path"
+    )
+    m = mask(source="noise", low=0.5, high=1.0, feather=0.2, noise_size=12.0)
+    step = core.spec.Step("carve", {"curve": "Path", "mode": "road"}, True, m)
+    spec = core.TerrainSpec(size=65, seed=3, width=64.0, height=20.0, filters=(step,))
+    recipe = spec.recipe()
+    with inputs.using({("curve", "Path"): curve}):
+        whole, ranges = recipe.evaluate(), recipe.world_ranges()
+        carved = spec.replace(filters=(("carve", {"curve": "Path", "mode": "road"}),)).heightmap()
+        plain = spec.replace(filters=()).heightmap()
+        w = mask_weights(m, plain, cell_size=spec.cell_size, height=spec.height, seed=core.sub_seed(3, "mask", 0))
+        assert np.array_equal(whole[w == 0], plain[w == 0]) and np.array_equal(whole[w == 1], carved[w == 1])
+        assert not np.array_equal(whole, plain)
+        for win in (Window(0, 0, 20, 65), Window(30, 10, 35, 40), Window(5, 50, 7, 15)):
+            part = recipe.evaluate(win, ranges)
+            assert np.array_equal(part, whole[win.row : win.row + win.rows, win.col : win.col + win.cols])
