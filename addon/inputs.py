@@ -3,13 +3,19 @@
 :meth:`core.spec.TerrainSpec.objects` lists them (each ``object`` setting's name and input kind);
 :func:`gather` reads each through the reader of its kind (:data:`READERS`) into terrain-local metres and
 returns the inputs the evaluation runs with (``core.inputs.using``), so a worker thread never touches
-``bpy``. Everything is read with ``foreach_get`` into numpy buffers, never per vertex in Python. A file source's
-PNG or OpenEXR is decoded here too, by Blender's image loader (numpy alone reads neither), as a
-:class:`core.inputs.FileInput`; core reads every other format itself and checks them all.
+``bpy``. Everything is read with ``foreach_get`` into numpy buffers, never per vertex in Python.
 
-:func:`digest` (:func:`.terrain.compute.inputs_digest`) fingerprints the inputs of an evaluation: a terrain records
-it beside its applied spec, so the live-update engine and the depsgraph handler (:mod:`.terrain.target`) tell an
-edited source object from no change.
+A ``weights`` input is a vertex group of the terrain itself (a filter mask's ``group``: the setting's value
+is the group's name), painted with Blender's Weight Paint. Blender's Python API has no ``foreach_get`` for
+vertex-group weights, so :func:`read_weights` evaluates the terrain's own mesh once through a temporary
+Geometry Nodes modifier that stores the group as a float attribute (on a temporary object sharing the mesh,
+removed at once) and reads that attribute with ``foreach_get``.
+
+A file source's PNG or OpenEXR is decoded here too, by Blender's image loader (numpy alone reads neither), as a
+:class:`core.inputs.FileInput`; core reads every other format itself and checks them all. :func:`digest`
+(:func:`.terrain.compute.inputs_digest`) fingerprints the inputs of an evaluation: a terrain records it beside
+its applied spec, so the live-update engine and the depsgraph handler (:mod:`.terrain.target`) tell an edited
+source object from no change.
 """
 
 from __future__ import annotations
@@ -20,12 +26,15 @@ from collections.abc import Callable
 import bpy
 import numpy as np
 from mathutils import Euler, Matrix
+from mathutils.geometry import interpolate_bezier
 
 from ..core import inputs as core_inputs
 from ..core.generators import sources
 from ..core.spec import TerrainSpec
 from .io.heightmaps import read_image
+from .mesh import grid_shape_of
 from .terrain.compute import check_decode_memory, check_memory, inputs_digest
+from .terrain.meshes import OTHER_MESH_PROPERTY, PREVIEW_MESH_PROPERTY
 
 #: The custom property of a terrain holding the fingerprint of the inputs its mesh was made from.
 INPUTS_PROPERTY = "orogen_inputs"
@@ -34,8 +43,11 @@ __all__ = [
     "READERS",
     "gather",
     "read_mesh",
+    "read_curve",
+    "read_weights",
     "read_file",
     "local_matrix",
+    "terrain_inputs",
     "digest",
     "frame_of",
     "blend_folder",
@@ -79,16 +91,170 @@ def read_mesh(obj: bpy.types.Object, frame: Matrix, depsgraph) -> core_inputs.Me
     return core_inputs.MeshInput(local, tri.reshape(m, 3), name=obj.name)
 
 
-#: Reader of each input kind: ``(object, terrain frame, depsgraph) -> input``. Kinds not listed are refused.
-READERS: dict[str, Callable[..., core_inputs.Input]] = {"mesh": read_mesh}
+def _chains(n: int, edges: np.ndarray) -> list[tuple[int, int, bool]]:
+    """``(first, stop, cyclic)`` of each run of consecutive vertices joined by edges ``(i, i + 1)`` (how Blender
+    converts a non-extruded curve: each spline's points in order, a cyclic one closed by ``(last, first)``)."""
+    lo, hi = edges.min(axis=1), edges.max(axis=1)
+    joined = np.zeros(max(n - 1, 0), dtype=bool)
+    joined[lo[hi == lo + 1]] = True
+    starts = np.concatenate([[0], np.flatnonzero(~joined) + 1])
+    stops = np.concatenate([starts[1:], [n]])
+    closing = {(int(a), int(b)) for a, b in zip(lo[hi > lo + 1], hi[hi > lo + 1], strict=True)}
+    return [(int(a), int(b), (int(a), int(b) - 1) in closing) for a, b in zip(starts, stops, strict=True)]
 
 
-def gather(spec: TerrainSpec, frame: Matrix | None = None, context=None) -> dict[tuple[str, str], core_inputs.Input]:
+def _spline_points(spline) -> tuple[np.ndarray, bool]:
+    """One spline of a curve's own data evaluated in its object's space: Bezier segments at its resolution
+    (``interpolate_bezier``), a poly or NURBS spline's points (a NURBS spline's control polygon)."""
+    cyclic = bool(spline.use_cyclic_u)
+    if spline.type == "BEZIER":
+        knots = spline.bezier_points
+        count = len(knots)
+        if count < 2:
+            return np.zeros((count, 3)), cyclic
+        res = max(int(spline.resolution_u), 1)
+        pieces = []
+        for i in range(count if cyclic else count - 1):
+            a, b = knots[i], knots[(i + 1) % count]
+            segment = interpolate_bezier(a.co, a.handle_right, b.handle_left, b.co, res + 1)
+            pieces.append(np.array([tuple(v) for v in segment[:-1]], dtype=np.float64))
+        if not cyclic:
+            pieces.append(np.array([tuple(knots[-1].co)], dtype=np.float64))
+        return np.vstack(pieces), cyclic
+    co = np.empty(4 * len(spline.points), dtype=np.float32)
+    spline.points.foreach_get("co", co)
+    return co.reshape(-1, 4)[:, :3].astype(np.float64), cyclic
+
+
+def read_curve(obj: bpy.types.Object, frame: Matrix, depsgraph) -> core_inputs.CurveInput:
+    """The curve of ``obj`` (Bezier, NURBS and poly splines) as polylines in the terrain's local metres, each
+    spline from its first point to its last.
+
+    A curve without bevel or extrusion is read from its evaluated mesh (the points Blender draws, at the
+    curve's resolution, modifiers applied); a bevelled or extruded one from its own splines (Bezier segments
+    at their resolution, poly points, a NURBS spline's control points). ``ValueError`` for an object that is
+    not a curve or has no spline of two points or more."""
+    if obj.type != "CURVE":
+        raise ValueError(f"object {obj.name!r} is a {obj.type.lower()}, not a curve")
+    evaluated = obj.evaluated_get(depsgraph) if depsgraph is not None else obj
+    splines: list[np.ndarray] = []
+    cyclic: list[bool] = []
+    try:
+        mesh = evaluated.to_mesh()
+    except RuntimeError:
+        mesh = None
+    try:
+        if mesh is not None and len(mesh.polygons) == 0 and len(mesh.edges) > 0:
+            n, m = len(mesh.vertices), len(mesh.edges)
+            co = np.empty(3 * n, dtype=np.float32)
+            mesh.vertices.foreach_get("co", co)
+            edges = np.empty(2 * m, dtype=np.int32)
+            mesh.edges.foreach_get("vertices", edges)
+            points = co.reshape(n, 3).astype(np.float64)
+            for first, stop, closed in _chains(n, edges.reshape(m, 2)):
+                splines.append(points[first:stop])
+                cyclic.append(closed)
+        else:
+            for spline in obj.data.splines:
+                points, closed = _spline_points(spline)
+                splines.append(points)
+                cyclic.append(closed)
+    finally:
+        if mesh is not None:
+            evaluated.to_mesh_clear()
+    kept = [(s, c) for s, c in zip(splines, cyclic, strict=True) if len(s) >= 2]
+    if not kept:
+        raise ValueError(f"curve {obj.name!r} has no spline of two points or more")
+    matrix = local_matrix(frame, obj)
+    local = [s @ matrix[:3, :3].T + matrix[:3, 3] for s, _ in kept]
+    return core_inputs.CurveInput(tuple(local), tuple(c for _, c in kept), name=obj.name)
+
+
+#: The attribute :func:`read_weights`' temporary Geometry Nodes modifier stores a vertex group in.
+_WEIGHTS_ATTRIBUTE = "orogen_weights"
+
+
+def _weights_nodes(group: str) -> bpy.types.NodeTree:
+    """A Geometry Nodes tree storing vertex group ``group`` as the point attribute ``orogen_weights``."""
+    tree = bpy.data.node_groups.new("Orogen Weights (temporary)", "GeometryNodeTree")
+    tree.interface.new_socket("Geometry", in_out="INPUT", socket_type="NodeSocketGeometry")
+    tree.interface.new_socket("Geometry", in_out="OUTPUT", socket_type="NodeSocketGeometry")
+    given, out = tree.nodes.new("NodeGroupInput"), tree.nodes.new("NodeGroupOutput")
+    named = tree.nodes.new("GeometryNodeInputNamedAttribute")
+    named.data_type = "FLOAT"
+    named.inputs["Name"].default_value = group
+    store = tree.nodes.new("GeometryNodeStoreNamedAttribute")
+    store.data_type = "FLOAT"
+    store.domain = "POINT"
+    store.inputs["Name"].default_value = _WEIGHTS_ATTRIBUTE
+    tree.links.new(given.outputs[0], store.inputs["Geometry"])
+    tree.links.new(named.outputs["Attribute"], store.inputs["Value"])
+    tree.links.new(store.outputs["Geometry"], out.inputs[0])
+    return tree
+
+
+def _user_mesh(terrain: bpy.types.Object) -> bpy.types.Mesh:
+    """The terrain's own mesh, where the user paints (not Orogen's live-preview mesh, which holds no user data)."""
+    mesh = terrain.data
+    other = terrain.get(OTHER_MESH_PROPERTY)
+    if mesh.get(PREVIEW_MESH_PROPERTY) and isinstance(other, bpy.types.Mesh) and not other.get(PREVIEW_MESH_PROPERTY):
+        return other
+    return mesh
+
+
+def read_weights(terrain: bpy.types.Object, group: str, context=None) -> core_inputs.WeightsInput:
+    """Vertex group ``group`` of the terrain object ``terrain``'s grid as a :class:`core.inputs.WeightsInput`
+    ``float32 (rows, cols)`` (row 0 north: the grid's vertex order; unassigned vertices weigh 0).
+
+    ``ValueError`` for a terrain without that group (naming it and the groups it has) or whose mesh is not
+    its grid."""
+    if terrain is None or terrain.type != "MESH":
+        raise ValueError(f"vertex group {group!r} needs the terrain object it is painted on")
+    mesh = _user_mesh(terrain)  # a live preview's mesh is shown: the groups are on the user's (names too)
+    shape = grid_shape_of(mesh)
+    if shape is None:
+        raise ValueError(f"the terrain {terrain.name!r}'s mesh is not its grid: its vertex groups cannot be read")
+    context = context or bpy.context
+    probe = bpy.data.objects.new("Orogen Weights (temporary)", mesh)
+    tree = None
+    try:
+        names = [g.name for g in probe.vertex_groups]
+        if group not in names:
+            have = ", ".join(repr(n) for n in names[:8]) or "none"
+            raise ValueError(f"the terrain {terrain.name!r} has no vertex group {group!r} (it has {have})")
+        tree = _weights_nodes(group)
+        probe.modifiers.new("Orogen Weights", "NODES").node_group = tree
+        context.scene.collection.objects.link(probe)
+        evaluated = probe.evaluated_get(context.evaluated_depsgraph_get())
+        values = np.zeros(len(mesh.vertices), dtype=np.float32)
+        data = evaluated.to_mesh()
+        try:
+            data.attributes[_WEIGHTS_ATTRIBUTE].data.foreach_get("value", values)
+        finally:
+            evaluated.to_mesh_clear()
+    finally:
+        bpy.data.objects.remove(probe)
+        if tree is not None:
+            bpy.data.node_groups.remove(tree)
+    return core_inputs.WeightsInput(np.clip(values, 0.0, 1.0).reshape(shape), name=group)
+
+
+#: Reader of each input kind: ``(object, terrain frame, depsgraph) -> input``; ``weights`` is read from the
+#: terrain itself, ``(terrain, group name, context) -> input`` (:func:`read_weights`). Other kinds are refused.
+READERS: dict[str, Callable[..., core_inputs.Input]] = {"mesh": read_mesh, "curve": read_curve, "weights": read_weights}
+
+
+def gather(
+    spec: TerrainSpec, frame: Matrix | None = None, context=None, terrain=None
+) -> dict[tuple[str, str], core_inputs.Input]:
     """The inputs of every object ``spec`` names (:meth:`core.spec.TerrainSpec.objects`), read in the frame of
-    the terrain whose world matrix is ``frame`` (default identity: a terrain at the origin).
+    the terrain whose world matrix is ``frame`` (default identity: a terrain at the origin); ``terrain`` is the
+    terrain object, whose vertex groups the ``weights`` inputs are.
 
-    ``ValueError`` naming the setting for an object that is missing, of the wrong kind or unreadable."""
+    ``ValueError`` naming the setting for an object or vertex group that is missing, of the wrong kind or
+    unreadable."""
     frame = frame if frame is not None else Matrix.Identity(4)
+    depsgraph = None
     found: dict[tuple[str, str], core_inputs.Input] = {}
     if spec.generator == "file":
         path = spec.params["path"]
@@ -97,10 +263,17 @@ def gather(spec: TerrainSpec, frame: Matrix | None = None, context=None) -> dict
             real = sources.resolve_path(path)
             if os.path.lexists(real):
                 found[("file", path)] = read_file(real, key=path)
-    depsgraph = context.evaluated_depsgraph_get() if context is not None else None
     for path, kind, name in spec.objects():
         if (kind, name) in found:
             continue
+        if kind == "weights":
+            try:
+                found[(kind, name)] = read_weights(terrain, name, context)
+            except ValueError as err:
+                raise ValueError(f"{path}: {err}") from None
+            continue
+        if depsgraph is None and context is not None:
+            depsgraph = context.evaluated_depsgraph_get()
         obj = bpy.data.objects.get(name)
         if obj is None:
             raise ValueError(f"{path}: no object named {name!r} in this file")
@@ -112,6 +285,16 @@ def gather(spec: TerrainSpec, frame: Matrix | None = None, context=None) -> dict
         except ValueError as err:
             raise ValueError(f"{path}: {err}") from None
     return found
+
+
+def terrain_inputs(
+    spec: TerrainSpec, frame: Matrix | None, context, terrain=None
+) -> dict[tuple[str, str], core_inputs.Input]:
+    """:func:`gather` for a terrain whose world matrix is ``frame`` (an existing terrain's ``matrix_world``, or
+    where one is about to be added), without touching the depsgraph when ``spec`` names no object (``{}``);
+    ``terrain`` is the terrain object (its vertex groups are the ``weights`` inputs; ``None`` for one about to
+    be added, which has none). A file source's PNG or OpenEXR is read too (:func:`read_file`)."""
+    return gather(spec, frame, context, terrain=terrain) if spec.objects() or spec.generator == "file" else {}
 
 
 def read_file(path: str, key: str | None = None) -> core_inputs.FileInput:

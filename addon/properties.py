@@ -10,6 +10,9 @@ new terrains in ``scene.orogen``), laid out as its spec is::
     obj.orogen.generator                         which generator
     obj.orogen.hills.count                       each generator's parameters, in its own group
     obj.orogen.filters[i].type / .enabled / .box_blur.passes
+    obj.orogen.filters[i].mask.source / .low / ...   each filter's mask (core.masks.MASK_PARAMS)
+    obj.orogen.filters[i].erosion.erodibility_map    a filter's parameter maps (core.masks.ParamMap)
+    obj.orogen.sources[i].type / .blend / .opacity / .crater.radius    the sources stack (core.sources)
     obj.orogen.lighting.azimuth, obj.orogen.material.shading
     obj.orogen.layers[i].color
 
@@ -32,7 +35,9 @@ from bpy.props import (
 )
 
 from ..core.lighting import LIGHTING_PARAMS
+from ..core.masks import MASK_PARAMS
 from ..core.params import FILTERS, GENERATORS, condition_text
+from ..core.sources import SOURCE_PARAMS, STAMPS
 from ..core.spec import LAYER_PARAMS, MATERIAL_PARAMS, WORLD_PARAMS
 
 INT32_MAX = 2**31 - 1
@@ -103,7 +108,11 @@ class Groups:
 
     generators: dict = {}
     filters: dict = {}
+    maps: dict = {}
     filter_item = None
+    mask = None
+    stamps: dict = {}
+    source_item = None
     lighting = None
     material = None
     layer = None
@@ -144,6 +153,12 @@ def spec_annotations(update=None) -> dict:
         type=Groups.filter_item, name="Filters", description="The filter stack, run in order after the generator"
     )
     out["active_filter"] = IntProperty(name="Active Filter", min=0, default=0, options={"HIDDEN", "SKIP_SAVE"})
+    out["sources"] = CollectionProperty(
+        type=Groups.source_item,
+        name="Sources",
+        description="Generators and stamps blended on the generator, in order, before the filters",
+    )
+    out["active_source"] = IntProperty(name="Active Source", min=0, default=0, options={"HIDDEN", "SKIP_SAVE"})
     out["lighting"] = PointerProperty(type=Groups.lighting, name="Lighting")
     out["material"] = PointerProperty(type=Groups.material, name="Material")
     out["layers"] = CollectionProperty(type=Groups.layer, name="Layers", description="Colour layers of the material")
@@ -202,11 +217,46 @@ def _terrain_extras(update) -> dict:
     }
 
 
+def source_types():
+    """The ``type`` items of a source: the stamps, then the generators (core's :func:`core.sources.source_part`)."""
+    return (*_enum_items(STAMPS), *_enum_items(GENERATORS))
+
+
+def _source_extra(update) -> dict:
+    """A source item's annotations beyond its declared entry settings: its type, its expansion in the panel and
+    one group per generator and stamp (the generators' groups are the Generator panel's classes)."""
+    return {
+        "type": EnumProperty(
+            name="Type",
+            items=source_types(),
+            description="What the source is: a stamp or a generator",
+            **({"update": update} if update else {}),
+        ),
+        "show_expanded": BoolProperty(name="Expanded", default=True, options={"HIDDEN", "SKIP_SAVE"}),
+        **{key: PointerProperty(type=cls) for key, cls in {**Groups.stamps, **Groups.generators}.items()},
+    }
+
+
 def register(update=None) -> None:
     """Make and register every group from core's declarations; ``update`` is the live-update callback."""
     g = Groups
     g.generators = {key: group_class(f"OROGEN_PG_gen_{key}", gen.params, update) for key, gen in GENERATORS.items()}
-    g.filters = {key: group_class(f"OROGEN_PG_filter_{key}", f.params, update) for key, f in FILTERS.items()}
+    shown = {"show_expanded": BoolProperty(name="Expanded", default=False, options={"HIDDEN", "SKIP_SAVE"})}
+    g.maps = {  # each filter's parameter maps (core.masks.ParamMap): a mask and the two values it maps to
+        (key, pm.key): group_class(f"OROGEN_PG_map_{key}_{pm.name}", pm.params, update, extra=shown)
+        for key, f in FILTERS.items()
+        for pm in f.param_maps
+    }
+    g.filters = {
+        key: group_class(
+            f"OROGEN_PG_filter_{key}",
+            f.params,
+            update,
+            extra={pm.key: PointerProperty(type=g.maps[(key, pm.key)], name=pm.label) for pm in f.param_maps},
+        )
+        for key, f in FILTERS.items()
+    }
+    g.mask = group_class("OROGEN_PG_mask", MASK_PARAMS, update)
     item_extra = {
         "type": EnumProperty(
             name="Type",
@@ -221,14 +271,30 @@ def register(update=None) -> None:
             **({"update": update} if update else {}),
         ),
         "show_expanded": BoolProperty(name="Expanded", default=True, options={"HIDDEN", "SKIP_SAVE"}),
+        "show_mask": BoolProperty(name="Mask", default=False, options={"HIDDEN", "SKIP_SAVE"}),
+        "mask": PointerProperty(type=g.mask, name="Mask", description="Where the filter acts (core.masks)"),
         **{key: PointerProperty(type=cls) for key, cls in g.filters.items()},
     }
     g.filter_item = group_class("OROGEN_PG_filter", (), extra=item_extra)
+    g.stamps = {key: group_class(f"OROGEN_PG_stamp_{key}", st.params, update) for key, st in STAMPS.items()}
+    g.source_item = group_class("OROGEN_PG_source", SOURCE_PARAMS, update, extra=_source_extra(update))
     g.lighting = group_class("OROGEN_PG_lighting", LIGHTING_PARAMS, update)
     g.material = group_class("OROGEN_PG_material", MATERIAL_PARAMS, update)
     g.layer = group_class("OROGEN_PG_layer", LAYER_PARAMS, update)
     g.terrain = group_class("OROGEN_PG_terrain", (), extra={**spec_annotations(update), **_terrain_extras(update)})
-    g.classes = [*g.generators.values(), *g.filters.values(), g.filter_item, g.lighting, g.material, g.layer, g.terrain]
+    g.classes = [
+        *g.generators.values(),
+        *g.maps.values(),
+        *g.filters.values(),
+        g.mask,
+        g.filter_item,
+        *g.stamps.values(),
+        g.source_item,
+        g.lighting,
+        g.material,
+        g.layer,
+        g.terrain,
+    ]
     for cls in g.classes:
         bpy.utils.register_class(cls)
     bpy.types.Scene.orogen = PointerProperty(type=g.terrain, name="Orogen Terrain")
@@ -241,7 +307,7 @@ def unregister() -> None:
     for cls in reversed(Groups.classes):
         bpy.utils.unregister_class(cls)
     Groups.classes = []
-    Groups.generators, Groups.filters = {}, {}
+    Groups.generators, Groups.filters, Groups.maps, Groups.mask, Groups.stamps = {}, {}, {}, None, {}
 
 
 def nonfinite_error(data) -> str | None:

@@ -16,7 +16,9 @@ import numpy as np
 
 from ..core.colormap import DEFAULT_LAYERS, Layer
 from ..core.lighting import LIGHTING_PARAMS
+from ..core.masks import MASK_PARAMS
 from ..core.params import FILTERS, GENERATORS
+from ..core.sources import SOURCE_PARAMS, Source, source_part
 from ..core.spec import (
     LAYER_PARAMS,
     MATERIAL_PARAMS,
@@ -94,10 +96,7 @@ def read_spec(data) -> TerrainSpec:
         if spec is not None:
             return spec
     generator = data.generator
-    steps = tuple(
-        Step(item.type, read_group(getattr(item, item.type), FILTERS[item.type].params), item.enabled)
-        for item in data.filters
-    )
+    steps = tuple(read_step(item) for item in data.filters)
     if not steps and not getattr(data, "initialized", True):
         steps = TerrainSpec().filters  # settings no spec was written to (a new scene's panel): the default stack
     # Settings that never had layers (a new scene's panel) have the default ones.
@@ -110,7 +109,36 @@ def read_spec(data) -> TerrainSpec:
         lighting=read_group(data.lighting, LIGHTING_PARAMS),
         material=read_group(data.material, MATERIAL_PARAMS),
         layers=layers,
+        sources=read_sources(data),
     )
+
+
+def read_step(item) -> Step:
+    """The filter-stack ``item`` as a :class:`core.spec.Step`: its type, settings, switch and mask."""
+    mask = getattr(item, "mask", None)  # an operator's stack from before masks: none
+    group = getattr(item, item.type)
+    return Step(
+        item.type,
+        read_group(group, FILTERS[item.type].params),
+        item.enabled,
+        read_group(mask, MASK_PARAMS) if mask is not None else {},
+        {pm.key: read_group(getattr(group, pm.key), pm.params) for pm in FILTERS[item.type].param_maps},
+    )
+
+
+def read_sources(data) -> tuple:
+    """The sources stack ``data`` holds (:class:`core.sources.Source` each; errors name ``sources[i]``).
+
+    A file path (the image stamp's) relative to the .blend file (``//stamp.npy``, what Blender's file browser
+    writes) is made absolute, as core reads it outside Blender."""
+    out = []
+    for i, item in enumerate(getattr(data, "sources", ())):
+        part = source_part(item.type, f"sources[{i}].")
+        params = read_group(getattr(item, item.type), part.params)
+        params.update({p.name: image_path(params[p.name]) for p in part.params if p.kind == "path"})
+        values = {**read_group(item, SOURCE_PARAMS), **params}
+        out.append(Source.from_values(item.type, values, f"sources[{i}]."))
+    return tuple(out)
 
 
 def _as_property(p, value):
@@ -133,11 +161,24 @@ def as_stored(spec: TerrainSpec) -> TerrainSpec:
         **held(WORLD_PARAMS, {p.name: getattr(spec, p.name) for p in WORLD_PARAMS}),
         generator=spec.generator,
         params=held(GENERATORS[spec.generator].params, spec.params),
-        filters=tuple(Step(s.key, held(FILTERS[s.key].params, s.params), s.enabled) for s in spec.filters),
+        filters=tuple(
+            Step(
+                s.key,
+                held(FILTERS[s.key].params, s.params),
+                s.enabled,
+                held(MASK_PARAMS, s.mask),
+                {pm.key: held(pm.params, s.maps[pm.key]) for pm in FILTERS[s.key].param_maps},
+            )
+            for s in spec.filters
+        ),
         lighting=held(LIGHTING_PARAMS, spec.lighting),
         material=held(MATERIAL_PARAMS, spec.material),
         layers=tuple(
             Layer(**held(LAYER_PARAMS, {f: getattr(lay, f) for f in lay.__dataclass_fields__})) for lay in spec.layers
+        ),
+        sources=tuple(
+            Source(src.key, held(source_part(src.key).params, src.params), held(SOURCE_PARAMS, src.settings))
+            for src in spec.sources
         ),
     )
 
@@ -159,13 +200,39 @@ def write_spec(data, spec: TerrainSpec) -> None:
     write_group(data.lighting, LIGHTING_PARAMS, spec.lighting)
     write_group(data.material, MATERIAL_PARAMS, spec.material)
     write_layers(data, spec.layers)
+    if hasattr(data, "sources"):
+        write_sources(data, spec.sources)
+
+
+def write_source(item, source: Source) -> None:
+    """Make sources-stack ``item`` hold ``source``."""
+    item.type = source.key
+    write_group(item, SOURCE_PARAMS, source.settings)
+    write_group(getattr(item, source.key), source_part(source.key).params, source.params)
+
+
+def write_sources(data, sources) -> None:
+    """Replace ``data``'s sources stack by ``sources`` (rewritten in place when the types are the same, as
+    :func:`write_filters` does)."""
+    if [item.type for item in data.sources] == [src.key for src in sources]:
+        for item, src in zip(data.sources, sources, strict=True):
+            write_source(item, src)
+        return
+    data.sources.clear()
+    for src in sources:
+        write_source(data.sources.add(), src)
+    data.active_source = max(0, min(data.active_source, len(sources) - 1))
 
 
 def write_filter(item, step: Step) -> None:
     """Make filter-stack ``item`` hold ``step``."""
     item.type = step.key
     item.enabled = step.enabled
-    write_group(getattr(item, step.key), FILTERS[step.key].params, step.params)
+    group = getattr(item, step.key)
+    write_group(group, FILTERS[step.key].params, step.params)
+    write_group(item.mask, MASK_PARAMS, step.mask)
+    for pm in FILTERS[step.key].param_maps:
+        write_group(getattr(group, pm.key), pm.params, step.maps[pm.key])
 
 
 def write_filters(data, steps) -> None:

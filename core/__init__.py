@@ -20,10 +20,10 @@ subject, each module named after what it does:
 
 At the top level stay what ties them together: the parameter declarations
 (:mod:`.params`, :mod:`.catalog`), the whole terrain (:mod:`.spec`, its
-heightmap part :mod:`.recipe`, exact windows :mod:`.window`, worlds of tiles
-:mod:`.world`), presets (:mod:`.presets`), the shared checks
+heightmap part :mod:`.recipe`, its sources and stamps :mod:`.sources`, exact
+windows :mod:`.window`, worlds of tiles :mod:`.world`), presets (:mod:`.presets`), the shared checks
 (:mod:`.heightmap`), randomness (:mod:`.rng`), units (:mod:`.units`),
-colours (:mod:`.colormap`), the simple filters (:mod:`.filters`) and one
+colours (:mod:`.colormap`), masks of filters (:mod:`.masks`), the simple filters (:mod:`.filters`) and one
 cancellation protocol (:mod:`.progress`: a callback ``progress(done, total)``
 returning ``False`` raises :class:`Cancelled`). Options past the first one to
 three data arguments are keyword-only everywhere.
@@ -60,6 +60,7 @@ from .lighting.occlusion import ambient_occlusion
 from .lighting.settings import sun_angles
 from .lighting.shadows import cast_shadows
 from .lighting.slope_light import light_direction, slope_lightmap
+from .masks import MASK_PARAMS, blend_masked, mask_weights
 from .noise.fractal import fractal_noise
 from .noise.lattice import cellular_noise, perlin_grid, perlin_noise, simplex_noise, value_grid, value_noise
 from .noise.white import lattice_white_noise, white_noise
@@ -68,6 +69,7 @@ from .presets import PRESETS, preset_spec
 from .progress import Cancelled, ProgressBar, progress_text, time_left
 from .recipe import Recipe
 from .rng import sub_seed, uniform
+from .sources import STAMPS, Source, Stamp, register_stamp
 from .spec import TerrainSpec, apply_settings, json_schema, load_spec
 from .window import Window
 
@@ -84,10 +86,15 @@ __all__ = [
     "Generator",
     "Layer",
     "MAX_CELLS",
+    "MASK_PARAMS",
     "PRESETS",
     "Param",
     "ProgressBar",
     "Recipe",
+    "STAMPS",
+    "Source",
+    "Stamp",
+    "register_stamp",
     "StreamPowerResult",
     "TerrainSpec",
     "Window",
@@ -96,6 +103,7 @@ __all__ = [
     "apply_settings",
     "as_heightmap",
     "bake_maps",
+    "blend_masked",
     "box_blur",
     "cast_shadows",
     "cellular_noise",
@@ -122,6 +130,7 @@ __all__ = [
     "light_direction",
     "load_json",
     "load_spec",
+    "mask_weights",
     "multidirectional_hillshade",
     "noise_hills_pits",
     "normal_map",

@@ -21,6 +21,7 @@ from .erosion.stream_power import (
     MFD_STEP_BYTES,
     STEP_BYTES,
     default_channel_width,
+    default_erodibility,
     map_diffusivity,
     stream_power_erosion,
     stream_power_passes,
@@ -32,6 +33,7 @@ from .generators.hills_pits import noise_hills_pits
 from .generators.midpoint_displacement import diamond_square
 from .generators.sources import SOURCES
 from .heightmap import flatten
+from .masks import param_map
 from .noise.fractal import fractal_noise
 from .params import (
     AllOf,
@@ -844,6 +846,38 @@ def _metres_discarded() -> Iterator[None]:
         raise Cancelled(str(err), done=err.done, total=err.total) from None
 
 
+#: The thermal filter's talus angle per cell (a mask mapped to angles: steep rock, gentle scree).
+TALUS_MAP = param_map(
+    "talus",
+    "Talus Angle",
+    "Talus angle per cell: the map's weights 0..1 become angles between its two values (replacing Talus Angle)",
+    unit="deg",
+    hard=(0.0, 89.0),
+    soft=(10.0, 60.0),
+    default=(30.0, 45.0),
+)
+#: The stream-power filter's rock hardness: a factor on K per cell (0 = rock that does not erode).
+ERODIBILITY_MAP = param_map(
+    "erodibility",
+    "Erodibility",
+    "Rock hardness per cell: K times a factor between the map's two values (0: rock that does not erode)",
+    unit="factor",
+    hard=(0.0, 100.0),
+    soft=(0.0, 4.0),
+    default=(1.0, 1.0),
+)
+#: The stream-power filter's precipitation: each cell's area weighted by it before accumulation (the discharge).
+PRECIPITATION_MAP = param_map(
+    "precipitation",
+    "Precipitation",
+    "Precipitation per cell relative to 1: the drainage area becomes the discharge of the rain that falls",
+    unit="factor",
+    hard=(0.0, 1000.0),
+    soft=(0.0, 4.0),
+    default=(1.0, 1.0),
+)
+
+
 def _thermal(
     heightmap: Any,
     *,
@@ -856,12 +890,14 @@ def _thermal(
     outside: str = "extend",
     maps: dict[str, Any] | None = None,
     callback: Progress | None = None,
+    talus_map: Any = None,
 ) -> Any:
-    """Thermal erosion of a normalised heightmap at the terrain's scale (metres), back to normalised units."""
+    """Thermal erosion of a normalised heightmap at the terrain's scale (metres), back to normalised units;
+    ``talus_map`` (degrees per cell, :data:`TALUS_MAP`) replaces ``talus_angle``."""
     with _metres_discarded():
         result = thermal_erosion(
             heightmap * np.float32(height),
-            talus_angle=talus_angle,
+            talus_angle=talus_angle if talus_map is None else np.asarray(talus_map, dtype=np.float64),
             cell_size=cell_size,
             steps=steps,
             rate=rate,
@@ -974,6 +1010,7 @@ register_filter(
         margin=lambda _p: _WHOLE_WORLD,
         passes=lambda p: 5 * int(p.get("steps", 50)),
         uses_scale=True,
+        param_maps=(TALUS_MAP,),
         makes_maps=True,
     )
 )
@@ -1091,6 +1128,17 @@ def uplift_map(heightmap: Any, uplift: float, scale: str) -> Any:
     return uplift * (h / peak) if peak > 0.0 else np.zeros_like(h)
 
 
+def _erodibility(
+    shape: tuple[int, int], cell_size: float, duration: float, k: float | None, m: float, n: float, factors: Any
+) -> Any:
+    """K for the solver: ``k`` (``None``: the automatic one, left to the solver) times the erodibility map's
+    per-cell factors when there are any (then the automatic K is :func:`.stream_power.default_erodibility`)."""
+    if factors is None:
+        return k
+    base = default_erodibility(shape, cell_size, duration, m=m, n=n) if k is None else k
+    return np.clip(base * np.asarray(factors, dtype=np.float64), 0.0, 1.0)
+
+
 def _stream_power(
     heightmap: Any,
     *,
@@ -1118,8 +1166,15 @@ def _stream_power(
     flats: str = "towards_lower",
     maps: dict[str, Any] | None = None,
     callback: Progress | None = None,
+    erodibility_map: Any = None,
+    precipitation_map: Any = None,
 ) -> Any:
     """Stream-power erosion of a normalised heightmap at the terrain's scale, back to normalised units.
+
+    ``erodibility_map`` (:data:`ERODIBILITY_MAP`) multiplies K per cell (the automatic K too), as Braun &
+    Willett 2013's implicit scheme takes a spatially variable K cell by cell; ``precipitation_map``
+    (:data:`PRECIPITATION_MAP`) weights each cell's area before it is accumulated (the effective discharge).
+    Without them the run is the one without maps, bit for bit.
 
     With ``uplift_from_terrain`` the uplift map is the starting terrain scaled to ``uplift`` at its highest
     point, so the generator's large shapes stay as a tectonic start. With ``auto_rates`` and ``auto_scale``
@@ -1145,7 +1200,7 @@ def _stream_power(
         result = stream_power_erosion(
             metres,
             cell_size,
-            k=None if auto_rates else k,
+            k=_erodibility(shape, cell_size, dt * max(steps, 1), None if auto_rates else k, m, n, erodibility_map),
             m=m,
             n=n,
             uplift=rate,
@@ -1161,6 +1216,7 @@ def _stream_power(
             diffusion_scheme=diffusion_scheme,
             flats=flats,
             callback=callback,
+            precipitation=precipitation_map,
         )
     if maps is not None:
         maps["drainage_area"] = result.drainage_area.astype(np.float32)
@@ -1414,8 +1470,11 @@ register_filter(
             int(p.get("steps", 30)), routing=str(p.get("routing", "d8")), n=float(p.get("n", 1.0))
         ),
         uses_scale=True,
+        param_maps=(ERODIBILITY_MAP, PRECIPITATION_MAP),
         makes_maps=True,
     )
 )
 for _source in SOURCES:  # the file and object sources, after the generators
     register_generator(_source)
+
+from . import carve  # noqa: E402, F401  (registers the carve filter, last in the menus)

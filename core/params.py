@@ -484,13 +484,18 @@ class Filter(Part):
     ``memory(params)`` is the bytes per cell it holds at its peak beyond the
     heightmap (what the memory guard adds, see :meth:`core.recipe.Recipe.peak_bytes`;
     0 for the filters that hold a few arrays of the heightmap's size).
+    With ``uses_window`` it also takes ``window`` (the :class:`core.window.Window`
+    of world cells its heightmap covers) and ``world_shape``: a filter that places
+    cells in the world (the carve filter's curve, :func:`core.inputs.grid_xy`).
     """
 
     margin: Callable[[Mapping[str, Any]], int] = field(default=lambda _p: 0)
     passes: Callable[[Mapping[str, Any]], int] = field(default=lambda _p: 1)
     uses_scale: bool = False
     makes_maps: bool = False
+    uses_window: bool = False
     memory: Callable[[Mapping[str, Any]], int] = field(default=lambda _p: 0)
+    param_maps: tuple[Any, ...] = ()
 
 
 #: Generators by key, in registration order (the order menus show them).
@@ -513,8 +518,10 @@ RESERVED = frozenset(
         "lighting",
         "material",
         "layers",
+        "sources",
         "type",
         "enabled",
+        "mask",
     }
 )
 
@@ -527,8 +534,8 @@ def _register(registry: dict[str, Any], item: Part, what: str) -> None:
     if item.key in GENERATORS or item.key in FILTERS:
         raise ValueError(f"{item.key!r} is already registered")
     names = [p.name for p in item.params]
-    if len(set(names)) != len(names) or {"type", "enabled"} & set(names):
-        raise ValueError(f"{item.key}: parameter names must be unique and not 'type' or 'enabled'")
+    if len(set(names)) != len(names) or {"type", "enabled", "mask"} & set(names):
+        raise ValueError(f"{item.key}: parameter names must be unique and not 'type', 'enabled' or 'mask'")
     registry[item.key] = item
 
 

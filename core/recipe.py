@@ -7,9 +7,12 @@ Evaluating a recipe runs:
 1. the generator on the world (or a window of it, widened by the margin the
    filters read), giving raw heights;
 2. normalisation to ``[0, 1]`` by the world's raw range;
-3. the filters, in order, on heights in units of ``height`` metres (filters
+3. the ``sources`` stack, if any (:mod:`core.sources`): generators and stamps
+   blended on in metres, each placed and with its own seed (a recipe without
+   sources skips this step and gives exactly what it gave);
+4. the filters, in order, on heights in units of ``height`` metres (filters
    that work in metres multiply by it);
-4. with ``fit_height`` (always in versions 1 and 2), a final normalisation by
+5. with ``fit_height`` (always in versions 1 and 2), a final normalisation by
    the world's range after the filters, so every terrain spans exactly
    ``[0, 1]``. Without it (version 3's default) the filtered heights are the
    result: relief a filter lowered in metres stays lowered.
@@ -24,7 +27,11 @@ made without a version is of the current version (:data:`RECIPE_VERSION`).
 For the whole world both ranges are the map's own. A window needs them from
 the world (:meth:`Recipe.world_ranges`), and then equals the same cells of the
 whole bit for bit (within ``filters.WINDOW_TOLERANCE`` of the range when the
-erosion filter is in the stack).
+erosion filter is in the stack). A generator source is normalised by the raw
+range of its own whole grid: ``world_ranges`` then returns it as a third
+element (:data:`Ranges`); given the two-element form (as :mod:`core.world`'s
+tile passes make it), an evaluation computes those ranges itself, in bands,
+and caches them (:func:`core.sources.source_range`).
 """
 
 from __future__ import annotations
@@ -43,9 +50,11 @@ from .catalog import MAP_NAMES
 from .heightmap import MAX_CELLS, check_number, check_world_shape, normalize
 from .io.formats import units_of_metres
 from .io.jsonio import load_json
+from .masks import blend_masked, check_mask, is_masked, mask_margin, mask_weights
 from .params import FILTERS, GENERATORS, MAX_FILTERS, Filter, Generator, short_list
 from .progress import Cancelled, Progress, check_progress
-from .rng import check_seed
+from .rng import check_seed, sub_seed
+from .sources import STAMPS, apply_sources, check_sources, source_range, source_seed
 from .versions import SPEC_VERSION, part, upgrade_recipe
 from .window import Window, check_window, crop, expand
 
@@ -63,9 +72,16 @@ __all__ = [
     "RECIPE_VERSION",
     "Recipe",
     "Ranges",
+    "SourceRanges",
 ]
 
-Ranges = tuple[tuple[float, float], tuple[float, float]]
+#: ``((raw_low, raw_high), (low, high))``, or with generator sources a third element: each source's whole-grid
+#: raw range (``None`` for a stamp), see :meth:`Recipe.world_ranges`.
+Ranges = (
+    tuple[tuple[float, float], tuple[float, float]]
+    | tuple[tuple[float, float], tuple[float, float], tuple[tuple[float, float] | None, ...]]
+)
+SourceRanges = tuple[tuple[float, float] | None, ...]
 
 #: Bounds checked before anything else is validated, so a huge recipe is refused at once with a short message
 #: (and :data:`core.params.MAX_FILTERS`, the longest filter stack).
@@ -100,19 +116,58 @@ def _check_required(function: Callable[..., Any], params: Mapping[str, Any], wha
         raise ValueError(f"{what}: missing parameters {sorted(missing)}")
 
 
+def _declared_maps(key: str, version: int) -> set[str]:
+    """The JSON keys of the parameter maps filter ``key`` declares at ``version`` (none for an unknown key)."""
+    try:
+        return {pm.key for pm in cast(Filter, part(key, version)).param_maps}
+    except (KeyError, ValueError, TypeError):
+        return set()
+
+
 def _check_ranges(ranges: object) -> Ranges:
-    """Validate ``((raw_low, raw_high), (low, high))`` as returned by :meth:`Recipe.world_ranges`."""
+    """Validate ``((raw_low, raw_high), (low, high))`` as returned by :meth:`Recipe.world_ranges`, with or without
+    its third element (the sources' ranges, :func:`_check_source_ranges`)."""
     ok = (
         isinstance(ranges, (tuple, list))
-        and len(ranges) == 2
-        and all(isinstance(r, (tuple, list)) and len(r) == 2 for r in ranges)
+        and len(ranges) in (2, 3)
+        and all(isinstance(r, (tuple, list)) and len(r) == 2 for r in ranges[:2])
     )
     if not ok:
-        raise TypeError(f"ranges must be ((raw_low, raw_high), (low, high)) from world_ranges(), got {ranges!r}")
+        raise TypeError(f"ranges must be ((raw_low, raw_high), (low, high)) from world_ranges(), got {ranges!r:.200}")
+    seq = cast("Sequence[Sequence[object]]", ranges)
     pairs: list[tuple[float, float]] = []
-    for i, pair in enumerate(cast("Sequence[Sequence[object]]", ranges)):
+    for i, pair in enumerate(seq[:2]):
         pairs.append((check_number(pair[0], f"ranges[{i}][0]"), check_number(pair[1], f"ranges[{i}][1]")))
+    if len(seq) == 3:
+        return pairs[0], pairs[1], _check_source_ranges(seq[2])
     return pairs[0], pairs[1]
+
+
+def _check_source_ranges(ranges: object) -> SourceRanges:
+    """Validate the sources' ranges (the third element of :data:`Ranges`): ``None`` or ``(low, high)`` each."""
+    if not isinstance(ranges, (tuple, list)):
+        raise TypeError(f"ranges[2] must be a list of the sources' (low, high) or null, got {ranges!r:.80}")
+    out: list[tuple[float, float] | None] = []
+    for i, pair in enumerate(ranges):
+        if pair is None:
+            out.append(None)
+            continue
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            raise TypeError(f"ranges[2][{i}] must be (low, high) or null, got {pair!r:.80}")
+        out.append((check_number(pair[0], f"ranges[2][{i}][0]"), check_number(pair[1], f"ranges[2][{i}][1]")))
+    return tuple(out)
+
+
+def _sources_of(data: object) -> tuple[tuple[str, Mapping[str, Any]], ...]:
+    """A recipe's ``sources`` from JSON: a list of objects with a ``type``."""
+    if not isinstance(data, list):
+        raise TypeError(f"sources must be a JSON list, got {type(data).__name__}")
+    out = []
+    for i, f in enumerate(data):
+        if not isinstance(f, Mapping) or "type" not in f:
+            raise ValueError(f"sources[{i}] must be an object with a 'type', got {f!r:.60}")
+        out.append((str(f["type"]), {k: v for k, v in f.items() if k != "type"}))
+    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -124,8 +179,10 @@ class Recipe:
     declarations (see :mod:`core.catalog`); missing ones take the functions'
     defaults. ``cell_size`` (metres per cell) reaches generators that work in
     metres; ``cell_size`` and ``height`` (metres of the normalised range) reach filters
-    that work in metres. A :class:`core.spec.TerrainSpec` is the whole terrain (scale,
-    lighting, colours); its heightmap part is a recipe.
+    that work in metres. ``sources`` are ``(type, settings)`` pairs of :mod:`core.sources` (a generator or stamp
+    key; the entry's :data:`core.sources.SOURCE_PARAMS` and the part's parameters, flat), blended on after the
+    normalisation and before the filters; disabled entries are kept (each source's seed is its index's). A
+    :class:`core.spec.TerrainSpec` is the whole terrain (scale, lighting, colours); its heightmap part is a recipe.
     """
 
     generator: str = "hills"
@@ -137,6 +194,9 @@ class Recipe:
     height: float = 1.0
     version: int = RECIPE_VERSION
     fit_height: bool = True
+    sources: tuple[tuple[str, Mapping[str, Any]], ...] = ()
+    masks: tuple[Mapping[str, Any] | None, ...] = ()
+    param_maps: tuple[Mapping[str, Mapping[str, Any]] | None, ...] = ()
 
     def __post_init__(self) -> None:
         if isinstance(self.version, bool) or self.version not in (2, 3, RECIPE_VERSION):
@@ -187,6 +247,64 @@ class Recipe:
         # The stack's work is checked against the user's limit when a job starts (check_work, _run), not here:
         # a spec over the limit can still be read, shown and changed.
         object.__setattr__(self, "filters", tuple(stack))
+        self._check_sources()
+        object.__setattr__(self, "masks", self._check_masks(self.masks))
+        object.__setattr__(self, "param_maps", self._check_param_maps(self.param_maps))
+
+    def _check_param_maps(self, maps: object) -> tuple[Mapping[str, Mapping[str, Any]] | None, ...]:
+        """``param_maps`` checked: per filter ``None`` or ``{"erodibility_map": values, ...}`` of the maps it
+        declares (:attr:`core.params.Filter.param_maps`); maps of source ``"none"`` are dropped, and a stack
+        without any map is ``()`` (the recipe without maps, bit for bit)."""
+        if not isinstance(maps, (tuple, list)):
+            raise TypeError(f"param_maps must be a sequence, one per filter, got {type(maps).__name__}")
+        if not maps:
+            return ()
+        if len(maps) != len(self.filters):
+            raise ValueError(
+                f"param_maps must give one entry (or None) per filter ({len(self.filters)}), got {len(maps)}"
+            )
+        out: list[Mapping[str, Mapping[str, Any]] | None] = []
+        for i, ((key, _), entry) in enumerate(zip(self.filters, maps, strict=True)):
+            if entry is None:
+                out.append(None)
+                continue
+            if not isinstance(entry, Mapping):
+                raise TypeError(f"filters[{i}]: param_maps must be a mapping of map keys to maps")
+            declared = {pm.key: pm for pm in self._filter(key).param_maps}
+            unknown = [k for k in entry if k not in declared]
+            if unknown:
+                raise ValueError(
+                    f"filters[{i}] ({key!r}) has no maps {short_list(unknown)}; "
+                    f"it has {short_list(list(declared)) or 'none'}"
+                )
+            checked = {k: declared[k].check(v, f"filters[{i}].{k}.") for k, v in entry.items()}
+            kept = {k: v for k, v in checked.items() if is_masked(v)}
+            out.append(kept or None)
+        return tuple(out) if any(e is not None for e in out) else ()
+
+    def maps_of(self, i: int) -> Mapping[str, Mapping[str, Any]]:
+        """The parameter maps of filter ``i`` of the stack that act (``{}``: none)."""
+        entry = self.param_maps[i] if self.param_maps else None
+        return entry or {}
+
+    def _check_masks(self, masks: object) -> tuple[Mapping[str, Any] | None, ...]:
+        """``masks`` checked (:func:`core.masks.check_mask`): one per filter or none at all; a mask of source
+        ``"none"`` becomes ``None``, and a stack without any mask ``()`` (the unmasked recipe, bit for bit)."""
+        if not isinstance(masks, (tuple, list)):
+            raise TypeError(f"masks must be a sequence of masks (or None), one per filter, got {type(masks).__name__}")
+        if not masks:
+            return ()
+        if len(masks) != len(self.filters):
+            raise ValueError(f"masks must give one mask (or None) per filter ({len(self.filters)}), got {len(masks)}")
+        if self.version == 2 and any(is_masked(m) for m in masks if m is not None):
+            raise ValueError("a version-2 recipe has no masks")
+        out = [None if m is None else check_mask(m, f"filters[{i}].mask.") for i, m in enumerate(masks)]
+        checked = tuple(m if is_masked(m) else None for m in out)
+        return checked if any(m is not None for m in checked) else ()
+
+    def mask_of(self, i: int) -> Mapping[str, Any] | None:
+        """The mask of filter ``i`` of the stack (``None``: unmasked)."""
+        return self.masks[i] if self.masks else None
 
     def check_work(self) -> float:
         """Refuse this recipe's filter stack if its estimated time is over the limit the user set
@@ -276,6 +394,56 @@ class Recipe:
     def _passes(self, stack: Sequence[tuple[str, Mapping[str, Any]]]) -> int:
         return sum(self._filter(key).passes(self._scaled(key, p)) for key, p in stack)
 
+    # --- sources (core.sources) ------------------------------------------------------------
+    def _check_sources(self) -> None:
+        """Validate the sources stack (:func:`core.sources.check_sources`); version 2 has none."""
+        if self.sources and self.version == 2:
+            raise ValueError("a version-2 recipe has no sources")
+        object.__setattr__(self, "sources", check_sources(self.sources))
+
+    def source_ranges(self) -> SourceRanges:
+        """Each source's whole-grid raw range (:func:`core.sources.source_range`; ``None`` for a stamp or a
+        disabled source): what generator sources are normalised by, whichever window is evaluated."""
+        return tuple(
+            None
+            if key in STAMPS or not settings["enabled"]
+            else source_range(
+                key,
+                {k: settings[k] for k in (p.name for p in GENERATORS[key].params)},
+                shape=self.shape,
+                seed=self._source_seed(i),
+                cell_size=self.cell_size,
+            )
+            for i, (key, settings) in enumerate(self.sources)
+        )
+
+    def _source_seed(self, index: int) -> int:
+        return source_seed(self.seed, index)
+
+    def _needs_source_ranges(self) -> bool:
+        return any(key not in STAMPS and settings["enabled"] for key, settings in self.sources)
+
+    def _apply_sources(
+        self, h: npt.NDArray[np.float32], window: Window, ranges: SourceRanges | None
+    ) -> npt.NDArray[np.float32]:
+        """``h`` (the normalised base heights of ``window``) with the sources blended on in metres, back in units
+        of ``height`` (:func:`core.sources.apply_sources`); ``h`` itself when no source is enabled, so a recipe
+        without sources gives exactly what it gave. ``ranges``: the sources' ranges, or ``None`` to compute them."""
+        if not any(settings["enabled"] for _, settings in self.sources):
+            return h
+        if ranges is None or len(ranges) != len(self.sources):
+            ranges = self.source_ranges() if self._needs_source_ranges() else (None,) * len(self.sources)
+        return apply_sources(
+            h,
+            self.sources,
+            shape=self.shape,
+            window=window,
+            cell_size=self.cell_size,
+            height=self.height if self.height > 0 else 1e-6,
+            seed=self.seed,
+            ranges=ranges,
+        )
+
     # --- JSON -------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         """Plain data (lists for tuples), the JSON form."""
@@ -292,8 +460,21 @@ class Recipe:
             "cell_size": self.cell_size,
             "height": self.height,
             "params": {k: plain(v) for k, v in self.params.items()},
-            "filters": [{"type": key, **{k: plain(v) for k, v in p.items()}} for key, p in self.filters],
+            "filters": [
+                {"type": key, **{k: plain(v) for k, v in p.items()}, **self._mask_entry(i)}
+                for i, (key, p) in enumerate(self.filters)
+            ],
+            **(
+                {"sources": [{"type": key, **{k: plain(v) for k, v in p.items()}} for key, p in self.sources]}
+                if self.sources
+                else {}
+            ),
         }
+
+    def _mask_entry(self, i: int) -> dict[str, Any]:
+        """``{"mask": {...}}`` for a masked filter ``i`` of the JSON form, ``{}`` for an unmasked one."""
+        m = self.mask_of(i)
+        return ({} if m is None else {"mask": dict(m)}) | {k: dict(v) for k, v in self.maps_of(i).items()}
 
     def to_json(self) -> str:
         """JSON text of the recipe (keys sorted, so equal recipes give equal text)."""
@@ -318,6 +499,7 @@ class Recipe:
             "cell_size",
             "height",
             "fit_height",
+            "sources",
         }
         if unknown:
             raise ValueError(f"unknown recipe keys: {short_list(list(unknown))}")
@@ -330,10 +512,15 @@ class Recipe:
             raise TypeError(f"filters must be a JSON list, got {type(filters_data).__name__}")
         _check_count_of(data.get("params", {}), "params", MAX_PARAMS)
         stack: list[tuple[str, Mapping[str, Any]]] = []
+        masks: list[Mapping[str, Any] | None] = []
+        pmaps: list[Mapping[str, Any] | None] = []
         for i, f in enumerate(filters_data):
             if not isinstance(f, Mapping) or "type" not in f:
                 raise ValueError(f"filters[{i}] must be an object with a 'type', got {f!r:.60}")
-            stack.append((str(f["type"]), {k: v for k, v in f.items() if k != "type"}))
+            declared = _declared_maps(str(f["type"]), data["version"])
+            stack.append((str(f["type"]), {k: v for k, v in f.items() if k not in ("type", "mask", *declared)}))
+            masks.append(f.get("mask"))
+            pmaps.append({k: f[k] for k in declared if k in f} or None)
         return cls(
             generator=data.get("generator", "hills"),
             seed=data.get("seed", 0),
@@ -344,6 +531,9 @@ class Recipe:
             height=data.get("height", 1.0),
             version=data["version"],
             fit_height=data["fit_height"],
+            masks=tuple(masks) if any(m is not None for m in masks) else (),
+            param_maps=tuple(pmaps) if any(m is not None for m in pmaps) else (),
+            sources=_sources_of(data.get("sources", [])),
         )
 
     @classmethod
@@ -363,7 +553,19 @@ class Recipe:
         """Cells each of ``filters`` (default: the stack) reads around a window, at this recipe's version and
         cell size; a margin of at least the world's longest side means the filter is global."""
         steps = self.filters if filters is None else filters
-        return [self._filter(key).margin(self._scaled(key, params)) for key, params in steps]
+        margins = [self._filter(key).margin(self._scaled(key, params)) for key, params in steps]
+        if filters is None:  # a mask's reach adds to its filter's (see mask_margins)
+            margins = [m + extra for m, extra in zip(margins, self.mask_margins(), strict=True)]
+        return margins
+
+    def mask_margins(self) -> list[int]:
+        """Cells each filter's mask reads around a window (:func:`core.masks.mask_margin`; 0 unmasked), which
+        :meth:`filter_margins` adds to the filter's own."""
+        return [
+            mask_margin(self.mask_of(i), self.cell_size)
+            + sum(mask_margin(m, self.cell_size) for m in self.maps_of(i).values())
+            for i in range(len(self.filters))
+        ]
 
     def margin(self) -> int:
         """Cells the filter stack reads around a window."""
@@ -412,6 +614,7 @@ class Recipe:
         raw_range: tuple[float, float] | None,
         maps: dict[str, npt.NDArray[np.float32]] | None = None,
         progress: Progress | None = None,
+        source_ranges: SourceRanges | None = None,
     ) -> tuple[npt.NDArray[np.float32], tuple[float, float]]:
         outer = expand(self.shape, window, self.margin())
         self._check_work(outer.shape, self.filters)
@@ -427,8 +630,8 @@ class Recipe:
         done = 1
         if raw_range is None:
             raw_range = (float(raw.min()), float(raw.max()))
-        h = self._start(raw, raw_range)
-        for key, params in self.filters:
+        h = self._apply_sources(self._start(raw, raw_range), outer, source_ranges)
+        for i, (key, params) in enumerate(self.filters):
             f = self._filter(key)
             scale = {"cell_size": self.cell_size, "height": self.height} if f.uses_scale else {}
             extra: dict[str, Any] = {}
@@ -439,8 +642,19 @@ class Recipe:
                     return progress is None or progress(start + passes * i // max(steps, 1), total) is not False
 
                 extra = {"maps": maps, "callback": None if progress is None else step}
+            if f.uses_window:
+                extra.update(window=outer, world_shape=self.shape)
+            mask = self.mask_of(i)
+            extra.update(self._param_map_values(i, h, outer))
             try:
-                h = f.function(h, **scale, **params, **extra)
+                if mask is None:
+                    h = f.function(h, **scale, **params, **extra)
+                else:  # blended by its mask: h + w * (filtered - h), its maps weighted (core.masks.blend_masked)
+                    w = self._mask_weights(i, mask, h, outer)
+                    own: dict[str, npt.NDArray[np.float32]] | None = None if maps is None else {}
+                    before = h.copy()
+                    after = f.function(h, **scale, **params, **({**extra, "maps": own} if f.makes_maps else extra))
+                    h = blend_masked(before, after, w, maps=maps if f.makes_maps else None, own=own)
             except ValueError as err:
                 if "cell_size" not in str(err):
                     raise
@@ -460,9 +674,50 @@ class Recipe:
             return units_of_metres(raw, self.height)
         return normalize(raw, raw_range)
 
+    def _param_map_values(self, i: int, h: npt.NDArray[np.float32], outer: Window) -> dict[str, Any]:
+        """``{"erodibility_map": per-cell values, ...}`` of filter ``i``'s parameter maps over ``h``, the heights it
+        is given (:meth:`core.masks.ParamMap.values` of the maps' weights); ``{}`` without maps."""
+        out: dict[str, Any] = {}
+        declared = {pm.key: pm for pm in self._filter(self.filters[i][0]).param_maps}
+        for key, values in self.maps_of(i).items():
+            weights = mask_weights(
+                values,
+                h,
+                cell_size=self.cell_size,
+                height=self.height,
+                world_shape=self.shape,
+                window=outer,
+                seed=sub_seed(self.seed, "mask", int(values["noise_seed"])),
+                where=f"filters[{i}].{key}.",
+                params=declared[key].params,
+            )
+            out[key] = declared[key].values(weights, values)
+        return out
+
+    def _mask_weights(self, i: int, mask: Mapping[str, Any], h: npt.NDArray[np.float32], outer: Window) -> Any:
+        """The weights of filter ``i``'s ``mask`` over ``h``, the heights of window ``outer`` it is given
+        (:func:`core.masks.mask_weights`; the noise seeded by ``sub_seed(seed, "mask", noise_seed)``)."""
+        return mask_weights(
+            mask,
+            h,
+            cell_size=self.cell_size,
+            height=self.height,
+            world_shape=self.shape,
+            window=outer,
+            seed=sub_seed(self.seed, "mask", int(mask["noise_seed"])),
+            where=f"filters[{i}].mask.",
+        )
+
     def world_ranges(self) -> Ranges:
-        """The world's raw range and its range after the filters (what windows normalise by)."""
-        h, raw_range = self._run(check_window(self.shape, None), None)
+        """The world's raw range and its range after the filters (what windows normalise by).
+
+        With enabled generator sources a third element follows: each source's whole-grid raw range
+        (:meth:`source_ranges`), which windows need too. ``evaluate`` also takes the two-element form (from the
+        tile passes of :mod:`core.world`) and then computes the sources' ranges itself (cached)."""
+        sources = self.source_ranges() if self._needs_source_ranges() else None
+        h, raw_range = self._run(check_window(self.shape, None), None, source_ranges=sources)
+        if sources is not None:
+            return raw_range, (float(h.min()), float(h.max())), sources
         return raw_range, (float(h.min()), float(h.max()))
 
     def evaluate_with_maps(
@@ -539,5 +794,5 @@ class Recipe:
                 raise ValueError("ranges are required to evaluate a window: use Recipe.world_ranges()")
             h, _ = self._run(win, None)
             return normalize(h) if self.fit_height else h
-        h, _ = self._run(win, ranges[0])
+        h, _ = self._run(win, ranges[0], source_ranges=ranges[2] if len(ranges) == 3 else None)
         return normalize(h, ranges[1]) if self.fit_height else h

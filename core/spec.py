@@ -11,7 +11,15 @@ by :func:`json_schema`) uses the declared names throughout::
      "filters": [{"type": "flatten", "enabled": true, "exponent": 1.5}],
      "lighting": {"mode": "hillshade", "azimuth": 315.0, ...},
      "material": {"enabled": true, "shading": "lit"},
-     "layers": [{"name": "grass", "color": [0.05, 0.12, 0.02], ...}]}
+     "layers": [{"name": "grass", "color": [0.05, 0.12, 0.02], ...}],
+     "sources": [{"type": "crater", "blend": "add", "opacity": 1.0, "height": 12.0, "radius": 40.0, ...}]}
+
+``sources`` (optional, default ``[]``; :mod:`core.sources`) is an ordered list of generators and stamps
+blended on the generator's heights, in metres, before the filters. It is part of version 4 without a new
+version: a version-4 spec without the key loads unchanged and gives the heightmap it gave, and a spec
+without sources writes no ``sources`` key. Its settings' paths are ``sources[i].NAME``
+(``--set sources[0].opacity=0.5``; ``sources[i].type=KEY`` changes an entry's type, and one index past the
+end adds an entry).
 
 The same path names a setting everywhere: ``hills.count`` is the JSON key
 ``count`` inside ``hills``, the Blender property ``obj.orogen.hills.count``
@@ -22,6 +30,22 @@ fixed, version 3's algorithms kept as declared choices (the thermal
 filter's ``outside``, the stream-power filter's ``diffusion_scheme``,
 ``flats`` and ``uplift_scale``, the hydraulic filter's ``bounded``; see
 :mod:`core.versions.v3_to_v4`): a version-3 spec loads with them named.
+
+**Masks** (still version 4): a filter's entry may hold a ``mask`` object
+(:data:`core.masks.MASK_PARAMS`: where the filter acts, its result blended
+``h + w * (filtered - h)``) and, for filters that declare them, parameter
+maps (``erodibility_map`` and ``precipitation_map`` of the stream-power
+filter, ``talus_map`` of the thermal filter; :class:`core.masks.ParamMap`)::
+
+     {"type": "erosion", "enabled": true, "steps": 30, ...,
+      "mask": {"source": "slope", "low": 0.0, "high": 30.0, "feather": 5.0, ...},
+      "erodibility_map": {"source": "weights", "group": "Hard Rock", "map_min": 1.0, "map_max": 0.1, ...}}
+
+They are optional keys, written only when they differ from their defaults:
+a version-4 spec without them loads unchanged and gives the heightmap it
+gave, bit for bit. ``--set erosion.mask.source=slope`` and
+``--set erosion.erodibility_map.map_max=0.1`` set them (for every filter of
+that type, as ``erosion.steps`` does).
 
 **Version 3**: every length is in metres (hill and
 pit radii, the noise grain, blur radius, low-pass length, fractal feature
@@ -57,6 +81,7 @@ from .heightmap import as_heightmap, check_number
 from .io.jsonio import load_json
 from .lighting.bake import BakedMaps, bake_maps
 from .lighting.settings import LIGHTING_ORDERED, LIGHTING_PARAMS, bake_options, cell_size
+from .masks import MASK_PARAMS, check_mask, default_mask, is_masked
 from .params import (
     FILTERS,
     GENERATORS,
@@ -72,6 +97,7 @@ from .params import (
     short_list,
 )
 from .recipe import MAX_FILTERS, Recipe
+from .sources import MAX_SOURCES, SOURCE_PARAMS, STAMPS, Source, source_part, sources_from_data
 from .versions import SPEC_VERSION, V1_FILTER_KEYS, Upgraded, recipe_to_spec, settings_01, upgrade, upgrade_spec
 
 __all__ = [
@@ -412,16 +438,19 @@ assert LAYER_PARAMS[12].choices == tuple(MASKS)
 assert LAYER_PARAMS[15].choices == HEIGHT_UNITS
 
 _WORLD = {p.name: p for p in WORLD_PARAMS}
-_TOP_KEYS = {"version", "generator", "filters", "lighting", "material", "layers", *_WORLD}
+_TOP_KEYS = {"version", "generator", "filters", "sources", "lighting", "material", "layers", *_WORLD}
 
 
 @dataclass(frozen=True)
 class Step:
-    """One filter of the stack: its key, its full parameters and whether it runs (hidden filters are kept)."""
+    """One filter of the stack: its key, its full parameters, whether it runs (hidden filters are kept) and its
+    mask (:data:`core.masks.MASK_PARAMS`, every value filled in; source ``"none"``: unmasked)."""
 
     key: str
     params: Mapping[str, Any] = field(default_factory=dict)
     enabled: bool = True
+    mask: Mapping[str, Any] = field(default_factory=default_mask)
+    maps: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not isinstance(self.key, str) or self.key not in FILTERS:
@@ -429,6 +458,24 @@ class Step:
         object.__setattr__(self, "params", FILTERS[self.key].check(self.params))
         if not isinstance(self.enabled, (bool, np.bool_)):
             raise TypeError(f"{self.key}.enabled must be true or false, got {self.enabled!r:.40}")
+        object.__setattr__(self, "mask", check_mask(self.mask, f"{self.key}.mask."))
+        object.__setattr__(self, "maps", check_step_maps(self.key, self.maps))
+
+    @property
+    def masked(self) -> bool:
+        """Whether the mask changes anything (a source other than ``"none"``)."""
+        return is_masked(self.mask)
+
+    def mask_entry(self) -> dict[str, Any]:
+        """``{"mask": {...}}`` in the filter's JSON entry when the mask differs from the defaults, else ``{}``:
+        a spec without masks writes the JSON it wrote before masks existed."""
+        out: dict[str, Any] = {}
+        if dict(self.mask) != default_mask():
+            out["mask"] = {p.name: p.to_plain(self.mask[p.name]) for p in MASK_PARAMS}
+        for pm in FILTERS[self.key].param_maps:
+            if dict(self.maps[pm.key]) != pm.default():
+                out[pm.key] = {p.name: p.to_plain(self.maps[pm.key][p.name]) for p in pm.params}
+        return out
 
 
 def _default_filters() -> tuple[Step, ...]:
@@ -470,6 +517,7 @@ class TerrainSpec:
     lighting: Mapping[str, Any] = field(default_factory=_default_lighting)
     material: Mapping[str, Any] = field(default_factory=_default_material)
     layers: tuple[Layer, ...] = DEFAULT_LAYERS
+    sources: tuple[Source, ...] = ()
 
     def __post_init__(self) -> None:
         for name, p in _WORLD.items():
@@ -493,6 +541,7 @@ class TerrainSpec:
         )
         object.__setattr__(self, "material", check_values(MATERIAL_PARAMS, self.material, "material."))
         object.__setattr__(self, "layers", check_layers(self.layers))
+        object.__setattr__(self, "sources", _check_spec_sources(self.sources))
         self.recipe()  # the heightmap part must be valid (its parts and their parameters)
 
     # --- derived ---------------------------------------------------------------------------
@@ -519,6 +568,9 @@ class TerrainSpec:
             max(self.height, 1e-6),
             version=SPEC_VERSION,
             fit_height=self.fit_height,
+            masks=step_masks(self.filters),
+            param_maps=step_param_maps(self.filters),
+            sources=tuple((src.key, src.values()) for src in self.sources),
         )
 
     def heightmap(self, shape: tuple[int, int] | None = None) -> npt.NDArray[np.float32]:
@@ -568,10 +620,14 @@ class TerrainSpec:
         found: list[tuple[str, str, str]] = []
         groups = [(self.generator, GENERATORS[self.generator].params, self.params)]
         groups += [(s.key, FILTERS[s.key].params, s.params) for s in self.filters if s.enabled]
+        groups += [
+            (f"sources[{i}]", source_part(s.key).params, s.params) for i, s in enumerate(self.sources) if s.enabled
+        ]
         for where, params, values in groups:
             for p in params:
                 if p.kind == "object" and values.get(p.name):
                     found.append((f"{where}.{p.name}", p.object_kind, values[p.name]))
+        found += mask_objects(self.filters)
         return found
 
     # --- JSON ------------------------------------------------------------------------------
@@ -588,6 +644,7 @@ class TerrainSpec:
                     "type": s.key,
                     "enabled": s.enabled,
                     **{p.name: p.to_plain(s.params[p.name]) for p in FILTERS[s.key].params},
+                    **s.mask_entry(),
                 }
                 for s in self.filters
             ],
@@ -596,6 +653,7 @@ class TerrainSpec:
             "layers": [
                 {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(lay).items()} for lay in self.layers
             ],
+            **({"sources": [src.to_dict() for src in self.sources]} if self.sources else {}),
         }
 
     def to_json(self, indent: int | None = None) -> str:
@@ -627,8 +685,10 @@ class TerrainSpec:
         for i, f in enumerate(filters):
             if not isinstance(f, Mapping) or "type" not in f:
                 raise ValueError(f"filters[{i}] must be an object with a 'type', got {f!r:.60}")
-            params = {k: v for k, v in f.items() if k not in ("type", "enabled")}
-            steps.append((f["type"], params, f.get("enabled", True)))
+            declared = filter_objects(f["type"]) if isinstance(f["type"], str) else {}
+            params = {k: v for k, v in f.items() if k not in ("type", "enabled", *declared)}
+            maps = {k: f[k] for k in declared if k != "mask" and k in f}
+            steps.append((f["type"], params, f.get("enabled", True), f.get("mask", {}), maps))
         layers = data.get("layers")
         return cls(
             **{name: data[name] for name in _WORLD if name in data},
@@ -638,12 +698,83 @@ class TerrainSpec:
             lighting=data.get("lighting", {}),
             material=data.get("material", {}),
             layers=DEFAULT_LAYERS if layers is None else layers_from_data(layers),
+            sources=sources_from_data(data.get("sources", [])),
         )
 
     @classmethod
     def from_json(cls, text: str | bytes) -> TerrainSpec:
         """Spec from JSON text in any form :func:`load_spec` reads."""
         return load_spec(load_json(text, "terrain spec"))
+
+
+# --- filter masks (core.masks): kept in their own functions ------------------------------------------------
+def filter_objects(key: str) -> dict[str, tuple[Param, ...]]:
+    """The objects a filter ``key``'s entry may hold beside its parameters, by JSON key: ``mask``
+    (:data:`core.masks.MASK_PARAMS`) and each of its parameter maps (``erodibility_map``: a
+    :class:`core.masks.ParamMap`'s settings); ``{}`` for an unknown key."""
+    f = FILTERS.get(key)
+    if f is None:
+        return {}
+    return {"mask": MASK_PARAMS, **{pm.key: pm.params for pm in f.param_maps}}
+
+
+def check_step_maps(key: str, maps: object) -> dict[str, dict[str, Any]]:
+    """The parameter maps of a filter ``key``'s step, every declared one filled in (defaults: no map).
+
+    Raises ``TypeError``/``ValueError`` naming ``key.erodibility_map.map_min`` and the like."""
+    if not isinstance(maps, Mapping):
+        raise TypeError(f"{key}: parameter maps must be a mapping of map keys to maps, got {type(maps).__name__}")
+    declared = {pm.key: pm for pm in FILTERS[key].param_maps}
+    unknown = [k for k in maps if k not in declared]
+    if unknown:
+        raise ValueError(
+            f"{key}: no parameter maps {short_list(unknown)}; it has {short_list(list(declared)) or 'none'}"
+        )
+    return {k: pm.check(maps.get(k, {}), f"{key}.{k}.") for k, pm in declared.items()}
+
+
+def step_param_maps(steps: Sequence[Step]) -> tuple[Mapping[str, Mapping[str, Any]] | None, ...]:
+    """The parameter maps of the enabled ``steps`` that act, as a :class:`core.recipe.Recipe` takes them
+    (``()`` when none does)."""
+    out = tuple({k: v for k, v in s.maps.items() if is_masked(v)} or None for s in steps if s.enabled)
+    return out if any(m is not None for m in out) else ()
+
+
+def step_masks(steps: Sequence[Step]) -> tuple[Mapping[str, Any] | None, ...]:
+    """The masks of the enabled ``steps`` as a :class:`core.recipe.Recipe` takes them (``None`` unmasked; ``()``
+    when none is masked, so an unmasked stack makes the recipe it made before masks existed)."""
+    masks = tuple(s.mask if s.masked else None for s in steps if s.enabled)
+    return masks if any(m is not None for m in masks) else ()
+
+
+def mask_objects(steps: Sequence[Step]) -> list[tuple[str, str, str]]:
+    """The vertex groups the enabled ``steps``' masks read: ``[("erosion.mask.group", "weights", name)]`` for
+    each mask of source ``"weights"`` (a group named by a mask of another source is not read)."""
+    found = []
+    for s in steps:
+        objects = {"mask": s.mask, **s.maps} if s.enabled else {}
+        for key, values in objects.items():
+            if values["source"] == "weights" and values["group"]:
+                found.append((f"{s.key}.{key}.group", "weights", str(values["group"])))
+    return found
+
+
+def _check_spec_sources(sources: object) -> tuple[Source, ...]:
+    """A spec's sources: :class:`core.sources.Source` items or ``(type, settings)`` pairs (flat settings, as in
+    JSON), at most :data:`core.sources.MAX_SOURCES`; errors name ``sources[i].setting``."""
+    if not isinstance(sources, (tuple, list)):
+        raise TypeError(f"sources must be a list of sources, got {type(sources).__name__}")
+    if len(sources) > MAX_SOURCES:
+        raise ValueError(f"sources holds at most {MAX_SOURCES} sources, got {len(sources)}")
+    out = []
+    for i, src in enumerate(sources):
+        if isinstance(src, Source):
+            out.append(src)
+        elif isinstance(src, (tuple, list)) and len(src) == 2 and isinstance(src[1], Mapping):
+            out.append(Source.from_values(src[0], src[1], f"sources[{i}]."))
+        else:
+            raise TypeError(f"sources[{i}] must be a Source or a (type, settings) pair, got {src!r:.60}")
+    return tuple(out)
 
 
 def layers_from_data(data: object) -> tuple[Layer, ...]:
@@ -730,15 +861,46 @@ def setting_paths(spec: TerrainSpec) -> dict[str, Param]:
     paths.update({f"material.{p.name}": p for p in MATERIAL_PARAMS})
     for s in spec.filters:
         paths.update({f"{s.key}.{p.name}": p for p in FILTERS[s.key].params})
+    for i, src in enumerate(spec.sources):
+        paths.update({f"sources[{i}].{p.name}": p for p in (*SOURCE_PARAMS, *source_part(src.key).params)})
+    paths.update(mask_paths(spec))
     return paths
+
+
+def mask_paths(spec: TerrainSpec) -> dict[str, Param]:
+    """The mask and parameter-map settings of ``spec``'s filters by path: ``KEY.mask.NAME``
+    (``erosion.mask.source``) and ``KEY.MAP.NAME`` (``erosion.erodibility_map.map_max``); like ``KEY.NAME``,
+    it sets that object of every filter ``KEY`` of the stack."""
+    return {
+        f"{s.key}.{key}.{p.name}": p
+        for s in spec.filters
+        for key, params in filter_objects(s.key).items()
+        for p in params
+    }
+
+
+def _source_type_path(spec: TerrainSpec, name: str) -> int | None:
+    """The index ``i`` of ``sources[i].type`` (``i`` up to the number of sources: one more appends), or ``None``."""
+    head, dot, tail = name.partition("].")
+    if not (dot and tail == "type" and head.startswith("sources[") and head[8:].isdigit()):
+        return None
+    index = int(head[8:])
+    if index > len(spec.sources):
+        raise ValueError(
+            f"--set {name}: the spec has {len(spec.sources)} sources; sources[{len(spec.sources)}] adds one"
+        )
+    return index
 
 
 def _resolve(spec: TerrainSpec, name: str) -> str:
     """The full path of setting ``name`` (a path, or a bare name that only one group of the spec has)."""
     paths = setting_paths(spec)
-    if name in paths or name == "generator":
+    if name in paths or name == "generator" or _source_type_path(spec, name) is not None:
         return name
-    matches = [path for path in paths if path.rsplit(".", 1)[-1] == name]
+    masks = mask_paths(spec)
+    matches = [path for path in paths if path not in masks and path.rsplit(".", 1)[-1] == name]
+    if not matches:  # a mask's setting by a shorter path: "low", "mask.low" (when one filter has it)
+        matches = [path for path in masks if path.endswith("." + name)]
     if len(matches) == 1:
         return matches[0]
     if len(matches) > 1:
@@ -800,6 +962,12 @@ def apply_settings(spec: TerrainSpec, assignments: Sequence[str]) -> TerrainSpec
         if path == "generator":
             spec = spec.replace(generator=text.strip(), params={})
             continue
+        index = _source_type_path(spec, path)
+        if index is not None:  # a new type keeps the entry's own settings; its parameters start from defaults
+            old = spec.sources[index].settings if index < len(spec.sources) else {}
+            new = Source.from_values(text.strip(), dict(old), f"sources[{index}].")
+            spec = spec.replace(sources=(*spec.sources[:index], new, *spec.sources[index + 1 :]))
+            continue
         param = setting_paths(spec)[path]
         value = param.check(
             _parse_value(param, text.strip(), name), path.rpartition(".")[0] + "." if "." in path else ""
@@ -811,6 +979,13 @@ def apply_settings(spec: TerrainSpec, assignments: Sequence[str]) -> TerrainSpec
             spec = spec.replace(params={**spec.params, key: value})
         elif group in ("lighting", "material"):
             spec = spec.replace(**{group: {**getattr(spec, group), key: value}})
+        elif group.startswith("sources["):
+            i = int(group[8:-1])
+            src = spec.sources[i]
+            src = Source.from_values(src.key, {**src.values(), key: value}, f"{group}.")
+            spec = spec.replace(sources=(*spec.sources[:i], src, *spec.sources[i + 1 :]))
+        elif "." in group:
+            spec = _set_mask(spec, group, key, value)
         else:
             spec = spec.replace(
                 filters=tuple(
@@ -822,6 +997,20 @@ def apply_settings(spec: TerrainSpec, assignments: Sequence[str]) -> TerrainSpec
     return spec
 
 
+def _set_mask(spec: TerrainSpec, group: str, name: str, value: Any) -> TerrainSpec:
+    """``spec`` with setting ``name`` of object ``group`` (``KEY.mask`` or ``KEY.erodibility_map``) of every
+    filter ``KEY`` set to ``value`` (checked with the object's other values: ``low <= high``, naming
+    ``KEY.mask.low``)."""
+    key, _, obj = group.partition(".")
+
+    def changed(s: Step) -> Step:
+        if obj == "mask":
+            return replace(s, mask={**s.mask, name: value})
+        return replace(s, maps={**s.maps, obj: {**s.maps[obj], name: value}})
+
+    return spec.replace(filters=tuple(changed(s) if s.key == key else s for s in spec.filters))
+
+
 class InactiveSettingWarning(UserWarning):
     """A setting given to :func:`apply_settings` has no effect under the resulting spec."""
 
@@ -830,8 +1019,21 @@ def _group_values(spec: TerrainSpec, group: str) -> list[tuple[Sequence[Param], 
     """The declarations and current values of each part of ``spec`` that a path's ``group`` names."""
     if group == spec.generator:
         return [(GENERATORS[group].params, spec.params)]
+    if group.startswith("sources[") and group.endswith("]") and group[8:-1].isdigit():
+        index = int(group[8:-1])
+        if index >= len(spec.sources):
+            return []
+        src = spec.sources[index]
+        return [((*SOURCE_PARAMS, *source_part(src.key).params), src.values())]
     if group in ("lighting", "material"):
         return [(LIGHTING_PARAMS if group == "lighting" else MATERIAL_PARAMS, getattr(spec, group))]
+    if "." in group:
+        key, _, obj = group.partition(".")
+        return [
+            (filter_objects(key)[obj], s.mask if obj == "mask" else s.maps[obj])
+            for s in spec.filters
+            if s.key == key and obj in filter_objects(key)
+        ]
     return [(FILTERS[s.key].params, s.params) for s in spec.filters if s.key == group]
 
 
@@ -855,8 +1057,12 @@ def inactive_settings(spec: TerrainSpec, paths: Sequence[str]) -> list[str]:
     notes: list[str] = []
     for path in dict.fromkeys(paths):
         group, _, name = path.rpartition(".")
+        keys = [s.key for s in spec.filters]
+        objects = [f"{k}.{obj}" for k in keys for obj in filter_objects(k)]
         if not group or (
-            group != spec.generator and group not in ("lighting", "material", *(s.key for s in spec.filters))
+            group != spec.generator
+            and group not in ("lighting", "material", *keys, *objects)
+            and not group.startswith("sources[")
         ):
             continue
         reasons = []
@@ -903,7 +1109,14 @@ def json_schema() -> dict[str, Any]:
         {
             "allOf": [
                 {"properties": {"type": {"const": key}}, "required": ["type"]},
-                _object_schema(f.params, {"type": {"const": key}, "enabled": {"type": "boolean"}}),
+                _object_schema(
+                    f.params,
+                    {
+                        "type": {"const": key},
+                        "enabled": {"type": "boolean"},
+                        **{name: _object_schema(params) for name, params in filter_objects(key).items()},
+                    },
+                ),
             ]
         }
         for key, f in FILTERS.items()
@@ -911,11 +1124,19 @@ def json_schema() -> dict[str, Any]:
     generators = [
         {"properties": {"generator": {"const": key}, key: _object_schema(g.params)}} for key, g in GENERATORS.items()
     ]
+    sources = [
+        {
+            **_object_schema((*SOURCE_PARAMS, *part.params), {"type": {"const": key}}),
+            "required": ["type"],
+        }
+        for key, part in {**GENERATORS, **STAMPS}.items()
+    ]
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "https://github.com/orogen-terrain/orogen/terrain-spec.schema.json",
         "title": "Orogen terrain spec",
-        "description": "A whole terrain: world, seed, generator, filter stack, lighting, colour layers, material.",
+        "description": "A whole terrain: world, seed, generator, sources, filter stack, lighting, colour layers, "
+        "material.",
         "type": "object",
         "required": ["version", "generator"],
         "properties": {
@@ -924,6 +1145,13 @@ def json_schema() -> dict[str, Any]:
             "generator": {"enum": list(GENERATORS)},
             **{key: _object_schema(g.params) for key, g in GENERATORS.items()},
             "filters": {"type": "array", "maxItems": MAX_FILTERS, "items": {"oneOf": filters}},
+            "sources": {
+                "type": "array",
+                "maxItems": MAX_SOURCES,
+                "description": "Sources blended on the generator, in order, before the filters (optional, default "
+                "none; core.sources)",
+                "items": {"oneOf": sources},
+            },
             "lighting": _object_schema(LIGHTING_PARAMS),
             "material": _object_schema(MATERIAL_PARAMS),
             "layers": {

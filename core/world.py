@@ -54,7 +54,7 @@ from .lighting.shadows import SHADOW_SAMPLES, shadow_margins, shadow_reach
 from .params import Filter, check_values
 from .progress import Progress
 from .recipe import Ranges, Recipe
-from .spec import SPEC_VERSION, TerrainSpec
+from .spec import SPEC_VERSION, TerrainSpec, step_masks, step_param_maps
 from .versions import part
 from .window import Window, crop, expand
 
@@ -195,6 +195,9 @@ def world_recipe(spec: TerrainSpec, shape: tuple[int, int]) -> Recipe:
         max(spec.height, 1e-6),
         version=SPEC_VERSION,
         fit_height=spec.fit_height,
+        masks=step_masks(spec.filters),
+        param_maps=step_param_maps(spec.filters),
+        sources=tuple((src.key, src.values()) for src in spec.sources),
     )
 
 
@@ -478,6 +481,11 @@ def coarse_plan(recipe: Recipe, grid: TileGrid, max_side: int = COARSE_SIDE) -> 
     is_global = [m >= side for m in recipe.filter_margins()]
     if not any(is_global):
         return None
+    if recipe.masks or recipe.param_maps:
+        raise ValueError(
+            "a world with a global filter (erosion) is built through a coarse world, which does not take filter "
+            "masks yet: remove the masks, or build it as one terrain"
+        )
     first = is_global.index(True)
     last = len(is_global) - 1 - is_global[::-1].index(True)
     rows, cols = grid.shape
@@ -501,6 +509,7 @@ def coarse_plan(recipe: Recipe, grid: TileGrid, max_side: int = COARSE_SIDE) -> 
         recipe.height,
         version=recipe.version,
         fit_height=recipe.fit_height,
+        sources=recipe.sources,  # blended before any filter
     )
     shape = ((rows - 1) // factor + 1, (cols - 1) // factor + 1)
     return CoarsePlan(factor, shape, prefix, tuple(recipe.filters[first : last + 1]), tuple(recipe.filters[last + 1 :]))
@@ -544,7 +553,8 @@ def coarse_filters(plan: CoarsePlan, coarse: npt.ArrayLike) -> npt.NDArray[np.fl
     )
     h = c0.copy()
     for (f, params), scale in zip(declared, scales, strict=True):
-        h = as_heightmap(f.function(h, **scale, **params))
+        placed = {"window": Window(0, 0, *plan.shape), "world_shape": plan.shape} if f.uses_window else {}
+        h = as_heightmap(f.function(h, **scale, **params, **placed))
     if plan.factor == 1:
         return h
     diff: npt.NDArray[np.float32] = h - c0
@@ -606,7 +616,8 @@ def global_heights(
     for key, params in plan.suffix:
         f = cast(Filter, part(key, plan.prefix.version))
         scale = {"cell_size": plan.prefix.cell_size, "height": plan.prefix.height} if f.uses_scale else {}
-        h = as_heightmap(f.function(h, **scale, **params))
+        placed = {"window": outer, "world_shape": (rows, cols)} if f.uses_window else {}
+        h = as_heightmap(f.function(h, **scale, **params, **placed))
     return np.ascontiguousarray(crop(h, outer, window))
 
 

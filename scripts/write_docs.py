@@ -110,8 +110,9 @@ def describe(p: core.Param, siblings: Sequence[core.Param]) -> str:
     return text
 
 
-def params_table(params: Sequence[core.Param], prefix: str = "") -> str:
-    """One row per parameter: name, label, kind, default, bounds, unit, description."""
+def params_table(params: Sequence[core.Param], prefix: str = "", only: Sequence[str] | None = None) -> str:
+    """One row per parameter (of the names ``only``, default all): name, label, kind, default, bounds, unit,
+    description."""
     rows = [
         (
             f"`{prefix}{p.name}`",
@@ -123,6 +124,7 @@ def params_table(params: Sequence[core.Param], prefix: str = "") -> str:
             describe(p, params),
         )
         for p in params
+        if only is None or p.name in only
     ]
     if not rows:
         return "No parameters.\n"
@@ -159,6 +161,22 @@ def parameters_page() -> str:
         if g.source:
             out += ["", f"Source: {g.source}."]
         out += ["", params_table(g.params, f"{key}.")]
+    from core import sources
+
+    out += [
+        "## Sources",
+        "",
+        'Each entry of the optional `sources` list is `{"type": KEY, ...entry settings, ...parameters}`: KEY a '
+        "generator above (its parameters) or a stamp below; they are blended on in order, before the filters "
+        "(see [Sources and stamps](../guide/sources.md)). The entry's own settings (`--set sources[0].opacity=0.5`):",
+        "",
+        params_table(sources.SOURCE_PARAMS, "sources[0]."),
+    ]
+    for key, st in sources.STAMPS.items():
+        out += [f"### Stamp: {st.label} (`{key}`)", "", st.description.rstrip(".") + "."]
+        if st.source:
+            out += ["", f"Source: {st.source}."]
+        out += ["", params_table(st.params, "sources[0].")]
     out += [
         "## Filters",
         "",
@@ -170,6 +188,23 @@ def parameters_page() -> str:
         if f.source:
             out += ["", f"Source: {f.source}."]
         out += ["", params_table(f.params)]
+        for pm in f.param_maps:  # core.masks.ParamMap: a mask mapped to the parameter per cell
+            out += [
+                f"#### {pm.label} map (`{key}.{pm.key}`)",
+                "",
+                pm.description.rstrip(".") + ": the settings of a [filter mask](#filter-masks) and these two.",
+                "",
+                params_table(pm.params, f"{key}.{pm.key}.", only=(pm.low.name, pm.high.name)),
+            ]
+    out += [
+        "## Filter masks",
+        "",
+        'Every filter entry may hold a `mask` object (`{"type": "box_blur", ..., "mask": {"source": "slope", ...}}`, '
+        "`--set box_blur.mask.source=slope`): where the filter acts, its result blended by the weights "
+        "(see the [guide](../guide/generators.md#masks)). Written only when it differs from these defaults.",
+        "",
+        params_table(core.MASK_PARAMS, "KEY.mask."),
+    ]
     for title, params, prefix, what in (
         ("Lighting", s.LIGHTING_PARAMS, "lighting.", "The bake: the Unlit look and the exported lightmap."),
         ("Material", s.MATERIAL_PARAMS, "material.", "The terrain's material and water surface."),

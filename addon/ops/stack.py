@@ -1,4 +1,4 @@
-"""The filter stack and the colour layers as lists, like Blender's modifier stack.
+"""The filter stack, the sources stack and the colour layers as lists, like Blender's modifier stack.
 
 Their operators act on the settings the Terrain panel shows: the active
 terrain's own (``obj.orogen``, and then it regenerates live) or the panel's
@@ -8,12 +8,23 @@ settings for new terrains (``scene.orogen``).
 import bpy
 
 from ...core.colormap import MAX_LAYERS, Layer
-from ...core.params import FILTERS
+from ...core.params import FILTERS, GENERATORS
 from ...core.recipe import MAX_FILTERS
+from ...core.sources import MAX_SOURCES, STAMPS, Source
 from ...core.spec import Step, TerrainSpec
 from ..live import changed
 from ..poll import active_terrain, mode_reason, poll_with
-from ..specio import read_group, read_spec, write_filter, write_layer, write_layers, write_spec
+from ..properties import source_types
+from ..specio import (
+    read_sources,
+    read_spec,
+    read_step,
+    write_filter,
+    write_layer,
+    write_layers,
+    write_source,
+    write_spec,
+)
 
 _MIN_LAYERS = 2
 
@@ -47,6 +58,37 @@ def _room(settings) -> str | None:
 
 def _active_filter(settings) -> str | None:
     return None if 0 <= settings.active_filter < len(settings.filters) else "The filter stack is empty"
+
+
+def _remove_active(settings, items: str, active: str) -> None:
+    """Remove the active item of collection ``items`` (its index in ``active``), keeping the index in range."""
+    collection = getattr(settings, items)
+    collection.remove(getattr(settings, active))
+    setattr(settings, active, max(0, min(getattr(settings, active), len(collection) - 1)))
+
+
+def _move_active(op, settings, items: str, active: str, what: str) -> bool:
+    """Move the active item of ``items`` one place in ``op.direction``; ``False`` (reported) at the end."""
+    collection = getattr(settings, items)
+    i = getattr(settings, active)
+    j = i - 1 if op.direction == "UP" else i + 1
+    if not 0 <= j < len(collection):
+        op.report({"WARNING"}, f"The {what} is already at the {'top' if j < 0 else 'bottom'} of the stack")
+        return False
+    collection.move(i, j)
+    setattr(settings, active, j)
+    return True
+
+
+def _place_below_active(settings, items: str, active: str) -> None:
+    """Move the last item of ``items`` (just added) below the active one, and make it active."""
+    collection = getattr(settings, items)
+    i = getattr(settings, active)
+    collection.move(len(collection) - 1, i + 1)
+    setattr(settings, active, i + 1)
+
+
+_DIRECTIONS = (("UP", "Up", "Run earlier"), ("DOWN", "Down", "Run later"))
 
 
 class OROGEN_OT_filter_add(bpy.types.Operator):
@@ -88,8 +130,7 @@ class OROGEN_OT_filter_remove(bpy.types.Operator):
 
     def execute(self, context):
         owner, settings = target(context)
-        settings.filters.remove(settings.active_filter)
-        settings.active_filter = max(0, min(settings.active_filter, len(settings.filters) - 1))
+        _remove_active(settings, "filters", "active_filter")
         changed(owner, context)
         return {"FINISHED"}
 
@@ -101,9 +142,7 @@ class OROGEN_OT_filter_move(bpy.types.Operator):
     bl_label = "Move Filter"
     bl_options = {"REGISTER", "UNDO"}
 
-    direction: bpy.props.EnumProperty(
-        name="Direction", items=(("UP", "Up", "Run earlier"), ("DOWN", "Down", "Run later"))
-    )
+    direction: bpy.props.EnumProperty(name="Direction", items=_DIRECTIONS)
 
     @classmethod
     def poll(cls, context):
@@ -111,13 +150,8 @@ class OROGEN_OT_filter_move(bpy.types.Operator):
 
     def execute(self, context):
         owner, settings = target(context)
-        i = settings.active_filter
-        j = i - 1 if self.direction == "UP" else i + 1
-        if not 0 <= j < len(settings.filters):
-            self.report({"WARNING"}, f"The filter is already at the {'top' if j < 0 else 'bottom'} of the stack")
+        if not _move_active(self, settings, "filters", "active_filter", "filter"):
             return {"CANCELLED"}
-        settings.filters.move(i, j)
-        settings.active_filter = j
         changed(owner, context)
         return {"FINISHED"}
 
@@ -137,10 +171,9 @@ class OROGEN_OT_filter_duplicate(bpy.types.Operator):
         owner, settings = target(context)
         i = settings.active_filter
         item = settings.filters[i]
-        step = Step(item.type, read_group(getattr(item, item.type), FILTERS[item.type].params), item.enabled)
+        step = read_step(item)
         write_filter(settings.filters.add(), step)
-        settings.filters.move(len(settings.filters) - 1, i + 1)
-        settings.active_filter = i + 1
+        _place_below_active(settings, "filters", "active_filter")
         changed(owner, context)
         return {"FINISHED"}
 
@@ -152,6 +185,110 @@ class OROGEN_UL_filters(bpy.types.UIList):
         f = FILTERS.get(item.type)
         row = layout.row(align=True)
         row.label(text=f"{index + 1}. {f.label if f else item.type}")
+        row.prop(item, "enabled", text="", emboss=False, icon="HIDE_OFF" if item.enabled else "HIDE_ON")
+
+
+def _source_room(settings) -> str | None:
+    return f"A terrain has at most {MAX_SOURCES} sources" if len(settings.sources) >= MAX_SOURCES else None
+
+
+def _active_source(settings) -> str | None:
+    return None if 0 <= settings.active_source < len(settings.sources) else "The sources stack is empty"
+
+
+class OROGEN_OT_source_add(bpy.types.Operator):
+    """Add a source (a stamp or a generator) at the end of the sources stack"""
+
+    bl_idname = "orogen.source_add"
+    bl_label = "Add Source"
+    bl_options = {"REGISTER", "UNDO"}
+    bl_property = "type"
+
+    type: bpy.props.EnumProperty(name="Type", description="Source to add", items=lambda _s, _c: source_types())
+
+    @classmethod
+    def poll(cls, context):
+        return _poll(cls, context, _source_room)
+
+    def execute(self, context):
+        owner, settings = target(context)
+        write_source(settings.sources.add(), Source(self.type))
+        settings.active_source = len(settings.sources) - 1
+        changed(owner, context)
+        return {"FINISHED"}
+
+
+class OROGEN_OT_source_remove(bpy.types.Operator):
+    """Remove the active source from the sources stack"""
+
+    bl_idname = "orogen.source_remove"
+    bl_label = "Remove Source"
+    bl_options = {"REGISTER", "UNDO"}
+
+    @classmethod
+    def poll(cls, context):
+        return _poll(cls, context, _active_source)
+
+    def execute(self, context):
+        owner, settings = target(context)
+        _remove_active(settings, "sources", "active_source")
+        changed(owner, context)
+        return {"FINISHED"}
+
+
+class OROGEN_OT_source_move(bpy.types.Operator):
+    """Move the active source up or down the stack (sources are blended from top to bottom)"""
+
+    bl_idname = "orogen.source_move"
+    bl_label = "Move Source"
+    bl_options = {"REGISTER", "UNDO"}
+
+    direction: bpy.props.EnumProperty(name="Direction", items=_DIRECTIONS)
+
+    @classmethod
+    def poll(cls, context):
+        return _poll(cls, context, _active_source)
+
+    def execute(self, context):
+        owner, settings = target(context)
+        if not _move_active(self, settings, "sources", "active_source", "source"):
+            return {"CANCELLED"}
+        changed(owner, context)
+        return {"FINISHED"}
+
+
+class OROGEN_OT_source_duplicate(bpy.types.Operator):
+    """Duplicate the active source below it"""
+
+    bl_idname = "orogen.source_duplicate"
+    bl_label = "Duplicate Source"
+    bl_options = {"REGISTER", "UNDO"}
+
+    @classmethod
+    def poll(cls, context):
+        return _poll(cls, context, lambda s: _active_source(s) or _source_room(s))
+
+    def execute(self, context):
+        owner, settings = target(context)
+        try:
+            source = read_sources(settings)[settings.active_source]
+        except (TypeError, ValueError) as err:
+            self.report({"ERROR"}, str(err))
+            return {"CANCELLED"}
+        write_source(settings.sources.add(), source)
+        _place_below_active(settings, "sources", "active_source")
+        changed(owner, context)
+        return {"FINISHED"}
+
+
+class OROGEN_UL_sources(bpy.types.UIList):
+    """The sources stack: type, blend and opacity, and a show/hide toggle."""
+
+    def draw_item(self, _context, layout, _data, item, _icon, _active_data, _active_propname, index):
+        part = STAMPS.get(item.type) or GENERATORS.get(item.type)
+        row = layout.row(align=True)
+        row.label(text=f"{index + 1}. {part.label if part else item.type}")
+        row.label(text=f"{item.blend} {item.opacity:.2f}")
         row.prop(item, "enabled", text="", emboss=False, icon="HIDE_OFF" if item.enabled else "HIDE_ON")
 
 
@@ -233,6 +370,11 @@ classes = (
     OROGEN_OT_filter_move,
     OROGEN_OT_filter_duplicate,
     OROGEN_UL_filters,
+    OROGEN_OT_source_add,
+    OROGEN_OT_source_remove,
+    OROGEN_OT_source_move,
+    OROGEN_OT_source_duplicate,
+    OROGEN_UL_sources,
     OROGEN_UL_layers,
     OROGEN_OT_layer_add,
     OROGEN_OT_layer_remove,

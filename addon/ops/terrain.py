@@ -15,7 +15,7 @@ from mathutils import Vector
 
 from ...core.progress import Cancelled
 from ...core.spec import MAX_SIDE, MIN_SIDE, InactiveSettingWarning, TerrainSpec, apply_settings
-from ..inputs import INPUTS_PROPERTY, frame_of, gather
+from ..inputs import INPUTS_PROPERTY, terrain_inputs
 from ..jobs import BackgroundCompute, BackgroundOperator, running
 from ..live import same_heights, suspended
 from ..material import bake_unlit_color, checked_layers, new_material
@@ -77,7 +77,7 @@ material"""
             spec, sun = self._prepare(context)
             check_size(*spec.shape, spec)
             announce_work(self, spec)
-            inputs = gather(spec, frame_of(self.location, self.rotation), context)
+            inputs = terrain_inputs(spec, object_utils.add_object_align_init(context, self), context)
             with running(self._doing, context) as job:
                 arrays = compute_terrain(spec, sun, progress=job.part(0.0, 0.99), inputs=inputs)
                 if job.cancelled:  # during the bake, after the last check
@@ -139,16 +139,12 @@ material"""
             spec, sun = self._prepare(context)
             check_size(*spec.shape, spec)
             announce_work(self, spec)
+            frame = object_utils.add_object_align_init(context, self)  # location and rotation from the view
+            inputs = terrain_inputs(spec, frame, context)
         except (ValueError, TypeError, RuntimeError) as err:
             self.report({"ERROR"}, f"Terrain not added: {err}")
             return {"CANCELLED"}
-        object_utils.add_object_align_init(context, self)  # location and rotation from the view it is added from
         self._spec = spec
-        try:
-            inputs = gather(spec, frame_of(self.location, self.rotation), context)
-        except (ValueError, TypeError) as err:
-            self.report({"ERROR"}, f"Terrain not added: {err}")
-            return {"CANCELLED"}
         return self._begin(context, BackgroundCompute(spec, sun, spec.shape, inputs=inputs))
 
     def _apply(self, context, job: BackgroundCompute) -> set[str]:
@@ -236,8 +232,12 @@ class OROGEN_OT_terrain_regenerate(BackgroundOperator, bpy.types.Operator):
             spec = read_spec(obj.orogen)
             check_size(*spec.shape, spec)
             announce_work(self, spec)
-            inputs = gather(spec, obj.matrix_world, context)
-            job = BackgroundCompute(spec, sun_for(spec, context), spec.shape, inputs=inputs)
+            job = BackgroundCompute(
+                spec,
+                sun_for(spec, context),
+                spec.shape,
+                inputs=terrain_inputs(spec, obj.matrix_world, context, terrain=obj),
+            )
         except (ValueError, TypeError, RuntimeError) as err:
             self.report({"ERROR"}, f"Terrain not regenerated: {err}")
             return {"CANCELLED"}
@@ -263,7 +263,7 @@ class OROGEN_OT_terrain_regenerate(BackgroundOperator, bpy.types.Operator):
             try:  # the same guards as a start: a new Size meets the memory guard and the Work Limit
                 check_size(*spec.shape, spec)
                 announce_work(self, spec)
-                inputs = gather(spec, obj.matrix_world, context)
+                inputs = terrain_inputs(spec, obj.matrix_world, context, terrain=obj)
                 again = BackgroundCompute(spec, sun_for(spec, context), spec.shape, inputs=inputs)
             except (ValueError, TypeError, RuntimeError) as err:
                 self._say("ERROR", f"Terrain not regenerated: {err}")

@@ -17,7 +17,7 @@ from ...core.generators import sources
 from ...core.generators.sources import file_digest
 from ...core.progress import Cancelled
 from ...core.spec import TerrainSpec
-from ..inputs import INPUTS_PROPERTY, gather
+from ..inputs import INPUTS_PROPERTY, terrain_inputs
 from ..jobs import running
 from ..live import suspended
 from ..material import bake_unlit_color, checked_files, new_material, refused_images
@@ -217,8 +217,8 @@ def regenerate_with_notes(obj: bpy.types.Object, context, preview: bool = False)
     spec = read_spec(settings)
     shape = preview_shape(spec.shape, settings.preview_size) if preview else spec.shape
     started = time.perf_counter()
-    inputs = gather(spec, obj.matrix_world, context)
     with running("Regenerating terrain", context) as job:
+        inputs = terrain_inputs(spec, obj.matrix_world, context, terrain=obj)
         arrays = compute_terrain(spec, sun_for(spec, context), shape, job.part(0.0, 0.99), inputs)
         if job.cancelled:  # cancelled during the bake, after the last check: nothing is written
             raise Cancelled("cancelled before the terrain was written")

@@ -15,7 +15,7 @@ import time
 import bpy
 
 from ...core.progress import Cancelled
-from ..inputs import gather
+from ..inputs import terrain_inputs
 from ..jobs import BackgroundCompute, BackgroundOperator, running
 from ..live import same_heights, suspended
 from ..mesh import TERRAIN_PROPERTY, grid_shape_of
@@ -190,15 +190,13 @@ class OROGEN_OT_live_settle(BackgroundOperator, bpy.types.Operator):
             try:
                 spec = read_spec(obj.orogen)
                 check_size(*spec.shape, spec)
+                inputs = terrain_inputs(
+                    spec, obj.matrix_world, context, terrain=obj
+                )  # a curve deleted since the preview
             except (ValueError, TypeError) as err:
                 _full_size_failed(obj, err)
                 continue
             self._uid = obj.session_uid
-            try:
-                inputs = gather(spec, obj.matrix_world, context)
-            except (ValueError, TypeError) as err:
-                _full_size_failed(obj, err)
-                continue
             job = BackgroundCompute(spec, sun_for(spec, context), spec.shape, inputs=inputs)
             _settling[0] = {"uid": self._uid, "job": job, "beat": time.monotonic()}
             note = work_note(spec)

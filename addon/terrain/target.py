@@ -12,7 +12,7 @@ import bpy
 
 from ...core.generators import sources
 from ...core.spec import TerrainSpec
-from ..inputs import INPUTS_PROPERTY, blend_folder, digest, gather
+from ..inputs import INPUTS_PROPERTY, blend_folder, digest, terrain_inputs
 from ..live import add_kind, on_setting_changed, remove_kind, suspended
 from ..poll import linked_reason
 from ..specio import read_spec
@@ -39,7 +39,7 @@ class TerrainTarget:
             spec = read_spec(self.settings)
             if not spec.objects() and spec.generator != "file":
                 return False
-            inputs = gather(spec, obj.matrix_world, context)
+            inputs = terrain_inputs(spec, obj.matrix_world, context, terrain=obj)
         except (ValueError, TypeError):
             return True
         return digest(inputs) != obj.get(INPUTS_PROPERTY, "")
@@ -134,7 +134,7 @@ def _read_names(obj: bpy.types.Object) -> set[str]:
     for line in obj.get(INPUTS_PROPERTY, "").splitlines():
         kind, _, rest = line.partition(":")
         name = rest.rpartition(":")[0]
-        if kind != "file" and name:
+        if kind not in ("file", "weights") and name:  # (weights: the terrain's own vertex groups)
             names.add(name)
     if obj.orogen.status.startswith("Not regenerated"):
         try:

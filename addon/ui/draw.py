@@ -8,7 +8,9 @@ from core's declarations, so a newly declared generator appears as it is.
 import bpy
 
 from ...core.lighting import LIGHTING_PARAMS, bakes_occlusion
+from ...core.masks import MASK_PARAMS
 from ...core.params import FILTERS, GENERATORS, inactive_reason
+from ...core.sources import SOURCE_PARAMS, source_part
 from ...core.spec import LAYER_PARAMS, MATERIAL_PARAMS, WORLD_PARAMS
 from ..ops.stack import (
     OROGEN_OT_filter_add,
@@ -18,6 +20,10 @@ from ..ops.stack import (
     OROGEN_OT_layer_add,
     OROGEN_OT_layer_remove,
     OROGEN_OT_layers_reset,
+    OROGEN_OT_source_add,
+    OROGEN_OT_source_duplicate,
+    OROGEN_OT_source_move,
+    OROGEN_OT_source_remove,
 )
 from ..specio import read_group
 
@@ -48,7 +54,13 @@ def draw_params(layout, group, params, active: bool = True, greyed=None) -> None
     for p in params:
         row = col.row(align=True)
         row.active = active and p.name not in inactive
-        if p.kind == "object":
+        if p.kind == "object" and p.object_kind == "weights":  # a vertex group of the terrain itself
+            owner = group.id_data
+            if isinstance(owner, bpy.types.Object) and owner.type == "MESH":
+                row.prop_search(group, p.name, owner, "vertex_groups")
+            else:
+                row.prop(group, p.name)
+        elif p.kind == "object":
             row.prop_search(group, p.name, bpy.data, "objects")
         else:
             row.prop(group, p.name)
@@ -83,6 +95,51 @@ def draw_filter_items(layout, data) -> None:
         header.label(text=f"{i + 1}. {FILTERS[item.type].label}")
         if body is not None:
             draw_params(body, getattr(item, item.type), FILTERS[item.type].params, active=item.enabled)
+            draw_mask(body, item)
+            for pm in FILTERS[item.type].param_maps:
+                draw_param_map(body, getattr(getattr(item, item.type), pm.key), pm, item.enabled)
+
+
+def draw_mask(layout, item) -> None:
+    """A filter's Mask sub-panel (collapsed by default): its source in the header, its settings in the body,
+    each greyed out where it does nothing (source None, or a source-specific setting of another source)."""
+    header, body = layout.panel_prop(item, "show_mask")
+    header.active = item.enabled
+    header.label(text="Mask")
+    if item.mask.source != "none":
+        header.label(text=MASK_SOURCE_LABELS.get(item.mask.source, item.mask.source))
+    if body is not None:
+        draw_params(body, item.mask, MASK_PARAMS, active=item.enabled)
+
+
+def draw_param_map(layout, group, pm, active: bool) -> None:
+    """A filter's parameter map (:class:`core.masks.ParamMap`, Erodibility Map ...) as a collapsed sub-panel:
+    its label and source in the header, its mask and two values in the body."""
+    header, body = layout.panel_prop(group, "show_expanded")
+    header.active = active
+    header.label(text=f"{pm.label} Map")
+    if group.source != "none":
+        header.label(text=MASK_SOURCE_LABELS.get(group.source, group.source))
+    if body is not None:
+        draw_params(body, group, pm.params, active=active)
+
+
+#: The label of each mask source (what the collapsed Mask header shows).
+MASK_SOURCE_LABELS = {item[0]: item[1] for item in MASK_PARAMS[0].items}
+
+
+def _draw_stack_list(layout, data, items: str, active: str, operators) -> None:
+    """A stack's list with its add (a menu of types), remove, move and duplicate buttons beside it."""
+    add, remove, move, duplicate = operators
+    row = layout.row()
+    row.template_list(f"OROGEN_UL_{items}", "", data, items, data, active, rows=3)
+    col = row.column(align=True)
+    col.operator_menu_enum(add.bl_idname, "type", text="", icon="ADD")
+    col.operator(remove.bl_idname, text="", icon="REMOVE")
+    col.separator()
+    col.operator(move.bl_idname, text="", icon="TRIA_UP").direction = "UP"
+    col.operator(move.bl_idname, text="", icon="TRIA_DOWN").direction = "DOWN"
+    col.operator(duplicate.bl_idname, text="", icon="DUPLICATE")
 
 
 def draw_filters(layout, data, operator: bool) -> None:
@@ -90,18 +147,39 @@ def draw_filters(layout, data, operator: bool) -> None:
     if not operator:
         if not getattr(data, "initialized", True) and not data.filters:
             layout.label(text="Default stack: Flatten (1.5)", icon="INFO")
-        row = layout.row()
-        row.template_list("OROGEN_UL_filters", "", data, "filters", data, "active_filter", rows=3)
-        col = row.column(align=True)
-        col.operator_menu_enum(OROGEN_OT_filter_add.bl_idname, "type", text="", icon="ADD")
-        col.operator(OROGEN_OT_filter_remove.bl_idname, text="", icon="REMOVE")
-        col.separator()
-        col.operator(OROGEN_OT_filter_move.bl_idname, text="", icon="TRIA_UP").direction = "UP"
-        col.operator(OROGEN_OT_filter_move.bl_idname, text="", icon="TRIA_DOWN").direction = "DOWN"
-        col.operator(OROGEN_OT_filter_duplicate.bl_idname, text="", icon="DUPLICATE")
+        ops = (OROGEN_OT_filter_add, OROGEN_OT_filter_remove, OROGEN_OT_filter_move, OROGEN_OT_filter_duplicate)
+        _draw_stack_list(layout, data, "filters", "active_filter", ops)
     else:
         layout.label(text="Filters (run top to bottom)")
     draw_filter_items(layout, data)
+
+
+def draw_source_items(layout, data) -> None:
+    """Each source as a collapsible item (as :func:`draw_filter_items`): its switch and type in the header, its
+    type, blend, opacity, height, placement and its part's settings in the body."""
+    for i, item in enumerate(data.sources):
+        try:
+            part = source_part(item.type)
+        except ValueError:
+            continue
+        header, body = layout.panel_prop(item, "show_expanded")
+        header.prop(item, "enabled", text="")
+        header.label(text=f"{i + 1}. {part.label}")
+        if body is None:
+            continue
+        body.prop(item, "type")
+        draw_params(body, item, [p for p in SOURCE_PARAMS if p.name != "enabled"], active=item.enabled)
+        draw_params(body, getattr(item, item.type), part.params, active=item.enabled)
+
+
+def draw_sources(layout, data, operator: bool) -> None:
+    """The sources stack: a list with add, remove, move and duplicate (the panel), and each source's settings."""
+    if not operator:
+        ops = (OROGEN_OT_source_add, OROGEN_OT_source_remove, OROGEN_OT_source_move, OROGEN_OT_source_duplicate)
+        _draw_stack_list(layout, data, "sources", "active_source", ops)
+    elif data.sources:
+        layout.label(text="Sources (blended top to bottom)")
+    draw_source_items(layout, data)
 
 
 def draw_lighting(layout, light, header: bool = True) -> None:
@@ -139,6 +217,7 @@ def draw_spec(layout, data, operator: bool = False) -> None:
     draw_world(layout, data, operator)
     for idname, label, draw in (
         ("generator", "Generator", draw_generator),
+        ("sources", "Sources", lambda box, d: draw_sources(box, d, operator)),
         ("filters", "Filters", lambda box, d: draw_filters(box, d, operator)),
         ("lighting", "Lighting", lambda box, d: draw_lighting(box, d.lighting)),
         ("material", "Material", draw_material),

@@ -1,7 +1,7 @@
 """The Terrain tab in the 3D View's sidebar, drawn from whatever the spec holds (see :mod:`.draw`).
 
 The tab's panel holds the presets, the terrain's world settings and its buttons; each part of the spec is a
-sub-panel of it (Generator, Filters, Lighting, Material, Colour Layers, Water), collapsible as Blender's own
+sub-panel of it (Generator, Sources, Filters, Lighting, Material, Colour Layers, Water), collapsible as Blender's own
 panels are, those with a switch drawing it in their header.
 """
 
@@ -12,7 +12,16 @@ from ..ops.presets import draw_presets
 from ..ops.profile import OROGEN_OT_profile_add
 from ..ops.terrain import OROGEN_OT_material_rebuild, OROGEN_OT_terrain_generate, OROGEN_OT_terrain_regenerate
 from ..poll import active_terrain
-from .draw import draw_filters, draw_generator, draw_layers, draw_lighting, draw_material, draw_water, draw_world
+from .draw import (
+    draw_filters,
+    draw_generator,
+    draw_layers,
+    draw_lighting,
+    draw_material,
+    draw_sources,
+    draw_water,
+    draw_world,
+)
 
 
 def _split(layout) -> None:
@@ -87,6 +96,14 @@ class VIEW3D_PT_orogen_generator(_Part, bpy.types.Panel):
         draw_generator(layout, data)
 
 
+class VIEW3D_PT_orogen_sources(_Part, bpy.types.Panel):
+    bl_label = "Sources"
+    bl_options = {"DEFAULT_CLOSED"}
+
+    def draw_part(self, layout, data) -> None:
+        draw_sources(layout, data, operator=False)
+
+
 class VIEW3D_PT_orogen_filters(_Part, bpy.types.Panel):
     bl_label = "Filters"
 
@@ -138,6 +155,7 @@ class VIEW3D_PT_orogen_water(_Part, bpy.types.Panel):
 classes = (
     VIEW3D_PT_orogen_terrain,
     VIEW3D_PT_orogen_generator,
+    VIEW3D_PT_orogen_sources,
     VIEW3D_PT_orogen_filters,
     VIEW3D_PT_orogen_lighting,
     VIEW3D_PT_orogen_material,

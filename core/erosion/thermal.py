@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..elementary import tangent
+from ..elementary import cos, sin, tangent
 from ..heightmap import as_heightmap, check_count, check_number
 from ..progress import Cancelled, Progress, check_progress
 from ..work import check_work_limit, limit_work
@@ -276,7 +276,7 @@ class _ThermalWork:
                 gather.append((inflow[q0:q1, 1 + dc : cols + 1 + dc], self.excess[k, q0 - 1 - dr : q1 - 1 - dr]))
         return differences, views, tuple(gather), excess, share, total, flat, given, zeros, (r0, r1)
 
-    def step(self, h: F64, thresholds: list[np.float32], half_rate: np.float32) -> F32:
+    def step(self, h: F64, thresholds: list[Any], half_rate: np.float32) -> F32:
         """One Jacobi step on ``h`` in place (``padded`` holds ``h`` and its ghost ring); returns the inflow.
 
         The same operations, in the same order for every cell, as the plain form: ``e_k = max(float32(h -
@@ -284,6 +284,7 @@ class _ThermalWork:
         each ``e_k x share`` leaves the cell (its float64 sum left to right) and reaches neighbour ``k``.
         """
         negative = [-t for t in thresholds]
+        per_cell = isinstance(thresholds[0], np.ndarray)  # a talus-angle map: each strip takes its rows
         inflow = self.inflow
         inflow.fill(0.0)
         with np.errstate(invalid="ignore"):  # ghost-minus-ghost corners (inf - inf), never read
@@ -293,10 +294,13 @@ class _ThermalWork:
                     np.subtract(a, b, out=d, casting="same_kind")
                 for k, (view, negated) in enumerate(views):
                     e = excess[k]
+                    t, nt = thresholds[k], negative[k]
+                    if per_cell:
+                        t, nt = t[rows[0] : rows[1]], nt[rows[0] : rows[1]]
                     if negated:  # (-T) - d is -d - T bit for bit: both round -(d + T)
-                        np.subtract(negative[k], view, out=e)
+                        np.subtract(nt, view, out=e)
                     else:
-                        np.subtract(view, thresholds[k], out=e)
+                        np.subtract(view, t, out=e)
                     np.maximum(e, zeros, out=e)
                 np.maximum(excess[0], excess[1], out=share)
                 np.add(excess[0], excess[1], out=total)
@@ -326,10 +330,22 @@ class _ThermalWork:
         return inflow
 
 
+def _talus_map(value: object, shape: tuple[int, ...]) -> F64 | None:
+    """A talus-angle map (degrees per cell, ``[0, 89]``) checked, or ``None`` for a single angle."""
+    if not isinstance(value, np.ndarray):
+        return None
+    arr = np.asarray(value, dtype=np.float64)
+    if arr.shape != tuple(shape):
+        raise ValueError(f"talus_angle must be a number or a map of the heights' shape {tuple(shape)}, got {arr.shape}")
+    if not np.isfinite(arr).all() or arr.min() < 0.0 or arr.max() > 89.0:
+        raise ValueError("talus_angle must be in [0, 89] degrees everywhere")
+    return arr
+
+
 def thermal_erosion(
     heightmap: npt.ArrayLike,
     *,
-    talus_angle: float = 35.0,
+    talus_angle: float | npt.NDArray[np.float64] = 35.0,
     cell_size: float = 1.0,
     steps: int = 50,
     rate: float = 0.5,
@@ -353,9 +369,12 @@ def thermal_erosion(
     heightmap : array_like, shape (rows, cols)
         Finite heights, metres (scale a normalised map by the terrain's height
         first).
-    talus_angle : float
+    talus_angle : float or ndarray (rows, cols)
         35; [0, 89]; [25, 45]; degrees; "Talus Angle": steepest slope loose
-        material rests at (scree 30-40 degrees); 0 flattens everything.
+        material rests at (scree 30-40 degrees); 0 flattens everything. A
+        map gives each cell its own angle (hard rock steep, scree gentle):
+        material leaves a cell where the drop exceeds that cell's threshold
+        (``tan`` as ``sin / cos`` of :mod:`core.elementary`, float32 per cell).
     cell_size : float
         1.0; [1e-6, 1e6]; [0.1, 100]; metres; "Cell Size": horizontal distance
         between neighbouring cells.
@@ -397,7 +416,8 @@ def thermal_erosion(
         whose estimated time is over the user's Work Limit (``OROGEN_WORK_LIMIT``; none by default), naming it.
     """
     h = erosion_heights(heightmap)
-    talus = check_number(talus_angle, "talus_angle", low=0.0, high=89.0)
+    talus_map = _talus_map(talus_angle, h.shape)
+    talus = 0.0 if talus_map is not None else check_number(talus_angle, "talus_angle", low=0.0, high=89.0)
     cell = check_number(cell_size, "cell_size", low=1e-6, high=1e6)
     rate = check_number(rate, "rate", low=0.0, high=1.0, low_open=True)
     edges = check_edges(edges)
@@ -411,7 +431,13 @@ def thermal_erosion(
     before = h.copy()
     tan = tangent(math.radians(talus))  # core.elementary: the same bits on every platform
     # Float32 talus thresholds: the excesses are computed in float32 (speed); heights stay float64.
-    thresholds = [np.float32(tan * cell * (math.sqrt(2.0) if dr and dc else 1.0)) for dr, dc in _OFFSETS]
+    thresholds: list[Any] = [np.float32(tan * cell * (math.sqrt(2.0) if dr and dc else 1.0)) for dr, dc in _OFFSETS]
+    if talus_map is not None:  # per cell: the threshold of the cell material leaves
+        radians = talus_map * (math.pi / 180.0)
+        tan_map = sin(radians) / cos(radians)
+        thresholds = [
+            (tan_map * (cell * (math.sqrt(2.0) if dr and dc else 1.0))).astype(np.float32) for dr, dc in _OFFSETS
+        ]
     # Heights with a ring of ghost cells: +inf (nothing flows there) for closed edges, the lowest input
     # height (material sliding there is lost) for open ones.
     ghost = math.inf if edges == "closed" else float(h.min())

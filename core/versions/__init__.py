@@ -28,7 +28,12 @@ Versions
     (:data:`.v3_to_v4.V3_CHOICES`, :func:`.v3_to_v4.filters_v3_to_v4`).
 **Version 4** (Orogen 0.3, :data:`SPEC_VERSION`)
     Version 3 with the thermal filter's open edges, the stream-power filter's diffusion, flats, ties and uplift
-    scale and the hydraulic filter's bounds fixed, each version-3 algorithm a declared choice.
+    scale and the hydraulic filter's bounds fixed, each version-3 algorithm a declared choice. Its optional
+    ``sources`` list (:mod:`core.sources`, default ``[]``) came later without a new version: a version-4 spec
+    without the key is read unchanged and gives the heightmap it gave, so nothing here converts it. The same
+    holds for the optional ``mask`` object of a filter's entry and its parameter maps (``erodibility_map``,
+    ``precipitation_map``, ``talus_map``; :mod:`core.masks`): an entry without them is unmasked and gives the
+    heightmap it gave, and a spec without masks writes the JSON it wrote.
 
 Export sidecars carry a version of their own (``sidecar_version``, :data:`core.io.formats.SIDECAR_VERSION`):
 those without one (version 1, Orogen 0.1 to 0.3) are read by :func:`core.io.formats.sidecar_scale` as they

@@ -66,7 +66,7 @@ class Layout:
     def prop(self, data, name, **_kw):
         self.drawn.append((data, name, self.active))
 
-    def prop_search(self, data, name, *_a, **_k):  # an object setting: a search field
+    def prop_search(self, data, name, *_search, **_kw):  # an object setting: a search of bpy.data.objects
         self.drawn.append((data, name, self.active))
 
     def panel(self, *_a, **_k):  # layout.panel() and panel_prop(): (header, body)
@@ -89,6 +89,7 @@ def test_the_terrain_tab_has_a_sub_panel_per_part(orogen):
     parts = {cls.__name__: cls for cls in panel.classes[1:]}
     assert list(parts) == [
         "VIEW3D_PT_orogen_generator",
+        "VIEW3D_PT_orogen_sources",
         "VIEW3D_PT_orogen_filters",
         "VIEW3D_PT_orogen_lighting",
         "VIEW3D_PT_orogen_material",

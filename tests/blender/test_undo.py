@@ -57,6 +57,7 @@ def state() -> dict:
             entry["status"] = settings.status
             entry["preview_pending"] = settings.preview_pending
             entry["filters"] = tuple((f.type, f.enabled) for f in settings.filters)
+            entry["sources"] = tuple((s.type, s.enabled, s.blend, s.opacity) for s in settings.sources)
             entry["layers"] = tuple(lay.name for lay in settings.layers)
         tile = getattr(obj, "orogen_tile", None)
         if tile is not None and tile.is_tile:
@@ -76,6 +77,7 @@ def state() -> dict:
         "seed": panel.seed,
         "size": panel.size,
         "filters": tuple((f.type, f.enabled) for f in panel.filters),
+        "sources": tuple((s.type, s.enabled, s.blend, s.opacity) for s in panel.sources),
         "layers": tuple(lay.name for lay in panel.layers),
     }
     out["materials"] = tuple(sorted(m.name for m in bpy.data.materials if m.users))
@@ -333,6 +335,48 @@ def test_stack_edits_of_a_terrain(terrain, operator, prepare):
     assert before[key]["filters"] != after[key]["filters"] or before[key]["layers"] != after[key]["layers"]
 
 
+@pytest.mark.parametrize(
+    ("operator", "prepare"),
+    [
+        ("source_add", {"type": "crater"}),
+        ("source_remove", {}),
+        ("source_move", {"direction": "UP"}),
+        ("source_duplicate", {}),
+    ],
+)
+def test_source_stack_edits_of_a_terrain(terrain, orogen, operator, prepare):
+    obj = bpy.data.objects[terrain]
+    select(obj)
+    if operator != "source_add":
+        assert bpy.ops.orogen.source_add(type="cone") == {"FINISHED"}
+        assert bpy.ops.orogen.source_add(type="ridge") == {"FINISHED"}
+        cone, ridge = obj.orogen.sources
+        cone.cone.radius, cone.offset_x, cone.height = 6.0, -8.0, 3.0
+        ridge.ridge.radius, ridge.ridge.length, ridge.offset_y, ridge.height = 3.0, 10.0, 7.0, 2.0
+        ridge.blend = "replace"
+        live(orogen)._on_msgbus()
+        if operator == "source_duplicate":
+            obj.orogen.active_source = 0  # the cone (added twice: twice as high)
+        done("prepare")
+    before, after = check_undo_redo(lambda: getattr(bpy.ops.orogen, operator)(**prepare), operator)
+    key = f"OB:{terrain}"
+    assert before[key]["sources"] != after[key]["sources"]
+    assert before[key]["co"] != after[key]["co"]  # the terrain followed (live)
+
+
+def test_a_source_opacity_edit_undone(terrain, orogen):
+    obj = bpy.data.objects[terrain]
+    select(obj)
+    assert bpy.ops.orogen.source_add(type="mesa") == {"FINISHED"}
+    obj.orogen.sources[0].mesa.radius = 6.0
+    obj.orogen.sources[0].height = 4.0
+    live(orogen)._on_msgbus()
+    done("Add Source")
+    before, after = check_undo_redo(lambda: edit(orogen, obj, sources__0__opacity=0.25), "Opacity")
+    assert before[f"OB:{terrain}"]["co"] != after[f"OB:{terrain}"]["co"]
+    assert after[f"OB:{terrain}"]["sources"] == (("mesa", True, "add", 0.25),)
+
+
 def test_stack_edits_of_the_panel(fresh):
     check_undo_redo(lambda: bpy.ops.orogen.filter_add(type="terrace"), "Add Filter")
 
@@ -423,6 +467,10 @@ TESTED = {
     "filter_remove",
     "filter_move",
     "filter_duplicate",
+    "source_add",
+    "source_remove",
+    "source_move",
+    "source_duplicate",
     "layer_add",
     "layer_remove",
     "layers_reset",

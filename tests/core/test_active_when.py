@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import core  # noqa: F401  (registers the built-in parts)
+from core import inputs
 from core.colormap import DEFAULT_LAYERS, layer_weights
 from core.lighting import LIGHTING_PARAMS
 from core.params import (
@@ -131,10 +132,22 @@ def _generator(key: str) -> Callable[[dict[str, Any]], Any]:
     return run
 
 
+#: What a filter's ``object`` settings name here (a curve across the terrain, rising and falling).
+_INPUTS = {
+    ("curve", "test_curve"): inputs.CurveInput(
+        (np.array([[-60.0, -40.0, 5.0], [0.0, 0.0, 25.0], [60.0, 40.0, 10.0]]),), name="test_curve"
+    ),
+}
+
+
 def _filter(key: str) -> Callable[[dict[str, Any]], Any]:
+    objects = {p.name: f"test_{p.object_kind}" for p in FILTERS[key].params if p.kind == "object"}
+
     def run(values: dict[str, Any]) -> Any:
-        spec = TerrainSpec(size=_SIZE, width=100.0, seed=3, generator="fractal", filters=(Step(key, values),))
-        return spec.heightmap()
+        step = Step(key, {**objects, **values})
+        spec = TerrainSpec(size=_SIZE, width=100.0, seed=3, generator="fractal", filters=(step,))
+        with inputs.using(_INPUTS):
+            return spec.heightmap()
 
     return run
 
