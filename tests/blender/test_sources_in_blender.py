@@ -225,3 +225,35 @@ def test_a_preset_dresses_a_source_terrain_and_keeps_its_source(scene, orogen, t
     assert spec.filters == preset.filters and spec.lighting == preset.lighting and spec.layers == preset.layers
     assert bpy.ops.orogen.terrain_regenerate() == {"FINISHED"}
     assert not np.array_equal(vertices(obj)[:, 2].reshape(metres.shape), metres)  # the preset's filters ran
+
+
+def test_moving_a_carve_curve_updates_its_terrain_live(scene, orogen):
+    """The depsgraph handler is generic over the kinds of objects a spec reads: a carve filter's curve too."""
+    data = bpy.data.curves.new("River", "CURVE")
+    data.dimensions = "3D"
+    spline = data.splines.new("POLY")
+    spline.points.add(2)
+    for p, x in zip(spline.points, (-70.0, 0.0, 70.0), strict=True):
+        p.co = (x, 0.0, 0.0, 1.0)
+    river = bpy.data.objects.new("River", data)
+    bpy.context.scene.collection.objects.link(river)
+    spec = orogen.core.TerrainSpec(
+        size=65,
+        width=100.0,
+        height=20.0,
+        seed=3,
+        params={"count": 40},
+        filters=(("carve", {"curve": "River", "width": 8.0, "depth": 3.0, "bank": 4.0}),),
+    )
+    assert bpy.ops.orogen.terrain_add(spec=spec.to_json(), location=(0, 0, 0)) == {"FINISHED"}
+    terrain = bpy.context.active_object
+    assert terrain.orogen.live_update
+    before = vertices(terrain)[:, 2].reshape(65, 65).copy()
+    river.location = (0.0, -25.0, 0.0)
+    bpy.context.view_layer.update()  # the handler: the terrain's live update reads the curve again
+    after = vertices(terrain)[:, 2].reshape(65, 65)
+    assert not np.array_equal(before, after)
+    assert bpy.ops.orogen.terrain_regenerate() == {"FINISHED"}  # what Regenerate makes of the moved curve
+    assert np.array_equal(vertices(terrain)[:, 2].reshape(65, 65), after)
+    # its own update did not start another: the recorded fingerprint is the curve's now
+    assert "curve:River:" in terrain["orogen_inputs"]
