@@ -402,11 +402,11 @@ class Recipe:
         object.__setattr__(self, "sources", check_sources(self.sources))
 
     def source_ranges(self) -> SourceRanges:
-        """Each source's whole-grid raw range (:func:`core.sources.source_range`; ``None`` for a stamp or a
-        disabled source): what generator sources are normalised by, whichever window is evaluated."""
+        """Each source's whole-grid raw range (:func:`core.sources.source_range`; ``None`` for a stamp, a source in
+        metres or a disabled source): what generator sources are normalised by, whichever window is evaluated."""
         return tuple(
             None
-            if key in STAMPS or not settings["enabled"]
+            if key in STAMPS or not settings["enabled"] or GENERATORS[key].metres
             else source_range(
                 key,
                 {k: settings[k] for k in (p.name for p in GENERATORS[key].params)},
@@ -421,7 +421,9 @@ class Recipe:
         return source_seed(self.seed, index)
 
     def _needs_source_ranges(self) -> bool:
-        return any(key not in STAMPS and settings["enabled"] for key, settings in self.sources)
+        return any(
+            key not in STAMPS and settings["enabled"] and not GENERATORS[key].metres for key, settings in self.sources
+        )
 
     def _apply_sources(
         self, h: npt.NDArray[np.float32], window: Window, ranges: SourceRanges | None

@@ -10,7 +10,8 @@ order, as Gaea's Combine node or Unreal's edit layers do:
   ``image``), with that part's declared parameters beside the entry's;
 - the entry's own settings, declared once in :data:`SOURCE_PARAMS`:
   ``enabled``, ``blend`` (:data:`BLENDS`), ``opacity`` (0..1), ``height``
-  (metres the source's normalised shape spans), and its placement
+  (metres the source's normalised shape spans; a generator in metres, the
+  ``file`` and ``object`` sources, keeps its own metres), and its placement
   ``offset_x``, ``offset_y`` (metres, terrain-local: X east, Y north, the
   grid centred on the origin as :func:`core.inputs.grid_xy` places it),
   ``scale`` (factor) and ``rotation`` (degrees counter-clockwise about +Z,
@@ -127,7 +128,8 @@ SOURCE_PARAMS: tuple[Param, ...] = (
         soft=(0.0, 1000.0),
         unit="m",
         label="Height",
-        description="Metres the source's normalised shape spans (a stamp's or generator's 1 is this high)",
+        description="Metres the source's normalised shape spans (a stamp's or generator's 1 is this high; a file "
+        "or object source keeps its own metres and ignores it)",
     ),
     Param(
         "offset_x",
@@ -376,9 +378,12 @@ def _generator_shape(
     window: Window,
     cell_size: float,
     seed: int,
-    value_range: tuple[float, float],
+    value_range: tuple[float, float] | None,
+    height: float = 1.0,
 ) -> tuple[F64, F64]:
-    """A generator source's normalised shape and coverage over ``window`` (see the module docstring)."""
+    """A generator source's normalised shape and coverage over ``window`` (see the module docstring); for a
+    generator in metres (:attr:`core.params.Generator.metres`: a file, a mesh; ``value_range`` ``None``) its
+    metres, given the terrain's ``height``, not normalised."""
     generator = GENERATORS[key]
     params = {p.name: settings[p.name] for p in generator.params}
     rows, cols = shape
@@ -392,9 +397,11 @@ def _generator_shape(
     r_lo, r_hi = int(np.floor(fr[inside].min())), min(int(np.floor(fr[inside].max())) + 1, rows - 1)
     c_lo, c_hi = int(np.floor(fc[inside].min())), min(int(np.floor(fc[inside].max())) + 1, cols - 1)
     sub = check_window(shape, Window(r_lo, c_lo, r_hi - r_lo + 1, c_hi - c_lo + 1))
-    extra = {"cell_size": cell_size} if generator.uses_cell_size else {}
+    extra: dict[str, Any] = {"cell_size": cell_size} if generator.uses_cell_size else {}
+    if generator.metres:
+        extra["height"] = height
     raw = np.asarray(generator.function(shape, seed, window=sub, **extra, **params), dtype=np.float64)
-    grid = normalize(raw, value_range).astype(np.float64)
+    grid = raw if value_range is None else normalize(raw, value_range).astype(np.float64)
     out[inside] = _bilinear(grid, fr[inside] - r_lo, fc[inside] - c_lo)
     return out, inside.astype(np.float64)
 
@@ -440,7 +447,8 @@ def apply_sources(
             shape_, coverage = _stamp_shape(key, settings, shape=shape, window=window, cell_size=cell_size)
         else:
             value_range = ranges[i]
-            assert value_range is not None, f"sources[{i}] needs its range"
+            in_metres = GENERATORS[key].metres
+            assert in_metres or value_range is not None, f"sources[{i}] needs its range"
             shape_, coverage = _generator_shape(
                 key,
                 settings,
@@ -448,13 +456,15 @@ def apply_sources(
                 window=window,
                 cell_size=cell_size,
                 seed=source_seed(seed, i),
-                value_range=value_range,
+                value_range=None if in_metres else value_range,
+                height=height,
             )
         weight = coverage * settings["opacity"]
         mask = source_mask(settings, window)
         if mask is not None:
             weight = weight * mask
-        metres = blend(metres, shape_ * settings["height"], settings["blend"], weight=weight, height=height)
+        layer = shape_ if key not in STAMPS and GENERATORS[key].metres else shape_ * settings["height"]
+        metres = blend(metres, layer, settings["blend"], weight=weight, height=height)
     return (metres / height).astype(np.float32)
 
 

@@ -9,6 +9,7 @@ import core
 from core import inputs
 from core.generators import sources
 from core.io import formats
+from core.sources import Source
 from core.spec import TerrainSpec
 from core.window import Window
 
@@ -248,3 +249,16 @@ def test_the_guards_refuse_before_reading(tmp_path):
             file_spec(path, metres.shape).heightmap()
     finally:
         sources.set_guards()
+
+
+def test_a_source_in_metres_keeps_its_metres_in_the_stack():
+    mesh = grid_mesh(5, 20.0, lambda x, y: 3.0 + 0.25 * x - 0.5 * y)
+    alone = object_spec()
+    base = TerrainSpec(size=33, width=32.0, height=10.0, filters=())
+    layered = base.replace(sources=(Source("object", {"object": "Sculpt"}, {"blend": "add", "height": 999.0}),))
+    with inputs.using({("mesh", "Sculpt"): mesh}):
+        plane = alone.heightmap().astype(np.float64) * 10.0
+        both = layered.heightmap().astype(np.float64) * 10.0
+    hills = base.heightmap().astype(np.float64) * 10.0
+    assert np.abs(both - (hills + plane)).max() <= 2e-5  # the mesh's metres added; its "height" does not scale them
+    assert plane.min() < 0 < plane.max()
