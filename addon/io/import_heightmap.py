@@ -23,6 +23,7 @@ from ...core.spec import (
     LAYER_PARAMS,
     MATERIAL_PARAMS,
     MAX_ASSIGNMENTS,
+    SPEC_VERSION,
     InactiveSettingWarning,
     TerrainSpec,
     apply_settings,
@@ -78,6 +79,13 @@ def read_sidecar(path: str) -> Sidecar | None:
 FILE_KEYS = ("size", "size_y", "seed", "generator")
 
 
+def _stack_json(spec: TerrainSpec) -> str:
+    """The filter and source stacks of ``spec`` as spec JSON (``{"filters": [...], "sources": [...]}``), what the
+    importer keeps between its redo runs."""
+    data = spec.to_dict()
+    return json.dumps({"filters": data["filters"], "sources": data.get("sources", [])})
+
+
 class OROGEN_OT_heightmap_import(AddsObjects, bpy.types.Operator, ImportHelper, object_utils.AddObjectHelper):
     """Import a heightmap (8- or 16-bit PNG, TIFF, OpenEXR, 16-bit RAW, .npy) as a terrain, lit and coloured"""
 
@@ -120,8 +128,8 @@ class OROGEN_OT_heightmap_import(AddsObjects, bpy.types.Operator, ImportHelper, 
         if not self.look_filled:
             given = TerrainSpec.from_json(self.spec) if self.spec else None
             look = given if given is not None else sidecar.look if sidecar else None
-            if given is not None:  # its filter stack too (the heights are the file's)
-                self.filters_json = json.dumps(given.to_dict()["filters"])
+            if given is not None:  # its filter and source stacks too (the heights start from the file's)
+                self.stack_json = _stack_json(given)
             if look is not None:
                 write_group(self.lighting, LIGHTING_PARAMS, look.lighting)
                 write_group(self.material, MATERIAL_PARAMS, look.material)
@@ -154,17 +162,15 @@ class OROGEN_OT_heightmap_import(AddsObjects, bpy.types.Operator, ImportHelper, 
             spec = after
         write_group(self.lighting, LIGHTING_PARAMS, spec.lighting)
         write_group(self.material, MATERIAL_PARAMS, spec.material)
-        self.filters_json = json.dumps(spec.to_dict()["filters"])
+        self.stack_json = _stack_json(spec)
         self.fit_height = spec.fit_height
         self.set = ""
 
     def _settings(self) -> TerrainSpec:
         """The spec of the terrain: the file as its source (its absolute path), the operator's scale and look,
-        the filters ``spec=`` and ``set=`` gave (none by default: the heights are the file's)."""
-        filters = [
-            (f["type"], {k: v for k, v in f.items() if k not in ("type", "enabled")}, f.get("enabled", True))
-            for f in json.loads(self.filters_json or "[]")
-        ]
+        the filters and sources ``spec=`` and ``set=`` gave (none by default: the heights are the file's), masks
+        and parameter maps included."""
+        stack = TerrainSpec.from_dict({"version": SPEC_VERSION, **json.loads(self.stack_json or "{}")})
         return TerrainSpec(
             width=self.width,
             height=self.height,
@@ -174,7 +180,8 @@ class OROGEN_OT_heightmap_import(AddsObjects, bpy.types.Operator, ImportHelper, 
                 "path": os.path.abspath(bpy.path.abspath(self.filepath)),
                 "scale_from_file": self.use_sidecar_scale,
             },
-            filters=tuple(filters),
+            filters=stack.filters,
+            sources=stack.sources,
             lighting=read_group(self.lighting, LIGHTING_PARAMS),
             material=read_group(self.material, MATERIAL_PARAMS),
             layers=tuple(Layer(**read_group(item, LAYER_PARAMS)) for item in self.layers) or DEFAULT_LAYERS,
@@ -325,11 +332,12 @@ def register() -> None:
             description="Settings by name, 'NAME=VALUE; NAME=VALUE' (lighting.mode=hillshade; material.water=true; "
             "width=500; terrace.levels=8 for a filter spec= gave), as Add Terrain's set: any but the size",
         ),
-        "filters_json": bpy.props.StringProperty(
-            name="Filters",
+        "stack_json": bpy.props.StringProperty(
+            name="Stacks",
             default="",
             options={"HIDDEN", "SKIP_SAVE"},
-            description="The filter stack as spec JSON (from spec= and set=): it runs on the file's heights",
+            description="The filter and source stacks as spec JSON (from spec= and set=): they run on the file's "
+            "heights",
         ),
         "fit_height": annotations["fit_height"],
         "look_filled": bpy.props.BoolProperty(default=False, options={"HIDDEN", "SKIP_SAVE"}),

@@ -70,6 +70,22 @@ def test_an_import_takes_filters_from_spec_and_set(scene, orogen, tmp_path):
     assert np.array_equal(vertices(obj)[:, 2].reshape(metres.shape), metres)
 
 
+def test_an_import_takes_sources_and_masks_from_spec(scene, orogen, tmp_path):
+    path, metres = metres_npy(orogen, tmp_path)
+    core = orogen.core
+    stamp = core.sources.Source("cone", {"radius": 60.0}, {"blend": "max", "height": 150.0})
+    look = core.TerrainSpec(
+        filters=(core.spec.Step("box_blur", {"radius": 20.0}, mask={"source": "height", "low": 20.0, "high": 1e4}),),
+        sources=(stamp,),
+    )
+    assert bpy.ops.orogen.heightmap_import(filepath=path, spec=look.to_json(), location=(0, 0, 0)) == {"FINISHED"}
+    spec = spec_of(orogen, bpy.context.active_object)
+    assert [s.key for s in spec.sources] == ["cone"] and spec.sources[0].settings["height"] == 150.0
+    assert spec.filters[0].masked and spec.filters[0].mask["low"] == 20.0
+    z = vertices(bpy.context.active_object)[:, 2].reshape(metres.shape)
+    assert z.max() > 100.0 and np.array_equal(z, spec.heightmap() * np.float32(spec.height))
+
+
 def test_regenerate_says_when_the_file_changed_or_is_missing(scene, orogen, tmp_path, capsys):
     path, metres = metres_npy(orogen, tmp_path)
     assert bpy.ops.orogen.heightmap_import(filepath=path, location=(0, 0, 0)) == {"FINISHED"}
