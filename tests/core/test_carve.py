@@ -5,7 +5,7 @@ import pytest
 
 import core
 from core import inputs
-from core.carve import bed_profile, carve_curve, nearest_on_curve
+from core.carve import bed_profile, carve_curve, nearest_on_curve, thin
 from core.window import Window
 
 
@@ -301,3 +301,17 @@ def test_golden_carves_are_the_same_bytes_on_every_numpy(params, digest):
     with inputs.using({("curve", "Path"): CURVE}):
         h = carve_spec(**params).recipe().evaluate()
     assert hashlib.sha256(h.tobytes()).hexdigest()[:16] == digest
+
+
+def test_a_curve_finer_than_the_grid_is_thinned_and_carves_the_same():
+    t = np.linspace(0.0, 1.0, 20001)[:, None]
+    dense = (1.0 - t) * np.array([-25.0, -10.0, 8.0]) + t * np.array([25.0, 12.0, 3.0])
+    kept = thin(dense, 0.25)
+    assert kept[0].tolist() == dense[0].tolist() and kept[-1].tolist() == dense[-1].tolist()
+    assert 200 <= len(kept) <= 260  # ~56 m of 3D arc in quarter-metre steps, not 20001 points
+    h = np.zeros((41, 41))
+    sparse = carve_curve(h, line(dense[0], dense[-1]), cell_size=1.0, mode="road", width=4.0, reach=6.0)
+    fine = carve_curve(h, line(*dense), cell_size=1.0, mode="road", width=4.0, reach=6.0)
+    assert np.abs(fine - sparse).max() < 1e-9  # a straight line thinned is the same line
+    step = np.array([[-25, 0, 0], [0, 0, 0], [0.001, 0, 10], [25, 0, 10]], dtype=float)
+    assert len(thin(step, 0.25)) == 4  # a step in height is kept
