@@ -33,6 +33,7 @@ from ..core.generators import sources
 from ..core.spec import TerrainSpec
 from .io.heightmaps import read_image
 from .mesh import grid_shape_of
+from .specio import read_spec
 from .terrain.compute import check_decode_memory, check_memory, inputs_digest
 from .terrain.meshes import OTHER_MESH_PROPERTY, PREVIEW_MESH_PROPERTY
 
@@ -277,6 +278,13 @@ def gather(
         obj = bpy.data.objects.get(name)
         if obj is None:
             raise ValueError(f"{path}: no object named {name!r} in this file")
+        if terrain is not None:
+            loop = reading_chain(obj, terrain.name)
+            if loop:
+                raise ValueError(
+                    f"{path}: {' reads '.join(repr(n) for n in (terrain.name, *loop))}: a terrain cannot read "
+                    "itself, through other terrains or not (its heights would change on every build)"
+                )
         reader = READERS.get(kind)
         if reader is None:
             raise ValueError(f"{path}: objects of kind {kind!r} cannot be read yet")
@@ -285,6 +293,26 @@ def gather(
         except ValueError as err:
             raise ValueError(f"{path}: {err}") from None
     return found
+
+
+def reading_chain(obj: bpy.types.Object, target: str, seen: frozenset[str] = frozenset()) -> tuple[str, ...]:
+    """The names from ``obj`` to the terrain named ``target`` when ``obj`` is it or an Orogen terrain that reads
+    it, directly or through other terrains (``("B", "A")``: ``obj`` B reads A, the target); ``()`` when not."""
+    if obj.name == target:
+        return (obj.name,)
+    if obj.name in seen or obj.type != "MESH" or not obj.orogen.is_terrain:
+        return ()
+    try:
+        names = [name for _path, kind, name in read_spec(obj.orogen).objects() if kind != "weights"]
+    except (ValueError, TypeError):
+        return ()
+    for name in names:
+        other = bpy.data.objects.get(name)
+        if other is not None:
+            rest = reading_chain(other, target, seen | {obj.name})
+            if rest:
+                return (obj.name, *rest)
+    return ()
 
 
 def terrain_inputs(

@@ -154,12 +154,18 @@ def on_depsgraph_update(_scene, depsgraph) -> None:
         return
     _in_handler[0] = True
     try:
-        for target in Terrains.every():
-            obj = target.owner
-            if not obj.orogen.live_update:
-                continue
-            if (_read_names(obj) - {obj.name}) & changed:
-                on_setting_changed(obj, bpy.context)
+        done: set[str] = set()
+        while changed:  # a terrain that read a changed object changes too: the terrains that read it follow
+            followed = set()
+            for target in Terrains.every():
+                obj = target.owner
+                if obj.name in done or not obj.orogen.live_update:
+                    continue
+                if (_read_names(obj) - {obj.name}) & changed:
+                    on_setting_changed(obj, bpy.context)
+                    done.add(obj.name)  # each terrain at most once an update (cycles are refused by gather)
+                    followed.add(obj.name)
+            changed = followed
     finally:
         _in_handler[0] = False
 

@@ -273,3 +273,42 @@ def test_moving_a_carve_curve_updates_its_terrain_live(scene, orogen):
     assert np.array_equal(vertices(terrain)[:, 2].reshape(65, 65), after)
     # its own update did not start another: the recorded fingerprint is the curve's now
     assert "curve:River:" in terrain["orogen_inputs"]
+
+
+def test_a_terrain_made_from_a_terrain_follows_it_live(scene, orogen):
+    source = plane(size=10.0, subdivisions=2)
+    assert bpy.ops.orogen.terrain_from_object(size=11, set="object.fill=value") == {"FINISHED"}
+    first = bpy.context.active_object
+    first.select_set(True)
+    assert bpy.ops.orogen.terrain_from_object(size=11, hide_source=False, set="object.fill=value") == {"FINISHED"}
+    second = bpy.context.active_object
+    assert second is not first and spec_of(orogen, second).params["object"] == first.name
+    co = vertices(source)
+    centre = int(np.argmin(np.abs(co[:, 0]) + np.abs(co[:, 1])))
+    co[centre, 2] = 3.0
+    source.data.vertices.foreach_set("co", co.ravel())
+    source.data.update()
+    bpy.context.view_layer.update()  # the source changed: the first follows, and the second follows the first
+    assert vertices(first)[:, 2].reshape(11, 11)[5, 5] == pytest.approx(3.0)
+    assert vertices(second)[:, 2].reshape(11, 11)[5, 5] == pytest.approx(3.0)
+
+
+def test_a_terrain_that_reads_itself_is_refused(scene, orogen):
+    plane(size=10.0, subdivisions=2)
+    assert bpy.ops.orogen.terrain_from_object(size=11, set="object.fill=value") == {"FINISHED"}
+    first = bpy.context.active_object
+    first.select_set(True)
+    assert bpy.ops.orogen.terrain_from_object(size=11, hide_source=False, set="object.fill=value") == {"FINISHED"}
+    second = bpy.context.active_object
+    before = vertices(first).copy()
+    first.orogen.live_update = second.orogen.live_update = False
+    orogen.addon.specio.write_spec(first.orogen, spec_of(orogen, first).replace(params={"object": second.name}))
+    bpy.context.view_layer.objects.active = first
+    first.select_set(True)
+    with pytest.raises(RuntimeError, match=r"object\.object: .* reads .* a terrain cannot read itself"):
+        bpy.ops.orogen.terrain_regenerate()
+    assert np.array_equal(vertices(first), before)
+    orogen.addon.specio.write_spec(first.orogen, spec_of(orogen, first).replace(params={"object": first.name}))
+    with pytest.raises(RuntimeError, match="a terrain cannot read itself"):
+        bpy.ops.orogen.terrain_regenerate()
+    assert np.array_equal(vertices(first), before)
