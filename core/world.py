@@ -202,7 +202,8 @@ def world_recipe(spec: TerrainSpec, shape: tuple[int, int]) -> Recipe:
 
 
 def check_world(recipe: Recipe, grid: TileGrid) -> bool:
-    """Whether ``recipe`` over ``grid`` is built whole once (``True``: it has a global filter) or tile by tile.
+    """Whether ``recipe`` over ``grid`` is built whole once (``True``: it has a global filter, or a source whose
+    drainage mask reads the whole world) or tile by tile.
 
     Raises
     ------
