@@ -441,19 +441,22 @@ class Recipe:
         return expand(self.shape, outer, margin) if margin else outer
 
     def _apply_sources(
-        self,
-        h: npt.NDArray[np.float32],
-        window: Window,
-        ranges: SourceRanges | None,
-        target: Window | None = None,
+        self, h: npt.NDArray[np.float32], window: Window, ranges: SourceRanges | None
     ) -> npt.NDArray[np.float32]:
-        """``h`` (the normalised base heights of ``window``) with the sources blended on in metres, back in units
-        of ``height`` (:func:`core.sources.apply_sources`), cropped to ``target`` (a window inside ``window``,
-        default ``window``: :meth:`_sources_window` grows it for the masks); ``h`` itself when no source is
-        enabled and nothing is cropped, so a recipe without sources gives exactly what it gave. ``ranges``: the
-        sources' ranges, or ``None`` to compute them."""
-        if target is not None and target != window:
-            return np.ascontiguousarray(crop(self._apply_sources(h, window, ranges), window, target))
+        """The heights of ``window`` with the sources blended on in metres, back in units of ``height``
+        (:func:`core.sources.apply_sources`); ``h`` are the normalised base heights of :meth:`_sources_window` of
+        ``window`` (``window`` itself without masked sources; grown by the masks' reach, blended over and cropped
+        to ``window`` with them). ``h`` itself when no source is enabled, so a recipe without sources gives
+        exactly what it gave. ``ranges``: the sources' ranges, or ``None`` to compute them."""
+        wide = self._sources_window(window)
+        if wide != window:
+            return np.ascontiguousarray(crop(self._blend_sources(h, wide, ranges), wide, window))
+        return self._blend_sources(h, window, ranges)
+
+    def _blend_sources(
+        self, h: npt.NDArray[np.float32], window: Window, ranges: SourceRanges | None
+    ) -> npt.NDArray[np.float32]:
+        """:meth:`_apply_sources` over ``window`` itself (``h`` of ``window.shape``), nothing cropped."""
         if not any(settings["enabled"] for _, settings in self.sources):
             return h
         if ranges is None or len(ranges) != len(self.sources):
@@ -650,13 +653,12 @@ class Recipe:
             if progress is not None and progress(units, total) is False:
                 raise Cancelled(f"cancelled after {units} of {total} work units", done=units, total=total)
 
-        base = self._sources_window(outer)
-        raw = self.raw_heights(base)
+        raw = self.raw_heights(self._sources_window(outer))
         report(1)
         done = 1
         if raw_range is None:
             raw_range = (float(raw.min()), float(raw.max()))
-        h = self._apply_sources(self._start(raw, raw_range), base, source_ranges, outer)
+        h = self._apply_sources(self._start(raw, raw_range), outer, source_ranges)
         for i, (key, params) in enumerate(self.filters):
             f = self._filter(key)
             scale = {"cell_size": self.cell_size, "height": self.height} if f.uses_scale else {}

@@ -481,6 +481,16 @@ def apply_sources(
     ranges : sequence of (float, float) or None
         Per entry, a generator source's whole-grid raw range (:func:`source_range`); ``None`` for stamps.
 
+    An entry with a ``mask`` (:func:`check_sources` keeps one only when it acts) has its weight multiplied by
+    :func:`source_mask` on the heights so far; its cells are exact only at least :func:`sources_margin` cells
+    inside ``window`` (or everywhere when ``window`` is the whole world), which is why a recipe grows its window.
+
+    Raises
+    ------
+    TypeError, ValueError
+        From a mask (an unreadable image, a vertex group not given, a blur too wide), naming
+        ``sources[i].mask.NAME``.
+
     Returns
     -------
     ndarray of float32
