@@ -990,8 +990,8 @@ def apply_settings(spec: TerrainSpec, assignments: Sequence[str]) -> TerrainSpec
             continue
         index = _source_type_path(spec, path)
         if index is not None:  # a new type keeps the entry's own settings; its parameters start from defaults
-            old = spec.sources[index].settings if index < len(spec.sources) else {}
-            kept = {**old, **spec.sources[index].mask_entry()} if index < len(spec.sources) else {}
+            old = spec.sources[index] if index < len(spec.sources) else None
+            kept = {} if old is None else {**old.settings, **old.mask_entry()}  # its mask is the entry's own too
             new = Source.from_values(text.strip(), kept, f"sources[{index}].")
             spec = spec.replace(sources=(*spec.sources[:index], new, *spec.sources[index + 1 :]))
             continue
