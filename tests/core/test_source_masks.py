@@ -219,3 +219,31 @@ def test_golden_bytes_of_masked_sources():
     r = _recipe(sources, (41, 47), filters=(("box_blur", {"radius": 2.0}),))
     digest = hashlib.sha256(r.evaluate().tobytes()).hexdigest()
     assert digest == "f2efa954723e71a705098746d9238570943a3035a65612812a453c5246a1c3f1"
+
+
+def test_a_masked_mesh_source_in_metres():
+    """A mesh source (its metres, not scaled by its height) masked by slope: windows equal the whole, and where
+    the mask is 0 the terrain is the base."""
+    from core.sources import Source
+
+    s = np.linspace(-20.0, 20.0, 5)
+    x, y = np.meshgrid(s, s)
+    v = np.stack([x.ravel(), y.ravel(), (3.0 + 0.25 * x - 0.5 * y).ravel()], axis=1)
+    i = np.arange(25).reshape(5, 5)
+    a, b, c, d = i[:-1, :-1].ravel(), i[:-1, 1:].ravel(), i[1:, 1:].ravel(), i[1:, :-1].ravel()
+    mesh = inputs.MeshInput(v, np.concatenate([np.stack([a, b, c], 1), np.stack([a, c, d], 1)]), name="Sculpt")
+    base = TerrainSpec(size=33, width=32.0, height=10.0, filters=(("box_blur", {"radius": 2.0}),))
+    mask = {"source": "slope", "low": 12.0, "blur": 1.0}
+    spec = base.replace(sources=(Source("object", {"object": "Sculpt"}, {"blend": "add"}, mask),))
+    assert spec.objects() == [("sources[0].object", "mesh", "Sculpt")]
+    with inputs.using({("mesh", "Sculpt"): mesh}):
+        r = spec.recipe()
+        whole = r.evaluate()
+        ranges = r.world_ranges()
+        for w in (Window(0, 0, 12, 17), Window(9, 14, 20, 19)):
+            assert np.array_equal(r.evaluate(w, ranges), whole[w.row : w.row + w.rows, w.col : w.col + w.cols])
+        zero = spec.replace(
+            sources=(Source("object", {"object": "Sculpt"}, {"blend": "add"}, {**mask, "strength": 0}),)
+        )
+        assert zero.heightmap().tobytes() == base.heightmap().tobytes()
+        assert not np.array_equal(whole, base.heightmap())
