@@ -1,5 +1,5 @@
 """Source masks in Blender: a source's Mask set in the Sources panel's properties, live, a painted vertex group,
-the spec JSON, presets and undo."""
+the spec JSON, presets, an import's spec= and set=, and undo."""
 
 import json
 import sys
@@ -157,3 +157,28 @@ def test_the_sources_panel_draws_each_sources_mask(terrain, orogen):
     mask.source = "noise"
     inactive = draw.inactive_settings(mask, orogen.core.MASK_PARAMS)
     assert "noise_size" not in inactive and "group" in inactive and "image" in inactive
+
+
+def test_an_import_keeps_a_sources_mask_from_spec_and_set(scene, orogen, tmp_path):
+    """A heightmap file as the terrain's start, a cone on it only above 20 m: from the importer's spec= and
+    set=, the mesh the spec's heights."""
+    core = orogen.core
+    y, x = np.mgrid[0:21, 0:33]
+    metres = (40.0 * (0.5 + 0.5 * np.sin(x / 4.0) * np.cos(y / 3.0))).astype(np.float32)
+    path = str(tmp_path / "start.npy")
+    core.io.formats.write_npy(path, metres)
+    cone = core.sources.Source("cone", {"radius": 40.0, "crater": 0.0}, {"height": 15.0}, {"source": "height"})
+    look = core.TerrainSpec(filters=(), sources=(cone,))
+    assert bpy.ops.orogen.heightmap_import(
+        filepath=path, width=64.0, height=40.0, spec=look.to_json(), set="sources[0].mask.low=20", location=(0, 0, 0)
+    ) == {"FINISHED"}
+    obj = bpy.context.active_object
+    assert obj.orogen.sources[0].mask.source == "height" and obj.orogen.sources[0].mask.low == 20.0
+    spec = specio(orogen).read_spec(obj.orogen)
+    z = z_of(obj)
+    np.testing.assert_allclose(z, expected_z(orogen, spec), atol=2e-5)
+    bare = expected_z(orogen, spec.replace(sources=()))
+    below = bare < 20.0
+    assert below.any() and (~below).any()
+    np.testing.assert_allclose(z[below], bare[below], atol=2e-5)  # the cone only where the file is above 20 m
+    assert not np.allclose(z[~below], bare[~below], atol=1e-3)
