@@ -13,6 +13,7 @@ new terrains in ``scene.orogen``), laid out as its spec is::
     obj.orogen.filters[i].mask.source / .low / ...   each filter's mask (core.masks.MASK_PARAMS)
     obj.orogen.filters[i].erosion.erodibility_map    a filter's parameter maps (core.masks.ParamMap)
     obj.orogen.sources[i].type / .blend / .opacity / .crater.radius    the sources stack (core.sources)
+    obj.orogen.sources[i].mask.source / .low / ...   each source's mask (the filters' group, MASK_PARAMS)
     obj.orogen.lighting.azimuth, obj.orogen.material.shading
     obj.orogen.layers[i].color
 
@@ -223,8 +224,9 @@ def source_types():
 
 
 def _source_extra(update) -> dict:
-    """A source item's annotations beyond its declared entry settings: its type, its expansion in the panel and
-    one group per generator and stamp (the generators' groups are the Generator panel's classes)."""
+    """A source item's annotations beyond its declared entry settings: its type, its expansion in the panel, its
+    mask (the filters' mask group, :data:`core.masks.MASK_PARAMS`) and one group per generator and stamp (the
+    generators' groups are the Generator panel's classes)."""
     return {
         "type": EnumProperty(
             name="Type",
@@ -233,6 +235,8 @@ def _source_extra(update) -> dict:
             **({"update": update} if update else {}),
         ),
         "show_expanded": BoolProperty(name="Expanded", default=True, options={"HIDDEN", "SKIP_SAVE"}),
+        "show_mask": BoolProperty(name="Mask", default=False, options={"HIDDEN", "SKIP_SAVE"}),
+        "mask": PointerProperty(type=Groups.mask, name="Mask", description="Where the source acts (core.masks)"),
         **{key: PointerProperty(type=cls) for key, cls in {**Groups.stamps, **Groups.generators}.items()},
     }
 

@@ -127,7 +127,8 @@ def read_step(item) -> Step:
 
 
 def read_sources(data) -> tuple:
-    """The sources stack ``data`` holds (:class:`core.sources.Source` each; errors name ``sources[i]``).
+    """The sources stack ``data`` holds (:class:`core.sources.Source` each, with its mask; errors name
+    ``sources[i]``).
 
     A file path (the image stamp's) relative to the .blend file (``//stamp.npy``, what Blender's file browser
     writes) is made absolute, as core reads it outside Blender."""
@@ -137,6 +138,9 @@ def read_sources(data) -> tuple:
         params = read_group(getattr(item, item.type), part.params)
         params.update({p.name: image_path(params[p.name]) for p in part.params if p.kind == "path"})
         values = {**read_group(item, SOURCE_PARAMS), **params}
+        mask = getattr(item, "mask", None)  # an item from before source masks: none
+        if mask is not None:
+            values["mask"] = read_group(mask, MASK_PARAMS)
         out.append(Source.from_values(item.type, values, f"sources[{i}]."))
     return tuple(out)
 
@@ -177,7 +181,12 @@ def as_stored(spec: TerrainSpec) -> TerrainSpec:
             Layer(**held(LAYER_PARAMS, {f: getattr(lay, f) for f in lay.__dataclass_fields__})) for lay in spec.layers
         ),
         sources=tuple(
-            Source(src.key, held(source_part(src.key).params, src.params), held(SOURCE_PARAMS, src.settings))
+            Source(
+                src.key,
+                held(source_part(src.key).params, src.params),
+                held(SOURCE_PARAMS, src.settings),
+                held(MASK_PARAMS, src.mask),
+            )
             for src in spec.sources
         ),
     )
@@ -209,6 +218,8 @@ def write_source(item, source: Source) -> None:
     item.type = source.key
     write_group(item, SOURCE_PARAMS, source.settings)
     write_group(getattr(item, source.key), source_part(source.key).params, source.params)
+    if hasattr(item, "mask"):
+        write_group(item.mask, MASK_PARAMS, source.mask)
 
 
 def write_sources(data, sources) -> None:

@@ -1,10 +1,10 @@
-"""Masks: where a filter (or, later, a source layer) acts, as weights in 0..1 from the terrain or from outside.
+"""Masks: where a filter or a source acts, as weights in 0..1 from the terrain or from outside.
 
 A mask is declared once, :data:`MASK_PARAMS`, and is plain data (a mapping of those names, JSON's ``mask``
-object inside a filter's entry, see :mod:`core.spec`). :func:`mask_weights` turns it into weights
+object inside a filter's or a source's entry, see :mod:`core.spec`). :func:`mask_weights` turns it into weights
 ``float32 (rows, cols)`` in ``[0, 1]`` for a heightmap, a pure function of the mask, the heights, the scale,
 the window and the seed. It does not know about filters: a filter's stack blends with it
-(:meth:`core.recipe.Recipe.evaluate`), a source layer may do the same with its own mask.
+(:meth:`core.recipe.Recipe.evaluate`), a source multiplies its weight by it (:func:`core.sources.source_mask`).
 
 Sources (``source``), each in its own unit:
 

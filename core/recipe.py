@@ -8,8 +8,10 @@ Evaluating a recipe runs:
    filters read), giving raw heights;
 2. normalisation to ``[0, 1]`` by the world's raw range;
 3. the ``sources`` stack, if any (:mod:`core.sources`): generators and stamps
-   blended on in metres, each placed and with its own seed (a recipe without
-   sources skips this step and gives exactly what it gave);
+   blended on in metres, each placed and with its own seed, each optionally
+   masked (a recipe without sources skips this step and gives exactly what
+   it gave; with masked sources, steps 1 to 3 run over the window grown by
+   the masks' reach, :meth:`Recipe.sources_margin`, cropped before step 4);
 4. the filters, in order, on heights in units of ``height`` metres (filters
    that work in metres multiply by it);
 5. with ``fit_height`` (always in versions 1 and 2), a final normalisation by
@@ -54,7 +56,7 @@ from .masks import blend_masked, check_mask, is_masked, mask_margin, mask_weight
 from .params import FILTERS, GENERATORS, MAX_FILTERS, Filter, Generator, short_list
 from .progress import Cancelled, Progress, check_progress
 from .rng import check_seed, sub_seed
-from .sources import STAMPS, apply_sources, check_sources, source_range, source_seed
+from .sources import STAMPS, apply_sources, check_sources, source_range, source_seed, sources_margin
 from .versions import SPEC_VERSION, part, upgrade_recipe
 from .window import Window, check_window, crop, expand
 
@@ -425,12 +427,36 @@ class Recipe:
             key not in STAMPS and settings["enabled"] and not GENERATORS[key].metres for key, settings in self.sources
         )
 
+    def sources_margin(self) -> int:
+        """Cells around the filters' window that the sources' masks read (:func:`core.sources.sources_margin`):
+        the base and the sources are evaluated over the window grown by it (beyond the filters' margin) and
+        cropped before the filters; 0 without masked sources."""
+        return sources_margin(self.sources, self.cell_size)
+
+    def _sources_window(self, outer: Window) -> Window:
+        """The window the base and the sources are evaluated over for the filters' window ``outer``: ``outer``
+        itself without masked sources (the recipe as before source masks, bit for bit), else ``outer`` grown by
+        :meth:`sources_margin` (clamped to the world)."""
+        margin = self.sources_margin()
+        return expand(self.shape, outer, margin) if margin else outer
+
     def _apply_sources(
         self, h: npt.NDArray[np.float32], window: Window, ranges: SourceRanges | None
     ) -> npt.NDArray[np.float32]:
-        """``h`` (the normalised base heights of ``window``) with the sources blended on in metres, back in units
-        of ``height`` (:func:`core.sources.apply_sources`); ``h`` itself when no source is enabled, so a recipe
-        without sources gives exactly what it gave. ``ranges``: the sources' ranges, or ``None`` to compute them."""
+        """The heights of ``window`` with the sources blended on in metres, back in units of ``height``
+        (:func:`core.sources.apply_sources`); ``h`` are the normalised base heights of :meth:`_sources_window` of
+        ``window`` (``window`` itself without masked sources; grown by the masks' reach, blended over and cropped
+        to ``window`` with them). ``h`` itself when no source is enabled, so a recipe without sources gives
+        exactly what it gave. ``ranges``: the sources' ranges, or ``None`` to compute them."""
+        wide = self._sources_window(window)
+        if wide != window:
+            return np.ascontiguousarray(crop(self._blend_sources(h, wide, ranges), wide, window))
+        return self._blend_sources(h, window, ranges)
+
+    def _blend_sources(
+        self, h: npt.NDArray[np.float32], window: Window, ranges: SourceRanges | None
+    ) -> npt.NDArray[np.float32]:
+        """:meth:`_apply_sources` over ``window`` itself (``h`` of ``window.shape``), nothing cropped."""
         if not any(settings["enabled"] for _, settings in self.sources):
             return h
         if ranges is None or len(ranges) != len(self.sources):
@@ -627,7 +653,7 @@ class Recipe:
             if progress is not None and progress(units, total) is False:
                 raise Cancelled(f"cancelled after {units} of {total} work units", done=units, total=total)
 
-        raw = self.raw_heights(outer)
+        raw = self.raw_heights(self._sources_window(outer))
         report(1)
         done = 1
         if raw_range is None:

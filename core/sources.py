@@ -41,9 +41,17 @@ placement the sampling reads the grid's cells exactly. A *stamp* is
 analytic in the stamp's frame (``u`` along its direction, ``v`` across,
 metres): a smooth shape vectorised over the window.
 
-**Masks.** A source's mask is not built here: :func:`source_mask` is the
-one place its weight would be multiplied by a mask (the filter masks of
-``core.masks``) when that is wired in; today it is always ``None``.
+**Masks.** An entry may hold a ``mask`` object, the filter masks'
+declaration (:data:`core.masks.MASK_PARAMS`, JSON ``{"type": "crater", ...,
+"mask": {"source": "slope", ...}}``, written only when not the default). It
+is computed by :func:`core.masks.mask_weights` on the heights so far (the
+base and the earlier sources, in units of Height) over the evaluated
+window, and multiplies the source's weight (``w = opacity x coverage x
+mask``), see :func:`source_mask`. Its noise is seeded as a filter mask's,
+``core.rng.sub_seed(seed, "mask", noise_seed)``. A mask reads neighbours
+(:func:`core.masks.mask_margin`), so a window's sources are blended over
+the window grown by :func:`sources_margin` cells and cropped before the
+filters (:meth:`core.recipe.Recipe.evaluate`): windows still equal the whole.
 """
 
 from __future__ import annotations
@@ -52,6 +60,7 @@ import functools
 import json
 import math
 import os
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -63,6 +72,7 @@ from .elementary import cos, sin
 from .heightmap import MAX_CELLS, normalize
 from .io.formats import read_npy, read_raw
 from .io.geotiff import read_elevation
+from .masks import MASK_PARAMS, check_mask, default_mask, is_masked, mask_margin, mask_weights
 from .params import GENERATORS, Param, Part, When, check_values, short_list
 from .rng import sub_seed
 from .window import Window, check_window
@@ -79,6 +89,7 @@ __all__ = [
     "source_seed",
     "source_range",
     "source_mask",
+    "sources_margin",
     "blend",
     "apply_sources",
     "check_sources",
@@ -220,7 +231,9 @@ def check_sources(sources: object, where: str = "sources") -> tuple[tuple[str, d
     Parameters
     ----------
     sources : sequence of (str, mapping) pairs
-        At most :data:`MAX_SOURCES`.
+        At most :data:`MAX_SOURCES`. A ``mask`` mapping beside the settings (:data:`core.masks.MASK_PARAMS`)
+        is checked as ``sources[i].mask.NAME`` and kept, every default filled in, only when it acts
+        (:func:`core.masks.is_masked`).
     where : str
         The path errors name (``sources[2].opacity``).
 
@@ -241,9 +254,13 @@ def check_sources(sources: object, where: str = "sources") -> tuple[tuple[str, d
         key, values = entry
         part = source_part(key, at)
         own = {k: v for k, v in values.items() if k in _ENTRY}
-        rest = {k: v for k, v in values.items() if k not in _ENTRY}
+        rest = {k: v for k, v in values.items() if k not in _ENTRY and k != "mask"}
         checked = check_values(SOURCE_PARAMS, own, at)
         checked.update(check_values(part.params, rest, at, ordered=part.ordered))
+        if "mask" in values:  # kept only when it acts: an unmasked entry is the entry it was before masks
+            mask = check_mask(values["mask"], f"{at}mask.")
+            if is_masked(mask):
+                checked["mask"] = mask
         out.append((cast(str, key), checked))
     return tuple(out)
 
@@ -254,14 +271,46 @@ def source_seed(seed: int, index: int) -> int:
     return sub_seed(seed, "source", index)
 
 
-def source_mask(settings: Mapping[str, Any], window: Window) -> npt.NDArray[np.float64] | None:
-    """The mask a source's weight is multiplied by over ``window``, ``float64 window.shape`` in ``[0, 1]``, or
-    ``None`` (no mask).
+def source_mask(
+    settings: Mapping[str, Any],
+    heights: npt.ArrayLike,
+    *,
+    shape: tuple[int, int],
+    window: Window,
+    cell_size: float,
+    height: float,
+    seed: int,
+    where: str = "sources[0].",
+) -> npt.NDArray[np.float32] | None:
+    """The mask a source's weight is multiplied by over ``window``, ``float32 window.shape`` in ``[0, 1]``, or
+    ``None`` (the entry holds no mask that acts).
 
-    The place where a source's mask goes: the filter masks of ``core.masks`` are to be wired in here (a source
-    entry's mask settings, evaluated on the same window); today every source is unmasked.
+    :func:`core.masks.mask_weights` of the entry's ``mask`` on ``heights`` (the heights so far, base and earlier
+    sources, ``window.shape`` in units of ``height`` metres) of world ``shape``; its noise seeded by
+    ``core.rng.sub_seed(seed, "mask", noise_seed)`` (``seed`` the terrain's), as a filter mask's. Errors (a bad
+    value, an unreadable image, a vertex group not given) name ``where + "mask."``.
     """
-    return None
+    mask = settings.get("mask")
+    if not is_masked(mask):
+        return None
+    assert mask is not None
+    return mask_weights(
+        mask,
+        heights,
+        cell_size=cell_size,
+        height=height,
+        world_shape=shape,
+        window=window,
+        seed=sub_seed(seed, "mask", int(mask["noise_seed"])),
+        where=f"{where}mask.",
+    )
+
+
+def sources_margin(sources: Sequence[tuple[str, Mapping[str, Any]]], cell_size: float) -> int:
+    """Cells around a window the enabled sources' masks read, summed (:func:`core.masks.mask_margin` each: a
+    mask reads the heights the earlier sources made, so the reaches add up); 0 without masks, and at least the
+    world's longer side (:data:`core.masks.WHOLE_WORLD`) with a drainage mask."""
+    return sum(mask_margin(s.get("mask"), cell_size) for _, s in sources if s["enabled"])
 
 
 def cos_sin_degrees(degrees: float) -> tuple[float, float]:
@@ -432,6 +481,16 @@ def apply_sources(
     ranges : sequence of (float, float) or None
         Per entry, a generator source's whole-grid raw range (:func:`source_range`); ``None`` for stamps.
 
+    An entry with a ``mask`` (:func:`check_sources` keeps one only when it acts) has its weight multiplied by
+    :func:`source_mask` on the heights so far; its cells are exact only at least :func:`sources_margin` cells
+    inside ``window`` (or everywhere when ``window`` is the whole world), which is why a recipe grows its window.
+
+    Raises
+    ------
+    TypeError, ValueError
+        From a mask (an unreadable image, a vertex group not given, a blur too wide), naming
+        ``sources[i].mask.NAME``.
+
     Returns
     -------
     ndarray of float32
@@ -460,9 +519,19 @@ def apply_sources(
                 height=height,
             )
         weight = coverage * settings["opacity"]
-        mask = source_mask(settings, window)
-        if mask is not None:
-            weight = weight * mask
+        if "mask" in settings:
+            mask = source_mask(
+                settings,
+                (metres / height).astype(np.float32),
+                shape=shape,
+                window=window,
+                cell_size=cell_size,
+                height=height,
+                seed=seed,
+                where=f"sources[{i}].",
+            )
+            if mask is not None:
+                weight = weight * mask.astype(np.float64)
         layer = shape_ if key not in STAMPS and GENERATORS[key].metres else shape_ * settings["height"]
         metres = blend(metres, layer, settings["blend"], weight=weight, height=height)
     return (metres / height).astype(np.float32)
@@ -772,55 +841,74 @@ register_stamp(
 
 @dataclass(frozen=True)
 class Source:
-    """One entry of a spec's sources stack: its type (a generator or stamp key), the part's parameters and the
-    entry's own settings (:data:`SOURCE_PARAMS`). Checked on construction (``ValueError`` naming the key)."""
+    """One entry of a spec's sources stack: its type (a generator or stamp key), the part's parameters, the
+    entry's own settings (:data:`SOURCE_PARAMS`) and its mask (:data:`core.masks.MASK_PARAMS`, every value
+    filled in; source ``"none"``: unmasked). Checked on construction (``ValueError`` naming the key)."""
 
     key: str
     params: Mapping[str, Any] = field(default_factory=dict)
     settings: Mapping[str, Any] = field(default_factory=dict)
+    mask: Mapping[str, Any] = field(default_factory=default_mask)
 
     def __post_init__(self) -> None:
         part = source_part(self.key, f"{self.key}.")
         object.__setattr__(self, "params", check_values(part.params, self.params, f"{self.key}.", ordered=part.ordered))
         object.__setattr__(self, "settings", check_values(SOURCE_PARAMS, self.settings, f"{self.key}."))
+        object.__setattr__(self, "mask", check_mask(self.mask, f"{self.key}.mask."))
 
     @property
     def enabled(self) -> bool:
         """Whether the source is applied."""
         return bool(self.settings["enabled"])
 
+    @property
+    def masked(self) -> bool:
+        """Whether the mask changes anything (a source other than ``"none"``)."""
+        return is_masked(self.mask)
+
+    def mask_entry(self) -> dict[str, Any]:
+        """``{"mask": {...}}`` in the entry's JSON when the mask differs from the defaults, else ``{}``: a spec
+        without source masks writes the JSON it wrote before they existed (as :meth:`core.spec.Step.mask_entry`)."""
+        if dict(self.mask) == default_mask():
+            return {}
+        return {"mask": {p.name: p.to_plain(self.mask[p.name]) for p in MASK_PARAMS}}
+
     def values(self) -> dict[str, Any]:
-        """The entry's settings and the part's parameters in one mapping (the recipe's and JSON's form)."""
-        return {**self.settings, **self.params}
+        """The entry's settings and the part's parameters in one mapping (the recipe's and JSON's form), with
+        ``mask`` (a mapping) when the mask is not the default."""
+        return {**self.settings, **self.params, **self.mask_entry()}
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON form: ``{"type": key, <entry settings>, <part parameters>}``."""
+        """The JSON form: ``{"type": key, <entry settings>, <part parameters>}`` and ``"mask"`` when not the
+        default."""
         part = source_part(self.key)
         return {
             "type": self.key,
             **{p.name: p.to_plain(self.settings[p.name]) for p in SOURCE_PARAMS},
             **{p.name: p.to_plain(self.params[p.name]) for p in part.params},
+            **self.mask_entry(),
         }
 
     @classmethod
     def from_values(cls, key: str, values: Mapping[str, Any], where: str = "sources[0].") -> Source:
-        """A source from its flat settings (JSON form without ``type``); errors name ``where``."""
+        """A source from its flat settings (JSON form without ``type``; ``mask`` a mapping); errors name
+        ``where`` (``sources[0].mask.low``)."""
         part = source_part(key, where)
-        unknown = set(values) - set(_ENTRY) - {p.name for p in part.params}
+        unknown = set(values) - set(_ENTRY) - {p.name for p in part.params} - {"mask"}
         if unknown:
             raise ValueError(f"{where.rstrip('.')}: unknown settings {short_list(sorted(unknown))} for type {key!r}")
         try:
             return cls(
                 key,
-                {k: v for k, v in values.items() if k not in _ENTRY},
+                {k: v for k, v in values.items() if k not in _ENTRY and k != "mask"},
                 {k: v for k, v in values.items() if k in _ENTRY},
+                values.get("mask", {}),
             )
         except (TypeError, ValueError) as err:
             message = str(err)
             prefix = f"{key}."
-            raise type(err)(
-                where + message[len(prefix) :] if message.startswith(prefix) else f"{where} {message}"
-            ) from None
+            named = re.sub(rf"(?<![\w.\]]){re.escape(prefix)}", where, message)  # each path (low > high names two)
+            raise type(err)(named if message.startswith(prefix) else f"{where} {message}") from None
 
 
 def sources_from_data(data: object, where: str = "sources") -> tuple[Source, ...]:

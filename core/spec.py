@@ -19,7 +19,8 @@ blended on the generator's heights, in metres, before the filters. It is part of
 version: a version-4 spec without the key loads unchanged and gives the heightmap it gave, and a spec
 without sources writes no ``sources`` key. Its settings' paths are ``sources[i].NAME``
 (``--set sources[0].opacity=0.5``; ``sources[i].type=KEY`` changes an entry's type, and one index past the
-end adds an entry).
+end adds an entry). An entry may hold a ``mask`` object as a filter's does (below; written only when not the
+default), its settings' paths ``sources[i].mask.NAME`` (``--set sources[0].mask.source=height``).
 
 The same path names a setting everywhere: ``hills.count`` is the JSON key
 ``count`` inside ``hills``, the Blender property ``obj.orogen.hills.count``
@@ -628,6 +629,7 @@ class TerrainSpec:
                 if p.kind == "object" and values.get(p.name):
                     found.append((f"{where}.{p.name}", p.object_kind, values[p.name]))
         found += mask_objects(self.filters)
+        found += source_mask_objects(self.sources)
         return found
 
     # --- JSON ------------------------------------------------------------------------------
@@ -759,6 +761,16 @@ def mask_objects(steps: Sequence[Step]) -> list[tuple[str, str, str]]:
     return found
 
 
+def source_mask_objects(sources: Sequence[Source]) -> list[tuple[str, str, str]]:
+    """The vertex groups the enabled ``sources``' masks read: ``[("sources[0].mask.group", "weights", name)]`` for
+    each mask of source ``"weights"`` naming a group (as :func:`mask_objects` for the filters)."""
+    return [
+        (f"sources[{i}].mask.group", "weights", str(s.mask["group"]))
+        for i, s in enumerate(sources)
+        if s.enabled and s.mask["source"] == "weights" and s.mask["group"]
+    ]
+
+
 def _check_spec_sources(sources: object) -> tuple[Source, ...]:
     """A spec's sources: :class:`core.sources.Source` items or ``(type, settings)`` pairs (flat settings, as in
     JSON), at most :data:`core.sources.MAX_SOURCES`; errors name ``sources[i].setting``."""
@@ -864,7 +876,21 @@ def setting_paths(spec: TerrainSpec) -> dict[str, Param]:
     for i, src in enumerate(spec.sources):
         paths.update({f"sources[{i}].{p.name}": p for p in (*SOURCE_PARAMS, *source_part(src.key).params)})
     paths.update(mask_paths(spec))
+    paths.update(source_mask_paths(spec))
     return paths
+
+
+def source_mask_paths(spec: TerrainSpec) -> dict[str, Param]:
+    """The mask settings of ``spec``'s sources by path: ``sources[i].mask.NAME`` (``sources[0].mask.low``)."""
+    return {f"sources[{i}].mask.{p.name}": p for i in range(len(spec.sources)) for p in MASK_PARAMS}
+
+
+def _source_mask_group(group: str) -> int | None:
+    """The index ``i`` of a path's group ``sources[i].mask``, or ``None``."""
+    head, dot, tail = group.partition("].")
+    if dot and tail == "mask" and head.startswith("sources[") and head[8:].isdigit():
+        return int(head[8:])
+    return None
 
 
 def mask_paths(spec: TerrainSpec) -> dict[str, Param]:
@@ -897,7 +923,7 @@ def _resolve(spec: TerrainSpec, name: str) -> str:
     paths = setting_paths(spec)
     if name in paths or name == "generator" or _source_type_path(spec, name) is not None:
         return name
-    masks = mask_paths(spec)
+    masks = {**mask_paths(spec), **source_mask_paths(spec)}
     matches = [path for path in paths if path not in masks and path.rsplit(".", 1)[-1] == name]
     if not matches:  # a mask's setting by a shorter path: "low", "mask.low" (when one filter has it)
         matches = [path for path in masks if path.endswith("." + name)]
@@ -964,8 +990,9 @@ def apply_settings(spec: TerrainSpec, assignments: Sequence[str]) -> TerrainSpec
             continue
         index = _source_type_path(spec, path)
         if index is not None:  # a new type keeps the entry's own settings; its parameters start from defaults
-            old = spec.sources[index].settings if index < len(spec.sources) else {}
-            new = Source.from_values(text.strip(), dict(old), f"sources[{index}].")
+            old = spec.sources[index] if index < len(spec.sources) else None
+            kept = {} if old is None else {**old.settings, **old.mask_entry()}  # its mask is the entry's own too
+            new = Source.from_values(text.strip(), kept, f"sources[{index}].")
             spec = spec.replace(sources=(*spec.sources[:index], new, *spec.sources[index + 1 :]))
             continue
         param = setting_paths(spec)[path]
@@ -979,6 +1006,11 @@ def apply_settings(spec: TerrainSpec, assignments: Sequence[str]) -> TerrainSpec
             spec = spec.replace(params={**spec.params, key: value})
         elif group in ("lighting", "material"):
             spec = spec.replace(**{group: {**getattr(spec, group), key: value}})
+        elif _source_mask_group(group) is not None:
+            i = int(group[8:].partition("]")[0])
+            src = spec.sources[i]
+            src = Source.from_values(src.key, {**src.values(), "mask": {**src.mask, key: value}}, f"sources[{i}].")
+            spec = spec.replace(sources=(*spec.sources[:i], src, *spec.sources[i + 1 :]))
         elif group.startswith("sources["):
             i = int(group[8:-1])
             src = spec.sources[i]
@@ -1019,6 +1051,9 @@ def _group_values(spec: TerrainSpec, group: str) -> list[tuple[Sequence[Param], 
     """The declarations and current values of each part of ``spec`` that a path's ``group`` names."""
     if group == spec.generator:
         return [(GENERATORS[group].params, spec.params)]
+    index = _source_mask_group(group)
+    if index is not None:
+        return [(MASK_PARAMS, spec.sources[index].mask)] if index < len(spec.sources) else []
     if group.startswith("sources[") and group.endswith("]") and group[8:-1].isdigit():
         index = int(group[8:-1])
         if index >= len(spec.sources):
@@ -1126,7 +1161,9 @@ def json_schema() -> dict[str, Any]:
     ]
     sources = [
         {
-            **_object_schema((*SOURCE_PARAMS, *part.params), {"type": {"const": key}}),
+            **_object_schema(
+                (*SOURCE_PARAMS, *part.params), {"type": {"const": key}, "mask": _object_schema(MASK_PARAMS)}
+            ),
             "required": ["type"],
         }
         for key, part in {**GENERATORS, **STAMPS}.items()

@@ -202,7 +202,8 @@ def world_recipe(spec: TerrainSpec, shape: tuple[int, int]) -> Recipe:
 
 
 def check_world(recipe: Recipe, grid: TileGrid) -> bool:
-    """Whether ``recipe`` over ``grid`` is built whole once (``True``: it has a global filter) or tile by tile.
+    """Whether ``recipe`` over ``grid`` is built whole once (``True``: it has a global filter, or a source whose
+    drainage mask reads the whole world) or tile by tile.
 
     Raises
     ------
@@ -216,6 +217,8 @@ def check_world(recipe: Recipe, grid: TileGrid) -> bool:
     if recipe.shape != grid.shape:
         raise ValueError(f"the tile grid covers {grid.shape}, the recipe's world is {recipe.shape}")
     global_keys = recipe.global_filters()
+    if recipe.sources_margin() >= max(recipe.shape):  # a drainage-masked source reads the whole world too
+        global_keys = [*global_keys, "sources (a drainage mask)"]
     if not global_keys:
         return False
     rows, cols = grid.shape

@@ -171,6 +171,10 @@ def parameters_page() -> str:
         "(see [Sources and stamps](../guide/sources.md)). The entry's own settings (`--set sources[0].opacity=0.5`):",
         "",
         params_table(sources.SOURCE_PARAMS, "sources[0]."),
+        "",
+        'An entry may also hold a `mask` object, the settings of a [filter mask](#filter-masks) (`"mask": '
+        '{"source": "slope", ...}`, `--set sources[0].mask.source=slope`): where the source acts, read on the '
+        "heights so far (see the [guide](../guide/sources.md#masks)).",
     ]
     for key, st in sources.STAMPS.items():
         out += [f"### Stamp: {st.label} (`{key}`)", "", st.description.rstrip(".") + "."]

@@ -101,8 +101,9 @@ def draw_filter_items(layout, data) -> None:
 
 
 def draw_mask(layout, item) -> None:
-    """A filter's Mask sub-panel (collapsed by default): its source in the header, its settings in the body,
-    each greyed out where it does nothing (source None, or a source-specific setting of another source)."""
+    """A filter's or a source's Mask sub-panel (collapsed by default; ``item`` has ``mask``, ``show_mask`` and
+    ``enabled``): its source in the header, its settings in the body, each greyed out where it does nothing
+    (source None, or a source-specific setting of another source)."""
     header, body = layout.panel_prop(item, "show_mask")
     header.active = item.enabled
     header.label(text="Mask")
@@ -156,7 +157,8 @@ def draw_filters(layout, data, operator: bool) -> None:
 
 def draw_source_items(layout, data) -> None:
     """Each source as a collapsible item (as :func:`draw_filter_items`): its switch and type in the header, its
-    type, blend, opacity, height, placement and its part's settings in the body."""
+    type, blend, opacity, height, placement and its part's settings in the body, then its Mask sub-panel
+    (:func:`draw_mask`, as a filter's)."""
     for i, item in enumerate(data.sources):
         try:
             part = source_part(item.type)
@@ -170,6 +172,7 @@ def draw_source_items(layout, data) -> None:
         body.prop(item, "type")
         draw_params(body, item, [p for p in SOURCE_PARAMS if p.name != "enabled"], active=item.enabled)
         draw_params(body, getattr(item, item.type), part.params, active=item.enabled)
+        draw_mask(body, item)
 
 
 def draw_sources(layout, data, operator: bool) -> None:
