@@ -46,7 +46,6 @@ blur's reach, the whole world for drainage), which a stack adds to its filter's 
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, cast
@@ -59,8 +58,7 @@ from .erosion.flow import drainage_area, route_flow
 from .filters import MAX_SIGMA, gaussian_blur, gaussian_margin
 from .heightmap import check_world_shape
 from .inputs import WeightsInput, get
-from .io.formats import RAW_SUFFIXES, read_npy, read_raw
-from .io.geotiff import read_elevation
+from .io.grey_images import IMAGE_SUFFIXES, read_grey_image
 from .lighting.derivatives import curvature, slope_degrees
 from .lighting.gradient import horn_gradient
 from .noise.fractal import fractal_noise
@@ -105,8 +103,6 @@ MASK_SOURCES: dict[str, tuple[str, str, str]] = {
 _ACTIVE = When("source", *[s for s in MASK_SOURCES if s != "none"])
 #: The sources whose values are weights in 0..1 themselves (the range's ramp multiplies them).
 _FACTOR_SOURCES = ("noise", "image", "weights")
-#: Suffixes of the image files a mask reads (core's readers, no Blender).
-IMAGE_SUFFIXES = (".tif", ".tiff", ".npy", *RAW_SUFFIXES)
 #: A margin meaning "the whole world" (as the erosion filters declare).
 WHOLE_WORLD = 1 << 30
 #: Largest |value| of a mask's range and feather (drainage areas of large worlds are ~1e12 m²).
@@ -317,27 +313,10 @@ def sample_grid(values: npt.ArrayLike, world_shape: tuple[int, int], window: Win
 
 
 def _read_image(path: str, what: str) -> F32:
-    """The image file's values scaled to [0, 1] by their own range (``ValueError`` naming ``what``)."""
-    if not path:
-        raise ValueError(f"{what}: names no file: choose a TIFF, NPY or R16/RAW image")
-    suffix = os.path.splitext(path)[1].lower()
-    if suffix not in IMAGE_SUFFIXES:
-        raise ValueError(
-            f"{what}: {os.path.basename(path)!r} is not a file core reads as a mask; use one of "
-            f"{', '.join(IMAGE_SUFFIXES)} (PNG and JPEG: save as 16-bit TIFF)"
-        )
-    try:
-        if suffix in (".tif", ".tiff"):
-            values = read_elevation(path).heights
-        elif suffix == ".npy":
-            values = read_npy(path)
-        else:
-            values = read_raw(path)
-    except (OSError, ValueError) as err:
-        raise ValueError(f"{what}: {err}") from None
-    v = np.asarray(values, dtype=np.float64)
-    if not np.isfinite(v).all():
-        raise ValueError(f"{what}: {os.path.basename(path)!r} holds NaN or infinite values")
+    """The image file's values scaled to [0, 1] by their own range, a constant image all ones
+    (:func:`core.io.grey_images.read_grey_image`: at most 16384 pixels a side, checked before decoding;
+    ``ValueError`` naming ``what``)."""
+    v = read_grey_image(path, what)
     low, high = float(v.min()), float(v.max())
     if high <= low:
         return np.ones(v.shape, np.float32)

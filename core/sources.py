@@ -59,7 +59,6 @@ from __future__ import annotations
 import functools
 import json
 import math
-import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -70,8 +69,7 @@ import numpy.typing as npt
 
 from .elementary import cos, sin
 from .heightmap import MAX_CELLS, normalize
-from .io.formats import read_npy, read_raw
-from .io.geotiff import read_elevation
+from .io.grey_images import read_grey_image
 from .masks import MASK_PARAMS, check_mask, default_mask, is_masked, mask_margin, mask_weights
 from .params import GENERATORS, Param, Part, When, check_values, short_list
 from .rng import sub_seed
@@ -630,60 +628,19 @@ def ridge(u: F64, v: F64, *, radius: float = 30.0, length: float = 200.0) -> tup
     return shape, (shape > 0).astype(np.float64)
 
 
-#: File name endings the image stamp reads (core's readers, no Blender needed).
-IMAGE_SUFFIXES = (".npy", ".r16", ".raw", ".tif", ".tiff")
-#: Largest image a stamp reads, pixels a side.
-IMAGE_MAX_SIDE = 16384
-
-
-def _check_image_size(rows: int, cols: int) -> None:
-    if max(rows, cols) > IMAGE_MAX_SIDE:
-        raise ValueError(f"is {rows} x {cols} pixels; an image stamp takes at most {IMAGE_MAX_SIDE} a side")
-
-
 def read_stamp_image(path: str) -> npt.NDArray[np.float64]:
     """A greyscale image for the image stamp, ``float64 (rows, cols)`` normalised to ``[0, 1]`` by its own range
-    (row 0 north; a constant image gives zeros).
-
-    Read with core's checked readers: ``.npy`` (:func:`core.io.formats.read_npy`), 16-bit RAW ``.r16``/``.raw``
-    (:func:`core.io.formats.read_raw`) and single-band (Geo)TIFF (:func:`core.io.geotiff.read_elevation`).
+    (row 0 north; a constant image gives zeros), read by :func:`core.io.grey_images.read_grey_image` (``.npy``,
+    ``.r16``/``.raw``, single-band TIFF; at most :data:`core.io.grey_images.IMAGE_MAX_SIDE` pixels a side, checked
+    before decoding).
 
     Raises
     ------
     ValueError
-        Naming ``image.image`` for an empty path, another format, a missing or unreadable file, or one over
-        :data:`IMAGE_MAX_SIDE` pixels a side.
+        Naming ``image.image`` for an empty path, another format, a missing, irregular or unreadable file, or one
+        over :data:`core.io.grey_images.IMAGE_MAX_SIDE` pixels a side.
     """
-    if not path:
-        raise ValueError("image.image: give the image file (.npy, .r16, .raw, .tif or .tiff)")
-    suffix = os.path.splitext(path)[1].lower()
-    if suffix not in IMAGE_SUFFIXES:
-        raise ValueError(f"image.image: {os.path.basename(path)!r} must be one of {list(IMAGE_SUFFIXES)}")
-    if not os.path.isfile(path):
-        raise ValueError(f"image.image: no such file {path!r:.200}")
-    stat = os.stat(path)
-    return _read_image_cached(path, stat.st_mtime_ns, stat.st_size, suffix)
-
-
-@functools.lru_cache(maxsize=8)
-def _read_image_cached(path: str, _mtime: int, _size: int, suffix: str) -> npt.NDArray[np.float64]:
-    """:func:`read_stamp_image`'s reading, cached per file version (its modification time and size), so the
-    windows and tiles of one terrain read the file once; the array is read-only."""
-    try:
-        if suffix == ".npy":
-            values = read_npy(path, _check_image_size)
-        elif suffix in (".r16", ".raw"):
-            values = read_raw(path, _check_image_size)
-        else:
-            values = read_elevation(path, _check_image_size).heights
-    except ValueError as err:
-        raise ValueError(f"image.image: {err}") from None
-    values64 = np.asarray(values, dtype=np.float64)
-    if not np.isfinite(values64).all():
-        raise ValueError(f"image.image: {os.path.basename(path)} holds NaN or infinite values")
-    out = normalize(values64).astype(np.float64)
-    out.setflags(write=False)
-    return out
+    return normalize(read_grey_image(path, "image.image")).astype(np.float64)
 
 
 def image(u: F64, v: F64, *, image: str = "", radius: float = 50.0) -> tuple[F64, F64]:

@@ -57,6 +57,7 @@ from .geotiff import (
     metres_per_degree,
     read_elevation,
 )
+from .grey_images import IMAGE_MAX_SIDE, IMAGE_SUFFIXES, read_grey_image
 from .image_headers import (
     FORMATS,
     MAX_IMAGE_SIDE,
@@ -88,6 +89,9 @@ from .tiff_codecs import (
 )
 
 __all__ = [
+    "IMAGE_MAX_SIDE",
+    "IMAGE_SUFFIXES",
+    "read_grey_image",
     "STALE_SECONDS",
     "commit",
     "recover",

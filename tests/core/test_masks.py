@@ -122,7 +122,7 @@ def test_an_image_is_scaled_by_its_own_range_and_stretched_over_the_world(tmp_pa
     # the default range takes every value: the image is the weight
     direct = mask_weights(mask(source="image", image=path), h, cell_size=1.0, height=1.0)
     np.testing.assert_allclose(direct, values, atol=1e-7)
-    with pytest.raises(ValueError, match=r"mask\.image: .*\.png.* not a file core reads"):
+    with pytest.raises(ValueError, match=r"mask\.image: .*\.png.* must be one of .*save as 16-bit TIFF"):
         mask_weights(mask(source="image", image=str(tmp_path / "a.png")), h, cell_size=1.0, height=1.0)
     with pytest.raises(ValueError, match=r"mask\.image"):
         mask_weights(mask(source="image", image=str(tmp_path / "missing.npy")), h, cell_size=1.0, height=1.0)
