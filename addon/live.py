@@ -85,6 +85,11 @@ def target_of(owner) -> Target | None:
     return None
 
 
+def every_target() -> list[Target]:
+    """Every live target of every registered kind in ``bpy.data`` (terrains, worlds of tiles)."""
+    return [target for kind in _kinds for target in kind.every()]
+
+
 def same_heights(spec: TerrainSpec, other: TerrainSpec) -> bool:
     """True when ``spec`` and ``other`` make the same mesh (they may differ in their layers and material)."""
     return replace(spec, layers=other.layers, material=other.material) == other

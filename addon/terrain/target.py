@@ -13,7 +13,7 @@ import bpy
 from ...core.generators import sources
 from ...core.spec import TerrainSpec
 from ..inputs import INPUTS_PROPERTY, blend_folder, digest, terrain_inputs
-from ..live import add_kind, on_setting_changed, remove_kind, suspended
+from ..live import add_kind, every_target, on_setting_changed, remove_kind, suspended
 from ..poll import linked_reason
 from ..specio import read_spec
 from ..water import sync_water
@@ -144,6 +144,14 @@ def _read_names(obj: bpy.types.Object) -> set[str]:
     return names
 
 
+def _spec_names(target) -> set[str]:
+    """The objects (not vertex groups) a target's spec names; none when its spec cannot be read."""
+    try:
+        return {name for _path, kind, name in read_spec(target.settings).objects() if kind != "weights"}
+    except (ValueError, TypeError):
+        return set()
+
+
 @bpy.app.handlers.persistent
 def on_depsgraph_update(_scene, depsgraph) -> None:
     """An object changed: every live terrain whose spec reads it (other than itself) takes its live update."""
@@ -154,17 +162,22 @@ def on_depsgraph_update(_scene, depsgraph) -> None:
         return
     _in_handler[0] = True
     try:
-        done: set[str] = set()
+        done: set[int] = set()
         while changed:  # a terrain that read a changed object changes too: the terrains that read it follow
             followed = set()
-            for target in Terrains.every():
-                obj = target.owner
-                if obj.name in done or not obj.orogen.live_update:
+            for target in every_target():  # terrains and worlds of tiles
+                owner = target.owner
+                if id(owner) in done or not target.state.live_update:
                     continue
-                if (_read_names(obj) - {obj.name}) & changed:
-                    on_setting_changed(obj, bpy.context)
-                    done.add(obj.name)  # each terrain at most once an update (cycles are refused by gather)
-                    followed.add(obj.name)
+                if isinstance(owner, bpy.types.Object):
+                    names = _read_names(owner) - {owner.name}
+                else:  # a world of tiles: the objects its spec names
+                    names = _spec_names(target)
+                if names & changed:
+                    on_setting_changed(owner, bpy.context)
+                    done.add(id(owner))  # each at most once an update (cycles are refused by gather)
+                    if isinstance(owner, bpy.types.Object):
+                        followed.add(owner.name)
             changed = followed
     finally:
         _in_handler[0] = False

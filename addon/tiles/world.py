@@ -40,7 +40,7 @@ from ...core import inputs as core_inputs
 from ...core.progress import Cancelled
 from ...core.spec import TerrainSpec
 from ...core.world import TILE_EDGES, TileGrid, WorldCache, max_level, snap_edges, world_grid, world_recipe
-from ..inputs import gather
+from ..inputs import INPUTS_PROPERTY, gather
 from ..jobs import running
 from ..live import add_kind, remove_kind, suspended
 from ..material import bake_unlit_color, checked_layers, new_material
@@ -396,6 +396,7 @@ def apply_world(world, build: WorldBuild, started: float) -> str:
     with suspended():
         if build.everything:
             world.orogen_tiles.applied = cache.spec.to_json()
+            world[INPUTS_PROPERTY] = inputs_digest(build.inputs)  # what a live update compares (inputs_changed)
         world.orogen_tiles.status = status
     return status
 
@@ -427,6 +428,18 @@ class WorldTarget:
     def busy(self) -> str | None:
         """Never busy: its tiles are rebuilt whatever their mode."""
         return None
+
+    def inputs_changed(self, context) -> bool:
+        """Whether the objects the world's spec reads differ from those its tiles were made from; a spec that
+        reads none says no, one whose objects cannot be read says yes (the update says why)."""
+        try:
+            spec = read_spec(self.settings)
+            if not spec.objects() and spec.generator != "file":
+                return False
+            inputs = gather(spec, None, context)
+        except (ValueError, TypeError):
+            return True
+        return inputs_digest(inputs) != self.owner.get(INPUTS_PROPERTY, "")
 
     def rewater(self, spec: TerrainSpec, text: str) -> str:
         """The world's one water object follows its tiles as they are; the status says when it could not."""

@@ -206,3 +206,35 @@ def test_set_names_the_curve_of_a_carve_in_the_stack(scene, orogen):
     terrain = bpy.context.active_object
     assert terrain.orogen.filters[0].carve.curve == "Road" and terrain.orogen.filters[0].carve.mode == "road"
     assert np.allclose(heights(terrain)[rows_at(-12.5)], 2.0, atol=1e-4)  # the road's bed at the curve's 2 m
+
+
+def test_a_tile_world_follows_its_carve_curve_live(scene, orogen):
+    curve = bezier("River", [(-40.0, -5.0, 0.0), (0.0, 3.0, 0.0), (40.0, 10.0, 0.0)])
+    spec = orogen.core.TerrainSpec(
+        size=17,
+        width=16.0,
+        height=10.0,
+        seed=2,
+        generator="fractal",
+        filters=(("carve", {"curve": "River", "width": 3.0, "mode": "road"}),),
+    )
+    assert bpy.ops.orogen.tiles_add(tiles_x=3, tiles_y=2, spec=spec.to_json()) == {"FINISHED"}
+    world = bpy.context.active_object.orogen_tile.world
+    tiles = sorted((o for o in world.all_objects if o.orogen_tile.is_tile), key=lambda o: o.name)
+    assert world.orogen_tiles.live_update and len(tiles) == 6
+
+    def zs():
+        out = []
+        for o in tiles:
+            co = np.empty(len(o.data.vertices) * 3, dtype=np.float32)
+            o.data.vertices.foreach_get("co", co)
+            out.append(co[2::3].copy())
+        return out
+
+    before = zs()
+    bpy.context.view_layer.update()  # nothing changed: no rebuild
+    assert all(np.array_equal(a, b) for a, b in zip(before, zs(), strict=True))
+    curve.location.y = 4.0
+    bpy.context.view_layer.update()  # the handler: the world's live update reads the curve again
+    after = zs()
+    assert sum(not np.array_equal(a, b) for a, b in zip(before, after, strict=True)) >= 2
