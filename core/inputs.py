@@ -42,6 +42,7 @@ __all__ = [
     "MAX_VERTICES",
     "MAX_TRIANGLES",
     "MAX_POINTS",
+    "MAX_COORDINATE",
     "MeshInput",
     "CurveInput",
     "WeightsInput",
@@ -62,10 +63,18 @@ MAX_TRIANGLES = 1 << 26
 MAX_POINTS = 1 << 22
 
 
+#: Largest |coordinate| of an input, metres (far beyond any terrain; what the carve filter allows too).
+MAX_COORDINATE = 1.0e12
+
+
 def _finite(a: npt.NDArray[np.float64], what: str) -> None:
     if not np.isfinite(a).all():
         bad = int(np.count_nonzero(~np.isfinite(a)))
         raise ValueError(f"{what}: {bad} coordinates are NaN or infinite")
+    if a.size and float(np.abs(a).max()) > MAX_COORDINATE:
+        raise ValueError(
+            f"{what}: reaches {float(np.abs(a).max()):.3g} m from the terrain's centre; at most {MAX_COORDINATE:g} m"
+        )
 
 
 def _sha(*arrays: npt.NDArray[np.generic]) -> str:

@@ -14,7 +14,7 @@ from bpy_extras import object_utils
 from mathutils import Vector
 
 from ...core.progress import Cancelled
-from ...core.spec import MAX_SIDE, MIN_SIDE, InactiveSettingWarning, TerrainSpec, apply_settings
+from ...core.spec import MAX_SIDE, MIN_SIDE, WORLD_PARAMS, InactiveSettingWarning, TerrainSpec, apply_settings
 from ..inputs import INPUTS_PROPERTY, terrain_inputs
 from ..jobs import BackgroundCompute, BackgroundOperator, running
 from ..live import same_heights, suspended
@@ -359,6 +359,12 @@ the object is kept, hidden; Regenerate and live updates read it again"""
             raise ValueError(f"{source.name}'s bounding box is not finite")
         if max(dx, dy) <= 1e-6:
             raise ValueError(f"{source.name} has no extent seen from above (its bounding box is {dx:g} x {dy:g} m)")
+        bounds = {p.name: p.hard[1] for p in WORLD_PARAMS if p.name in ("width", "height")}
+        if max(dx, dy) > bounds["width"] or max(abs(low), abs(high)) > bounds["height"]:
+            raise ValueError(
+                f"{source.name} is {max(dx, dy):.3g} m across and reaches {max(abs(low), abs(high)):.3g} m in Z; a "
+                f"terrain is at most {bounds['width']:g} m wide and {bounds['height']:g} m high: scale the object down"
+            )
         size, size_y = grid_over(dx, dy, self.size)
         base = TerrainSpec.from_json(self.spec) if self.spec else TerrainSpec(filters=())
         spec = base.replace(

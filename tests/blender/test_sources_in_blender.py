@@ -197,6 +197,12 @@ def test_terrain_from_object_polls_and_refuses_with_reasons(scene, orogen):
     with pytest.raises(RuntimeError, match="Terrain not added"):
         bpy.ops.orogen.terrain_from_object(set="generator=hills")
     assert len(bpy.data.objects) == before
+    huge = plane()
+    huge.scale = (1e8, 1e8, 1.0)
+    bpy.context.view_layer.update()
+    with pytest.raises(RuntimeError, match=r"is 1e\+09 m across .* at most 1e\+06 m wide .* scale the object down"):
+        bpy.ops.orogen.terrain_from_object()
+    assert len(bpy.data.objects) == before + 1 and not huge.hide_get()
 
 
 def test_a_path_relative_to_the_blend_file_is_read(scene, orogen, tmp_path):

@@ -85,3 +85,12 @@ def test_object_params_need_their_input_kind():
         Param("curve", "object", "")
     with pytest.raises(ValueError, match="object_kind"):
         Param("count", "int", 1, hard=(0, 2), object_kind="mesh")
+
+
+def test_coordinates_beyond_the_cap_are_refused_naming_the_input():
+    far = VERTS.copy()
+    far[0, 2] = 3e38
+    with pytest.raises(ValueError, match=r"mesh 'Sculpt': reaches 3e\+38 m from the terrain's centre"):
+        inputs.MeshInput(far, TRI, name="Sculpt")
+    with pytest.raises(ValueError, match=r"curve 'River' spline 0: reaches"):
+        inputs.CurveInput((np.array([[0.0, 0.0, 0.0], [2e12, 0.0, 0.0]]),), name="River")
