@@ -8,6 +8,7 @@ from pathlib import Path
 import bpy
 import numpy as np
 import pytest
+from recording_layout import RecordingLayout
 
 
 def z_of(obj) -> np.ndarray:
@@ -100,24 +101,9 @@ def test_a_missing_vertex_group_is_refused_naming_the_setting(terrain, orogen):
 
 def test_the_mask_panel_draws_every_mask_setting(terrain, orogen):
     draw = sys.modules[orogen.__name__ + ".addon.ui.draw"]
-    shown = []
-
-    class Layout:
-        active = True
-
-        def prop(self, data, name, **_kw):
-            shown.append((data, name))
-
-        def prop_search(self, data, name, *_a, **_kw):
-            shown.append((data, name))
-
-        def panel_prop(self, *_a, **_k):
-            return Layout(), Layout()
-
-        def __getattr__(self, _name):
-            return lambda *a, **k: Layout()
-
-    draw.draw_filter_items(Layout(), terrain.orogen)
+    layout = RecordingLayout()
+    shown = layout.shown
+    draw.draw_filter_items(layout, terrain.orogen)
     mask = terrain.orogen.filters[0].mask
     names = {name for data, name in shown if data == mask}
     assert names == {p.name for p in orogen.core.MASK_PARAMS}
@@ -128,7 +114,7 @@ def test_the_mask_panel_draws_every_mask_setting(terrain, orogen):
     # the stream-power filter draws its parameter maps too, each with the mask's settings and its two values
     terrain.orogen.filters[0].type = "erosion"
     shown.clear()
-    draw.draw_filter_items(Layout(), terrain.orogen)
+    draw.draw_filter_items(layout, terrain.orogen)
     group = terrain.orogen.filters[0].erosion
     for pm in orogen.core.FILTERS["erosion"].param_maps:
         drawn = {name for data, name in shown if data == getattr(group, pm.key)}

@@ -7,6 +7,7 @@ import sys
 import bpy
 import numpy as np
 import pytest
+from recording_layout import RecordingLayout
 
 
 def z_of(obj) -> np.ndarray:
@@ -134,24 +135,9 @@ def test_undo_of_a_source_mask_edit(terrain, orogen):
 
 def test_the_sources_panel_draws_each_sources_mask(terrain, orogen):
     draw = sys.modules[orogen.__name__ + ".addon.ui.draw"]
-    shown = []
-
-    class Layout:
-        active = True
-
-        def prop(self, data, name, **_kw):
-            shown.append((data, name))
-
-        def prop_search(self, data, name, *_a, **_kw):
-            shown.append((data, name))
-
-        def panel_prop(self, *_a, **_k):
-            return Layout(), Layout()
-
-        def __getattr__(self, _name):
-            return lambda *a, **k: Layout()
-
-    draw.draw_source_items(Layout(), terrain.orogen)
+    layout = RecordingLayout()
+    shown = layout.shown
+    draw.draw_source_items(layout, terrain.orogen)
     mask = terrain.orogen.sources[0].mask
     assert {name for data, name in shown if data == mask} == {p.name for p in orogen.core.MASK_PARAMS}
     mask.source = "noise"
