@@ -278,12 +278,14 @@ def gather(
         obj = bpy.data.objects.get(name)
         if obj is None:
             raise ValueError(f"{path}: no object named {name!r} in this file")
-        if terrain is not None:
+        if terrain is not None and kind == "mesh":  # (a terrain is a mesh: only a mesh read can close a loop)
             loop = reading_chain(obj, terrain.name)
+            if len(loop) == 1:
+                raise ValueError(f"{path}: {name!r} is this terrain: a terrain cannot read itself")
             if loop:
                 raise ValueError(
                     f"{path}: {' reads '.join(repr(n) for n in (terrain.name, *loop))}: a terrain cannot read "
-                    "itself, through other terrains or not (its heights would change on every build)"
+                    "itself through other terrains (its heights would change on every build)"
                 )
         reader = READERS.get(kind)
         if reader is None:
