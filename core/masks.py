@@ -102,7 +102,7 @@ MASK_SOURCES: dict[str, tuple[str, str, str]] = {
     "drainage": ("Drainage", "D8 drainage area of the heights (rivers: large areas)", "m2"),
     "noise": ("Noise", "Seeded fBm noise, 0..1", "factor"),
     "image": ("Image", "A greyscale file (TIFF, NPY, R16/RAW), 0..1 by its own range", "factor"),
-    "weights": ("Vertex Group", "A vertex group painted on the terrain, 0..1", "factor"),
+    "weights": ("Vertex Group", "A vertex group painted on the terrain or its source object, 0..1", "factor"),
 }
 _ACTIVE = When("source", *[s for s in MASK_SOURCES if s != "none"])
 #: The sources whose values are weights in 0..1 themselves (the range's ramp multiplies them).
@@ -214,7 +214,7 @@ MASK_PARAMS: tuple[Param, ...] = (
         "object",
         "",
         label="Vertex Group",
-        description="Name of a vertex group of the terrain (paint it with Weight Paint)",
+        description="Name of a vertex group of the terrain, else of its source object (paint with Weight Paint)",
         active_when=When("source", "weights"),
         object_kind="weights",
     ),
