@@ -99,3 +99,18 @@ def test_a_group_on_neither_is_refused_naming_the_setting_and_both(scene, orogen
         bpy.ops.orogen.terrain_regenerate()
     assert np.array_equal(z_of(terrain), before)  # the scene as it was
     assert "Orogen Weights (temporary)" not in bpy.data.objects and len(bpy.data.node_groups) == 0
+
+
+def test_the_source_object_is_the_object_generator_or_its_one_layer_placed_as_the_terrain(scene, orogen):
+    core, name_of = orogen.core, orogen.addon.inputs.source_object_name
+    assert name_of(core.apply_settings(core.TerrainSpec(generator="object"), ["object.object=Grid"])) == "Grid"
+    assert name_of(core.TerrainSpec(generator="noise")) == ""
+
+    def layered(**placed):
+        layer = core.sources.Source("object", {"object": "Grid"}, {"blend": "replace", **placed})
+        return core.TerrainSpec(generator="noise", sources=(layer,))
+
+    assert name_of(layered()) == "Grid"
+    assert name_of(layered(offset_x=5.0)) == ""  # moved: its mesh does not lie in the terrain's frame
+    assert name_of(layered(scale=2.0)) == "" and name_of(layered(rotation=30.0)) == ""
+    assert name_of(layered(enabled=False)) == ""
