@@ -114,3 +114,25 @@ def test_the_source_object_is_the_object_generator_or_its_one_layer_placed_as_th
     assert name_of(layered(offset_x=5.0)) == ""  # moved: its mesh does not lie in the terrain's frame
     assert name_of(layered(scale=2.0)) == "" and name_of(layered(rotation=30.0)) == ""
     assert name_of(layered(enabled=False)) == ""
+
+
+def test_the_mask_panel_lists_the_source_objects_groups_when_the_terrain_has_none(scene, orogen):
+    draw = orogen.addon.ui.draw
+    source = bumpy_plane()
+    source.vertex_groups.new(name="Rock")
+    terrain = from_object(source, blur_spec(orogen, "Rock"))
+    assert draw.group_owner(terrain) == source  # the terrain has no groups: the source's are listed
+    searched = []
+
+    class Layout:  # records what each prop_search lists
+        def prop_search(self, data, name, owner, collection, **_kw):
+            searched.append((name, owner, collection))
+
+        def __getattr__(self, _name):
+            return lambda *_a, **_kw: self
+
+    mask = terrain.orogen.filters[0].mask
+    draw.draw_params(Layout(), mask, orogen.core.MASK_PARAMS)
+    assert searched == [("group", source, "vertex_groups")]
+    terrain.vertex_groups.new(name="Own")
+    assert draw.group_owner(terrain) == terrain  # its own groups are listed once it has some
