@@ -9,7 +9,13 @@ A ``weights`` input is a vertex group of the terrain itself (a filter mask's ``g
 is the group's name), painted with Blender's Weight Paint. Blender's Python API has no ``foreach_get`` for
 vertex-group weights, so :func:`read_weights` evaluates the terrain's own mesh once through a temporary
 Geometry Nodes modifier that stores the group as a float attribute (on a temporary object sharing the mesh,
-removed at once) and reads that attribute with ``foreach_get``.
+removed at once) and reads that attribute with ``foreach_get``. When the terrain has no group of that name
+and it is sampled from a mesh object (the ``object`` generator, or its one source layer of type ``object``
+placed as the terrain), the group painted on that source object is read instead (:func:`read_group`,
+:func:`read_source_weights`: the same probe on a temporary copy of the source, keeping its modifiers) as a
+:class:`core.inputs.MeshInput` with ``values`` in the terrain's frame, which core rasterises from above. The
+terrain's own group wins when both have one. Repainting the source's group is a geometry update of the
+source object for the depsgraph, so a live terrain follows it (:mod:`.terrain.target`).
 
 A file source's PNG or OpenEXR is decoded here too, by Blender's image loader (numpy alone reads neither), as a
 :class:`core.inputs.FileInput`; core reads every other format itself and checks them all. :func:`digest`
@@ -46,6 +52,10 @@ __all__ = [
     "read_mesh",
     "read_curve",
     "read_weights",
+    "read_source_weights",
+    "read_group",
+    "source_object_name",
+    "NoGroupError",
     "read_file",
     "local_matrix",
     "terrain_inputs",
@@ -203,12 +213,57 @@ def _user_mesh(terrain: bpy.types.Object) -> bpy.types.Mesh:
     return mesh
 
 
+class NoGroupError(ValueError):
+    """An object has no vertex group of that name (the message names the object and the groups it has)."""
+
+
+def _group_names(obj: bpy.types.Object) -> list[str]:
+    return [g.name for g in obj.vertex_groups]
+
+
+def _missing(what: str, obj: bpy.types.Object, names: list[str], group: str) -> NoGroupError:
+    have = ", ".join(repr(n) for n in names[:8]) or "none"
+    return NoGroupError(f"{what} {obj.name!r} has no vertex group {group!r} (it has {have})")
+
+
+def _evaluate_group(probe: bpy.types.Object, group: str, context, read: Callable[[bpy.types.Mesh], object]):
+    """``read(mesh)`` of ``probe``'s evaluated mesh with vertex group ``group`` stored as the float point
+    attribute :data:`_WEIGHTS_ATTRIBUTE` by a temporary Geometry Nodes modifier appended to its stack; the
+    temporary ``probe`` (linked to the scene for the evaluation) and node tree are removed after, whatever
+    happens."""
+    tree = None
+    try:
+        tree = _weights_nodes(group)
+        probe.modifiers.new("Orogen Weights", "NODES").node_group = tree
+        context.scene.collection.objects.link(probe)
+        evaluated = probe.evaluated_get(context.evaluated_depsgraph_get())
+        data = evaluated.to_mesh()
+        try:
+            return read(data)
+        finally:
+            evaluated.to_mesh_clear()
+    finally:
+        bpy.data.objects.remove(probe)
+        if tree is not None:
+            bpy.data.node_groups.remove(tree)
+        # resync the view layer: else its objects hold a stale None for the removed probe until the next
+        # evaluation, and iterating them (bpy_extras.object_utils.object_data_add: Add Terrain) fails
+        context.evaluated_depsgraph_get()
+
+
+def _attribute_values(mesh: bpy.types.Mesh) -> np.ndarray:
+    """The stored group's weight per vertex of ``mesh``, ``float32 (n,)`` clipped to 0..1 (``foreach_get``)."""
+    values = np.zeros(len(mesh.vertices), dtype=np.float32)
+    mesh.attributes[_WEIGHTS_ATTRIBUTE].data.foreach_get("value", values)
+    return np.clip(values, 0.0, 1.0)
+
+
 def read_weights(terrain: bpy.types.Object, group: str, context=None) -> core_inputs.WeightsInput:
     """Vertex group ``group`` of the terrain object ``terrain``'s grid as a :class:`core.inputs.WeightsInput`
     ``float32 (rows, cols)`` (row 0 north: the grid's vertex order; unassigned vertices weigh 0).
 
-    ``ValueError`` for a terrain without that group (naming it and the groups it has) or whose mesh is not
-    its grid."""
+    ``ValueError`` for a terrain whose mesh is not its grid; :class:`NoGroupError` (a ``ValueError``) for a
+    terrain without that group (naming it and the groups it has)."""
     if terrain is None or terrain.type != "MESH":
         raise ValueError(f"vertex group {group!r} needs the terrain object it is painted on")
     mesh = _user_mesh(terrain)  # a live preview's mesh is shown: the groups are on the user's (names too)
@@ -217,31 +272,94 @@ def read_weights(terrain: bpy.types.Object, group: str, context=None) -> core_in
         raise ValueError(f"the terrain {terrain.name!r}'s mesh is not its grid: its vertex groups cannot be read")
     context = context or bpy.context
     probe = bpy.data.objects.new("Orogen Weights (temporary)", mesh)
-    tree = None
-    try:
-        names = [g.name for g in probe.vertex_groups]
-        if group not in names:
-            have = ", ".join(repr(n) for n in names[:8]) or "none"
-            raise ValueError(f"the terrain {terrain.name!r} has no vertex group {group!r} (it has {have})")
-        tree = _weights_nodes(group)
-        probe.modifiers.new("Orogen Weights", "NODES").node_group = tree
-        context.scene.collection.objects.link(probe)
-        evaluated = probe.evaluated_get(context.evaluated_depsgraph_get())
-        values = np.zeros(len(mesh.vertices), dtype=np.float32)
-        data = evaluated.to_mesh()
-        try:
-            data.attributes[_WEIGHTS_ATTRIBUTE].data.foreach_get("value", values)
-        finally:
-            evaluated.to_mesh_clear()
-    finally:
+    names = _group_names(probe)
+    if group not in names:
         bpy.data.objects.remove(probe)
-        if tree is not None:
-            bpy.data.node_groups.remove(tree)
-    return core_inputs.WeightsInput(np.clip(values, 0.0, 1.0).reshape(shape), name=group)
+        raise _missing("the terrain", terrain, names, group)
+    values = _evaluate_group(probe, group, context, _attribute_values)
+    return core_inputs.WeightsInput(np.asarray(values).reshape(shape), name=group)
+
+
+def read_source_weights(obj: bpy.types.Object, group: str, frame: Matrix, context=None) -> core_inputs.MeshInput:
+    """Vertex group ``group`` painted on the mesh object ``obj`` (a terrain's source) as a
+    :class:`core.inputs.MeshInput` with ``values``: the evaluated mesh (``obj``'s modifiers applied, as
+    :func:`read_mesh` reads it) in the terrain's local metres and the group's weight per vertex (0 where
+    unassigned), which the mask rasterises from above (:func:`core.generators.sources.rasterise_values`).
+
+    Read as :func:`read_weights` reads a terrain's group (Blender has no ``foreach_get`` for vertex-group
+    weights): a temporary copy of ``obj`` (sharing its mesh, with its modifiers) gets a Geometry Nodes modifier
+    storing the group as an attribute, and positions, triangles and weights all come from that one evaluated
+    mesh with ``foreach_get``. :class:`NoGroupError` when ``obj`` has no such group, ``ValueError`` for an
+    object that is not a mesh or has no faces."""
+    if obj.type != "MESH":
+        raise ValueError(f"object {obj.name!r} is a {obj.type.lower()}: its vertex groups cannot be read")
+    names = _group_names(obj)
+    if group not in names:
+        raise _missing("the source object", obj, names, group)
+    context = context or bpy.context
+    probe = obj.copy()  # shares the mesh; keeps the modifiers, so the surface is the object source's
+    probe.name = "Orogen Weights (temporary)"
+    probe.hide_viewport = False
+
+    def read(mesh: bpy.types.Mesh) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        mesh.calc_loop_triangles()
+        n, m = len(mesh.vertices), len(mesh.loop_triangles)
+        if m == 0:
+            raise ValueError(f"object {obj.name!r} has no faces to sample")
+        co = np.empty(3 * n, dtype=np.float32)
+        mesh.vertices.foreach_get("co", co)
+        tri = np.empty(3 * m, dtype=np.int32)
+        mesh.loop_triangles.foreach_get("vertices", tri)
+        return co.reshape(n, 3), tri.reshape(m, 3), _attribute_values(mesh)
+
+    co, tri, values = _evaluate_group(probe, group, context, read)  # type: ignore[misc]
+    matrix = local_matrix(frame, obj)
+    local = co.astype(np.float64) @ matrix[:3, :3].T + matrix[:3, 3]
+    return core_inputs.MeshInput(local, tri, values=values, name=group)
+
+
+def source_object_name(spec: TerrainSpec) -> str:
+    """The mesh object a terrain of ``spec`` is sampled from, whose vertex groups its masks may read: the
+    ``object`` generator's ``object``, else the one enabled source layer of type ``object`` placed as the
+    terrain (no offset, scale 1, no rotation: its mesh lies in the terrain's frame); ``""`` when none is."""
+    if spec.generator == "object":
+        return str(spec.params["object"])
+    layers = [s for s in spec.sources if s.enabled and s.key == "object" and s.params.get("object")]
+    if len(layers) == 1:
+        placed = layers[0].settings
+        if (placed["offset_x"], placed["offset_y"], placed["scale"], placed["rotation"]) == (0.0, 0.0, 1.0, 0.0):
+            return str(layers[0].params["object"])
+    return ""
+
+
+def read_group(
+    spec: TerrainSpec, terrain: bpy.types.Object | None, group: str, frame: Matrix, context=None
+) -> core_inputs.WeightsInput | core_inputs.MeshInput:
+    """The ``weights`` input of vertex group ``group`` for a terrain of ``spec``: the terrain's own group when
+    it has one (:func:`read_weights`; it wins over the source's), else the group painted on the terrain's
+    source object (:func:`source_object_name`, :func:`read_source_weights`). ``ValueError`` naming both when
+    neither has it."""
+    try:
+        return read_weights(terrain, group, context)
+    except NoGroupError as err:
+        missing = str(err)
+    except ValueError as err:
+        if terrain is not None:  # its mesh is not its grid: say so rather than read another object's group
+            raise
+        missing = f"the new terrain has no vertex group {group!r} ({err})"  # (one about to be added has none)
+    name = source_object_name(spec)
+    source = bpy.data.objects.get(name) if name else None
+    if source is None or source.type != "MESH":
+        raise ValueError(missing)
+    try:
+        return read_source_weights(source, group, frame, context)
+    except NoGroupError as err:
+        raise ValueError(f"{missing}, nor does its source: {err}") from None
 
 
 #: Reader of each input kind: ``(object, terrain frame, depsgraph) -> input``; ``weights`` is read from the
-#: terrain itself, ``(terrain, group name, context) -> input`` (:func:`read_weights`). Other kinds are refused.
+#: terrain itself, ``(terrain, group name, context) -> input`` (:func:`read_weights`; :func:`gather` falls
+#: back on the source object's group through :func:`read_group`). Other kinds are refused.
 READERS: dict[str, Callable[..., core_inputs.Input]] = {"mesh": read_mesh, "curve": read_curve, "weights": read_weights}
 
 
@@ -269,7 +387,7 @@ def gather(
             continue
         if kind == "weights":
             try:
-                found[(kind, name)] = read_weights(terrain, name, context)
+                found[(kind, name)] = read_group(spec, terrain, name, frame, context)
             except ValueError as err:
                 raise ValueError(f"{path}: {err}") from None
             continue

@@ -18,6 +18,12 @@ Invariants
   frame with the terrain object's matrix, so "sampled from above in world space" holds wherever the terrain is.
 - The inputs in force are per thread of evaluation (a :class:`contextvars.ContextVar`): two jobs evaluating
   at once, each with its own inputs, do not see each other's.
+- A ``("weights", group)`` input is the vertex group ``group`` a filter or source mask reads: a
+  :class:`WeightsInput` on the terrain's own grid when the group is painted on the terrain, or a
+  :class:`MeshInput` with ``values`` (the group's weight per vertex of the terrain's source object, in this
+  frame) when it is painted on the source mesh of an ``object`` generator; the mask rasterises that one from
+  above onto the grid as the object source rasterises heights
+  (:func:`core.generators.sources.rasterise_values`). The add-on takes the terrain's group when both have it.
 - Every array is checked when an input is made (finite, shapes, index ranges, caps), so nothing NaN or
   out of range reaches a generator; :attr:`MeshInput.digest` and friends fingerprint the data, so a cache
   keyed by spec and digests notices an edited object.
@@ -249,8 +255,14 @@ class FileInput:
 Input = MeshInput | CurveInput | WeightsInput | FileInput
 #: Inputs of one evaluation: ``(kind, name) -> input``; kinds are :data:`KINDS`' keys.
 Inputs = Mapping[tuple[str, str], Input]
-#: The kinds of input and the class each holds.
-KINDS: dict[str, type] = {"mesh": MeshInput, "curve": CurveInput, "weights": WeightsInput, "file": FileInput}
+#: The kinds of input and the classes each may hold: a ``weights`` input is a :class:`WeightsInput` (a group
+#: painted on the terrain) or a :class:`MeshInput` with ``values`` (a group painted on its source object).
+KINDS: dict[str, tuple[type, ...]] = {
+    "mesh": (MeshInput,),
+    "curve": (CurveInput,),
+    "weights": (WeightsInput, MeshInput),
+    "file": (FileInput,),
+}
 
 _CURRENT: ContextVar[Mapping[tuple[str, str], Input]] = ContextVar("orogen_inputs", default=MappingProxyType({}))
 
@@ -263,7 +275,10 @@ def _check(inputs: Mapping[tuple[str, str], Input]) -> dict[tuple[str, str], Inp
         if not (isinstance(key, tuple) and len(key) == 2 and key[0] in KINDS and isinstance(key[1], str)):
             raise ValueError(f"an input's key must be (kind, name) with kind one of {sorted(KINDS)}, got {key!r:.60}")
         if not isinstance(value, KINDS[key[0]]):
-            raise TypeError(f"input {key[1]!r} of kind {key[0]!r} must be a {KINDS[key[0]].__name__}")
+            names = " or ".join(k.__name__ for k in KINDS[key[0]])
+            raise TypeError(f"input {key[1]!r} of kind {key[0]!r} must be a {names}")
+        if key[0] == "weights" and isinstance(value, MeshInput) and value.values is None:
+            raise ValueError(f"input {key[1]!r} of kind 'weights': a MeshInput of weights needs its values")
         out[key] = value
     return out
 

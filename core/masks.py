@@ -29,7 +29,10 @@ Sources (``source``), each in its own unit:
   image is 1), stretched over the world corner on corner and sampled bilinearly;
 - ``weights``: a vertex group painted on the terrain (:class:`core.inputs.WeightsInput` named by ``group``,
   given by whoever evaluates, :mod:`core.inputs`), 0..1, resampled bilinearly when its grid is not the
-  evaluation's (the live preview at 257² of a 1025² terrain).
+  evaluation's (the live preview at 257² of a 1025² terrain); or a group painted on the terrain's source
+  object (a :class:`core.inputs.MeshInput` with ``values``, the ``object`` generator's mesh), rasterised from
+  above onto the grid with the object source's z-buffer (:func:`core.generators.sources.rasterise_values`:
+  the weight of the topmost surface at each vertex, 0 where no face lies above it).
 
 Then, in this order: the range ``[low, high]`` in the source's unit is weight 1, outside it the weight falls
 to 0 over ``feather`` (same unit) as ``1 - smoothstep`` of the distance (``feather = 0``: a hard edge, the
@@ -56,8 +59,9 @@ import numpy.typing as npt
 from .elementary import atan2
 from .erosion.flow import drainage_area, route_flow
 from .filters import MAX_SIGMA, gaussian_blur, gaussian_margin
+from .generators.sources import rasterise_values
 from .heightmap import check_world_shape
-from .inputs import WeightsInput, get
+from .inputs import MeshInput, WeightsInput, get, grid_xy
 from .io.grey_images import IMAGE_SUFFIXES, read_grey_image
 from .lighting.derivatives import curvature, slope_degrees
 from .lighting.gradient import horn_gradient
@@ -98,7 +102,7 @@ MASK_SOURCES: dict[str, tuple[str, str, str]] = {
     "drainage": ("Drainage", "D8 drainage area of the heights (rivers: large areas)", "m2"),
     "noise": ("Noise", "Seeded fBm noise, 0..1", "factor"),
     "image": ("Image", "A greyscale file (TIFF, NPY, R16/RAW), 0..1 by its own range", "factor"),
-    "weights": ("Vertex Group", "A vertex group painted on the terrain, 0..1", "factor"),
+    "weights": ("Vertex Group", "A vertex group painted on the terrain or its source object, 0..1", "factor"),
 }
 _ACTIVE = When("source", *[s for s in MASK_SOURCES if s != "none"])
 #: The sources whose values are weights in 0..1 themselves (the range's ramp multiplies them).
@@ -210,7 +214,7 @@ MASK_PARAMS: tuple[Param, ...] = (
         "object",
         "",
         label="Vertex Group",
-        description="Name of a vertex group of the terrain (paint it with Weight Paint)",
+        description="Name of a vertex group of the terrain, else of its source object (paint with Weight Paint)",
         active_when=When("source", "weights"),
         object_kind="weights",
     ),
@@ -356,8 +360,11 @@ def _source_values(
     if source == "image":
         grid = _read_image(m["image"], f"{where}image")
         return sample_grid(grid, world_shape, window).astype(np.float64)
-    found = cast(WeightsInput, get("weights", m["group"], f"{where}group"))
-    return sample_grid(found.weights, world_shape, window).astype(np.float64)
+    found = get("weights", m["group"], f"{where}group")
+    if isinstance(found, MeshInput):  # painted on the source object: its topmost surface's weights, from above
+        x, y = grid_xy(world_shape, cell_size, window)
+        return rasterise_values(found, x, y, cell_size=cell_size)
+    return sample_grid(cast(WeightsInput, found).weights, world_shape, window).astype(np.float64)
 
 
 def mask_weights(

@@ -134,7 +134,9 @@ def _read_names(obj: bpy.types.Object) -> set[str]:
     for line in obj.get(INPUTS_PROPERTY, "").splitlines():
         kind, _, rest = line.partition(":")
         name = rest.rpartition(":")[0]
-        if kind not in ("file", "weights") and name:  # (weights: the terrain's own vertex groups)
+        # (weights: a vertex group's name, not an object's; a group painted on the source object is followed
+        # through the source's own "mesh" line: repainting it is a geometry update of that object)
+        if kind not in ("file", "weights") and name:
             names.add(name)
     if obj.orogen.status.startswith("Not regenerated"):
         try:

@@ -46,6 +46,17 @@ def inactive_settings(group, params, greyed=None) -> dict:
     return {name: reason for name, reason in out.items() if reason}
 
 
+def group_owner(terrain: bpy.types.Object) -> bpy.types.Object:
+    """The object whose vertex groups a mask's *Vertex Group* field lists: the terrain's own, or, when it has
+    none and its generator is ``object``, its source mesh's (whose group a mask reads then,
+    :func:`..inputs.read_group`)."""
+    if len(terrain.vertex_groups) == 0 and terrain.orogen.generator == "object":
+        source = bpy.data.objects.get(terrain.orogen.object.object)
+        if source is not None and source.type == "MESH" and len(source.vertex_groups) > 0:
+            return source
+    return terrain
+
+
 def draw_params(layout, group, params, active: bool = True, greyed=None) -> None:
     """Each setting of ``group``; one that does nothing under the current values is greyed out (still editable,
     Blender's convention for dependent settings) and its tooltip says when it acts."""
@@ -54,10 +65,10 @@ def draw_params(layout, group, params, active: bool = True, greyed=None) -> None
     for p in params:
         row = col.row(align=True)
         row.active = active and p.name not in inactive
-        if p.kind == "object" and p.object_kind == "weights":  # a vertex group of the terrain itself
+        if p.kind == "object" and p.object_kind == "weights":  # a vertex group of the terrain (or its source)
             owner = group.id_data
             if isinstance(owner, bpy.types.Object) and owner.type == "MESH":
-                row.prop_search(group, p.name, owner, "vertex_groups")
+                row.prop_search(group, p.name, group_owner(owner), "vertex_groups")
             else:
                 row.prop(group, p.name)
         elif p.kind == "object":

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -48,6 +48,7 @@ __all__ = [
     "grey_values",
     "object_source",
     "rasterise_mesh",
+    "rasterise_values",
     "read_values",
     "resample_window",
     "resolve_path",
@@ -327,43 +328,27 @@ def file_source(
     return resample_window(metres, world_shape, win)
 
 
-def rasterise_mesh(
+def _covered(
     mesh: inputs.MeshInput,
     x: npt.NDArray[np.float64],
     y: npt.NDArray[np.float64],
-    *,
     cell_size: float,
-) -> npt.NDArray[np.float64]:
-    """The highest surface of ``mesh`` above each vertex of a regular grid, seen from above.
-
-    Parameters
-    ----------
-    mesh : MeshInput
-        Triangles in terrain-local metres.
-    x, y : ndarray of float64, shapes (cols,) and (rows,)
-        The grid's coordinates (:func:`core.inputs.grid_xy`): ``x`` rising by ``cell_size``, ``y`` falling by it
-        (row 0 north).
-    cell_size : float
-        Metres between neighbouring vertices.
-
-    Returns
-    -------
-    ndarray of float64, shape (rows, cols)
-        For each vertex the largest ``z`` of the triangles whose XY projection holds it (edges and corners
-        included), interpolated barycentrically from their corners; ``-inf`` where none does. Triangles of no
-        area seen from above (vertical walls) are skipped: their tops are other triangles' edges.
-    """
+) -> Iterator[tuple[npt.NDArray[np.int64], npt.NDArray[np.float64], npt.NDArray[np.float64]]]:
+    """The (triangle, grid vertex) pairs of :func:`rasterise_mesh` whose vertex the triangle's XY projection
+    holds, in chunks of at most :data:`PAIRS_PER_CHUNK`: ``(flat index rows * cols, z, value)`` of each (the
+    barycentric interpolation of the corners' ``z`` and of ``mesh.values``, 0 when it has none)."""
     rows, cols = len(y), len(x)
-    out = np.full(rows * cols, -np.inf)
     v = mesh.vertices
     t = mesh.triangles
     if len(t) == 0 or rows == 0 or cols == 0:
-        return out.reshape(rows, cols)
+        return
+    vals = np.zeros(len(v)) if mesh.values is None else mesh.values
     a, b, c = v[t[:, 0]], v[t[:, 1]], v[t[:, 2]]
     d = (b[:, 1] - c[:, 1]) * (a[:, 0] - c[:, 0]) + (c[:, 0] - b[:, 0]) * (a[:, 1] - c[:, 1])
     span = np.maximum(np.abs(a[:, :2] - c[:, :2]).max(axis=1), np.abs(b[:, :2] - c[:, :2]).max(axis=1))
     keep = np.abs(d) > 1e-12 * np.maximum(span * span, 1e-300)
     a, b, c, d = a[keep], b[keep], c[keep], d[keep]
+    va, vb, vc = vals[t[keep, 0]], vals[t[keep, 1]], vals[t[keep, 2]]
     lo = np.minimum(np.minimum(a, b), c)
     hi = np.maximum(np.maximum(a, b), c)
     eps = 1e-9
@@ -392,9 +377,87 @@ def rasterise_mesh(
         w2 = ((tc[:, 1] - ta[:, 1]) * (px - tc[:, 0]) + (ta[:, 0] - tc[:, 0]) * (py - tc[:, 1])) / td
         w3 = 1.0 - w1 - w2
         inside = (w1 >= tol) & (w2 >= tol) & (w3 >= tol)
-        z = w1 * ta[:, 2] + w2 * tb[:, 2] + w3 * tc[:, 2]
-        np.maximum.at(out, (rr * cols + cc)[inside], z[inside])
+        w1, w2, w3, tri = w1[inside], w2[inside], w3[inside], tri[inside]
+        z = w1 * ta[inside, 2] + w2 * tb[inside, 2] + w3 * tc[inside, 2]
+        value = w1 * va[tri] + w2 * vb[tri] + w3 * vc[tri]
+        yield (rr * cols + cc)[inside], z, value
+
+
+def rasterise_mesh(
+    mesh: inputs.MeshInput,
+    x: npt.NDArray[np.float64],
+    y: npt.NDArray[np.float64],
+    *,
+    cell_size: float,
+) -> npt.NDArray[np.float64]:
+    """The highest surface of ``mesh`` above each vertex of a regular grid, seen from above.
+
+    Parameters
+    ----------
+    mesh : MeshInput
+        Triangles in terrain-local metres.
+    x, y : ndarray of float64, shapes (cols,) and (rows,)
+        The grid's coordinates (:func:`core.inputs.grid_xy`): ``x`` rising by ``cell_size``, ``y`` falling by it
+        (row 0 north).
+    cell_size : float
+        Metres between neighbouring vertices.
+
+    Returns
+    -------
+    ndarray of float64, shape (rows, cols)
+        For each vertex the largest ``z`` of the triangles whose XY projection holds it (edges and corners
+        included), interpolated barycentrically from their corners; ``-inf`` where none does. Triangles of no
+        area seen from above (vertical walls) are skipped: their tops are other triangles' edges.
+    """
+    rows, cols = len(y), len(x)
+    out = np.full(rows * cols, -np.inf)
+    for index, z, _value in _covered(mesh, x, y, cell_size):
+        np.maximum.at(out, index, z)
     return out.reshape(rows, cols)
+
+
+def rasterise_values(
+    mesh: inputs.MeshInput,
+    x: npt.NDArray[np.float64],
+    y: npt.NDArray[np.float64],
+    *,
+    cell_size: float,
+) -> npt.NDArray[np.float64]:
+    """The per-vertex ``values`` of ``mesh`` on its highest surface above each vertex of a regular grid, seen
+    from above: what a vertex group painted on an ``object`` source's mesh weighs at each terrain vertex.
+
+    The z-buffer of :func:`rasterise_mesh` (same pairs, same arithmetic): at each grid vertex, the value
+    interpolated barycentrically on the triangle(s) whose ``z`` there is the topmost; where several triangles
+    reach that same height (a shared edge or corner, coincident faces) the largest of their values. Depends on
+    world coordinates alone, so a window gives the whole's cells bit for bit.
+
+    Parameters
+    ----------
+    mesh : MeshInput
+        Triangles in terrain-local metres with ``values`` (one per vertex, 0..1).
+    x, y : ndarray of float64, shapes (cols,) and (rows,)
+        The grid's coordinates (:func:`core.inputs.grid_xy`).
+    cell_size : float
+        Metres between neighbouring vertices.
+
+    Returns
+    -------
+    ndarray of float64, shape (rows, cols)
+        Values in ``[0, 1]``; 0 where no triangle covers the vertex.
+
+    Raises
+    ------
+    ValueError
+        ``mesh`` has no ``values``.
+    """
+    if mesh.values is None:
+        raise ValueError(f"mesh {mesh.name!r}: has no per-vertex values to rasterise")
+    top = rasterise_mesh(mesh, x, y, cell_size=cell_size).ravel()
+    out = np.full(top.shape, -np.inf)
+    for index, z, value in _covered(mesh, x, y, cell_size):
+        on_top = z == top[index]
+        np.maximum.at(out, index[on_top], value[on_top])
+    return np.clip(np.where(np.isfinite(out), out, 0.0), 0.0, 1.0).reshape(len(y), len(x))
 
 
 def object_source(
