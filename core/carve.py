@@ -55,7 +55,7 @@ MAX_SAMPLES = 1 << 20
 #: A global filter reads the whole world around any window (as the erosion filters declare).
 WHOLE_WORLD = 1 << 30
 #: Farthest a curve's point may lie from the terrain's centre, in metres (squares of its distances stay finite).
-MAX_COORDINATE = 1.0e12
+MAX_COORDINATE = inputs.MAX_COORDINATE  # (a CurveInput refuses farther points when it is made)
 #: Largest length in metres a carve setting takes (any terrain's size).
 LENGTH_MAX = 1.0e7
 #: Cells of arc a curve is thinned to before the distance search (:func:`thin`): a quarter of a cell.
@@ -292,9 +292,9 @@ def carve_curve(
     Raises
     ------
     ValueError
-        Naming the setting (``carve.width``) for a non-positive width, a curve reaching farther than
-        :data:`MAX_COORDINATE` metres, a window outside the world, or a river on the terrain given a window
-        smaller than the world (it reads the whole world).
+        Naming the setting (``carve.width``) for a non-positive width, a window outside the world, or a river
+        on the terrain given a window smaller than the world (it reads the whole world). A curve reaching
+        farther than :data:`MAX_COORDINATE` metres is refused when its :class:`core.inputs.CurveInput` is made.
     """
     h = np.asarray(heights, dtype=np.float64)
     if h.ndim != 2:
@@ -305,12 +305,6 @@ def carve_curve(
         raise ValueError(f"carve: heights {h.shape} must be the window's {win.shape}")
     if not width > 0.0:
         raise ValueError(f"carve.width must be greater than 0 m, got {width:g}")
-    far = max(float(np.abs(sp[:, :3]).max()) for sp in curve.splines)
-    if far > MAX_COORDINATE:
-        raise ValueError(
-            f"carve.curve: curve {curve.name!r} reaches {far:.3g} m from the terrain's centre; at most "
-            f"{MAX_COORDINATE:g} m"
-        )
     if mode == "river" and bed == "terrain" and win.shape != shape:
         raise ValueError("carve: a river whose bed follows the terrain reads the whole world, not a window")
     half = width / 2.0
