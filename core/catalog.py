@@ -1474,6 +1474,8 @@ register_filter(
         makes_maps=True,
     )
 )
+from . import drain  # noqa: E402, F401  (registers the drain filter after the erosion filters)
+
 for _source in SOURCES:  # the file and object sources, after the generators
     register_generator(_source)
 

@@ -20,6 +20,7 @@ and refused only past the limit the user set (:mod:`core.work`), progress and ca
 
 from __future__ import annotations
 
+from .depressions import DRAIN_MODES, drain_depressions
 from .diffusion import (
     DIFFUSION_SCHEMES,
     adi_diffusion,
@@ -113,6 +114,8 @@ __all__ = [
     "max_time_step",
     "PiledSedimentWarning",
     "hydraulic_erosion",
+    "DRAIN_MODES",
+    "drain_depressions",
     "LakeFill",
     "fill_lakes",
     "deposit_in_lakes",
