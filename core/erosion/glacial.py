@@ -25,15 +25,21 @@ open: beyond them the ice surface continues its slope at the edge (ghost cells `
 ice flowing over them is lost; none flows in.
 
 The bed erodes at ``K_g |u_s|`` metres per year (Hallet 1979; Harbor 1992 with exponent 1; Herman &
-Braun 2008; Egholm et al. 2009). The SIA leaves out the stresses that spread the ice's motion over a few ice
-thicknesses (Kamb & Echelmeyer 1986's longitudinal stress coupling, and lateral drag), which concentrates
-sliding in a valley's centre and would cut a slot where a glacier carves a trough (Egholm et al. 2011): the
-sliding speed is therefore averaged over the square of cells within ``coupling_length`` metres (ice-free
-cells count as still ice, which slows the ice near its margins as side drag does), and is zero where there is
-no ice. Erosion
-under the whole width of a glacier widens and flattens a valley's floor (a U-shaped trough), deepens the
-heads of glaciers into cirques, and leaves tributaries, whose thinner ice erodes less, hanging above their
-trunk.
+Braun 2008; Egholm et al. 2009). The sliding speed is the share ``(f_s / (n + 1)) / (1 / (n + 2) + f_s /
+(n + 1))`` of the ice's depth-averaged speed ``|q| / H``, with ``q`` the step's mean flux at the cell centres.
+The SIA leaves out the stresses that spread the ice's motion over a few ice thicknesses (Kamb & Echelmeyer
+1986's longitudinal stress coupling, and lateral drag), which concentrates sliding in a valley's centre and
+would cut a slot where a glacier carves a trough (Egholm et al. 2011): ``|q|`` and ``H`` are therefore both
+averaged over the square of cells within ``coupling_length`` metres before they are divided (ice-free cells
+and ice thinner than :data:`MIN_THICKNESS` count as zero, which slows the ice near its margins as side drag
+does), and the speed is zero where there is no such ice. Erosion under the whole width of a glacier widens
+and flattens a valley's floor (towards a U-shaped trough), deepens the heads of glaciers, and leaves
+tributaries, whose thinner ice erodes less, hanging above their trunk.
+
+Because the ice's clock runs behind the bed's, a step never lowers any cell by more than
+:data:`EROSION_STEP` metres: a step whose erosion would do so erodes for a shorter time, with the same
+pattern (reported as ``erosion_years``); faster, a pit deepens before ice can flow into it and the erosion
+runs away.
 
 Everything is float64, vectorised numpy, in a fixed order: the same input gives the same bits.
 
@@ -190,7 +196,8 @@ def glacial_erosion(
     The model, scheme and sources are in the module docstring: mass balance ``b = min(beta (s - ELA),
     b_max)``, shallow-ice flow with sliding ``u_s`` proportional to the deformation speed, erosion
     ``K_g |u_s|`` with ``u_s`` averaged over ``coupling_length``. Each step runs the ice for up to ``dt`` years
-    in sub-steps, then lowers the bed by ``K_g |u_s| dt``. Edges are open: ice flowing over them is lost.
+    in at most ``max_substeps`` sub-steps, then lowers the bed by ``K_g |u_s| dt`` (at most
+    :data:`EROSION_STEP` metres anywhere, the step shortened). Edges are open: ice flowing over them is lost.
 
     Parameters (default; hard bounds; unit: description)
     ----------------------------------------------------

@@ -110,3 +110,20 @@ def test_a_tributary_is_left_hanging_above_its_trunk():
     step_after = h[14:27, 18].min() - h[16:25, 14].min()
     assert r.eroded[16:25, 14].max() > 2.0 * r.eroded[20, 18]
     assert step_after > step_before + 30.0, (step_before, step_after)
+
+
+def test_a_callback_returning_false_cancels_with_the_steps_done():
+    from core.progress import Cancelled
+
+    calls = []
+    with pytest.raises(Cancelled) as err:
+        glacial_erosion(trough(), CELL, ela=2000.0, steps=5, callback=lambda d, t: calls.append((d, t)) or d < 2)
+    assert calls == [(1, 5), (2, 5)] and err.value.done == 2 and err.value.result.steps_done == 2
+
+
+def test_the_filter_is_the_function_at_the_terrains_scale():
+    stack = (("glacial", {"ela": 500.0, "steps": 2, "dt": 1000.0, "max_substeps": 5}),)
+    base = Recipe("fractal", 5, (33, 40), {}, (), cell_size=50.0, height=800.0, fit_height=False).evaluate()
+    h = Recipe("fractal", 5, (33, 40), {}, stack, cell_size=50.0, height=800.0, fit_height=False).evaluate()
+    r = glacial_erosion(base.astype(np.float64) * 800.0, 50.0, ela=500.0, steps=2, dt=1000.0, max_substeps=5)
+    assert np.array_equal(h, (r.heights / np.float32(800.0)).astype(np.float32))
