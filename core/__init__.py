@@ -42,6 +42,7 @@ from .erosion.flow import (
     route_flow,
     route_multiple_flow,
 )
+from .erosion.glacial import GlacialResult, glacial_erosion
 from .erosion.hydraulic import PiledSedimentWarning, hydraulic_erosion
 from .erosion.lakes import LakeFill, fill_lakes
 from .erosion.stream_power import StreamPowerResult, stream_power_erosion
@@ -125,6 +126,8 @@ __all__ = [
     "hillslope_diffusion",
     "PiledSedimentWarning",
     "hydraulic_erosion",
+    "GlacialResult",
+    "glacial_erosion",
     "json_schema",
     "layer_presence",
     "layer_weights",

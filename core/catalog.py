@@ -823,7 +823,7 @@ _EDGES = (
 
 
 #: Erosion maps a recipe evaluation can carry out (:meth:`core.recipe.Recipe.evaluate_with_maps`).
-MAP_NAMES = ("drainage_area", "flow_direction", "water_depth", "deposited", "removed")
+MAP_NAMES = ("drainage_area", "flow_direction", "water_depth", "deposited", "removed", "ice_thickness")
 
 
 def _add_change(maps: dict[str, Any] | None, deposited: Any, removed: Any) -> None:
@@ -1474,7 +1474,8 @@ register_filter(
         makes_maps=True,
     )
 )
-from . import drain  # noqa: E402, F401  (registers the drain filter after the erosion filters)
+from . import glacial  # noqa: E402, F401, I001  (registers the glacial filter, after the erosion filters)
+from . import drain  # noqa: E402, F401, I001  (registers the drain filter after the erosion filters)
 
 for _source in SOURCES:  # the file and object sources, after the generators
     register_generator(_source)

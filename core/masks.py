@@ -537,7 +537,7 @@ def mask_weights(
 
 
 #: Erosion maps a masked filter's weights scale (the others are the filter's routing, kept as it made them).
-WEIGHTED_MAPS = ("deposited", "removed", "water_depth")
+WEIGHTED_MAPS = ("deposited", "removed", "water_depth", "ice_thickness")
 
 
 def blend_masked(
@@ -571,7 +571,7 @@ def blend_masked(
             if name in WEIGHTED_MAPS:
                 v = (v * w).astype(np.float32)
                 previous = maps.get(name)
-                if name != "water_depth" and previous is not None:
+                if name not in ("water_depth", "ice_thickness") and previous is not None:
                     v = (previous + v).astype(np.float32)
             maps[name] = v
     return out

@@ -9,6 +9,7 @@
 - :mod:`.thermal`: talus-angle (thermal) erosion on the grid, and the
   :class:`.thermal.ErosionResult` it shares with hydraulic erosion;
 - :mod:`.hydraulic`: shallow-water hydraulic erosion (virtual pipes);
+- :mod:`.glacial`: glacial erosion under shallow-ice flow from an equilibrium-line altitude;
 - :mod:`.river_network`: statistics of a river network (concavity, Hack's
   law, upstream length) that the tests compare with nature.
 
@@ -39,6 +40,21 @@ from .flow import (
     flow_length,
     route_flow,
     route_multiple_flow,
+)
+from .glacial import (
+    BALANCE_STEP,
+    EROSION_STEP,
+    GLACIAL_SUBSTEP_COST,
+    GLEN_A,
+    GRAVITY,
+    MAX_GLACIAL_STEPS,
+    MAX_SUBSTEPS,
+    MIN_THICKNESS,
+    RHO_ICE,
+    STABILITY,
+    GlacialResult,
+    glacial_erosion,
+    glacial_passes,
 )
 from .hydraulic import (
     HYDRAULIC_STEP_COST,
@@ -109,6 +125,19 @@ __all__ = [
     "drainage_area",
     "flow_length",
     "flow_direction",
+    "BALANCE_STEP",
+    "EROSION_STEP",
+    "GLACIAL_SUBSTEP_COST",
+    "GLEN_A",
+    "GRAVITY",
+    "MAX_GLACIAL_STEPS",
+    "MAX_SUBSTEPS",
+    "MIN_THICKNESS",
+    "RHO_ICE",
+    "STABILITY",
+    "GlacialResult",
+    "glacial_erosion",
+    "glacial_passes",
     "MAX_HYDRAULIC_STEPS",
     "HYDRAULIC_STEP_COST",
     "max_time_step",

@@ -5,8 +5,8 @@ import oracles
 import pytest
 
 import core
-from core.spec import SPEC_VERSION
 from core.erosion import drain_depressions, route_flow
+from core.spec import SPEC_VERSION
 
 
 def bowl(n=41):
