@@ -5,11 +5,13 @@ measured shape of transverse and barchanoid dunes rather than from their
 dynamics:
 
 * **Crest lines** are the level sets of a phase field ``phi(x, y)`` (one
-  dune per unit of phase): ``phi = s / spacing + sinuosity * W(x, y) +
-  Σ_k ±atan2(p - p_k) / 2π`` with ``s`` the distance downwind (metres),
-  ``W`` a gradient-noise fBm stretched along the crests (Perlin 2002, by
-  :func:`core.noise.lattice.perlin_noise`) so that crests meander into
-  barchanoid arcs, and a few hashed **defects** ``p_k``: each winds the phase
+  dune per unit of phase): ``phi = s / spacing + sinuosity * (0.6 W + |L|)
+  + Σ_k ±atan2(t - t_k, 1.5 (s - s_k)) / 2π`` with ``s`` the distance
+  downwind and ``t`` along the crests (metres), ``W`` and ``L`` gradient-noise
+  fBm (Perlin 2002, by :func:`core.noise.lattice.perlin_noise`) 4 and 1.8
+  spacings long along the crests, so that crests meander and bow into
+  barchanoid arcs between cusped horns (the zeros of ``L``), and a few hashed **defects** ``p_k`` (in pairs of opposite
+  windings 1.5 to 4 spacings apart along the crests): each winds the phase
   by one whole dune around it, the edge dislocation of a stripe pattern, so
   that a crest forks into two there (a Y-junction) or ends (Werner 1995;
   Werner & Kocurek 1999, "Bedform spacing from defect dynamics", *Geology*
@@ -154,7 +156,8 @@ def dune_field(
         ``0.75``; ``[0, 1]``; share — how much dune heights vary over the field (0:
         all full size; 1: from nothing to full size).
     defects : float
-        ``1``; ``[0, 1000]``; per square kilometre — crest forks and ends.
+        ``1``; ``[0, 1000]``; per square kilometre — crest forks and ends, placed in pairs of opposite
+        windings (a crest segment inserted between them).
 
     Returns
     -------
@@ -194,21 +197,28 @@ def dune_field(
         )
     width_m, length_m = (cols - 1) * cell, (rows - 1) * cell
     area_km2 = max(width_m, cell) * max(length_m, cell) / 1e6
-    count = int(math.floor(density * area_km2 + 0.5))
+    pairs = int(math.floor(density * area_km2 / 2.0 + 0.5))
+    count = 2 * pairs
     if count > MAX_DEFECTS:
         raise ValueError(
             f"defects ({density:g} per km²) makes {count} over this {area_km2:.3g} km² world, more than "
             f"{MAX_DEFECTS}: lower defects"
         )
-    index = np.arange(count, dtype=np.int64)
+    index = np.arange(pairs, dtype=np.int64)
     # The downwind unit vector in (x east, y south): the wind blows from `direction`.
     sin_a, cos_a = sincos(math.radians(direction))
     wind = (-sin_a, cos_a)
-    # Defects: x, y, the sign of the winding, and the position downwind and along the crests.
+    # Defects in pairs of opposite windings 1.5 to 4 spacings apart along the crests: a crest segment inserted
+    # between two forks or two ends, the phase unchanged away from the pair (so the mean spacing holds). Each
+    # row: x, y, the winding's sign, and the position downwind and along the crests.
     points = np.empty((count, 5), dtype=np.float64)
-    points[:, 0] = uniform(seed, "dunes/defect_x", index) * width_m
-    points[:, 1] = uniform(seed, "dunes/defect_y", index) * length_m
-    points[:, 2] = np.where(uniform(seed, "dunes/defect_sign", index) < 0.5, -1.0, 1.0)
+    x0 = uniform(seed, "dunes/defect_x", index) * width_m
+    y0 = uniform(seed, "dunes/defect_y", index) * length_m
+    apart = (1.5 + 2.5 * uniform(seed, "dunes/defect_gap", index)) * spacing
+    sign = np.where(uniform(seed, "dunes/defect_sign", index) < 0.5, -1.0, 1.0)
+    # the crest direction in (x east, y south) is (-wind y, wind x)
+    points[0::2, 0], points[0::2, 1], points[0::2, 2] = x0, y0, sign
+    points[1::2, 0], points[1::2, 1], points[1::2, 2] = x0 - apart * wind[1], y0 + apart * wind[0], -sign
     points[:, 3] = points[:, 0] * wind[0] + points[:, 1] * wind[1]
     points[:, 4] = points[:, 1] * wind[0] - points[:, 0] * wind[1]
     core = 0.45 * spacing  # a crest fades out within about this distance of the defect it ends at

@@ -80,7 +80,7 @@ def test_spacing_runs_along_the_wind_and_height_is_in_the_measured_ratio(preset)
     spacing, azimuth = spectral_spacing(z, spec.cell_size)
     wind = spec.params["wind_direction"] % 180.0
     assert min(abs(azimuth - wind), 180.0 - abs(azimuth - wind)) < 15.0  # the waves run along the wind
-    assert 400.0 <= spacing <= 650.0  # the preset's 500 m, lengthened a little by the crests' meanders
+    assert 425.0 <= spacing <= 575.0  # the preset's 500 m, within 15 %
     height = np.percentile(z, 99) - np.percentile(z, 1)  # crest to interdune trough
     assert 0.03 <= height / spacing <= 0.1  # crescentic and transverse dunes (Lancaster 1988)
     assert 25.0 <= height <= 40.0
@@ -143,9 +143,9 @@ def digest(a):
 def test_the_field_and_the_preset_are_pinned():
     # golden digests, the same on numpy 1.26 and 2.x (core.elementary's atan2, exp and sincos)
     field = dune_field((60, 70), 11, cell_size=15.0, spacing=200.0, defects=40.0)
-    assert digest(field) == "float64(60, 70):aaa78367a913f4eae4f9cac2"
+    assert digest(field) == "float64(60, 70):c6d93cc8d6719d0df86007a8"
     h = preset_spec("dunes").replace(size=65).heightmap()
-    assert digest(h) == "float32(65, 65):98cae832a2807338d0a178ad"
+    assert digest(h) == "float32(65, 65):8d2452ba4b6fff9fa5cd5b01"
     assert np.array_equal(TerrainSpec.from_json(preset_spec("dunes").replace(size=65).to_json()).heightmap(), h)
 
 
