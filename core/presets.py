@@ -443,36 +443,40 @@ PRESETS.update(
         },
         "dunes": {
             "label": "Dunes",
-            "description": "Ridged noise stretched across the wind: transverse sand dunes, sand only",
-            # The wind blows from the west-south-west; transverse dune crests run across it (stretch direction 165).
+            "description": "A transverse and barchanoid dune field: gentle stoss slopes, slip faces at the angle of "
+            "repose, crests that fork and end; sand only",
+            # The wind blows from the west-south-west (250 degrees): crests run across it, slip faces look east-north-
+            # east. Spacing 500 m and dunes up to 0.08 x 500 = 40 m high (Lancaster 1988); the thermal pass at the
+            # angle of repose of dry sand leaves every slip face at 33 degrees.
             "spec": {
                 "size": 257,
-                "width": 1500.0,
-                "height": 35.0,
-                "generator": "fractal",
-                "fractal": {
-                    "fractal": "ridged_multifractal",
-                    "feature_size": 160.0,
-                    "detail": 1.0,
-                    "roughness": 0.35,
-                    "stretch": 6.0,
-                    "stretch_direction": 165.0,
-                    "distortion": 40.0,
+                "width": 3000.0,
+                "height": 40.0,
+                "generator": "dunes",
+                "dunes": {
+                    "wind_direction": 250.0,
+                    "spacing": 500.0,
+                    "aspect": 0.08,
+                    "stoss_slope": 9.0,
+                    "slip_face": 33.0,
+                    "sinuosity": 0.8,
+                    "height_variation": 0.75,
+                    "defects": 1.0,
                 },
-                "filters": [{"type": "flatten", "exponent": 1.2}],
+                "filters": [{"type": "thermal", "talus_angle": 33.0, "steps": 30, "rate": 0.5}],
                 "lighting": {"mode": "hillshade", "altitude": 30.0, "azimuth": 250.0, "shadows": True},
                 "layers": [
-                    _layer("trough sand", (0.45, 0.26, 0.11), -_FAR, 0.0, 18.0, edge_noise=3.0, noise_size=60.0),
-                    _layer("dune sand", (0.62, 0.4, 0.19), 5.0, 25.0, _FAR, edge_noise=3.0, noise_size=60.0),
+                    _layer("interdune sand", (0.45, 0.26, 0.11), -_FAR, 0.0, 12.0, edge_noise=2.0, noise_size=60.0),
+                    _layer("dune sand", (0.62, 0.4, 0.19), 4.0, 28.0, _FAR, edge_noise=2.0, noise_size=60.0),
                     _layer(
                         "slip face",
                         (0.55, 0.34, 0.15),
                         -_FAR,
                         0.0,
                         _FAR,
-                        slope_min=22.0,
-                        slope_softness=6.0,
-                        slope_noise=3.0,
+                        slope_min=25.0,
+                        slope_softness=4.0,
+                        slope_noise=2.0,
                         noise_size=40.0,
                     ),
                 ],

@@ -136,7 +136,9 @@ def preset_maps(name, size=257):
 @pytest.mark.parametrize("name", NEW_PRESETS)
 def test_new_presets_are_valid_terrains(name):
     spec, h, z, slope, w = preset_maps(name, 129)
-    assert h.dtype == np.float32 and h.min() == 0.0 and h.max() == 1.0 and np.isfinite(h).all()
+    assert h.dtype == np.float32 and h.min() == 0.0 and np.isfinite(h).all()
+    # the thermal pass of the Dunes lowers its highest brinks a little (version 3 keeps a filter's metres)
+    assert h.max() == 1.0 or (name == "dunes" and 0.98 < h.max() < 1.0)
     np.testing.assert_allclose(w.sum(axis=-1), 1.0, atol=1e-5)
     assert all(lay.in_metres for lay in spec.layers)
     assert name in PRESETS and PRESETS[name]["label"]
@@ -210,18 +212,19 @@ def test_canyon_mesas_heights_sit_on_terraces():
     assert np.mean(slope > 30.0) > 0.03  # and cliffs between them
 
 
-def test_dunes_crests_run_along_the_stretch_direction():
+def test_dunes_crests_run_across_the_wind():
     spec, h, z, slope, w = preset_maps("dunes")
     gy, gx = np.gradient(z.astype(np.float64))
     east, north = gx, -gy
-    # gradient direction histogram (axial, 0-180 degrees azimuth), weighted by the gradient's strength
-    azimuth = np.degrees(np.arctan2(east, north)) % 180.0
+    # the mean axis (0-180 degrees azimuth) of the gradients, weighted by their strength: doubled angles averaged
+    # (the thermal pass's 8-neighbour facets make single bins of a histogram spike)
+    doubled = 2.0 * np.arctan2(east, north)
     strength = np.hypot(east, north)
-    hist, edges = np.histogram(azimuth, bins=36, range=(0.0, 180.0), weights=strength)
-    peak = 0.5 * (edges[hist.argmax()] + edges[hist.argmax() + 1])
-    crest = (peak + 90.0) % 180.0  # crests run across the steepest gradients
-    expected = spec.params["stretch_direction"] % 180.0
+    s, c = (strength * np.sin(doubled)).sum(), (strength * np.cos(doubled)).sum()
+    axis = np.degrees(np.arctan2(s, c)) / 2.0 % 180.0
+    crest = (axis + 90.0) % 180.0  # crests run across the steepest gradients
+    expected = (spec.params["wind_direction"] + 90.0) % 180.0
     assert min(abs(crest - expected), 180.0 - abs(crest - expected)) < 15.0
-    assert hist.max() > 2.5 * np.median(hist)  # strongly oriented, not isotropic
+    assert np.hypot(s, c) / strength.sum() > 0.4  # strongly oriented, not isotropic
     sand = [i for i, lay in enumerate(spec.layers)]
     assert len(sand) == 3 and all("sand" in lay.name or "slip" in lay.name for lay in spec.layers)
