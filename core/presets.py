@@ -212,8 +212,7 @@ PRESETS: dict[str, dict[str, Any]] = {
             },
             "filters": [
                 {"type": "box_blur", "radius": 9.6},
-                {"type": "terrace", "levels": 7, "smoothness": 0.35},
-                _fluvial(1500.0, steps=20, crossings=6.0, smoothing=0.0156),
+                _fluvial(1500.0, steps=30, crossings=8.0, smoothing=0.0156),
                 {"type": "drain"},
             ],
             "lighting": {"mode": "hillshade", "shadows": True},
@@ -263,10 +262,11 @@ PRESETS: dict[str, dict[str, Any]] = {
             "fractal": {"fractal": "ridged_multifractal", "feature_size": 3000.0, "detail": 4.0},
             # 80 steps: lakes between the ridges are drained by channels cutting back into them a cell per
             # step; the lowest troughs (under 15 %) are lakes at the sea level
-            # auto_scale "cell": the automatic diffusion over one cell (version 2's); the map-scaled one
-            # (1/64 of the width, 125 m) smooths its small channels below the concavity gate (θ 0.23)
+            # the automatic K over 1.6 Myr; diffusion over 1/128 of the half width (31 m, one cell at 257²: the
+            # map-scaled automatic one, 1/32, smooths its small channels below the concavity gate, θ 0.23) and
+            # channels 7.8 m wide, so each size erodes alike
             "filters": [
-                {"type": "erosion", "steps": 80, "use_sea_level": True, "sea_level": 0.15, "auto_scale": "cell"},
+                _fluvial(8000.0, steps=80, dt=2.0e4, smoothing=1.0 / 128.0, use_sea_level=True, sea_level=0.15),
                 {"type": "sea_level", "level": 0.15},
             ],
             "lighting": {"mode": "multidirectional"},
@@ -400,7 +400,7 @@ PRESETS.update(
                 "filters": [
                     {"type": "flatten", "exponent": 0.6},
                     {
-                        **_fluvial(3000.0, steps=40, crossings=12.0, smoothing=0.01),
+                        **_fluvial(3000.0, steps=40, crossings=12.0, smoothing=0.015),
                         "uplift_from_terrain": False,
                         "uplift": 6.0e-4,
                         "erodibility_map": {**_STRATA, "map_min": 1.0, "map_max": 0.08},
@@ -492,14 +492,14 @@ _PLACE_LAYERS: dict[str, list[dict[str, Any]]] = {
     # Alpine Ridges is steep (median slope about 45 degrees at 257²): meadows hold to 55, bare rock beyond;
     # a snow line at 2000 m of its 2800.
     "alpine_ridges": [
-        _flat(_layer("meadow", (0.05, 0.11, 0.03), -_FAR, 300.0, 1300.0, edge_noise=120.0, noise_size=700.0), 55.0),
+        _flat(_layer("meadow", (0.05, 0.11, 0.03), -_FAR, 300.0, 1300.0, edge_noise=120.0, noise_size=700.0), 48.0),
         _flat(
             _layer("alpine tundra", (0.14, 0.13, 0.07), 1000.0, 1500.0, 2000.0, edge_noise=120.0, noise_size=700.0),
-            55.0,
+            48.0,
         ),
         _layer("rock", (0.22, 0.2, 0.18), 1500.0, 1900.0, _FAR),
-        _snow(2000.0, 120.0, 120.0, 700.0, slope_max=58.0),
-        _rock_on_steep((0.2, 0.18, 0.16), 57.0, 500.0),
+        _snow(2000.0, 120.0, 120.0, 700.0, slope_max=50.0),
+        _rock_on_steep((0.2, 0.18, 0.16), 48.0, 500.0),
     ],
     "eroded_mountains": [
         _layer("shore", (0.32, 0.28, 0.18), -_FAR, 0.0, 30.0, edge_noise=8.0, noise_size=300.0),

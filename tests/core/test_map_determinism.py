@@ -6,7 +6,8 @@ maps are therefore computed with :mod:`core.elementary`. The child process
 below bakes every map a terrain has (the erosion filters' maps, the bake's
 slope, curvature, lightmap, normal map and ambient-occlusion factor in each
 lighting mode, the colour layers' weights, colour map and splat maps) for a
-few specs, including eroded presets at a small size, and prints their
+few specs, including eroded presets at a small size (the presets as they were when the hashes were
+taken, ``golden_presets.json``, so retuning a preset does not move them), and prints their
 hashes: the same under numpy 1.26 (``.venv``) and 2.x (``.venv-numpy2``), and
 with numpy's AVX-512 and AVX2 paths switched off (``NPY_DISABLE_CPU_FEATURES``).
 It also hashes float64 working values of the height paths (multiple-flow
@@ -30,7 +31,11 @@ import hashlib, json, random
 import numpy as np
 random.seed(12345); np.random.seed(54321); np.random.default_rng(1).random(10); random.random()
 import core
-from core.presets import preset_spec
+from core.spec import TerrainSpec
+GOLDEN_PRESETS = json.load(open("tests/core/golden_presets.json", encoding="utf-8"))
+
+def preset_spec(name):  # the preset as it was when GOLDEN was taken (version 4), so the hashes guard the algorithms
+    return TerrainSpec.from_dict({"version": 4, **GOLDEN_PRESETS[name]})
 try:
     from numpy._core._multiarray_umath import __cpu_features__
 except ImportError:
