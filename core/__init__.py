@@ -23,13 +23,14 @@ At the top level stay what ties them together: the parameter declarations
 heightmap part :mod:`.recipe`, its sources and stamps :mod:`.sources`, exact
 windows :mod:`.window`, worlds of tiles :mod:`.world`), presets (:mod:`.presets`), the shared checks
 (:mod:`.heightmap`), randomness (:mod:`.rng`), units (:mod:`.units`),
-colours (:mod:`.colormap`), masks of filters (:mod:`.masks`), the simple filters (:mod:`.filters`) and one
+colours (:mod:`.colormap`), the realism report (:mod:`.geomorph`), masks of filters (:mod:`.masks`), the
+simple filters (:mod:`.filters`) and one
 cancellation protocol (:mod:`.progress`: a callback ``progress(done, total)``
 returning ``False`` raises :class:`Cancelled`). Options past the first one to
 three data arguments are keyword-only everywhere.
 """
 
-from . import catalog, params, presets, spec  # noqa: F401  (catalog registers the built-in generators and filters)
+from . import catalog, geomorph, params, presets, spec  # noqa: F401  (catalog registers the built-in generators and filters)
 from .colormap import DEFAULT_LAYERS, Layer, colormap, layer_presence, layer_weights, splat_maps
 from .erosion.depressions import drain_depressions
 from .erosion.diffusion import hillslope_diffusion
