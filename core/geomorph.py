@@ -159,9 +159,7 @@ class Report:
         }
 
 
-def d8_routing(
-    heights_m: npt.ArrayLike, cell_size: float, *, sea_level: float | None = None
-) -> tuple[_I64, _F64]:
+def d8_routing(heights_m: npt.ArrayLike, cell_size: float, *, sea_level: float | None = None) -> tuple[_I64, _F64]:
     """Plain D8 routing: each cell drains to its steepest lower neighbour; no depression is resolved.
 
     Edge cells and sea cells (at or below ``sea_level`` m) are outlets (their own receivers), as are
@@ -505,9 +503,7 @@ def report(
         theta, r2, count, why = -fit.exponent, fit.r2, fit.count, ""
     except ValueError as err:
         theta, r2, count, why = None, None, 0, str(err)
-    measures.append(
-        _verdict("concavity", theta, why, "channel concavity θ", "{:.2f}", r2=r2, channel_cells=count)
-    )
+    measures.append(_verdict("concavity", theta, why, "channel concavity θ", "{:.2f}", r2=r2, channel_cells=count))
     try:
         hack = hack_exponent(upstream_length(rec, dist), area * cell * cell, threshold * cell * cell)
         h, hr2, why = hack.exponent, hack.r2, ""
@@ -525,7 +521,8 @@ def report(
     edges[-1] = max(edges[-1], 90.0)
     counts, _ = np.histogram(np.clip(slope, 0.0, 90.0), bins=edges)
     hist = tuple(
-        (float(a), float(min(b, 90.0)), float(c) / slope.size) for a, b, c in zip(edges[:-1], edges[1:], counts)
+        (float(a), float(min(b, 90.0)), float(c) / slope.size)
+        for a, b, c in zip(edges[:-1], edges[1:], counts, strict=True)
     )
 
     beta, rollover, beta_r2 = power_spectrum_slope(z, cell)
@@ -543,5 +540,5 @@ def report(
 
     forms = geomorphons(z, cell, radius=radius, flat_deg=flat_deg)
     shares = np.bincount(forms.ravel(), minlength=10) / forms.size
-    geo = {name: float(s) for name, s in zip(GEOMORPHON_CLASSES, shares)}
+    geo = {name: float(s) for name, s in zip(GEOMORPHON_CLASSES, shares, strict=True)}
     return Report((int(z.shape[0]), int(z.shape[1])), cell, tuple(measures), hist, geo)

@@ -57,9 +57,7 @@ def heights_and_cell(orogen, args):
     elif metres is None and elevation is not None and elevation.cell_size is not None:
         metres = elevation.heights  # georeferenced: metres
     if metres is None:
-        raise ValueError(
-            f"{os.path.basename(args.file)}: no sidecar or georeferencing says its metres: give --height"
-        )
+        raise ValueError(f"{os.path.basename(args.file)}: no sidecar or georeferencing says its metres: give --height")
     cell = args.cell
     if cell is None and elevation is not None and elevation.cell_size is not None:
         cell = float(np.sqrt(elevation.cell_size[0] * elevation.cell_size[1]))

@@ -3,12 +3,11 @@
 import json
 
 import numpy as np
+import oracles
 import pytest
 
 from core import geomorph
 from core.presets import preset_spec
-
-import oracles
 
 
 def fbm(n, beta, seed):
