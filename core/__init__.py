@@ -67,11 +67,12 @@ from .masks import MASK_PARAMS, blend_masked, mask_weights, strata_phase
 from .noise.fractal import fractal_noise
 from .noise.lattice import cellular_noise, perlin_grid, perlin_noise, simplex_noise, value_grid, value_noise
 from .noise.white import lattice_white_noise, white_noise
-from .params import FILTERS, GENERATORS, Filter, Generator, Param, register_filter, register_generator
+from .params import FILTERS, GENERATORS, Filter, Generator, Param, fitted_defaults, register_filter, register_generator
 from .presets import PRESETS, preset_spec
 from .progress import Cancelled, ProgressBar, progress_text, time_left
 from .recipe import Recipe
 from .rng import sub_seed, uniform
+from .scale import ScaleChangeWarning
 from .sources import STAMPS, Source, Stamp, register_stamp
 from .spec import TerrainSpec, apply_settings, json_schema, load_spec
 from .window import Window
@@ -82,6 +83,7 @@ __all__ = [
     "DEFAULT_LAYERS",
     "ErosionResult",
     "FILTERS",
+    "fitted_defaults",
     "Filter",
     "FlowRouting",
     "MultipleFlowRouting",
@@ -126,6 +128,7 @@ __all__ = [
     "hillshade",
     "hillslope_diffusion",
     "PiledSedimentWarning",
+    "ScaleChangeWarning",
     "hydraulic_erosion",
     "GlacialResult",
     "glacial_erosion",
