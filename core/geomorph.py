@@ -29,6 +29,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from .erosion.depressions import drain_depressions
+from .erosion.flow import drainage_area, route_flow
 from .erosion.river_network import concavity, hack_exponent, stack_from_receivers, upstream_length
 from .heightmap import as_heightmap, check_number
 from .lighting.derivatives import slope_degrees
@@ -240,32 +242,39 @@ def _outlets(rec: _I64) -> _I64:
 
 
 def closed_depression_share(
-    heights_m: npt.ArrayLike, cell_size: float, *, min_area: float = 50.0, sea_level: float | None = None
+    heights_m: npt.ArrayLike,
+    cell_size: float,
+    *,
+    min_area: float = 50.0,
+    sea_level: float | None = None,
+    depth: float = 1.0e-3,
 ) -> float | None:
-    """Share of channel cells (D8 drainage area >= ``min_area`` cells) whose water ends in an interior pit.
+    """Share of channel cells (drainage area >= ``min_area`` cells) that lie in closed depressions.
 
-    On :func:`d8_routing`: water leaves at the map's edges and into the sea (cells at or below ``sea_level`` m);
-    a channel cell whose flow path ends anywhere else is in a closed depression. ``None`` when no cell reaches
-    ``min_area``. Returns a share in ``[0, 1]``.
+    A cell is in a closed depression where the depression-filled surface (the spill surface of priority-flood
+    filling, Barnes, Lehman & Mulla 2014, here :func:`core.erosion.depressions.drain_depressions`) lies more
+    than ``depth`` metres above it; water leaves at the map's edges and into the sea (cells at or below
+    ``sea_level`` m). Channel cells are those whose drainage area, routed D8 with the depressions resolved over
+    their lowest pass and flats drained (:func:`core.erosion.flow.route_flow`), reaches ``min_area`` cells: a
+    lake's floor collects its basin's area. A level plain is no depression (an integer DEM's flats drain).
+    ``None`` when no cell reaches ``min_area``. Returns a share in ``[0, 1]``. The tests compare it with
+    fastscapelib's routing and filler.
 
     Raises
     ------
     ValueError
-        As :func:`d8_routing`; ``min_area`` below 1.
+        For bad heights or cell size, ``min_area`` below 1, a negative ``depth``.
     """
     z = as_heightmap(heights_m, "heights_m", dtype=np.float64)
     threshold = check_number(min_area, "min_area", low=1.0)
-    rec, _ = d8_routing(z, cell_size, sea_level=sea_level)
-    area = drainage_area_cells(rec)
-    channel = area >= threshold
+    tol = check_number(depth, "depth", low=0.0)
+    cs = check_number(cell_size, "cell_size", low=0.0, high=1e6, low_open=True)
+    sea = None if sea_level is None else float(np.nextafter(check_number(sea_level, "sea_level"), np.inf))
+    routing = route_flow(z, cs, sea_level=sea)
+    channel = drainage_area(routing).reshape(z.shape) >= threshold * cs * cs
     if not channel.any():
         return None
-    base = np.zeros(z.shape, dtype=bool)
-    base[[0, -1], :] = True
-    base[:, [0, -1]] = True
-    if sea_level is not None:
-        base |= z <= sea_level
-    closed = ~base.ravel()[_outlets(rec)]
+    closed = drain_depressions(z, cs, mode="fill", sea_level=sea) - z > tol
     return float((closed & channel).sum() / channel.sum())
 
 
