@@ -41,9 +41,11 @@ from .flow import (
 )
 from .hydraulic import (
     HYDRAULIC_STEP_COST,
+    HYDRAULIC_TIMES,
     MAX_HYDRAULIC_STEPS,
     PiledSedimentWarning,
     hydraulic_erosion,
+    hydraulic_steps,
     max_time_step,
 )
 from .lakes import (
@@ -84,11 +86,13 @@ from .thermal import (
     MAX_THERMAL_STEPS,
     OUTSIDES,
     THERMAL_STEP_COST,
+    THERMAL_TIMES,
     ErosionResult,
     check_edges,
     check_step_work,
     erosion_heights,
     thermal_erosion,
+    thermal_passes,
 )
 
 __all__ = [
@@ -110,7 +114,9 @@ __all__ = [
     "flow_direction",
     "MAX_HYDRAULIC_STEPS",
     "HYDRAULIC_STEP_COST",
+    "HYDRAULIC_TIMES",
     "max_time_step",
+    "hydraulic_steps",
     "PiledSedimentWarning",
     "hydraulic_erosion",
     "LakeFill",
@@ -147,5 +153,7 @@ __all__ = [
     "erosion_heights",
     "check_step_work",
     "check_edges",
+    "THERMAL_TIMES",
     "thermal_erosion",
+    "thermal_passes",
 ]
