@@ -46,9 +46,10 @@ def v3(spec):  # the spec with version 3's erosion algorithms named: GOLDEN was 
     return spec.replace(filters=tuple(
         (f.key, {**f.params, **V3_CHOICES.get(f.key, {})}) if f.enabled else f for f in spec.filters))
 
+# version 4's time counts named (spec version 5 counts years and seconds): GOLDEN was taken on them
 island = preset_spec("island").replace(size=57, filters=(
     ("erosion", {"steps": 4, "routing": "mfd", "flow_exponent": 1.1, "n": 1.5, "m": 0.4}),
-    ("hydraulic", {"steps": 30}), ("thermal", {"talus_angle": 30.0, "steps": 20})))
+    ("hydraulic", {"time": "steps", "steps": 30}), ("thermal", {"talus_angle": 30.0, "time": "passes", "steps": 20})))
 specs = {
     "eroded_mountains": v3(preset_spec("eroded_mountains").replace(size=65)),
     "scree_slopes": v3(preset_spec("scree_slopes").replace(size=49)),
@@ -120,24 +121,25 @@ GOLDEN = {
     "eroded_mountains/weights": "float32(65, 65, 6):65a69741241e3eecf70a4ca0",
     "eroded_mountains/colormap": "float32(65, 65, 3):91510099f195189fa9a483b7",
     "eroded_mountains/splat": "uint8(2, 65, 65, 4):9dd796b4e5566c2fe5b4c212",
-    "scree_slopes/heights": "float32(49, 49):021f81186aab02a96ff77a67",
-    "scree_slopes/deposited": "float32(49, 49):7f2b2feb4242e63c949fd381",
-    "scree_slopes/removed": "float32(49, 49):e4481e7bc517b79ed604c1d4",
-    "scree_slopes/slope": "float32(49, 49):db7cbc9425fc5a78a55ac92c",
-    "scree_slopes/curvature": "float32(49, 49):d6f979d9d1dfe1cfaa4217df",
-    "scree_slopes/lightmap": "float32(49, 49):32ac5e95e3a6bcdc9408bd12",
-    "scree_slopes/slope/lightmap": "float32(49, 49):4211bbe4b74ac223c3848251",
-    "scree_slopes/slope/normal": "float32(49, 49, 3):4e2780045fe165c1f79cac15",
-    "scree_slopes/hillshade/lightmap": "float32(49, 49):c96d751bff228632652db89f",
-    "scree_slopes/hillshade/normal": "float32(49, 49, 3):4e2780045fe165c1f79cac15",
-    "scree_slopes/hillshade/occlusion": "float32(49, 49):f276293104dae683d24ff1cb",
-    "scree_slopes/multidirectional/lightmap": "float32(49, 49):553f643754e6cbd494e97de3",
-    "scree_slopes/multidirectional/normal": "float32(49, 49, 3):4e2780045fe165c1f79cac15",
-    "scree_slopes/multidirectional/occlusion": "float32(49, 49):f276293104dae683d24ff1cb",
-    "scree_slopes/combined": "float32(49, 49):2d8a9608d8b72bc52d16ade1",
-    "scree_slopes/weights": "float32(49, 49, 3):89cec8f1e879aa4db25e5b58",
-    "scree_slopes/colormap": "float32(49, 49, 3):b29700acfd2be1d1eff2a1e7",
-    "scree_slopes/splat": "uint8(1, 49, 49, 4):305df6334e9c3e0fab5604ac",
+    # changed in spec version 5: the preset counts its thermal time in years (600 years at 1 m²/yr)
+    "scree_slopes/heights": "float32(49, 49):e3b7d97a78b59928002ffa4f",
+    "scree_slopes/deposited": "float32(49, 49):9b7d868869d6e546b8466ccd",
+    "scree_slopes/removed": "float32(49, 49):911c2295c9cc3dce389a5ad5",
+    "scree_slopes/slope": "float32(49, 49):8723716e9b2c72b747b42a57",
+    "scree_slopes/curvature": "float32(49, 49):97d7951691cb8fbf7e5e0f64",
+    "scree_slopes/lightmap": "float32(49, 49):af1e1d0a58eb7d7e0eac7c1b",
+    "scree_slopes/slope/lightmap": "float32(49, 49):ef75540f2e70a64a9b24de1f",
+    "scree_slopes/slope/normal": "float32(49, 49, 3):460b8a16ab13fd4196556a53",
+    "scree_slopes/hillshade/lightmap": "float32(49, 49):2743ad691bb72bbe0204fcba",
+    "scree_slopes/hillshade/normal": "float32(49, 49, 3):460b8a16ab13fd4196556a53",
+    "scree_slopes/hillshade/occlusion": "float32(49, 49):2de483ea28931886b2524a64",
+    "scree_slopes/multidirectional/lightmap": "float32(49, 49):1c8ca7f24aeeb365c5d5b9df",
+    "scree_slopes/multidirectional/normal": "float32(49, 49, 3):460b8a16ab13fd4196556a53",
+    "scree_slopes/multidirectional/occlusion": "float32(49, 49):2de483ea28931886b2524a64",
+    "scree_slopes/combined": "float32(49, 49):a4d90b59551ddcab99419b5b",
+    "scree_slopes/weights": "float32(49, 49, 3):3c7961ee4c649f1a1a4297a2",
+    "scree_slopes/colormap": "float32(49, 49, 3):e7d5e17c5f665d637acda726",
+    "scree_slopes/splat": "uint8(1, 49, 49, 4):75d205335597865cf82950ef",
     "rolling_hills/heights": "float32(47, 61):e7addc947ac4f8075b3d1282",
     "rolling_hills/slope": "float32(47, 61):d4fb04f04900fbeb9ac85c12",
     "rolling_hills/curvature": "float32(47, 61):8fcdaa315cfeb883291d78e7",
