@@ -207,7 +207,7 @@ PRESETS: dict[str, dict[str, Any]] = {
             "height": 120.0,
             "generator": "faults",
             "faults": {"faults": 400, "displacement_min": 0.1},
-            "filters": [{"type": "thermal", "talus_angle": 33.0, "duration": 600.0, "diffusivity": 1.0, "rate": 1.0}],
+            "filters": [{"type": "thermal", "talus_angle": 33.0, "duration": 1000.0, "diffusivity": 1.0, "rate": 1.0}],
             "lighting": {"mode": "hillshade", "shadows": True},
         },
     },

@@ -83,6 +83,7 @@ from .stream_power import (
 from .thermal import (
     EDGES,
     MAX_EROSION_HEIGHT,
+    MAX_THERMAL_PASSES,
     MAX_THERMAL_STEPS,
     OUTSIDES,
     THERMAL_STEP_COST,
@@ -154,6 +155,7 @@ __all__ = [
     "check_step_work",
     "check_edges",
     "THERMAL_TIMES",
+    "MAX_THERMAL_PASSES",
     "thermal_erosion",
     "thermal_passes",
 ]

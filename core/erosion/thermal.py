@@ -51,6 +51,7 @@ from ..work import check_work_limit, limit_work
 
 __all__ = [
     "MAX_THERMAL_STEPS",
+    "MAX_THERMAL_PASSES",
     "THERMAL_STEP_COST",
     "THERMAL_TIMES",
     "thermal_passes",
@@ -66,6 +67,9 @@ __all__ = [
 
 #: Upper bound on thermal steps, whatever the map's size.
 MAX_THERMAL_STEPS = 100_000
+#: Upper bound on the passes a thermal ``duration`` may need (:func:`thermal_passes`; 1000 years at 1 m²/yr over
+#: 0.1 m cells are 1e5): the time they take is bounded by the user's Work Limit, if any.
+MAX_THERMAL_PASSES = 10_000_000
 #: Work of one thermal step per cell, in the cell passes of :func:`core.filters.filter_work` (what the time
 #: estimates of :mod:`core.work` count; about 27 steps per second at 1025 x 1025, ``scripts/bench.py
 #: --filters`` with its two cores loaded 6 deep).
@@ -472,7 +476,7 @@ def thermal_erosion(
         ``steps`` or a callback that is not callable.
     ValueError
         For NaN/Inf heights, a parameter outside its range, a duration that
-        needs more than ``MAX_THERMAL_STEPS`` passes, or steps (passes)
+        needs more than ``MAX_THERMAL_PASSES`` passes, or steps (passes)
         whose estimated time is over the user's Work Limit (``OROGEN_WORK_LIMIT``; none by default), naming it.
     """
     h = erosion_heights(heightmap)
@@ -489,12 +493,13 @@ def thermal_erosion(
     what = "steps"
     if duration is not None:
         steps, what = thermal_passes(duration, diffusivity, cell), f"passes for duration {duration:g} years"
-        if steps > MAX_THERMAL_STEPS:
+        if steps > MAX_THERMAL_PASSES:
             raise ValueError(
-                f"duration x diffusivity / cell_size² must be at most {MAX_THERMAL_STEPS} passes, got {steps} "
+                f"duration x diffusivity / cell_size² must be at most {MAX_THERMAL_PASSES} passes, got {steps} "
                 f"({duration:g} years at {diffusivity:g} m²/year over {cell:g} m cells): use a shorter duration"
             )
-    steps = check_step_work((rows, cols), steps, THERMAL_STEP_COST, what=what, most=MAX_THERMAL_STEPS)
+    most = MAX_THERMAL_STEPS if duration is None else MAX_THERMAL_PASSES
+    steps = check_step_work((rows, cols), steps, THERMAL_STEP_COST, what=what, most=most)
 
     before = h.copy()
     tan = tangent(math.radians(talus))  # core.elementary: the same bits on every platform
