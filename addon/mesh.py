@@ -15,7 +15,7 @@ OCCLUSION_ATTRIBUTE = "occlusion"
 CURVATURE_ATTRIBUTE = "curvature"
 #: Point attributes of the erosion maps (core.recipe.MAP_NAMES): drainage area (m²), D8 flow direction code,
 #: water depth, material deposited and removed (metres); only those the terrain's filters make.
-EROSION_ATTRIBUTES = ("drainage_area", "flow_direction", "water_depth", "deposited", "removed")
+EROSION_ATTRIBUTES = ("drainage_area", "flow_direction", "water_depth", "deposited", "removed", "ice_thickness")
 LIGHTMAP_ATTRIBUTE = "Lightmap"
 #: Unlit terrains: the colour map times the lightmap at each vertex, linear (what glTF exports as COLOR_0).
 BAKED_COLOR_ATTRIBUTE = "Color"

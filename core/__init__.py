@@ -31,6 +31,7 @@ three data arguments are keyword-only everywhere.
 
 from . import catalog, params, presets, spec  # noqa: F401  (catalog registers the built-in generators and filters)
 from .colormap import DEFAULT_LAYERS, Layer, colormap, layer_presence, layer_weights, splat_maps
+from .erosion.depressions import drain_depressions
 from .erosion.diffusion import hillslope_diffusion
 from .erosion.flow import (
     FlowRouting,
@@ -41,6 +42,7 @@ from .erosion.flow import (
     route_flow,
     route_multiple_flow,
 )
+from .erosion.glacial import GlacialResult, glacial_erosion
 from .erosion.hydraulic import PiledSedimentWarning, hydraulic_erosion
 from .erosion.lakes import LakeFill, fill_lakes
 from .erosion.stream_power import StreamPowerResult, stream_power_erosion
@@ -60,7 +62,7 @@ from .lighting.occlusion import ambient_occlusion
 from .lighting.settings import sun_angles
 from .lighting.shadows import cast_shadows
 from .lighting.slope_light import light_direction, slope_lightmap
-from .masks import MASK_PARAMS, blend_masked, mask_weights
+from .masks import MASK_PARAMS, blend_masked, mask_weights, strata_phase
 from .noise.fractal import fractal_noise
 from .noise.lattice import cellular_noise, perlin_grid, perlin_noise, simplex_noise, value_grid, value_noise
 from .noise.white import lattice_white_noise, white_noise
@@ -124,6 +126,8 @@ __all__ = [
     "hillslope_diffusion",
     "PiledSedimentWarning",
     "hydraulic_erosion",
+    "GlacialResult",
+    "glacial_erosion",
     "json_schema",
     "layer_presence",
     "layer_weights",
@@ -131,6 +135,7 @@ __all__ = [
     "load_json",
     "load_spec",
     "mask_weights",
+    "strata_phase",
     "multidirectional_hillshade",
     "noise_hills_pits",
     "normal_map",
@@ -154,6 +159,7 @@ __all__ = [
     "splat_maps",
     "stream_power_erosion",
     "fill_lakes",
+    "drain_depressions",
     "LakeFill",
     "sub_seed",
     "sun_angles",

@@ -27,6 +27,7 @@ from .erosion.stream_power import (
     stream_power_passes,
 )
 from .erosion.thermal import thermal_erosion, thermal_passes
+from .generators.dunes import dune_field
 from .generators.faults import MAX_FAULTS, fault_formation
 from .generators.hills import MAX_HILLS, hills_raw
 from .generators.hills_pits import noise_hills_pits
@@ -814,6 +815,98 @@ register_generator(
     )
 )
 
+register_generator(
+    Generator(
+        "dunes",
+        "Dunes",
+        "A transverse and barchanoid dune field under one wind: gentle stoss slopes, slip faces at the angle of "
+        "repose, crests that meander, fork and end; lengths in metres (set Height to about Aspect x Spacing)",
+        dune_field,
+        (
+            Param(
+                "wind_direction",
+                "float",
+                250.0,
+                hard=(0.0, 360.0),
+                unit="deg",
+                label="Wind From",
+                description="Direction the sand-moving wind blows from, degrees clockwise from north (the slip "
+                "faces look the other way)",
+            ),
+            Param(
+                "spacing",
+                "float",
+                500.0,
+                hard=(1.0e-3, 1.0e6),
+                soft=(20.0, 3000.0),
+                unit="m",
+                label="Spacing",
+                description="Crest-to-crest distance along the wind (simple dunes 50-500 m, draas 0.5-3 km)",
+            ),
+            Param(
+                "aspect",
+                "float",
+                0.08,
+                hard=(1.0e-3, 0.5),
+                soft=(0.02, 0.12),
+                unit="factor",
+                label="Aspect",
+                description="Height of a full-size dune over its spacing (measured 0.03-0.1, Lancaster 1988); "
+                "the dunes' stoss and lee must fit in the spacing",
+            ),
+            Param(
+                "stoss_slope",
+                "float",
+                9.0,
+                hard=(0.5, 45.0),
+                soft=(3.0, 20.0),
+                unit="deg",
+                label="Stoss Slope",
+                description="Windward slope of the dunes (5-15 degrees on real dunes), below Slip Face",
+            ),
+            Param(
+                "slip_face",
+                "float",
+                33.0,
+                hard=(1.0, 80.0),
+                soft=(25.0, 40.0),
+                unit="deg",
+                label="Slip Face",
+                description="Lee slope: the angle of repose of dry sand, 32-34 degrees",
+            ),
+            Param(
+                "sinuosity",
+                "float",
+                0.8,
+                hard=(0.0, 4.0),
+                soft=(0.0, 2.0),
+                label="Sinuosity",
+                description="How far, in spacings, crests meander and bow into crescents (0: straight crests)",
+            ),
+            Param(
+                "height_variation",
+                "float",
+                0.75,
+                hard=(0.0, 1.0),
+                unit="factor",
+                label="Height Variation",
+                description="How much dune heights vary over the field and along crests (low horns, saddles)",
+            ),
+            Param(
+                "defects",
+                "float",
+                1.0,
+                hard=(0.0, 1000.0),
+                soft=(0.0, 10.0),
+                label="Defects",
+                description="Crest forks and ends per square kilometre",
+            ),
+        ),
+        source="Lancaster 1988; Werner & Kocurek 1999; Bagnold 1941",
+        uses_cell_size=True,
+    )
+)
+
 #: A global filter reads the whole world around any window.
 _WHOLE_WORLD = 1 << 30
 _EDGES = (
@@ -823,7 +916,7 @@ _EDGES = (
 
 
 #: Erosion maps a recipe evaluation can carry out (:meth:`core.recipe.Recipe.evaluate_with_maps`).
-MAP_NAMES = ("drainage_area", "flow_direction", "water_depth", "deposited", "removed")
+MAP_NAMES = ("drainage_area", "flow_direction", "water_depth", "deposited", "removed", "ice_thickness")
 
 
 def _add_change(maps: dict[str, Any] | None, deposited: Any, removed: Any) -> None:
@@ -1579,6 +1672,9 @@ register_filter(
         makes_maps=True,
     )
 )
+from . import glacial  # noqa: E402, F401, I001  (registers the glacial filter, after the erosion filters)
+from . import drain  # noqa: E402, F401, I001  (registers the drain filter after the erosion filters)
+
 for _source in SOURCES:  # the file and object sources, after the generators
     register_generator(_source)
 

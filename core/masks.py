@@ -80,6 +80,7 @@ __all__ = [
     "is_masked",
     "mask_margin",
     "mask_weights",
+    "strata_phase",
     "feather_ramp",
     "aspect_degrees",
     "sample_grid",
@@ -101,6 +102,11 @@ MASK_SOURCES: dict[str, tuple[str, str, str]] = {
     "aspect": ("Aspect", "Direction the slope faces, clockwise from north", "deg"),
     "drainage": ("Drainage", "D8 drainage area of the heights (rivers: large areas)", "m2"),
     "noise": ("Noise", "Seeded fBm noise, 0..1", "factor"),
+    "strata": (
+        "Strata",
+        "Place in the cycle of rock beds of a set thickness, tilted: 0 at a bed's base, 1 at its top",
+        "factor",
+    ),
     "image": ("Image", "A greyscale file (TIFF, NPY, R16/RAW), 0..1 by its own range", "factor"),
     "weights": ("Vertex Group", "A vertex group painted on the terrain or its source object, 0..1", "factor"),
 }
@@ -200,6 +206,39 @@ MASK_PARAMS: tuple[Param, ...] = (
         label="Noise Seed",
         description="Seed of the noise, mixed with the terrain's seed",
         active_when=When("source", "noise"),
+    ),
+    Param(
+        "strata_thickness",
+        "float",
+        40.0,
+        hard=(1.0e-3, 1.0e6),
+        soft=(1.0, 500.0),
+        unit="m",
+        label="Bed Thickness",
+        description="Thickness of one bed of the strata (a hard and a soft layer): the cycle repeats every this",
+        active_when=When("source", "strata"),
+    ),
+    Param(
+        "strata_dip",
+        "float",
+        0.0,
+        hard=(0.0, 89.0),
+        soft=(0.0, 30.0),
+        unit="deg",
+        label="Dip",
+        description="Angle the beds are tilted from horizontal",
+        active_when=When("source", "strata"),
+    ),
+    Param(
+        "strata_dip_direction",
+        "float",
+        90.0,
+        hard=(-360.0, 360.0),
+        soft=(0.0, 360.0),
+        unit="deg",
+        label="Dip Direction",
+        description="Direction the beds dip towards, clockwise from north (90: down towards the east)",
+        active_when=When("source", "strata"),
     ),
     Param(
         "image",
@@ -327,6 +366,37 @@ def _read_image(path: str, what: str) -> F32:
     return ((v - low) / (high - low)).astype(np.float32)
 
 
+def strata_phase(
+    heights_m: npt.ArrayLike,
+    *,
+    cell_size: float,
+    thickness: float,
+    dip: float = 0.0,
+    dip_direction: float = 90.0,
+    world_shape: tuple[int, int] | None = None,
+    window: Window | None = None,
+) -> F64:
+    """Where each cell's surface lies in a stack of tilted rock beds: ``0`` at a bed's base, towards ``1`` at its top.
+
+    Beds of ``thickness`` metres repeat upwards; tilted by ``dip`` degrees down towards ``dip_direction``
+    (clockwise from north), a bed's base lies at ``z = k * thickness - tan(dip) * d`` where ``d`` is the
+    horizontal distance in metres along the dip direction from the world's centre (X east, Y north,
+    :func:`core.inputs.grid_xy`, so a window's cells are the whole's). The phase is
+    ``frac((z + tan(dip) * d) / thickness)``: a mask range of ``0.7..1`` marks the top 30 % of every bed
+    (a caprock over soft shale), the differential erosion of layered rock (as in the stepped canyon walls of
+    the Colorado Plateau). ``heights_m``: metres, ``(rows, cols)``; returns ``float64 (rows, cols)`` in ``[0, 1)``.
+    """
+    z = np.asarray(heights_m, dtype=np.float64)
+    shape = (z.shape[0], z.shape[1]) if world_shape is None else world_shape
+    x, y = grid_xy(shape, cell_size, window)
+    azimuth = math.radians(dip_direction)
+    east, north = round(math.sin(azimuth), 15), round(math.cos(azimuth), 15)  # exact at the compass points
+    along = east * x[None, :] + north * y[:, None]
+    level = (z + math.tan(math.radians(dip)) * along) / thickness
+    phase: F64 = level - np.floor(level)
+    return phase
+
+
 def _source_values(
     m: Mapping[str, Any],
     h: F32,
@@ -357,6 +427,16 @@ def _source_values(
     if source == "noise":
         n = fractal_noise(world_shape, seed, window=window, cell_size=cell_size, feature_size=m["noise_size"])
         return np.clip(0.5 + 0.5 * n, 0.0, 1.0)
+    if source == "strata":
+        return strata_phase(
+            h.astype(np.float64) * float(height),
+            cell_size=cell_size,
+            world_shape=world_shape,
+            window=window,
+            thickness=m["strata_thickness"],
+            dip=m["strata_dip"],
+            dip_direction=m["strata_dip_direction"],
+        )
     if source == "image":
         grid = _read_image(m["image"], f"{where}image")
         return sample_grid(grid, world_shape, window).astype(np.float64)
@@ -457,7 +537,7 @@ def mask_weights(
 
 
 #: Erosion maps a masked filter's weights scale (the others are the filter's routing, kept as it made them).
-WEIGHTED_MAPS = ("deposited", "removed", "water_depth")
+WEIGHTED_MAPS = ("deposited", "removed", "water_depth", "ice_thickness")
 
 
 def blend_masked(
@@ -491,7 +571,7 @@ def blend_masked(
             if name in WEIGHTED_MAPS:
                 v = (v * w).astype(np.float32)
                 previous = maps.get(name)
-                if name != "water_depth" and previous is not None:
+                if name not in ("water_depth", "ice_thickness") and previous is not None:
                     v = (previous + v).astype(np.float32)
             maps[name] = v
     return out

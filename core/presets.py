@@ -72,77 +72,149 @@ def _flat(layer: dict[str, Any], slope_max: float) -> dict[str, Any]:
     return {**layer, "slope_max": slope_max, "slope_softness": 6.0, "slope_noise": 4.0}
 
 
+def _fluvial(
+    width: float,
+    *,
+    steps: int,
+    dt: float = 3.0e4,
+    crossings: float = 4.0,
+    smoothing: float = 0.01,
+    m: float = 0.45,
+    **options: Any,
+) -> dict[str, Any]:
+    """A stream-power filter with its rates written out for a terrain ``width`` metres wide.
+
+    The automatic rates' rules with the preset's own strengths: K lets a knickpoint cross half the width
+    ``L`` ``crossings`` times in the run (:func:`core.erosion.stream_power.default_erodibility` is 4), the
+    hillslope diffusion smooths over ``smoothing`` of ``L`` (``sqrt(D t)``; the automatic one is 1/32,
+    which rounds the small valleys a landform keeps) and channels are ``L / 512`` wide
+    (:func:`core.erosion.stream_power.default_channel_width`), so every size erodes alike.
+    """
+    half = 0.5 * width
+    duration = steps * dt
+    return {
+        "type": "erosion",
+        "steps": steps,
+        "dt": dt,
+        "auto_rates": False,
+        "k": float(f"{crossings * half ** (1.0 - 2.0 * m) / duration:.3g}"),
+        "m": m,
+        "diffusion": float(f"{(smoothing * half) ** 2 / duration:.3g}"),
+        "channel_width": round(half / 512.0, 4),
+        **options,
+    }
+
+
+#: Canyon Mesas' rock: the hard top 40 % of every 80 m bed (a strata mask, :func:`core.masks.strata_phase`).
+_STRATA: dict[str, Any] = {
+    "source": "strata",
+    "low": 0.6,
+    "high": 1.0,
+    "feather": 0.05,
+    "strata_thickness": 80.0,
+    "strata_dip": 2.0,
+    "strata_dip_direction": 120.0,
+}
+
 #: Built-in presets by name: label, description and the spec.
 PRESETS: dict[str, dict[str, Any]] = {
     "rolling_hills": {
         "label": "Rolling Hills",
-        "description": "Many broad circle hills, gently flattened",
+        "description": "Hills 4 km across and 150 m high, worn by streams into valleys that drain off the map",
         "spec": {
             "size": 257,
-            "width": 200.0,
-            "height": 18.0,
+            "width": 4000.0,
+            "height": 150.0,
+            "fit_height": True,
             "generator": "hills",
-            "hills": {"count": 400, "radius_min": 6.25, "radius_max": 31.25},
-            "filters": [{"type": "flatten", "exponent": 1.3}],
+            "hills": {"count": 400, "radius_min": 125.0, "radius_max": 625.0},
+            "filters": [
+                {"type": "flatten", "exponent": 1.3},
+                _fluvial(4000.0, steps=20, smoothing=0.02),
+                {"type": "drain"},
+            ],
             "lighting": {"mode": "hillshade", "altitude": 40.0},
         },
     },
     "island": {
         "label": "Island",
-        "description": "Hills clustered into an island rising from a flat sea floor",
+        "description": "An island 5 km across and 300 m high, its streams running down to the sea",
         "spec": {
             "size": 257,
-            "width": 200.0,
-            "height": 25.0,
+            "width": 5000.0,
+            "height": 300.0,
+            "fit_height": True,
             "generator": "hills",
-            "hills": {"count": 800, "radius_min": 7.8125, "radius_max": 31.25, "island": True},
-            "filters": [{"type": "flatten", "exponent": 0.7}, {"type": "sea_level", "level": 0.1}],
+            "hills": {"count": 800, "radius_min": 195.0, "radius_max": 781.0, "island": True},
+            "filters": [
+                {"type": "flatten", "exponent": 0.7},
+                _fluvial(5000.0, steps=20, use_sea_level=True, sea_level=0.1),
+                {"type": "sea_level", "level": 0.1},
+            ],
             "lighting": {"mode": "hillshade", "ao": True},
         },
     },
     "alpine_faults": {
         "label": "Alpine Faults",
-        "description": "Fault formation smoothed by the low-pass filter, steep and shadowed",
+        "description": "A faulted range 12 km across with 2500 m of relief, cut by rivers, its slopes at rest",
         "spec": {
             "size": 257,
-            "width": 200.0,
-            "height": 45.0,
+            "width": 12000.0,
+            "height": 2500.0,
+            "fit_height": True,
             "generator": "faults",
             "faults": {"faults": 700, "displacement_max": 1.0, "displacement_min": 0.05},
-            "filters": [{"type": "flatten", "exponent": 1.8}, {"type": "lowpass", "length": 1.53, "passes": 2}],
+            "filters": [
+                {"type": "flatten", "exponent": 1.8},
+                {"type": "lowpass", "length": 92.0, "passes": 2},
+                _fluvial(12000.0, steps=30, crossings=6.0, smoothing=0.015),
+                {"type": "thermal", "talus_angle": 38.0, "duration": 87800.0},
+                {"type": "drain"},
+            ],
             "lighting": {"mode": "hillshade", "altitude": 30.0, "shadows": True},
         },
     },
     "diamond_square_peaks": {
         "label": "Diamond-Square Peaks",
-        "description": "Fractal mountains from midpoint displacement",
+        "description": "Fractal mountains 10 km across and 2200 m high from midpoint displacement, cut by rivers",
         "spec": {
             "size": 257,
-            "width": 200.0,
-            "height": 50.0,
+            "width": 10000.0,
+            "height": 2200.0,
+            "fit_height": True,
             "generator": "diamond_square",
             "diamond_square": {"roughness": 1.1},
-            "filters": [{"type": "flatten", "exponent": 2.2}],
+            "filters": [
+                {"type": "flatten", "exponent": 2.2},
+                _fluvial(10000.0, steps=25, crossings=5.0, smoothing=0.015),
+                {"type": "thermal", "talus_angle": 38.0, "duration": 61000.0},
+                {"type": "drain"},
+            ],
             "lighting": {"mode": "multidirectional", "ao": True},
         },
     },
     "badlands": {
         "label": "Badlands",
-        "description": "Noise with hills and pits, blurred and terraced",
+        "description": "Soft layered clays 1.5 km across and 60 m high, cut by a dense net of rills and gullies",
         "spec": {
             "size": 257,
-            "width": 200.0,
-            "height": 22.0,
+            "width": 1500.0,
+            "height": 60.0,
+            "fit_height": True,
             "generator": "noise",
             "noise": {
                 "noise": 0.15,
-                "grain": 0.78125,
+                "grain": 5.86,
                 "hills": 500,
-                "hill_radius": [3.125, 15.625],
+                "hill_radius": [23.4, 117.0],
                 "pits": 150,
-                "pit_radius": [2.34375, 6.25],
+                "pit_radius": [17.6, 46.9],
             },
-            "filters": [{"type": "box_blur", "radius": 1.28}, {"type": "terrace", "levels": 7, "smoothness": 0.35}],
+            "filters": [
+                {"type": "box_blur", "radius": 9.6},
+                _fluvial(1500.0, steps=30, crossings=8.0, smoothing=0.0156),
+                {"type": "drain"},
+            ],
             "lighting": {"mode": "hillshade", "shadows": True},
         },
     },
@@ -168,6 +240,7 @@ PRESETS: dict[str, dict[str, Any]] = {
                     "auto_rates": False,
                     "k": 1.6e-5,
                     "diffusion": 0.006,
+                    "channel_width": 12.5,
                     "use_sea_level": True,
                     "sea_level": 0.15,
                 },
@@ -189,10 +262,11 @@ PRESETS: dict[str, dict[str, Any]] = {
             "fractal": {"fractal": "ridged_multifractal", "feature_size": 3000.0, "detail": 4.0},
             # 80 steps: lakes between the ridges are drained by channels cutting back into them a cell per
             # step; the lowest troughs (under 15 %) are lakes at the sea level
-            # auto_scale "cell": the automatic diffusion over one cell (version 2's); the map-scaled one
-            # (1/64 of the width, 125 m) smooths its small channels below the concavity gate (θ 0.23)
+            # the automatic K over 1.6 Myr; diffusion over 1/128 of the half width (31 m, one cell at 257²: the
+            # map-scaled automatic one, 1/32, smooths its small channels below the concavity gate, θ 0.23) and
+            # channels 7.8 m wide, so each size erodes alike
             "filters": [
-                {"type": "erosion", "steps": 80, "use_sea_level": True, "sea_level": 0.15, "auto_scale": "cell"},
+                _fluvial(8000.0, steps=80, dt=2.0e4, smoothing=1.0 / 128.0, use_sea_level=True, sea_level=0.15),
                 {"type": "sea_level", "level": 0.15},
             ],
             "lighting": {"mode": "multidirectional"},
@@ -213,27 +287,34 @@ PRESETS: dict[str, dict[str, Any]] = {
     },
     "alpine_ridges": {
         "label": "Alpine Ridges",
-        "description": "Ridged multifractal with domain warping",
+        "description": "Sharp alpine ridges 15 km across with 2800 m of relief, cut by rivers, slopes at rest",
         "spec": {
             "size": 257,
-            "width": 6000.0,
-            "height": 1300.0,
+            "width": 15000.0,
+            "height": 2800.0,
+            "fit_height": True,
             "generator": "fractal",
-            "fractal": {"fractal": "ridged_multifractal", "feature_size": 2500.0, "detail": 6.0, "distortion": 300.0},
-            "filters": [{"type": "flatten", "exponent": 1.3}],
+            "fractal": {"fractal": "ridged_multifractal", "feature_size": 6000.0, "detail": 6.0, "distortion": 700.0},
+            "filters": [
+                {"type": "flatten", "exponent": 1.3},
+                _fluvial(15000.0, steps=30, crossings=6.0, smoothing=0.015),
+                {"type": "thermal", "talus_angle": 38.0, "duration": 137000.0},
+                {"type": "drain"},
+            ],
             "lighting": {"mode": "hillshade", "altitude": 30.0, "shadows": True},
         },
     },
     "rolling_farmland": {
         "label": "Rolling Farmland",
-        "description": "Gentle fBm of gradient noise, low relief",
+        "description": "Gentle farmland 3 km across with 60 m of relief: mature valleys with wide floors",
         "spec": {
             "size": 257,
             "width": 3000.0,
             "height": 60.0,
+            "fit_height": True,
             "generator": "fractal",
             "fractal": {"feature_size": 1200.0, "detail": 3.0, "roughness": 0.4},
-            "filters": [],
+            "filters": [_fluvial(3000.0, steps=20), {"type": "drain"}],
             "lighting": {"mode": "hillshade", "altitude": 40.0},
             # meadows and fields, no snow on 60 m of relief
             "layers": [
@@ -265,7 +346,11 @@ PRESETS.update(
                     "crater_radius": 220.0,
                     "distortion": 150.0,
                 },
-                "filters": [{"type": "flatten", "exponent": 1.3}],
+                # no uplift: a cone built by eruptions, then worn by its streams into gullies down to the sea
+                "filters": [
+                    {"type": "flatten", "exponent": 1.3},
+                    _fluvial(4000.0, steps=20, crossings=6.0, uplift=0.0, use_sea_level=True, sea_level=0.12),
+                ],
                 "lighting": {"mode": "hillshade", "altitude": 35.0, "shadows": True},
                 "material": {"water": True, "water_level": 110.0},
                 "layers": [
@@ -294,20 +379,40 @@ PRESETS.update(
         },
         "canyon_mesas": {
             "label": "Canyon Mesas",
-            "description": "Fractal plateaus cut into terraces: flat mesas, sandstone cliffs in bands, no snow",
+            "description": "A plateau of layered sandstone 3 km across, canyons cut back into its caprock: mesas, "
+            "stepped cliffs with talus below, no snow",
+            # Rivers cut back from the map's edges into beds of hard caprock over soft shale (the strata
+            # mask: the top 40 % of every 80 m bed, dipping 2 degrees to the east-south-east, erodes at 8 %
+            # of the rate and stands at up to 80 degrees), so cliffs form in the hard beds and benches on them.
             "spec": {
                 "size": 257,
                 "width": 3000.0,
                 "height": 320.0,
+                "fit_height": True,
                 "generator": "fractal",
                 "fractal": {
                     "fractal": "hybrid_multifractal",
-                    "feature_size": 1100.0,
-                    "detail": 4.0,
-                    "roughness": 0.45,
+                    "feature_size": 1800.0,
+                    "detail": 3.0,
+                    "roughness": 0.4,
                     "distortion": 120.0,
                 },
-                "filters": [{"type": "terrace", "levels": 5, "smoothness": 0.12}],
+                "filters": [
+                    {"type": "flatten", "exponent": 0.6},
+                    {
+                        **_fluvial(3000.0, steps=40, crossings=12.0, smoothing=0.015),
+                        "uplift_from_terrain": False,
+                        "uplift": 6.0e-4,
+                        "erodibility_map": {**_STRATA, "map_min": 1.0, "map_max": 0.08},
+                    },
+                    {
+                        "type": "thermal",
+                        "talus_angle": 34.0,
+                        "duration": 4110.0,
+                        "talus_map": {**_STRATA, "map_min": 34.0, "map_max": 80.0},
+                    },
+                    {"type": "drain"},
+                ],
                 "lighting": {"mode": "hillshade", "altitude": 35.0, "shadows": True},
                 # The terraces stand at about 0, 64, 128, 192 and 256 m: each level its own rock.
                 "layers": [
@@ -338,36 +443,40 @@ PRESETS.update(
         },
         "dunes": {
             "label": "Dunes",
-            "description": "Ridged noise stretched across the wind: transverse sand dunes, sand only",
-            # The wind blows from the west-south-west; transverse dune crests run across it (stretch direction 165).
+            "description": "A transverse and barchanoid dune field: gentle stoss slopes, slip faces at the angle of "
+            "repose, crests that fork and end; sand only",
+            # The wind blows from the west-south-west (250 degrees): crests run across it, slip faces look east-north-
+            # east. Spacing 500 m and dunes up to 0.08 x 500 = 40 m high (Lancaster 1988); the thermal pass at the
+            # angle of repose of dry sand leaves every slip face at 33 degrees.
             "spec": {
                 "size": 257,
-                "width": 1500.0,
-                "height": 35.0,
-                "generator": "fractal",
-                "fractal": {
-                    "fractal": "ridged_multifractal",
-                    "feature_size": 160.0,
-                    "detail": 1.0,
-                    "roughness": 0.35,
-                    "stretch": 6.0,
-                    "stretch_direction": 165.0,
-                    "distortion": 40.0,
+                "width": 3000.0,
+                "height": 40.0,
+                "generator": "dunes",
+                "dunes": {
+                    "wind_direction": 250.0,
+                    "spacing": 500.0,
+                    "aspect": 0.08,
+                    "stoss_slope": 9.0,
+                    "slip_face": 33.0,
+                    "sinuosity": 0.8,
+                    "height_variation": 0.75,
+                    "defects": 1.0,
                 },
-                "filters": [{"type": "flatten", "exponent": 1.2}],
+                "filters": [{"type": "thermal", "talus_angle": 33.0, "duration": 4110.0, "rate": 0.5}],
                 "lighting": {"mode": "hillshade", "altitude": 30.0, "azimuth": 250.0, "shadows": True},
                 "layers": [
-                    _layer("trough sand", (0.45, 0.26, 0.11), -_FAR, 0.0, 18.0, edge_noise=3.0, noise_size=60.0),
-                    _layer("dune sand", (0.62, 0.4, 0.19), 5.0, 25.0, _FAR, edge_noise=3.0, noise_size=60.0),
+                    _layer("interdune sand", (0.45, 0.26, 0.11), -_FAR, 0.0, 12.0, edge_noise=2.0, noise_size=60.0),
+                    _layer("dune sand", (0.62, 0.4, 0.19), 4.0, 28.0, _FAR, edge_noise=2.0, noise_size=60.0),
                     _layer(
                         "slip face",
                         (0.55, 0.34, 0.15),
                         -_FAR,
                         0.0,
                         _FAR,
-                        slope_min=22.0,
-                        slope_softness=6.0,
-                        slope_noise=3.0,
+                        slope_min=25.0,
+                        slope_softness=4.0,
+                        slope_noise=2.0,
                         noise_size=40.0,
                     ),
                 ],
@@ -380,14 +489,17 @@ PRESETS.update(
 #: mountains, rock on steep slopes, no snow on badlands (kept apart from the entries so they merge easily).
 _PLACE_LAYERS: dict[str, list[dict[str, Any]]] = {
     # Alpine Ridges is steep (median slope about 49 degrees at 257²): meadows hold to 55, bare rock beyond.
+    # Alpine Ridges is steep (median slope about 45 degrees at 257²): meadows hold to 55, bare rock beyond;
+    # a snow line at 2000 m of its 2800.
     "alpine_ridges": [
-        _flat(_layer("meadow", (0.05, 0.11, 0.03), -_FAR, 150.0, 620.0, edge_noise=60.0, noise_size=300.0), 55.0),
+        _flat(_layer("meadow", (0.05, 0.11, 0.03), -_FAR, 300.0, 1300.0, edge_noise=120.0, noise_size=700.0), 48.0),
         _flat(
-            _layer("alpine tundra", (0.14, 0.13, 0.07), 450.0, 700.0, 950.0, edge_noise=60.0, noise_size=300.0), 55.0
+            _layer("alpine tundra", (0.14, 0.13, 0.07), 1000.0, 1500.0, 2000.0, edge_noise=120.0, noise_size=700.0),
+            48.0,
         ),
-        _layer("rock", (0.22, 0.2, 0.18), 700.0, 900.0, _FAR),
-        _snow(780.0, 60.0, 60.0, 300.0, slope_max=58.0),
-        _rock_on_steep((0.2, 0.18, 0.16), 57.0, 200.0),
+        _layer("rock", (0.22, 0.2, 0.18), 1500.0, 1900.0, _FAR),
+        _snow(2000.0, 120.0, 120.0, 700.0, slope_max=50.0),
+        _rock_on_steep((0.2, 0.18, 0.16), 48.0, 500.0),
     ],
     "eroded_mountains": [
         _layer("shore", (0.32, 0.28, 0.18), -_FAR, 0.0, 30.0, edge_noise=8.0, noise_size=300.0),
@@ -400,40 +512,40 @@ _PLACE_LAYERS: dict[str, list[dict[str, Any]]] = {
         _rock_on_steep((0.1, 0.09, 0.08), 30.0, 400.0),
     ],
     "alpine_faults": [
-        _flat(_layer("grass", (0.05, 0.12, 0.025), -_FAR, 5.0, 26.0, edge_noise=3.0, noise_size=12.0), 32.0),
-        _layer("rock", (0.16, 0.125, 0.09), 18.0, 28.0, _FAR),
-        _snow(31.0, 2.5, 2.0, 12.0),
-        _rock_on_steep((0.09, 0.075, 0.06), 32.0, 10.0),
+        _flat(_layer("grass", (0.05, 0.12, 0.025), -_FAR, 300.0, 1400.0, edge_noise=150.0, noise_size=700.0), 32.0),
+        _layer("rock", (0.16, 0.125, 0.09), 1000.0, 1550.0, _FAR),
+        _snow(1750.0, 130.0, 100.0, 700.0),
+        _rock_on_steep((0.09, 0.075, 0.06), 32.0, 600.0),
     ],
     "diamond_square_peaks": [
-        _flat(_layer("grass", (0.05, 0.12, 0.025), -_FAR, 2.0, 22.0, edge_noise=3.0, noise_size=12.0), 32.0),
-        _layer("rock", (0.16, 0.125, 0.09), 14.0, 26.0, _FAR),
-        _snow(30.0, 3.0, 2.0, 12.0),
-        _rock_on_steep((0.09, 0.075, 0.06), 32.0, 10.0),
+        _flat(_layer("grass", (0.05, 0.12, 0.025), -_FAR, 100.0, 950.0, edge_noise=130.0, noise_size=600.0), 32.0),
+        _layer("rock", (0.16, 0.125, 0.09), 600.0, 1150.0, _FAR),
+        _snow(1300.0, 130.0, 90.0, 600.0),
+        _rock_on_steep((0.09, 0.075, 0.06), 32.0, 500.0),
     ],
     # No snow on badlands: bands of clay and sandstone by height.
     "badlands": [
-        _layer("grey clay", (0.2, 0.16, 0.15), -_FAR, 6.0, 9.5, edge_noise=0.6, noise_size=15.0),
-        _layer("red clay", (0.36, 0.12, 0.06), 7.5, 10.5, 13.0, edge_noise=0.6, noise_size=15.0),
-        _layer("ochre", (0.5, 0.29, 0.11), 11.5, 14.0, 16.5, edge_noise=0.6, noise_size=15.0),
-        _layer("cream sandstone", (0.58, 0.47, 0.32), 15.0, 18.0, _FAR, edge_noise=0.6, noise_size=15.0),
-        _rock_on_steep((0.25, 0.1, 0.05), 35.0, 10.0),
+        _layer("grey clay", (0.2, 0.16, 0.15), -_FAR, 16.0, 26.0, edge_noise=1.6, noise_size=110.0),
+        _layer("red clay", (0.36, 0.12, 0.06), 20.0, 28.5, 35.5, edge_noise=1.6, noise_size=110.0),
+        _layer("ochre", (0.5, 0.29, 0.11), 31.5, 38.0, 45.0, edge_noise=1.6, noise_size=110.0),
+        _layer("cream sandstone", (0.58, 0.47, 0.32), 41.0, 49.0, _FAR, edge_noise=1.6, noise_size=110.0),
+        _rock_on_steep((0.25, 0.1, 0.05), 35.0, 75.0),
     ],
     # Low green hills: meadow and a drier grass on the tops, no snow.
     "rolling_hills": [
-        _flat(_layer("meadow", (0.045, 0.11, 0.025), -_FAR, 2.0, 11.0, edge_noise=1.5, noise_size=15.0), 30.0),
-        _flat(_layer("dry grass", (0.16, 0.15, 0.06), 8.0, 15.0, _FAR, edge_noise=1.5, noise_size=15.0), 30.0),
+        _flat(_layer("meadow", (0.045, 0.11, 0.025), -_FAR, 17.0, 92.0, edge_noise=12.0, noise_size=300.0), 30.0),
+        _flat(_layer("dry grass", (0.16, 0.15, 0.06), 67.0, 125.0, _FAR, edge_noise=12.0, noise_size=300.0), 30.0),
         _layer(
-            "clover", (0.03, 0.09, 0.02), -_FAR, 0.0, _FAR, mask="noise", mask_min=0.7, mask_max=1.0, noise_size=12.0
+            "clover", (0.03, 0.09, 0.02), -_FAR, 0.0, _FAR, mask="noise", mask_min=0.7, mask_max=1.0, noise_size=240.0
         ),
-        _rock_on_steep((0.16, 0.13, 0.1), 30.0, 10.0),
+        _rock_on_steep((0.16, 0.13, 0.1), 30.0, 200.0),
     ],
-    # A sea floor at 2.5 m under water at 3.8 m, sand on the beach, grass inland, rock on the steep flanks.
+    # A sea floor at 0 m under water at 15 m, sand on the beach, grass inland, rock on the steep flanks.
     "island": [
-        _layer("sea floor", (0.3, 0.26, 0.17), -_FAR, 2.5, 3.6),
-        _layer("beach", (0.55, 0.47, 0.31), 3.2, 3.9, 4.9, edge_noise=0.35, noise_size=8.0),
-        _flat(_layer("grass", (0.05, 0.12, 0.03), 4.4, 9.0, _FAR, edge_noise=1.5, noise_size=12.0), 30.0),
-        _rock_on_steep((0.17, 0.14, 0.11), 30.0, 8.0),
+        _layer("sea floor", (0.3, 0.26, 0.17), -_FAR, 0.0, 13.0),
+        _layer("beach", (0.55, 0.47, 0.31), 8.5, 17.0, 29.0, edge_noise=4.0, noise_size=200.0),
+        _flat(_layer("grass", (0.05, 0.12, 0.03), 23.0, 78.0, _FAR, edge_noise=18.0, noise_size=300.0), 30.0),
+        _rock_on_steep((0.17, 0.14, 0.11), 30.0, 200.0),
     ],
     # Valleys and their rivers (large drainage areas) in gravel, forest on the slopes, rock and snow above.
     "river_valleys": [
@@ -455,7 +567,7 @@ _PLACE_LAYERS: dict[str, list[dict[str, Any]]] = {
 for _name, _layers in _PLACE_LAYERS.items():
     PRESETS[_name]["spec"]["layers"] = _layers
 #: A water surface on the presets with a sea (its level just above the sea floor the sea-level filter left).
-_WATER: dict[str, float] = {"island": 3.8, "eroded_mountains": 8.0, "river_valleys": 4.0}
+_WATER: dict[str, float] = {"island": 15.0, "eroded_mountains": 8.0, "river_valleys": 4.0}
 for _name, _level in _WATER.items():
     PRESETS[_name]["spec"]["material"] = {
         **PRESETS[_name]["spec"].get("material", {}),

@@ -394,6 +394,7 @@ EROSION_UNITS = {
     "water_depth": "m",
     "deposited": "m",
     "removed": "m",
+    "ice_thickness": "m",
 }
 
 

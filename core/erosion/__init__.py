@@ -9,6 +9,7 @@
 - :mod:`.thermal`: talus-angle (thermal) erosion on the grid, and the
   :class:`.thermal.ErosionResult` it shares with hydraulic erosion;
 - :mod:`.hydraulic`: shallow-water hydraulic erosion (virtual pipes);
+- :mod:`.glacial`: glacial erosion under shallow-ice flow from an equilibrium-line altitude;
 - :mod:`.river_network`: statistics of a river network (concavity, Hack's
   law, upstream length) that the tests compare with nature.
 
@@ -20,6 +21,7 @@ and refused only past the limit the user set (:mod:`core.work`), progress and ca
 
 from __future__ import annotations
 
+from .depressions import DRAIN_MODES, drain_depressions
 from .diffusion import (
     DIFFUSION_SCHEMES,
     adi_diffusion,
@@ -38,6 +40,21 @@ from .flow import (
     flow_length,
     route_flow,
     route_multiple_flow,
+)
+from .glacial import (
+    BALANCE_STEP,
+    EROSION_STEP,
+    GLACIAL_SUBSTEP_COST,
+    GLEN_A,
+    GRAVITY,
+    MAX_GLACIAL_STEPS,
+    MAX_SUBSTEPS,
+    MIN_THICKNESS,
+    RHO_ICE,
+    STABILITY,
+    GlacialResult,
+    glacial_erosion,
+    glacial_passes,
 )
 from .hydraulic import (
     HYDRAULIC_STEP_COST,
@@ -113,6 +130,19 @@ __all__ = [
     "drainage_area",
     "flow_length",
     "flow_direction",
+    "BALANCE_STEP",
+    "EROSION_STEP",
+    "GLACIAL_SUBSTEP_COST",
+    "GLEN_A",
+    "GRAVITY",
+    "MAX_GLACIAL_STEPS",
+    "MAX_SUBSTEPS",
+    "MIN_THICKNESS",
+    "RHO_ICE",
+    "STABILITY",
+    "GlacialResult",
+    "glacial_erosion",
+    "glacial_passes",
     "MAX_HYDRAULIC_STEPS",
     "HYDRAULIC_STEP_COST",
     "HYDRAULIC_TIMES",
@@ -120,6 +150,8 @@ __all__ = [
     "hydraulic_steps",
     "PiledSedimentWarning",
     "hydraulic_erosion",
+    "DRAIN_MODES",
+    "drain_depressions",
     "LakeFill",
     "fill_lakes",
     "deposit_in_lakes",

@@ -6,6 +6,7 @@ parameters)``: a window of a world holds exactly the whole world's values
 :mod:`core.rng`), outputs are ``float32`` or ``float64`` ``(rows, cols)``
 arrays, row 0 north, and work is bounded up front (each module's ``MAX_*``).
 
+- :mod:`.dunes`: transverse and barchanoid dune fields (slip faces at repose, crest defects);
 - :mod:`.hills`: circle hills (paraboloids), placed by hashed uniforms;
 - :mod:`.faults`: fault formation, random lines raising one side;
 - :mod:`.midpoint_displacement`: midpoint displacement on a ``2**n + 1`` lattice;
@@ -18,6 +19,10 @@ The catalog (:mod:`core.catalog`) declares them as spec generators.
 
 from __future__ import annotations
 
+from .dunes import (
+    MAX_DEFECTS,
+    dune_field,
+)
 from .faults import (
     MAX_FAULT_WORK,
     MAX_FAULTS,
@@ -71,6 +76,8 @@ from .sources import (
 )
 
 __all__ = [
+    "MAX_DEFECTS",
+    "dune_field",
     "MAX_FAULTS",
     "MAX_FAULT_WORK",
     "fault_lines",

@@ -68,7 +68,7 @@ def threshold(area):
 def test_attributes_equal_cores_maps_and_the_river_layer_paints_the_drainage_range(scene, orogen, tmp_path):
     core = orogen.core
     h, maps = core_maps(orogen, FILTERS)
-    assert set(maps) == set(core.recipe.MAP_NAMES)
+    assert set(maps) == set(core.recipe.MAP_NAMES) - {"ice_thickness"}  # all but the glacial filter's
     low = threshold(maps["drainage_area"])
     bpy.ops.orogen.terrain_add(spec=spec_json(FILTERS, low))
     terrain = bpy.context.active_object
@@ -113,6 +113,16 @@ def test_regenerate_drops_maps_the_filters_no_longer_make(scene, orogen):
     orogen.addon.terrain.apply.regenerate(terrain, bpy.context)
     names = {n for n in orogen.core.recipe.MAP_NAMES if terrain.data.attributes.get(n) is not None}
     assert names == {"drainage_area", "flow_direction", "deposited", "removed"}
+
+
+def test_the_glacial_filter_bakes_its_ice_thickness(scene, orogen):
+    filters = [{"type": "glacial", "ela": 10.0, "steps": 2, "dt": 100.0, "max_substeps": 5}]
+    h, maps = core_maps(orogen, filters)
+    assert set(maps) == {"ice_thickness", "deposited", "removed"} and maps["ice_thickness"].max() > 0.0
+    bpy.ops.orogen.terrain_add(spec=spec_json(filters, 1e-6))
+    terrain = bpy.context.active_object
+    for name, values in maps.items():
+        assert np.array_equal(point(terrain, name), values), name
 
 
 def test_export_writes_exr_values_and_16_bit_masks_with_their_ranges(scene, orogen, tmp_path):

@@ -136,7 +136,10 @@ def preset_maps(name, size=257):
 @pytest.mark.parametrize("name", NEW_PRESETS)
 def test_new_presets_are_valid_terrains(name):
     spec, h, z, slope, w = preset_maps(name, 129)
-    assert h.dtype == np.float32 and h.min() == 0.0 and h.max() == 1.0 and np.isfinite(h).all()
+    assert h.dtype == np.float32 and h.min() == 0.0 and np.isfinite(h).all()
+    # the thermal pass of the Dunes lowers its highest brinks a little, the erosion of the Volcanic Island
+    # (no uplift) its summit (version 3 keeps a filter's metres)
+    assert h.max() == 1.0 or (name in ("dunes", "volcanic_island") and 0.9 < h.max() < 1.0)
     np.testing.assert_allclose(w.sum(axis=-1), 1.0, atol=1e-5)
     assert all(lay.in_metres for lay in spec.layers)
     assert name in PRESETS and PRESETS[name]["label"]
@@ -176,8 +179,8 @@ def test_rock_covers_the_steep_slopes_of_the_mountains():
     spec, h, z, slope, w = preset_maps("alpine_ridges")
     steep = [i for i, lay in enumerate(spec.layers) if lay.name == "rock (steep)"][0]
     rock = w[..., [i for i, lay in enumerate(spec.layers) if lay.name.startswith("rock")]].sum(axis=-1)
-    assert np.mean(rock[slope > 68.0] > 0.9) > 0.9  # bare rock on the cliffs, whatever their height
-    assert np.mean(w[..., steep][slope < 40.0] > 0.1) < 0.02
+    assert np.mean(rock[slope > 56.0] > 0.9) > 0.9  # bare rock on the cliffs, whatever their height
+    assert np.mean(w[..., steep][slope < 35.0] > 0.1) < 0.02
 
 
 def test_volcanic_island_has_sea_beaches_and_a_crater():
@@ -199,29 +202,27 @@ def test_volcanic_island_has_sea_beaches_and_a_crater():
     assert z[r < 40.0].mean() < rim - 30.0
 
 
-def test_canyon_mesas_heights_sit_on_terraces():
+def test_canyon_mesas_are_benches_and_cliffs_of_layered_rock():
     spec, h, z, slope, w = preset_maps("canyon_mesas")
-    levels = 5
-    t = h.astype(np.float64) * levels
-    on_terrace = np.abs(t - np.round(t)) < 0.02  # a terrace sits at a multiple of 1 / levels
-    assert on_terrace.mean() > 0.7
-    counts = np.bincount(np.round(t[on_terrace]).astype(int), minlength=levels + 1)
-    assert (counts[:levels] > 0.02 * h.size).sum() >= 3  # several mesa levels, each a real share of the map
-    assert np.mean(slope > 30.0) > 0.03  # and cliffs between them
+    assert any(s.maps.get("erodibility_map", {}).get("source") == "strata" for s in spec.filters)
+    assert np.mean(slope < 10.0) > 0.4  # mesa tops, benches and canyon floors
+    assert np.mean(slope > 40.0) > 0.08  # and the cliffs of the hard beds between them
+    assert np.mean((slope > 15.0) & (slope < 30.0)) < np.mean(slope < 10.0)  # few moderate slopes: stepped
 
 
-def test_dunes_crests_run_along_the_stretch_direction():
+def test_dunes_crests_run_across_the_wind():
     spec, h, z, slope, w = preset_maps("dunes")
     gy, gx = np.gradient(z.astype(np.float64))
     east, north = gx, -gy
-    # gradient direction histogram (axial, 0-180 degrees azimuth), weighted by the gradient's strength
-    azimuth = np.degrees(np.arctan2(east, north)) % 180.0
+    # the mean axis (0-180 degrees azimuth) of the gradients, weighted by their strength: doubled angles averaged
+    # (the thermal pass's 8-neighbour facets make single bins of a histogram spike)
+    doubled = 2.0 * np.arctan2(east, north)
     strength = np.hypot(east, north)
-    hist, edges = np.histogram(azimuth, bins=36, range=(0.0, 180.0), weights=strength)
-    peak = 0.5 * (edges[hist.argmax()] + edges[hist.argmax() + 1])
-    crest = (peak + 90.0) % 180.0  # crests run across the steepest gradients
-    expected = spec.params["stretch_direction"] % 180.0
+    s, c = (strength * np.sin(doubled)).sum(), (strength * np.cos(doubled)).sum()
+    axis = np.degrees(np.arctan2(s, c)) / 2.0 % 180.0
+    crest = (axis + 90.0) % 180.0  # crests run across the steepest gradients
+    expected = (spec.params["wind_direction"] + 90.0) % 180.0
     assert min(abs(crest - expected), 180.0 - abs(crest - expected)) < 15.0
-    assert hist.max() > 2.5 * np.median(hist)  # strongly oriented, not isotropic
+    assert np.hypot(s, c) / strength.sum() > 0.4  # strongly oriented, not isotropic
     sand = [i for i, lay in enumerate(spec.layers)]
     assert len(sand) == 3 and all("sand" in lay.name or "slip" in lay.name for lay in spec.layers)

@@ -20,7 +20,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import write_docs  # noqa: E402
 
 #: Scripts whose shell examples are checked here (their options parse without bpy); the rest in Blender.
-CORE_SCRIPTS = {"build_world.py", "bench.py", "write_docs.py", "write_schema.py"}
+CORE_SCRIPTS = {"build_world.py", "bench.py", "check_presets.py", "write_docs.py", "write_schema.py"}
 BLENDER_SCRIPTS = {
     "render_terrain.py",
     "export_heightmaps.py",
@@ -129,6 +129,11 @@ def test_the_shell_examples_are_accepted(where, script, args, tmp_path):
         assert not parsed.from_json or parsed.docs
     elif script == "write_docs.py":
         write_docs.parse_args(args)
+    elif script == "check_presets.py":
+        import check_presets
+
+        parsed = check_presets.parse_args(args)
+        assert parsed.names and all(size >= 257 for size in parsed.sizes)
     else:
         assert args == [], f"{where}: {script} takes no options"
 

@@ -23,7 +23,7 @@ def test_heights_equal_evaluate_and_every_map_is_made():
     r = recipe()
     h, maps = r.evaluate_with_maps()
     assert np.array_equal(h, r.evaluate())
-    assert set(maps) == set(MAP_NAMES)
+    assert set(maps) == set(MAP_NAMES) - {"ice_thickness"}  # every map but the glacial filter's
     for values in maps.values():
         assert values.dtype == np.float32 and values.shape == (33, 40) and np.isfinite(values).all()
     assert maps["drainage_area"].min() >= 50.0**2

@@ -1,0 +1,89 @@
+"""The Drain Depressions filter: every closed depression filled to its spill level or breached.
+
+The filter's declaration beside its wrapper (the algorithm is :mod:`core.erosion.depressions`); it runs
+on the whole heightmap (a depression's spill point may lie anywhere), in metres, and gives back the
+normalised heightmap. Its ``removed``/``deposited`` maps show what breaching cut and filling laid down.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .erosion.depressions import drain_depressions
+from .params import Filter, Param, When, register_filter
+
+__all__: list[str] = []
+
+_WHOLE_WORLD = 1 << 30
+
+
+def _drain(
+    heightmap: Any,
+    *,
+    cell_size: float,
+    height: float,
+    mode: str,
+    use_sea_level: bool,
+    sea_level: float,
+    maps: dict[str, Any] | None = None,
+    callback: Any = None,
+) -> Any:
+    """Drain the closed depressions of a normalised heightmap at the terrain's scale, back to normalised units."""
+    scale = max(float(height), 1e-6)
+    metres = np.asarray(heightmap, dtype=np.float64) * scale
+    low = float(metres.min())
+    sea = low + sea_level * (float(metres.max()) - low) if use_sea_level else None
+    drained = drain_depressions(metres, cell_size, mode=mode, sea_level=sea)
+    if maps is not None:
+        change = drained - metres
+        for name, part in (("deposited", np.maximum(change, 0.0)), ("removed", np.maximum(-change, 0.0))):
+            part = part.astype(np.float32)
+            maps[name] = part if maps.get(name) is None else maps[name] + part
+    return (drained / scale).astype(np.float32)
+
+
+register_filter(
+    Filter(
+        "drain",
+        "Drain Depressions",
+        "Fill every closed depression to its spill level or cut through its sill, so all water leaves the map",
+        _drain,
+        (
+            Param(
+                "mode",
+                "enum",
+                "fill",
+                label="Mode",
+                description="How a closed depression is drained",
+                items=(
+                    ("fill", "Fill", "Raise it to its spill level: a flat floor, like a silted-up lake"),
+                    ("breach", "Breach", "Lower the path over its sill to its floor: a channel through the sill"),
+                ),
+            ),
+            Param(
+                "use_sea_level",
+                "bool",
+                False,
+                label="Sea",
+                description="Cells under the sea level are base level (a sea), not depressions",
+            ),
+            Param(
+                "sea_level",
+                "float",
+                0.1,
+                hard=(0.0, 1.0),
+                unit="normalised",
+                label="Sea Level",
+                description="Sea level as a share of the height range when the filter runs",
+                active_when=When("use_sea_level", True),
+            ),
+        ),
+        source="Barnes, Lehman & Mulla 2014; Soille 2004; Lindsay 2016; Cordonnier, Bovy & Braun 2019",
+        margin=lambda _p: _WHOLE_WORLD,
+        passes=lambda _p: 8,
+        uses_scale=True,
+        makes_maps=True,
+    )
+)

@@ -1,0 +1,129 @@
+"""Glacial erosion (core.erosion.glacial and the glacial filter): values and invariants."""
+
+import numpy as np
+import pytest
+
+from core.erosion.glacial import glacial_erosion
+from core.recipe import MAP_NAMES, Recipe
+
+CELL = 100.0
+
+
+def trough(n=33, cols=33):
+    """A V-shaped valley tilted from 2400 m (north) down 0.15 per metre, sides rising 0.5 to 400 m above it."""
+    y, x = np.mgrid[0:n, 0:cols] * CELL
+    return 2400.0 - 0.15 * y + np.minimum(0.5 * np.abs(x - (cols - 1) / 2 * CELL), 400.0)
+
+
+def test_below_the_ela_there_is_no_ice_and_no_change():
+    z = trough()
+    r = glacial_erosion(z, CELL, ela=3000.0, steps=5, dt=1000.0)
+    assert r.ice_thickness.max() == 0.0 and r.eroded.max() == 0.0
+    assert np.array_equal(r.heights, z.astype(np.float32))
+    assert r.accumulated == 0.0 and r.melted == 0.0 and r.lost_volume == 0.0
+
+
+def test_the_first_step_grows_ice_only_above_the_ela():
+    z = trough()
+    r = glacial_erosion(z, CELL, ela=2200.0, steps=1, dt=1.0, max_substeps=1)
+    assert r.ice_thickness.max() > 0.0
+    assert np.array_equal(r.ice_thickness > 0.0, z > 2200.0)
+
+
+def test_ice_volume_balances_accumulation_melt_and_edge_loss():
+    r = glacial_erosion(trough(), CELL, ela=2000.0, steps=20, dt=500.0, max_substeps=40)
+    volume = float(r.ice_thickness.astype(np.float64).sum()) * CELL * CELL
+    budget = r.accumulated - r.melted - r.lost_volume
+    assert r.melted > 0.0 and r.lost_volume >= 0.0
+    assert abs(budget - volume) <= 1e-4 * r.accumulated  # the float32 rounding of the final thickness
+    assert r.ice_thickness.min() >= 0.0
+
+
+def test_the_ice_erodes_under_the_glacier_only_and_is_deterministic():
+    z = trough()
+    a = glacial_erosion(z, CELL, ela=2000.0, steps=10, dt=2000.0, max_substeps=30)
+    b = glacial_erosion(z, CELL, ela=2000.0, steps=10, dt=2000.0, max_substeps=30)
+    for name in ("heights", "ice_thickness", "eroded", "sliding_speed"):
+        assert np.array_equal(getattr(a, name), getattr(b, name)), name
+    assert a.eroded.max() > 0.0
+    assert (a.eroded[a.ice_thickness == 0.0] == 0.0).all()
+    assert np.allclose(a.heights, z - a.eroded, atol=1e-3)
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("balance_gradient", -0.005),
+        ("balance_gradient", 0.0),
+        ("max_accumulation", -1.0),
+        ("dt", 0.0),
+        ("sliding", -1.0),
+        ("erosion_constant", -1e-4),
+        ("coupling_length", -1.0),
+        ("flow_factor", -1.0),
+        ("ela", float("nan")),
+    ],
+)
+def test_bad_input_is_refused_naming_the_parameter(name, value):
+    with pytest.raises(ValueError, match=name):
+        glacial_erosion(trough(), CELL, **{"ela": 2000.0, "steps": 1, name: value})
+
+
+def test_the_filter_bakes_ice_thickness_and_removed_without_changing_other_maps():
+    stack = (("glacial", {"ela": 500.0, "steps": 3, "dt": 1000.0, "max_substeps": 10}),)
+    r = Recipe("fractal", 5, (33, 40), {}, stack, cell_size=50.0, height=800.0)
+    h, maps = r.evaluate_with_maps()
+    assert np.array_equal(h, r.evaluate())
+    assert set(maps) == {"ice_thickness", "deposited", "removed"} <= set(MAP_NAMES)
+    assert maps["ice_thickness"].max() > 0.0 and maps["deposited"].max() == 0.0
+    assert maps["removed"].min() >= 0.0
+
+
+def power_exponent(profile, half):
+    """The exponent b of the cross profile z - z_floor ~ |x|^b (least squares in logs, both sides averaged)."""
+    c = len(profile) // 2
+    d = np.arange(1, half + 1) * CELL
+    rise = 0.5 * (profile[c + 1 : c + 1 + half] + profile[c - half : c][::-1]) - profile[c]
+    return float(np.polyfit(np.log(d), np.log(np.maximum(rise, 1e-6)), 1)[0])
+
+
+def test_a_v_shaped_valley_becomes_u_shaped():
+    z = trough(41, 41)
+    r = glacial_erosion(z, CELL, ela=2000.0, steps=60, dt=3000.0, max_substeps=30)
+    h = r.heights.astype(np.float64)
+    for row in (10, 20):
+        assert r.ice_thickness[row, 20] > 100.0
+        before, after = power_exponent(z[row], 8), power_exponent(h[row], 8)
+        assert abs(before - 1.0) < 1e-9
+        assert after > 1.15, (row, after)  # from a V (b = 1) towards a U (b = 2)
+
+
+def test_a_tributary_is_left_hanging_above_its_trunk():
+    y, x = np.mgrid[0:41, 0:41] * CELL
+    axis, junction = 14 * CELL, 20 * CELL
+    trunk = 2400.0 - 0.15 * y + np.minimum(0.5 * np.abs(x - axis), 400.0)
+    tributary = 2400.0 - 0.15 * junction + 0.1 * (x - axis) + np.minimum(0.5 * np.abs(y - junction), 100.0)
+    z = np.where(x >= axis, np.minimum(trunk, tributary), trunk)
+    r = glacial_erosion(z, CELL, ela=2000.0, steps=60, dt=3000.0, max_substeps=30, coupling_length=300.0)
+    h = r.heights.astype(np.float64)
+    step_before = z[14:27, 18].min() - z[16:25, 14].min()
+    step_after = h[14:27, 18].min() - h[16:25, 14].min()
+    assert r.eroded[16:25, 14].max() > 2.0 * r.eroded[20, 18]
+    assert step_after > step_before + 30.0, (step_before, step_after)
+
+
+def test_a_callback_returning_false_cancels_with_the_steps_done():
+    from core.progress import Cancelled
+
+    calls = []
+    with pytest.raises(Cancelled) as err:
+        glacial_erosion(trough(), CELL, ela=2000.0, steps=5, callback=lambda d, t: calls.append((d, t)) or d < 2)
+    assert calls == [(1, 5), (2, 5)] and err.value.done == 2 and err.value.result.steps_done == 2
+
+
+def test_the_filter_is_the_function_at_the_terrains_scale():
+    stack = (("glacial", {"ela": 500.0, "steps": 2, "dt": 1000.0, "max_substeps": 5}),)
+    base = Recipe("fractal", 5, (33, 40), {}, (), cell_size=50.0, height=800.0, fit_height=False).evaluate()
+    h = Recipe("fractal", 5, (33, 40), {}, stack, cell_size=50.0, height=800.0, fit_height=False).evaluate()
+    r = glacial_erosion(base.astype(np.float64) * 800.0, 50.0, ela=500.0, steps=2, dt=1000.0, max_substeps=5)
+    assert np.array_equal(h, (r.heights / np.float32(800.0)).astype(np.float32))
