@@ -27,7 +27,8 @@ Blender 4.2, which has no append handler) is converted when it is first read
 Development builds of version 3 stored the thermal filter's ``steps`` as
 ``iterations``: a version-3 group holding the old name gets the value under
 today's (:data:`core.versions.V3_RENAMED`). Version-3 groups
-get version 3's erosion algorithms named, by every route (:mod:`.versions3`).
+get version 3's erosion algorithms named and version-3 and -4 groups version 4's
+thermal and hydraulic time counts, by every route (:mod:`.versions3`).
 
 Every value is converted by :mod:`core.versions`; this module reads the old
 properties, writes the new ones and runs the handlers.
@@ -311,8 +312,9 @@ def on_read(data) -> TerrainSpec | None:
     if not isinstance(id_data, (bpy.types.Object, bpy.types.Collection)) or name is None:
         return None  # (a scene's panel may hold values set today but not yet marked: on_save_pre marks them)
     group = _stored(id_data, name)
-    if group is not None and stored_version(id_data, name) == 3 and not versions3.busy():
-        spec, lines = versions3.read_v3(id_data, name)  # Orogen 0.3's, by a route no handler saw
+    version = stored_version(id_data, name) if group is not None else None
+    if version in (3, 4) and not versions3.busy():
+        spec, lines = versions3.read_v3(id_data, name, version)  # Orogen 0.3's, by a route no handler saw
         report(lines)
         return spec
     if group is None or group.get("spec_version") or stored_version(id_data, name) != 2:
@@ -398,7 +400,9 @@ def migrate_all_v2(ids=None) -> list[str]:
     holders = list(_holders(ids))
     lines = [line for id_data, name in holders if (line := migrate_v2_settings(id_data, name))]
     lines += [line for id_data, name in holders if (line := rename_v3_settings(id_data, name))]
-    lines += [line for i, n in holders if stored_version(i, n) == 3 and (line := versions3.migrate_v3(i, n))]
+    lines += [
+        line for i, n in holders if (v := stored_version(i, n)) in (3, 4) and (line := versions3.migrate_v3(i, n, v))
+    ]
     return lines
 
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from . import filters
 from .elementary import exp
-from .erosion.hydraulic import hydraulic_erosion
+from .erosion.hydraulic import hydraulic_erosion, hydraulic_steps
 from .erosion.stream_power import (
     MFD_STEP_BYTES,
     STEP_BYTES,
@@ -26,7 +26,7 @@ from .erosion.stream_power import (
     stream_power_erosion,
     stream_power_passes,
 )
-from .erosion.thermal import thermal_erosion
+from .erosion.thermal import thermal_erosion, thermal_passes
 from .generators.dunes import dune_field
 from .generators.faults import MAX_FAULTS, fault_formation
 from .generators.hills import MAX_HILLS, hills_raw
@@ -1007,12 +1007,17 @@ def _thermal(
     rate: float,
     edges: str,
     outside: str = "extend",
+    time: str = "years",
+    duration: float = 10.0,
+    diffusivity: float = 1.0,
     maps: dict[str, Any] | None = None,
     callback: Progress | None = None,
     talus_map: Any = None,
 ) -> Any:
     """Thermal erosion of a normalised heightmap at the terrain's scale (metres), back to normalised units;
-    ``talus_map`` (degrees per cell, :data:`TALUS_MAP`) replaces ``talus_angle``."""
+    ``talus_map`` (degrees per cell, :data:`TALUS_MAP`) replaces ``talus_angle``. ``time="years"`` runs
+    ``duration`` years at ``diffusivity`` (:func:`core.erosion.thermal.thermal_passes`), ``"passes"`` (spec version 4)
+    ``steps`` passes."""
     with _metres_discarded():
         result = thermal_erosion(
             heightmap * np.float32(height),
@@ -1022,6 +1027,8 @@ def _thermal(
             rate=rate,
             edges=edges,
             outside=outside,
+            duration=duration if time == "years" else None,
+            diffusivity=diffusivity,
             callback=callback,
         )
     _add_change(maps, result.deposited, result.removed)
@@ -1042,10 +1049,14 @@ def _hydraulic(
     depth_scale: float,
     edges: str,
     bounded: bool = True,
+    time: str = "seconds",
+    duration: float = 10.0,
     maps: dict[str, Any] | None = None,
     callback: Progress | None = None,
 ) -> Any:
-    """Hydraulic erosion of a normalised heightmap at the terrain's scale (metres), back to normalised units."""
+    """Hydraulic erosion of a normalised heightmap at the terrain's scale (metres), back to normalised units.
+    ``time="seconds"`` simulates ``duration`` seconds (:func:`core.erosion.hydraulic.hydraulic_steps`),
+    ``"steps"`` (spec version 4) ``steps`` time steps of half the stable one."""
     with _metres_discarded():
         result = hydraulic_erosion(
             heightmap * np.float32(height),
@@ -1060,12 +1071,33 @@ def _hydraulic(
             depth_scale=depth_scale,
             edges=edges,
             bounded=bounded,
+            duration=duration if time == "seconds" else None,
             callback=callback,
         )
     _add_change(maps, result.deposited, result.removed)
     if maps is not None and result.water is not None:
         maps["water_depth"] = result.water.astype(np.float32)
     return (result.heights / np.float32(height)).astype(np.float32)
+
+
+def _thermal_passes(p: Mapping[str, Any]) -> int:
+    """The passes a thermal filter's parameters (with the recipe's ``cell_size``) run (its work's count)."""
+    if p.get("time", "years") == "passes" or "cell_size" not in p:
+        return int(p.get("steps", 50))
+    try:
+        return thermal_passes(p.get("duration", 10.0), p.get("diffusivity", 1.0), p["cell_size"])
+    except (TypeError, ValueError):  # the filter itself refuses these by name
+        return 0
+
+
+def _hydraulic_steps(p: Mapping[str, Any]) -> int:
+    """The time steps a hydraulic filter's parameters (with the recipe's ``cell_size``) run (its work's count)."""
+    if p.get("time", "seconds") == "steps" or "cell_size" not in p:
+        return int(p.get("steps", 200))
+    try:
+        return hydraulic_steps(p.get("duration", 10.0), p["cell_size"])[0]
+    except (TypeError, ValueError):  # the filter itself refuses these by name
+        return 0
 
 
 register_filter(
@@ -1086,6 +1118,47 @@ register_filter(
                 description="Steepest slope loose material rests at",
             ),
             Param(
+                "time",
+                "enum",
+                "years",
+                label="Time",
+                description="How the filter's time is counted",
+                items=(
+                    (
+                        "years",
+                        "Years",
+                        "Duration in years at a diffusivity in square metres a year: the same landform at every size",
+                    ),
+                    (
+                        "passes",
+                        "Passes",
+                        "Steps as passes over the grid: less in metres at a larger size (version 4)",
+                    ),
+                ),
+            ),
+            Param(
+                "duration",
+                "float",
+                10.0,
+                hard=(0.0, 1.0e7),
+                soft=(1.0, 2000.0),
+                unit="yr",
+                label="Duration",
+                description="Years loose material moves for (passes: Duration x Diffusivity / cell size²)",
+                active_when=When("time", "years"),
+            ),
+            Param(
+                "diffusivity",
+                "float",
+                1.0,
+                hard=(1.0e-3, 1.0e4),
+                soft=(0.1, 10.0),
+                unit="m2/yr",
+                label="Diffusivity",
+                description="How fast loose material above the talus slope spreads",
+                active_when=When("time", "years"),
+            ),
+            Param(
                 "steps",
                 "int",
                 50,
@@ -1093,6 +1166,7 @@ register_filter(
                 soft=(1, 400),
                 label="Steps",
                 description="Time steps: passes of material moving downhill",
+                active_when=When("time", "passes"),
             ),
             Param(
                 "rate",
@@ -1101,7 +1175,7 @@ register_filter(
                 hard=(0.01, 1.0),
                 unit="factor",
                 label="Rate",
-                description="Share of the excess moved per step",
+                description="Share of the excess moved per pass",
             ),
             Param("edges", "enum", "closed", label="Edges", description="What the map's border does", items=_EDGES),
             Param(
@@ -1127,7 +1201,7 @@ register_filter(
         ),
         source="Musgrave, Kolb & Mace 1989; Olsen 2004",
         margin=lambda _p: _WHOLE_WORLD,
-        passes=lambda p: 5 * int(p.get("steps", 50)),
+        passes=lambda p: 5 * _thermal_passes(p),
         uses_scale=True,
         param_maps=(TALUS_MAP,),
         makes_maps=True,
@@ -1143,6 +1217,36 @@ register_filter(
         _hydraulic,
         (
             Param(
+                "time",
+                "enum",
+                "seconds",
+                label="Time",
+                description="How the filter's time is counted",
+                items=(
+                    (
+                        "seconds",
+                        "Seconds",
+                        "Duration in seconds of flow, in stable time steps: the same landform at every size",
+                    ),
+                    (
+                        "steps",
+                        "Steps",
+                        "Time steps of half the stable one: a shorter time at a larger size (version 4)",
+                    ),
+                ),
+            ),
+            Param(
+                "duration",
+                "float",
+                10.0,
+                hard=(0.0, 1.0e6),
+                soft=(1.0, 100.0),
+                unit="s",
+                label="Duration",
+                description="Seconds of simulated flow",
+                active_when=When("time", "seconds"),
+            ),
+            Param(
                 "steps",
                 "int",
                 200,
@@ -1150,6 +1254,7 @@ register_filter(
                 soft=(10, 400),
                 label="Steps",
                 description="Time steps simulated",
+                active_when=When("time", "steps"),
             ),
             Param(
                 "rain_rate",
@@ -1218,7 +1323,7 @@ register_filter(
         ),
         source="Mei, Decaudin & Hu 2007; Šťava et al. 2008",
         margin=lambda _p: _WHOLE_WORLD,
-        passes=lambda p: 6 * int(p.get("steps", 200)),
+        passes=lambda p: 6 * _hydraulic_steps(p),
         fit=_fit_hydraulic,
         uses_scale=True,
         makes_maps=True,

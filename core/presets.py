@@ -168,7 +168,7 @@ PRESETS: dict[str, dict[str, Any]] = {
                 {"type": "flatten", "exponent": 1.8},
                 {"type": "lowpass", "length": 92.0, "passes": 2},
                 _fluvial(12000.0, steps=30, crossings=6.0, smoothing=0.015),
-                {"type": "thermal", "talus_angle": 38.0, "steps": 40},
+                {"type": "thermal", "talus_angle": 38.0, "duration": 87800.0},
                 {"type": "drain"},
             ],
             "lighting": {"mode": "hillshade", "altitude": 30.0, "shadows": True},
@@ -187,7 +187,7 @@ PRESETS: dict[str, dict[str, Any]] = {
             "filters": [
                 {"type": "flatten", "exponent": 2.2},
                 _fluvial(10000.0, steps=25, crossings=5.0, smoothing=0.015),
-                {"type": "thermal", "talus_angle": 38.0, "steps": 40},
+                {"type": "thermal", "talus_angle": 38.0, "duration": 61000.0},
                 {"type": "drain"},
             ],
             "lighting": {"mode": "multidirectional", "ao": True},
@@ -281,7 +281,7 @@ PRESETS: dict[str, dict[str, Any]] = {
             "height": 120.0,
             "generator": "faults",
             "faults": {"faults": 400, "displacement_min": 0.1},
-            "filters": [{"type": "thermal", "talus_angle": 33.0, "steps": 500, "rate": 1.0}],
+            "filters": [{"type": "thermal", "talus_angle": 33.0, "duration": 1000.0, "diffusivity": 1.0, "rate": 1.0}],
             "lighting": {"mode": "hillshade", "shadows": True},
         },
     },
@@ -298,7 +298,7 @@ PRESETS: dict[str, dict[str, Any]] = {
             "filters": [
                 {"type": "flatten", "exponent": 1.3},
                 _fluvial(15000.0, steps=30, crossings=6.0, smoothing=0.015),
-                {"type": "thermal", "talus_angle": 38.0, "steps": 40},
+                {"type": "thermal", "talus_angle": 38.0, "duration": 137000.0},
                 {"type": "drain"},
             ],
             "lighting": {"mode": "hillshade", "altitude": 30.0, "shadows": True},
@@ -408,7 +408,7 @@ PRESETS.update(
                     {
                         "type": "thermal",
                         "talus_angle": 34.0,
-                        "steps": 30,
+                        "duration": 4110.0,
                         "talus_map": {**_STRATA, "map_min": 34.0, "map_max": 80.0},
                     },
                     {"type": "drain"},
@@ -463,7 +463,7 @@ PRESETS.update(
                     "height_variation": 0.75,
                     "defects": 1.0,
                 },
-                "filters": [{"type": "thermal", "talus_angle": 33.0, "steps": 30, "rate": 0.5}],
+                "filters": [{"type": "thermal", "talus_angle": 33.0, "duration": 4110.0, "rate": 0.5}],
                 "lighting": {"mode": "hillshade", "altitude": 30.0, "azimuth": 250.0, "shadows": True},
                 "layers": [
                     _layer("interdune sand", (0.45, 0.26, 0.11), -_FAR, 0.0, 12.0, edge_noise=2.0, noise_size=60.0),

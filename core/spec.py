@@ -6,7 +6,7 @@ filter stack, the lighting, the colour layers and the material options.
 Its JSON form (schema version :data:`SPEC_VERSION`, described for pipelines
 by :func:`json_schema`) uses the declared names throughout::
 
-    {"version": 4, "size": 257, "size_y": 0, "seed": 7, "width": 200.0, "height": 40.0, "fit_height": false,
+    {"version": 5, "size": 257, "size_y": 0, "seed": 7, "width": 200.0, "height": 40.0, "fit_height": false,
      "generator": "hills", "hills": {"count": 400, "radius_min": 6.0, ...},
      "filters": [{"type": "flatten", "enabled": true, "exponent": 1.5}],
      "lighting": {"mode": "hillshade", "azimuth": 315.0, ...},
@@ -26,11 +26,19 @@ The same path names a setting everywhere: ``hills.count`` is the JSON key
 ``count`` inside ``hills``, the Blender property ``obj.orogen.hills.count``
 and ``--set hills.count=400`` (or ``--set count=400``) in the scripts.
 
-**Version 4** (:data:`SPEC_VERSION`) is version 3 with four erosion faults
+**Version 4** is version 3 with four erosion faults
 fixed, version 3's algorithms kept as declared choices (the thermal
 filter's ``outside``, the stream-power filter's ``diffusion_scheme``,
 ``flats`` and ``uplift_scale``, the hydraulic filter's ``bounded``; see
 :mod:`core.versions.v3_to_v4`): a version-3 spec loads with them named.
+
+**Version 5** (:data:`SPEC_VERSION`) is version 4 with the thermal filter's
+time in years (``time: "years"``, ``duration`` years at ``speed`` metres a
+year) and the hydraulic filter's in seconds of simulated flow (``time:
+"seconds"``, ``duration``), so the same spec gives the same landform at
+every size; a version-4 spec loads with version 4's counts named
+(``time: "passes"`` and ``"steps"``, their ``steps`` kept; see
+:mod:`core.versions.v4_to_v5`) and gives the heightmap it gave.
 
 **Masks** (still version 4): a filter's entry may hold a ``mask`` object
 (:data:`core.masks.MASK_PARAMS`: where the filter acts, its result blended
@@ -688,14 +696,14 @@ class TerrainSpec:
 
     @classmethod
     def from_dict(cls, data: object) -> TerrainSpec:
-        """Spec from its JSON form (version 4, or 3 or 2: converted by :func:`core.versions.upgrade_spec`). See
+        """Spec from its JSON form (version 5, or 4, 3 or 2: converted by :func:`core.versions.upgrade_spec`). See
         :func:`load_spec` for every earlier form."""
         if not isinstance(data, Mapping):
             raise TypeError(f"a terrain spec must be a JSON object, got {type(data).__name__}")
         data = upgrade_spec(data, _WORLD)
         if data.get("version") != SPEC_VERSION:
             version = data.get("version")
-            raise ValueError(f'a terrain spec needs "version": {SPEC_VERSION} (or 3 or 2), got {version!r:.20}')
+            raise ValueError(f'a terrain spec needs "version": {SPEC_VERSION} (or 4, 3 or 2), got {version!r:.20}')
         generator = data.get("generator", "hills")
         if not isinstance(generator, str) or generator not in GENERATORS:
             raise ValueError(f"generator must be one of {short_list(list(GENERATORS))}, got {generator!r:.40}")

@@ -58,9 +58,11 @@ from .glacial import (
 )
 from .hydraulic import (
     HYDRAULIC_STEP_COST,
+    HYDRAULIC_TIMES,
     MAX_HYDRAULIC_STEPS,
     PiledSedimentWarning,
     hydraulic_erosion,
+    hydraulic_steps,
     max_time_step,
 )
 from .lakes import (
@@ -98,14 +100,17 @@ from .stream_power import (
 from .thermal import (
     EDGES,
     MAX_EROSION_HEIGHT,
+    MAX_THERMAL_PASSES,
     MAX_THERMAL_STEPS,
     OUTSIDES,
     THERMAL_STEP_COST,
+    THERMAL_TIMES,
     ErosionResult,
     check_edges,
     check_step_work,
     erosion_heights,
     thermal_erosion,
+    thermal_passes,
 )
 
 __all__ = [
@@ -140,7 +145,9 @@ __all__ = [
     "glacial_passes",
     "MAX_HYDRAULIC_STEPS",
     "HYDRAULIC_STEP_COST",
+    "HYDRAULIC_TIMES",
     "max_time_step",
+    "hydraulic_steps",
     "PiledSedimentWarning",
     "hydraulic_erosion",
     "DRAIN_MODES",
@@ -179,5 +186,8 @@ __all__ = [
     "erosion_heights",
     "check_step_work",
     "check_edges",
+    "THERMAL_TIMES",
+    "MAX_THERMAL_PASSES",
     "thermal_erosion",
+    "thermal_passes",
 ]

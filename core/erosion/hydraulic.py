@@ -74,7 +74,20 @@ from ..heightmap import check_number
 from ..progress import Cancelled, Progress, check_progress
 from .thermal import ErosionResult, change_maps, check_edges, check_step_work, erosion_heights
 
-__all__ = ["MAX_HYDRAULIC_STEPS", "HYDRAULIC_STEP_COST", "PiledSedimentWarning", "max_time_step", "hydraulic_erosion"]
+__all__ = [
+    "MAX_HYDRAULIC_STEPS",
+    "HYDRAULIC_STEP_COST",
+    "HYDRAULIC_TIMES",
+    "PiledSedimentWarning",
+    "max_time_step",
+    "hydraulic_steps",
+    "hydraulic_erosion",
+]
+
+#: How the hydraulic filter counts its time: ``"seconds"`` (spec version 5: ``duration`` seconds of simulated
+#: flow, the steps following from the stable time step at the cell size) or ``"steps"`` (version 4: ``steps``
+#: time steps of half :func:`max_time_step`, a shorter time at a smaller cell size).
+HYDRAULIC_TIMES = ("seconds", "steps")
 
 #: Upper bound on hydraulic time steps, whatever the map's size.
 MAX_HYDRAULIC_STEPS = 100_000
@@ -104,6 +117,39 @@ def max_time_step(cell_size: float = 1.0, gravity: float = 9.81) -> float:
     return 0.5 * math.sqrt(cell / g)
 
 
+def hydraulic_steps(duration: float, cell_size: float = 1.0, gravity: float = 9.81) -> tuple[int, float]:
+    """The time steps that simulate ``duration`` seconds of flow: ``(steps, time_step)``.
+
+    ``steps = ceil(duration / (max_time_step(cell_size) / 2))`` (the quotient rounded to 9 significant digits
+    first, so the count is the same on every platform) and ``time_step = duration / steps`` seconds, at most
+    half :func:`max_time_step`, the default step of :func:`hydraulic_erosion`: the same simulated time at every
+    cell size, in more steps on a finer grid (``sqrt(2)`` times as many at half the cell size).
+
+    Parameters
+    ----------
+    duration : float
+        Seconds of simulated flow, ``[0, 1e6]``.
+    cell_size : float
+        Metres, ``[0.01, 1e4]``.
+    gravity : float
+        m/s², ``[0.1, 100]``.
+
+    Returns
+    -------
+    tuple of (int, float)
+        The steps (``>= 0``) and the time step in seconds (half :func:`max_time_step` when ``steps`` is 0).
+
+    Raises
+    ------
+    TypeError, ValueError
+        For a parameter that is not a number or outside its range, naming it.
+    """
+    seconds = check_number(duration, "duration", low=0.0, high=1e6)
+    dt = 0.5 * max_time_step(cell_size, gravity)
+    steps = math.ceil(float(f"{seconds / dt:.9g}"))
+    return steps, (seconds / steps if steps else dt)
+
+
 def hydraulic_erosion(
     heightmap: npt.ArrayLike,
     cell_size: float = 1.0,
@@ -121,6 +167,7 @@ def hydraulic_erosion(
     edges: str = "closed",
     settle: bool = True,
     bounded: bool = True,
+    duration: float | None = None,
     callback: Progress | None = None,
 ) -> ErosionResult:
     """Hydraulic erosion with the virtual-pipe shallow-water model (Mei et al. 2007; Šťava et al. 2008).
@@ -150,6 +197,11 @@ def hydraulic_erosion(
         0.1 m); (0, ``max_time_step(cell_size, gravity)``] (0.16 s at 1 m
         cells); [0.2, 1] x that bound; seconds; "Time Step": simulated time
         per step; shorter is more accurate and needs more steps.
+    duration : float or None
+        None; [0, 1e6]; [1, 100]; seconds; "Duration": simulated time of
+        flow (spec version 5). Given, the steps and the time step are
+        :func:`hydraulic_steps` of it (the same simulated time at every cell
+        size) and ``steps`` and ``time_step`` are ignored.
     rain_rate : float
         0.02; [0, 10]; [0.001, 0.1]; metres of water per second; "Rain":
         uniform rainfall (storm-strength: real rain is about 1e-5 m/s,
@@ -249,6 +301,15 @@ def hydraulic_erosion(
     dt = (
         0.5 * dt_max if time_step is None else check_number(time_step, "time_step", low=0.0, high=dt_max, low_open=True)
     )
+    what = "steps"
+    if duration is not None:
+        steps, dt = hydraulic_steps(duration, cell, g)
+        what = f"steps for duration {duration:g} s"
+        if steps > MAX_HYDRAULIC_STEPS:
+            raise ValueError(
+                f"duration must need at most {MAX_HYDRAULIC_STEPS} time steps of {dt:.3g} s at this cell size, "
+                f"got {steps} ({duration:g} s over {cell:g} m cells): use a shorter duration"
+            )
     rain = check_number(rain_rate, "rain_rate", low=0.0, high=10.0)
     kc = check_number(capacity, "capacity", low=0.0, high=100.0)
     # core.elementary, not the C library: the same bits on every platform
@@ -264,7 +325,7 @@ def hydraulic_erosion(
         raise TypeError(f"bounded must be a bool, got {type(bounded).__name__}")
     callback = check_progress(callback, "callback")
     rows, cols = b.shape
-    steps = check_step_work((rows, cols), steps, HYDRAULIC_STEP_COST, what="steps", most=MAX_HYDRAULIC_STEPS)
+    steps = check_step_work((rows, cols), steps, HYDRAULIC_STEP_COST, what=what, most=MAX_HYDRAULIC_STEPS)
 
     before = b.copy()
     area = cell * cell

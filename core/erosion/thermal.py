@@ -51,7 +51,10 @@ from ..work import check_work_limit, limit_work
 
 __all__ = [
     "MAX_THERMAL_STEPS",
+    "MAX_THERMAL_PASSES",
     "THERMAL_STEP_COST",
+    "THERMAL_TIMES",
+    "thermal_passes",
     "EDGES",
     "OUTSIDES",
     "ErosionResult",
@@ -64,6 +67,9 @@ __all__ = [
 
 #: Upper bound on thermal steps, whatever the map's size.
 MAX_THERMAL_STEPS = 100_000
+#: Upper bound on the passes a thermal ``duration`` may need (:func:`thermal_passes`; 1000 years at 1 m²/yr over
+#: 0.1 m cells are 1e5): the time they take is bounded by the user's Work Limit, if any.
+MAX_THERMAL_PASSES = 10_000_000
 #: Work of one thermal step per cell, in the cell passes of :func:`core.filters.filter_work` (what the time
 #: estimates of :mod:`core.work` count; about 27 steps per second at 1025 x 1025, ``scripts/bench.py
 #: --filters`` with its two cores loaded 6 deep).
@@ -71,6 +77,10 @@ THERMAL_STEP_COST = 5
 #: Largest height (metres, either sign) the erosion filters accept: far beyond any terrain, and small
 #: enough that height differences, gradients and fluxes stay finite in their float32 work arrays.
 MAX_EROSION_HEIGHT = 1e9
+#: How the thermal filter counts its time: ``"years"`` (spec version 5: ``duration`` years at ``diffusivity``
+#: square metres a year, the passes following from the cell size) or ``"passes"`` (version 4: ``steps`` passes
+#: over the grid).
+THERMAL_TIMES = ("years", "passes")
 #: Edge modes of the erosion filters.
 EDGES = ("closed", "open")
 #: What lies beyond an open edge of the thermal filter: the edge's slope continued (version 4) or a ring at
@@ -330,6 +340,46 @@ class _ThermalWork:
         return inflow
 
 
+def thermal_passes(duration: float, diffusivity: float, cell_size: float) -> int:
+    """Passes of :func:`thermal_erosion` that ``duration`` years at ``diffusivity`` take at ``cell_size``.
+
+    A pass moves ``rate / 2`` of each cell's excess over the talus slope, ``cell_size x (S - tan(talus))``
+    for a slope ``S``, across a cell face: a flux of about ``rate / 2 x cell_size² x (S - tan(talus))`` per
+    pass and metre of face, the explicit step of a diffusion of the slope's excess over the talus slope.
+    A fault scarp one cell wide spreads the same way (its slope is nearly all excess), by about
+    ``sqrt(passes)`` cells. So a pass stands for ``cell_size² / diffusivity`` years, and ``duration`` years
+    are ``ceil(duration x diffusivity / cell_size²)`` passes: four times as many at half the cell size, and
+    the same spec relaxes a scarp to the same shape in metres at every size (measured on the preset Scree
+    Slopes from 257² to 1025²; a count growing only with ``1 / cell_size`` leaves the finer grids steeper).
+    Each pass moves material at most one cell.
+
+    Parameters
+    ----------
+    duration : float
+        Years, ``[0, 1e7]``.
+    diffusivity : float
+        Square metres a year: how fast loose material above the talus slope spreads, ``(0, 1e4]``.
+    cell_size : float
+        Metres, ``[1e-6, 1e6]``.
+
+    Returns
+    -------
+    int
+        The passes, ``>= 0`` (0 for a duration of 0). Deterministic: the quotient is rounded to 9 significant
+        digits before the ceiling, so ``625 x 1 / 1.5625²`` is 256, not 257.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For a parameter that is not a number or outside its range, naming it.
+    """
+    years = check_number(duration, "duration", low=0.0, high=1e7)
+    kappa = check_number(diffusivity, "diffusivity", low=0.0, high=1e4, low_open=True)
+    cell = check_number(cell_size, "cell_size", low=1e-6, high=1e6)
+    quotient = years * kappa / (cell * cell)
+    return math.ceil(float(f"{quotient:.9g}")) if quotient > 0.0 else 0
+
+
 def _talus_map(value: object, shape: tuple[int, ...]) -> F64 | None:
     """A talus-angle map (degrees per cell, ``[0, 89]``) checked, or ``None`` for a single angle."""
     if not isinstance(value, np.ndarray):
@@ -351,6 +401,8 @@ def thermal_erosion(
     rate: float = 0.5,
     edges: str = "closed",
     outside: str = "extend",
+    duration: float | None = None,
+    diffusivity: float = 1.0,
     callback: Progress | None = None,
 ) -> ErosionResult:
     """Thermal erosion: move material downhill until no slope exceeds the talus angle.
@@ -381,7 +433,9 @@ def thermal_erosion(
     steps : int
         50; [0, 100000] and the estimated time within the limit the user set,
         if any (``OROGEN_WORK_LIMIT``); [1, 300]; steps;
-        "Steps": how many times material moves.
+        "Steps": how many times material moves (passes over the grid; spec
+        version 4's time, the same count at every cell size). Ignored when
+        ``duration`` is given.
     rate : float
         0.5; (0, 1]; [0.1, 1]; share per step; "Rate": share of a cell's
         largest excess over the talus slope it sheds per step (``x 1/2``);
@@ -394,6 +448,15 @@ def thermal_erosion(
         what lies beyond them: "extend" continues each edge's own slope
         (a plane no steeper than the talus angle stays as it is), "lowest"
         is a ring held at the input's lowest height (spec version 3).
+    duration : float or None
+        None; [0, 1e7]; [1, 2000]; years; "Duration": time the material
+        moves for (spec version 5). Given, the passes are
+        :func:`thermal_passes` of it, ``diffusivity`` and ``cell_size`` (the
+        same landform in metres at every cell size) and ``steps`` is ignored.
+    diffusivity : float
+        1.0; (0, 1e4]; [0.1, 10]; square metres per year; "Diffusivity":
+        how fast loose material above the talus slope spreads (with
+        ``duration``; a pass is ``cell_size² / diffusivity`` years).
     callback : callable or None
         None; -; -; -; -: called as ``callback(step, steps)`` after each step
         (1-based); returning ``False`` (exactly) cancels: :class:`core.Cancelled`
@@ -412,7 +475,8 @@ def thermal_erosion(
         For a non-numeric heightmap or parameter, a non-integer
         ``steps`` or a callback that is not callable.
     ValueError
-        For NaN/Inf heights, a parameter outside its range or steps
+        For NaN/Inf heights, a parameter outside its range, a duration that
+        needs more than ``MAX_THERMAL_PASSES`` passes, or steps (passes)
         whose estimated time is over the user's Work Limit (``OROGEN_WORK_LIMIT``; none by default), naming it.
     """
     h = erosion_heights(heightmap)
@@ -426,7 +490,16 @@ def thermal_erosion(
     extend = edges == "open" and outside == "extend"
     callback = check_progress(callback, "callback")
     rows, cols = h.shape
-    steps = check_step_work((rows, cols), steps, THERMAL_STEP_COST, what="steps", most=MAX_THERMAL_STEPS)
+    what = "steps"
+    if duration is not None:
+        steps, what = thermal_passes(duration, diffusivity, cell), f"passes for duration {duration:g} years"
+        if steps > MAX_THERMAL_PASSES:
+            raise ValueError(
+                f"duration x diffusivity / cell_size² must be at most {MAX_THERMAL_PASSES} passes, got {steps} "
+                f"({duration:g} years at {diffusivity:g} m²/year over {cell:g} m cells): use a shorter duration"
+            )
+    most = MAX_THERMAL_STEPS if duration is None else MAX_THERMAL_PASSES
+    steps = check_step_work((rows, cols), steps, THERMAL_STEP_COST, what=what, most=most)
 
     before = h.copy()
     tan = tangent(math.radians(talus))  # core.elementary: the same bits on every platform

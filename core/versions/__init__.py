@@ -26,14 +26,21 @@ Versions
     thermal filter's ``steps`` as ``iterations`` (:data:`.v3.V3_RENAMED`, :func:`.v3.rename_filters`). Its
     specs, recipes and presets convert to version 4 by naming version 3's erosion algorithms
     (:data:`.v3_to_v4.V3_CHOICES`, :func:`.v3_to_v4.filters_v3_to_v4`).
-**Version 4** (Orogen 0.3, :data:`SPEC_VERSION`)
+**Version 4** (Orogen 0.3; :mod:`.v4_to_v5`)
     Version 3 with the thermal filter's open edges, the stream-power filter's diffusion, flats, ties and uplift
     scale and the hydraulic filter's bounds fixed, each version-3 algorithm a declared choice. Its optional
     ``sources`` list (:mod:`core.sources`, default ``[]``) came later without a new version: a version-4 spec
     without the key is read unchanged and gives the heightmap it gave, so nothing here converts it. The same
     holds for the optional ``mask`` object of a filter's entry and its parameter maps (``erodibility_map``,
     ``precipitation_map``, ``talus_map``; :mod:`core.masks`): an entry without them is unmasked and gives the
-    heightmap it gave, and a spec without masks writes the JSON it wrote.
+    heightmap it gave, and a spec without masks writes the JSON it wrote. Its specs, recipes and presets
+    convert to version 5 by naming version 4's time counts (:data:`.v4_to_v5.V4_CHOICES`,
+    :func:`.v4_to_v5.filters_v4_to_v5`: the thermal filter's ``time: "passes"``, the hydraulic filter's
+    ``time: "steps"``, their ``steps`` kept), so they give the heightmaps they gave bit for bit.
+**Version 5** (:data:`SPEC_VERSION`)
+    Version 4 with the thermal filter's time in years (``duration`` years at ``speed`` metres a year, the
+    passes from the cell size) and the hydraulic filter's in seconds of simulated flow (``duration``, the
+    steps from the stable time step): the same spec gives the same landform at every size.
 
 Export sidecars carry a version of their own (``sidecar_version``, :data:`core.io.formats.SIDECAR_VERSION`):
 those without one (version 1, Orogen 0.1 to 0.3) are read by :func:`core.io.formats.sidecar_scale` as they
@@ -57,6 +64,7 @@ from .v2 import V2_DEFAULTS, V2_PARTS, V2_RENAMED, part
 from .v2_to_v3 import V2_TO_V3, preset_v2_to_v3, recipe_to_spec, spec_v2_to_v3, v2_params_to_v3
 from .v3 import SPEC_VERSION, V3_RENAMED, rename_filters, rename_params
 from .v3_to_v4 import V3_CHOICES, filters_v3_to_v4
+from .v4_to_v5 import V4_CHOICES, filters_v4_to_v5
 
 __all__ = [
     "SPEC_VERSION",
@@ -69,8 +77,10 @@ __all__ = [
     "V2_TO_V3",
     "V3_CHOICES",
     "V3_RENAMED",
+    "V4_CHOICES",
     "Upgraded",
     "filters_v3_to_v4",
+    "filters_v4_to_v5",
     "part",
     "preset_v2_to_v3",
     "recipe_01_to_v2",
@@ -88,7 +98,8 @@ __all__ = [
 
 
 def upgrade_spec(data: Mapping[str, Any], world: Mapping[str, Param]) -> Mapping[str, Any]:
-    """A spec's JSON form of any spec version (2, 3 also as development builds wrote it, 4) in the current version.
+    """A spec's JSON form of any spec version (2, 3 also as development builds wrote it, 4, 5) in the current
+    version.
 
     ``world`` holds the declarations of ``size``, ``size_y`` and ``width`` (:data:`core.spec.WORLD_PARAMS` by
     name). Data of another version is returned as it is (the spec reader refuses it by name).
@@ -107,19 +118,25 @@ def upgrade_spec(data: Mapping[str, Any], world: Mapping[str, Param]) -> Mapping
     elif version == 3 and "filters" in data:
         data = {**data, "filters": rename_filters(data["filters"])}
     if version == 3:
-        data = {**data, "version": SPEC_VERSION}
+        data = {**data, "version": 4}
         if "filters" in data:
             data["filters"] = filters_v3_to_v4(data["filters"])
+        version = 4
+    if version == 4:
+        data = {**data, "version": SPEC_VERSION}
+        if "filters" in data:
+            data["filters"] = filters_v4_to_v5(data["filters"])
     return data
 
 
 def upgrade_recipe(data: Mapping[str, Any]) -> dict[str, Any]:
-    """A recipe's JSON form of any version (0.1's without one, 2, 3, 4) as version-2 or current recipe JSON.
+    """A recipe's JSON form of any version (0.1's without one, 2, 3, 4, 5) as version-2 or current recipe JSON.
 
     0.1's recipes become version 2 (:func:`.legacy_01.recipe_01_to_v2`: a version-2 recipe runs the version-2
     declarations, as 0.1's functions did); version 3's old parameter names become today's and version 3's
-    recipes name its erosion algorithms (:func:`.v3_to_v4.filters_v3_to_v4`) as version 4. ``fit_height``
-    is filled in (always on before version 3, off by default since).
+    recipes name its erosion algorithms (:func:`.v3_to_v4.filters_v3_to_v4`) as version 4; version 4's name its
+    time counts (:func:`.v4_to_v5.filters_v4_to_v5`) as version 5. ``fit_height`` is filled in (always on
+    before version 3, off by default since).
 
     Raises
     ------
@@ -127,14 +144,18 @@ def upgrade_recipe(data: Mapping[str, Any]) -> dict[str, Any]:
         For a version that is none of these.
     """
     version = data.get("version", 1)
-    if isinstance(version, bool) or version not in (1, 2, 3, SPEC_VERSION):
-        raise ValueError(f"recipe version must be 1, 2, 3 or {SPEC_VERSION}, got {version!r:.20}")
+    if isinstance(version, bool) or version not in (1, 2, 3, 4, SPEC_VERSION):
+        raise ValueError(f"recipe version must be 1, 2, 3, 4 or {SPEC_VERSION}, got {version!r:.20}")
     out = recipe_01_to_v2(data) if version == 1 else dict(data)
     out.setdefault("fit_height", version < 3)
     if version == 3:
-        out["version"] = SPEC_VERSION
+        out["version"] = 4
         if "filters" in out:
             out["filters"] = filters_v3_to_v4(rename_filters(out["filters"]))
+    if version in (3, 4):
+        out["version"] = SPEC_VERSION
+        if "filters" in out:
+            out["filters"] = filters_v4_to_v5(out["filters"])
     return out
 
 
@@ -190,6 +211,6 @@ def upgrade(data: Mapping[str, Any], world: Mapping[str, Param]) -> Upgraded:
             f"is read (the keys {', '.join(sorted(_RECIPE_01_KEYS))}, with shape), and this is not one"
             + (f" (it has {', '.join(others)[:120]})" if others else " (it has no shape)")
         )
-    if data.get("version") in (2, 3, SPEC_VERSION) and "params" in data and "shape" in data:
+    if data.get("version") in (2, 3, 4, SPEC_VERSION) and "params" in data and "shape" in data:
         return Upgraded({"width": width}, data)  # a recipe written since 0.2
     return Upgraded(upgrade_spec(data, world))

@@ -21,6 +21,7 @@ from ..generators.hills_pits import noise_hills_pits
 from ..generators.midpoint_displacement import diamond_square
 from ..params import FILTERS, GENERATORS, Filter, Generator, Param
 from .v3_to_v4 import V3_CHOICES
+from .v4_to_v5 import V4_CHOICES
 
 __all__ = ["V2_PARTS", "V2_DEFAULTS", "V2_RENAMED", "part"]
 
@@ -253,6 +254,18 @@ for _key, _names in V2_RENAMED.items():
 
 # Version 2 ran version 3's erosion algorithms where version 4 changed them (:data:`.v3_to_v4.V3_CHOICES`).
 for _key, _choices in V3_CHOICES.items():
+    if _key in V2_PARTS:
+        V2_PARTS[_key] = dataclasses.replace(
+            V2_PARTS[_key],
+            params=tuple(
+                dataclasses.replace(p, default=_choices[p.name]) if p.name in _choices else p
+                for p in V2_PARTS[_key].params
+            ),
+        )
+
+
+# Version 2 counted the thermal filter's time in passes, as version 4 did (:data:`.v4_to_v5.V4_CHOICES`).
+for _key, _choices in V4_CHOICES.items():
     if _key in V2_PARTS:
         V2_PARTS[_key] = dataclasses.replace(
             V2_PARTS[_key],

@@ -14,9 +14,10 @@ from typing import Any
 
 __all__ = ["SPEC_VERSION", "V3_RENAMED", "rename_params", "rename_filters"]
 
-#: Version of the spec's JSON form (4: version 3 with its erosion faults fixed, :mod:`.v3_to_v4`; 3: lengths in
-#: metres; 2: Orogen 0.2, lengths in cells; 0.1 wrote none).
-SPEC_VERSION = 4
+#: Version of the spec's JSON form (5: the thermal and hydraulic filters' time in years and seconds,
+#: :mod:`.v4_to_v5`; 4: version 3 with its erosion faults fixed, :mod:`.v3_to_v4`; 3: lengths in metres; 2: Orogen
+#: 0.2, lengths in cells; 0.1 wrote none).
+SPEC_VERSION = 5
 
 #: Parameters renamed since development builds of version 3 wrote them, by part (old name to today's).
 V3_RENAMED: dict[str, dict[str, str]] = {"thermal": {"iterations": "steps"}}

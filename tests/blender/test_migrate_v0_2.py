@@ -63,7 +63,7 @@ def test_a_0_2_blend_reads_in_metres_and_regenerates_to_its_heightmaps(orogen, o
     spec_of = orogen.addon.specio.read_spec
     for name in TERRAINS:
         obj = bpy.data.objects[name]
-        assert obj.orogen.spec_version == 4 and obj.orogen.is_terrain, name
+        assert obj.orogen.spec_version == 5 and obj.orogen.is_terrain, name
         assert np.array_equal(vertex_z(obj), np.load(V02 / f"{name}.npy")), f"{name}: the mesh was touched"
         spec = spec_of(obj.orogen)
         # The version-3 spec core makes of the version-2 spec 0.2 applied, through Blender's float32 properties.
@@ -105,7 +105,7 @@ def spec_of_written(orogen, spec):
 
 def test_the_panel_settings_are_converted_too(orogen, opened):
     panel = bpy.context.scene.orogen
-    assert panel.spec_version == 4
+    assert panel.spec_version == 5
     spec = orogen.addon.specio.read_spec(panel)
     cell = 200.0 / 64  # a power of two: every converted length is exact
     assert (spec.size, spec.width, spec.generator, spec.fit_height) == (65, 200.0, "hills", True)
@@ -166,7 +166,7 @@ def test_panel_settings_edited_today_are_not_taken_for_0_2(scene, orogen, tmp_pa
     try:
         assert "Orogen 0.2" not in capfd.readouterr().out
         assert bpy.context.scene.orogen.hills.radius_min == 5.0 and bpy.data.scenes["Other"].orogen.size == 33
-        assert bpy.data.scenes["Other"].orogen.spec_version == 4
+        assert bpy.data.scenes["Other"].orogen.spec_version == 5
     finally:
         bpy.ops.wm.read_homefile(use_empty=True)
 
@@ -202,7 +202,7 @@ def test_an_appended_0_2_terrain_is_converted(scene, orogen, tmp_path, capfd):
         orogen.addon.specio.read_spec(obj.orogen)
     out = capfd.readouterr().out
     assert "'Hills': Orogen 0.2 settings converted" in out
-    assert obj.orogen.spec_version == 4
+    assert obj.orogen.spec_version == 5
     assert np.abs(regenerate(obj) - np.load(V02 / "Hills.npy")).max() <= BOUND["Hills"] * obj.orogen.height
 
 
@@ -222,7 +222,7 @@ def test_a_tile_worlds_0_2_settings_are_converted(scene, orogen, tmp_path, capfd
         assert f"collection '{name}': Orogen 0.2 settings converted" in capfd.readouterr().out
         settings = bpy.data.collections[name].orogen_world
         spec = orogen.addon.specio.read_spec(settings)
-        assert settings.spec_version == 4 and spec.fit_height
+        assert settings.spec_version == 5 and spec.fit_height
         assert (spec.params["radius_min"], spec.params["radius_max"]) == (3 * 2.0, 6 * 2.0)  # cells x 2 m
     finally:
         bpy.ops.wm.read_homefile(use_empty=True)
@@ -263,7 +263,7 @@ def _appended_hills(tmp_path):
     bpy.ops.wm.append(filepath=str(blend / "Object" / "Hills"), directory=str(blend / "Object"), filename="Hills")
     obj = bpy.data.objects["Hills"]
     z = regenerate(obj)
-    assert obj.orogen.spec_version == 4
+    assert obj.orogen.spec_version == 5
     assert np.abs(z - np.load(V02 / "Hills.npy")).max() <= BOUND["Hills"] * obj.orogen.height
     text = bpy.data.objects["Hills"].orogen.applied
     bpy.ops.wm.read_homefile(use_empty=True)
@@ -301,7 +301,7 @@ def test_a_library_overridden_0_2_terrain_is_converted_once_and_made_local_regen
     capfd.readouterr()
     assert spec_of(override.orogen).to_json() == expected  # converted in place on its first read
     assert "'Hills': Orogen 0.2 settings converted" in capfd.readouterr().out
-    assert override.orogen.spec_version == 4 and override.orogen.applied == expected
+    assert override.orogen.spec_version == 5 and override.orogen.applied == expected
     assert spec_of(linked.orogen).to_json() == expected and linked.orogen.spec_version == 0
     # Its mesh is the library's, which Orogen cannot write: Regenerate says so instead of doing nothing.
     bpy.context.view_layer.objects.active = override
@@ -341,7 +341,7 @@ def test_a_library_override_saved_and_opened_again_is_converted_to_the_same_valu
     for _ in range(2):  # opened twice: converted on load (an override is local data), never twice
         bpy.ops.wm.open_mainfile(filepath=str(path))
         (override,) = [o for o in bpy.data.objects if o.override_library is not None]
-        assert override.orogen.spec_version == 4
+        assert override.orogen.spec_version == 5
         assert spec_of(override.orogen).to_json() == expected
         assert override.orogen.hills.radius_min == pytest.approx(18.75)
         bpy.ops.wm.save_as_mainfile(filepath=str(path))
@@ -368,9 +368,9 @@ def _v03_terrain(orogen):
     obj = bpy.context.active_object
     group = orogen.addon.versions._stored(obj)
     new = (
-        ("thermal", ["outside"]),
+        ("thermal", ["outside", "time"]),
         ("erosion", ["diffusion_scheme", "flats", "uplift_scale"]),
-        ("hydraulic", ["bounded"]),
+        ("hydraulic", ["bounded", "time"]),
     )
     for item, (kind, names) in zip(group["filters"], new, strict=True):
         for key in names:
@@ -380,17 +380,18 @@ def _v03_terrain(orogen):
 
 
 def test_a_0_3_terrain_read_by_another_route_keeps_its_erosion_algorithms(scene, orogen):
-    """Made local or overridden, no handler sees it: its first read converts it in place (marked 4)."""
+    """Made local or overridden, no handler sees it: its first read converts it in place (marked 5)."""
     obj = _v03_terrain(orogen)
     v3 = orogen.core.spec.TerrainSpec.from_dict(V03_SPEC)
     assert orogen.addon.specio.read_spec(obj.orogen) == v3
-    assert obj.orogen.spec_version == 4 and obj.orogen.filters[1].erosion.flats == "first"
+    assert obj.orogen.spec_version == 5 and obj.orogen.filters[1].erosion.flats == "first"
     assert orogen.addon.specio.read_spec(obj.orogen) == v3  # once converted, read as it is
 
 
 def test_a_0_3_terrain_keeps_its_erosion_algorithms(scene, orogen, tmp_path, capfd):
     """Orogen 0.3 stored version-3 groups, without version 4's erosion choices: on load they are named as
-    version 3's (core.versions.V3_CHOICES), so Regenerate gives what 0.3 gave, and the group is marked 4."""
+    version 3's (core.versions.V3_CHOICES, V4_CHOICES), so Regenerate gives what 0.3 gave, and the group is marked
+    5."""
     _v03_terrain(orogen)
     spec = V03_SPEC
     path = tmp_path / "v03.blend"
@@ -401,10 +402,11 @@ def test_a_0_3_terrain_keeps_its_erosion_algorithms(scene, orogen, tmp_path, cap
         out = capfd.readouterr().out
         assert "spec version 3 keeps its erosion algorithms" in out and "filters[0].thermal.outside = lowest" in out
         obj = bpy.data.objects["Terrain"]
-        assert obj.orogen.spec_version == 4
+        assert obj.orogen.spec_version == 5
         assert obj.orogen.filters[0].thermal.outside == "lowest"
         assert obj.orogen.filters[1].erosion.diffusion_scheme == "peaceman_rachford"
         assert obj.orogen.filters[2].hydraulic.bounded is False
+        assert (obj.orogen.filters[0].thermal.time, obj.orogen.filters[2].hydraulic.time) == ("passes", "steps")
         read = orogen.addon.specio.read_spec(obj.orogen)
         v3 = orogen.core.spec.TerrainSpec.from_dict(spec)
         assert read == v3
@@ -413,3 +415,45 @@ def test_a_0_3_terrain_keeps_its_erosion_algorithms(scene, orogen, tmp_path, cap
         )
     finally:
         bpy.ops.wm.read_homefile(use_empty=True)
+
+
+V04_SPEC = {**V03_SPEC, "version": 4}
+
+
+def _v04_terrain(orogen):
+    """A terrain whose group holds what Orogen 0.3 released stored: version 4, no time counts."""
+    bpy.ops.orogen.terrain_add(size=17, spec=json.dumps(V04_SPEC), set="")
+    obj = bpy.context.active_object
+    group = orogen.addon.versions._stored(obj)
+    for item, kind in zip(group["filters"], ("thermal", "erosion", "hydraulic"), strict=True):
+        if kind != "erosion":
+            del item[kind]["time"]
+    group["spec_version"] = 4
+    return obj
+
+
+def test_a_version_4_terrain_keeps_its_passes_and_steps(scene, orogen, tmp_path, capfd):
+    """Version 4 counted the thermal filter's passes and the hydraulic filter's steps: on load they are named
+    (core.versions.V4_CHOICES), so Regenerate gives what version 4 gave, and the group is marked 5."""
+    _v04_terrain(orogen)
+    path = tmp_path / "v04.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(path))
+    capfd.readouterr()
+    bpy.ops.wm.open_mainfile(filepath=str(path))
+    try:
+        out = capfd.readouterr().out
+        assert "spec version 4 keeps its erosion time counts" in out and "filters[0].thermal.time = passes" in out
+        obj = bpy.data.objects["Terrain"]
+        assert obj.orogen.spec_version == 5
+        assert (obj.orogen.filters[0].thermal.time, obj.orogen.filters[2].hydraulic.time) == ("passes", "steps")
+        assert obj.orogen.filters[0].thermal.steps == 9
+        assert orogen.addon.specio.read_spec(obj.orogen) == orogen.core.spec.TerrainSpec.from_dict(V04_SPEC)
+    finally:
+        bpy.ops.wm.read_homefile(use_empty=True)
+
+
+def test_a_version_4_terrain_read_by_another_route_keeps_its_passes(scene, orogen):
+    obj = _v04_terrain(orogen)
+    v4 = orogen.core.spec.TerrainSpec.from_dict(V04_SPEC)
+    assert orogen.addon.specio.read_spec(obj.orogen) == v4
+    assert obj.orogen.spec_version == 5 and obj.orogen.filters[0].thermal.time == "passes"

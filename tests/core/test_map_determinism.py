@@ -51,9 +51,10 @@ def v3(spec):  # the spec with version 3's erosion algorithms named: GOLDEN was 
     return spec.replace(filters=tuple(
         (f.key, {**f.params, **V3_CHOICES.get(f.key, {})}) if f.enabled else f for f in spec.filters))
 
+# version 4's time counts named (spec version 5 counts years and seconds): GOLDEN was taken on them
 island = preset_spec("island").replace(size=57, filters=(
     ("erosion", {"steps": 4, "routing": "mfd", "flow_exponent": 1.1, "n": 1.5, "m": 0.4}),
-    ("hydraulic", {"steps": 30}), ("thermal", {"talus_angle": 30.0, "steps": 20})))
+    ("hydraulic", {"time": "steps", "steps": 30}), ("thermal", {"talus_angle": 30.0, "time": "passes", "steps": 20})))
 specs = {
     "eroded_mountains": v3(preset_spec("eroded_mountains").replace(size=65)),
     "scree_slopes": v3(preset_spec("scree_slopes").replace(size=49)),

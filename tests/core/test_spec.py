@@ -38,7 +38,7 @@ def test_spec_json_round_trip_is_exact_and_sorted():
         spec = preset_spec(name)
         text = spec.to_json()
         assert TerrainSpec.from_json(text) == spec
-        assert json.loads(text)["version"] == 4
+        assert json.loads(text)["version"] == 5
         assert json.dumps(json.loads(text), sort_keys=True) == text
 
 

@@ -54,8 +54,8 @@ ROUGH = dict(BASE, generator="fractal", params={"feature_size": 40.0, "detail": 
         ("lowpass", {"length": 4.0, "passes": 2}),
         ("terrace", {}),
         ("sea_level", {}),
-        ("thermal", {"talus_angle": 30.0, "steps": 20}),
-        ("hydraulic", {"steps": 20}),
+        ("thermal", {"talus_angle": 30.0, "duration": 3.0}),  # 20 passes at 1025², 2 at 257²
+        ("hydraulic", {"duration": 1.0}),  # 21 steps at 1025², 11 at 257²
     ],
     ids=lambda s: f"{s[0]}-{s[1].get('method', '')}",
 )
@@ -215,7 +215,7 @@ def test_a_version_2_spec_gives_the_heightmap_version_2_gave(generator, params, 
 
 def test_new_specs_default_to_the_current_version():
     spec = TerrainSpec()
-    assert spec.to_dict()["version"] == 4 and not spec.fit_height
+    assert spec.to_dict()["version"] == 5 and not spec.fit_height
     assert spec.params == {"count": 150, "radius_min": 3.0, "radius_max": 16.0, "island": False}
 
 

@@ -27,7 +27,7 @@ WORLD = {p.name: p for p in WORLD_PARAMS}
 
 
 def test_the_public_api_defaults_to_the_current_version():
-    assert SPEC_VERSION == 4
+    assert SPEC_VERSION == 5
     assert Recipe().version == SPEC_VERSION and Recipe("faults", 1, (9, 9)).to_dict()["version"] == SPEC_VERSION
     assert TerrainSpec().to_dict()["version"] == SPEC_VERSION
     # A recipe of today's vocabulary needs no version: lengths in metres.
@@ -51,7 +51,7 @@ def test_a_0_1_recipe_becomes_version_2_then_current():
     }
     spec = load_spec(data).to_dict()
     assert {k: spec[k] for k in ("version", "size", "size_y", "seed", "width", "height", "fit_height")} == {
-        "version": 4,
+        "version": 5,
         "size": 30,
         "size_y": 0,
         "seed": 5,
@@ -136,15 +136,19 @@ def test_a_version_2_spec_becomes_version_3_with_exact_values():
     assert thermal == {
         "type": "thermal",
         "talus_angle": 35.0,
+        "time": "passes",  # version 2 counted passes, as version 4 did
+        "duration": 10.0,
+        "diffusivity": 1.0,
         "steps": 9,
         "rate": 0.5,
         "edges": "closed",
         "outside": "lowest",  # version 3's open edges (version 2 had the same)
     }
+    five = upgrade_spec(V2_SPEC, WORLD)["filters"][2]
+    assert five == thermal
     assert (erosion["steps"], erosion["lake_fill"], erosion["auto_scale"]) == (3, False, "cell")
-    assert upgrade_spec(V2_SPEC, WORLD) == {**out, "version": 4} and TerrainSpec.from_dict(
-        V2_SPEC
-    ) == TerrainSpec.from_dict(out)
+    upgraded = {**out, "version": 5, "filters": [blur, lowpass, five, erosion]}
+    assert upgrade_spec(V2_SPEC, WORLD) == upgraded and TerrainSpec.from_dict(V2_SPEC) == TerrainSpec.from_dict(out)
 
 
 def test_a_version_2_thermal_filter_gives_the_heightmap_it_gave():
@@ -154,6 +158,9 @@ def test_a_version_2_thermal_filter_gives_the_heightmap_it_gave():
     spec = TerrainSpec.from_dict({**data, "filters": filters})
     assert spec.filters[1].params == {
         "talus_angle": 25.0,
+        "time": "passes",
+        "duration": 10.0,
+        "diffusivity": 1.0,
         "steps": 6,
         "rate": 0.5,
         "edges": "closed",
@@ -163,7 +170,16 @@ def test_a_version_2_thermal_filter_gives_the_heightmap_it_gave():
     v2 = Recipe("fractal", 4, (40, 40), {}, stack, spec.cell_size, 12.0, version=2)
     assert v2.filters[1] == (
         "thermal",
-        {"talus_angle": 25.0, "iterations": 6, "rate": 0.5, "edges": "closed", "outside": "lowest"},
+        {
+            "talus_angle": 25.0,
+            "time": "passes",
+            "duration": 10.0,
+            "diffusivity": 1.0,
+            "iterations": 6,
+            "rate": 0.5,
+            "edges": "closed",
+            "outside": "lowest",
+        },
     )
     assert np.array_equal(spec.heightmap(), v2.evaluate())
     recipe = {"version": 2, "seed": 4, "shape": [40, 40], "generator": "fractal", "params": {}, "filters": filters}
@@ -192,6 +208,9 @@ def test_a_version_3_spec_with_thermal_iterations_loads_with_steps():
     assert spec == TerrainSpec.from_dict(new) == load_spec(old) == TerrainSpec.from_json(json.dumps(old))
     assert spec.filters[0].params == {
         "talus_angle": 30.0,
+        "time": "passes",
+        "duration": 10.0,
+        "diffusivity": 1.0,
         "steps": 7,
         "rate": 0.5,
         "edges": "closed",
@@ -206,11 +225,23 @@ def test_a_version_3_spec_with_thermal_iterations_loads_with_steps():
 
 def test_a_version_3_recipe_with_thermal_iterations_loads_with_steps():
     old = {"version": 3, "shape": [20, 20], "params": {}, "filters": [{"type": "thermal", "iterations": 4}]}
-    assert upgrade_recipe(old)["filters"] == [{"type": "thermal", "steps": 4, "outside": "lowest"}]
+    assert upgrade_recipe(old)["filters"] == [{"type": "thermal", "time": "passes", "steps": 4, "outside": "lowest"}]
     assert upgrade_recipe(old)["fit_height"] is False
     recipe = Recipe.from_dict(old)
     assert recipe.filters == (
-        ("thermal", {"talus_angle": 35.0, "steps": 4, "rate": 0.5, "edges": "closed", "outside": "lowest"}),
+        (
+            "thermal",
+            {
+                "talus_angle": 35.0,
+                "time": "passes",
+                "duration": 10.0,
+                "diffusivity": 1.0,
+                "steps": 4,
+                "rate": 0.5,
+                "edges": "closed",
+                "outside": "lowest",
+            },
+        ),
     )
     assert recipe == Recipe.from_dict({**old, "filters": [{"type": "thermal", "steps": 4}]})
     assert load_spec(old).filters[0].params["steps"] == 4
@@ -272,9 +303,9 @@ def test_the_versions_room_reads_plain_data_below_the_spec_and_the_recipe():
 # --- what is not a spec is refused as what it is --------------------------------------------
 def test_a_dict_without_version_that_is_not_a_0_1_recipe_is_refused():
     # today's "erosion" is stream power; read as a 0.1 recipe it silently became the low-pass filter
-    with pytest.raises(ValueError, match=r'needs "version": 4: add it.*not one \(it has no shape\)'):
+    with pytest.raises(ValueError, match=r'needs "version": 5: add it.*not one \(it has no shape\)'):
         load_spec({"generator": "hills", "filters": [{"type": "erosion", "k": 0.5}]})
-    with pytest.raises(ValueError, match=r'needs "version": 4: add it.*\(it has size, width\)'):
+    with pytest.raises(ValueError, match=r'needs "version": 5: add it.*\(it has size, width\)'):
         load_spec({"generator": "hills", "size": 33, "width": 50.0})
     assert (
         load_spec({"version": 3, "generator": "hills", "size": 9, "filters": [{"type": "erosion"}]}).filters[0].key

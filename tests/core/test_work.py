@@ -52,12 +52,18 @@ def test_every_preset_at_every_panel_size_passes_the_checks_with_an_estimate(nam
             )
 
 
-@pytest.mark.parametrize("name", ["eroded_mountains", "river_valleys", "scree_slopes"])
+@pytest.mark.parametrize("name", ["eroded_mountains", "river_valleys"])
 def test_the_eroding_presets_at_4097_warn_in_minutes(name):
     # these were refused by the old bound (Eroded Mountains from 2049, the others from 1025)
     warning = preset_spec(name).replace(size=4097).recipe().work_warning()
     assert warning is not None and re.search(r" will take about \d+ minutes \(", warning)
     assert preset_spec(name).replace(size=129).recipe().work_seconds() < preset_spec(name).recipe().work_seconds()
+
+
+def test_scree_slopes_at_4097_warns_in_hours():
+    """Its thermal time is in years since spec version 5: the passes grow with 1 / cell², 16 times 1025²'s."""
+    warning = preset_spec("scree_slopes").replace(size=4097).recipe().work_warning()
+    assert warning is not None and re.search(r" will take about \d+ hours \(", warning)
 
 
 def test_the_environment_limit_refuses_past_it_naming_the_setting_and_the_limit(monkeypatch):
@@ -129,7 +135,9 @@ def test_durations_read_as_people_say_them():
 def test_a_hand_made_stack_past_the_limit_names_its_costliest_setting(monkeypatch):
     monkeypatch.setenv("OROGEN_WORK_LIMIT", "1min")
     with pytest.raises(ValueError, match=r"^thermal.steps: 100000 over 1025 x 1025 cells \(filters\[1\] 'thermal'\)"):
-        Recipe(shape=(1025, 1025), filters=(("box_blur", {"radius": 3}), ("thermal", {"steps": 100_000}))).check_work()
+        Recipe(
+            shape=(1025, 1025), filters=(("box_blur", {"radius": 3}), ("thermal", {"time": "passes", "steps": 100_000}))
+        ).check_work()
     # evaluating checks it too, before any work
     with pytest.raises(ValueError, match=r"^thermal.steps: 100000 over 1025 x 1025 cells"):
-        Recipe(shape=(1025, 1025), filters=(("thermal", {"steps": 100_000}),)).evaluate()
+        Recipe(shape=(1025, 1025), filters=(("thermal", {"time": "passes", "steps": 100_000}),)).evaluate()
