@@ -262,11 +262,11 @@ PRESETS: dict[str, dict[str, Any]] = {
             "fractal": {"fractal": "ridged_multifractal", "feature_size": 3000.0, "detail": 4.0},
             # 80 steps: lakes between the ridges are drained by channels cutting back into them a cell per
             # step; the lowest troughs (under 15 %) are lakes at the sea level
-            # the automatic K over 1.6 Myr; diffusion over 1/128 of the half width (31 m, one cell at 257²: the
-            # map-scaled automatic one, 1/32, smooths its small channels below the concavity gate, θ 0.23) and
-            # channels 7.8 m wide, so each size erodes alike
+            # the automatic K over 1.6 Myr; diffusion over 1/256 of the half width (16 m; the map-scaled
+            # automatic one, 1/32, smooths its small channels below the concavity gate, θ 0.23; 1/128 gives
+            # θ 0.32) and channels 7.8 m wide, so each size erodes alike (257² correlates 0.988 with 513²)
             "filters": [
-                _fluvial(8000.0, steps=80, dt=2.0e4, smoothing=1.0 / 128.0, use_sea_level=True, sea_level=0.15),
+                _fluvial(8000.0, steps=80, dt=2.0e4, smoothing=1.0 / 256.0, use_sea_level=True, sea_level=0.15),
                 {"type": "sea_level", "level": 0.15},
             ],
             "lighting": {"mode": "multidirectional"},
