@@ -78,10 +78,10 @@ from .river_network import (
 )
 from .stream_power import (
     CHANNEL_WIDTH_SHARE,
-    DIFFUSION_LENGTH_SHARE,
-    MAX_STEPS,
     DEPOSITION_ITERATIONS,
     DEPOSITION_RANGE,
+    DIFFUSION_LENGTH_SHARE,
+    MAX_STEPS,
     MFD_STEP_BYTES,
     ROUTINGS,
     STEP_BYTES,
