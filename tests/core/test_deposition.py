@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from core.erosion.flow import accumulate, base_level_mask
-from core.erosion.stream_power import stream_power_erosion, stream_power_passes, stream_power_step, step_work
+from core.erosion.stream_power import step_work, stream_power_erosion, stream_power_passes, stream_power_step
 
 CELL = 100.0
 
@@ -65,8 +65,9 @@ def test_sediment_budget(g: float) -> None:
     z, u = _block_and_plain()
     z = _run(0.0).heights.astype(np.float64)  # a landscape with valleys
     dt = 1e4
-    h, routing, _ = stream_power_step(z, CELL, k=2e-5, m=0.45, uplift=u, diffusion=0.0, dt=dt, open_edges="w",
-                                      deposition=g)
+    h, routing, _ = stream_power_step(
+        z, CELL, k=2e-5, m=0.45, uplift=u, diffusion=0.0, dt=dt, open_edges="w", deposition=g
+    )
     base = base_level_mask(z, "w", None)
     uplifted = z + np.where(base, 0.0, u) * dt
     net = (uplifted - h).ravel() * CELL * CELL  # m³ each cell lost (negative: kept)
