@@ -23,7 +23,7 @@ import bpy
 
 from . import live, preferences, render, versions  # noqa: F401  (render: scripts)
 from .io import export_maps, import_heightmap
-from .ops import presets, profile, stack
+from .ops import presets, profile, report, stack
 from .ops import terrain as terrain_ops
 from .terrain import settle, target
 from .tiles import export as tiles_export
@@ -44,6 +44,7 @@ modules = (
     stack,
     terrain_ops,
     profile,
+    report,
     presets,
     import_heightmap,
     export_maps,

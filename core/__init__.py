@@ -23,13 +23,14 @@ At the top level stay what ties them together: the parameter declarations
 heightmap part :mod:`.recipe`, its sources and stamps :mod:`.sources`, exact
 windows :mod:`.window`, worlds of tiles :mod:`.world`), presets (:mod:`.presets`), the shared checks
 (:mod:`.heightmap`), randomness (:mod:`.rng`), units (:mod:`.units`),
-colours (:mod:`.colormap`), masks of filters (:mod:`.masks`), the simple filters (:mod:`.filters`) and one
+colours (:mod:`.colormap`), the realism report (:mod:`.geomorph`), masks of filters (:mod:`.masks`), the
+simple filters (:mod:`.filters`) and one
 cancellation protocol (:mod:`.progress`: a callback ``progress(done, total)``
 returning ``False`` raises :class:`Cancelled`). Options past the first one to
 three data arguments are keyword-only everywhere.
 """
 
-from . import catalog, params, presets, spec  # noqa: F401  (catalog registers the built-in generators and filters)
+from . import catalog, geomorph, params, presets, spec  # noqa: F401  (catalog registers the built-in generators and filters)
 from .colormap import DEFAULT_LAYERS, Layer, colormap, layer_presence, layer_weights, splat_maps
 from .erosion.depressions import drain_depressions
 from .erosion.diffusion import hillslope_diffusion
@@ -66,11 +67,12 @@ from .masks import MASK_PARAMS, blend_masked, mask_weights, strata_phase
 from .noise.fractal import fractal_noise
 from .noise.lattice import cellular_noise, perlin_grid, perlin_noise, simplex_noise, value_grid, value_noise
 from .noise.white import lattice_white_noise, white_noise
-from .params import FILTERS, GENERATORS, Filter, Generator, Param, register_filter, register_generator
+from .params import FILTERS, GENERATORS, Filter, Generator, Param, fitted_defaults, register_filter, register_generator
 from .presets import PRESETS, preset_spec
 from .progress import Cancelled, ProgressBar, progress_text, time_left
 from .recipe import Recipe
 from .rng import sub_seed, uniform
+from .scale import ScaleChangeWarning
 from .sources import STAMPS, Source, Stamp, register_stamp
 from .spec import TerrainSpec, apply_settings, json_schema, load_spec
 from .window import Window
@@ -81,6 +83,7 @@ __all__ = [
     "DEFAULT_LAYERS",
     "ErosionResult",
     "FILTERS",
+    "fitted_defaults",
     "Filter",
     "FlowRouting",
     "MultipleFlowRouting",
@@ -125,6 +128,7 @@ __all__ = [
     "hillshade",
     "hillslope_diffusion",
     "PiledSedimentWarning",
+    "ScaleChangeWarning",
     "hydraulic_erosion",
     "GlacialResult",
     "glacial_erosion",

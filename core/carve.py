@@ -520,6 +520,25 @@ PARAMS: Sequence[Param] = (
     ),
 )
 
+#: The terrain the carve filter's declared lengths and depth suit (Orogen's default terrain, metres).
+_FIT_WIDTH, _FIT_HEIGHT = 100.0, 20.0
+
+
+def _fit(scale: Mapping[str, float]) -> dict[str, Any]:
+    """The bed's lengths scaled with the terrain's width and its depth with Height (the declared values on the
+    default 100 m x 20 m terrain), within their hard bounds (:func:`core.params.fitted_defaults`)."""
+    out: dict[str, Any] = {}
+    for p in PARAMS:
+        if p.unit != "m" or not isinstance(p.default, float):
+            continue
+        ratio = scale["height"] / _FIT_HEIGHT if p.name == "depth" else scale["width"] / _FIT_WIDTH
+        value = p.default * ratio
+        if p.hard is not None:
+            value = min(max(value, p.hard[0]), p.hard[1])
+        out[p.name] = float(value)
+    return out
+
+
 register_filter(
     Filter(
         "carve",
@@ -534,5 +553,6 @@ register_filter(
         uses_window=True,
         makes_maps=True,
         memory=lambda _p: 120,
+        fit=_fit,
     )
 )

@@ -8,7 +8,7 @@ bounds).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
@@ -418,6 +418,29 @@ register_generator(
 )
 
 
+#: Share of the terrain's Height the stream-power filter's fitted uplift adds over its run (uplift x dt x steps).
+UPLIFT_SHARE = 0.1
+#: The fitted blur radius and low-pass length, in cells (:func:`core.params.fitted_defaults`).
+FIT_CELLS = 1.5
+#: The fitted hydraulic depth scale as a share of the terrain's Height (0.2 m on the default 20 m terrain).
+DEPTH_SHARE = 0.01
+
+
+def _fit_cells(name: str) -> Callable[[Mapping[str, float]], dict[str, Any]]:
+    """A fit rule setting length ``name`` to :data:`FIT_CELLS` cells, in metres (a blur that shows at any size)."""
+    return lambda s: {name: float(FIT_CELLS * s["cell_size"])}
+
+
+def _fit_hydraulic(s: Mapping[str, float]) -> dict[str, Any]:
+    """The depth scale at :data:`DEPTH_SHARE` of Height: channels at the terrain's scale (0 Height: the default)."""
+    return {"depth_scale": float(DEPTH_SHARE * s["height"])} if s["height"] > 0.0 else {}
+
+
+def _fit_stream_power(s: Mapping[str, float]) -> dict[str, Any]:
+    """Uplift so that uplift x dt x steps is :data:`UPLIFT_SHARE` of Height (the declared dt and steps)."""
+    return {"uplift": float(UPLIFT_SHARE * s["height"] / (2.0e4 * 30))}
+
+
 def passes_of(params: Mapping[str, Any]) -> int:
     """The ``passes`` of a filter's parameters (1 when absent): its work and its margin in cells."""
     return int(params.get("passes", 1))
@@ -518,6 +541,7 @@ register_filter(
             if p.get("method") == "passes"
             else filters.gaussian_passes(_blur_cells(p))
         ),
+        fit=_fit_cells("radius"),
         uses_scale=True,
     )
 )
@@ -579,6 +603,7 @@ register_filter(
             lowpass_k(float(p.get("length", 1.0)), float(p.get("cell_size", 1.0))), p.get("passes", 1)
         ),
         passes=passes_of,
+        fit=_fit_cells("length"),
         uses_scale=True,
     )
 )
@@ -621,6 +646,7 @@ register_filter(
                 description="Sea level as a share of the height range",
             ),
         ),
+        changes_scale=True,
     )
 )
 
@@ -1193,6 +1219,7 @@ register_filter(
         source="Mei, Decaudin & Hu 2007; Šťava et al. 2008",
         margin=lambda _p: _WHOLE_WORLD,
         passes=lambda p: 6 * int(p.get("steps", 200)),
+        fit=_fit_hydraulic,
         uses_scale=True,
         makes_maps=True,
     )
@@ -1578,6 +1605,7 @@ register_filter(
             n=float(p.get("n", 1.0)),
             deposition=float(p.get("deposition", 0.0)),
         ),
+        fit=_fit_stream_power,
         uses_scale=True,
         param_maps=(ERODIBILITY_MAP, PRECIPITATION_MAP),
         makes_maps=True,

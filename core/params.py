@@ -45,6 +45,7 @@ __all__ = [
     "Filter",
     "GENERATORS",
     "FILTERS",
+    "fitted_defaults",
     "register_generator",
     "register_filter",
     "unregister",
@@ -487,6 +488,11 @@ class Filter(Part):
     With ``uses_window`` it also takes ``window`` (the :class:`core.window.Window`
     of world cells its heightmap covers) and ``world_shape``: a filter that places
     cells in the world (the carve filter's curve, :func:`core.inputs.grid_xy`).
+    ``fit(scale)`` gives the values that fit a terrain's scale when the filter is *added* to a stack
+    (:func:`fitted_defaults`; ``scale`` holds ``width``, ``height`` and ``cell_size`` in metres): a subset of
+    its parameters, checked against their declarations. The declared defaults stay what a spec without the
+    key takes, so existing specs keep their heightmaps. With ``changes_scale`` the filter's purpose is to
+    change the relief, and the stack does not warn (:class:`core.recipe.ScaleChangeWarning`) when it does.
     """
 
     margin: Callable[[Mapping[str, Any]], int] = field(default=lambda _p: 0)
@@ -496,6 +502,43 @@ class Filter(Part):
     uses_window: bool = False
     memory: Callable[[Mapping[str, Any]], int] = field(default=lambda _p: 0)
     param_maps: tuple[Any, ...] = ()
+    fit: Callable[[Mapping[str, float]], Mapping[str, Any]] | None = None
+    changes_scale: bool = False
+
+
+def fitted_defaults(key: str, *, width: float, height: float, cell_size: float) -> dict[str, Any]:
+    """The parameters of filter ``key`` that fit a terrain's scale, for a filter being added to a stack.
+
+    Every parameter of the filter: its declared default, except those its :attr:`Filter.fit` rule sets from
+    the terrain's scale (the stream-power uplift so that uplift x duration stays within ``height``, a blur's
+    radius in cells, ...). Declared defaults are what a spec *without* a key takes; these are what adding a
+    filter fills in (the add-on's Add Filter, :meth:`core.spec.TerrainSpec.with_filter`).
+
+    Parameters
+    ----------
+    key : str
+        A key of :data:`FILTERS`.
+    width, height, cell_size : float
+        The terrain's width, Height and cell size in metres (``> 0``; ``height >= 0``).
+
+    Returns
+    -------
+    dict of str to object
+        Every parameter of the filter, checked against its declaration.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``key`` or a non-positive ``width`` or ``cell_size``.
+    """
+    if key not in FILTERS:
+        raise ValueError(f"filter type must be one of {short_list(list(FILTERS))}, got {key!r:.40}")
+    w = check_number(width, "width", low=0.0, low_open=True)
+    h = check_number(height, "height", low=0.0)
+    c = check_number(cell_size, "cell_size", low=0.0, low_open=True)
+    f = FILTERS[key]
+    fitted = dict(f.fit({"width": w, "height": h, "cell_size": c})) if f.fit is not None else {}
+    return f.check(fitted)
 
 
 #: Generators by key, in registration order (the order menus show them).

@@ -195,24 +195,24 @@ PRESETS: dict[str, dict[str, Any]] = {
     },
     "badlands": {
         "label": "Badlands",
-        "description": "Soft layered clays 1.5 km across and 60 m high, cut by a dense net of rills and gullies",
+        "description": "Soft layered clays 1 km across and 80 m high, cut by a dense net of rills and gullies",
         "spec": {
             "size": 257,
-            "width": 1500.0,
-            "height": 60.0,
+            "width": 1000.0,
+            "height": 80.0,
             "fit_height": True,
             "generator": "noise",
             "noise": {
                 "noise": 0.15,
-                "grain": 5.86,
+                "grain": 3.9,
                 "hills": 500,
-                "hill_radius": [23.4, 117.0],
+                "hill_radius": [15.6, 78.0],
                 "pits": 150,
-                "pit_radius": [17.6, 46.9],
+                "pit_radius": [11.7, 31.3],
             },
             "filters": [
-                {"type": "box_blur", "radius": 9.6},
-                _fluvial(1500.0, steps=30, crossings=8.0, smoothing=0.0156),
+                {"type": "box_blur", "radius": 6.4},
+                _fluvial(1000.0, steps=30, crossings=8.0, smoothing=0.0156),
                 {"type": "drain"},
             ],
             "lighting": {"mode": "hillshade", "shadows": True},
@@ -525,11 +525,11 @@ _PLACE_LAYERS: dict[str, list[dict[str, Any]]] = {
     ],
     # No snow on badlands: bands of clay and sandstone by height.
     "badlands": [
-        _layer("grey clay", (0.2, 0.16, 0.15), -_FAR, 16.0, 26.0, edge_noise=1.6, noise_size=110.0),
-        _layer("red clay", (0.36, 0.12, 0.06), 20.0, 28.5, 35.5, edge_noise=1.6, noise_size=110.0),
-        _layer("ochre", (0.5, 0.29, 0.11), 31.5, 38.0, 45.0, edge_noise=1.6, noise_size=110.0),
-        _layer("cream sandstone", (0.58, 0.47, 0.32), 41.0, 49.0, _FAR, edge_noise=1.6, noise_size=110.0),
-        _rock_on_steep((0.25, 0.1, 0.05), 35.0, 75.0),
+        _layer("grey clay", (0.2, 0.16, 0.15), -_FAR, 21.0, 35.0, edge_noise=2.1, noise_size=75.0),
+        _layer("red clay", (0.36, 0.12, 0.06), 27.0, 38.0, 47.0, edge_noise=2.1, noise_size=75.0),
+        _layer("ochre", (0.5, 0.29, 0.11), 42.0, 51.0, 60.0, edge_noise=2.1, noise_size=75.0),
+        _layer("cream sandstone", (0.58, 0.47, 0.32), 55.0, 65.0, _FAR, edge_noise=2.1, noise_size=75.0),
+        _rock_on_steep((0.25, 0.1, 0.05), 35.0, 50.0),
     ],
     # Low green hills: meadow and a drier grass on the tops, no snow.
     "rolling_hills": [

@@ -56,6 +56,7 @@ from .masks import blend_masked, check_mask, is_masked, mask_margin, mask_weight
 from .params import FILTERS, GENERATORS, MAX_FILTERS, Filter, Generator, short_list
 from .progress import Cancelled, Progress, check_progress
 from .rng import check_seed, sub_seed
+from .scale import check_scale_change, relief
 from .sources import STAMPS, apply_sources, check_sources, source_range, source_seed, sources_margin
 from .versions import SPEC_VERSION, part, upgrade_recipe
 from .window import Window, check_window, crop, expand
@@ -674,6 +675,10 @@ class Recipe:
                 extra.update(window=outer, world_shape=self.shape)
             mask = self.mask_of(i)
             extra.update(self._param_map_values(i, h, outer))
+            # Whether the filter's change of scale is checked: on the whole world (a tile's window would warn once
+            # per tile) and when the heights are not fitted to Height afterwards (then Height is their scale anyway).
+            whole = outer.shape == self.shape and not self.fit_height
+            start = relief(h, self.height) if whole else 0.0
             try:
                 if mask is None:
                     h = f.function(h, **scale, **params, **extra)
@@ -690,6 +695,8 @@ class Recipe:
                     f"the {key} filter cannot work at this scale: {err} (the cell size is the width "
                     "divided by the longer side's vertices minus one: change Width or Size)"
                 ) from None
+            if whole:
+                check_scale_change(key, index=i, params=params, before=start, after=h, height=self.height)
             done += passes
             report(done)
         return np.ascontiguousarray(crop(h, outer, window)), raw_range

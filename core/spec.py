@@ -94,6 +94,7 @@ from .params import (
     When,
     check_conditions,
     check_values,
+    fitted_defaults,
     inactive_reason,
     short_list,
 )
@@ -613,6 +614,29 @@ class TerrainSpec:
     def replace(self, **changes: Any) -> TerrainSpec:
         """A copy with ``changes`` (checked)."""
         return replace(self, **changes)
+
+    def fitted_filter(self, key: str, params: Mapping[str, Any] | None = None) -> Step:
+        """A filter of type ``key`` as adding it to this terrain's stack makes it: the values that fit the terrain's
+        scale (:func:`core.params.fitted_defaults` of its width, Height and cell size), then ``params``.
+
+        Raises
+        ------
+        ValueError
+            For an unknown ``key`` or a bad value in ``params``, naming it.
+        """
+        fitted = fitted_defaults(key, width=self.width, height=self.height, cell_size=self.cell_size)
+        return Step(key, {**fitted, **dict(params or {})})
+
+    def with_filter(self, key: str, params: Mapping[str, Any] | None = None) -> TerrainSpec:
+        """A copy with filter ``key`` added at the end of the stack, its values fitted to the terrain's scale
+        (:meth:`fitted_filter`; ``params`` override them). What the add-on's Add Filter does.
+
+        Raises
+        ------
+        ValueError
+            For an unknown ``key``, a bad value in ``params`` or a full stack.
+        """
+        return self.replace(filters=(*self.filters, self.fitted_filter(key, params)))
 
     def objects(self) -> list[tuple[str, str, str]]:
         """The Blender objects this spec reads, ``[(path, input kind, name), ...]``: every non-empty setting of

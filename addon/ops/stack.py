@@ -91,8 +91,17 @@ def _place_below_active(settings, items: str, active: str) -> None:
 _DIRECTIONS = (("UP", "Up", "Run earlier"), ("DOWN", "Down", "Run later"))
 
 
+def _fitted(settings, key: str) -> Step:
+    """Filter ``key`` with the values that fit the terrain's scale (:meth:`core.spec.TerrainSpec.fitted_filter`);
+    the declared defaults when the settings do not make a valid terrain (the panel reports why elsewhere)."""
+    try:
+        return read_spec(settings).fitted_filter(key)
+    except (TypeError, ValueError):
+        return Step(key)
+
+
 class OROGEN_OT_filter_add(bpy.types.Operator):
-    """Add a filter at the end of the stack"""
+    """Add a filter at the end of the stack, its settings fitted to the terrain's scale"""
 
     bl_idname = "orogen.filter_add"
     bl_label = "Add Filter"
@@ -111,7 +120,7 @@ class OROGEN_OT_filter_add(bpy.types.Operator):
 
     def execute(self, context):
         owner, settings = target(context)
-        write_filter(settings.filters.add(), Step(self.type))
+        write_filter(settings.filters.add(), _fitted(settings, self.type))
         settings.active_filter = len(settings.filters) - 1
         changed(owner, context)
         return {"FINISHED"}

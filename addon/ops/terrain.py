@@ -118,6 +118,10 @@ material"""
                 obj.orogen.is_terrain = True
                 obj.orogen.applied = spec.to_json()
             obj[INPUTS_PROPERTY] = arrays.inputs
+            if arrays.notes:  # a filter changed the terrain's scale: say so, and keep it in the status line
+                obj.orogen.status = "; ".join(arrays.notes)
+                for note in arrays.notes:
+                    self.report({"WARNING"}, f"Note: {note}")
         except Exception:
             if obj is not None:
                 remove_water(obj)

@@ -152,7 +152,7 @@ def write_arrays(obj: bpy.types.Object, arrays: TerrainArrays) -> list[str]:
             f"resampled {', '.join(items[:6])}{' ...' if len(items) > 6 else ''} from {kept.shape[0]} x {kept.shape[1]}"
         )
     record_terrain(obj, arrays)
-    return notes
+    return [*arrays.notes, *notes]
 
 
 def linked_terrains(obj: bpy.types.Object) -> list[bpy.types.Object]:

@@ -9,6 +9,7 @@ from mathutils import Vector
 
 from ...core import inputs as core_inputs
 from ...core.lighting import BakedMaps, sun_angles
+from ...core.scale import scale_notes
 from ...core.spec import MAX_SIDE, MIN_SIDE, TerrainSpec
 from ..preferences import sync as sync_preferences
 
@@ -35,6 +36,9 @@ class TerrainArrays:
     erosion: dict[str, npt.NDArray[np.float32]] = field(default_factory=dict)
     #: The fingerprint of the inputs it was made from (:func:`inputs_digest`; "" for none).
     inputs: str = ""
+    #: Notes of the filter stack for the user: a filter that changed the relief by more than a factor of two
+    #: (:class:`core.scale.ScaleChangeWarning`), reported by the operators and put in the status line.
+    notes: tuple[str, ...] = ()
 
     def data_maps(self) -> dict[str, npt.NDArray[np.float32]]:
         """The float point attributes to bake: slope, curvature, the ambient-occlusion factor (with AO on) and
@@ -206,17 +210,19 @@ def compute_terrain(
 
     ``sun`` is ``(azimuth, altitude)`` in degrees overriding the lighting's (the scene's Sun light).
     ``progress(done, total)`` is called as the filters work (:meth:`core.recipe.Recipe.evaluate_with_maps`);
-    returning ``False`` cancels (``core.recipe.Cancelled``). ``inputs`` are the objects the spec reads
-    (:func:`..inputs.gather`, read on the main thread; :mod:`core.inputs`).
+    returning ``False`` cancels (``core.recipe.Cancelled``). A filter that changes the relief by more than a
+    factor of two is noted in the result's ``notes`` (:func:`core.scale.scale_notes`). ``inputs`` are the
+    objects the spec reads (:func:`..inputs.gather`, read on the main thread; :mod:`core.inputs`).
     Raises ``ValueError``/``TypeError`` from ``core`` naming the bad setting; nothing in Blender is
     touched, so a caller can report the error and leave the scene as it was.
     """
     shape = shape or spec.shape
     check_size(*shape, spec)
-    with core_inputs.using(inputs or {}):
+    with core_inputs.using(inputs or {}), scale_notes() as notes:
         heightmap, erosion = spec.recipe(shape).evaluate_with_maps(progress)
     maps = spec.bake(heightmap, sun)
-    return TerrainArrays(heightmap, maps, spec.width, spec.height, spec, erosion, inputs_digest(inputs))
+    said = tuple(str(n) for n in notes)
+    return TerrainArrays(heightmap, maps, spec.width, spec.height, spec, erosion, inputs_digest(inputs), said)
 
 
 def inputs_digest(inputs) -> str:
