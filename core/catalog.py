@@ -1389,6 +1389,7 @@ def _stream_power(
     uplift_scale: str = "peak",
     diffusion_scheme: str = "implicit",
     flats: str = "towards_lower",
+    deposition: float = 0.0,
     maps: dict[str, Any] | None = None,
     callback: Progress | None = None,
     erodibility_map: Any = None,
@@ -1442,6 +1443,7 @@ def _stream_power(
             flats=flats,
             callback=callback,
             precipitation=precipitation_map,
+            deposition=deposition,
         )
     if maps is not None:
         maps["drainage_area"] = result.drainage_area.astype(np.float32)
@@ -1587,6 +1589,17 @@ register_filter(
                 "level (the excess flows on), so basins below the map's edge do not stay lakes",
             ),
             Param(
+                "deposition",
+                "float",
+                0.0,
+                hard=(0.0, 10.0),
+                soft=(0.0, 2.0),
+                label="Deposition (G)",
+                description="How much of the sediment rivers carry settles where they slow down: 0 = rivers only "
+                "cut (detachment-limited), 1 = about as much deposited as eroded on fans and floodplains "
+                "(single-flow routing only)",
+            ),
+            Param(
                 "auto_scale",
                 "enum",
                 "map",
@@ -1688,11 +1701,14 @@ register_filter(
         ),
         source="Braun & Willett 2013; Cordonnier, Bovy & Braun 2019; Yanenko 1971; Peaceman & Rachford 1955; "
         "Barnes, Lehman & Mulla 2014; Quinn et al. 1991; Freeman 1991; Holmgren 1994; Yuan et al. 2019; "
-        "Armitage 2019",
+        "Armitage 2019; Yuan, Braun, Guerit, Rouby & Cordonnier 2019 (deposition)",
         margin=lambda _p: _WHOLE_WORLD,
         memory=lambda p: MFD_STEP_BYTES if p.get("routing") == "mfd" else STEP_BYTES,
         passes=lambda p: stream_power_passes(
-            int(p.get("steps", 30)), routing=str(p.get("routing", "d8")), n=float(p.get("n", 1.0))
+            int(p.get("steps", 30)),
+            routing=str(p.get("routing", "d8")),
+            n=float(p.get("n", 1.0)),
+            deposition=float(p.get("deposition", 0.0)),
         ),
         fit=_fit_stream_power,
         uses_scale=True,

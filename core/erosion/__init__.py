@@ -80,6 +80,8 @@ from .river_network import (
 )
 from .stream_power import (
     CHANNEL_WIDTH_SHARE,
+    DEPOSITION_ITERATIONS,
+    DEPOSITION_RANGE,
     DIFFUSION_LENGTH_SHARE,
     MAX_STEPS,
     MFD_STEP_BYTES,
@@ -164,6 +166,8 @@ __all__ = [
     "STEP_COST",
     "STEP_BYTES",
     "MFD_STEP_BYTES",
+    "DEPOSITION_ITERATIONS",
+    "DEPOSITION_RANGE",
     "check_stream_power_work",
     "step_work",
     "stream_power_passes",

@@ -102,6 +102,8 @@ __all__ = [
     "check_stream_power_work",
     "STEP_BYTES",
     "MFD_STEP_BYTES",
+    "DEPOSITION_ITERATIONS",
+    "DEPOSITION_RANGE",
 ]
 
 #: What one stream-power step costs per cell, in the filter work unit (cell passes, see
@@ -200,6 +202,7 @@ class _Tally:
         self.newton_iterations = 0  # over all levels and steps
         self.newton_cells = 0  # cells x iterations
         self.levels = 0  # of the stack, the most of any step
+        self.deposition_sweeps = 0  # over all steps
         self._poll = poll
         self._next = POLL_WORK
 
@@ -356,6 +359,92 @@ def _incise(
             updated = zr_new + _newton(zc - zr_new, f, n, tally)
         # never below the receiver: no new depressions (fastscapelib counts these as corrections)
         new[c] = np.maximum(updated, zr_new)
+    return new
+
+
+#: At most this many fixed-point sweeps of the sediment-flux term per step with ``deposition > 0`` (Yuan et al.
+#: 2019 iterate to convergence: the sweeps stop once no height moves more than :data:`DEPOSITION_TOLERANCE`) ...
+DEPOSITION_ITERATIONS = 50
+
+
+#: ... and the sweeps the work estimate counts per step (typical with ``G <= 2``; see :func:`step_work`).
+DEPOSITION_SWEEPS = 18
+
+
+#: Metres: the deposition sweeps stop when the largest change of a sweep is below this.
+DEPOSITION_TOLERANCE = 1e-6
+
+
+#: What one deposition sweep costs per cell, in cell passes (an accumulation along the stack and a solve).
+DEPOSITION_SWEEP_COST = 10
+
+
+#: Deposition coefficient ``G`` bounds (dimensionless): Yuan et al. 2019 explore ``G`` from 0 to a few.
+DEPOSITION_RANGE = (0.0, 10.0)
+
+
+def _incise_deposit(
+    routing: FlowRouting,
+    z: _FloatArray,
+    area: _FloatArray,
+    k: _FloatArray | float,
+    m: float,
+    n: float,
+    dt: float,
+    g: float,
+    cell_area: float,
+    channel_area: float = 0.0,
+    tally: _Tally | None = None,
+) -> _FloatArray:
+    """Incision with transport-limited deposition (Yuan, Braun, Guerit, Rouby & Cordonnier 2019, JGR Earth
+    Surface 124, "A new efficient method to solve the stream power law model taking into account sediment
+    deposition"): ``dh/dt = U - K A^m S^n + (G / A) ∫_A (U - dh/dt) dA`` on the uplifted flat heights ``z``.
+
+    Implicit along the stack as :func:`_incise`, the sediment flux from strictly upstream cells taken from the
+    previous sweep (fixed-point iterations until converged, at most :data:`DEPOSITION_ITERATIONS`); the cell's own
+    term is implicit, so at steady state under uniform uplift ``K A^m S^n = (1 + G) U`` exactly. Returns the new
+    heights.
+    """
+    rec, dist, order, s = routing.receivers, routing.distances, routing.order, routing.level_starts
+    has_rec = dist > 0.0
+    factor = np.zeros_like(z)
+    kk = k if isinstance(k, float) else k[has_rec]
+    factor[has_rec] = kk * dt * power(area[has_rec], m) / power(dist[has_rec], n)
+    if channel_area > 0.0:
+        factor[area < channel_area] = 0.0
+    own = np.where(has_rec, g * cell_area / area, 0.0)  # the cell's own share of the integral, (G / A) a
+    gain = np.where(has_rec, g / area, 0.0)
+    linear = abs(n - 1.0) <= np.finfo(np.float64).eps
+    new = _incise(routing, z, area, k, m, n, dt, channel_area, tally)  # the first guess: no deposition
+    for _ in range(DEPOSITION_ITERATIONS):
+        flux = cell_area * (z - new)  # net volume each cell gives this step (m³; negative where it gains)
+        upstream = flux.copy()
+        accumulate(routing, upstream)
+        upstream -= flux  # from strictly upstream cells
+        b = z * (1.0 + own) + gain * upstream  # right-hand side without incision
+        previous = new
+        new = z.copy()
+        for lvl in range(1, len(s) - 1):
+            cells = order[s[lvl] : s[lvl + 1]]
+            r = rec[cells]
+            c1 = 1.0 + own[cells]
+            h0 = b[cells] / c1  # the height with deposition and no incision
+            zr_new = new[r]
+            ok = (h0 > zr_new) & (z[r] <= z[cells])
+            out = h0
+            if ok.any():
+                f = factor[cells[ok]] / c1[ok]
+                d0 = h0[ok] - zr_new[ok]
+                delta = d0 / (1.0 + f) if linear else _newton(d0, f, n, tally)
+                out = h0.copy()
+                out[ok] = np.maximum(zr_new[ok] + delta, zr_new[ok])
+            new[cells] = out
+        if tally is not None:
+            tally.work += z.size * DEPOSITION_SWEEP_COST
+        if tally is not None:
+            tally.deposition_sweeps += 1
+        if float(np.abs(new - previous).max()) < DEPOSITION_TOLERANCE:
+            break
     return new
 
 
@@ -532,6 +621,7 @@ class _Params:
     diffusion_scheme: str = "implicit"
     flats: str = "towards_lower"
     precipitation: _FloatArray | None = None
+    deposition: float = 0.0
 
 
 #: The flow routings of :func:`stream_power_erosion`: single (D8) or multiple flow direction.
@@ -576,7 +666,13 @@ def _step(
         if tally is not None:
             tally.levels = max(tally.levels, len(routing.level_starts) - 2)
             tally.checkpoint(phase)
-        incised = _incise(routing, flat, area, k, p.m, p.n, p.dt, p.channel_area, tally).reshape(shape)
+        if p.deposition > 0.0:
+            cell_area = p.cell_size * p.cell_size
+            incised = _incise_deposit(
+                routing, flat, area, k, p.m, p.n, p.dt, p.deposition, cell_area, p.channel_area, tally
+            ).reshape(shape)
+        else:
+            incised = _incise(routing, flat, area, k, p.m, p.n, p.dt, p.channel_area, tally).reshape(shape)
     channel = uplifted - incised
     if tally is not None:
         tally.checkpoint(phase)
@@ -611,7 +707,7 @@ def _newton_terms(routing: str, n: float) -> tuple[float, float, float]:
     return NEWTON_CALLS, NEWTON_ITERATIONS_BELOW_1 if n < 1.0 else NEWTON_ITERATIONS, LEVELS_PER_SIDE
 
 
-def step_work(shape: tuple[int, int], *, routing: str = "d8", n: float = 1.0) -> int:
+def step_work(shape: tuple[int, int], *, routing: str = "d8", n: float = 1.0, deposition: float = 0.0) -> int:
     """The estimated work of one stream-power step over ``shape``, in cell passes.
 
     ``cells x STEP_COST`` (``MFD_STEP_COST`` with ``routing="mfd"``: routing,
@@ -620,18 +716,24 @@ def step_work(shape: tuple[int, int], *, routing: str = "d8", n: float = 1.0) ->
     levels + values / VALUES_PER_UNIT)`` with ``levels = LEVELS_PER_SIDE x (rows
     + cols)`` and ``values`` the cells (``8 x`` cells with multiple flow), from
     :data:`NEWTON_CALLS`, :data:`NEWTON_ITERATIONS` and their multiple-flow
-    twins. What a run really does is counted the same way
-    (:attr:`StreamPowerResult.work`).
+    twins. With ``deposition > 0`` each of the :data:`DEPOSITION_SWEEPS`
+    sweeps (typical; a run does up to :data:`DEPOSITION_ITERATIONS`) adds
+    ``cells x DEPOSITION_SWEEP_COST`` and its Newton solve. What a run really
+    does is counted the same way (:attr:`StreamPowerResult.work`).
     """
     rows, cols = shape
     cells = rows * cols
     base = cells * (MFD_STEP_COST if routing == "mfd" else STEP_COST)
     calls, iterations, per_side = _newton_terms(routing, n)
     values = 8 * cells if routing == "mfd" else cells
-    return int(base + math.ceil(calls * iterations * (CALL_COST * per_side * (rows + cols) + values / VALUES_PER_UNIT)))
+    newton = calls * iterations * (CALL_COST * per_side * (rows + cols) + values / VALUES_PER_UNIT)
+    if deposition > 0.0:  # the sweeps of the sediment-flux term, each with its own Newton solve
+        base += cells * DEPOSITION_SWEEPS * DEPOSITION_SWEEP_COST
+        newton *= 1 + DEPOSITION_SWEEPS
+    return int(base + math.ceil(newton))
 
 
-def stream_power_passes(steps: int, *, routing: str = "d8", n: float = 1.0) -> int:
+def stream_power_passes(steps: int, *, routing: str = "d8", n: float = 1.0, deposition: float = 0.0) -> int:
     """The work of ``steps`` stream-power steps in filter passes (what a recipe's work estimate counts).
 
     ``filter_work(shape, passes)`` (``passes x (cells + LINE_COST x (rows +
@@ -642,14 +744,20 @@ def stream_power_passes(steps: int, *, routing: str = "d8", n: float = 1.0) -> i
     calls, iterations, per_side = _newton_terms(routing, n)
     width = 8 if routing == "mfd" else 1
     newton = calls * iterations * (CALL_COST * per_side / LINE_COST + width / VALUES_PER_UNIT)
-    return int(steps) * ((MFD_STEP_COST if routing == "mfd" else STEP_COST) + math.ceil(newton))
+    base = MFD_STEP_COST if routing == "mfd" else STEP_COST
+    if deposition > 0.0:  # as in step_work
+        base += DEPOSITION_SWEEPS * DEPOSITION_SWEEP_COST
+        newton *= 1 + DEPOSITION_SWEEPS
+    return int(steps) * (base + math.ceil(newton))
 
 
-def check_stream_power_work(shape: tuple[int, int], steps: int, routing: str = "d8", *, n: float = 1.0) -> float:
+def check_stream_power_work(
+    shape: tuple[int, int], steps: int, routing: str = "d8", *, n: float = 1.0, deposition: float = 0.0
+) -> float:
     """Refuse a run whose :func:`step_work` times ``steps`` takes longer than the limit the user set
     (``OROGEN_WORK_LIMIT`` or the add-on's preference, :mod:`core.work`), naming ``steps``, the most this size
     allows and the setting; return the estimated seconds. With no limit set nothing is refused."""
-    per_step = step_work(shape, routing=routing, n=n)
+    per_step = step_work(shape, routing=routing, n=n, deposition=deposition)
     most = limit_work(shape[0] * shape[1])
     kind = routing if n == 1.0 else f"{routing}, n = {n:g}"
     advice = "use fewer steps or a smaller heightmap"
@@ -678,8 +786,11 @@ def stream_power_step(
     channel_area: float = 0.0,
     diffusion_scheme: str = "implicit",
     flats: str = "towards_lower",
+    deposition: float = 0.0,
 ) -> tuple[_FloatArray, FlowRouting | MultipleFlowRouting, _FloatArray]:
     """One time step of :func:`stream_power_erosion` in float64 (for tests and custom loops).
+
+    The parameters are :func:`stream_power_erosion`'s (``deposition`` the coefficient ``G``).
 
     Returns
     -------
@@ -707,6 +818,7 @@ def stream_power_step(
         channel_area=channel_area,
         diffusion_scheme=diffusion_scheme,
         flats=flats,
+        deposition=deposition,
     )
     out, used, area, _ = _step(z, p)
     return out, used, area
@@ -738,6 +850,7 @@ def _params(
     diffusion_scheme: str = "implicit",
     flats: str = "towards_lower",
     precipitation: object = None,
+    deposition: float = 0.0,
 ) -> _Params:
     cs = check_number(cell_size, "cell_size", low=0.0, high=1e6, low_open=True)
     width = check_number(channel_width, "channel_width", low=0.0, high=1e6)
@@ -762,7 +875,19 @@ def _params(
         diffusion_scheme=check_diffusion_scheme(diffusion_scheme),
         flats=check_flat_routing(flats),
         precipitation=_precipitation(precipitation, shape),
+        deposition=_check_deposition(deposition, routing),
     )
+
+
+def _check_deposition(value: object, routing: object) -> float:
+    """The deposition coefficient ``G`` checked: in :data:`DEPOSITION_RANGE`, and 0 with multiple flow."""
+    g = check_number(value, "deposition", low=DEPOSITION_RANGE[0], high=DEPOSITION_RANGE[1])
+    if g > 0.0 and routing == "mfd":
+        raise ValueError(
+            f"deposition (G = {g:g}) needs routing='d8': the transport-limited deposition of Yuan et al. 2019 is "
+            "solved along the single-flow stack only; use deposition 0 with multiple flow"
+        )
+    return g
 
 
 def _precipitation(value: object, shape: tuple[int, int]) -> _FloatArray | None:
@@ -796,6 +921,7 @@ def stream_power_erosion(
     flats: str = "towards_lower",
     callback: Progress | None = None,
     precipitation: npt.ArrayLike | None = None,
+    deposition: float = 0.0,
 ) -> StreamPowerResult:
     """Erode a heightmap by the stream-power law with uplift and hillslope diffusion.
 
@@ -888,6 +1014,19 @@ def stream_power_erosion(
         discharge, each cell's area times its precipitation accumulated
         downstream (Braun & Willett 2013's ``A`` as a discharge ``Q``).
         ``None`` (default): uniform, the plain drainage area.
+    deposition : float
+        The dimensionless deposition coefficient ``G`` of Yuan, Braun, Guerit,
+        Rouby & Cordonnier 2019 (JGR Earth Surface 124), in ``[0, 10]``:
+        ``dz/dt = U - K A^m S^n + (G / A) ∫_A (U - dz/dt) dA``, each cell
+        keeping ``G / A`` of the sediment flux arriving from upstream, so
+        rivers leaving the mountains build fans and floodplains where they
+        slow down. ``0`` (default): detachment-limited, the run without it
+        bit for bit; about ``1``: as much deposited as eroded where rivers
+        slow down. At steady state under uniform uplift the channels steepen
+        to ``K A^m S^n = (1 + G) U``. Solved implicitly along the stack with
+        fixed-point sweeps of the flux term a step until no height moves more
+        than :data:`DEPOSITION_TOLERANCE` (at most :data:`DEPOSITION_ITERATIONS`).
+        D8 only: ``G > 0`` with ``routing="mfd"`` is refused.
 
     Returns
     -------
@@ -910,10 +1049,11 @@ def stream_power_erosion(
     if min(shape) < 3:
         raise ValueError(f"heights_m must be at least 3 x 3 cells, got {shape[0]} x {shape[1]}")
     nsteps = check_count(steps, "steps", low=0, high=MAX_STEPS)
+    g = _check_deposition(deposition, routing)
     cs = check_number(cell_size, "cell_size", low=0.0, high=1e6, low_open=True)
     mm = check_number(m, "m", low=0.0, high=2.0)
     nn = check_number(n, "n", low=0.25, high=4.0)
-    check_stream_power_work(shape, nsteps, _check_routing_name(routing), n=nn)
+    check_stream_power_work(shape, nsteps, _check_routing_name(routing), n=nn, deposition=g)
     tdt = check_number(dt, "dt", low=0.0, high=1e8, low_open=True)
     duration = tdt * max(nsteps, 1)
     if k is None:
@@ -940,6 +1080,7 @@ def stream_power_erosion(
         diffusion_scheme=diffusion_scheme,
         flats=flats,
         precipitation=precipitation,
+        deposition=g,
     )
     base_level_mask(z0, p.open_edges, p.sea_level)  # refuse a map with no outlet before any work
 
