@@ -130,7 +130,7 @@ PRESETS: dict[str, dict[str, Any]] = {
             "hills": {"count": 400, "radius_min": 125.0, "radius_max": 625.0},
             "filters": [
                 {"type": "flatten", "exponent": 1.3},
-                _fluvial(4000.0, steps=20, smoothing=0.02),
+                _fluvial(4000.0, steps=20, smoothing=0.02, deposition=1.0),
                 {"type": "drain"},
             ],
             "lighting": {"mode": "hillshade", "altitude": 40.0},
@@ -281,7 +281,11 @@ PRESETS: dict[str, dict[str, Any]] = {
             "height": 120.0,
             "generator": "faults",
             "faults": {"faults": 400, "displacement_min": 0.1},
-            "filters": [{"type": "thermal", "talus_angle": 33.0, "duration": 1000.0, "diffusivity": 1.0, "rate": 1.0}],
+            # the hollows between the fault blocks fill with the talus until they drain (Drain Depressions)
+            "filters": [
+                {"type": "thermal", "talus_angle": 33.0, "duration": 1000.0, "diffusivity": 1.0, "rate": 1.0},
+                {"type": "drain"},
+            ],
             "lighting": {"mode": "hillshade", "shadows": True},
         },
     },
@@ -314,7 +318,7 @@ PRESETS: dict[str, dict[str, Any]] = {
             "fit_height": True,
             "generator": "fractal",
             "fractal": {"feature_size": 1200.0, "detail": 3.0, "roughness": 0.4},
-            "filters": [_fluvial(3000.0, steps=20), {"type": "drain"}],
+            "filters": [_fluvial(3000.0, steps=20, deposition=1.0), {"type": "drain"}],
             "lighting": {"mode": "hillshade", "altitude": 40.0},
             # meadows and fields, no snow on 60 m of relief
             "layers": [

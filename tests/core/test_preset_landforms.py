@@ -8,6 +8,8 @@ what a dune field has). Every size: the 257² preview correlates with the 513² 
 grid. ``scripts/check_presets.py`` measures the same at 1025² (the manual's *Presets* page has its table).
 """
 
+import dataclasses
+
 import numpy as np
 import oracles
 import pytest
@@ -102,3 +104,32 @@ def test_a_generator_start_alone_does_not_drain():
     spec = preset_spec("alpine_ridges").replace(size=257, filters=())
     z = spec.heightmap().astype(np.float64) * spec.height
     assert closed_share(spec, z) > 0.2
+
+
+@pytest.mark.parametrize(
+    "name",
+    sorted(
+        n
+        for n in PRESETS
+        if any(f.key == "erosion" and f.params.get("deposition", 0.0) > 0.0 for f in preset_spec(n).filters)
+    ),
+)
+def test_the_depositing_presets_keep_what_they_erode_on_their_floors(name):
+    """At least 5 % of the volume the filters remove stays in the map on slopes under 5° (fans, floodplains,
+    silted-up floors), more than without the stream-power filter's deposition (G)."""
+    from core.lighting.derivatives import slope_degrees
+
+    def kept(spec):
+        h, maps = spec.replace(size=129).recipe().evaluate_with_maps()
+        flat = slope_degrees(h, spec.cell_size * 2.0, spec.height) < 5.0
+        return float(maps["deposited"][flat].sum() / maps["removed"].sum())
+
+    spec = preset_spec(name)
+    without = spec.replace(
+        filters=tuple(
+            dataclasses.replace(f, params={**f.params, "deposition": 0.0}) if f.key == "erosion" else f
+            for f in spec.filters
+        )
+    )
+    share, share_without = kept(spec), kept(without)
+    assert share >= 0.05 and share > share_without, (share, share_without)
