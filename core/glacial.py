@@ -23,6 +23,17 @@ __all__ = ["GLACIAL_PARAMS"]
 _WHOLE_WORLD = 1 << 30
 
 
+#: Fitted settings (:func:`core.fitted_defaults`): the ELA at this share of the terrain's Height above its lowest
+#: point (glaciers on the upper part of a range), the sliding's coupling length at this share of its width.
+ELA_SHARE = 0.6
+COUPLING_SHARE = 0.06
+
+
+def _fit(s: Any) -> dict[str, Any]:
+    """The ELA at :data:`ELA_SHARE` of Height, the coupling length at :data:`COUPLING_SHARE` of the width."""
+    return {"ela": float(ELA_SHARE * s["height"]), "coupling_length": float(COUPLING_SHARE * s["width"])}
+
+
 def _glacial(
     heightmap: Any,
     *,
@@ -185,5 +196,6 @@ register_filter(
         memory=lambda _p: 30 * 8,
         uses_scale=True,
         makes_maps=True,
+        fit=_fit,
     )
 )

@@ -22,7 +22,7 @@ TERRAINS = {
 }
 #: Plausible relief, as a share of Height, of the default stack plus each filter with its fitted values: within
 #: Height (a little over for the rivers' uplift and the carved bed), and at least half of it. The sea level
-#: keeps 1 - level (0.8) by design; the glacial filter gets its own fitting later.
+#: keeps 1 - level (0.8) by design; the glacial filter (slow at these sizes) is checked by its fitted values below.
 PLAUSIBLE = (0.5, 1.0 + 0.05)
 SKIPPED = {"glacial"}
 
@@ -124,3 +124,10 @@ def test_bad_input_is_named():
 def test_a_stack_fitted_to_height_does_not_warn():
     _, notes = _relief(TerrainSpec(fit_height=True).with_filter("erosion", {"uplift": 1.0e-3}))
     assert notes == []
+
+
+def test_the_glacial_filter_is_fitted_to_the_range():
+    """The ELA on the upper part of the range and the sliding's coupling length at the valleys' scale."""
+    for width, height in ((100.0, 20.0), (1.2e4, 2500.0)):
+        fitted = core.fitted_defaults("glacial", width=width, height=height, cell_size=width / 256)
+        assert fitted["ela"] == pytest.approx(0.6 * height) and fitted["coupling_length"] == pytest.approx(0.06 * width)
