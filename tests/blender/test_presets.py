@@ -55,10 +55,10 @@ def test_each_built_in_preset_loads_and_generates(scene, orogen, name):
 
 
 def test_presets_do_not_inherit_each_other(scene):
-    bpy.ops.orogen.preset_load(name="badlands")
-    assert "terrace" in [item.type for item in scene.orogen.filters]
+    bpy.ops.orogen.preset_load(name="canyon_mesas")
+    assert "thermal" in [item.type for item in scene.orogen.filters]
     bpy.ops.orogen.preset_load(name="rolling_hills")
-    assert "terrace" not in [item.type for item in scene.orogen.filters] and scene.orogen.generator == "hills"
+    assert "thermal" not in [item.type for item in scene.orogen.filters] and scene.orogen.generator == "hills"
 
 
 def test_user_presets_are_saved_in_the_users_presets_folder_and_load(scene, orogen, user_dir):
@@ -92,8 +92,8 @@ def test_generate_adds_the_loaded_preset_with_the_panel_layers(scene):
     obj = bpy.context.active_object
     assert obj.orogen.hills.island and obj.orogen.hills.count == 800 and len(obj.data.vertices) == 33 * 33
     assert tuple(obj.orogen.layers[0].color) == (1.0, 0.0, 0.0)
-    scene.orogen.hills.radius_min = 80.0  # above radius_max
-    with pytest.raises(RuntimeError, match=r"hills\.radius_min \(80\) must not exceed hills\.radius_max"):
+    scene.orogen.hills.radius_min = 900.0  # above radius_max
+    with pytest.raises(RuntimeError, match=r"hills\.radius_min \(900\) must not exceed hills\.radius_max"):
         bpy.ops.orogen.terrain_generate()
 
 

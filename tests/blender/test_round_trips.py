@@ -28,7 +28,9 @@ def water_level(obj):
 
 def island(scene, orogen):
     data = json.loads(orogen.core.preset_spec("island").to_json())
-    data.update(size=65, size_y=0, width=400.0)
+    # its sea floor above 0 m (not fitted down to it), its streams without uplift (heights within its Height)
+    data.update(size=65, size_y=0, width=400.0, fit_height=False)
+    data["filters"] = [dict(f, uplift=0.0) if f["type"] == "erosion" else f for f in data["filters"]]
     assert bpy.ops.orogen.terrain_add(spec=json.dumps(data), location=(0, 0, 0)) == {"FINISHED"}
     return bpy.context.active_object
 
@@ -73,7 +75,9 @@ def below_zero(scene, orogen, tmp_path):
 
 def scree_slopes(scene, orogen):
     data = json.loads(orogen.core.preset_spec("scree_slopes").to_json())
-    data.update(size=65, size_y=0, width=400.0)
+    # its sea floor above 0 m (not fitted down to it), its streams without uplift (heights within its Height)
+    data.update(size=65, size_y=0, width=400.0, fit_height=False)
+    data["filters"] = [dict(f, uplift=0.0) if f["type"] == "erosion" else f for f in data["filters"]]
     assert bpy.ops.orogen.terrain_add(spec=json.dumps(data), location=(0, 0, 0)) == {"FINISHED"}
     return bpy.context.active_object
 
