@@ -121,6 +121,8 @@ _PYRAMID = core.inputs.MeshInput(
 )
 #: What a source reads: the object source's mesh.
 _SOURCE_BASE: dict[str, dict[str, Any]] = {"object": {"object": "Pyramid"}}
+#: Filters' settings that make them act on the test terrain (its slopes lie under the default talus angle).
+_FILTER_BASE: dict[str, dict[str, Any]] = {"thermal": {"talus_angle": 5.0}}
 
 
 def _generator(key: str) -> Callable[[dict[str, Any]], Any]:
@@ -190,7 +192,7 @@ def _nothing(values: dict[str, Any]) -> Any:
 def _groups() -> list[tuple[str, Sequence[Param], dict[str, Any], Callable[[dict[str, Any]], Any]]]:
     groups: list[tuple[str, Sequence[Param], dict[str, Any], Callable[[dict[str, Any]], Any]]] = []
     groups += [(key, g.params, _SOURCE_BASE.get(key, {}), _generator(key)) for key, g in GENERATORS.items()]
-    groups += [(key, f.params, {}, _filter(key)) for key, f in FILTERS.items()]
+    groups += [(key, f.params, _FILTER_BASE.get(key, {}), _filter(key)) for key, f in FILTERS.items()]
     groups.append(("lighting", LIGHTING_PARAMS, {}, _lighting))
     groups.append(("material", MATERIAL_PARAMS, {}, _nothing))
     layer = {f.name: getattr(DEFAULT_LAYERS[1], f.name) for f in dataclasses.fields(DEFAULT_LAYERS[1])}

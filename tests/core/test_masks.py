@@ -22,7 +22,7 @@ from core.masks import (
     sample_grid,
 )
 from core.recipe import Recipe
-from core.spec import TerrainSpec, apply_settings
+from core.spec import SPEC_VERSION, TerrainSpec, apply_settings
 from core.window import Window
 
 
@@ -265,7 +265,7 @@ def test_the_json_holds_a_mask_only_when_set_and_round_trips():
     assert back.filters[0].mask == mask(source="slope", low=10.0, high=50.0)
     assert back.to_dict()["filters"][0]["mask"] == {**mask(source="slope", low=10.0, high=50.0)}
     assert TerrainSpec.from_json(back.to_json()) == back
-    assert back.to_dict()["version"] == 4
+    assert back.to_dict()["version"] == SPEC_VERSION
     recipe = back.recipe()
     assert Recipe.from_json(recipe.to_json()) == recipe
     assert json.loads(recipe.to_json())["filters"][0]["mask"]["source"] == "slope"

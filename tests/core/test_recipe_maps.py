@@ -12,7 +12,7 @@ from core.recipe import MAP_NAMES, Recipe
 from core.spec import layers_from_data
 from core.window import Window
 
-STACK = (("erosion", {"steps": 4}), ("thermal", {"iterations": 4}), ("hydraulic", {"steps": 4}))
+STACK = (("erosion", {"steps": 4}), ("thermal", {"iterations": 4}), ("hydraulic", {"steps": 4, "time": "steps"}))
 
 
 def recipe(stack=STACK, shape=(33, 40)):
