@@ -41,7 +41,7 @@ def test_apply_settings_warns_and_still_applies(orogen):
 
 @pytest.mark.parametrize("script", ["render_terrain.py", "export_heightmaps.py"])
 def test_scripts_note_a_set_without_effect_and_carry_on(tmp_path, script):
-    args = ["--preset", "river_valleys", "--size", "17", "--set", "channel_width=3", "--set", "seed=2"]
+    args = ["--preset", "river_valleys", "--size", "17", "--set", "auto_scale=map", "--set", "seed=2"]
     if script == "render_terrain.py":
         args += ["--resolution", "16", "16", "--samples", "1", "--output", str(tmp_path / "t.png")]
     else:
@@ -50,7 +50,7 @@ def test_scripts_note_a_set_without_effect_and_carry_on(tmp_path, script):
         [sys.executable, str(ROOT / "scripts" / script), *args], cwd=ROOT, capture_output=True, text=True, timeout=300
     )
     assert proc.returncode == 0, proc.stderr
-    note = "note: erosion.channel_width has no effect: acts only when Automatic K and D is off"
+    note = "note: erosion.auto_scale has no effect: acts only when Automatic K and D is on"
     assert proc.stderr.count(note) == 1, proc.stderr
     assert "note: " not in proc.stderr.replace(note, "")  # seed acts: no note for it
 
@@ -95,6 +95,7 @@ def test_the_terrain_tab_has_a_sub_panel_per_part(orogen):
         "VIEW3D_PT_orogen_material",
         "VIEW3D_PT_orogen_layers",
         "VIEW3D_PT_orogen_water",
+        "VIEW3D_PT_orogen_report",
     ]
     for name, cls in parts.items():
         registered = getattr(bpy.types, name)

@@ -204,14 +204,14 @@ def test_render_terrain_reads_a_recipe(tmp_path, orogen):
         (["--seed", str(2**64)], f"error: {TOO_BIG_SEED}"),
         (["--altitude", "nan"], "--altitude must be in (0, 90] degrees"),
         (["--output", "out/terrain.jpg"], "--output must be a .png file path"),
-        # Rolling Hills' largest radius is 31.25 m (version 2's 40 cells of 200/256 m); assignments apply in order.
+        # Rolling Hills' hills are 125 to 625 m; assignments apply in order.
         (
-            ["--preset", "rolling_hills", "--set", "hills.radius_min=40", "--set", "hills.radius_max=8"],
-            "error: hills.radius_min (40) must not exceed hills.radius_max (31.25)",
+            ["--preset", "rolling_hills", "--set", "hills.radius_min=700", "--set", "hills.radius_max=8"],
+            "error: hills.radius_min (700) must not exceed hills.radius_max (625)",
         ),
         (
-            ["--preset", "rolling_hills", "--set", "hills.radius_max=8", "--set", "hills.radius_min=40"],
-            "error: hills.radius_min (40) must not exceed hills.radius_max (8)",
+            ["--preset", "rolling_hills", "--set", "hills.radius_max=200", "--set", "hills.radius_min=300"],
+            "error: hills.radius_min (300) must not exceed hills.radius_max (200)",
         ),
         # Values Blender would clamp to the property's bounds without a word are refused by the script.
         (["--preset", "rolling_hills", "--set", "count=-3"], "error: hills.count must be in [0, 1000000], got -3"),
@@ -283,10 +283,13 @@ def test_bench_quick_blender_part_reports_floors_material_and_live_ratios(tmp_pa
 
 def test_export_heightmaps_from_a_preset_and_from_a_recipe(tmp_path):
     out = tmp_path / "preset"
+    # Badlands as it was before it eroded (tests/core/golden_presets.json): blurred and terraced, 22 m
+    old = json.loads((ROOT / "tests" / "core" / "golden_presets.json").read_text(encoding="utf-8"))["badlands"]
+    (tmp_path / "badlands.json").write_text(json.dumps({"version": 4, **old}), encoding="utf-8")
     proc = run(
         ROOT / "scripts" / "export_heightmaps.py",
-        "--preset",
-        "badlands",
+        "--spec",
+        tmp_path / "badlands.json",
         "--size",
         "33",
         "--seed",
@@ -437,8 +440,8 @@ def test_export_heightmaps_lists_only_heightmap_presets():
         (["--preset", "island", "--format", "GIF"], "--format must list some of"),
         (["--preset", "island", "--set", "colour=red"], "--set colour: no such setting; valid: "),
         (
-            ["--preset", "island", "--set", "radius_min=99", "--size", "9"],  # Island's hills: 7.8125 to 31.25 m
-            "hills.radius_min (99) must not exceed hills.radius_max (31.25)",
+            ["--preset", "island", "--set", "radius_min=999", "--size", "9"],  # Island's hills: 195 to 781 m
+            "hills.radius_min (999) must not exceed hills.radius_max (781)",
         ),
         (["--recipe", "/nonexistent.json"], "is not a file"),
         (["--preset", "island", "--height", "-5"], "height must be in [0.0, 100000.0], got -5.0"),
@@ -465,7 +468,7 @@ def test_export_heightmaps_lists_only_heightmap_presets():
         ),
         (
             ["--preset", "island", "--set", "generator=CAVES"],
-            "generator must be one of diamond_square, faults, file, fractal, hills, noise, object, got 'CAVES'",
+            "generator must be one of diamond_square, dunes, faults, file, fractal, hills, noise, object, got 'CAVES'",
         ),
         (["--preset", "island", "--metres", "--format", "PNG16"], "--metres applies to the EXR and NPY formats"),
         (["--recipe", "README.md"], "terrain spec is not valid JSON"),
