@@ -44,8 +44,11 @@ class Shown:
         self.reports, self.values, self.status = [], [], []
         self.cancel_at = None  # (doing, fraction): cancel that job once it is this far
         self.cancelled = []
+        self.jobs = []  # each job watched, held so that no later job can reuse its id()
 
     def watch(self, job, text):
+        if not any(j is job for j in self.jobs):
+            self.jobs.append(job)
         self.reports.append((id(job), job.doing, job.fraction, text))
         if self.cancel_at is not None and job.doing == self.cancel_at[0] and job.fraction >= self.cancel_at[1]:
             if not job.cancelled:
