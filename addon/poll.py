@@ -48,13 +48,14 @@ def poll_with(cls, reason: str | None) -> bool:
 
 def linked_reason(obj: bpy.types.Object) -> str | None:
     """Why Orogen cannot write ``obj``'s geometry: the object or its mesh is linked from a library (read-only
-    there; a library override of the object still shows the library's mesh), or ``None``."""
+    there; a library override of the object still shows the library's mesh), or ``None``. The advice comes before
+    the library's path: Blender cuts a long poll message short."""
     for id_data, what in ((obj, obj.name), (obj.data, f"the mesh {getattr(obj.data, 'name', '')!r} of {obj.name}")):
         library = getattr(id_data, "library", None)
         if library is not None:
             return (
-                f"{what} is linked from {library.filepath} and cannot be written: make it local first "
-                "(Object > Relations > Make Local)"
+                f"{what} is linked from {library.name} and cannot be written: make it local first "
+                f"(Object > Relations > Make Local); the library is {library.filepath}"
             )
     return None
 
