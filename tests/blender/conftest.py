@@ -92,3 +92,14 @@ def pytest_unconfigure(config):
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(_status["exit"])
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_warning_recorded(warning_message, when, nodeid, location):
+    """Under pytest-xdist (``scripts/test.sh`` runs two workers) a worker sends each warning to the controller by
+    its class's module, which only the worker can import (the installed extension, ``bl_ext...``): send such a
+    warning as a ``UserWarning`` that keeps its class's name in its text."""
+    category = warning_message.category
+    if category is not None and category.__module__.startswith("bl_ext."):
+        warning_message.message = UserWarning(f"{category.__name__}: {warning_message.message}")
+        warning_message.category = UserWarning
