@@ -73,7 +73,10 @@ REAL_RANGES: dict[str, tuple[float, float, str]] = {
     "hack_exponent": (0.5, 0.6, "Hack 1957; Rigon et al. 1996"),
     "hypsometric_integral": (0.2, 0.6, "Strahler 1952: old (0.2) to young (0.6) landscapes"),
     "median_slope_deg": (2.0, 35.0, "plains to steep mountains"),
-    "spectrum_beta": (1.6, 3.0, "Perron, Kirchner & Dietrich 2008: about 2 at small scales"),
+    # A fractal (self-affine) surface gives beta = 2 + 2H, 2 to 4 (Turcotte 1997); real landscapes are smoother
+    # than that below their hillslope length, where power falls sharply (Perron, Kirchner & Dietrich 2008):
+    # 4.9 on the Jacksboro DEM (3 arc-second SRTM, matplotlib's sample), the steep limb being the one reported.
+    "spectrum_beta": (3.5, 6.0, "Perron, Kirchner & Dietrich 2008: smoother than fractal at short wavelengths"),
 }
 
 # Jasiewicz & Stepinski 2013, Fig. 4: the landform of (number of lower, number of higher) directions.

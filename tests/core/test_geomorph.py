@@ -171,6 +171,13 @@ def test_report_of_the_jacksboro_dem():
     a, b = metres_per_degree(36.6)
     cell = float(np.sqrt(d["dx"] * a * d["dy"] * b))
     r = geomorph.report(d["elevation"].astype(np.float64), cell)
-    for name in ("hypsometric_integral", "median_slope_deg"):
+    for name in ("hypsometric_integral", "median_slope_deg", "spectrum_beta"):
         assert r.measure(name).verdict == "real-like", r.measure(name).text
     assert 0.4 < r.measure("hack_exponent").value < 0.65
+    assert 4.7 < r.measure("spectrum_beta").value < 5.1  # smoother than any fractal at short wavelengths
+
+
+def test_rough_noise_has_a_low_spectrum_slope():
+    z = fbm(256, 2.6, 5)  # a fractal with Hurst exponent 0.3: rougher than landscapes are
+    m = geomorph.report(z * 100.0, 10.0).measure("spectrum_beta")
+    assert m.verdict == "low" and abs(m.value - 2.6) < 0.3
