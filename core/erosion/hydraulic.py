@@ -556,9 +556,10 @@ def _warn_if_piled(before: F64, after: F64, *, capacity: float, deposit_rate: fl
     )
 
 
-#: Bytes of float64 work arrays per strip of rows the exchange bound and the transport work on at once (about a
-#: processor's L2 cache): a strip's arrays stay in the cache through all their operations.
-_STRIP_BYTES = 2 << 20
+#: Bytes of float64 work arrays per strip of rows the transport works on at once (a few times a processor's L2
+#: cache: fewer calls, and a strip's arrays mostly stay in the caches through all their operations; 2, 4 and
+#: 8 MiB measured 17.2, 12.4 and 11.8 ms a transport at 1025 x 1025 with the parts laid out as wide rows).
+_STRIP_BYTES = 8 << 20
 #: Rows per strip of the flow's and the erosion's float32 passes (fewer, larger strips: more operations each).
 _FLOW_ROWS = 128
 
@@ -584,8 +585,8 @@ class _AdvectWork:
         self.flow_bounds = [(r0, min(rows, r0 + flow)) for r0 in range(0, rows, flow)]
         bound = (flow, cols)  # the exchange bound runs in the flow's strips
         self.low, self.high, self.scratch = np.empty(bound, f64), np.empty(bound, f64), np.empty(bound, f64)
-        shape = (min(rows, height + 2), cols)
-        self.buffers = [np.empty(shape, f64) for _ in range(16)]
+        # The transport's parts, in rows of cols + 2 (ghost columns 0)
+        self.wide = [np.zeros(min(rows, height + 2) * (cols + 2), f64) for _ in range(14)]
         self.total = np.empty((rows, cols), f64)
         self.moved = np.zeros((rows + 2, cols + 2), f64)
 
@@ -625,22 +626,28 @@ class _AdvectWork:
         with ``ax ay``. The part staying is ``s`` minus the parts leaving, so the
         parts sum to ``s`` to rounding. Returns the map of shape ``(rows + 2, cols +
         2)`` holding the result, its ghost ring holding what left the map.
+
+        The parts are computed in rows as wide as the result's, ghost columns included (0 there), so each
+        operation and each part's move runs on contiguous runs of rows, every neighbour a fixed offset; the
+        ghost columns' parts are set to -0.0, which added to anything leaves it unchanged.
         """
-        rows, cols = self.rows, self.cols
+        rows, w = self.rows, self.cols + 2
         moved = self.moved
+        flat = moved.reshape(-1)
         moved[0] = 0.0
         moved[-1] = 0.0
-        moved[:, 0] = 0.0
-        moved[:, -1] = 0.0
         for r0, r1 in self.bounds:
             src0, src1 = max(r0 - 1, 0), min(r1 + 1, rows)  # the strip and the rows beside it
             m = src1 - src0
-            ax, ay, east, south, side, diag, vert, inner, to_e, to_s, d_e, to_se, to_sw = (
-                x[:m] for x in self.buffers[:13]
+            n = m * w
+            here, ax, ay, east, south, side, diag, vert, inner, to_e, to_s, d_e, to_se, to_sw = (
+                x[:n] for x in self.wide
             )
-            here = s[src0:src1]
-            np.abs(ux[src0:src1], out=ax)  # float32 magnitudes, exactly widened
-            np.abs(uy[src0:src1], out=ay)
+            np.copyto(here.reshape(m, w)[:, 1:-1], s[src0:src1])  # the ghost columns stay 0
+            np.abs(ux[src0:src1], out=ax.reshape(m, w)[:, 1:-1])  # float32 magnitudes, exactly widened
+            np.abs(uy[src0:src1], out=ay.reshape(m, w)[:, 1:-1])
+            np.greater(ux[src0:src1], 0.0, out=east.reshape(m, w)[:, 1:-1])  # 1.0 or 0.0
+            np.greater(uy[src0:src1], 0.0, out=south.reshape(m, w)[:, 1:-1])
             np.multiply(here, ax, out=side)
             np.multiply(side, ay, out=diag)  # s ax ay
             side -= diag  # s ax (1 - ay): east or west
@@ -649,8 +656,6 @@ class _AdvectWork:
             np.subtract(here, side, out=inner)
             inner -= vert
             inner -= diag
-            np.greater(ux[src0:src1], 0.0, out=east)  # 1.0 or 0.0
-            np.greater(uy[src0:src1], 0.0, out=south)
             np.multiply(side, east, out=to_e)
             side -= to_e  # to the west
             np.multiply(vert, south, out=to_s)
@@ -661,10 +666,11 @@ class _AdvectWork:
             d_e -= to_se  # north-east
             np.multiply(diag, south, out=to_sw)
             diag -= to_sw  # north-west
-            moved[r0 + 1 : r1 + 1, 1:-1] = inner[r0 - src0 : r1 - src0]
+            base = (src0 + 1) * w  # where the strip's first row is in the flat result
+            flat[(r0 + 1) * w : (r1 + 1) * w] = inner[(r0 - src0) * w : (r1 - src0) * w]  # ghost columns 0
             # The padded rows this strip finishes: its own, and the ghost rows beside the map's first and last.
-            top = r0 + 1 if r0 > 0 else 0
-            bottom = r1 + 1 if r1 < rows else rows + 2
+            top = (r0 + 1 if r0 > 0 else 0) * w
+            bottom = (r1 + 1 if r1 < rows else rows + 2) * w
             for part, dr, dc in (
                 (to_e, 0, 1),
                 (side, 0, -1),
@@ -675,8 +681,10 @@ class _AdvectWork:
                 (to_sw, 1, -1),
                 (diag, -1, -1),
             ):
-                q0, q1 = max(top, 1 + dr), min(bottom, rows + 1 + dr)
+                part.reshape(m, w)[:, :: w - 1] = -0.0  # nothing comes from the ghost columns
+                offset = dr * w + dc
+                q0, q1 = max(top, base + offset), min(bottom, base + n + offset)
                 if q1 > q0:
-                    moved[q0:q1, 1 + dc : cols + 1 + dc] += part[q0 - 1 - dr - src0 : q1 - 1 - dr - src0]
+                    flat[q0:q1] += part[q0 - offset - base : q1 - offset - base]
         s[:] = moved[1:-1, 1:-1]
         return moved
