@@ -585,6 +585,7 @@ class _AdvectWork:
         self.flow_bounds = [(r0, min(rows, r0 + flow)) for r0 in range(0, rows, flow)]
         bound = (flow, cols)  # the exchange bound runs in the flow's strips
         self.low, self.high, self.scratch = np.empty(bound, f64), np.empty(bound, f64), np.empty(bound, f64)
+        self.edge_low, self.edge_high = np.empty(flow, f64), np.empty(flow, f64)
         # The transport's parts, in rows of cols + 2 (ghost columns 0)
         self.wide = [np.zeros(min(rows, height + 2) * (cols + 2), f64) for _ in range(14)]
         self.total = np.empty((rows, cols), f64)
@@ -604,15 +605,31 @@ class _AdvectWork:
         np.copyto(high, here)
         i0 = 1 if r0 == 0 else 0  # rows with a north neighbour
         i1 = m - 1 if r1 == rows else m  # rows with a south one
-        # north, west, south, east: the order of a whole-map pass
+        # north, west, south, east: the order of a whole-map pass. West and east run on the rows as one flat
+        # run (contiguous, several times faster than the strided 2-D views); the first (west) or last (east)
+        # column, which that compares with the row before or after, is kept aside and put back.
+        flat_low, flat_high, flat_here = low.reshape(-1), high.reshape(-1), here.reshape(-1)
+        edge_low, edge_high = self.edge_low[:m], self.edge_high[:m]
         for a, n in (
             (np.s_[i0:], b[r0 - 1 + i0 : r1 - 1]),
-            (np.s_[:, 1:], here[:, :-1]),
+            (0, None),
             (np.s_[:i1], b[r0 + 1 : r0 + 1 + i1]),
-            (np.s_[:, :-1], here[:, 1:]),
+            (-1, None),
         ):
-            np.minimum(low[a], n, out=low[a])
-            np.maximum(high[a], n, out=high[a])
+            if n is not None:
+                np.minimum(low[a], n, out=low[a])
+                np.maximum(high[a], n, out=high[a])
+                continue
+            np.copyto(edge_low, low[:, a])
+            np.copyto(edge_high, high[:, a])
+            if a == 0:  # west: each cell against the one before it
+                lo, hi, n = flat_low[1:], flat_high[1:], flat_here[:-1]
+            else:  # east: against the one after it
+                lo, hi, n = flat_low[:-1], flat_high[:-1], flat_here[1:]
+            np.minimum(lo, n, out=lo)
+            np.maximum(hi, n, out=hi)
+            low[:, a] = edge_low
+            high[:, a] = edge_high
         part = change[r0:r1]
         np.minimum(part, np.subtract(here, low, out=scratch), out=part)
         np.maximum(part, np.subtract(here, high, out=scratch), out=part)
