@@ -212,8 +212,9 @@ class _ThermalWork:
     The heights live in ``padded``, the map inside its ring of ghost cells, ``rows + 2`` rows of ``W = cols + 2``
     (in a flat buffer with one spare element at each end). Every neighbour is then a fixed offset in the flat
     buffer (``±1``, ``±W``, ``±W ± 1``), so each operation runs on whole contiguous runs of rows, ghost columns
-    included (their values are never used; what the ghost columns would give is set to 0 before it is
-    gathered, and the ghost columns are set back after the step). A step needs the height difference to each
+    included (their values are never used: what the ghost columns would give is set to 0 before it is
+    gathered, which leaves an inflow unchanged, as it starts at 0 and only gains amounts of at least 0, and
+    the ghost columns are set back after the step). A step needs the height difference to each
     of the 8 neighbours; the difference from ``a`` to ``b`` is the negation of the one from ``b`` to ``a``
     (exactly, in float64 and rounded to float32 alike), so 4 arrays of differences between neighbouring pairs
     serve all 8 directions.
