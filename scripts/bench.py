@@ -1017,9 +1017,17 @@ def verdicts(gen, refs, blender, regen=(), erosion=(), noise=(), stream=(), ligh
         if r["size"] == 1025:
             out[f"{r['case']} at 1025 under 20 s"] = r["seconds"] < TARGETS["eroded_mountains_1025_s"]
     e1025 = [r for r in erosion if r["size"] == 1025]
-    if e1025:
-        out["thermal and hydraulic erosion at 1025 at least 10 steps per second"] = all(
-            r["steps_per_s"] >= TARGETS["erosion_steps_per_s_1025"] for r in e1025
+    thermal = [r for r in e1025 if r["case"].startswith("thermal")]
+    if thermal:
+        target = TARGETS["thermal_steps_per_s_1025"]
+        out[f"thermal erosion at 1025 at least {target:g} steps per second"] = all(
+            r["steps_per_s"] >= target for r in thermal
+        )
+    hydraulic = [r for r in e1025 if not r["case"].startswith("thermal")]
+    if hydraulic:  # the goal of 40 (``--filters``) is not met yet
+        target = TARGETS["erosion_steps_per_s_1025"]
+        out[f"hydraulic erosion at 1025 at least {target:g} steps per second"] = all(
+            r["steps_per_s"] >= target for r in hydraulic
         )
     for r in noise:
         if (

@@ -207,106 +207,144 @@ def _extrapolate_ring(padded: F64) -> None:
 
 
 class _ThermalWork:
-    """The work arrays of :func:`thermal_erosion`'s steps, allocated once for a map of ``rows x cols``.
+    """The heights and work arrays of :func:`thermal_erosion`'s steps, allocated once for a map of ``rows x cols``.
 
-    A step needs the height difference to each of the 8 neighbours; the difference from ``a`` to ``b`` is
-    the negation of the one from ``b`` to ``a`` (exactly, in float64 and rounded to float32 alike), so 4
-    arrays of differences between neighbouring pairs serve all 8 directions as views. The map is worked
-    in strips of whole rows small enough that a strip's arrays stay in the processor's cache; every cell
-    goes through the same operations in the same order as in one whole-map pass, so the bits are the same.
+    The heights live in ``padded``, the map inside its ring of ghost cells, ``rows + 2`` rows of ``W = cols + 2``
+    (in a flat buffer with one spare element at each end). Every neighbour is then a fixed offset in the flat
+    buffer (``±1``, ``±W``, ``±W ± 1``), so each operation runs on whole contiguous runs of rows, ghost columns
+    included (their values are never used: what the ghost columns would give is set to 0 before it is
+    gathered, which leaves an inflow unchanged, as it starts at 0 and only gains amounts of at least 0, and
+    the ghost columns are set back after the step). A step needs the height difference to each
+    of the 8 neighbours; the difference from ``a`` to ``b`` is the negation of the one from ``b`` to ``a``
+    (exactly, in float64 and rounded to float32 alike), so 4 arrays of differences between neighbouring pairs
+    serve all 8 directions.
+
+    The map is worked in strips of whole rows small enough that a strip's arrays stay in the processor's cache.
+    A strip computes the excesses of its rows and of the row beside it on each side (the same operations on
+    the same heights, so the same bits), so it finishes the inflow of its own rows (and of the ghost rows
+    beside the map's first and last) alone, each cell adding its 8 inflows in the order of ``_OFFSETS``, as a
+    whole-map pass does; its heights are updated once the next strip has read the old ones beside it. Every
+    cell goes through the same operations in the same order as in one whole-map pass, so the bits are the same.
     """
 
-    def __init__(self, padded: F64, strip_bytes: int | None = None) -> None:
-        rows, cols = padded.shape[0] - 2, padded.shape[1] - 2
-        self.padded = padded
-        self.inflow = np.zeros((rows + 2, cols + 2), np.float32)
-        self.excess = np.empty((len(_OFFSETS), rows, cols), np.float32)
+    def __init__(
+        self, rows: int, cols: int, ghost: float, thresholds: list[Any], strip_bytes: int | None = None
+    ) -> None:
+        width = cols + 2
+        self.rows, self.cols, self.width, self.ghost = rows, cols, width, ghost
+        self.flat = np.full((rows + 2) * width + 2, ghost)
+        self.padded = self.flat[1:-1].reshape(rows + 2, width)
+        self.inflow = np.zeros((rows + 2, width), np.float32)
         strip_bytes = _STRIP_BYTES if strip_bytes is None else strip_bytes
-        # About 80 bytes of work arrays per cell of a strip; a map of at most 3 strips is one (fewer calls).
-        height = max(1, min(rows, strip_bytes // (80 * max(cols, 1))))
+        # About 80 bytes of work arrays per cell of a strip; a map of at most 3 strips is one (fewer calls). At
+        # least 2 rows, so a strip never reads the rows of the strip before the one before it.
+        height = max(2, min(rows, strip_bytes // (80 * width)))
         if rows <= 3 * height:
             height = rows
-        buffers: dict[int, tuple[npt.NDArray[Any], ...]] = {}
-        self.strips = []
-        for r0 in range(0, rows, height):
-            r1 = min(rows, r0 + height)
-            m = r1 - r0
-            if m not in buffers:
-                buffers[m] = self._buffers(m, cols)
-            self.strips.append(self._strip(r0, r1, buffers[m]))
-
-    @staticmethod
-    def _buffers(m: int, cols: int) -> tuple[npt.NDArray[Any], ...]:
+        most = (min(rows, height + 2)) * width  # a strip's rows and the rows beside it
         f32 = np.float32
-        return (
-            np.empty((m + 1, cols), f32),  # vertical: a cell minus the one south of it
-            np.empty((m, cols + 1), f32),  # horizontal: minus the one east
-            np.empty((m + 1, cols + 1), f32),  # minus the south-east one
-            np.empty((m + 1, cols + 1), f32),  # minus the south-west one
-            np.empty((m, cols), f32),  # share
-            np.empty((m, cols), f32),  # total excess
-            np.empty((m, cols), f32),  # 1.0 where the total excess is 0, else 0.0
-            np.empty((m, cols), np.float64),  # what leaves each cell
-            np.zeros((m, cols), f32),  # zeros: np.maximum against an array is much faster than against 0.0
-        )
+        self.pairs = tuple(np.empty(most + width + 1, f32) for _ in range(4))
+        self.excess = np.empty((len(_OFFSETS), most), f32)
+        self.share, self.total, self.flat_total = (np.empty(most, f32) for _ in range(3))
+        self.zeros = np.zeros(most, f32)  # np.maximum against an array is much faster than against 0.0
+        self.given = (np.empty(height * width, np.float64), np.empty(height * width, np.float64))
+        # Thresholds: a float32 each, or float32 maps laid out as the padded rows (ghost columns 0).
+        if isinstance(thresholds[0], np.ndarray):
+            maps = []
+            for t in thresholds:
+                m = np.zeros((rows, width), f32)
+                m[:, 1:-1] = t
+                maps.append(m)
+            self.thresholds: list[Any] = maps
+            self.negative: list[Any] = [-m for m in maps]
+        else:
+            self.thresholds = list(thresholds)
+            self.negative = [-t for t in thresholds]
+        self.per_cell = isinstance(thresholds[0], np.ndarray)
+        self.strips = [self._strip(r0, min(rows, r0 + height), i % 2) for i, r0 in enumerate(range(0, rows, height))]
 
-    def _strip(self, r0: int, r1: int, buffers: tuple[npt.NDArray[Any], ...]) -> tuple[Any, ...]:
+    def _strip(self, r0: int, r1: int, parity: int) -> tuple[Any, ...]:
         """The views one strip of rows ``[r0, r1)`` works on."""
-        p, inflow = self.padded, self.inflow
-        cols = p.shape[1] - 2
-        vertical, horizontal, south_east, south_west, share, total, flat, given, zeros = buffers
-        rows = p.shape[0] - 2
-        excess = self.excess[:, r0:r1]
-        differences = (
-            (p[r0 : r1 + 1, 1:-1], p[r0 + 1 : r1 + 2, 1:-1], vertical),
-            (p[r0 + 1 : r1 + 1, :-1], p[r0 + 1 : r1 + 1, 1:], horizontal),
-            (p[r0 : r1 + 1, :-1], p[r0 + 1 : r1 + 2, 1:], south_east),
-            (p[r0 : r1 + 1, 1:], p[r0 + 1 : r1 + 2, :-1], south_west),
+        rows, w, f = self.rows, self.width, self.flat
+        s0, s1 = max(r0 - 1, 0), min(r1 + 1, rows)  # the rows whose excesses the strip computes
+        n = (s1 - s0) * w
+        base = (s0 + 1) * w  # flat index of the first of them in padded (f[x + 1] is padded's x)
+        vertical, horizontal, south_east, south_west = self.pairs
+        differences = (  # padded[x] - padded[x + offset] for the x each direction needs
+            (f[base - w + 1 : base + n + 1], f[base + 1 : base + n + w + 1], vertical[: n + w]),  # south
+            (f[base : base + n + 1], f[base + 1 : base + n + 2], horizontal[: n + 1]),  # east
+            (f[base - w : base + n + 1], f[base + 1 : base + n + w + 2], south_east[: n + w + 1]),
+            (f[base - w + 2 : base + n + 1], f[base + 1 : base + n + w], south_west[: n + w - 1]),
         )
         # Each direction of _OFFSETS: the pair differences' view, True where it is the negated difference.
         views = (
-            (vertical[:-1], True),  # north
-            (vertical[1:], False),  # south
-            (horizontal[:, :-1], True),  # west
-            (horizontal[:, 1:], False),  # east
-            (south_east[:-1, :-1], True),  # north-west
-            (south_west[:-1, 1:], True),  # north-east
-            (south_west[1:, :-1], False),  # south-west
-            (south_east[1:, 1:], False),  # south-east
+            (vertical[:n], True),  # north
+            (vertical[w : w + n], False),  # south
+            (horizontal[:n], True),  # west
+            (horizontal[1 : n + 1], False),  # east
+            (south_east[:n], True),  # north-west
+            (south_west[:n], True),  # north-east
+            (south_west[w - 1 : w - 1 + n], False),  # south-west
+            (south_east[w + 1 : w + 1 + n], False),  # south-east
         )
-        # The inflow of padded rows [top, bottom) (the strip's, and the ghost rows beside the map's first and
-        # last) is gathered from every direction in turn once the next strip's excesses are known, so each
-        # cell adds its 8 inflows in the order of _OFFSETS, as a whole-map pass does.
+        excess = self.excess[:, :n]
+        by_rows = excess.view()
+        by_rows.shape = (len(_OFFSETS), s1 - s0, w)  # a view (raises rather than copy)
+        ghost_columns = by_rows[:, :, :: w - 1]
+        if self.per_cell:  # each strip takes its rows of the threshold maps
+            limits = tuple(
+                (t[s0:s1].reshape(-1), nt[s0:s1].reshape(-1))
+                for t, nt in zip(self.thresholds, self.negative, strict=True)
+            )
+        else:
+            limits = tuple(zip(self.thresholds, self.negative, strict=True))
+        own = slice((r0 - s0) * w, (r1 - s0) * w)
+        # The inflow of padded rows [top, bottom): the strip's, and the ghost rows beside the map's first and last.
         top = r0 + 1 if r0 > 0 else 0
         bottom = r1 + 1 if r1 < rows else rows + 2
+        inflow = self.inflow.reshape(-1)
         gather = []
         for k, (dr, dc) in enumerate(_OFFSETS):
-            q0, q1 = max(top, 1 + dr), min(bottom, rows + 1 + dr)
+            offset = dr * w + dc
+            q0, q1 = max(top * w, base + offset), min(bottom * w, base + n + offset)
             if q1 > q0:
-                gather.append((inflow[q0:q1, 1 + dc : cols + 1 + dc], self.excess[k, q0 - 1 - dr : q1 - 1 - dr]))
-        return differences, views, tuple(gather), excess, share, total, flat, given, zeros, (r0, r1)
+                gather.append((inflow[q0:q1], excess[k, q0 - offset - base : q1 - offset - base]))
+        given = self.given[parity][: (r1 - r0) * w]
+        update = (f[(r0 + 1) * w + 1 : (r1 + 1) * w + 1], given, inflow[(r0 + 1) * w : (r1 + 1) * w])
+        return (
+            differences,
+            views,
+            excess,
+            ghost_columns,
+            limits,
+            own,
+            inflow[top * w : bottom * w],
+            tuple(gather),
+            update,
+            n,
+        )
 
-    def step(self, h: F64, thresholds: list[Any], half_rate: np.float32) -> F32:
-        """One Jacobi step on ``h`` in place (``padded`` holds ``h`` and its ghost ring); returns the inflow.
+    def step(self, half_rate: np.float32) -> F32:
+        """One Jacobi step on the heights in ``padded`` (its ghost ring set); returns the inflow.
 
         The same operations, in the same order for every cell, as the plain form: ``e_k = max(float32(h -
         neighbour_k) - T_k, 0)``; ``share = rate/2 x max_k e_k / sum_k e_k`` (float32, sums left to right);
         each ``e_k x share`` leaves the cell (its float64 sum left to right) and reaches neighbour ``k``.
         """
-        negative = [-t for t in thresholds]
-        per_cell = isinstance(thresholds[0], np.ndarray)  # a talus-angle map: each strip takes its rows
-        inflow = self.inflow
-        inflow.fill(0.0)
-        with np.errstate(invalid="ignore"):  # ghost-minus-ghost corners (inf - inf), never read
-            waiting: tuple[tuple[F32, F32], ...] = ()
-            for differences, views, gather, excess, share, total, flat, given, zeros, rows in self.strips:
+        share_all, total_all, flat_all, zeros_all = self.share, self.total, self.flat_total, self.zeros
+        with np.errstate(invalid="ignore"):  # ghost columns and corners (inf - inf), never used
+            pending: tuple[F64, F64, F32] | None = None
+            for differences, views, excess, ghost_columns, limits, own, targets, gather, update, n in self.strips:
                 for a, b, d in differences:
                     np.subtract(a, b, out=d, casting="same_kind")
+                if pending is not None:  # the strip before this one: the old heights beside it are read now
+                    h, given, inflow = pending
+                    h -= given
+                    h += inflow
+                share, total, flat, zeros = share_all[:n], total_all[:n], flat_all[:n], zeros_all[:n]
                 for k, (view, negated) in enumerate(views):
                     e = excess[k]
-                    t, nt = thresholds[k], negative[k]
-                    if per_cell:
-                        t, nt = t[rows[0] : rows[1]], nt[rows[0] : rows[1]]
+                    t, nt = limits[k]
                     if negated:  # (-T) - d is -d - T bit for bit: both round -(d + T)
                         np.subtract(nt, view, out=e)
                     else:
@@ -323,21 +361,24 @@ class _ThermalWork:
                 total += flat
                 np.divide(share, total, out=share)
                 share *= half_rate
-                for k in range(len(_OFFSETS)):
-                    e = excess[k]
-                    e *= share  # cells with no excess have all-zero rows, whatever share holds there
-                    if k == 0:
-                        np.copyto(given, e)
-                    else:
-                        given += e
-                h[rows[0] : rows[1]] -= given
-                for target, source in waiting:  # the strip before this one: its inflows are all known now
+                excess *= share  # cells with no excess have all-zero rows, whatever share holds there
+                ghost_columns[...] = 0.0  # nothing comes from the ghost columns
+                given = update[1]
+                part = excess[:, own]
+                np.copyto(given, part[0])
+                for k in range(1, len(_OFFSETS)):
+                    given += part[k]
+                targets.fill(0.0)
+                for target, source in gather:
                     target += source
-                waiting = gather
-            for target, source in waiting:
-                target += source
-        h += inflow[1:-1, 1:-1]
-        return inflow
+                pending = update
+            if pending is not None:
+                h, given, inflow = pending
+                h -= given
+                h += inflow
+        self.padded[1:-1, 0] = self.ghost  # set back (an extended ring is set again before the next step)
+        self.padded[1:-1, -1] = self.ghost
+        return self.inflow
 
 
 def thermal_passes(duration: float, diffusivity: float, cell_size: float) -> int:
@@ -514,15 +555,16 @@ def thermal_erosion(
     # Heights with a ring of ghost cells: +inf (nothing flows there) for closed edges, the lowest input
     # height (material sliding there is lost) for open ones.
     ghost = math.inf if edges == "closed" else float(h.min())
-    padded = np.full((rows + 2, cols + 2), ghost)
-    work = _ThermalWork(padded)
+    work = _ThermalWork(rows, cols, ghost, thresholds)
+    padded = work.padded
+    padded[1:-1, 1:-1] = h
+    h = padded[1:-1, 1:-1]  # the heights, updated in place
     lost = 0.0
     done = 0
     for it in range(steps):
-        padded[1:-1, 1:-1] = h
         if extend:
             _extrapolate_ring(padded)
-        inflow = work.step(h, thresholds, np.float32(rate / 2.0))
+        inflow = work.step(np.float32(rate / 2.0))
         if edges == "open":
             ring = (
                 inflow[0].sum(dtype=np.float64)
