@@ -1718,6 +1718,7 @@ register_filter(
 )
 from . import glacial  # noqa: E402, F401, I001  (registers the glacial filter, after the erosion filters)
 from . import drain  # noqa: E402, F401, I001  (registers the drain filter after the erosion filters)
+from . import coast  # noqa: E402, F401, I001  (registers the coastal erosion filter after the drain filter)
 
 for _source in SOURCES:  # the file and object sources, after the generators
     register_generator(_source)

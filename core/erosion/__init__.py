@@ -10,6 +10,7 @@
   :class:`.thermal.ErosionResult` it shares with hydraulic erosion;
 - :mod:`.hydraulic`: shallow-water hydraulic erosion (virtual pipes);
 - :mod:`.glacial`: glacial erosion under shallow-ice flow from an equilibrium-line altitude;
+- :mod:`.coast`: sea cliffs cut back by the waves over a shore platform, beaches in the coves;
 - :mod:`.river_network`: statistics of a river network (concavity, Hack's
   law, upstream length) that the tests compare with nature.
 
@@ -21,6 +22,7 @@ and refused only past the limit the user set (:mod:`core.work`), progress and ca
 
 from __future__ import annotations
 
+from .coast import BEACH_ROWS, MAX_COAST_STEPS, SHELTERED, CoastResult, coast_steps, coastal_erosion, exposure
 from .depressions import DRAIN_MODES, drain_depressions
 from .diffusion import (
     DIFFUSION_SCHEMES,
@@ -154,6 +156,13 @@ __all__ = [
     "hydraulic_erosion",
     "DRAIN_MODES",
     "drain_depressions",
+    "BEACH_ROWS",
+    "MAX_COAST_STEPS",
+    "SHELTERED",
+    "CoastResult",
+    "coast_steps",
+    "coastal_erosion",
+    "exposure",
     "LakeFill",
     "fill_lakes",
     "deposit_in_lakes",
