@@ -138,7 +138,7 @@ PRESETS: dict[str, dict[str, Any]] = {
     },
     "island": {
         "label": "Island",
-        "description": "An island 5 km across and 300 m high, its streams running down to the sea",
+        "description": "An island 5 km across and 300 m high: streams run to the sea, waves cut its cliffs",
         "spec": {
             "size": 257,
             "width": 5000.0,
@@ -149,6 +149,8 @@ PRESETS: dict[str, dict[str, Any]] = {
             "filters": [
                 {"type": "flatten", "exponent": 0.7},
                 _fluvial(5000.0, steps=20, use_sea_level=True, sea_level=0.1),
+                # 5000 years of waves at 0.03 m/yr: headlands cut back into sea cliffs, beaches in the coves
+                {"type": "coast", "sea_level": 0.1, "duration": 5000.0, "retreat_rate": 0.03},
                 {"type": "sea_level", "level": 0.1},
             ],
             "lighting": {"mode": "hillshade", "ao": True},
