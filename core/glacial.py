@@ -209,7 +209,12 @@ register_filter(
         source="Mahaffy 1976; Hutter 1983; Hallet 1979; Kamb & Echelmeyer 1986; Harbor 1992; Braun, Zwartz & "
         "Tomkin 1999; Herman & Braun 2008; Egholm et al. 2009",
         margin=lambda _p: _WHOLE_WORLD,
-        passes=lambda p: glacial_passes(int(p.get("steps", 100)), int(p.get("max_substeps", 30))),
+        passes=lambda p: glacial_passes(
+            int(p.get("steps", 100)),
+            int(p.get("max_substeps", 30)),
+            float(p.get("cell_size", 0.0)),
+            float(p.get("ice_cell", ICE_CELL)),
+        ),
         memory=lambda _p: 30 * 8,
         uses_scale=True,
         makes_maps=True,

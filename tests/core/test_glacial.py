@@ -196,3 +196,16 @@ def test_the_same_valley_at_two_resolutions_gets_the_same_glaciers_on_one_ice_gr
     assert np.corrcoef(ea.ravel(), eb.ravel())[0, 1] > 0.999
     assert abs(eb.max() / ea.max() - 1.0) < 0.01
     assert abs(b.ice_volume / a.ice_volume - 1.0) < 0.01
+
+
+def test_the_work_estimate_counts_the_ice_grids_share_of_the_cells():
+    from core.erosion.glacial import glacial_passes
+    from core.params import FILTERS
+
+    assert glacial_passes(100, 30) == glacial_passes(100, 30, 50.0, 40.0) == 100 * (30 * 40 + 20)
+    # 50 m cells under 200 m ice cells: the ice on 1/16 of the cells, 75 passes a step, and 4 on the terrain's grid
+    assert glacial_passes(100, 30, 50.0, 200.0) == 100 * (75 + 4)
+    declared = FILTERS["glacial"].passes({"steps": 100, "max_substeps": 30, "cell_size": 50.0})
+    assert declared == glacial_passes(100, 30, 50.0, ICE_CELL)
+    grid = IceGrid.fit((257, 257), 50.0, 200.0)
+    assert grid.passes(30) == int(np.ceil(1200 * 65 * 65 / 257**2)) + 4  # 65 x 65 ice cells over 257 x 257
