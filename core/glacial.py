@@ -4,7 +4,8 @@ Wraps :func:`core.erosion.glacial.glacial_erosion` (the model, its scheme and it
 docstring) as the filter ``glacial``: the normalised heightmap is multiplied by ``height`` to metres, eroded,
 and divided back; the ELA is a height in metres of the terrain (0 at the heightmap's 0). It bakes the map
 ``ice_thickness`` (metres of ice at the end) and adds its erosion to ``removed`` (glaciers only lower their
-bed: ``deposited`` gets zeros). A global filter: ice flows across the whole world.
+bed: ``deposited`` gets zeros). The ice flows on its own grid of ``ice_cell`` metres (:data:`ICE_CELL` by
+default; :class:`core.erosion.glacial.IceGrid`). A global filter: ice flows across the whole world.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from .erosion.glacial import GLEN_A, glacial_erosion, glacial_passes
 from .params import Filter, Param, register_filter
 from .progress import Cancelled, Progress
 
-__all__ = ["GLACIAL_PARAMS"]
+__all__ = ["GLACIAL_PARAMS", "ICE_CELL"]
 
 #: A global filter reads the whole world around any window.
 _WHOLE_WORLD = 1 << 30
@@ -27,6 +28,8 @@ _WHOLE_WORLD = 1 << 30
 #: point (glaciers on the upper part of a range), the sliding's coupling length at this share of its width.
 ELA_SHARE = 0.6
 COUPLING_SHARE = 0.06
+#: The ice grid's default cell, metres: a few ice thicknesses' smoothing over a valley glacier's 100-300 m of ice.
+ICE_CELL = 200.0
 
 
 def _fit(s: Any) -> dict[str, Any]:
@@ -49,6 +52,7 @@ def _glacial(
     steps: int,
     dt: float,
     max_substeps: int,
+    ice_cell: float,
     maps: dict[str, Any] | None = None,
     callback: Progress | None = None,
 ) -> Any:
@@ -74,6 +78,7 @@ def _glacial(
             erosion_constant=erosion_constant,
             coupling_length=coupling_length,
             max_substeps=max_substeps,
+            ice_cell=ice_cell,
             callback=callback,
         )
     except Cancelled as err:  # the partial result is in metres, which a recipe cannot use
@@ -179,6 +184,18 @@ GLACIAL_PARAMS = (
         description="Most ice-flow sub-steps per step (the ice lives through less than a step's years when the "
         "stability limit needs more)",
     ),
+    Param(
+        "ice_cell",
+        "float",
+        ICE_CELL,
+        hard=(0.0, 1.0e6),
+        soft=(0.0, 1000.0),
+        unit="m",
+        label="Ice Cell",
+        description="Cell of the grid the ice flows on, metres (never finer than the terrain's; 0: the terrain's "
+        "own grid). Ice is smooth over a few ice thicknesses: a coarser ice grid is much faster and gives the same "
+        "glaciers at every terrain size",
+    ),
 )
 
 register_filter(
@@ -192,7 +209,12 @@ register_filter(
         source="Mahaffy 1976; Hutter 1983; Hallet 1979; Kamb & Echelmeyer 1986; Harbor 1992; Braun, Zwartz & "
         "Tomkin 1999; Herman & Braun 2008; Egholm et al. 2009",
         margin=lambda _p: _WHOLE_WORLD,
-        passes=lambda p: glacial_passes(int(p.get("steps", 100)), int(p.get("max_substeps", 30))),
+        passes=lambda p: glacial_passes(
+            int(p.get("steps", 100)),
+            int(p.get("max_substeps", 30)),
+            float(p.get("cell_size", 0.0)),
+            float(p.get("ice_cell", ICE_CELL)),
+        ),
         memory=lambda _p: 30 * 8,
         uses_scale=True,
         makes_maps=True,

@@ -36,6 +36,15 @@ does), and the speed is zero where there is no such ice. Erosion under the whole
 and flattens a valley's floor (towards a U-shaped trough), deepens the heads of glaciers, and leaves
 tributaries, whose thinner ice erodes less, hanging above their trunk.
 
+The ice may flow on a coarser grid than the bed (``ice_cell`` metres, :class:`IceGrid`): ice is smooth over
+several ice thicknesses, hundreds of metres (Kamb & Echelmeyer 1986's longitudinal coupling), and glacial
+landscape models run it on grids of 100s of m (Herman & Braun 2008; iSOSIA, Egholm et al. 2011) while the bed
+keeps its detail. Each step averages the bed onto the ice grid (area-weighted), runs the ice there, and brings
+the sliding speed back to the terrain's grid bilinearly, where the bed erodes; the ice thickness comes back the
+same way. The explicit stability limit grows with the square of the ice cell and the cells are fewer (a grid
+twice as coarse is about 16 times faster), and the same landscape at different sizes gets the same ice grid,
+so the same glaciers.
+
 Because the ice's clock runs behind the bed's, a step never lowers any cell by more than
 :data:`EROSION_STEP` metres: a step whose erosion would do so erodes for a shorter time, with the same
 pattern (reported as ``erosion_years``); faster, a pit deepens before ice can flow into it and the erosion
@@ -46,7 +55,7 @@ Everything is float64, vectorised numpy, in a fixed order: the same input gives 
 Sources: Mahaffy 1976 (J. Geophys. Res. 81); Hutter 1983 (Theoretical Glaciology); Hallet 1979 (J. Glaciol.
 23); Kamb & Echelmeyer 1986 (J. Glaciol. 32); Harbor 1992 (GSA Bull. 104); Braun, Zwartz & Tomkin 1999 (Ann.
 Glaciol. 28); Herman & Braun 2008 (J. Geophys. Res. 113); Egholm et al. 2009 (Nature 460) and 2011 (J.
-Geophys. Res. 116); Cuffey & Paterson 2010 (The Physics of Glaciers, 4th ed.: A = 2.4e-24 Pa^-3 s^-1 for
+Geophys. Res. 116, iSOSIA); Cuffey & Paterson 2010 (The Physics of Glaciers, 4th ed.: A = 2.4e-24 Pa^-3 s^-1 for
 temperate ice).
 """
 
@@ -73,6 +82,7 @@ __all__ = [
     "MAX_SUBSTEPS",
     "GLACIAL_SUBSTEP_COST",
     "GlacialResult",
+    "IceGrid",
     "glacial_passes",
     "glacial_erosion",
 ]
@@ -118,15 +128,14 @@ class GlacialResult:
     heights : ndarray of float32, shape (rows, cols)
         The eroded bed, metres (the ice is not part of it).
     ice_thickness : ndarray of float32, shape (rows, cols)
-        Ice thickness at the end, metres, >= 0.
+        Ice thickness at the end, metres, >= 0 (from the ice grid, bilinearly).
     eroded : ndarray of float32, shape (rows, cols)
         Bed lowered by the ice, metres, >= 0 (the input minus ``heights``).
     sliding_speed : ndarray of float32, shape (rows, cols)
         The last step's basal sliding speed after the stress coupling, m/yr (what eroded).
     accumulated, melted, lost_volume : float
         Ice gained by the mass balance, melted, and flowed over the map's edges, over the run, cubic metres:
-        ``accumulated - melted - lost_volume`` equals the final ice volume (``ice_thickness.sum() x
-        cell_size**2``, before rounding to float32) to float64 rounding.
+        ``accumulated - melted - lost_volume`` equals ``ice_volume`` to float64 rounding.
     ice_years : float
         Years the ice lived through (``steps x dt`` unless ``max_substeps`` cut steps short).
     erosion_years : float
@@ -136,6 +145,13 @@ class GlacialResult:
         Ice sub-steps taken in all.
     steps_done : int
         Steps run (fewer in the partial result of :class:`core.Cancelled`).
+    ice_cell : float
+        The ice grid's cell, metres (``cell_size`` when the ice flows on the terrain's grid).
+    ice_shape : tuple of int
+        The ice grid's (rows, cols) (``(rows, cols)`` on the terrain's grid).
+    ice_volume : float
+        The final ice volume on the ice grid, cubic metres (float64; on the terrain's grid
+        ``ice_thickness.sum() x cell_size**2`` before rounding to float32).
     """
 
     heights: F32
@@ -149,11 +165,133 @@ class GlacialResult:
     erosion_years: float
     substeps: int
     steps_done: int
+    ice_cell: float
+    ice_shape: tuple[int, int]
+    ice_volume: float
 
 
-def glacial_passes(steps: int, max_substeps: int) -> int:
-    """Upper bound on the cell passes of a run (every step taking all its sub-steps)."""
-    return max(int(steps), 0) * (max(int(max_substeps), 1) * GLACIAL_SUBSTEP_COST + 20)
+def glacial_passes(steps: int, max_substeps: int, cell_size: float = 0.0, ice_cell: float = 0.0) -> int:
+    """The cell passes of a run per terrain cell (every step taking all its sub-steps): an upper bound on the
+    terrain's grid (``ice_cell`` at most ``cell_size``, or either unknown); on an ice grid the ice's sub-steps count
+    its share of the cells, ``(cell_size / ice_cell)²`` (its overhang at the edges and the cap to 3 ice cells
+    aside), and the step's work on the terrain's grid (the resampling and the erosion) 4 passes (about 1
+    measured at 1025², Alpine Faults' start on 300 m ice cells; the small ice grid's numpy overhead makes the
+    whole 4-5 times this estimate's time there and at 257²)."""
+    sub = max(int(max_substeps), 1) * GLACIAL_SUBSTEP_COST
+    if cell_size > 0.0 and ice_cell > cell_size:
+        ratio = cell_size / ice_cell
+        return max(int(steps), 0) * (int(np.ceil(sub * ratio * ratio)) + 4)
+    return max(int(steps), 0) * (sub + 20)
+
+
+def _cover(n: int, cell: float, big: float) -> tuple[int, float]:
+    """The count of ``big``-metre ice cells covering ``n`` terrain cells of ``cell`` metres, centred on them, and
+    the ice grid's origin (its west or north edge, metres, <= 0: it overhangs both edges alike)."""
+    m = max(int(np.ceil(n * cell / big - 1e-9)), 1)
+    return m, 0.5 * (n * cell - m * big)
+
+
+def _block_weights(n: int, cell: float, big: float) -> tuple[npt.NDArray[np.intp], F64]:
+    """For each of the ice cells over ``n`` terrain cells: the terrain cells it overlaps, shape (m, span), and
+    the share of the overlap each covers (rows summing to 1; the length outside the map counts for nothing)."""
+    m, origin = _cover(n, cell, big)
+    span = int(np.ceil(big / cell)) + 1
+    lo = origin + np.arange(m) * big
+    first = np.clip(np.floor(lo / cell).astype(np.intp), 0, n - 1)
+    idx = first[:, None] + np.arange(span)[None, :]
+    overlap = np.minimum(lo[:, None] + big, (idx + 1) * cell) - np.maximum(lo[:, None], idx * cell)
+    overlap = np.where(idx < n, np.maximum(overlap, 0.0), 0.0)
+    weights: F64 = overlap / overlap.sum(axis=1, keepdims=True)
+    return np.minimum(idx, n - 1), weights
+
+
+def _linear_weights(n: int, cell: float, big: float) -> tuple[npt.NDArray[np.intp], F64]:
+    """For each of ``n`` terrain cells: the ice cell whose centre is at or before its centre (the first or the
+    second last at the edges) and the share of the next one, in [0, 1] (constant beyond the outer centres)."""
+    m, origin = _cover(n, cell, big)
+    u = ((np.arange(n) + 0.5) * cell - origin) / big - 0.5
+    k = np.clip(np.floor(u).astype(np.intp), 0, max(m - 2, 0))
+    frac: F64 = np.clip(u - k, 0.0, 1.0) if m > 1 else np.zeros(n)
+    return k, frac
+
+
+@dataclass(frozen=True)
+class IceGrid:
+    """The grid the ice flows on: square cells of ``cell`` metres over a terrain of ``terrain`` cells.
+
+    Ice is smooth over several ice thicknesses (its longitudinal stresses couple its motion over a few times its
+    thickness, Kamb & Echelmeyer 1986), hundreds of metres for a valley glacier, so models of glacial landscapes
+    run it on grids of 100s of m (Braun, Zwartz & Tomkin 1999; Herman & Braun 2008; iSOSIA, Egholm et al.
+    2011) whatever the detail of the bed. Here the ice grid has a fixed physical cell: the bed is averaged into
+    it (each ice cell the area-weighted mean of the terrain cells it overlaps, exact for any ratio of the cell
+    sizes; the grid overhangs the terrain's edges alike by less than a cell, and what lies outside counts for
+    nothing) and the sliding speed and ice thickness come back bilinearly (between the ice cells' centres,
+    constant beyond the outer ones). The explicit stability limit ``dx² / (4 D)`` grows with the square of the
+    cell and the cells are fewer, so a grid twice as coarse runs about 16 times faster, and terrains of one
+    landscape at different sizes get the same ice.
+
+    ``cell`` equal to the terrain's cell (``coarse`` False) is the terrain's own grid: :meth:`down` and
+    :meth:`up` return their input.
+    """
+
+    terrain: tuple[int, int]
+    terrain_cell: float
+    cell: float
+    shape: tuple[int, int]
+    coarse: bool
+
+    @staticmethod
+    def fit(terrain: tuple[int, int], terrain_cell: float, ice_cell: float) -> IceGrid:
+        """The ice grid of cells ``ice_cell`` metres (never finer than the terrain's, and coarse enough to leave
+        at least 3 cells across the terrain's narrower side)."""
+        rows, cols = terrain
+        big = min(max(float(ice_cell), terrain_cell), min(rows, cols) * terrain_cell / 3.0)
+        if big <= terrain_cell:
+            return IceGrid(terrain, terrain_cell, terrain_cell, terrain, False)
+        shape = (_cover(rows, terrain_cell, big)[0], _cover(cols, terrain_cell, big)[0])
+        return IceGrid(terrain, terrain_cell, big, shape, True)
+
+    def passes(self, max_substeps: int) -> int:
+        """One step's cell passes per terrain cell, as :func:`glacial_passes` counts them (the ice's share of the
+        cells from the grids' shapes)."""
+        if not self.coarse:
+            return glacial_passes(1, max_substeps)
+        share = (self.shape[0] * self.shape[1]) / (self.terrain[0] * self.terrain[1])
+        return int(np.ceil(max(int(max_substeps), 1) * GLACIAL_SUBSTEP_COST * share)) + 4
+
+    def down(self, values: F64) -> F64:
+        """``values`` on the terrain's grid, shape ``terrain``, averaged onto the ice grid, shape ``shape``."""
+        if not self.coarse:
+            return values
+        out = values
+        for axis, n in ((0, self.terrain[0]), (1, self.terrain[1])):
+            idx, w = _block_weights(n, self.terrain_cell, self.cell)
+            acc = None
+            for t in range(idx.shape[1]):  # a fixed order of the sums
+                if axis == 0:
+                    term = w[:, t, None] * out[idx[:, t], :]
+                else:
+                    term = w[None, :, t] * out[:, idx[:, t]]
+                acc = term if acc is None else acc + term
+            assert acc is not None
+            out = acc
+        return out
+
+    def up(self, values: F64) -> F64:
+        """``values`` on the ice grid, shape ``shape``, bilinearly on the terrain's grid, shape ``terrain``."""
+        if not self.coarse:
+            return values
+        out = values
+        for axis, n in ((0, self.terrain[0]), (1, self.terrain[1])):
+            k, f = _linear_weights(n, self.terrain_cell, self.cell)
+            m = out.shape[axis]
+            k1 = np.minimum(k + 1, m - 1)
+            g = 1.0 - f
+            if axis == 0:
+                out = np.add(g[:, None] * out[k, :], f[:, None] * out[k1, :])
+            else:
+                out = np.add(g[None, :] * out[:, k], f[None, :] * out[:, k1])
+        return out
 
 
 def _box_mean(values: F64, radius: int) -> F64:
@@ -189,13 +327,15 @@ def glacial_erosion(
     erosion_constant: float = 1.0e-4,
     coupling_length: float = 600.0,
     max_substeps: int = 30,
+    ice_cell: float = 0.0,
     callback: Progress | None = None,
 ) -> GlacialResult:
     """Glacial erosion of a heightmap in metres: ice from snow above the ELA flows (shallow ice) and erodes.
 
     The model, scheme and sources are in the module docstring: mass balance ``b = min(beta (s - ELA),
     b_max)``, shallow-ice flow with sliding ``u_s`` proportional to the deformation speed, erosion
-    ``K_g |u_s|`` with ``u_s`` averaged over ``coupling_length``. Each step runs the ice for up to ``dt`` years
+    ``K_g |u_s|`` with ``u_s`` averaged over ``coupling_length``; the ice on a grid of ``ice_cell`` metres.
+    Each step runs the ice for up to ``dt`` years
     in at most ``max_substeps`` sub-steps, then lowers the bed by ``K_g |u_s| dt`` (at most
     :data:`EROSION_STEP` metres anywhere, the step shortened). Edges are open: ice flowing over them is lost.
 
@@ -225,6 +365,10 @@ def glacial_erosion(
         600; [0, 1e6]; metres: radius over which the sliding speed is averaged (0: none).
     max_substeps : int
         30; [1, 100000]: most ice sub-steps per step.
+    ice_cell : float
+        0; [0, 1e6]; metres: the cell of the grid the ice flows on (:class:`IceGrid`); at most the terrain's
+        cell (the default 0 among them) is the terrain's own grid, bit for bit; coarser is capped to leave 3
+        ice cells across the narrower side.
     callback : callable or None
         Called as ``callback(step, steps)`` after each step; returning ``False`` cancels
         (:class:`core.Cancelled` with the result so far as its ``result``).
@@ -257,30 +401,36 @@ def glacial_erosion(
     max_sub = check_count(max_substeps, "max_substeps", low=1, high=MAX_SUBSTEPS)
     callback = check_progress(callback, "callback")
     steps = check_count(steps, "steps", low=0, high=MAX_GLACIAL_STEPS)
-    check_step_work((rows, cols), steps, glacial_passes(1, max_sub), what="steps", most=MAX_GLACIAL_STEPS)
+    ice_m = check_number(ice_cell, "ice_cell", low=0.0, high=1e6)
+
+    grid = IceGrid.fit((rows, cols), cell, ice_m)
+    big = grid.cell
+    irows, icols = grid.shape
+    check_step_work((rows, cols), steps, grid.passes(max_sub), what="steps", most=MAX_GLACIAL_STEPS)
 
     rg3 = (RHO_ICE * GRAVITY) ** _N
     gamma = 2.0 * a * rg3 * (1.0 / (_N + 2) + f_s / (_N + 1))  # D = gamma H^5 |grad s|^2
-    radius = int(length / cell + 0.5)
-    area = cell * cell
+    radius = int(length / big + 0.5)
+    area = big * big
     start = bed.copy()
-    ice = np.zeros_like(bed)
-    speed = np.zeros_like(bed)
+    ice = np.zeros(grid.shape)
+    speed = np.zeros(grid.shape)
     accumulated = melted = lost = ice_years = erosion_years = 0.0
     substeps = done = 0
-    inv = 1.0 / cell
-    sp = np.zeros((rows + 2, cols + 2))  # the surface with its ghosts
-    hd = np.zeros((rows + 2, cols + 2))  # the ice with its ghosts, for the diffusivity
-    scale = np.ones((rows + 2, cols + 2))  # the outflow scale of each cell, 1 on the ghosts
+    inv = 1.0 / big
+    sp = np.zeros((irows + 2, icols + 2))  # the surface with its ghosts
+    hd = np.zeros((irows + 2, icols + 2))  # the ice with its ghosts, for the diffusivity
+    scale = np.ones((irows + 2, icols + 2))  # the outflow scale of each cell, 1 on the ghosts
     share = (f_s / (_N + 1)) / (1.0 / (_N + 2) + f_s / (_N + 1))  # sliding's share of the ice flux
     for step in range(steps):
         left = dt
-        moved_x = np.zeros((rows, cols + 1))
-        moved_y = np.zeros((rows + 1, cols))
+        moved_x = np.zeros((irows, icols + 1))
+        moved_y = np.zeros((irows + 1, icols))
+        bed_i = grid.down(bed)  # the bed on the ice grid (the bed itself when the grids are one)
         for _ in range(max_sub):
             if left <= 0.0:
                 break
-            s = bed + ice
+            s = bed_i + ice
             # ghosts beyond the edges: the surface's edge slope continued (2 s_edge - s_inside), the edge's ice
             # for the diffusivity (they send none)
             sp[1:-1, 1:-1] = s
@@ -342,15 +492,15 @@ def glacial_erosion(
         # the step's mean ice flux at the cell centres (m²/yr) and the sliding speed it carries, m/yr
         years = dt - left
         if years > 0.0:
-            qx = (moved_x[:, :-1] + moved_x[:, 1:]) * (0.5 * cell / years)
-            qy = (moved_y[:-1, :] + moved_y[1:, :]) * (0.5 * cell / years)
+            qx = (moved_x[:, :-1] + moved_x[:, 1:]) * (0.5 * big / years)
+            qy = (moved_y[:-1, :] + moved_y[1:, :]) * (0.5 * big / years)
             moving = (ice >= MIN_THICKNESS).astype(np.float64)
             q = _box_mean(np.sqrt(qx * qx + qy * qy) * moving, radius)
             thick = _box_mean(ice * moving, radius)
             speed = np.where(moving > 0.0, share * q / np.maximum(thick, MIN_THICKNESS), 0.0)
         else:
-            speed = np.zeros_like(bed)
-        lowering = k_g * dt * speed
+            speed = np.zeros(grid.shape)
+        lowering = k_g * dt * grid.up(speed)
         deepest = float(lowering.max())
         if deepest > EROSION_STEP:  # a shorter erosion step, the same pattern
             lowering *= EROSION_STEP / deepest
@@ -361,9 +511,9 @@ def glacial_erosion(
             break
     result = GlacialResult(
         bed.astype(np.float32),
-        ice.astype(np.float32),
+        grid.up(ice).astype(np.float32),
         np.maximum(start - bed, 0.0).astype(np.float32),
-        speed.astype(np.float32),
+        grid.up(speed).astype(np.float32),
         accumulated,
         melted,
         lost,
@@ -371,6 +521,9 @@ def glacial_erosion(
         erosion_years,
         substeps,
         done,
+        big,
+        grid.shape,
+        float(ice.sum()) * area,
     )
     if done < steps:
         message = f"glacial erosion cancelled after step {done} of {steps}"

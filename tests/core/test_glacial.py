@@ -3,10 +3,13 @@
 import numpy as np
 import pytest
 
-from core.erosion.glacial import glacial_erosion
+from core.erosion.glacial import IceGrid, glacial_erosion
+from core.glacial import ICE_CELL
 from core.recipe import MAP_NAMES, Recipe
 
 CELL = 100.0
+#: Most share by which a valley's eroded volume on a 2x coarser ice grid differs from the terrain grid's.
+VOLUME_TOLERANCE = 0.4
 
 
 def trough(n=33, cols=33):
@@ -125,5 +128,84 @@ def test_the_filter_is_the_function_at_the_terrains_scale():
     stack = (("glacial", {"ela": 500.0, "steps": 2, "dt": 1000.0, "max_substeps": 5}),)
     base = Recipe("fractal", 5, (33, 40), {}, (), cell_size=50.0, height=800.0, fit_height=False).evaluate()
     h = Recipe("fractal", 5, (33, 40), {}, stack, cell_size=50.0, height=800.0, fit_height=False).evaluate()
-    r = glacial_erosion(base.astype(np.float64) * 800.0, 50.0, ela=500.0, steps=2, dt=1000.0, max_substeps=5)
+    r = glacial_erosion(
+        base.astype(np.float64) * 800.0, 50.0, ela=500.0, steps=2, dt=1000.0, max_substeps=5, ice_cell=ICE_CELL
+    )
+    assert r.ice_cell == ICE_CELL and r.ice_shape == (9, 10)  # 33 x 40 cells of 50 m under 200 m ice cells
     assert np.array_equal(h, (r.heights / np.float32(800.0)).astype(np.float32))
+
+
+# --- the ice grid (ice_cell) ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("ice_cell", [0.5 * CELL, CELL])
+def test_an_ice_cell_no_coarser_than_the_terrains_is_the_terrains_grid_bit_for_bit(ice_cell):
+    z = trough()
+    a = glacial_erosion(z, CELL, ela=2000.0, steps=4, dt=2000.0, max_substeps=20)
+    b = glacial_erosion(z, CELL, ela=2000.0, steps=4, dt=2000.0, max_substeps=20, ice_cell=ice_cell)
+    assert b.ice_cell == CELL and b.ice_shape == z.shape
+    for name in ("heights", "ice_thickness", "eroded", "sliding_speed"):
+        assert np.array_equal(getattr(a, name), getattr(b, name)), name
+    assert a.ice_volume == b.ice_volume and a.substeps == b.substeps
+
+
+def test_the_ice_grid_averages_by_area_for_any_ratio_and_comes_back_bilinearly():
+    # 10 x 8 cells of 1 m under cells of 2.5 m: 4 x 4 of them, overhanging the 8 columns by 1 m each side
+    grid = IceGrid.fit((10, 8), 1.0, 2.5)
+    assert grid.coarse and grid.shape == (4, 4) and grid.cell == 2.5
+    z = np.tile(np.arange(8.0) ** 2, (10, 1))
+    down = grid.down(z)
+    # columns [-1, 1.5), [1.5, 4), [4, 6.5), [6.5, 9): the overlaps, what is outside the map counting nothing
+    expected = [0.5 * 1 / 1.5, (0.5 * 1 + 4 + 9) / 2.5, (16 + 25 + 0.5 * 36) / 2.5, (0.5 * 36 + 49) / 1.5]
+    assert np.allclose(down, np.tile(expected, (4, 1)), rtol=0, atol=1e-12)
+    assert np.allclose(grid.down(np.full((10, 8), 3.0)), 3.0, rtol=0, atol=1e-12)
+    # the ice cells' centres at 0.25, 2.75, 5.25, 7.75 m; the terrain's at 0.5 ... 7.5 m
+    up = grid.up(np.tile([0.25, 2.75, 5.25, 7.75], (4, 1)))
+    assert up.shape == (10, 8) and np.allclose(up, np.tile(np.arange(8) + 0.5, (10, 1)), rtol=0, atol=1e-12)
+    assert np.allclose(grid.up(np.full((4, 4), 2.0)), 2.0, rtol=0, atol=1e-12)
+    # capped to keep 3 ice cells across the narrower side
+    assert IceGrid.fit((9, 30), 1.0, 10.0).shape == (3, 10)
+
+
+def test_a_coarser_ice_grid_erodes_a_valley_like_the_terrains_grid():
+    z = trough(41, 41)
+    fine = glacial_erosion(z, CELL, ela=2000.0, steps=60, dt=3000.0, max_substeps=30)
+    coarse = glacial_erosion(z, CELL, ela=2000.0, steps=60, dt=3000.0, max_substeps=30, ice_cell=2.0 * CELL)
+    assert coarse.ice_shape == (21, 21) and coarse.ice_thickness.shape == z.shape == coarse.eroded.shape
+    a, b = fine.eroded.astype(np.float64), coarse.eroded.astype(np.float64)
+    assert abs(b.sum() / a.sum() - 1.0) < VOLUME_TOLERANCE, b.sum() / a.sum()
+    assert np.corrcoef(a.ravel(), b.ravel())[0, 1] > 0.8
+    for row in (10, 20):
+        assert abs(b[row, 20] / a[row, 20] - 1.0) < 0.2, (row, a[row, 20], b[row, 20])
+        assert coarse.ice_thickness[row, 20] > 100.0
+        assert power_exponent(coarse.heights[row].astype(np.float64), 8) > 1.1  # towards a U
+    assert (b[coarse.ice_thickness == 0.0] == 0.0).all()
+
+
+def test_the_same_valley_at_two_resolutions_gets_the_same_glaciers_on_one_ice_grid():
+    runs = []
+    for cell in (CELL, 0.5 * CELL):
+        n = int(round(40 * CELL / cell)) + 1
+        y, x = np.mgrid[0:n, 0:n] * cell
+        z = 2400.0 - 0.15 * y + np.minimum(0.5 * np.abs(x - 20 * CELL), 400.0)
+        r = glacial_erosion(z, cell, ela=2000.0, steps=60, dt=3000.0, max_substeps=30, ice_cell=2.0 * CELL)
+        step = int(round(CELL / cell))
+        runs.append((r, r.eroded[::step, ::step].astype(np.float64)))
+    (a, ea), (b, eb) = runs
+    assert a.ice_shape == b.ice_shape == (21, 21)
+    assert np.corrcoef(ea.ravel(), eb.ravel())[0, 1] > 0.999
+    assert abs(eb.max() / ea.max() - 1.0) < 0.01
+    assert abs(b.ice_volume / a.ice_volume - 1.0) < 0.01
+
+
+def test_the_work_estimate_counts_the_ice_grids_share_of_the_cells():
+    from core.erosion.glacial import glacial_passes
+    from core.params import FILTERS
+
+    assert glacial_passes(100, 30) == glacial_passes(100, 30, 50.0, 40.0) == 100 * (30 * 40 + 20)
+    # 50 m cells under 200 m ice cells: the ice on 1/16 of the cells, 75 passes a step, and 4 on the terrain's grid
+    assert glacial_passes(100, 30, 50.0, 200.0) == 100 * (75 + 4)
+    declared = FILTERS["glacial"].passes({"steps": 100, "max_substeps": 30, "cell_size": 50.0})
+    assert declared == glacial_passes(100, 30, 50.0, ICE_CELL)
+    grid = IceGrid.fit((257, 257), 50.0, 200.0)
+    assert grid.passes(30) == int(np.ceil(1200 * 65 * 65 / 257**2)) + 4  # 65 x 65 ice cells over 257 x 257
