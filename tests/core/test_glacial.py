@@ -203,9 +203,10 @@ def test_the_work_estimate_counts_the_ice_grids_share_of_the_cells():
     from core.params import FILTERS
 
     assert glacial_passes(100, 30) == glacial_passes(100, 30, 50.0, 40.0) == 100 * (30 * 40 + 20)
-    # 50 m cells under 200 m ice cells: the ice on 1/16 of the cells, 75 passes a step, and 4 on the terrain's grid
-    assert glacial_passes(100, 30, 50.0, 200.0) == 100 * (75 + 4)
+    # 50 m cells under 200 m ice cells: the ice on 1/16 of the cells at 8x the speed, 10 passes a step (75 / 8
+    # rounded up), and 1 on the terrain's grid
+    assert glacial_passes(100, 30, 50.0, 200.0) == 100 * (10 + 1)
     declared = FILTERS["glacial"].passes({"steps": 100, "max_substeps": 30, "cell_size": 50.0})
     assert declared == glacial_passes(100, 30, 50.0, ICE_CELL)
     grid = IceGrid.fit((257, 257), 50.0, 200.0)
-    assert grid.passes(30) == int(np.ceil(1200 * 65 * 65 / 257**2)) + 4  # 65 x 65 ice cells over 257 x 257
+    assert grid.passes(30) == int(np.ceil(1200 * 65 * 65 / 257**2 / 8)) + 1  # 65 x 65 ice cells over 257 x 257
