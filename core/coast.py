@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from .drain import add_change_maps, sea_in_metres, sea_level_param
 from .erosion.coast import coastal_erosion
 from .params import Filter, Param, register_filter
 
@@ -50,12 +51,10 @@ def _coast(
     """Coastal erosion of a normalised heightmap at the terrain's scale, back to normalised units."""
     scale = max(float(height), 1e-6)
     metres = np.asarray(heightmap, dtype=np.float64) * scale
-    low = float(metres.min())
-    sea = low + sea_level * (float(metres.max()) - low)
     result = coastal_erosion(
         metres,
         cell_size,
-        sea_level=sea,
+        sea_level=sea_in_metres(metres, sea_level),
         duration=duration,
         retreat_rate=retreat_rate,
         platform_depth=platform_depth,
@@ -63,10 +62,7 @@ def _coast(
         beach_share=beach_share,
         berm=berm,
     )
-    if maps is not None:
-        for name, part in (("deposited", result.deposited), ("removed", result.removed)):
-            part = part.astype(np.float32)
-            maps[name] = part if maps.get(name) is None else maps[name] + part
+    add_change_maps(maps, deposited=result.deposited, removed=result.removed)
     return (result.heights / scale).astype(np.float32)
 
 
@@ -77,15 +73,7 @@ register_filter(
         "Waves cut sea cliffs back over a shore platform; their debris builds beaches in the sheltered coves",
         _coast,
         (
-            Param(
-                "sea_level",
-                "float",
-                0.1,
-                hard=(0.0, 1.0),
-                unit="normalised",
-                label="Sea Level",
-                description="Sea level as a share of the height range when the filter runs",
-            ),
+            sea_level_param(),
             Param(
                 "duration",
                 "float",

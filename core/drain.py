@@ -14,9 +14,40 @@ import numpy as np
 from .erosion.depressions import drain_depressions
 from .params import Filter, Param, When, register_filter
 
-__all__: list[str] = []
+__all__ = ["add_change_maps", "sea_in_metres", "sea_level_param"]
 
 _WHOLE_WORLD = 1 << 30
+
+
+def sea_level_param(**options: Any) -> Param:
+    """The *Sea Level* setting of a filter that works at the sea (Drain Depressions, Coastal Erosion): a share of
+    the height range when the filter runs; ``options`` as :class:`Param`'s (``active_when``)."""
+    return Param(
+        "sea_level",
+        "float",
+        0.1,
+        hard=(0.0, 1.0),
+        unit="normalised",
+        label="Sea Level",
+        description="Sea level as a share of the height range when the filter runs",
+        **options,
+    )
+
+
+def sea_in_metres(metres: Any, share: float) -> float:
+    """The sea level in metres of heights ``metres`` (float64 array) at ``share`` of their range above the lowest."""
+    low = float(metres.min())
+    return low + share * (float(metres.max()) - low)
+
+
+def add_change_maps(maps: dict[str, Any] | None, *, deposited: Any, removed: Any) -> None:
+    """Add a filter's ``deposited`` and ``removed`` metres (arrays >= 0) to the recipe's ``maps`` (float32, summed
+    over the filters); nothing when ``maps`` is ``None``."""
+    if maps is None:
+        return
+    for name, part in (("deposited", deposited), ("removed", removed)):
+        part = np.asarray(part, dtype=np.float32)
+        maps[name] = part if maps.get(name) is None else maps[name] + part
 
 
 def _drain(
@@ -33,14 +64,10 @@ def _drain(
     """Drain the closed depressions of a normalised heightmap at the terrain's scale, back to normalised units."""
     scale = max(float(height), 1e-6)
     metres = np.asarray(heightmap, dtype=np.float64) * scale
-    low = float(metres.min())
-    sea = low + sea_level * (float(metres.max()) - low) if use_sea_level else None
+    sea = sea_in_metres(metres, sea_level) if use_sea_level else None
     drained = drain_depressions(metres, cell_size, mode=mode, sea_level=sea)
-    if maps is not None:
-        change = drained - metres
-        for name, part in (("deposited", np.maximum(change, 0.0)), ("removed", np.maximum(-change, 0.0))):
-            part = part.astype(np.float32)
-            maps[name] = part if maps.get(name) is None else maps[name] + part
+    change = drained - metres
+    add_change_maps(maps, deposited=np.maximum(change, 0.0), removed=np.maximum(-change, 0.0))
     return (drained / scale).astype(np.float32)
 
 
@@ -69,16 +96,7 @@ register_filter(
                 label="Sea",
                 description="Cells under the sea level are base level (a sea), not depressions",
             ),
-            Param(
-                "sea_level",
-                "float",
-                0.1,
-                hard=(0.0, 1.0),
-                unit="normalised",
-                label="Sea Level",
-                description="Sea level as a share of the height range when the filter runs",
-                active_when=When("use_sea_level", True),
-            ),
+            sea_level_param(active_when=When("use_sea_level", True)),
         ),
         source="Barnes, Lehman & Mulla 2014; Soille 2004; Lindsay 2016; Cordonnier, Bovy & Braun 2019",
         margin=lambda _p: _WHOLE_WORLD,
