@@ -212,8 +212,8 @@ register_filter(
         passes=lambda p: glacial_passes(
             int(p.get("steps", 100)),
             int(p.get("max_substeps", 30)),
-            float(p.get("cell_size", 0.0)),
-            float(p.get("ice_cell", ICE_CELL)),
+            cell_size=float(p.get("cell_size", 0.0)),
+            ice_cell=float(p.get("ice_cell", ICE_CELL)),
         ),
         memory=lambda _p: 30 * 8,
         uses_scale=True,

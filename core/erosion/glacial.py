@@ -81,6 +81,7 @@ __all__ = [
     "MAX_GLACIAL_STEPS",
     "MAX_SUBSTEPS",
     "GLACIAL_SUBSTEP_COST",
+    "ICE_GRID_SPEEDUP",
     "GlacialResult",
     "IceGrid",
     "glacial_passes",
@@ -174,7 +175,7 @@ class GlacialResult:
     ice_volume: float
 
 
-def glacial_passes(steps: int, max_substeps: int, cell_size: float = 0.0, ice_cell: float = 0.0) -> int:
+def glacial_passes(steps: int, max_substeps: int, *, cell_size: float = 0.0, ice_cell: float = 0.0) -> int:
     """The cell passes of a run per terrain cell (every step taking all its sub-steps): an upper bound on the
     terrain's grid (``ice_cell`` at most ``cell_size``, or either unknown); on an ice grid the ice's sub-steps count
     its share of the cells, ``(cell_size / ice_cell)²`` (its overhang at the edges and the cap to 3 ice cells

@@ -202,11 +202,11 @@ def test_the_work_estimate_counts_the_ice_grids_share_of_the_cells():
     from core.erosion.glacial import glacial_passes
     from core.params import FILTERS
 
-    assert glacial_passes(100, 30) == glacial_passes(100, 30, 50.0, 40.0) == 100 * (30 * 40 + 20)
+    assert glacial_passes(100, 30) == glacial_passes(100, 30, cell_size=50.0, ice_cell=40.0) == 100 * (30 * 40 + 20)
     # 50 m cells under 200 m ice cells: the ice on 1/16 of the cells at 8x the speed, 10 passes a step (75 / 8
     # rounded up), and 1 on the terrain's grid
-    assert glacial_passes(100, 30, 50.0, 200.0) == 100 * (10 + 1)
+    assert glacial_passes(100, 30, cell_size=50.0, ice_cell=200.0) == 100 * (10 + 1)
     declared = FILTERS["glacial"].passes({"steps": 100, "max_substeps": 30, "cell_size": 50.0})
-    assert declared == glacial_passes(100, 30, 50.0, ICE_CELL)
+    assert declared == glacial_passes(100, 30, cell_size=50.0, ice_cell=ICE_CELL)
     grid = IceGrid.fit((257, 257), 50.0, 200.0)
     assert grid.passes(30) == int(np.ceil(1200 * 65 * 65 / 257**2 / 8)) + 1  # 65 x 65 ice cells over 257 x 257
