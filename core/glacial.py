@@ -126,7 +126,7 @@ GLACIAL_PARAMS = (
     Param(
         "flow_factor",
         "float",
-        GLEN_A * 1e17,
+        round(GLEN_A * 1e17, 4),  # 7.574: a value a Blender float property keeps as it is
         hard=(0.0, 1.0e7),
         soft=(0.1, 100.0),
         unit="",
