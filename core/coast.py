@@ -12,10 +12,10 @@ from typing import Any
 import numpy as np
 
 from .drain import add_change_maps, sea_in_metres, sea_level_param
-from .erosion.coast import coastal_erosion
+from .erosion.coast import BEACH_ROWS, coast_steps, coastal_erosion
 from .params import Filter, Param, register_filter
 
-__all__: list[str] = []
+__all__ = ["STEP_PASSES"]
 
 _WHOLE_WORLD = 1 << 30
 #: Fitted defaults: the open coast retreats this share of the terrain's width over the declared duration, and
@@ -23,6 +23,19 @@ _WHOLE_WORLD = 1 << 30
 RETREAT_SHARE = 0.02
 FETCH_SHARE = 0.05
 _DURATION = 5000.0
+
+
+#: Cell passes of one time step (the shore, its retreat and the front carried on: about 15 whole-array passes).
+STEP_PASSES = 15
+
+
+def _passes(p: Any) -> int:
+    """The cell passes of a run (the work estimates of :mod:`core.work`): :data:`STEP_PASSES` a step, the steps
+    :func:`core.erosion.coast.coast_steps` counts at the recipe's cell size (a 1 m cell where it is not known),
+    and the exposure and the beaches."""
+    cell = float(p.get("cell_size", 0.0)) or 1.0
+    steps = coast_steps(float(p.get("duration", _DURATION)), float(p.get("retreat_rate", 0.1)), cell)
+    return STEP_PASSES * steps + 8 * (1 + BEACH_ROWS)
 
 
 def _fit_coast(s: Any) -> dict[str, Any]:
@@ -137,7 +150,7 @@ register_filter(
         ),
         source="Sunamura 1992; Trenhaile 2000; Walkden & Hall 2005",
         margin=lambda _p: _WHOLE_WORLD,
-        passes=lambda _p: 8,
+        passes=_passes,
         fit=_fit_coast,
         uses_scale=True,
         makes_maps=True,
