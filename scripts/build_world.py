@@ -585,15 +585,19 @@ def _answered_but_not_dask(err: BaseException) -> bool:
     """Whether ``Client(address)`` failed because a peer accepted the connection and answered as no Dask
     scheduler does: its bytes read as a frame length (MemoryError: exabytes; ValueError: too many dimensions;
     struct.error: a cut header; msgpack's errors, all ValueError or TypeError) or it closed the connection
-    during the handshake (distributed's CommClosedError). Nothing there (refused, unreachable, no answer in
-    time) is distributed's "Timed out trying to connect", a plain OSError."""
+    during the handshake (distributed's CommClosedError, or its assertion on the reply). Nothing there
+    (refused, unreachable, no answer in time) is distributed's "Timed out trying to connect", a plain OSError."""
     from distributed.comm.core import CommClosedError
 
     if isinstance(err, CommClosedError):
         return True
     if isinstance(err, OSError):  # TimeoutError among them: refused, unreachable, or silent until the timeout
         return "handshake" in str(err).lower()
-    return isinstance(err, (MemoryError, ValueError, TypeError, KeyError, IndexError, EOFError, struct.error))
+    # AssertionError: distributed's own check of the handshake's reply, when a peer that closes at once is read
+    # under load (seen in CI: the "closes" peer of tests/core/test_world_builds.py)
+    return isinstance(
+        err, (MemoryError, ValueError, TypeError, KeyError, IndexError, EOFError, AssertionError, struct.error)
+    )
 
 
 def _grid_array(grid: TileGrid) -> Any:
