@@ -74,6 +74,7 @@ def _coast(
         fetch=max(fetch, cell_size),
         beach_share=beach_share,
         berm=berm,
+        callback=callback,
     )
     add_change_maps(maps, deposited=result.deposited, removed=result.removed)
     return (result.heights / scale).astype(np.float32)

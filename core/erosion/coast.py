@@ -39,6 +39,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..heightmap import as_heightmap, check_number
+from ..progress import Progress, check_progress
 
 __all__ = ["BEACH_ROWS", "MAX_COAST_STEPS", "SHELTERED", "CoastResult", "coast_steps", "coastal_erosion", "exposure"]
 
@@ -55,7 +56,8 @@ BEACH_ROWS = 12
 @dataclass(frozen=True)
 class CoastResult:
     """What :func:`coastal_erosion` made: ``heights`` (metres, float64, the input's shape), ``removed`` and
-    ``deposited`` (metres of rock cut and of beach laid per cell, float64, >= 0), ``steps`` taken."""
+    ``deposited`` (metres of rock cut and of beach laid per cell, float64, >= 0), ``steps`` taken (fewer than
+    :func:`coast_steps` when the sea or the land ran out, or the callback ended the run)."""
 
     heights: _F64
     removed: _F64
@@ -123,6 +125,7 @@ def coastal_erosion(
     fetch: float = 500.0,
     beach_share: float = 0.3,
     berm: float = 2.0,
+    callback: Progress | None = None,
 ) -> CoastResult:
     """Cut sea cliffs and a shore platform into the coast of ``heights_m`` and build beaches in its coves.
 
@@ -148,6 +151,9 @@ def coastal_erosion(
         hold is carried offshore).
     berm : float
         Height in metres of a beach's berm above the sea level, in [0, 100].
+    callback : callable or None
+        Called as ``callback(step, steps)`` after each step; returning ``False`` ends the cliffs' retreat there
+        (the beaches are laid from what was cut so far; ``steps`` of the result says how many were taken).
 
     Returns
     -------
@@ -158,6 +164,8 @@ def coastal_erosion(
     ValueError
         Naming the parameter: a value outside its range, a non-finite height, a run of more than
         :data:`MAX_COAST_STEPS` steps.
+    TypeError
+        For a non-numeric setting or a callback that is not callable.
     """
     z = as_heightmap(heights_m, "heights_m", dtype=np.float64).copy()
     cell = check_number(cell_size, "cell_size", low=0.0, low_open=True)
@@ -168,6 +176,7 @@ def coastal_erosion(
     reach = check_number(fetch, "fetch", low=cell)
     share = check_number(beach_share, "beach_share", low=0.0, high=1.0)
     top = check_number(berm, "berm", low=0.0, high=100.0)
+    callback = check_progress(callback, "callback")
     steps = coast_steps(years, rate, cell)
     if steps > MAX_COAST_STEPS:
         raise ValueError(
@@ -181,6 +190,7 @@ def coastal_erosion(
     progress = np.zeros(z.shape, dtype=np.float64)
     step_cells = years * rate / max(steps, 1) / cell  # an open coast's retreat per step, in cells
     e = np.zeros(z.shape)
+    taken = 0
     for i in range(steps):
         is_sea = z <= sea
         if not is_sea.any() or is_sea.all():
@@ -197,6 +207,9 @@ def coastal_erosion(
             progress[cut] = 0.0
             behind = _beside_max(excess)
             np.maximum(progress, np.where(z > sea, behind, 0.0), out=progress)
+        taken = i + 1
+        if callback is not None and callback(taken, steps) is False:
+            break
     removed = np.maximum(before - z, 0.0)
     cut_surface = z.copy()
     volume = share * float(removed.sum())  # metres x cells
@@ -228,4 +241,4 @@ def coastal_erosion(
             is_sea = ~land
             height *= 0.5
     deposited = np.maximum(z - cut_surface, 0.0)
-    return CoastResult(z, removed, deposited, steps)
+    return CoastResult(z, removed, deposited, taken)

@@ -111,3 +111,20 @@ def test_the_filter_in_a_spec_cuts_the_island_coast_and_maps_it():
     assert maps["removed"].max() > 0 and maps["deposited"].max() > 0
     assert float(maps["deposited"].sum()) <= 0.3 * float(maps["removed"].sum()) * (1 + 1e-4)
     assert h.tobytes() == spec.recipe().evaluate_with_maps()[0].tobytes()
+
+
+def test_a_callback_follows_each_step_and_can_end_the_run():
+    seen = []
+    whole = coastal_erosion(ramp(), 10.0, sea_level=0.0, duration=2000.0, beach_share=0.0)
+    cut = coastal_erosion(
+        ramp(),
+        10.0,
+        sea_level=0.0,
+        duration=2000.0,
+        beach_share=0.0,
+        callback=lambda d, t: seen.append((d, t)) or d < 5,
+    )
+    assert whole.steps == 40 and cut.steps == 5 and seen == [(d, 40) for d in range(1, 6)]
+    assert cut.removed.sum() < whole.removed.sum()
+    with pytest.raises(TypeError, match="callback"):
+        coastal_erosion(ramp(), 10.0, sea_level=0.0, callback=3)
