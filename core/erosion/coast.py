@@ -167,7 +167,7 @@ def coastal_erosion(
     TypeError
         For a non-numeric setting or a callback that is not callable.
     """
-    z = as_heightmap(heights_m, "heights_m", dtype=np.float64).copy()
+    before = as_heightmap(heights_m, "heights_m", dtype=np.float64)
     cell = check_number(cell_size, "cell_size", low=0.0, low_open=True)
     sea = check_number(sea_level, "sea_level")
     years = check_number(duration, "duration", low=0.0, high=1e7)
@@ -183,7 +183,7 @@ def coastal_erosion(
             f"duration x retreat_rate x 2 / cell_size must be at most {MAX_COAST_STEPS} steps, got {steps} "
             f"({years:g} years at {rate:g} m/yr over {cell:g} m cells): use a shorter duration"
         )
-    before = z.copy()
+    z = before.copy()
     floor = sea - depth
     radius = max(1, int(round(reach / cell)))
     every = max(1, radius // 4)
@@ -237,7 +237,7 @@ def coastal_erosion(
                 volume = 0.0
             else:
                 volume -= spent
-            land = land | (flat.reshape(z.shape) > sea)
+            land |= z > sea  # flat is z's own memory
             is_sea = ~land
             height *= 0.5
     deposited = np.maximum(z - cut_surface, 0.0)
