@@ -40,6 +40,8 @@ GROUP_PROPERTY = "orogen_scatter_group"
 GROUP_VERSION = 1
 #: The point attribute holding the topographic wetness index.
 WETNESS_ATTRIBUTE = "orogen_wetness"
+#: The wetness inputs' range: a scatter whose Wetness Min and Max are these reads no wetness.
+WETNESS_BOUNDS = (-100.0, 100.0)
 #: A colour layer's baked weight is the point attribute of this prefix and the layer's name.
 LAYER_PREFIX = "orogen_weight_"
 
@@ -289,6 +291,17 @@ def _terrain_grid(obj: bpy.types.Object) -> tuple[int, int, float, float] | None
     return (rows, cols, width, height) if len(obj.data.vertices) == rows * cols else None
 
 
+def footprint(obj: bpy.types.Object) -> tuple[float, float]:
+    """``(x, y)`` extent in metres of the terrain's grid (its record's width, times the object's scale); the
+    object's dimensions when it has no record."""
+    grid = _terrain_grid(obj)
+    if grid is None:
+        return float(obj.dimensions.x), float(obj.dimensions.y)
+    rows, cols, width, _ = grid
+    cell = cell_size((rows, cols), width)
+    return (cols - 1) * cell * abs(obj.scale.x), (rows - 1) * cell * abs(obj.scale.y)
+
+
 def _read(mesh: bpy.types.Mesh, name: str, shape: tuple[int, int]) -> np.ndarray | None:
     attribute = mesh.attributes.get(name)
     if attribute is None or attribute.domain != "POINT" or attribute.data_type != "FLOAT":
@@ -307,14 +320,17 @@ def _write(mesh: bpy.types.Mesh, name: str, values: np.ndarray) -> None:
     attribute.data.foreach_set("value", np.ascontiguousarray(values, dtype=np.float32).ravel())
 
 
-def bake_maps(obj: bpy.types.Object, layers: tuple, seed: int, wanted: set[str]) -> list[str]:
+def bake_maps(obj: bpy.types.Object, layers: tuple, seed: int, wanted: set[str], *, wetness: bool) -> list[str]:
     """Write the point attributes ``obj``'s scatters read: the wetness index, and the weight of each colour
     layer (of ``layers``, the spec's, checked) named in ``wanted`` (layer names). Returns notes for the user
     (the mesh is no longer the terrain's grid; a layer that does not exist).
 
     Heights come from the ``height`` attribute times the terrain's Height, the drainage area from the
-    ``drainage_area`` erosion map when the terrain has one (else a D8 routing of the heights,
-    :func:`core.scatter.wetness_index`), the slope from the ``slope`` attribute.
+    ``drainage_area`` erosion map when the terrain has one, the slope from the ``slope`` attribute. The wetness
+    is baked when ``wetness`` is true or the terrain has that map (then it costs a few array operations);
+    otherwise it would need a D8 routing of the heights (:func:`core.scatter.wetness_index`: about a second at
+    1025², see ``scripts/bench.py --scatter``), so an attribute left from before is removed instead (the
+    scatter then reads no wetness, factor 1, rather than a stale one).
     """
     grid = _terrain_grid(obj)
     mesh = obj.data
@@ -325,7 +341,10 @@ def bake_maps(obj: bpy.types.Object, layers: tuple, seed: int, wanted: set[str])
     cell = cell_size((rows, cols), width)
     metres = units.astype(np.float64) * height
     drainage = _read(mesh, "drainage_area", (rows, cols))
-    _write(mesh, WETNESS_ATTRIBUTE, wetness_index(metres, cell, drainage=drainage))
+    if wetness or drainage is not None:
+        _write(mesh, WETNESS_ATTRIBUTE, wetness_index(metres, cell, drainage=drainage))
+    elif mesh.attributes.get(WETNESS_ATTRIBUTE) is not None:
+        mesh.attributes.remove(mesh.attributes[WETNESS_ATTRIBUTE])
     notes = []
     names = [lay.name for lay in layers]
     wanted = {w for w in wanted if w}
@@ -343,6 +362,12 @@ def bake_maps(obj: bpy.types.Object, layers: tuple, seed: int, wanted: set[str])
     return notes
 
 
+def uses_wetness(modifier: bpy.types.Modifier) -> bool:
+    """Whether the scatter ``modifier`` narrows the wetness range (else its wetness factor is 1 anyway)."""
+    low, high = (float(get_input(modifier, name)) for name in ("Wetness Min", "Wetness Max"))
+    return low > WETNESS_BOUNDS[0] or high < WETNESS_BOUNDS[1]
+
+
 def wanted_layers(obj: bpy.types.Object, layers: tuple) -> set[str]:
     """The names of the colour layers (of ``layers``) whose weight ``obj``'s scatters read."""
     asked = {str(get_input(m, "Layer Attribute")) for m in scatter_modifiers(obj)}
@@ -354,4 +379,5 @@ def sync_scatter(obj: bpy.types.Object, spec) -> list[str]:
     when it has no scatter. Returns notes for the user (see :func:`bake_maps`)."""
     if not scatter_modifiers(obj):
         return []
-    return bake_maps(obj, spec.layers, spec.seed, wanted_layers(obj, spec.layers))
+    wetness = any(uses_wetness(m) for m in scatter_modifiers(obj))
+    return bake_maps(obj, spec.layers, spec.seed, wanted_layers(obj, spec.layers), wetness=wetness)

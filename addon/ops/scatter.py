@@ -10,13 +10,14 @@ from ..placeholders import placeholder_collection, remove_placeholder_collection
 from ..poll import poll_with, terrain_reason
 from ..scatter import (
     GROUP_PROPERTY,
-    bake_maps,
+    footprint,
+    identifiers,
     is_scatter_group,
     layer_attribute,
     scatter_group,
     scatter_modifiers,
     set_inputs,
-    wanted_layers,
+    sync_scatter,
 )
 from ..specio import read_spec
 
@@ -45,8 +46,8 @@ def modifier_name(kind: str) -> str:
     return f"Orogen {SCATTER_KINDS[kind].label}"
 
 
-def _kind_items(_self, _context):
-    return [(name.upper(), kind.label, f"Placeholder {kind.label.lower()}") for name, kind in SCATTER_KINDS.items()]
+#: The Kind menu: each of core's scatter kinds.
+KIND_ITEMS = [(name.upper(), kind.label, f"Placeholder {kind.label.lower()}") for name, kind in SCATTER_KINDS.items()]
 
 
 def _length(name: str, default: float, description: str, low: float = 0.0, high: float = 1.0e4):
@@ -61,13 +62,16 @@ def _angle(name: str, default: float, description: str, high: float = 90.0):
 
 class OROGEN_OT_scatter_add(bpy.types.Operator):
     """Scatter trees or boulders over the selected terrain (a Geometry Nodes modifier: light instances, points in \
-the viewport), their density following its slope, altitude, wetness and a colour layer"""
+the viewport), their density following its slope, altitude, wetness and a colour layer; settings not given take \
+the kind's defaults"""
 
     bl_idname = "orogen.scatter_add"
     bl_label = "Add Scatter"
     bl_options = {"REGISTER", "UNDO"}
 
-    kind: bpy.props.EnumProperty(name="Kind", items=_kind_items, description="What to scatter (its defaults)")
+    kind: bpy.props.EnumProperty(
+        name="Kind", items=KIND_ITEMS, default="CONIFERS", description="What to scatter (its defaults)"
+    )
     collection: bpy.props.StringProperty(
         name="Collection",
         default="",
@@ -101,8 +105,17 @@ the viewport), their density following its slope, altitude, wetness and a colour
         default="",
         description="Only where this colour layer of the terrain shows, in proportion to its weight (empty: anywhere)",
     )
-    scale_min: bpy.props.FloatProperty(name="Scale Min", default=0.5, min=0.0, max=1.0e3)
-    scale_max: bpy.props.FloatProperty(name="Scale Max", default=1.5, min=0.0, max=1.0e3)
+    scale_min: bpy.props.FloatProperty(
+        name="Scale Min",
+        default=0.5,
+        min=0.0,
+        max=1.0e3,
+        description="Smallest instance, times the placeholder's "
+        "size (conifers 20 m tall, broadleaf trees 14 m, boulders 1.5 m across)",
+    )
+    scale_max: bpy.props.FloatProperty(
+        name="Scale Max", default=1.5, min=0.0, max=1.0e3, description="Largest instance, times the placeholder's size"
+    )
     rotation: _angle("Rotation Jitter", 180.0, "Random turn about the vertical, degrees either way", 180.0)
     align: bpy.props.FloatProperty(
         name="Align to Slope",
@@ -116,7 +129,9 @@ the viewport), their density following its slope, altitude, wetness and a colour
     viewport_points: bpy.props.BoolProperty(
         name="Viewport Points", default=True, description="Show points in the viewport, instances in renders"
     )
-    filled_for: bpy.props.StringProperty(default="", options={"HIDDEN", "SKIP_SAVE"})
+    filled_for: bpy.props.StringProperty(
+        default="", options={"HIDDEN", "SKIP_SAVE"}, description="The kind whose defaults the settings hold"
+    )
 
     @classmethod
     def poll(cls, context):
@@ -204,14 +219,14 @@ the viewport), their density following its slope, altitude, wetness and a colour
             if modifier.node_group is not group:
                 modifier.node_group = group
             set_inputs(modifier, values)
-            notes = bake_maps(obj, spec.layers, spec.seed, wanted_layers(obj, spec.layers))
+            notes = sync_scatter(obj, spec)
         except (ValueError, TypeError, RuntimeError, KeyError) as err:
             self._undo(obj, made)
             self.report({"ERROR"}, f"Scatter not added: {err}")
             return {"CANCELLED"}
         for note in notes:
             self.report({"WARNING"}, note)
-        width, depth = obj.dimensions.x, obj.dimensions.y
+        width, depth = footprint(obj)
         most = self.density * width * depth / 10000.0
         level = "WARNING" if most > MANY_INSTANCES else "INFO"
         self.report({level}, f"{name} on {obj.name}: up to {most:,.0f} instances over {width:.0f} x {depth:.0f} m")
@@ -270,6 +285,30 @@ class OROGEN_OT_scatter_remove(bpy.types.Operator):
                 bpy.data.node_groups.remove(group)
         self.report({"INFO"}, f"Removed {removed} scatter{'s' if removed != 1 else ''} from {obj.name}")
         return {"FINISHED"}
+
+
+#: The inputs the panel shows for each scatter (the modifier's own panel shows them all).
+PANEL_INPUTS = ("Seed", "Density", "Spacing", "Slope Max", "Viewport Points")
+
+
+def draw_scatter(layout, obj) -> None:
+    """The Trees and Rocks panel for terrain ``obj`` (``None``: a hint): a button per kind, then each scatter's
+    main inputs (the rest are in the modifier's panel, Properties > Modifiers)."""
+    if obj is None:
+        layout.label(text="Select a terrain to scatter on it", icon="INFO")
+        return
+    row = layout.row(align=True)
+    for name, kind in SCATTER_KINDS.items():
+        row.operator(OROGEN_OT_scatter_add.bl_idname, text=kind.label.split()[0]).kind = name.upper()
+    for modifier in scatter_modifiers(obj):
+        box = layout.box()
+        box.prop(modifier, "show_viewport", text=modifier.name, emboss=False, icon="OUTLINER_OB_POINTCLOUD")
+        ids = identifiers(modifier.node_group)
+        for name in PANEL_INPUTS:
+            if name in ids:
+                box.prop(modifier, f'["{ids[name]}"]', text=name)
+    if scatter_modifiers(obj):
+        layout.operator(OROGEN_OT_scatter_remove.bl_idname, icon="TRASH")
 
 
 classes = (OROGEN_OT_scatter_add, OROGEN_OT_scatter_remove)

@@ -7,6 +7,7 @@ import sys
 import bpy
 import numpy as np
 import pytest
+from top_view import plain_top_view
 
 SIZE, WIDTH = 65, 256.0  # 4 m cells
 CLIFF_X = 0.0  # west of it gentle ground (5 degrees), east of it a cliff face (60 degrees)
@@ -156,7 +157,10 @@ def test_wetness_and_a_colour_layer_steer_the_density(scene, orogen):
     obj = terrain()
     module = scatter_module(orogen)
     add_scatter(kind="BROADLEAF", seed=5, density=400.0, spacing=2.0, wetness_min=-100.0)
+    assert obj.data.attributes.get(module.WETNESS_ATTRIBUTE) is None  # no scatter reads it: not baked
     everywhere = len(instances(obj))
+    add_scatter(kind="BROADLEAF", seed=5, density=400.0, spacing=2.0, wetness_min=-99.0)  # all ground is wetter
+    assert len(instances(obj)) == everywhere
     wet = np.empty(len(obj.data.vertices), dtype=np.float32)
     obj.data.attributes[module.WETNESS_ATTRIBUTE].data.foreach_get("value", wet)
     assert np.isfinite(wet).all() and wet.max() - wet.min() > 3.0
@@ -211,3 +215,26 @@ def test_a_users_collection_is_placed(scene, orogen):
     }
     assert placed == {"rock"}
     assert not [c for c in bpy.data.collections if c.get("orogen_scatter_placeholder")]
+
+
+def test_a_render_shows_the_trees_the_viewport_shows_as_points(scene, orogen, tmp_path):
+    """Top view, the ground a white emission under a black world: the placeholder trees (lit by nothing) are the
+    dark pixels; with Viewport Points on the render still has them."""
+    obj = terrain()
+    white = bpy.data.materials.new("white")
+    if bpy.app.version < (5, 0, 0):
+        white.use_nodes = True
+    tree = white.node_tree
+    tree.nodes.clear()
+    emit = tree.nodes.new("ShaderNodeEmission")
+    emit.inputs["Color"].default_value = (1.0, 1.0, 1.0, 1.0)
+    tree.links.new(emit.outputs[0], tree.nodes.new("ShaderNodeOutputMaterial").inputs["Surface"])
+    obj.data.materials.clear()
+    obj.data.materials.append(white)
+    bare = plain_top_view(orogen, scene, obj, tmp_path / "bare.exr", SIZE, WIDTH)
+    inner = (slice(1, -1), slice(1, -1))  # (rays along the mesh's outer edges graze it)
+    assert (bare[inner].mean(axis=2) < 0.5).mean() == 0.0
+    add_scatter(kind="CONIFERS", seed=3, density=300.0, viewport_points=True)
+    assert len(instances(obj)) == 0  # the viewport: points
+    wooded = plain_top_view(orogen, scene, obj, tmp_path / "wooded.exr", SIZE, WIDTH)
+    assert (wooded[inner].mean(axis=2) < 0.5).mean() > 0.1  # the render: trees
