@@ -337,19 +337,22 @@ def bake_maps(obj: bpy.types.Object, layers: tuple, seed: int, wanted: set[str],
     if grid is None or mesh.attributes.get(HEIGHT_ATTRIBUTE) is None:
         return [f"{obj.name}'s mesh is not its terrain grid: the scatter's wetness and layer maps were not baked"]
     rows, cols, width, height = grid
-    units = _read(mesh, HEIGHT_ATTRIBUTE, (rows, cols))
     cell = cell_size((rows, cols), width)
-    metres = units.astype(np.float64) * height
     drainage = _read(mesh, "drainage_area", (rows, cols))
-    if wetness or drainage is not None:
-        _write(mesh, WETNESS_ATTRIBUTE, wetness_index(metres, cell, drainage=drainage))
-    elif mesh.attributes.get(WETNESS_ATTRIBUTE) is not None:
-        mesh.attributes.remove(mesh.attributes[WETNESS_ATTRIBUTE])
-    notes = []
     names = [lay.name for lay in layers]
     wanted = {w for w in wanted if w}
     missing = sorted(w for w in wanted if w not in names)
-    notes += [f"no colour layer called {w!r}: its weight was not baked" for w in missing]
+    notes = [f"no colour layer called {w!r}: its weight was not baked" for w in missing]
+    wetness = wetness or drainage is not None
+    if not wetness and mesh.attributes.get(WETNESS_ATTRIBUTE) is not None:
+        mesh.attributes.remove(mesh.attributes[WETNESS_ATTRIBUTE])
+        mesh.update_tag()
+    if not wetness and not wanted - set(missing):
+        return notes  # nothing to read or write (a scatter of conifers, boulders: slope and altitude only)
+    units = _read(mesh, HEIGHT_ATTRIBUTE, (rows, cols))
+    if wetness:
+        metres = units.astype(np.float64) * height
+        _write(mesh, WETNESS_ATTRIBUTE, wetness_index(metres, cell, drainage=drainage))
     if wanted - set(missing):
         layers = check_layers(layers)
         slope = _read(mesh, SLOPE_ATTRIBUTE, (rows, cols))
@@ -358,7 +361,7 @@ def bake_maps(obj: bpy.types.Object, layers: tuple, seed: int, wanted: set[str],
         for i, name in enumerate(names):
             if name in wanted:
                 _write(mesh, layer_attribute(name), weights[..., i])
-    mesh.update()
+    mesh.update_tag()  # (the attributes changed: the scatter evaluates again)
     return notes
 
 
