@@ -238,3 +238,19 @@ def test_a_render_shows_the_trees_the_viewport_shows_as_points(scene, orogen, tm
     assert len(instances(obj)) == 0  # the viewport: points
     wooded = plain_top_view(orogen, scene, obj, tmp_path / "wooded.exr", SIZE, WIDTH)
     assert (wooded[inner].mean(axis=2) < 0.5).mean() > 0.1  # the render: trees
+
+
+def test_a_saved_file_opens_with_the_same_instances_and_the_heights_export_as_before(scene, orogen, tmp_path):
+    obj = terrain()
+    add_scatter(kind="BROADLEAF", seed=4, wetness_min=5.0)  # (reads the wetness: a baked attribute)
+    add_scatter(kind="BOULDERS", seed=4)
+    before = instances(obj)
+    heights = orogen.addon.io.heightmaps.mesh_heights(obj)
+    assert heights[2] == 0  # the scatter changes no vertex: the terrain exports as its heights
+    path = str(tmp_path / "scattered.blend")
+    bpy.ops.wm.save_as_mainfile(filepath=path)
+    bpy.ops.wm.open_mainfile(filepath=path)
+    obj = bpy.data.objects["Terrain"]
+    # The placeholders, linked to no scene, are kept by the modifiers that use them.
+    assert len([c for c in bpy.data.collections if c.get("orogen_scatter_placeholder")]) == 2
+    assert np.array_equal(instances(obj), before)
