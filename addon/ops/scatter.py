@@ -86,7 +86,13 @@ the kind's defaults"""
     slope_min: _angle("Slope Min", 0.0, "Degrees: fewer instances below (over the softness)")
     slope_max: _angle("Slope Max", 35.0, "Degrees: fewer instances above (over the softness)")
     slope_softness: _angle("Slope Softness", 5.0, "Degrees over which the slope factor falls to 0")
-    altitude_min: _length("Altitude Min", -1.0e4, "Metres above the terrain's lowest point", -1.0e6, 1.0e6)
+    altitude_min: _length(
+        "Altitude Min",
+        -1.0e4,
+        "Metres above the terrain's lowest point (with water: a softness above its level)",
+        -1.0e6,
+        1.0e6,
+    )
     altitude_max: _length("Altitude Max", 1.0e6, "Metres above the terrain's lowest point", -1.0e6, 1.0e6)
     altitude_softness: _length("Altitude Softness", 20.0, "Metres over which the altitude factor falls to 0")
     wetness_min: bpy.props.FloatProperty(
@@ -137,10 +143,14 @@ the kind's defaults"""
     def poll(cls, context):
         return poll_with(cls, terrain_reason(context))
 
-    def _fill(self) -> None:
-        """Take the kind's defaults for every kind setting not given (first run), or all (the kind changed)."""
+    def _fill(self, spec) -> None:
+        """Take the kind's defaults for every kind setting not given (first run), or all (the kind changed). On
+        a terrain with water, Altitude Min not given starts a softness above the water level (nothing under
+        water)."""
         kind = SCATTER_KINDS[self.kind.lower()]
         first = not self.filled_for
+        if first and spec.material.get("water", False) and not self.properties.is_property_set("altitude_min"):
+            self.altitude_min = float(spec.material["water_level"]) + self.altitude_softness
         if self.filled_for != self.kind:
             for name in KIND_SETTINGS:
                 if not (first and self.properties.is_property_set(name)):
@@ -190,9 +200,9 @@ the kind's defaults"""
 
     def execute(self, context):
         obj = context.active_object
-        self._fill()
         try:
             spec = read_spec(obj.orogen)
+            self._fill(spec)
             if self.layer.strip() and self.layer.strip() not in {lay.name for lay in spec.layers}:
                 raise ValueError(f"{obj.name} has no colour layer called {self.layer.strip()!r}")
         except (ValueError, TypeError) as err:

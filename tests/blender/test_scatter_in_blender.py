@@ -254,3 +254,34 @@ def test_a_saved_file_opens_with_the_same_instances_and_the_heights_export_as_be
     # The placeholders, linked to no scene, are kept by the modifiers that use them.
     assert len([c for c in bpy.data.collections if c.get("orogen_scatter_placeholder")]) == 2
     assert np.array_equal(instances(obj), before)
+
+
+def test_nothing_grows_under_the_water(scene, orogen):
+    bpy.ops.orogen.terrain_add(
+        spec=json.dumps(
+            {
+                "version": 2,
+                "size": SIZE,
+                "seed": 4,
+                "width": WIDTH,
+                "height": 60.0,
+                "generator": "hills",
+                "hills": {"count": 20, "radius_min": 10, "radius_max": 40},
+                "filters": [],
+                "material": {"water": True, "water_level": 20.0},
+            }
+        )
+    )
+    obj = bpy.context.active_object
+    add_scatter(kind="CONIFERS", seed=2, density=400.0, spacing=2.0, slope_max=90.0)
+    modifier = obj.modifiers["Orogen Conifers"]
+    module = scatter_module(orogen)
+    assert module.get_input(modifier, "Altitude Min") == pytest.approx(20.0 + 20.0)  # level + softness
+    feet = instances(obj)[:, 2, 3] + 0.5  # (sunk 0.5 m)
+    assert len(feet) > 100 and feet.min() >= 20.0 - 1e-3
+    co = np.empty(len(obj.data.vertices) * 3, dtype=np.float32)
+    obj.data.vertices.foreach_get("co", co)
+    assert (co[2::3] < 20.0).mean() > 0.1  # (there is ground under the water to keep clear)
+    # Given, it is kept.
+    add_scatter(kind="BOULDERS", altitude_min=0.0)
+    assert module.get_input(obj.modifiers["Orogen Boulders"], "Altitude Min") == 0.0
