@@ -42,6 +42,9 @@ GROUP_VERSION = 1
 WETNESS_ATTRIBUTE = "orogen_wetness"
 #: The wetness inputs' range: a scatter whose Wetness Min and Max are these reads no wetness.
 WETNESS_BOUNDS = (-100.0, 100.0)
+#: Without a drainage map the wetness is routed on a grid at most this many vertices across (see
+#: :func:`core.scatter.wetness_index`): about a second (2049² takes about eight).
+WETNESS_MAX_SIDE = 1025
 #: A colour layer's baked weight is the point attribute of this prefix and the layer's name.
 LAYER_PREFIX = "orogen_weight_"
 
@@ -328,9 +331,10 @@ def bake_maps(obj: bpy.types.Object, layers: tuple, seed: int, wanted: set[str],
     Heights come from the ``height`` attribute times the terrain's Height, the drainage area from the
     ``drainage_area`` erosion map when the terrain has one, the slope from the ``slope`` attribute. The wetness
     is baked when ``wetness`` is true or the terrain has that map (then it costs a few array operations);
-    otherwise it would need a D8 routing of the heights (:func:`core.scatter.wetness_index`: about a second at
-    1025², see ``scripts/bench.py --scatter``), so an attribute left from before is removed instead (the
-    scatter then reads no wetness, factor 1, rather than a stale one).
+    otherwise it would need a D8 routing of the heights (:func:`core.scatter.wetness_index`, on at most
+    :data:`WETNESS_MAX_SIDE` vertices across: about a second, see ``scripts/bench.py --scatter``), so an
+    attribute left from before is removed instead (the scatter then reads no wetness, factor 1, rather than
+    a stale one).
     """
     grid = _terrain_grid(obj)
     mesh = obj.data
@@ -352,7 +356,8 @@ def bake_maps(obj: bpy.types.Object, layers: tuple, seed: int, wanted: set[str],
     units = _read(mesh, HEIGHT_ATTRIBUTE, (rows, cols))
     if wetness:
         metres = units.astype(np.float64) * height
-        _write(mesh, WETNESS_ATTRIBUTE, wetness_index(metres, cell, drainage=drainage))
+        index = wetness_index(metres, cell, drainage=drainage, max_side=WETNESS_MAX_SIDE)
+        _write(mesh, WETNESS_ATTRIBUTE, index)
     if wanted - set(missing):
         layers = check_layers(layers)
         slope = _read(mesh, SLOPE_ATTRIBUTE, (rows, cols))

@@ -285,3 +285,19 @@ def test_nothing_grows_under_the_water(scene, orogen):
     # Given, it is kept.
     add_scatter(kind="BOULDERS", altitude_min=0.0)
     assert module.get_input(obj.modifiers["Orogen Boulders"], "Altitude Min") == 0.0
+
+
+def test_the_wetness_of_a_large_terrain_is_routed_on_a_coarser_grid(scene, orogen, monkeypatch):
+    module = scatter_module(orogen)
+    monkeypatch.setattr(module, "WETNESS_MAX_SIDE", 33)  # (as 1025 does for a larger terrain)
+    obj = terrain()
+    add_scatter(kind="BROADLEAF", seed=1)  # (its Wetness Min 6: the wetness is baked)
+    baked = np.empty(SIZE * SIZE, dtype=np.float32)
+    obj.data.attributes[module.WETNESS_ATTRIBUTE].data.foreach_get("value", baked)
+    height = np.empty(SIZE * SIZE, dtype=np.float32)
+    obj.data.attributes["height"].data.foreach_get("value", height)
+    metres = height.reshape(SIZE, SIZE).astype(np.float64) * 60.0
+    cell = WIDTH / (SIZE - 1)
+    expected = orogen.core.wetness_index(metres, cell, max_side=33)
+    assert np.array_equal(baked.reshape(SIZE, SIZE), expected)
+    assert not np.array_equal(expected, orogen.core.wetness_index(metres, cell))

@@ -76,3 +76,25 @@ def test_kinds_have_the_sizes_of_real_trees_and_boulders():
         assert kind.slope_min < kind.slope_max and kind.spacing > 0 and kind.density > 0
         assert set(kind.as_dict()) >= {"size", "density", "spacing", "align"}
     assert SCATTER_KINDS["boulders"].align == 1.0 and SCATTER_KINDS["conifers"].align == 0.0
+
+
+def test_a_large_grid_is_routed_at_most_max_side_cells_across():
+    rng = np.random.default_rng(5)
+    z = np.cumsum(np.cumsum(rng.normal(size=(41, 61)), axis=0), axis=1) * 0.1 + 100.0
+    assert np.array_equal(wetness_index(z, 2.0, max_side=61), wetness_index(z, 2.0))  # small enough: as it is
+    coarse = wetness_index(z, 2.0, max_side=31)
+    assert coarse.shape == z.shape and coarse.dtype == np.float32 and np.isfinite(coarse).all()
+    # The index of the 21 x 31 grid at twice the cell size, interpolated back: its corners are the coarse grid's.
+    from core.resample import resample_points
+
+    small = resample_points(z.reshape(-1, 1), (41, 61), (21, 31), smooth=True).reshape(21, 31)
+    assert np.allclose(small, z[::2, ::2])  # (every other point: the coarse grid's points are the fine grid's)
+    expected = wetness_index(small, 4.0)
+    assert np.allclose(coarse[::2, ::2], expected, atol=1e-5)
+    # A drainage map makes the index cheap: max_side then changes nothing.
+    area = np.full(z.shape, 8.0)
+    assert np.array_equal(wetness_index(z, 2.0, drainage=area, max_side=3), wetness_index(z, 2.0, drainage=area))
+    with pytest.raises(ValueError, match="max_side"):
+        wetness_index(z, 2.0, max_side=1)
+    with pytest.raises(TypeError, match="max_side"):
+        wetness_index(z, 2.0, max_side=2.5)
