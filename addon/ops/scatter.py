@@ -214,6 +214,8 @@ the kind's defaults"""
             self.report({"ERROR"}, f"Scatter not added: {obj.name} has a modifier {name!r} of its own: rename it")
             return {"CANCELLED"}
         made = []  # (kind of data, data) made by this run, removed again on failure
+        if existing is not None:  # its group and inputs, put back on failure
+            made.append(("inputs", (existing, existing.node_group, {k: existing[k] for k in existing.keys()})))
         try:
             group, new_group = scatter_group()
             if new_group:
@@ -247,6 +249,11 @@ the kind's defaults"""
         for what, data in reversed(made):
             if what == "modifier":
                 obj.modifiers.remove(data)
+            elif what == "inputs":
+                modifier, group, values = data
+                modifier.node_group = group
+                for key, value in values.items():
+                    modifier[key] = value
             elif what == "collection" and data.users == 0:
                 remove_placeholder_collection(data)
             elif what == "group" and data.users == 0:

@@ -181,7 +181,7 @@ def test_wetness_and_a_colour_layer_steer_the_density(scene, orogen):
         add_scatter(kind="BROADLEAF", layer="no such layer")
 
 
-def test_errors_leave_the_scene_as_it_was(scene, orogen):
+def test_errors_leave_the_scene_as_it_was(scene, orogen, monkeypatch):
     obj = terrain()
     with pytest.raises(RuntimeError, match="no collection called"):
         add_scatter(kind="CONIFERS", collection="Nope")
@@ -190,6 +190,28 @@ def test_errors_leave_the_scene_as_it_was(scene, orogen):
     assert len(obj.modifiers) == 0
     assert not [g for g in bpy.data.node_groups if g.get("orogen_scatter_group")]
     assert not [c for c in bpy.data.collections if c.get("orogen_scatter_placeholder")]
+    # A failed re-run leaves the scatter as it was.
+    add_scatter(kind="BOULDERS", seed=5)
+    module = scatter_module(orogen)
+    boulders = obj.modifiers["Orogen Boulders"]
+    before = {k: boulders[k] for k in boulders.keys() if not hasattr(boulders[k], "name")}
+    with pytest.raises(RuntimeError, match="no colour layer"):
+        add_scatter(kind="BOULDERS", seed=6, layer="nope")
+    with pytest.raises(RuntimeError, match="holds no objects"):
+        bpy.data.collections.new("Empty")
+        add_scatter(kind="BOULDERS", seed=6, collection="Empty")
+    ops = sys.modules[orogen.__name__ + ".addon.ops.scatter"]
+
+    def failing_bake(*_args):
+        raise ValueError("the bake failed")
+
+    monkeypatch.setattr(ops, "sync_scatter", failing_bake)  # a failure after the inputs were set
+    with pytest.raises(RuntimeError, match="the bake failed"):
+        add_scatter(kind="BOULDERS", seed=6, density=1.0)
+    monkeypatch.undo()
+    assert {k: boulders[k] for k in before} == before and module.get_input(boulders, "Seed") == 5
+    assert module.get_input(boulders, "Collection").get("orogen_scatter_placeholder") == "boulders"
+    bpy.ops.orogen.scatter_remove()
     # A modifier of the user's own with the scatter's name is not taken.
     obj.modifiers.new("Orogen Conifers", "SMOOTH")
     with pytest.raises(RuntimeError, match="of its own"):
