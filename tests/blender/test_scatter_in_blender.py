@@ -323,3 +323,34 @@ def test_the_wetness_of_a_large_terrain_is_routed_on_a_coarser_grid(scene, oroge
     expected = orogen.core.wetness_index(metres, cell, max_side=33)
     assert np.array_equal(baked.reshape(SIZE, SIZE), expected)
     assert not np.array_equal(expected, orogen.core.wetness_index(metres, cell))
+
+
+def test_the_panel_draws_a_button_per_kind_and_each_scatters_inputs(scene, orogen):
+    ops = sys.modules[orogen.__name__ + ".addon.ops.scatter"]
+
+    class Layout:
+        def __init__(self, out):
+            self.out = out
+
+        def operator(self, idname, **kw):
+            self.out.append(("operator", idname, kw.get("text")))
+            return type("Props", (), {})()
+
+        def prop(self, data, name, **kw):
+            self.out.append(("prop", name, kw.get("text")))
+
+        def __getattr__(self, _name):  # row(), box(), label(), ...
+            return lambda *a, **k: self
+
+    drawn = []
+    ops.draw_scatter(Layout(drawn), None)
+    assert drawn == []  # (a label only: select a terrain)
+    obj = terrain()
+    ops.draw_scatter(Layout(drawn), obj)
+    assert [d[2] for d in drawn] == ["Conifers", "Broadleaf", "Boulders"]
+    add_scatter(kind="CONIFERS")
+    drawn.clear()
+    ops.draw_scatter(Layout(drawn), obj)
+    texts = [d[2] for d in drawn]
+    assert "Orogen Conifers" in texts and all(name in texts for name in ops.PANEL_INPUTS)
+    assert ("operator", "orogen.scatter_remove", None) in drawn
