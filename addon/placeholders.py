@@ -24,7 +24,7 @@ PLACEHOLDER_PROPERTY = "orogen_scatter_placeholder"
 #: Base colours (linear RGB) and roughness of the placeholder materials.
 MATERIALS = {
     "bark": ((0.09, 0.055, 0.03), 0.9),
-    "needles": ((0.025, 0.07, 0.03), 0.8),
+    "needles": ((0.012, 0.075, 0.03), 0.8),
     "leaves": ((0.06, 0.16, 0.035), 0.7),
     "rock": ((0.23, 0.22, 0.2), 0.85),
 }
@@ -49,17 +49,25 @@ def _material(name: str, kind: str) -> bpy.types.Material:
     return material
 
 
-def _cylinder(bm: bmesh.types.BMesh, radius_low: float, radius_high: float, depth: float, z: float, segments: int):
-    """A capped cone or cylinder from ``z`` to ``z + depth``; returns its vertices."""
-    made = bmesh.ops.create_cone(
-        bm, cap_ends=True, segments=segments, radius1=radius_low, radius2=radius_high, depth=depth
-    )
+def _mark(verts, part: int) -> None:
+    """Give the faces of a new primitive (its vertices ``verts``) the material slot ``part``."""
+    for face in {f for v in verts for f in v.link_faces}:
+        face.material_index = part
+
+
+def _cylinder(bm: bmesh.types.BMesh, low: float, high: float, depth: float, z: float, segments: int, part: int):
+    """A capped cone or cylinder (radii ``low`` at its foot, ``high`` at its top) from ``z`` to ``z + depth``,
+    its faces in material slot ``part``; returns its vertices."""
+    made = bmesh.ops.create_cone(bm, cap_ends=True, segments=segments, radius1=low, radius2=high, depth=depth)
     bmesh.ops.translate(bm, verts=made["verts"], vec=(0.0, 0.0, z + depth / 2.0))
+    _mark(made["verts"], part)
     return made["verts"]
 
 
-def _sphere(bm: bmesh.types.BMesh, radius: float, subdivisions: int):
-    return bmesh.ops.create_icosphere(bm, subdivisions=subdivisions, radius=radius)["verts"]
+def _sphere(bm: bmesh.types.BMesh, radius: float, subdivisions: int, part: int):
+    verts = bmesh.ops.create_icosphere(bm, subdivisions=subdivisions, radius=radius)["verts"]
+    _mark(verts, part)
+    return verts
 
 
 def _jitter(verts, amount: float, seed: int) -> None:
@@ -69,38 +77,33 @@ def _jitter(verts, amount: float, seed: int) -> None:
         vert.co *= float(factor)
 
 
-def _conifer(bm: bmesh.types.BMesh, size: float, variant: int) -> list[int]:
-    """A conifer ``size`` tall: a trunk and one (variant 0) or two stacked cones. Returns each face's part."""
+def _conifer(bm: bmesh.types.BMesh, size: float, variant: int) -> None:
+    """A conifer ``size`` tall: a trunk (slot 0) and one (variant 0) or two stacked cones (slot 1)."""
     width = (0.2, 0.24, 0.17)[variant % 3] * size
-    _cylinder(bm, 0.025 * size, 0.02 * size, 0.2 * size, 0.0, 8)
-    trunk_faces = len(bm.faces)
+    _cylinder(bm, 0.025 * size, 0.02 * size, 0.2 * size, 0.0, 8, 0)
     if variant % 3 == 0:
-        _cylinder(bm, width, 0.0, 0.88 * size, 0.12 * size, 10)
+        _cylinder(bm, width, 0.0, 0.88 * size, 0.12 * size, 10, 1)
     else:
-        _cylinder(bm, width, 0.25 * width, 0.5 * size, 0.12 * size, 10)
-        _cylinder(bm, 0.75 * width, 0.0, 0.5 * size, 0.5 * size, 10)
-    return [0] * trunk_faces + [1] * (len(bm.faces) - trunk_faces)
+        _cylinder(bm, width, 0.25 * width, 0.5 * size, 0.12 * size, 10, 1)
+        _cylinder(bm, 0.75 * width, 0.0, 0.5 * size, 0.5 * size, 10, 1)
 
 
-def _broadleaf(bm: bmesh.types.BMesh, size: float, variant: int) -> list[int]:
-    """A broadleaf tree ``size`` tall: a trunk and an ico-sphere crown, a little uneven."""
-    radius = (0.32, 0.36, 0.28)[variant % 3] * size
-    _cylinder(bm, 0.045 * size, 0.03 * size, 0.5 * size, 0.0, 8)
-    trunk_faces = len(bm.faces)
-    crown = _sphere(bm, radius, 2)
+def _broadleaf(bm: bmesh.types.BMesh, size: float, variant: int) -> None:
+    """A broadleaf tree ``size`` tall: a trunk (slot 0) and an ico-sphere crown (slot 1), a little uneven."""
+    radius = (0.38, 0.42, 0.34)[variant % 3] * size
+    _cylinder(bm, 0.045 * size, 0.03 * size, 0.5 * size, 0.0, 8, 0)
+    crown = _sphere(bm, radius, 2, 1)
     _jitter(crown, 0.12, 11 + variant)
     for vert in crown:  # a little flattened, its top at about the tree's height
         vert.co.z = vert.co.z * 0.9 + (size - 0.9 * radius)
-    return [0] * trunk_faces + [1] * (len(bm.faces) - trunk_faces)
 
 
-def _boulder(bm: bmesh.types.BMesh, size: float, variant: int) -> list[int]:
-    """A boulder ``size`` across: an ico-sphere displaced by up to 25 % and squashed to 60 % in height."""
-    verts = _sphere(bm, size / 2.0, 2)
+def _boulder(bm: bmesh.types.BMesh, size: float, variant: int) -> None:
+    """A boulder ``size`` across: an ico-sphere displaced by up to 25 % and squashed to half to 70 % in height."""
+    verts = _sphere(bm, size / 2.0, 2, 0)
     _jitter(verts, 0.25, 101 + variant)
     for vert in verts:
         vert.co.z = vert.co.z * (0.5, 0.6, 0.7)[variant % 3] + size / 4.0
-    return [0] * len(bm.faces)
 
 
 _BUILDERS = {"conifers": (_conifer, ("bark", "needles")), "broadleaf": (_broadleaf, ("bark", "leaves"))}
@@ -111,14 +114,13 @@ def _placeholder_object(name: str, kind: str, spec: ScatterKind, variant: int) -
     build, parts = _BUILDERS[kind]
     bm = bmesh.new()
     try:
-        face_parts = build(bm, spec.size, variant)
+        build(bm, spec.size, variant)
         mesh = bpy.data.meshes.new(name)
         bm.to_mesh(mesh)
     finally:
         bm.free()
     for part in parts:
         mesh.materials.append(_material(part, kind))
-    mesh.polygons.foreach_set("material_index", np.array(face_parts, dtype=np.int32))
     mesh.polygons.foreach_set("use_smooth", np.full(len(mesh.polygons), kind != "conifers"))
     mesh[PLACEHOLDER_PROPERTY] = kind
     obj = bpy.data.objects.new(name, mesh)

@@ -354,3 +354,26 @@ def test_the_panel_draws_a_button_per_kind_and_each_scatters_inputs(scene, oroge
     texts = [d[2] for d in drawn]
     assert "Orogen Conifers" in texts and all(name in texts for name in ops.PANEL_INPUTS)
     assert ("operator", "orogen.scatter_remove", None) in drawn
+
+
+@pytest.mark.parametrize(("kind", "size", "foliage"), [("conifers", 20.0, "needles"), ("broadleaf", 14.0, "leaves")])
+def test_the_placeholder_trees_have_bark_below_and_foliage_above(scene, orogen, kind, size, foliage):
+    collection, made = orogen.addon.placeholders.placeholder_collection(kind)
+    assert made and len(collection.objects) == 3
+    for obj in collection.objects:
+        mesh = obj.data
+        co = np.empty(len(mesh.vertices) * 3, dtype=np.float32)
+        mesh.vertices.foreach_get("co", co)
+        co = co.reshape(-1, 3)
+        assert co[:, 2].min() == pytest.approx(0.0, abs=1e-4) and co[:, 2].max() == pytest.approx(size, rel=0.05)
+        parts = [mesh.materials[p.material_index]["orogen_part"] for p in mesh.polygons]
+        for polygon, part in zip(mesh.polygons, parts, strict=True):
+            corners = co[list(polygon.vertices)]
+            rim, top = np.hypot(corners[:, 0], corners[:, 1]).max(), corners[:, 2].max()
+            if polygon.area < 1e-6:  # (a cone's tip cap: all its corners on the axis)
+                continue
+            if rim < 0.05 * size and top <= 0.5 * size + 1e-4:  # the trunk's faces: inside its radius, low
+                assert part == "bark", (obj.name, polygon.index)
+            else:  # everything wider or higher is crown
+                assert part == foliage, (obj.name, polygon.index)
+        assert set(parts) == {"bark", foliage}
