@@ -15,7 +15,7 @@ product of
   Attribute input names (:func:`layer_attribute`); 1 when that input is empty or the attribute missing.
 
 Instances are not realised: each is a reference to a placeholder (or the user's) object. With Viewport Points
-on the viewport shows only the points (a 3D View is quick even with a million trees); a render shows the
+on the viewport shows only the points (far lighter to draw than the instances' meshes); a render shows the
 instances ("Is Viewport" is false there). The points' radius is a metre times the instance's scale.
 
 Everything random draws from Blender's hash of the points' stable ``id`` and the Seed: the same terrain and
