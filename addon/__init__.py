@@ -4,15 +4,15 @@ Rooms:
 
 - ``ui/``: the Terrain panel, drawing a spec's settings (shared with the operators' redo panels), the size menu;
 - ``ops/``: operators on terrains (add, generate, regenerate, rebuild material), profiles, presets, the
-  filter and layer stacks;
+  filter and layer stacks, the scatter;
 - ``io/``: import and export operators, heightmap files and Blender's image API;
 - ``tiles/``: worlds of terrain tiles (objects, operators, export, panel, properties);
 - ``terrain/``: a terrain object: its spec computed into arrays, written into its mesh (the user's data
   resampled), its preview mesh, its full-size pass and its place in the live-update engine;
 - top level: :mod:`.live` (the one live-update engine), :mod:`.jobs` (background jobs with progress and
   cancel), :mod:`.preferences` (the Work Limit), :mod:`.poll` (poll reasons), :mod:`.material` and
-  :mod:`.nodes`, :mod:`.water`, :mod:`.mesh`, :mod:`.specio`, :mod:`.properties`, :mod:`.render` (for
-  scripts), :mod:`.versions`.
+  :mod:`.nodes`, :mod:`.water`, :mod:`.scatter` and :mod:`.placeholders` (trees and rocks), :mod:`.mesh`,
+  :mod:`.specio`, :mod:`.properties`, :mod:`.render` (for scripts), :mod:`.versions`.
 
 Imports point down: the panels use the operators; the operators use ``ui/draw.py``, ``terrain/`` and the
 top-level modules; ``terrain/`` uses the top-level modules; everything uses :mod:`core`, which never imports
@@ -24,6 +24,7 @@ import bpy
 from . import live, preferences, render, versions  # noqa: F401  (render: scripts)
 from .io import export_maps, import_heightmap
 from .ops import presets, profile, report, stack
+from .ops import scatter as scatter_ops
 from .ops import terrain as terrain_ops
 from .terrain import settle, target
 from .tiles import export as tiles_export
@@ -46,6 +47,7 @@ modules = (
     profile,
     report,
     presets,
+    scatter_ops,
     import_heightmap,
     export_maps,
     sizes,

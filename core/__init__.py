@@ -73,6 +73,7 @@ from .progress import Cancelled, ProgressBar, progress_text, time_left
 from .recipe import Recipe
 from .rng import sub_seed, uniform
 from .scale import ScaleChangeWarning
+from .scatter import SCATTER_KINDS, ScatterKind, wetness_index
 from .sources import STAMPS, Source, Stamp, register_stamp
 from .spec import TerrainSpec, apply_settings, json_schema, load_spec
 from .window import Window
@@ -129,6 +130,9 @@ __all__ = [
     "hillslope_diffusion",
     "PiledSedimentWarning",
     "ScaleChangeWarning",
+    "SCATTER_KINDS",
+    "ScatterKind",
+    "wetness_index",
     "hydraulic_erosion",
     "GlacialResult",
     "glacial_erosion",

@@ -7,6 +7,7 @@
     .venv/bin/python scripts/bench.py --docs          # also the measured part of docs/performance.md
     .venv/bin/python scripts/bench.py --from-json out/bench.json --docs   # the page from an earlier run
     .venv/bin/python scripts/bench.py --stream-power --docs   # only a stream-power step against fastscapelib
+    .venv/bin/python scripts/bench.py --scatter       # only the scatter and water builds (257², 1025²)
 
 Prints a table and writes JSON. Times are medians of several runs
 (``time.perf_counter``); peak memory is measured separately with
@@ -41,6 +42,7 @@ import statistics
 import sys
 import time
 import tracemalloc
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -1011,6 +1013,66 @@ def bench_live(n, preview, runs):
     ]
 
 
+def bench_scatter(n, runs, width=2000.0):
+    """Trees and water on a terrain ``n``² wide ``width`` metres (hills, water on at a fifth of its height).
+
+    Timed: ``orogen.scatter_add`` of conifers (the node group and placeholders made on the first run, then
+    found; conifers read no wetness, so none is baked), the wetness bake alone (``scatter.bake_maps``: a D8
+    routing of the heights, as on a terrain without erosion maps, and the index), the depsgraph's
+    evaluation of the scatter after a new seed with the viewport's points and with the full instances
+    (Viewport Points off: what a render evaluates), and the water object's build (``water.sync_water``:
+    its mesh and material, water on).
+    """
+    import bpy
+    from render_terrain import load_orogen
+
+    orogen = load_orogen()
+    scatter, water = orogen.addon.scatter, orogen.addon.water
+    bpy.ops.wm.read_homefile(use_empty=True)
+    settings = f"size={n}; width={width}; height={width / 10}; material.water=true; material.water_level={width / 50}"
+    bpy.ops.orogen.terrain_add(set=settings)
+    obj = bpy.context.active_object
+    spec = orogen.addon.specio.read_spec(obj.orogen)
+
+    def timed(fn):
+        t = time.perf_counter()
+        fn()
+        return time.perf_counter() - t
+
+    def evaluate():
+        bpy.context.evaluated_depsgraph_get().update()
+
+    times = {"add": [], "bake": [], "points": [], "instances": [], "water": []}
+    counts = {}
+    for seed in range(runs):
+        for modifier in scatter.scatter_modifiers(obj):
+            obj.modifiers.remove(modifier)
+        evaluate()
+        # (altitude_min given: trees under the water too, a full forest to time)
+        add = partial(bpy.ops.orogen.scatter_add, kind="CONIFERS", seed=seed, altitude_min=0.0)
+        times["add"].append(timed(add))
+        times["bake"].append(timed(lambda: scatter.bake_maps(obj, spec.layers, spec.seed, set(), wetness=True)))
+        modifier = obj.modifiers["Orogen Conifers"]
+        for key, points in (("points", True), ("instances", False)):
+            scatter.set_inputs(modifier, {"Seed": seed + 100, "Viewport Points": points})
+            times[key].append(timed(evaluate))
+        counts["instances"] = sum(1 for i in bpy.context.evaluated_depsgraph_get().object_instances if i.is_instance)
+        times["water"].append(timed(lambda: water.sync_water(obj, spec)))
+    median = {key: statistics.median(t) for key, t in times.items()}
+    return [
+        {
+            "case": f"conifers on {width:.0f} m hills, {counts['instances']:,} instances",
+            "size": n,
+            "instances": counts["instances"],
+            "add_seconds": median["add"],
+            "wetness_seconds": median["bake"],
+            "points_seconds": median["points"],
+            "instances_seconds": median["instances"],
+            "water_seconds": median["water"],
+        }
+    ]
+
+
 def verdicts(gen, refs, blender, regen=(), erosion=(), noise=(), stream=(), light=(), material=(), live=(), preset=()):
     out = {}
     for r in preset:
@@ -1162,6 +1224,11 @@ def parse_args(argv=None):
         action="store_true",
         help="only thermal and hydraulic steps per second at 1025² and the eroding presets' heightmaps",
     )
+    parser.add_argument(
+        "--scatter",
+        action="store_true",
+        help="only the scatter (orogen.scatter_add, its wetness bake and evaluation) and the water build",
+    )
     parser.add_argument("--world-size", type=int, default=16385, help="world vertices per side (with --world)")
     parser.add_argument("--world-tile", type=int, default=1025, help="tile vertices per side (with --world)")
     parser.add_argument("--world-preset", default="alpine_ridges", help="preset of the world (with --world)")
@@ -1240,6 +1307,9 @@ def main(argv=None):
     if args.filters:
         args.json = args.json or ROOT / "out" / "bench_filters.json"
         return main_filters(args)
+    if args.scatter:
+        args.json = args.json or ROOT / "out" / "bench_scatter.json"
+        return main_scatter(args)
     args.json = args.json or ROOT / "out" / "bench.json"
     sizes = (65, 129) if args.quick else (1025, 4097)
     runs = 1 if args.quick else args.runs
@@ -1257,6 +1327,7 @@ def main(argv=None):
     regen = [] if args.no_blender else bench_regenerate((257, sizes[0]) if not args.quick else (17, 33), runs)
     live = [] if args.no_blender else bench_live(sizes[0], 257 if not args.quick else 17, runs)
     preset = [] if args.no_blender else bench_preset(sizes[0], 1 if args.quick else 3)
+    scatter = [] if args.no_blender else bench_scatter(sizes[0], runs)
     checks = verdicts(gen, refs, blender, regen, erosion, noise, stream, light, material, live, preset)
     data = {
         "machine": {**machine(load_before), "date": time.strftime("%Y-%m-%d"), "quick": args.quick},
@@ -1273,6 +1344,7 @@ def main(argv=None):
         "regenerate": regen,
         "live": live,
         "preset": preset,
+        "scatter": scatter,
         "verdicts": checks,
     }
     publish(args, report(data), data, "main")
@@ -1284,6 +1356,7 @@ def report(data):
     gen, erosion, noise, light = data["generators"], data["erosion"], data["noise"], data["lighting"]
     refs, stream, blender, material = data["references"], data["stream_power"], data["blender"], data["material"]
     regen, live, preset, checks = data["regenerate"], data["live"], data["preset"], data["verdicts"]
+    scatter = data.get("scatter", [])  # (runs before 0.3.0 have none)
     bandwidth = data["copy_bandwidth_bytes_per_s"]
     if gen:
         out.append("## Generators and filters\n")
@@ -1447,11 +1520,41 @@ def report(data):
                 ],
             )
         )
+    if scatter:
+        out.append("\n## Trees and water\n")
+        out.append(report_scatter(scatter))
     if checks:
         out.append("\n## Targets\n")
         for name, ok in checks.items():
             out.append(f"- {'met' if ok else 'MISSED'}: {name}")
     return "\n".join(out)
+
+
+def report_scatter(rows):
+    """The table of :func:`bench_scatter`'s rows."""
+    return table(
+        rows,
+        [
+            ("case", lambda r: r["case"]),
+            ("size", lambda r: f"{r['size']}²"),
+            ("scatter_add s", lambda r: f"{r['add_seconds']:.3f}"),
+            ("wetness bake s", lambda r: f"{r['wetness_seconds']:.3f}"),
+            ("viewport points s", lambda r: f"{r['points_seconds']:.3f}"),
+            ("instances s", lambda r: f"{r['instances_seconds']:.3f}"),
+            ("water build s", lambda r: f"{r['water_seconds']:.3f}"),
+        ],
+    )
+
+
+def main_scatter(args):
+    """``--scatter``: only the scatter and water builds (see :func:`bench_scatter`), at 257² and 1025²."""
+    runs = 1 if args.quick else args.runs
+    rows = [row for n in ((65,) if args.quick else (257, 1025)) for row in bench_scatter(n, runs)]
+    data = {"machine": {**machine(), "date": time.strftime("%Y-%m-%d"), "quick": args.quick}, "scatter_only": rows}
+    text = "## Trees and water\n\n" + report_scatter(rows)
+    print(text)
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(data, indent=2), encoding="utf-8")
 
 
 def main_stream_power(args):

@@ -22,6 +22,7 @@ from ..jobs import running
 from ..live import suspended
 from ..material import bake_unlit_color, checked_files, new_material, refused_images
 from ..mesh import TERRAIN_PROPERTY, grid_shape_of, is_grid_of, update_grid_mesh
+from ..scatter import sync_scatter
 from ..specio import read_spec, write_spec
 from ..water import sync_water
 from . import userdata
@@ -245,6 +246,8 @@ def apply_arrays(
     notes = write_arrays(obj, arrays)
     bake_unlit_color(obj, spec)
     notes += sync_water(obj, spec)
+    scattered = sync_scatter(obj, spec)  # its maps follow the terrain (a preview's notes would repeat each edit)
+    notes += [] if preview else scattered
     if spec.material["enabled"]:
         notes += refused_images(spec)  # the terrain is regenerated; the material could not take the image
     with suspended():

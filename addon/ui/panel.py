@@ -1,8 +1,8 @@
 """The Terrain tab in the 3D View's sidebar, drawn from whatever the spec holds (see :mod:`.draw`).
 
 The tab's panel holds the presets, the terrain's world settings and its buttons; each part of the spec is a
-sub-panel of it (Generator, Sources, Filters, Lighting, Material, Colour Layers, Water, Realism Report),
-collapsible as Blender's own panels are, those with a switch drawing it in their header.
+sub-panel of it (Generator, Sources, Filters, Lighting, Material, Colour Layers, Water, Trees and Rocks, Realism
+Report), collapsible as Blender's own panels are, those with a switch drawing it in their header.
 """
 
 import bpy
@@ -11,6 +11,7 @@ from ..io.export_maps import OROGEN_OT_export_maps
 from ..ops.presets import draw_presets
 from ..ops.profile import OROGEN_OT_profile_add
 from ..ops.report import draw_report
+from ..ops.scatter import draw_scatter
 from ..ops.terrain import OROGEN_OT_material_rebuild, OROGEN_OT_terrain_generate, OROGEN_OT_terrain_regenerate
 from ..poll import active_terrain, selected_active
 from .draw import (
@@ -153,6 +154,14 @@ class VIEW3D_PT_orogen_water(_Part, bpy.types.Panel):
         draw_water(layout, data, header=False)
 
 
+class VIEW3D_PT_orogen_scatter(_Part, bpy.types.Panel):
+    bl_label = "Trees and Rocks"
+    bl_options = {"DEFAULT_CLOSED"}
+
+    def draw(self, context):
+        draw_scatter(self.layout, active_terrain(context))
+
+
 class VIEW3D_PT_orogen_report(_Part, bpy.types.Panel):
     bl_label = "Realism Report"
     bl_options = {"DEFAULT_CLOSED"}
@@ -170,6 +179,7 @@ classes = (
     VIEW3D_PT_orogen_material,
     VIEW3D_PT_orogen_layers,
     VIEW3D_PT_orogen_water,
+    VIEW3D_PT_orogen_scatter,
     VIEW3D_PT_orogen_report,
 )
 

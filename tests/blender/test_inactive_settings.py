@@ -95,6 +95,7 @@ def test_the_terrain_tab_has_a_sub_panel_per_part(orogen):
         "VIEW3D_PT_orogen_material",
         "VIEW3D_PT_orogen_layers",
         "VIEW3D_PT_orogen_water",
+        "VIEW3D_PT_orogen_scatter",
         "VIEW3D_PT_orogen_report",
     ]
     for name, cls in parts.items():

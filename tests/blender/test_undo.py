@@ -8,7 +8,7 @@ A setting changed in the panel is pushed in the same way after its update has ru
 it regenerated are one step); the message bus that background sessions use instead is delivered by hand.
 
 Each test records the whole file's state (:func:`state`: every object, its mesh heights read with
-``foreach_get``, its seed, spec, status, material and water; every collection and tile world), and asserts
+``foreach_get``, its seed, spec, status, material, water and modifiers; every collection and tile world), and asserts
 that undo brings back the state before the step, exactly, and that redo brings back the state after it.
 Every operator of Orogen's with the ``UNDO`` flag has a case here: a new one without a case fails
 :func:`test_every_undoable_operator_is_tested`.
@@ -49,6 +49,10 @@ def state() -> dict:
             entry["co"] = _heights(obj.data).tobytes()
             entry["materials"] = tuple(s.material.name if s.material else None for s in obj.material_slots)
             entry["attributes"] = tuple(sorted(a.name for a in obj.data.attributes))
+        entry["modifiers"] = tuple(
+            (m.name, m.type, m.node_group.name if getattr(m, "node_group", None) else None, _inputs(m))
+            for m in obj.modifiers
+        )
         settings = getattr(obj, "orogen", None)
         if settings is not None and settings.is_terrain:
             entry["seed"] = settings.seed
@@ -81,7 +85,15 @@ def state() -> dict:
         "layers": tuple(lay.name for lay in panel.layers),
     }
     out["materials"] = tuple(sorted(m.name for m in bpy.data.materials if m.users))
+    out["node_groups"] = tuple(sorted(g.name for g in bpy.data.node_groups if g.users))
     return out
+
+
+def _inputs(modifier) -> tuple:
+    """A Geometry Nodes modifier's input values (IDs by name), sorted by key."""
+    if modifier.type != "NODES":
+        return ()
+    return tuple(sorted((k, getattr(v, "name", v)) for k, v in modifier.items() if not hasattr(v, "to_dict")))
 
 
 def differences(a: dict, b: dict) -> list[str]:
@@ -457,6 +469,19 @@ def test_tiles_lod(world):
     check_undo_redo(bpy.ops.orogen.tiles_lod, "Level of Detail from Cursor")
 
 
+def test_scatter_add(terrain):
+    select(bpy.data.objects[terrain])
+    check_undo_redo(lambda: bpy.ops.orogen.scatter_add(kind="BROADLEAF", seed=2), "Add Scatter")  # (bakes wetness)
+    check_undo_redo(lambda: bpy.ops.orogen.scatter_add(kind="BROADLEAF", seed=3), "Add Scatter again")
+
+
+def test_scatter_remove(terrain):
+    select(bpy.data.objects[terrain])
+    bpy.ops.orogen.scatter_add(kind="CONIFERS", seed=2)
+    done("Add Scatter")
+    check_undo_redo(bpy.ops.orogen.scatter_remove, "Remove Scatter")
+
+
 #: The operators with a case above.
 TESTED = {
     "terrain_add",
@@ -483,6 +508,8 @@ TESTED = {
     "tiles_regenerate",
     "tile_rebuild",
     "tiles_lod",
+    "scatter_add",
+    "scatter_remove",
 }
 
 
