@@ -15,7 +15,7 @@ from typing import Any
 
 from .spec import SPEC_VERSION, TerrainSpec
 
-__all__ = ["PRESETS", "preset_spec"]
+__all__ = ["PRESETS", "SCATTER_SETTINGS", "preset_scatter", "preset_spec"]
 
 #: Far below or above any terrain (metres): a layer that never fades out on that side.
 _FAR = 1.0e5
@@ -631,6 +631,70 @@ for _name, _level in _WATER.items():
         "water": True,
         "water_level": _level,
     }
+
+#: The trees and rocks each preset is scattered with (the add-on's Add Scatter, ``orogen.scatter_add``): a kind
+#: of :data:`core.scatter.SCATTER_KINDS` and the settings that differ from its defaults. A colour layer limits a
+#: kind to where that layer shows (forest, meadow, scree), so the scatter follows the preset's own zones.
+_SCATTER: dict[str, list[dict[str, Any]]] = {
+    "rolling_hills": [{"kind": "broadleaf", "layer": "meadow", "density": 25.0, "spacing": 9.0}],
+    "island": [{"kind": "broadleaf", "layer": "grass", "density": 40.0}],
+    "alpine_faults": [
+        {"kind": "conifers", "layer": "grass", "density": 60.0},
+        {"kind": "boulders", "slope_min": 25.0, "slope_max": 45.0, "density": 30.0},
+    ],
+    "diamond_square_peaks": [{"kind": "conifers", "layer": "grass", "density": 60.0}],
+    "eroded_mountains": [{"kind": "conifers", "layer": "forest", "density": 80.0}],
+    "river_valleys": [
+        {"kind": "conifers", "layer": "forest", "density": 80.0},
+        {"kind": "broadleaf", "layer": "valley grass", "density": 15.0},
+    ],
+    "scree_slopes": [{"kind": "boulders", "layer": "scree", "density": 200.0, "spacing": 2.5}],
+    "alpine_ridges": [
+        {"kind": "conifers", "layer": "meadow", "density": 60.0},
+        {"kind": "boulders", "layer": "alpine tundra", "density": 20.0},
+    ],
+    "rolling_farmland": [{"kind": "broadleaf", "layer": "meadow", "density": 8.0, "spacing": 12.0}],
+    "volcanic_island": [{"kind": "broadleaf", "layer": "forest", "density": 60.0}],
+    "canyon_mesas": [{"kind": "boulders", "slope_min": 20.0, "slope_max": 40.0, "density": 40.0}],
+}
+for _name, _entries in _SCATTER.items():
+    PRESETS[_name]["scatter"] = _entries
+
+#: The settings a preset's scatter entry may give (besides ``kind``): Add Scatter's, in its units (instances per
+#: hectare, metres, degrees, wetness index units, factors).
+SCATTER_SETTINGS = (
+    "seed",
+    "layer",
+    "density",
+    "spacing",
+    "slope_min",
+    "slope_max",
+    "slope_softness",
+    "altitude_min",
+    "altitude_max",
+    "altitude_softness",
+    "wetness_min",
+    "wetness_softness",
+    "scale_min",
+    "scale_max",
+    "rotation",
+    "align",
+    "sink",
+)
+
+
+def preset_scatter(name: str) -> list[dict[str, Any]]:
+    """The scatter of built-in preset ``name``: a list (empty when it has none) of dicts, each with a ``kind`` of
+    :data:`core.scatter.SCATTER_KINDS` and some of :data:`SCATTER_SETTINGS` (copies: edit them freely).
+
+    Raises
+    ------
+    ValueError
+        For an unknown name (listing the built-in ones).
+    """
+    if name not in PRESETS:
+        raise ValueError(f"no built-in preset {name!r:.40}; built-in: {', '.join(PRESETS)}")
+    return [dict(entry) for entry in PRESETS[name].get("scatter", ())]
 
 
 def preset_spec(name: str) -> TerrainSpec:

@@ -15,7 +15,7 @@ import bpy
 from ...core.io.files import write_text
 from ...core.io.jsonio import load_json, read_regular_file
 from ...core.params import GENERATORS
-from ...core.presets import PRESETS, preset_spec
+from ...core.presets import PRESETS, preset_scatter, preset_spec
 from ...core.spec import TerrainSpec, load_spec
 from ..live import changed, suspended
 from ..poll import active_terrain, mode_reason, poll_with
@@ -113,6 +113,34 @@ def find_preset(name: str) -> TerrainSpec | None:
     )
 
 
+def builtin_key(name: str) -> str | None:
+    """The key of the built-in preset ``name`` loads (a key, or a label no preset of yours has), else ``None``."""
+    if name in PRESETS:
+        return name
+    if name.startswith(USER_PREFIX) or name in user_presets() or bpy.path.clean_name(name) in user_presets():
+        return None
+    return next((key for key, p in PRESETS.items() if p["label"] == name), None)
+
+
+def add_preset_scatter(operator, obj, key: str) -> list[str]:
+    """Scatter ``obj`` with built-in preset ``key``'s trees and rocks (Add Scatter, one call per entry: a kind
+    already there is updated, kinds the preset has not are left alone); returns the kinds added. A scatter that
+    fails is reported as a warning and leaves the terrain without it."""
+    added = []
+    for entry in preset_scatter(key):
+        settings = dict(entry)
+        kind = settings.pop("kind")
+        with bpy.context.temp_override(active_object=obj, object=obj):
+            try:
+                result = bpy.ops.orogen.scatter_add(kind=kind.upper(), **settings)
+            except RuntimeError as err:  # its own report, raised as an error by an operator call from Python
+                operator.report({"WARNING"}, f"{kind} not scattered: {str(err).strip()[:200]}")
+                continue
+        if "FINISHED" in result:
+            added.append(kind)
+    return added
+
+
 def keep_source(current: TerrainSpec, preset: TerrainSpec) -> tuple[TerrainSpec, str]:
     """``preset`` as it dresses a terrain that starts from a source (a file, an object: a generator in metres):
     its filters, lighting, material and layers on the terrain's own source, size, width and Height; with a
@@ -145,6 +173,11 @@ terrain (which then regenerates)"""
     bl_options = {"REGISTER", "UNDO"}
 
     name: bpy.props.StringProperty(name="Preset", description="Built-in preset key or label, or your preset's name")
+    scatter: bpy.props.BoolProperty(
+        name="Trees and Rocks",
+        default=True,
+        description="Loaded into a terrain, a built-in preset scatters its trees and rocks too (Add Scatter)",
+    )
 
     @classmethod
     def poll(cls, context):
@@ -170,7 +203,10 @@ terrain (which then regenerates)"""
             write_spec(settings, spec)
         if obj is not None:
             changed(obj, context)
-            self.report({"INFO"}, f"Loaded {self.name} into {obj.name}{kept}")
+            key = builtin_key(self.name) if self.scatter else None
+            added = add_preset_scatter(self, obj, key) if key is not None else []
+            trees = f", scattered with {', '.join(added)}" if added else ""
+            self.report({"INFO"}, f"Loaded {self.name} into {obj.name}{kept}{trees}")
         else:
             self.report({"INFO"}, f"Loaded {self.name}: press Generate")
         return {"FINISHED"}

@@ -377,3 +377,35 @@ def test_the_placeholder_trees_have_bark_below_and_foliage_above(scene, orogen, 
             else:  # everything wider or higher is crown
                 assert part == foliage, (obj.name, polygon.index)
         assert set(parts) == {"bark", foliage}
+
+
+def test_a_builtin_preset_loaded_into_a_terrain_brings_its_trees_and_rocks(scene, orogen):
+    """Alpine Ridges: conifers on its meadow, boulders on its tundra, as core.presets declares them."""
+    obj = terrain()
+    bpy.ops.orogen.preset_load(name="Alpine Ridges")  # its label, as the menu passes it
+    mods = {m.name: m for m in scatter_module(orogen).scatter_modifiers(obj)}
+    assert set(mods) == {"Orogen Conifers", "Orogen Boulders"}
+    get = scatter_module(orogen).get_input
+    assert get(mods["Orogen Conifers"], "Layer Attribute") == scatter_module(orogen).layer_attribute("meadow")
+    assert get(mods["Orogen Conifers"], "Density") == pytest.approx(60.0)
+    assert get(mods["Orogen Boulders"], "Density") == pytest.approx(20.0)
+
+
+def test_scree_slopes_has_boulders_on_its_scree_once_regenerated(scene, orogen):
+    obj = terrain()
+    bpy.ops.orogen.preset_load(name="scree_slopes")
+    obj.orogen.size = 97  # smaller than the preset's 257: a quick test
+    assert bpy.ops.orogen.terrain_regenerate() == {"FINISHED"}
+    (mod,) = scatter_module(orogen).scatter_modifiers(obj)
+    assert mod.name == "Orogen Boulders"
+    scatter_module(orogen).set_inputs(mod, {"Viewport Points": False})  # the test's depsgraph is a viewport's
+    placed = instances(obj)
+    assert 100 < len(placed) < 200.0 * 16  # 200 per hectare at most, over 16 ha, where the scree shows
+
+
+def test_a_preset_loads_without_its_scatter_when_asked_and_a_bare_one_has_none(scene, orogen):
+    obj = terrain()
+    bpy.ops.orogen.preset_load(name="eroded_mountains", scatter=False)
+    assert scatter_module(orogen).scatter_modifiers(obj) == []
+    bpy.ops.orogen.preset_load(name="badlands")
+    assert scatter_module(orogen).scatter_modifiers(obj) == []
