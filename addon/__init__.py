@@ -21,7 +21,7 @@ top-level modules; ``terrain/`` uses the top-level modules; everything uses :mod
 
 import bpy
 
-from . import live, preferences, render, versions  # noqa: F401  (render: scripts)
+from . import live, preferences, render, thumbnails, versions  # noqa: F401  (render: scripts)
 from .io import export_maps, import_heightmap
 from .ops import presets, profile, report, stack
 from .ops import scatter as scatter_ops
@@ -46,6 +46,7 @@ modules = (
     terrain_ops,
     profile,
     report,
+    thumbnails,
     presets,
     scatter_ops,
     import_heightmap,

@@ -17,6 +17,7 @@ from ...core.io.jsonio import load_json, read_regular_file
 from ...core.params import GENERATORS
 from ...core.presets import PRESETS, preset_scatter, preset_spec
 from ...core.spec import TerrainSpec, load_spec
+from .. import thumbnails
 from ..live import changed, suspended
 from ..poll import active_terrain, mode_reason, poll_with
 from ..specio import read_spec, write_spec
@@ -283,7 +284,8 @@ class OROGEN_MT_terrain_presets(bpy.types.Menu):
     def draw(self, _context):
         layout = self.layout
         for key, preset in {**PRESETS, **PROFILE_PRESETS}.items():
-            layout.operator(OROGEN_OT_preset_load.bl_idname, text=preset["label"]).name = key
+            icon = thumbnails.icon_id(key)
+            layout.operator(OROGEN_OT_preset_load.bl_idname, text=preset["label"], icon_value=icon).name = key
         users = user_presets()
         if users:
             layout.separator()
@@ -299,10 +301,28 @@ class OROGEN_MT_terrain_presets_remove(bpy.types.Menu):
             self.layout.operator(OROGEN_OT_preset_remove.bl_idname, text=name).name = name
 
 
+class OROGEN_PT_preset_gallery(bpy.types.Panel):
+    """The built-in presets as pictures (their renders), a click loads one: the preset menu's gallery."""
+
+    bl_label = "Preset Gallery"
+    bl_space_type = "VIEW_3D"
+    bl_region_type = "HEADER"
+    bl_ui_units_x = 24
+
+    def draw(self, _context):
+        grid = self.layout.grid_flow(row_major=True, columns=3, even_columns=True, even_rows=True)
+        for key, preset in {**PRESETS, **PROFILE_PRESETS}.items():
+            col = grid.column(align=True)
+            if thumbnails.preview(key) is not None:
+                col.template_icon(icon_value=thumbnails.icon_id(key), scale=6.0)
+            col.operator(OROGEN_OT_preset_load.bl_idname, text=preset["label"]).name = key
+
+
 def draw_presets(layout) -> None:
-    """Preset menu with save and remove buttons, as Blender's own preset headers."""
+    """Preset menu with save and remove buttons, as Blender's own preset headers, and the gallery of pictures."""
     row = layout.row(align=True)
     row.menu("OROGEN_MT_terrain_presets", text=OROGEN_MT_terrain_presets.bl_label)
+    row.popover(OROGEN_PT_preset_gallery.__name__, text="", icon="IMAGE_BACKGROUND")
     row.operator(OROGEN_OT_preset_save.bl_idname, text="", icon="ADD")
     row.menu("OROGEN_MT_terrain_presets_remove", text="", icon="REMOVE")
 
@@ -313,6 +333,7 @@ classes = (
     OROGEN_OT_preset_remove,
     OROGEN_MT_terrain_presets,
     OROGEN_MT_terrain_presets_remove,
+    OROGEN_PT_preset_gallery,
 )
 
 
