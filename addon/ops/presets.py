@@ -123,11 +123,11 @@ def builtin_key(name: str) -> str | None:
     return next((key for key, p in PRESETS.items() if p["label"] == name), None)
 
 
-def add_preset_scatter(operator, obj, key: str) -> list[str]:
+def add_preset_scatter(obj, key: str) -> tuple[list[str], list[str]]:
     """Scatter ``obj`` with built-in preset ``key``'s trees and rocks (Add Scatter, one call per entry: a kind
-    already there is updated, kinds the preset has not are left alone); returns the kinds added. A scatter that
-    fails is reported as a warning and leaves the terrain without it."""
-    added = []
+    already there is updated, kinds the preset has not are left alone). Returns the kinds added and a message
+    for each that failed (that kind is left off; Add Scatter leaves the terrain as it was)."""
+    added, failed = [], []
     for entry in preset_scatter(key):
         settings = dict(entry)
         kind = settings.pop("kind")
@@ -135,11 +135,11 @@ def add_preset_scatter(operator, obj, key: str) -> list[str]:
             try:
                 result = bpy.ops.orogen.scatter_add(kind=kind.upper(), **settings)
             except RuntimeError as err:  # its own report, raised as an error by an operator call from Python
-                operator.report({"WARNING"}, f"{kind} not scattered: {str(err).strip()[:200]}")
+                failed.append(f"{kind} not scattered: {str(err).strip()[:200]}")
                 continue
         if "FINISHED" in result:
             added.append(kind)
-    return added
+    return added, failed
 
 
 def keep_source(current: TerrainSpec, preset: TerrainSpec) -> tuple[TerrainSpec, str]:
@@ -205,7 +205,9 @@ terrain (which then regenerates)"""
         if obj is not None:
             changed(obj, context)
             key = builtin_key(self.name) if self.scatter else None
-            added = add_preset_scatter(self, obj, key) if key is not None else []
+            added, failed = add_preset_scatter(obj, key) if key is not None else ([], [])
+            for message in failed:
+                self.report({"WARNING"}, message)
             trees = f", scattered with {', '.join(added)}" if added else ""
             self.report({"INFO"}, f"Loaded {self.name} into {obj.name}{kept}{trees}")
         else:
