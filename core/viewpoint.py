@@ -96,7 +96,8 @@ def landscape_viewpoint(
     ``heights``: ``float32 (rows, cols)``, metres, row 0 north (the mesh's Z); ``cell_size``: metres between
     vertices; ``sun_azimuth``: degrees clockwise from north; ``half_fov``: the camera's horizontal half field of
     view in degrees ``(0, 90)``; ``drone``: the camera's height above the ground under it in metres (default a
-    fifth of the relief, clamped to 15-400 m, as a drone flies); ``max_silhouette``: the tangent of the
+    fifth of the relief or 3 % of the terrain's width, the larger, clamped to 15-400 m, as a drone flies: low
+    hills are seen from high enough to show their pattern); ``max_silhouette``: the tangent of the
     highest elevation angle at which the camera may see terrain (``>= 0``; a camera lower than that would
     look up at a wall).
 
@@ -130,7 +131,7 @@ def landscape_viewpoint(
     low, high = float(heights.min()), float(heights.max())
     relief = high - low
     if drone is None:
-        drone = min(max(0.2 * relief, 15.0), 400.0)
+        drone = min(max(0.2 * relief, 0.03 * 2.0 * max(hx, hy), 15.0), 400.0)
     inset_x, inset_y = max(0.04 * hx, 2 * cell), max(0.04 * hy, 2 * cell)
     fan = np.radians(np.linspace(-half_fov, half_fov, FAN_RAYS))
     steps = (np.arange(RAY_SAMPLES, dtype=np.float64) + 0.5) / RAY_SAMPLES  # fractions of each ray's length

@@ -81,11 +81,13 @@ def test_no_terrain_rises_above_the_highest_angle_allowed():
     assert view.position[2] > view.ground + 0.2 * float(heights.max() - heights.min())
 
 
-def test_a_flat_terrain_gets_the_first_candidate_at_the_lowest_drone_height():
+def test_a_flat_terrain_gets_the_first_candidate_at_a_drone_height_from_its_width():
     heights = np.full((N, N), 7.0, dtype=np.float32)
     view = landscape_viewpoint(heights, CELL, sun_azimuth=30.0)
     assert view.azimuth == 30.0 + SIDE_ANGLES[0]  # every direction scores the same: the first wins
-    assert view.ground == 7.0 and view.position[2] == 7.0 + 15.0  # 15 m: the lowest drone height
+    assert view.ground == 7.0 and view.position[2] == pytest.approx(7.0 + 30.0)  # 3 % of the 1000 m width
+    small = landscape_viewpoint(heights[:21, :21], CELL, sun_azimuth=30.0)
+    assert small.position[2] == 7.0 + 15.0  # 200 m wide: the lowest drone height, 15 m
     assert view.silhouette < 0.0  # all the land below eye level
     x, y, _ = view.position
     a = math.radians(view.azimuth)
