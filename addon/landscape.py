@@ -216,7 +216,8 @@ def add_haze(
     metre, Koschmieder 1924), plus air's Rayleigh scattering (:data:`RAYLEIGH`, blue the most: far slopes turn
     blue); ``H`` is :func:`horizon_radiance` for a sun ``sun_altitude`` degrees high. As a volume: absorption
     ``sigma`` and emission ``sigma * H``, which solve to exactly that, in a box object with no surface;
-    constant, so Cycles integrates it in closed form and samples no light in it; not seen by shadow rays.
+    constant, so Cycles integrates it in closed form and samples no light in it (the sun's light crossing it
+    is dimmed too).
     Raises ``ValueError`` unless ``visibility`` is a positive finite number.
     """
     if not (math.isfinite(visibility) and visibility > 0):
@@ -254,9 +255,6 @@ def add_haze(
     mesh.materials.append(material)
     box = bpy.data.objects.new("Haze", mesh)
     box.matrix_world = Matrix.Translation(terrain.matrix_world.translation)
-    # Koschmieder's law is about lines of sight: shadow rays pass the haze as if it were not there (the sun's
-    # light is dimmed by the sky's own atmosphere already), which halves the render time of a scene with water.
-    box.visible_shadow = False
     scene.collection.objects.link(box)
     return box
 
