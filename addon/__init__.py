@@ -11,8 +11,9 @@ Rooms:
   resampled), its preview mesh, its full-size pass and its place in the live-update engine;
 - top level: :mod:`.live` (the one live-update engine), :mod:`.jobs` (background jobs with progress and
   cancel), :mod:`.preferences` (the Work Limit), :mod:`.poll` (poll reasons), :mod:`.material` and
-  :mod:`.nodes`, :mod:`.water`, :mod:`.scatter` and :mod:`.placeholders` (trees and rocks), :mod:`.mesh`,
-  :mod:`.specio`, :mod:`.properties`, :mod:`.render` (for scripts), :mod:`.versions`.
+  :mod:`.nodes`, :mod:`.water`, :mod:`.scatter` and :mod:`.placeholders` (trees and rocks), :mod:`.thumbnails`
+  (preset pictures), :mod:`.mesh`, :mod:`.specio`, :mod:`.properties`, :mod:`.render` and :mod:`.landscape`
+  (pictures, for scripts), :mod:`.versions`.
 
 Imports point down: the panels use the operators; the operators use ``ui/draw.py``, ``terrain/`` and the
 top-level modules; ``terrain/`` uses the top-level modules; everything uses :mod:`core`, which never imports
@@ -21,7 +22,7 @@ top-level modules; ``terrain/`` uses the top-level modules; everything uses :mod
 
 import bpy
 
-from . import live, preferences, render, thumbnails, versions  # noqa: F401  (render: scripts)
+from . import landscape, live, preferences, render, thumbnails, versions  # noqa: F401  (landscape, render: scripts)
 from .io import export_maps, import_heightmap
 from .ops import presets, profile, report, stack
 from .ops import scatter as scatter_ops

@@ -23,8 +23,8 @@ At the top level stay what ties them together: the parameter declarations
 heightmap part :mod:`.recipe`, its sources and stamps :mod:`.sources`, exact
 windows :mod:`.window`, worlds of tiles :mod:`.world`), presets (:mod:`.presets`), the shared checks
 (:mod:`.heightmap`), randomness (:mod:`.rng`), units (:mod:`.units`),
-colours (:mod:`.colormap`), the realism report (:mod:`.geomorph`), masks of filters (:mod:`.masks`), the
-simple filters (:mod:`.filters`) and one
+colours (:mod:`.colormap`), a landscape camera's vantage (:mod:`.viewpoint`), the realism report
+(:mod:`.geomorph`), masks of filters (:mod:`.masks`), the simple filters (:mod:`.filters`) and one
 cancellation protocol (:mod:`.progress`: a callback ``progress(done, total)``
 returning ``False`` raises :class:`Cancelled`). Options past the first one to
 three data arguments are keyword-only everywhere.
@@ -76,6 +76,7 @@ from .scale import ScaleChangeWarning
 from .scatter import SCATTER_KINDS, ScatterKind, wetness_index
 from .sources import STAMPS, Source, Stamp, register_stamp
 from .spec import TerrainSpec, apply_settings, json_schema, load_spec
+from .viewpoint import Viewpoint, frame_top, landscape_viewpoint
 from .window import Window
 
 __all__ = [
@@ -103,6 +104,7 @@ __all__ = [
     "register_stamp",
     "StreamPowerResult",
     "TerrainSpec",
+    "Viewpoint",
     "Window",
     "add_hill",
     "ambient_occlusion",
@@ -124,6 +126,7 @@ __all__ = [
     "flatten",
     "flow_direction",
     "flow_length",
+    "frame_top",
     "fractal_noise",
     "hill_parameters",
     "hillshade",
@@ -137,6 +140,7 @@ __all__ = [
     "GlacialResult",
     "glacial_erosion",
     "json_schema",
+    "landscape_viewpoint",
     "layer_presence",
     "layer_weights",
     "light_direction",

@@ -7,10 +7,11 @@ Each preset is loaded as a user would (``orogen.preset_load``), generated
 with the panel's settings (``orogen.terrain_generate``, the Generate button),
 and rendered with Cycles at 960 × 540 as ``render_terrain.py`` renders: a sun
 lamp where the preset's baked light comes from, Blender's physical sky, AgX, the
-oblique camera framed on the terrain's bounds, denoised (the side-view profile
+landscape camera (``--view``, as ``render_terrain.py``'s), denoised (the side-view profile
 from the front). ``--erosion-pair`` renders the Eroded Mountains
 preset's diamond-square start without its filters and then with them (the
-stream-power erosion and its sea), same seed, world and camera.
+stream-power erosion and its sea), same seed, world and camera: the diorama view,
+so that both show the whole block from the same place.
 """
 
 import argparse
@@ -32,6 +33,13 @@ def main():
     parser.add_argument("--resolution", type=int, nargs=2, default=(960, 540), metavar=("X", "Y"))
     parser.add_argument("--samples", type=int, default=16)
     parser.add_argument("--only", nargs="+", metavar="NAME", help="render only these presets (keys)")
+    parser.add_argument(
+        "--view",
+        choices=("LANDSCAPE", "DIORAMA", "OBLIQUE", "TOP"),
+        type=str.upper,
+        default="LANDSCAPE",
+        help="camera, as render_terrain.py's (default LANDSCAPE)",
+    )
     parser.add_argument(
         "--erosion-pair",
         type=Path,
@@ -74,11 +82,15 @@ def main():
             if bpy.ops.orogen.terrain_generate() != {"FINISHED"}:
                 raise RuntimeError(f"preset {key} was not generated")
             terrain = bpy.context.active_object
-            render.add_camera(
-                scene, terrain, view="OBLIQUE", aspect=args.resolution[0] / args.resolution[1], horizon=0.22
-            )
-            render.add_base(scene, terrain)
             light = orogen.core.preset_spec(key).lighting
+            orogen.addon.landscape.stage_view(
+                scene,
+                terrain,
+                args.view,
+                aspect=args.resolution[0] / args.resolution[1],
+                sun_azimuth=light["azimuth"],
+                sun_altitude=max(light["altitude"], 1.0),
+            )
         shoot(scene, render, args, args.output_dir / f"{key}.png", light)
 
 
@@ -102,10 +114,9 @@ def render_erosion_pair(args, orogen):
         if bpy.ops.orogen.terrain_add(spec=pair_spec.to_json()) != {"FINISHED"}:
             raise RuntimeError(f"{name} was not generated")
         terrain = bpy.context.active_object
-        orogen.addon.render.add_camera(
-            scene, terrain, view="OBLIQUE", aspect=args.resolution[0] / args.resolution[1], horizon=0.22
+        orogen.addon.landscape.stage_view(
+            scene, terrain, "DIORAMA", aspect=args.resolution[0] / args.resolution[1], sun_azimuth=0.0
         )
-        orogen.addon.render.add_base(scene, terrain)
         shoot(scene, orogen.addon.render, args, args.erosion_pair / f"{name}.png", spec.lighting)
 
 

@@ -151,7 +151,22 @@ def parse_args(argv):
         default=None,
         help="material look (default: the spec's, lit)",
     )
-    parser.add_argument("--view", choices=("OBLIQUE", "TOP"), default="OBLIQUE", help="camera (default OBLIQUE)")
+    parser.add_argument(
+        "--view",
+        choices=("LANDSCAPE", "DIORAMA", "OBLIQUE", "TOP"),
+        type=str.upper,
+        default="LANDSCAPE",
+        help="camera: LANDSCAPE (default) from inside the terrain at drone height, the sun to the side, the land "
+        "continued to a hazy horizon; DIORAMA (or OBLIQUE) the block on its plinth from above; TOP straight down",
+    )
+    parser.add_argument(
+        "--visibility",
+        type=float,
+        default=None,
+        metavar="METRES",
+        help="LANDSCAPE: the visual range of the haze in metres (Koschmieder: extinction 3.912 / visibility; "
+        "default five times the distance to the terrain's far edge)",
+    )
     parser.add_argument("--samples", type=int, default=32, help="Cycles samples (default 32)")
     parser.add_argument(
         "--denoise",
@@ -179,6 +194,10 @@ def parse_args(argv):
         problems.append("--samples must be in [1, 65536]")
     if args.altitude is not None and not (math.isfinite(args.altitude) and 0 < args.altitude <= 90):
         problems.append("--altitude must be in (0, 90] degrees")
+    if args.visibility is not None and not (math.isfinite(args.visibility) and args.visibility > 0):
+        problems.append("--visibility must be a positive number of metres")
+    if args.visibility is not None and args.view != "LANDSCAPE":
+        problems.append("--visibility is for --view LANDSCAPE (there is no haze in the others)")
     if args.azimuth is not None and not math.isfinite(args.azimuth):
         problems.append("--azimuth must be a finite number of degrees")
     for option, path, suffix in (("--output", args.output, ".png"), ("--blend", args.blend, ".blend")):
@@ -305,10 +324,19 @@ def main(argv=None):
     add_terrain(spec, orogen, args.quiet)
     terrain = bpy.context.active_object
     aspect = args.resolution[0] / args.resolution[1]
-    render.add_camera(scene, terrain, view=args.view, aspect=aspect, horizon=0.22 if args.view == "OBLIQUE" else None)
-    if args.view == "OBLIQUE":
-        render.add_base(scene, terrain)  # closed sides: no open sheet's underside at a high edge
-    light = spec.lighting  # the sun stands where the baked light comes from
+    light = spec.lighting  # the sun stands where the baked light comes from; a landscape camera puts it aside
+    try:
+        orogen.addon.landscape.stage_view(
+            scene,
+            terrain,
+            args.view,
+            aspect=aspect,
+            sun_azimuth=light["azimuth"],
+            sun_altitude=max(light["altitude"], 1.0),
+            visibility=args.visibility,
+        )
+    except ValueError as err:  # a mesh that is not an Orogen grid (a mesh source's own) has no landscape view
+        sys.exit(f"error: --view {args.view}: {err}")
     render.light_scene(scene, math.radians(light["azimuth"]), math.radians(max(light["altitude"], 1.0)))
     if spec.material["shading"] == "unlit":  # the baked colour x lightmap, shown as it is (no tone mapping)
         scene.view_settings.view_transform = "Standard"

@@ -7,6 +7,7 @@ import sys
 import bpy
 import numpy as np
 import pytest
+from mathutils import Vector
 from top_view import plain_top_view
 
 
@@ -198,3 +199,92 @@ def test_the_optional_cavity_term_darkens_a_lit_terrain_by_its_ambient_occlusion
     # Only the diffuse part is scaled: the specular reflection (white, the same in both) keeps the ratio a little
     # above the factor, never above 1 beyond the noise.
     assert 1.0 <= float(np.median(ratio / occ)) < 1.25 and (ratio < 1.05).mean() > 0.97
+
+
+def _linear_luminance(rgb):
+    """Rec. 709 luminance of sRGB-encoded values in [0, 1] (a PNG's), decoded to linear first."""
+    linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+    return linear @ np.array([0.2126, 0.7152, 0.0722])
+
+
+def test_the_landscape_view_looks_across_a_lit_land_with_the_sky_only_above_it(scene, orogen, tmp_path):
+    """The default picture of render_terrain.py, small: the camera inside the terrain above its ground, the sun
+    to the side, no sky below the horizon (the land continues to it), and no slope facing the camera in black
+    shadow (the near-black share that a sun behind the relief gave the old view's pictures: 2-21 %)."""
+    landscape, render, read = orogen.addon.landscape, orogen.addon.render, orogen.addon.io.heightmaps.read_image
+    spec = orogen.core.preset_spec("eroded_mountains").replace(size=65)
+    bpy.ops.orogen.terrain_add(spec=spec.to_json())
+    terrain = bpy.context.active_object
+    light = spec.lighting
+    cam = landscape.stage_view(
+        scene, terrain, "LANDSCAPE", aspect=16 / 9, sun_azimuth=light["azimuth"], sun_altitude=light["altitude"]
+    )
+    assert scene.camera == cam
+    # Above the ground: straight down the first thing met is the terrain or its water, straight up the haze's
+    # ceiling; inside the terrain's bounds.
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    below = scene.ray_cast(depsgraph, cam.location, (0.0, 0.0, -1.0))
+    above = scene.ray_cast(depsgraph, cam.location, (0.0, 0.0, 1.0))
+    water = orogen.addon.water.water_of(terrain)
+    assert below[0] and below[4] in (terrain, water) and cam.location.z > below[1].z
+    assert above[0] and above[4].name == "Haze"
+    half = terrain.dimensions / 2
+    assert abs(cam.location.x) < half.x and abs(cam.location.y) < half.y
+    # Level, looking 60-100 degrees from the sun's azimuth.
+    view = cam.matrix_world.to_3x3() @ Vector((0.0, 0.0, -1.0))
+    assert abs(view.z) < 1e-6
+    off = abs((math.degrees(math.atan2(view.x, view.y)) - light["azimuth"] + 180.0) % 360.0 - 180.0)
+    assert 60.0 <= off <= 100.0, off
+    render.light_scene(scene, math.radians(light["azimuth"]), math.radians(light["altitude"]))
+    render.configure_cycles(scene, (160, 90), samples=16)
+    # The sky's pixels: where a camera ray meets nothing (transparent film, the haze left out so it hides none).
+    haze = bpy.data.objects["Haze"]
+    haze.hide_render = True
+    scene.render.film_transparent = True
+    scene.render.image_settings.color_mode = "RGBA"
+    render.render_still(scene, str(tmp_path / "mask.png"))
+    sky = read(str(tmp_path / "mask.png"))[..., 3] < 0.999
+    assert 0.1 < sky.mean() < 0.6 and sky[:9].mean() > 0.9  # a sky at the top ...
+    assert not sky[60:].any()  # ... and none in the bottom third
+    haze.hide_render = False
+    scene.render.film_transparent = False
+    scene.render.image_settings.color_mode = "RGB"
+    render.render_still(scene, str(tmp_path / "landscape.png"))
+    lum = _linear_luminance(read(str(tmp_path / "landscape.png"))[..., :3].astype(np.float64))
+    assert (lum < 0.03).mean() < 0.02, (lum < 0.03).mean()
+    land = lum[~sky]
+    assert np.percentile(land, 5) > 0.03 and land.std() > 0.01  # shaded slopes keep light, and there is detail
+
+
+def test_the_surround_continues_the_terrain_across_every_edge(scene, orogen):
+    """Mirror images of the terrain and of its water round it, each meeting the terrain edge to edge with the
+    same heights; a flat ground beyond at the water level."""
+    bpy.ops.orogen.terrain_add(
+        size=17, size_y=9, width=32.0, height=10.0, seed=3, location=(5.0, -2.0, 1.0), set="material.water=true"
+    )
+    terrain = bpy.context.active_object
+    water = orogen.addon.water.water_of(terrain)
+    made = orogen.addon.landscape.add_surround(scene, terrain, reach=500.0)
+    copies = [o for o in made if o.data == terrain.data]
+    seas = [o for o in made if water is not None and o.data == water.data]
+    assert len(copies) == 24 and len(seas) == 24 and len(made) == 49
+    co = np.empty(17 * 9 * 3, dtype=np.float32)
+    terrain.data.vertices.foreach_get("co", co)
+    grid = co.reshape(9, 17, 3)
+    world = np.array(terrain.matrix_world)
+
+    def placed(obj, points):
+        m = np.array(obj.matrix_world)
+        return points @ m[:3, :3].T + m[:3, 3]
+
+    east_edge = grid[:, -1]
+    original = placed(terrain, east_edge)
+    # The image next east (mirrored in X): its own east column lands on the terrain's east column.
+    east = next(o for o in copies if np.allclose(np.array(o.matrix_world)[:3, 3], world[:3, 3] + (32.0, 0, 0)))
+    assert np.allclose(placed(east, east_edge), original, atol=1e-4)
+    assert np.array(east.matrix_world)[0, 0] == pytest.approx(-1.0)
+    ground = next(o for o in made if o.name.endswith("Ground"))
+    z = np.empty(len(ground.data.vertices) * 3, dtype=np.float32)
+    ground.data.vertices.foreach_get("co", z)
+    level = (terrain.matrix_world.inverted() @ water.matrix_world).translation.z
+    assert np.allclose(z[2::3], level)

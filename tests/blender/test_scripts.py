@@ -77,7 +77,7 @@ def test_render_terrain_lights_the_terrain_from_the_specs_sun(tmp_path):
     check = (
         "import bpy, math, sys; sys.path.insert(0, sys.argv[2]); from render_terrain import load_orogen; "
         "o = load_orogen(); bpy.ops.wm.open_mainfile(filepath=sys.argv[1]); "
-        "t = next(x for x in bpy.data.objects if x.type == 'MESH'); "
+        "t = next(x for x in bpy.data.objects if x.type == 'MESH' and 'orogen_terrain' in x); "
         "sun = next(x for x in bpy.data.objects if x.type == 'LIGHT'); "
         "print(o.addon.specio.read_spec(t.orogen).lighting['azimuth'], "
         "o.addon.terrain.compute.scene_sun(bpy.context.scene))"
@@ -85,6 +85,36 @@ def test_render_terrain_lights_the_terrain_from_the_specs_sun(tmp_path):
     out = run("-c", check, blend, ROOT / "scripts")
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().splitlines()[-1] == "200.0 (200.0, 25.0)"
+
+
+@pytest.mark.parametrize(
+    ("view", "objects"),
+    [
+        ([], {"Camera", "Haze", "Terrain Surround 1", "Terrain Surround Ground"}),
+        (["--view", "diorama"], {"Camera", "Terrain Base"}),
+        (["--view", "OBLIQUE"], {"Camera", "Terrain Base"}),
+        (["--view", "top"], {"Camera"}),
+    ],
+)
+def test_render_terrain_stages_the_view_it_is_asked_for(view, objects, tmp_path):
+    """The landscape by default (camera, haze, the terrain's mirror images and the ground beyond), the block on
+    its plinth as DIORAMA or its old name OBLIQUE, in any case; the top view with neither."""
+    blend = tmp_path / "t.blend"
+    proc = run(
+        ROOT / "scripts" / "render_terrain.py",
+        *("--size", "9", "--resolution", "8", "8", "--samples", "1", "--output", tmp_path / "t.png"),
+        *("--blend", blend, *view),
+    )
+    assert proc.returncode == 0, proc.stderr
+    check = (
+        "import bpy, json, sys; bpy.ops.wm.open_mainfile(filepath=sys.argv[1]); "
+        "print(json.dumps([o.name for o in bpy.data.objects]))"
+    )
+    out = run("-c", check, blend)
+    assert out.returncode == 0, out.stderr
+    names = set(json.loads(out.stdout.strip().splitlines()[-1]))
+    assert objects <= names
+    assert ("Haze" in names) == ("Haze" in objects) and ("Terrain Base" in names) == ("Terrain Base" in objects)
 
 
 # What ``blender -b -P SCRIPT -- ARGS`` does to a script, done with the bpy module (no Blender
@@ -203,6 +233,9 @@ def test_render_terrain_reads_a_recipe(tmp_path, orogen):
         (["--samples", "0"], "--samples must be in [1, 65536]"),
         (["--seed", str(2**64)], f"error: {TOO_BIG_SEED}"),
         (["--altitude", "nan"], "--altitude must be in (0, 90] degrees"),
+        (["--visibility", "0"], "--visibility must be a positive number of metres"),
+        (["--view", "top", "--visibility", "5000"], "--visibility is for --view LANDSCAPE"),
+        (["--view", "sideways"], "invalid choice: 'SIDEWAYS'"),
         (["--output", "out/terrain.jpg"], "--output must be a .png file path"),
         # Rolling Hills' hills are 125 to 625 m; assignments apply in order.
         (
