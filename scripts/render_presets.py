@@ -32,6 +32,12 @@ def main():
     parser.add_argument("--size", type=int, default=257, help="vertices per side (default 257)")
     parser.add_argument("--resolution", type=int, nargs=2, default=(960, 540), metavar=("X", "Y"))
     parser.add_argument("--samples", type=int, default=16)
+    parser.add_argument(
+        "--scatter",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="each preset with its trees and rocks (default on)",
+    )
     parser.add_argument("--only", nargs="+", metavar="NAME", help="render only these presets (keys)")
     parser.add_argument(
         "--view",
@@ -82,6 +88,10 @@ def main():
             if bpy.ops.orogen.terrain_generate() != {"FINISHED"}:
                 raise RuntimeError(f"preset {key} was not generated")
             terrain = bpy.context.active_object
+            if args.scatter:
+                _, failed = presets.add_preset_scatter(terrain, key)
+                if failed:
+                    raise RuntimeError(f"preset {key}: {'; '.join(failed)}")
             light = orogen.core.preset_spec(key).lighting
             orogen.addon.landscape.stage_view(
                 scene,

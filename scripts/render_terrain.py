@@ -128,6 +128,15 @@ def spec_from_args(args, orogen, default: dict | None = None):
         sys.exit(f"error: {err}")
 
 
+def builtin_preset(args, orogen) -> str | None:
+    """The key of the built-in preset the terrain is (``--preset``, or the demo's without ``--spec``), else None."""
+    if args.spec is not None:
+        return None
+    if args.preset is None:
+        return DEMO_PRESET
+    return orogen.addon.ops.presets.builtin_key(args.preset)
+
+
 def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add_spec_arguments(parser)
@@ -166,6 +175,12 @@ def parse_args(argv):
         metavar="METRES",
         help="LANDSCAPE: the visual range of the haze in metres (Koschmieder: extinction 3.912 / visibility; "
         "default five times the distance to the terrain's far edge)",
+    )
+    parser.add_argument(
+        "--scatter",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="a built-in preset (and the demo) with its trees and rocks (default on; --no-scatter: bare ground)",
     )
     parser.add_argument("--samples", type=int, default=32, help="Cycles samples (default 32)")
     parser.add_argument(
@@ -323,6 +338,11 @@ def main(argv=None):
         sys.exit(f"error: {err}")
     add_terrain(spec, orogen, args.quiet)
     terrain = bpy.context.active_object
+    preset = builtin_preset(args, orogen)
+    if args.scatter and preset is not None:
+        _, failed = orogen.addon.ops.presets.add_preset_scatter(terrain, preset)
+        for message in failed:
+            print(f"note: {message}", file=sys.stderr)
     aspect = args.resolution[0] / args.resolution[1]
     light = spec.lighting  # the sun stands where the baked light comes from; a landscape camera puts it aside
     try:

@@ -117,6 +117,26 @@ def test_render_terrain_stages_the_view_it_is_asked_for(view, objects, tmp_path)
     assert ("Haze" in names) == ("Haze" in objects) and ("Terrain Base" in names) == ("Terrain Base" in objects)
 
 
+@pytest.mark.parametrize("flag, kinds", [([], ["Orogen Boulders"]), (["--no-scatter"], [])])
+def test_render_terrain_scatters_a_built_in_presets_trees_and_rocks(flag, kinds, tmp_path):
+    """A built-in preset renders with the scatter it carries (core.presets), unless asked not to."""
+    blend = tmp_path / "t.blend"
+    proc = run(
+        ROOT / "scripts" / "render_terrain.py",
+        *("--preset", "scree_slopes", "--size", "33", "--resolution", "8", "8", "--samples", "1"),
+        *("--output", tmp_path / "t.png", "--blend", blend, *flag),
+    )
+    assert proc.returncode == 0, proc.stderr
+    check = (
+        "import bpy, json, sys; bpy.ops.wm.open_mainfile(filepath=sys.argv[1]); "
+        "print(json.dumps([m.name for o in bpy.data.objects if o.name == 'Terrain' for m in o.modifiers "
+        "if m.type == 'NODES']))"
+    )
+    out = run("-c", check, blend)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == kinds
+
+
 # What ``blender -b -P SCRIPT -- ARGS`` does to a script, done with the bpy module (no Blender
 # binary of 4.2+ is installable here): Blender's own flags in sys.argv before "--", the script run
 # as __main__ with __file__ set, and neither the script's folder nor the working folder on sys.path.
