@@ -30,9 +30,18 @@ Colours are then mixed in sequence with Mix nodes (RGBA): step ``k`` blends
 the running colour toward layer ``k`` by ``W_k / (W_0 + ... + W_k)``, which
 equals ``sum_i W_i * colour_i / sum_i W_i``, the normalised blend.
 
-*Lit* feeds that colour map alone to a Principled BSDF's base colour: Blender's
+*Lit* feeds that colour map to a Principled BSDF's base colour: Blender's
 lights, sky and shadows shade the terrain, so nothing is shaded twice and
-nothing goes stale when the sun turns. *Unlit* multiplies it by the baked
+nothing goes stale when the sun turns. Between the two the *ground* stage
+(:func:`.ground.ground_stage`, the spec's ``detail``, ``strata_spacing`` and ``map_tint``) tints
+the colour by the terrain's own maps — channels, wet hollows and the shores of
+rivers and lakes darker (the ``drainage_area``, ``orogen_wetness``,
+``river_width`` and ``lake_depth`` attributes), deposits lighter
+(``deposited``) — and adds detail below the grid from 3D noise on the object's
+coordinates in metres (a bump at 2.5 m and 24 m, colour patches at 180 m, rock
+beds of the strata spacing, tilted and warped, on slopes steeper than 40°), so
+nothing stretches on a cliff as a projected texture would; the albedo is kept
+within :data:`.ground.ALBEDO`. A missing map reads 0 and tints nothing. *Unlit* multiplies it by the baked
 ``Lightmap`` colour attribute (slope or hillshade, cast shadows, ambient
 occlusion) into an Emission shader: the flat look of the classic tutorials,
 and what the exported lightmap and colour maps hold.
@@ -55,6 +64,7 @@ from ..core.colormap import (
     Layer,
 )
 from ..core.io.image_headers import check_file
+from .ground import NO_GROUND, ground_stage
 from .mesh import (
     BAKED_COLOR_ATTRIBUTE,
     HEIGHT_ATTRIBUTE,
@@ -66,6 +76,7 @@ from .mesh import (
 from .terrain.compute import available_memory
 
 _COLUMN = 220.0  # horizontal spacing of node columns in the editor
+
 _ROW = 180.0
 
 
@@ -187,9 +198,16 @@ def _layer_texture(b: TreeBuilder, lay: Layer, x: float, y: float) -> tuple[bpy.
 
 #: Name prefix of Orogen's cached template materials (a leading dot hides an ID in Blender's menus).
 def build_tree(
-    mat: bpy.types.Material, layers: tuple[Layer, ...], use_lightmap: bool, shading: str, cavity: float = 0.0
+    mat: bpy.types.Material,
+    layers: tuple[Layer, ...],
+    use_lightmap: bool,
+    shading: str,
+    cavity: float = 0.0,
+    ground: tuple[float, float, float] = NO_GROUND,
 ) -> None:
-    """Fill ``mat``'s node tree with the height blend of ``layers`` (see the module docstring)."""
+    """Fill ``mat``'s node tree with the height blend of ``layers`` (see the module docstring); ``ground`` is
+    ``(detail, strata_spacing, map_tint)`` of the Lit ground stage (:func:`.ground.ground_stage`;
+    :data:`.ground.NO_GROUND`: none)."""
     if bpy.app.version < (5, 0, 0):
         mat.use_nodes = True
     tree = mat.node_tree
@@ -221,7 +239,7 @@ def build_tree(
     parts = [_presence_and_distance(b, sources, lay, i, i * 4) for i, lay in enumerate(layers)]
     weights = _weights(b, layers, [p for p, _ in parts], [d for _, d in parts])
     color, color_out = _blend(b, layers, weights)
-    _output(b, color, color_out, use_lightmap, shading, cavity)
+    _output(b, color, color_out, use_lightmap, shading, cavity, ground)
 
 
 def _noise(b: TreeBuilder, coords, lay: Layer, index: int, y: int) -> tuple:
@@ -373,7 +391,15 @@ def _blend(b: TreeBuilder, layers: tuple[Layer, ...], weights: list) -> tuple:
     return color, color_out
 
 
-def _output(b: TreeBuilder, color, color_out: str, use_lightmap: bool, shading: str, cavity: float = 0.0) -> None:
+def _output(
+    b: TreeBuilder,
+    color,
+    color_out: str,
+    use_lightmap: bool,
+    shading: str,
+    cavity: float = 0.0,
+    ground: tuple[float, float, float] = NO_GROUND,
+) -> None:
     """The colour map into a Principled BSDF (Lit), or colour x lightmap into an Emission shader (Unlit).
 
     Lit never multiplies the baked lightmap in: its slope or hillshade, shadows and ambient occlusion would
@@ -388,6 +414,10 @@ def _output(b: TreeBuilder, color, color_out: str, use_lightmap: bool, shading: 
         b.link(lightmap, "Color", lit, "B_Color")
         color, color_out = lit, "Result_Color"
         x_out += 2
+    normal = None  # the ground stage first: the cavity term darkens past its albedo floor, as light would
+    if shading == "LIT" and (ground[0] > 0.0 or ground[2] > 0.0):
+        color, color_out, normal = ground_stage(b, color, color_out, ground, x_out)
+        x_out += 12
     if shading == "LIT" and cavity > 0.0:  # the optional cavity term: colour x mix(1, AO, cavity)
         ao = b.node(
             "ShaderNodeAttribute",
@@ -407,6 +437,8 @@ def _output(b: TreeBuilder, color, color_out: str, use_lightmap: bool, shading: 
         shader = b.node("ShaderNodeBsdfPrincipled", x_out, 0)
         b.link(color, color_out, shader, "Base Color")
         b.socket(shader.inputs, "Roughness").default_value = 0.9
+        if normal is not None:
+            b.link(normal, "Normal", shader, "Normal")
         shader_out = "BSDF"
     else:
         shader = b.node("ShaderNodeEmission", x_out, 0)

@@ -113,7 +113,15 @@ def test_material_links_are_valid_and_read_the_attributes(scene):
     tree = mat.node_tree
     assert tree.links and all(link.is_valid for link in tree.links)
     attrs = [n for n in tree.nodes if n.bl_idname == "ShaderNodeAttribute"]
-    assert [n.attribute_name for n in attrs] == ["height"]
+    # the colour map reads the height; the Lit ground stage the maps that tint it (missing ones read 0)
+    assert [n.attribute_name for n in attrs] == [
+        "height",
+        "drainage_area",
+        "orogen_wetness",
+        "river_width",
+        "lake_depth",
+        "deposited",
+    ]
     # Lit (the default): Blender lights it, the baked lightmap is not read (Unlit's, below, is)
     assert [n.layer_name for n in tree.nodes if n.bl_idname == "ShaderNodeVertexColor"] == []
     mixes = [n for n in tree.nodes if n.bl_idname == "ShaderNodeMix"]
