@@ -23,7 +23,7 @@ from .mesh import (
     SLOPE_ATTRIBUTE,
     grid_shape_of,
 )
-from .nodes import TreeBuilder, build_tree, check_layer_file, load_layer_image
+from .nodes import NO_GROUND, TreeBuilder, build_tree, check_layer_file, load_layer_image
 from .specio import image_path
 
 TEMPLATE_PREFIX = ".Orogen Template "
@@ -32,7 +32,7 @@ TEMPLATE_KEY = "orogen_template_key"
 #: Templates kept at most; the least recently made beyond this are removed when a new one is made.
 MAX_TEMPLATES = 8
 #: Bump when the node tree :func:`build_material` makes changes, so templates of an older tree are not reused.
-_TREE_VERSION = 6
+_TREE_VERSION = 7
 #: Custom property numbering the templates in the order they were made (oldest is pruned first).
 TEMPLATE_ORDER = "orogen_template_order"
 
@@ -45,6 +45,7 @@ def build_material(
     *,
     cached: bool = True,
     cavity: float = 0.0,
+    ground: tuple[float, float, float] = NO_GROUND,
 ) -> bpy.types.Material:
     """Create a new material whose colour is the height blend of ``layers``.
 
@@ -64,6 +65,10 @@ def build_material(
         Lit only, ``[0, 1]``: darken the base colour by the baked ambient occlusion (the ``occlusion``
         attribute), ``colour x (1 - cavity + cavity x AO)``: a cavity term, an artistic darkening of crevices on
         top of Blender's own light (0: off, the attribute is not read).
+    ground : (float, float, float)
+        Lit only: ``(detail, strata_spacing, map_tint)`` of the ground stage (the spec's ``material.detail``,
+        ``strata_spacing`` in metres and ``map_tint``; :func:`.nodes._ground`): the maps' tint and the detail
+        below the grid. :data:`.nodes.NO_GROUND` (the default): none.
     cached : bool
         Copy a cached template for the same layers and options (``material.copy()``,
         about 0.3 ms) instead of building the tree node by node (about 10 ms).
@@ -83,13 +88,14 @@ def build_material(
         raise ValueError(f"shading must be 'LIT' or 'UNLIT', got {shading!r}")
     use_lightmap = bool(use_lightmap) and shading == "UNLIT"  # one template for Lit, lightmap baked or not
     cavity = float(cavity) if shading == "LIT" else 0.0
+    ground = tuple(float(v) for v in ground) if shading == "LIT" else NO_GROUND
     if not cached or any(lay.kind == "IMAGE" for lay in layers):
         mat = bpy.data.materials.new(name)
-        build_tree(mat, layers, use_lightmap, shading, cavity)
+        build_tree(mat, layers, use_lightmap, shading, cavity, ground)
         return mat
-    template = _template(layers, use_lightmap, shading, cavity)
+    template = _template(layers, use_lightmap, shading, cavity, ground)
     if template is None:  # someone else's material holds the template's name: build without the cache
-        return build_material(name, layers, use_lightmap, shading, cached=False, cavity=cavity)
+        return build_material(name, layers, use_lightmap, shading, cached=False, cavity=cavity, ground=ground)
     mat = template.copy()
     for prop in (TEMPLATE_KEY, TEMPLATE_ORDER):
         del mat[prop]
@@ -98,11 +104,15 @@ def build_material(
 
 
 def _template(
-    layers: tuple[Layer, ...], use_lightmap: bool, shading: str, cavity: float = 0.0
+    layers: tuple[Layer, ...],
+    use_lightmap: bool,
+    shading: str,
+    cavity: float = 0.0,
+    ground: tuple[float, float, float] = NO_GROUND,
 ) -> bpy.types.Material | None:
     """The cached template for these layers and options, made if missing or stale (``None``: its name is taken
     by a material that is not ours). At most ``MAX_TEMPLATES`` unused templates are kept, oldest dropped."""
-    key = repr((_TREE_VERSION, tuple(layers), bool(use_lightmap), shading, cavity))
+    key = repr((_TREE_VERSION, tuple(layers), bool(use_lightmap), shading, cavity, tuple(ground)))
     template_name = TEMPLATE_PREFIX + hashlib.sha1(key.encode()).hexdigest()[:16]
     template = bpy.data.materials.get(template_name)
     if template is not None and (template.library is not None or template.get(TEMPLATE_KEY) != key):
@@ -113,7 +123,7 @@ def _template(
     if template is None:
         older = templates()
         template = bpy.data.materials.new(template_name)
-        build_tree(template, layers, use_lightmap, shading, cavity)
+        build_tree(template, layers, use_lightmap, shading, cavity, ground)
         template[TEMPLATE_KEY] = key
         template[TEMPLATE_ORDER] = max((m[TEMPLATE_ORDER] for m in older), default=-1) + 1
         unused = [m for m in older if m.users == 0]
@@ -140,6 +150,9 @@ def templates() -> list[bpy.types.Material]:
 WATER_COLOR_DEPTH = 3.0
 #: Index of refraction of water.
 WATER_IOR = 1.33
+#: Scattering coefficient of the water's volume, per metre: clear lake and coastal water scatter about
+#: 0.05-0.5 per metre, the open ocean about 0.03 (Mobley 1994, "Light and Water", chapter 3).
+WATER_SCATTERING = 0.05
 #: Material custom property holding the depth colour a water material was built for.
 WATER_KEY = "orogen_water_color"
 
@@ -169,8 +182,12 @@ def build_water_material(name: str, depth_color) -> bpy.types.Material:
     (linear RGB). Shadow rays see a Transparent BSDF instead of the refracting
     surface (Light Path ▸ Is Shadow Ray), so the sun lights the sea floor
     through the water, dimmed by the volume; without it, Cycles would leave
-    everything under water in the surface's shadow. The mesh must be closed
-    around the water for the volume (``addon/water.py`` makes it so).
+    everything under water in the surface's shadow. The volume also scatters
+    (a white Volume Scatter of :data:`WATER_SCATTERING` per metre, the particles
+    of natural water), so light comes back out of deep water tinted by what the
+    absorption leaves: deep water is dark blue-green, not black. The mesh must be
+    closed around the water for the volume, or stand on the opaque terrain
+    (``addon/water.py`` makes it so).
     """
     mat = bpy.data.materials.new(name)
     if bpy.app.version < (5, 0, 0):
@@ -202,12 +219,19 @@ def build_water_material(name: str, depth_color) -> bpy.types.Material:
     tree.links.new(surface.outputs[0], mix.inputs[1])
     tree.links.new(clear.outputs[0], mix.inputs[2])
     color, density = water_absorption(depth_color)
-    volume = b.node("ShaderNodeVolumeAbsorption", 4, 2, label=f"Depth colour over {WATER_COLOR_DEPTH:g} m")
-    b.socket(volume.inputs, "Color").default_value = (*color, 1.0)
-    b.socket(volume.inputs, "Density").default_value = density
-    output = b.node("ShaderNodeOutputMaterial", 5, 0, target="ALL")
+    absorb = b.node("ShaderNodeVolumeAbsorption", 4, 2, label=f"Depth colour over {WATER_COLOR_DEPTH:g} m")
+    b.socket(absorb.inputs, "Color").default_value = (*color, 1.0)
+    b.socket(absorb.inputs, "Density").default_value = density
+    scatter = b.node("ShaderNodeVolumeScatter", 4, 3, label="Scattering by particles")
+    b.socket(scatter.inputs, "Color").default_value = (1.0, 1.0, 1.0, 1.0)
+    b.socket(scatter.inputs, "Density").default_value = WATER_SCATTERING
+    b.socket(scatter.inputs, "Anisotropy").default_value = 0.0
+    volume = b.node("ShaderNodeAddShader", 5, 2, label="Water volume")
+    tree.links.new(absorb.outputs[0], volume.inputs[0])
+    tree.links.new(scatter.outputs[0], volume.inputs[1])
+    output = b.node("ShaderNodeOutputMaterial", 6, 0, target="ALL")
     b.link(mix, "Shader", output, "Surface")
-    b.link(volume, "Volume", output, "Volume")
+    b.link(volume, "Shader", output, "Volume")
     mat[WATER_KEY] = [float(c) for c in depth_color[:3]]
     return mat
 
@@ -284,6 +308,12 @@ def checked_layers(spec: TerrainSpec) -> tuple:
     return layers
 
 
+def ground_of(spec: TerrainSpec) -> tuple[float, float, float]:
+    """``spec``'s ground stage ``(detail, strata_spacing, map_tint)`` for :func:`build_material` (Lit only)."""
+    m = spec.material
+    return (float(m["detail"]), float(m["strata_spacing"]), float(m["map_tint"]))
+
+
 def new_material(name: str, spec: TerrainSpec) -> bpy.types.Material:
     """A material for ``spec``'s layers and options."""
     return build_material(
@@ -292,6 +322,7 @@ def new_material(name: str, spec: TerrainSpec) -> bpy.types.Material:
         spec.lighting["enabled"],
         spec.material["shading"].upper(),
         cavity=spec.material["cavity"] if bakes_occlusion(spec.lighting) else 0.0,
+        ground=ground_of(spec),
     )
 
 

@@ -279,3 +279,34 @@ def test_a_users_mesh_put_into_the_water_object_is_never_overwritten(scene, orog
     change(orogen, terrain, water=False)
     assert water.water_of(terrain) is None and mine.name in bpy.data.meshes and len(mine.vertices) == 3
     assert len(mine.materials) == 0 and not mine.use_fake_user
+
+
+def test_deep_water_scatters_light_back_blue_green_not_black(scene, orogen, tmp_path):
+    """Water 30 m and more over the whole terrain: what comes back is light the volume scattered, tinted by the
+    absorption (blue-green) and dark beside the bare land; without the scattering only the surface's reflection
+    of the sky is left."""
+    render = orogen.addon.render
+    bpy.ops.orogen.terrain_add(spec=water_spec(water_color=[0.02, 0.09, 0.1], water_level=HEIGHT + 30.0))
+    terrain = bpy.context.active_object
+    cam = render.add_camera(scene, terrain, view="TOP", aspect=1.0)
+    cam.data.ortho_scale = WIDTH + WIDTH / (SIZE - 1)
+    cam.location.z += 40.0
+    render.light_scene(scene, np.radians(200.0), np.radians(60.0))
+    render.configure_cycles(scene, (SIZE, SIZE), samples=32)
+    scene.render.image_settings.file_format = "OPEN_EXR"
+    scene.render.image_settings.color_depth = "32"
+    render.render_still(scene, str(tmp_path / "deep.exr"))
+    deep = orogen.addon.io.heightmaps.read_image(str(tmp_path / "deep.exr"))[4:-4, 4:-4, :3].mean(axis=(0, 1))
+    sea = water_module(orogen).water_of(terrain)
+    scatter = next(n for n in sea.active_material.node_tree.nodes if n.bl_idname == "ShaderNodeVolumeScatter")
+    assert scatter.inputs["Density"].default_value == pytest.approx(0.05)
+    scatter.inputs["Density"].default_value = 0.0
+    render.render_still(scene, str(tmp_path / "clear.exr"))
+    clear = orogen.addon.io.heightmaps.read_image(str(tmp_path / "clear.exr"))[4:-4, 4:-4, :3].mean(axis=(0, 1))
+    water_module(orogen).remove_water(terrain)
+    render.render_still(scene, str(tmp_path / "land.exr"))
+    land = orogen.addon.io.heightmaps.read_image(str(tmp_path / "land.exr"))[4:-4, 4:-4, :3].mean(axis=(0, 1))
+    within = deep - clear  # the light the volume sent back, several times the surface's reflection
+    assert deep.sum() > 3.0 * clear.sum(), (deep, clear)
+    assert within[1] > 1.15 * within[0] and within[2] > 1.15 * within[0], (deep, clear)  # red absorbed first
+    assert deep.mean() < 0.15 * land.mean(), (deep, land)  # and still dark: a few per cent of the light
