@@ -4,6 +4,7 @@ import bpy
 import numpy as np
 import numpy.typing as npt
 
+from ..core.catalog import MAP_NAMES
 from ..core.lighting import cell_size
 
 HEIGHT_ATTRIBUTE = "height"
@@ -13,9 +14,8 @@ TERRAIN_PROPERTY = "orogen_terrain"
 #: The baked ambient-occlusion factor (lighting with AO on): what a Lit material's cavity term reads.
 OCCLUSION_ATTRIBUTE = "occlusion"
 CURVATURE_ATTRIBUTE = "curvature"
-#: Point attributes of the erosion maps (core.recipe.MAP_NAMES): drainage area (m²), D8 flow direction code,
-#: water depth, material deposited and removed (metres); only those the terrain's filters make.
-EROSION_ATTRIBUTES = ("drainage_area", "flow_direction", "water_depth", "deposited", "removed", "ice_thickness")
+#: Point attributes of the erosion maps (core.recipe.MAP_NAMES), only those the terrain's filters make.
+EROSION_ATTRIBUTES = tuple(MAP_NAMES)
 LIGHTMAP_ATTRIBUTE = "Lightmap"
 #: Unlit terrains: the colour map times the lightmap at each vertex, linear (what glTF exports as COLOR_0).
 BAKED_COLOR_ATTRIBUTE = "Color"

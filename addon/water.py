@@ -19,6 +19,12 @@ user's mesh put into that object: the water gets a new mesh of Orogen's, the
 user's stays as it was (kept with a fake user when nothing else shows it), and
 the sync says so.
 
+The same object holds the terrain's **lakes and rivers** when its filters made them (the Rivers and Lakes
+filter's ``lake_depth``, ``river_width`` and ``river_depth`` attributes, :func:`inland_geometry`): flat
+quads at each lake's spill level and ribbons along the rivers, as wide as their channels
+(:func:`core.surface_water.water_mesh`), with the same water material. They are open surfaces over an opaque
+terrain, which closes their volume as it closes the sea's.
+
 A world of terrain tiles has one water object for the whole world
 (:func:`sync_world_water`): owned by the world's collection, linked into it and
 parented to its first tile; its sides run down the world's outer edge only, so
@@ -31,6 +37,7 @@ import bpy
 import numpy as np
 
 from ..core.spec import TerrainSpec
+from ..core.surface_water import water_mesh
 from .material import WATER_KEY, build_water_material
 from .mesh import OWNER_PROPERTY, TERRAIN_PROPERTY, grid_edge_ring, write_polygons
 
@@ -132,6 +139,60 @@ def water_geometry(ring: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarr
     return co, corners, sizes[sizes > 0]
 
 
+#: The terrain attributes :func:`inland_geometry` reads (the Rivers and Lakes filter's maps and its routing).
+INLAND_ATTRIBUTES = ("lake_depth", "river_width", "river_depth", "flow_direction")
+
+
+def inland_geometry(obj: bpy.types.Object) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The lakes and rivers of terrain ``obj`` as ``(co, corners, sizes)`` (as :func:`water_geometry` gives
+    them), from its mesh's Z and its ``lake_depth``, ``river_width``, ``river_depth`` and ``flow_direction``
+    point attributes; ``None`` when the mesh lacks one of them, is not its recorded grid, or holds no water."""
+    profile = edge_profile(obj)
+    mesh = obj.data
+    if profile is None or any(mesh.attributes.get(name) is None for name in INLAND_ATTRIBUTES):
+        return None
+    rows, cols = profile[1]
+    maps = {}
+    for name in INLAND_ATTRIBUTES:
+        attr = mesh.attributes[name]
+        if attr.domain != "POINT" or attr.data_type != "FLOAT":
+            return None
+        values = np.empty(rows * cols, dtype=np.float32)
+        attr.data.foreach_get("value", values)
+        maps[name] = values.reshape(rows, cols)
+    if not ((maps["lake_depth"] > 0).any() or (maps["river_width"] > 0).any()):
+        return None
+    co = np.empty(rows * cols * 3, dtype=np.float32)
+    mesh.vertices.foreach_get("co", co)
+    co = co.reshape(rows, cols, 3)
+    cell = float(abs(co[0, 1, 0] - co[0, 0, 0]))
+    if not (np.isfinite(co).all() and cell > 0.0):
+        return None
+    try:
+        vertices, quads = water_mesh(
+            co[..., 2],
+            cell,
+            lake_depth=maps["lake_depth"],
+            river_width=maps["river_width"],
+            river_depth=maps["river_depth"],
+            direction=maps["flow_direction"],
+        )
+    except ValueError:  # attributes a user edited out of range: no inland water rather than a broken mesh
+        return None
+    vertices[:, 0] += co[0, 0, 0] - np.float32(-(cols - 1) / 2.0 * cell)  # the mesh's own frame, if shifted
+    vertices[:, 1] += co[0, 0, 1] - np.float32((rows - 1) / 2.0 * cell)
+    return vertices, quads.astype(np.uint32).ravel(), np.full(len(quads), 4, dtype=np.uint32)
+
+
+def _joined(parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Geometry parts ``(co, corners, sizes)`` as one, each part's corner indices moved past the ones before."""
+    offsets = np.cumsum([0] + [len(co) for co, _, _ in parts[:-1]])
+    co = np.concatenate([co for co, _, _ in parts]).astype(np.float32)
+    corners = np.concatenate([c + np.uint32(o) for (_, c, _), o in zip(parts, offsets, strict=True)])
+    sizes = np.concatenate([s for _, _, s in parts])
+    return co, corners.astype(np.uint32), sizes.astype(np.uint32)
+
+
 def sync_water(obj: bpy.types.Object, spec: TerrainSpec) -> list[str]:
     """Give terrain ``obj`` the water its spec asks for: made, moved to the level, or removed.
 
@@ -140,11 +201,13 @@ def sync_water(obj: bpy.types.Object, spec: TerrainSpec) -> list[str]:
     terrain's edge may have changed), its material rebuilt only when the depth colour changed (edits to it
     otherwise stay, and a material of the user's own put in its place is kept as it is). With
     ``material.water`` off any water of ``obj``'s is removed. Returns notes for the user (a mesh of the user's
-    found in the water object, left as it was).
+    found in the water object, left as it was). The terrain's lakes and rivers (:func:`inland_geometry`) join
+    the sea in the same object, and keep it when ``material.water`` is off.
     """
     profile = edge_profile(obj) if spec.material.get("water", False) else None
     ring = None if profile is None else profile[0]
-    return _sync(obj, spec, ring, obj, obj.users_collection or (bpy.context.scene.collection,))
+    inland = inland_geometry(obj)
+    return _sync(obj, spec, ring, obj, obj.users_collection or (bpy.context.scene.collection,), inland)
 
 
 def sync_world_water(
@@ -185,14 +248,18 @@ def _own_mesh(owner, water: bpy.types.Object) -> list[str]:
     ]
 
 
-def _sync(owner, spec: TerrainSpec, ring: np.ndarray | None, parent, collections) -> list[str]:
+def _sync(owner, spec: TerrainSpec, ring: np.ndarray | None, parent, collections, inland=None) -> list[str]:
     material = spec.material
-    if not material.get("water", False):
+    sea = bool(material.get("water", False))
+    if not sea and inland is None:
         remove_water(owner)
         return []
-    if ring is None:
+    if sea and ring is None:
         return []
-    co, corners, sizes = water_geometry(ring, float(material["water_level"]))
+    parts = [water_geometry(ring, float(material["water_level"]))] if sea else []
+    if inland is not None:
+        parts.append(inland)
+    co, corners, sizes = _joined(parts)
     water = water_of(owner)
     notes: list[str] = []
     if water is None:

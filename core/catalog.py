@@ -942,7 +942,17 @@ _EDGES = (
 
 
 #: Erosion maps a recipe evaluation can carry out (:meth:`core.recipe.Recipe.evaluate_with_maps`).
-MAP_NAMES = ("drainage_area", "flow_direction", "water_depth", "deposited", "removed", "ice_thickness")
+MAP_NAMES = (
+    "drainage_area",
+    "flow_direction",
+    "water_depth",
+    "deposited",
+    "removed",
+    "ice_thickness",
+    "lake_depth",
+    "river_width",
+    "river_depth",
+)
 
 
 def _add_change(maps: dict[str, Any] | None, deposited: Any, removed: Any) -> None:
@@ -1719,6 +1729,7 @@ register_filter(
 from . import glacial  # noqa: E402, F401, I001  (registers the glacial filter, after the erosion filters)
 from . import drain  # noqa: E402, F401, I001  (registers the drain filter after the erosion filters)
 from . import coast  # noqa: E402, F401, I001  (registers the coastal erosion filter after the drain filter)
+from . import surface_water  # noqa: E402, F401, I001  (registers the rivers and lakes filter after the coast)
 
 for _source in SOURCES:  # the file and object sources, after the generators
     register_generator(_source)

@@ -1020,8 +1020,9 @@ def bench_scatter(n, runs, width=2000.0):
     found; conifers read no wetness, so none is baked), the wetness bake alone (``scatter.bake_maps``: a D8
     routing of the heights, as on a terrain without erosion maps, and the index), the depsgraph's
     evaluation of the scatter after a new seed with the viewport's points and with the full instances
-    (Viewport Points off: what a render evaluates), and the water object's build (``water.sync_water``:
-    its mesh and material, water on).
+    (Viewport Points off: what a render evaluates), the water object's build (``water.sync_water``: its mesh
+    and material, the sea on and the lakes and rivers of a Rivers and Lakes filter, rivers from a 400th of the
+    area) and that filter's work in core (``core.surface_water.surface_water`` on the hills).
     """
     import bpy
     from render_terrain import load_orogen
@@ -1029,10 +1030,20 @@ def bench_scatter(n, runs, width=2000.0):
     orogen = load_orogen()
     scatter, water = orogen.addon.scatter, orogen.addon.water
     bpy.ops.wm.read_homefile(use_empty=True)
-    settings = f"size={n}; width={width}; height={width / 10}; material.water=true; material.water_level={width / 50}"
-    bpy.ops.orogen.terrain_add(set=settings)
+    rivers = {"type": "rivers", "river_area": width * width / 400.0, "runoff": 1.0}
+    spec_json = {
+        "version": 5,
+        "size": n,
+        "width": width,
+        "height": width / 10,
+        "generator": "hills",
+        "filters": [rivers],
+        "material": {"water": True, "water_level": width / 50},
+    }
+    bpy.ops.orogen.terrain_add(spec=json.dumps(spec_json))
     obj = bpy.context.active_object
     spec = orogen.addon.specio.read_spec(obj.orogen)
+    ground = orogen.core.spec.TerrainSpec.from_dict({**spec_json, "filters": []}).heightmap() * (width / 10)
 
     def timed(fn):
         t = time.perf_counter()
@@ -1042,7 +1053,8 @@ def bench_scatter(n, runs, width=2000.0):
     def evaluate():
         bpy.context.evaluated_depsgraph_get().update()
 
-    times = {"add": [], "bake": [], "points": [], "instances": [], "water": []}
+    rivers_kwargs = {"river_area": rivers["river_area"], "runoff": rivers["runoff"], "sea_level": None}
+    times = {"add": [], "bake": [], "points": [], "instances": [], "water": [], "rivers": []}
     counts = {}
     for seed in range(runs):
         for modifier in scatter.scatter_modifiers(obj):
@@ -1058,7 +1070,11 @@ def bench_scatter(n, runs, width=2000.0):
             times[key].append(timed(evaluate))
         counts["instances"] = sum(1 for i in bpy.context.evaluated_depsgraph_get().object_instances if i.is_instance)
         times["water"].append(timed(lambda: water.sync_water(obj, spec)))
+        times["rivers"].append(
+            timed(lambda: orogen.core.surface_water.surface_water(ground, spec.cell_size, **rivers_kwargs))
+        )
     median = {key: statistics.median(t) for key, t in times.items()}
+    water_faces = len(water.water_of(obj).data.polygons)
     return [
         {
             "case": f"conifers on {width:.0f} m hills, {counts['instances']:,} instances",
@@ -1069,6 +1085,8 @@ def bench_scatter(n, runs, width=2000.0):
             "points_seconds": median["points"],
             "instances_seconds": median["instances"],
             "water_seconds": median["water"],
+            "water_faces": water_faces,
+            "rivers_seconds": median["rivers"],
         }
     ]
 
@@ -1542,6 +1560,8 @@ def report_scatter(rows):
             ("viewport points s", lambda r: f"{r['points_seconds']:.3f}"),
             ("instances s", lambda r: f"{r['instances_seconds']:.3f}"),
             ("water build s", lambda r: f"{r['water_seconds']:.3f}"),
+            ("water faces", lambda r: f"{r['water_faces']:,}"),
+            ("rivers and lakes (core) s", lambda r: f"{r['rivers_seconds']:.3f}"),
         ],
     )
 

@@ -395,6 +395,9 @@ EROSION_UNITS = {
     "deposited": "m",
     "removed": "m",
     "ice_thickness": "m",
+    "lake_depth": "m (> 0: the lake mask)",
+    "river_width": "m (> 0: the river mask)",
+    "river_depth": "m",
 }
 
 

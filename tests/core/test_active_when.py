@@ -122,7 +122,7 @@ _PYRAMID = core.inputs.MeshInput(
 #: What a source reads: the object source's mesh.
 _SOURCE_BASE: dict[str, dict[str, Any]] = {"object": {"object": "Pyramid"}}
 #: Filters' settings that make them act on the test terrain (its slopes lie under the default talus angle).
-_FILTER_BASE: dict[str, dict[str, Any]] = {"thermal": {"talus_angle": 5.0}}
+_FILTER_BASE: dict[str, dict[str, Any]] = {"thermal": {"talus_angle": 5.0}, "rivers": {"river_area": 20.0}}
 
 
 def _generator(key: str) -> Callable[[dict[str, Any]], Any]:
