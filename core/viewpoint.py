@@ -27,6 +27,10 @@ from .heightmap import as_heightmap, check_number
 #: Angles between the view and the sun's azimuth the camera may take, in degrees, on either side: light from
 #: the side, neither from behind the camera (flat) nor from behind the relief (the near slopes in shadow).
 SIDE_ANGLES = (80.0, 70.0, 90.0, 60.0, 100.0)
+#: Where along the terrain's side each candidate direction's camera may stand: shifted across the view by these
+#: shares of the half-size from the line through the centre (the centre line first), so a camera can find low
+#: ground (a valley, a canyon floor) off that line instead of standing on a plateau.
+LATERAL = (0.0, -0.45, 0.45)
 #: Rays of the fan sampled in each candidate direction, and samples along each ray.
 FAN_RAYS, RAY_SAMPLES = 9, 96
 
@@ -102,7 +106,8 @@ def landscape_viewpoint(
     look up at a wall).
 
     Each candidate direction lies :data:`SIDE_ANGLES` from the sun's azimuth (either side, so the sun lights
-    the view from the side). Its camera stands where the line back from the terrain's centre meets the edge,
+    the view from the side). Its camera stands where the line back from the terrain's centre (or from a point
+    :data:`LATERAL` shares of the half-size across the view from it) meets the edge,
     moved in by 4 % of the half-size (at least two cells); the fan of :data:`FAN_RAYS` rays across the field
     of view, :data:`RAY_SAMPLES` bilinear samples each out to the far edge, scores the direction: the mean
     plus the standard deviation of the heights past the first quarter of the way (the relief the picture
@@ -136,28 +141,30 @@ def landscape_viewpoint(
     fan = np.radians(np.linspace(-half_fov, half_fov, FAN_RAYS))
     steps = (np.arange(RAY_SAMPLES, dtype=np.float64) + 0.5) / RAY_SAMPLES  # fractions of each ray's length
     best: tuple[float, Viewpoint] | None = None
-    for offset in SIDE_ANGLES:
-        for side in (1.0, -1.0):
-            azimuth = (float(sun_azimuth) + side * offset) % 360.0
-            a = math.radians(azimuth)
-            dx, dy = math.sin(a), math.cos(a)
-            back = float(_exit(0.0, 0.0, np.array([-dx]), np.array([-dy]), hx - inset_x, hy - inset_y)[0])
-            px, py = -dx * back, -dy * back
-            ux, uy = np.sin(a + fan), np.cos(a + fan)
-            length = _exit(px, py, ux, uy, hx, hy)  # (FAN_RAYS,)
-            dist = length[:, None] * steps[None, :]  # (FAN_RAYS, RAY_SAMPLES), metres
-            h = _sample(heights, cell, px + ux[:, None] * dist, py + uy[:, None] * dist)
-            ground = float(_sample(heights, cell, np.array(px), np.array(py)))
-            ahead = h[:, steps > 0.25]
-            score = float(ahead.mean() + ahead.std() - ground)
-            near = h[:, steps <= 0.2]
-            z = max(ground + drone, float(near.max()) + 0.5 * drone, float((h - max_silhouette * dist).max()))
-            score -= z - (ground + drone)  # a camera lifted over near or towering relief sees it less well
-            silhouette = float(((h - z) / dist).max())
-            far = float(_exit(px, py, np.array([dx]), np.array([dy]), hx, hy)[0])
-            view = Viewpoint((px, py, z), azimuth, ground, far, silhouette)
-            if best is None or score > best[0]:
-                best = (score, view)
+    candidates = [(offset, side, lateral) for lateral in LATERAL for offset in SIDE_ANGLES for side in (1.0, -1.0)]
+    for offset, side, lateral in candidates:
+        azimuth = (float(sun_azimuth) + side * offset) % 360.0
+        a = math.radians(azimuth)
+        dx, dy = math.sin(a), math.cos(a)
+        cx = float(np.clip(lateral * dy * hx, -(hx - inset_x), hx - inset_x))  # across the view: (dy, -dx)
+        cy = float(np.clip(-lateral * dx * hy, -(hy - inset_y), hy - inset_y))
+        back = float(_exit(cx, cy, np.array([-dx]), np.array([-dy]), hx - inset_x, hy - inset_y)[0])
+        px, py = cx - dx * back, cy - dy * back
+        ux, uy = np.sin(a + fan), np.cos(a + fan)
+        length = _exit(px, py, ux, uy, hx, hy)  # (FAN_RAYS,)
+        dist = length[:, None] * steps[None, :]  # (FAN_RAYS, RAY_SAMPLES), metres
+        h = _sample(heights, cell, px + ux[:, None] * dist, py + uy[:, None] * dist)
+        ground = float(_sample(heights, cell, np.array(px), np.array(py)))
+        ahead = h[:, steps > 0.25]
+        score = float(ahead.mean() + ahead.std() - ground)
+        near = h[:, steps <= 0.2]
+        z = max(ground + drone, float(near.max()) + 0.5 * drone, float((h - max_silhouette * dist).max()))
+        score -= z - (ground + drone)  # a camera lifted over near or towering relief sees it less well
+        silhouette = float(((h - z) / dist).max())
+        far = float(_exit(px, py, np.array([dx]), np.array([dy]), hx, hy)[0])
+        view = Viewpoint((px, py, z), azimuth, ground, far, silhouette)
+        if best is None or score > best[0]:
+            best = (score, view)
     assert best is not None
     return best[1]
 
