@@ -13,6 +13,8 @@ product of
   point attribute :data:`WETNESS_ATTRIBUTE`; the same band (1 when the attribute is missing);
 - a **colour layer**'s weight (:func:`core.colormap.layer_weights`), baked as the point attribute the Layer
   Attribute input names (:func:`layer_attribute`); 1 when that input is empty or the attribute missing.
+- **dry ground**: 0 in a lake (the :data:`LAKE_ATTRIBUTE` map of the Rivers and Lakes filter, at least a
+  millimetre deep), 1 elsewhere and when the attribute is missing.
 
 Instances are not realised: each is a reference to a placeholder (or the user's) object. With Viewport Points
 on the viewport shows only the points (far lighter to draw than the instances' meshes); a render shows the
@@ -37,7 +39,9 @@ from .mesh import EROSION_ATTRIBUTES, HEIGHT_ATTRIBUTE, SLOPE_ATTRIBUTE, TERRAIN
 GROUP_NAME = "Orogen Scatter"
 #: Node group custom property marking Orogen's scatter group; its value is :data:`GROUP_VERSION`.
 GROUP_PROPERTY = "orogen_scatter_group"
-GROUP_VERSION = 1
+GROUP_VERSION = 2
+#: The point attribute of a terrain's lake depth (the Rivers and Lakes filter's map): nothing grows in a lake.
+LAKE_ATTRIBUTE = "lake_depth"
 #: The point attribute holding the topographic wetness index.
 WETNESS_ATTRIBUTE = "orogen_wetness"
 #: The wetness inputs' range: a scatter whose Wetness Min and Max are these reads no wetness.
@@ -217,10 +221,11 @@ def _build(group: bpy.types.NodeTree) -> None:
     wet = (inp["Wetness Min"], inp["Wetness Max"], inp["Wetness Softness"])
     wetness_factor = t.unless_missing(WETNESS_ATTRIBUTE, lambda w: t.band(w, *wet, 5, 8), 1, 8)
     layer_factor = t.unless_missing(inp["Layer Attribute"], lambda w: w, 1, 12)
+    dry_factor = t.unless_missing(LAKE_ATTRIBUTE, lambda d: t.ramp(d, 0.0, 1.0e-3, (1.0, 0.0), 5, 16), 1, 16)
     factor = t.math(
         "MULTIPLY",
         t.math("MULTIPLY", slope_factor, altitude_factor, 10, 2),
-        t.math("MULTIPLY", wetness_factor, layer_factor, 10, 10),
+        t.math("MULTIPLY", t.math("MULTIPLY", wetness_factor, layer_factor, 9, 10), dry_factor, 10, 10),
         11,
         6,
     )

@@ -48,6 +48,8 @@ __all__ = ["SECONDS_PER_YEAR", "SurfaceWater", "surface_water", "water_mesh"]
 SECONDS_PER_YEAR = 365.25 * 86400.0
 #: Leopold & Maddock's (1953) downstream exponents of width and depth on discharge.
 WIDTH_EXPONENT, DEPTH_EXPONENT = 0.5, 0.4
+#: Metres: water shallower than this is no lake (a flat the filling raised by float64 steps, a lake's very rim).
+LAKE_DEPTH = 1.0e-3
 _WHOLE_WORLD = 1 << 30
 _OFFSETS = np.asarray(NEIGHBOR_OFFSETS, dtype=np.int64)
 
@@ -61,7 +63,8 @@ class SurfaceWater:
     heights : ndarray of float64
         The ground with the river beds carved, metres.
     lake_depth : ndarray of float32
-        Depth of standing water over the ground, metres (0: no lake); ground + depth is the lake's spill level.
+        Depth of standing water over the ground, metres (0: no lake; at least :data:`LAKE_DEPTH` in one); ground
+        + depth is the lake's spill level.
     river_width, river_depth : ndarray of float32
         The channel's width and depth, metres (0 off the rivers); the water surface is the carved bed + depth.
     drainage_area : ndarray of float32
@@ -130,7 +133,8 @@ def surface_water(
     a = check_number(width_coefficient, "width_coefficient", low=0.0, high=1.0e4)
     c = check_number(depth_coefficient, "depth_coefficient", low=0.0, high=1.0e3)
     filled = drain_depressions(z, cs, mode="fill", open_edges=open_edges, sea_level=sea_level)
-    lake = np.maximum(filled - z, 0.0)
+    lake = filled - z
+    lake = np.where(lake >= LAKE_DEPTH, lake, 0.0)  # (the filling's float64 steps across a flat are no lake)
     routing = route_flow(filled, cs, open_edges=open_edges, sea_level=sea_level)
     area = drainage_area(routing)
     q = area * (runoff / SECONDS_PER_YEAR)
@@ -188,7 +192,8 @@ def water_mesh(
     quads : ndarray of int32, shape (n // 4, 4)
         Counter-clockwise seen from above (normals up). Lakes first: one flat quad over each grid cell that has
         a lake corner, at the highest spill level among its lake corners, unless a corner that is not lake lies
-        below that level (the overflow over a sill: no water plane hangs over lower ground). Then one ribbon
+        more than :data:`LAKE_DEPTH` below that level (the overflow over a sill: no water plane hangs over lower
+        ground). Then one ribbon
         quad per river point with a receiver, from the point (moved back half its width, so bends close) to the
         receiver, as wide as the channel at each end (the upstream width where the receiver is no river), its
         Z the water surface at each end (a lake's level where the receiver is in a lake).
@@ -228,7 +233,7 @@ def water_mesh(
         face_level = np.max([level[s] for s in corners], axis=0)
         face = np.isfinite(face_level)
         for s in corners:
-            face &= lake[s] | (z[s] >= face_level)
+            face &= lake[s] | (z[s] >= face_level - LAKE_DEPTH)
         quads = np.empty((int(face.sum()), 4, 3))
         for k, s in enumerate(corners):
             quads[:, k, 0] = x[s][face]

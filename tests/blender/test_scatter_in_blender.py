@@ -409,3 +409,36 @@ def test_a_preset_loads_without_its_scatter_when_asked_and_a_bare_one_has_none(s
     assert scatter_module(orogen).scatter_modifiers(obj) == []
     bpy.ops.orogen.preset_load(name="badlands")
     assert scatter_module(orogen).scatter_modifiers(obj) == []
+
+
+def test_nothing_grows_in_a_lake(scene, orogen):
+    """Noise with closed basins and the Rivers and Lakes filter: no instance stands where every corner of its
+    grid cell is lake; with the lake map gone, trees fill the basins too."""
+    s = {
+        "version": 5,
+        "size": SIZE,
+        "seed": 4,
+        "width": WIDTH,
+        "height": 60.0,
+        "generator": "noise",
+        "filters": [{"type": "rivers"}],
+    }
+    bpy.ops.orogen.terrain_add(spec=json.dumps(s))
+    obj = bpy.context.active_object
+    lake = np.empty(SIZE * SIZE, dtype=np.float32)
+    obj.data.attributes["lake_depth"].data.foreach_get("value", lake)
+    lake = lake.reshape(SIZE, SIZE) > 0.0
+    assert 0.05 < lake.mean() < 0.6  # basins to keep clear, and dry ground to grow on
+    add_scatter(kind="CONIFERS", seed=2, density=400.0, spacing=2.0, slope_max=90.0, altitude_min=0.0)
+    cell = WIDTH / (SIZE - 1)
+
+    def in_lake(feet):
+        col = np.clip(np.floor((feet[:, 0] + WIDTH / 2) / cell).astype(int), 0, SIZE - 2)
+        row = np.clip(np.floor((WIDTH / 2 - feet[:, 1]) / cell).astype(int), 0, SIZE - 2)
+        return lake[row, col] & lake[row + 1, col] & lake[row, col + 1] & lake[row + 1, col + 1]
+
+    feet = instances(obj)[:, :2, 3]
+    assert len(feet) > 100 and not in_lake(feet).any()
+    obj.data.attributes.remove(obj.data.attributes["lake_depth"])
+    obj.data.update()
+    assert in_lake(instances(obj)[:, :2, 3]).sum() > 20

@@ -32,7 +32,8 @@ def test_lakes_fill_each_closed_depression_to_its_spill_level_and_no_more():
     from core.erosion.depressions import drain_depressions
 
     filled = drain_depressions(z, cell, mode="fill", open_edges="s")
-    np.testing.assert_array_equal(w.lake_depth, (filled - z).astype(np.float32))
+    depth = filled - z
+    np.testing.assert_array_equal(w.lake_depth, np.where(depth >= 1e-3, depth, 0.0).astype(np.float32))
     assert (w.lake_depth > 0).sum() >= 3 and w.lake_depth.max() > 5.0
     lake = w.lake_depth > 0
     levels = (z + w.lake_depth)[lake]
@@ -134,7 +135,7 @@ def test_the_lake_quads_cover_the_lake_cells_at_the_spill_level_and_no_lower_gro
     covered[row, col] = True
     lake = w.lake_depth > 0
     assert covered[lake].all()  # every lake point is a corner of a water quad
-    assert (z[covered & ~lake] >= level - 1e-6).all()  # and every other corner is shore above the water
+    assert (z[covered & ~lake] >= level - 1e-3).all()  # and every other corner is shore above the water
     # counter-clockwise from above: normals up
     q = vertices[quads]
     assert (upward(q) > 0).all()
