@@ -96,7 +96,6 @@ def test_a_flat_terrain_gets_the_first_candidate_at_a_drone_height_from_its_widt
     assert x * math.cos(a) - y * math.sin(a) == pytest.approx(0.0, abs=1e-9)
 
 
-
 def test_a_camera_finds_the_valley_off_the_centre_line_instead_of_the_plateau():
     """A plateau 100 m high cut by one valley running north-south at x = 220 m: the camera stands in the valley
     (one of the :data:`LATERAL` places across the view), not on the plateau the centre line crosses."""
@@ -105,6 +104,7 @@ def test_a_camera_finds_the_valley_off_the_centre_line_instead_of_the_plateau():
     view = landscape_viewpoint(heights, CELL, sun_azimuth=90.0)  # the sun in the east: views about N or S
     assert view.ground == 0.0 and abs(view.position[0] - 220.0) < 40.0
     assert abs(math.sin(math.radians(view.azimuth))) < 0.2  # looking along the valley
+
 
 def test_the_vantage_is_deterministic_and_leaves_the_heights_alone():
     heights = _mountain_in_the_west()
