@@ -201,8 +201,8 @@ def water_mesh(
     Raises
     ------
     TypeError, ValueError
-        For maps that are not finite 2-D arrays of one shape, negative depths or widths, codes out of range,
-        or a bad cell size, naming them.
+        For maps that are not finite 2-D arrays of one shape, negative depths or widths, codes out of range or
+        pointing off the grid from a river point, or a bad cell size, naming them.
     """
     z = as_heightmap(ground, "ground", dtype=np.float64)
     cs = check_number(cell_size, "cell_size", low=0.0, low_open=True)
@@ -246,6 +246,8 @@ def water_mesh(
         dr = _OFFSETS[code[r, c], 0]
         dc = _OFFSETS[code[r, c], 1]
         rr, cc = r + dr, c + dc
+        if ((rr < 0) | (rr >= rows) | (cc < 0) | (cc >= cols)).any():
+            raise ValueError("direction points off the grid at a river point")
         surface = z + depth_r  # the water surface of a river point; a lake's level where it is lake
         surface = np.where(lake, z + depth_l, surface)
         w0 = width[r, c]

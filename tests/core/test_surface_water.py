@@ -173,6 +173,8 @@ def test_no_water_gives_an_empty_mesh_and_bad_maps_are_refused():
         water_mesh(z, 1.0, lake_depth=zero - 1, river_width=zero, river_depth=zero, direction=zero)
     with pytest.raises(ValueError, match="direction"):
         water_mesh(z, 1.0, lake_depth=zero, river_width=zero, river_depth=zero, direction=zero + 9)
+    with pytest.raises(ValueError, match="off the grid"):
+        water_mesh(z, 1.0, lake_depth=zero, river_width=zero + 1, river_depth=zero, direction=zero + 1)  # north
     with pytest.raises(ValueError, match="river_width"):
         water_mesh(z, 1.0, lake_depth=zero, river_width=np.zeros((3, 3)), river_depth=zero, direction=zero)
 
