@@ -14,7 +14,7 @@ import numpy as np
 from .erosion.depressions import drain_depressions
 from .params import Filter, Param, When, register_filter
 
-__all__ = ["add_change_maps", "sea_in_metres", "sea_level_param"]
+__all__ = ["add_change_maps", "sea_in_metres", "sea_level_param", "sea_params"]
 
 _WHOLE_WORLD = 1 << 30
 
@@ -32,6 +32,13 @@ def sea_level_param(**options: Any) -> Param:
         description="Sea level as a share of the height range when the filter runs",
         **options,
     )
+
+
+def sea_params(description: str) -> tuple[Param, Param]:
+    """The *Sea* switch (``use_sea_level``, saying what it does in ``description``) and its *Sea Level*, of a
+    filter for which cells under the sea are base level (Drain Depressions, Rivers and Lakes)."""
+    switch = Param("use_sea_level", "bool", False, label="Sea", description=description)
+    return switch, sea_level_param(active_when=When("use_sea_level", True))
 
 
 def sea_in_metres(metres: Any, share: float) -> float:
@@ -89,14 +96,7 @@ register_filter(
                     ("breach", "Breach", "Lower the path over its sill to its floor: a channel through the sill"),
                 ),
             ),
-            Param(
-                "use_sea_level",
-                "bool",
-                False,
-                label="Sea",
-                description="Cells under the sea level are base level (a sea), not depressions",
-            ),
-            sea_level_param(active_when=When("use_sea_level", True)),
+            *sea_params("Cells under the sea level are base level (a sea), not depressions"),
         ),
         source="Barnes, Lehman & Mulla 2014; Soille 2004; Lindsay 2016; Cordonnier, Bovy & Braun 2019",
         margin=lambda _p: _WHOLE_WORLD,

@@ -36,11 +36,11 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .drain import add_change_maps, sea_in_metres, sea_level_param
+from .drain import add_change_maps, sea_in_metres, sea_params
 from .erosion.depressions import drain_depressions
 from .erosion.flow import NEIGHBOR_OFFSETS, drainage_area, flow_direction, route_flow
 from .heightmap import as_heightmap, check_number
-from .params import Filter, Param, When, register_filter
+from .params import Filter, Param, register_filter
 
 __all__ = ["SECONDS_PER_YEAR", "SurfaceWater", "surface_water", "water_mesh"]
 
@@ -373,14 +373,7 @@ register_filter(
                 description="Cut each river's bed its depth below the ground, so the water lies where the "
                 "ground was (off: the water stands on the ground)",
             ),
-            Param(
-                "use_sea_level",
-                "bool",
-                False,
-                label="Sea",
-                description="Cells under the sea level are sea (base level), neither lake nor river",
-            ),
-            sea_level_param(active_when=When("use_sea_level", True)),
+            *sea_params("Cells under the sea level are sea (base level), neither lake nor river"),
         ),
         source="Leopold & Maddock 1953; Barnes, Lehman & Mulla 2014",
         margin=lambda _p: _WHOLE_WORLD,
