@@ -343,13 +343,15 @@ def hydraulic_erosion(
     fw, fe, fn, fs = flux
     ux = np.empty((rows, cols), np.float32)  # displacement over a step, cells (east +)
     uy = np.empty((rows, cols), np.float32)  # displacement over a step, cells (south +)
-    change = np.empty((rows, cols), np.float64)  # terrain dissolved (+) or deposited (-) over a step, metres
     work = _AdvectWork(rows, cols)
     s = work.sediment  # suspended sediment, metres of material (a view into the transport's result)
     # A strip's work arrays (float32 unless said): the strips' passes run one after the other while their
     # arrays are in the caches.
     h = work.flow_rows
     outs = (np.empty((h, cols), f32), np.empty((h, cols), f32))  # a strip's outflow, kept for its next pass
+    # A strip's terrain dissolved (+) or deposited (-) over the step, metres, kept until the next strip's erosion
+    # no longer reads the terrain beside it
+    changes = (np.empty((h, cols), np.float64), np.empty((h, cols), np.float64))
     tmp, spare, d_mean, gx, gy = (np.empty((h, cols), f32) for _ in range(5))
     # The drop to the east; its last column (in the flat runs along the rows: the drop to the next row's first
     # cell) is set to -0.0 or 0.0, which leaves what it is added to or subtracted from unchanged.
@@ -472,9 +474,9 @@ def hydraulic_erosion(
             if r1 == rows:
                 np.minimum(uy[-1], 0.0, out=uy[-1])
 
-    def erode(r0: int, r1: int) -> None:
-        """Rows ``[r0, r1)``'s ``change`` (bounded if asked; the terrain beside them not yet changed) and its
-        magnitude in ``work.total``; then their evaporation."""
+    def erode(r0: int, r1: int, c: F64) -> None:
+        """Rows ``[r0, r1)``'s exchange ``c`` (bounded if asked; the terrain beside them not yet changed), its
+        magnitude in ``work.total`` and the sediment after it; then their evaporation."""
         m, n = r1 - r0, (r1 - r0) * cols
         # Central differences (float32) of the terrain, each edge cell's missing neighbour itself.
         t, sp, x, y = tmp[:m], spare[:m], gx[:m], gy[:m]
@@ -514,7 +516,7 @@ def hydraulic_erosion(
             np.multiply(d[r0:r1], f32(1.0 / depth_scale), out=sp)
             np.minimum(sp, ones[:m], out=sp)
             t *= sp
-        c = change[r0:r1]
+        c = c[:m]
         np.copyto(c, t)  # exactly widened (faster than a mixed-type subtraction)
         c -= s[r0:r1]  # float64: C - s
         if ks == kd:
@@ -522,8 +524,9 @@ def hydraulic_erosion(
         else:
             c *= np.where(c > 0.0, ks, kd)
         if bounded:  # never below the lowest edge neighbour, never above the highest
-            work.bound_exchange(change, b, r0, r1)
+            work.bound_exchange(c, b, r0, r1)
         np.abs(c, out=work.total[r0:r1])
+        s[r0:r1] += c
         d[r0:r1] *= f32(keep)  # 5. Evaporation (the transport does not need the water).
 
     lost = 0.0
@@ -543,11 +546,13 @@ def hydraulic_erosion(
             if k:
                 velocity(*strips[k - 1], outs[(k - 1) % 2])
         velocity(*strips[-1], outs[(len(strips) - 1) % 2])
-        for k in range(len(strips)):
-            erode(*strips[k])
+        for k, (r0, r1) in enumerate(strips):
+            erode(r0, r1, changes[k % 2])
+            if k:  # the terrain of the strip before, no longer read
+                b[strips[k - 1][0] : r0] -= changes[(k - 1) % 2][: r0 - strips[k - 1][0]]
+        b[strips[-1][0] :] -= changes[(len(strips) - 1) % 2][: rows - strips[-1][0]]
         for r0, r1 in work.bounds:
-            b[r0:r1] -= change[r0:r1]
-            work.advect(change, ux, uy, r0, r1)
+            work.advect(ux, uy, r0, r1)
         exchanged += float(work.total.sum())
         moved = work.swap()
         s = work.sediment
@@ -639,6 +644,7 @@ class _AdvectWork:
         self.edge_low, self.edge_high = np.empty(flow, f64), np.empty(flow, f64)
         # The transport's inputs and parts, in rows of cols + 2 (ghost columns 0)
         self.wide = [np.zeros(min(rows, height + 2) * (cols + 2), f64) for _ in range(9)]
+        self.mask = np.empty(min(rows, height + 2) * cols, np.bool_)
         self.total = np.empty((rows, cols), f64)
         self.padded = (np.zeros((rows + 2, cols + 2), f64), np.zeros((rows + 2, cols + 2), f64))
         self.current = 0
@@ -652,12 +658,12 @@ class _AdvectWork:
         self.sediment = moved[1:-1, 1:-1]
         return moved
 
-    def bound_exchange(self, change: F64, b: F64, r0: int, r1: int) -> None:
-        """Clip ``change`` (terrain dissolved, > 0, or deposited, < 0, metres) in place so that ``b - change``
-        stays between the lowest and the highest of each cell's edge neighbours (its own height where that is
-        above or below them all): material is never dissolved below the ground water flows to, nor laid above
-        the ground it comes from. Every new height then lies within the old heights' range, step after step.
-        Rows ``[r0, r1)`` only (at most a strip's rows): ``b`` is read beside them."""
+    def bound_exchange(self, part: F64, b: F64, r0: int, r1: int) -> None:
+        """Clip ``part`` (rows ``[r0, r1)``'s terrain dissolved, > 0, or deposited, < 0, metres; at most a strip's
+        rows) in place so that ``b - part`` stays between the lowest and the highest of each cell's edge
+        neighbours (its own height where that is above or below them all): material is never dissolved below the
+        ground water flows to, nor laid above the ground it comes from. Every new height then lies within the old
+        heights' range, step after step. ``b`` is read beside the rows."""
         rows = self.rows
         m = r1 - r0
         low, high, scratch = self.low[:m], self.high[:m], self.scratch[:m]
@@ -695,12 +701,11 @@ class _AdvectWork:
             np.maximum(hi, n, out=hi)
             low[:, a] = edge_low
             high[:, a] = edge_high
-        part = change[r0:r1]
         np.minimum(part, np.subtract(here, low, out=scratch), out=part)
         np.maximum(part, np.subtract(here, high, out=scratch), out=part)
 
-    def advect(self, change: F64, ux: F32, uy: F32, r0: int, r1: int) -> None:
-        """Move ``sediment + change`` of rows ``[r0, r1)`` (one of ``bounds``) by ``(ux, uy)`` cells (each in
+    def advect(self, ux: F32, uy: F32, r0: int, r1: int) -> None:
+        """Move ``sediment`` of rows ``[r0, r1)`` (one of ``bounds``) by ``(ux, uy)`` cells (each in
         [-1, 1]) into the other padded map, splitting bilinearly; exactly conservative. Called for every strip
         of ``bounds`` in order (the first clears the ghost rows), then :meth:`swap`.
 
@@ -727,12 +732,15 @@ class _AdvectWork:
         here, ax, ay, east, south, side, diag, vert, spare = (x[:n] for x in self.wide)
         for x in (here, ax, ay):  # their ghost columns were parts' (-0.0) in the strip before
             x.reshape(m, w)[:, :: w - 1] = 0.0
-        # s + change: the sediment after the exchange (the ghost columns stay 0)
-        np.add(self.sediment[src0:src1], change[src0:src1], out=here.reshape(m, w)[:, 1:-1])
+        np.copyto(here.reshape(m, w)[:, 1:-1], self.sediment[src0:src1])  # the ghost columns stay 0
         np.abs(ux[src0:src1], out=ax.reshape(m, w)[:, 1:-1])  # float32 magnitudes, exactly widened
         np.abs(uy[src0:src1], out=ay.reshape(m, w)[:, 1:-1])
-        np.greater(ux[src0:src1], 0.0, out=east.reshape(m, w)[:, 1:-1])  # 1.0 or 0.0
-        np.greater(uy[src0:src1], 0.0, out=south.reshape(m, w)[:, 1:-1])
+        # 1.0 or 0.0 (through bools: faster than a comparison with float64 results)
+        mask = self.mask[: m * self.cols].reshape(m, self.cols)
+        np.greater(ux[src0:src1], 0.0, out=mask)
+        np.copyto(east.reshape(m, w)[:, 1:-1], mask)
+        np.greater(uy[src0:src1], 0.0, out=mask)
+        np.copyto(south.reshape(m, w)[:, 1:-1], mask)
         np.multiply(here, ax, out=side)
         np.multiply(side, ay, out=diag)  # s ax ay
         side -= diag  # s ax (1 - ay): east or west
