@@ -344,7 +344,7 @@ def hydraulic_erosion(
     ux = np.empty((rows, cols), np.float32)  # displacement over a step, cells (east +)
     uy = np.empty((rows, cols), np.float32)  # displacement over a step, cells (south +)
     work = _AdvectWork(rows, cols)
-    s = work.sediment  # suspended sediment, metres of material (a view into the transport's result)
+    s = work.sediment  # suspended sediment, metres of material
     # A strip's work arrays (float32 unless said): the strips' passes run one after the other while their
     # arrays are in the caches.
     h = work.flow_rows
@@ -554,8 +554,7 @@ def hydraulic_erosion(
         for r0, r1 in work.bounds:
             work.advect(ux, uy, r0, r1)
         exchanged += float(work.total.sum())
-        moved = work.swap()
-        s = work.sediment
+        moved = work.moved
         if open_edges:
             lost += float(moved[0].sum() + moved[-1].sum() + moved[1:-1, 0].sum() + moved[1:-1, -1].sum()) * area
         done = step + 1
@@ -621,8 +620,8 @@ class _AdvectWork:
     high at most, those of the flow, the erosion and the exchange bound; ``bounds``, ``height`` rows at most,
     the transport's).
 
-    The suspended sediment lives in the interior of one of two padded maps, ``sediment`` a view of it: the
-    transport of a step writes the other (:meth:`advect`), then :meth:`swap` makes that one current.
+    The transport moves ``sediment`` into the padded map ``moved`` and copies each row back once the strip
+    after it has read the row's old value.
 
     Every cell goes through the same operations in the same order as in one whole-map pass (the transport's
     parts are computed for a strip and the rows beside it, and each cell of the strip adds the parts that reach
@@ -646,17 +645,8 @@ class _AdvectWork:
         self.wide = [np.zeros(min(rows, height + 2) * (cols + 2), f64) for _ in range(9)]
         self.mask = np.empty(min(rows, height + 2) * cols, np.bool_)
         self.total = np.empty((rows, cols), f64)
-        self.padded = (np.zeros((rows + 2, cols + 2), f64), np.zeros((rows + 2, cols + 2), f64))
-        self.current = 0
-        self.sediment = self.padded[0][1:-1, 1:-1]
-
-    def swap(self) -> F64:
-        """Make the map the transport wrote current (``sediment`` its interior); returns it, shape ``(rows +
-        2, cols + 2)``, its ghost ring holding what left the map."""
-        self.current = 1 - self.current
-        moved = self.padded[self.current]
-        self.sediment = moved[1:-1, 1:-1]
-        return moved
+        self.sediment = np.zeros((rows, cols), f64)
+        self.moved = np.zeros((rows + 2, cols + 2), f64)
 
     def bound_exchange(self, part: F64, b: F64, r0: int, r1: int) -> None:
         """Clip ``part`` (rows ``[r0, r1)``'s terrain dissolved, > 0, or deposited, < 0, metres; at most a strip's
@@ -706,8 +696,9 @@ class _AdvectWork:
 
     def advect(self, ux: F32, uy: F32, r0: int, r1: int) -> None:
         """Move ``sediment`` of rows ``[r0, r1)`` (one of ``bounds``) by ``(ux, uy)`` cells (each in
-        [-1, 1]) into the other padded map, splitting bilinearly; exactly conservative. Called for every strip
-        of ``bounds`` in order (the first clears the ghost rows), then :meth:`swap`.
+        [-1, 1]) through the padded map ``moved``, splitting bilinearly; exactly conservative. Called for every
+        strip of ``bounds`` in order: the first clears the ghost rows, and after the last ``sediment`` holds the
+        moved sediment and ``moved``'s ghost ring what left the map.
 
         A parcel displaced by ``(ax, ay) = (|ux|, |uy|)`` lands across four cells:
         its own with weight ``(1 - ax)(1 - ay)``, the east or west neighbour with
@@ -721,7 +712,7 @@ class _AdvectWork:
         ghost columns' parts are set to -0.0, which added to anything leaves it unchanged.
         """
         rows, w = self.rows, self.cols + 2
-        moved = self.padded[1 - self.current]
+        moved, s = self.moved, self.sediment
         flat = moved.reshape(-1)
         if r0 == 0:
             moved[0] = 0.0
@@ -732,7 +723,9 @@ class _AdvectWork:
         here, ax, ay, east, south, side, diag, vert, spare = (x[:n] for x in self.wide)
         for x in (here, ax, ay):  # their ghost columns were parts' (-0.0) in the strip before
             x.reshape(m, w)[:, :: w - 1] = 0.0
-        np.copyto(here.reshape(m, w)[:, 1:-1], self.sediment[src0:src1])  # the ghost columns stay 0
+        np.copyto(here.reshape(m, w)[:, 1:-1], s[src0:src1])  # the ghost columns stay 0
+        if r0 > 0:  # the strip before's last row, read now
+            np.copyto(s[r0 - 1], moved[r0, 1:-1])
         np.abs(ux[src0:src1], out=ax.reshape(m, w)[:, 1:-1])  # float32 magnitudes, exactly widened
         np.abs(uy[src0:src1], out=ay.reshape(m, w)[:, 1:-1])
         # 1.0 or 0.0 (through bools: faster than a comparison with float64 results)
@@ -781,6 +774,9 @@ class _AdvectWork:
         put(d_e, -1, 1)
         put(to_sw, 1, -1)
         put(diag, -1, -1)
+        # The strip's rows are final; the last waits for the next strip to read its old value.
+        last = r1 if r1 == rows else r1 - 1
+        np.copyto(s[r0:last], moved[r0 + 1 : last + 1, 1:-1])
 
 
 def _put(flat: F64, m: int, w: int, base: int, top: int, bottom: int, part: F64, dr: int, dc: int) -> None:
