@@ -65,6 +65,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from functools import partial
 
 import numpy as np
 import numpy.typing as npt
@@ -336,197 +337,226 @@ def hydraulic_erosion(
     open_edges = edges == "open"
 
     d = np.zeros((rows, cols), np.float32)  # water depth
-    s = np.zeros((rows, cols), np.float64)  # suspended sediment, metres of material
-    # Outflow fluxes to the west, east, north (row - 1) and south (row + 1) neighbours, m³/s.
-    fw = np.zeros((rows, cols), np.float32)
-    fe = np.zeros((rows, cols), np.float32)
-    fn = np.zeros((rows, cols), np.float32)
-    fs = np.zeros((rows, cols), np.float32)
-    out = np.empty((rows, cols), np.float32)
-    tmp = np.empty((rows, cols), np.float32)
-    spare = np.empty((rows, cols), np.float32)
-    d_mean = np.empty((rows, cols), np.float32)
+    # Outflow fluxes to the west, east, north (row - 1) and south (row + 1) neighbours, m³/s, stacked: a strip's
+    # four in one operation where they are treated alike.
+    flux = np.zeros((4, rows, cols), np.float32)
+    fw, fe, fn, fs = flux
     ux = np.empty((rows, cols), np.float32)  # displacement over a step, cells (east +)
     uy = np.empty((rows, cols), np.float32)  # displacement over a step, cells (south +)
-    gx = np.empty((rows, cols), np.float32)
-    gy = np.empty((rows, cols), np.float32)
+    work = _AdvectWork(rows, cols)
+    s = work.sediment  # suspended sediment, metres of material
+    # A strip's work arrays (float32 unless said): the strips' passes run one after the other while their
+    # arrays are in the caches.
+    h = work.flow_rows
+    outs = (np.empty((h, cols), f32), np.empty((h, cols), f32))  # a strip's outflow, kept for its next pass
+    # A strip's terrain dissolved (+) or deposited (-) over the step, metres, kept until the next strip's erosion
+    # no longer reads the terrain beside it
+    changes = (np.empty((h, cols), np.float64), np.empty((h, cols), np.float64))
+    tmp, spare, d_mean, gx, gy = (np.empty((h, cols), f32) for _ in range(5))
     # The drop to the east; its last column (in the flat runs along the rows: the drop to the next row's first
     # cell) is set to -0.0 or 0.0, which leaves what it is added to or subtracted from unchanged.
-    dhx = np.zeros((rows, cols), np.float32)
-    dhy = np.empty((max(rows - 1, 0), cols), np.float32)
-    surface = np.empty((rows, cols), np.float64)
-    change = np.empty((rows, cols), np.float64)
-    work = _AdvectWork(rows, cols)
-    edge = np.empty(min(rows, _FLOW_ROWS), np.float32)  # a column of a strip, kept aside
+    dhx = np.zeros((h, cols), f32)
+    dhy = np.zeros((h + 1, cols), f32)  # the drops to the south from the row above the strip (row 0) on
+    surface = np.empty((h + 1, cols), np.float64)  # terrain + water of the strip and the row below
+    b32 = np.empty((h + 2, cols), f32)  # the terrain of the strip and the rows beside it
+    edge = np.empty(h, f32)  # a column of a strip, kept aside
     # Flat views: a strip's rows as one contiguous run (several times faster than strided 2-D views).
-    surface_f, dhx_f, fe_f, fw_f = surface.reshape(-1), dhx.reshape(-1), fe.reshape(-1), fw.reshape(-1)
-    tmp_f, spare_f, ux_f, b_f, gx_f = tmp.reshape(-1), spare.reshape(-1), ux.reshape(-1), b.reshape(-1), gx.reshape(-1)
+    fe_f, fw_f, ux_f = fe.reshape(-1), fw.reshape(-1), ux.reshape(-1)
     east_of, west_of = min(1, cols - 1), max(cols - 2, 0)  # the columns beside the first and the last
-    # Constant arrays: numpy's maximum, minimum and fmin against an array run several times faster than
-    # against a scalar, with the same result.
-    zeros = np.zeros((rows, cols), np.float32)
-    ones = np.ones((rows, cols), np.float32)
-    minus_ones = np.full((rows, cols), -1.0, np.float32)
-    dry = np.full((rows, cols), _DRY, np.float32)
-    least_sine = np.full((rows, cols), sin_min, np.float32)
+    # Constant arrays of a strip: numpy's maximum, minimum and fmin against an array run several times faster
+    # than against a scalar, with the same result.
+    zeros = np.zeros((h, cols), f32)
+    ones = np.ones((h, cols), f32)
+    minus_ones = np.full((h, cols), -1.0, f32)
+    dry = np.full((h, cols), _DRY, f32)
+    least_sine = np.full((h, cols), sin_min, f32)
+
+    def flow(r0: int, r1: int, o: F32) -> None:
+        """Rain on rows ``[r0, r1)`` and the row below, and their outflows ``o`` (the strip's, m³/s) scaled so
+        that no cell drains below zero."""
+        m, lo, hi = r1 - r0, r0 * cols, r1 * cols  # the strip's rows, and where they are in the flat views
+        below = min(r1 + 1, rows)
+        d[r0 + (r0 > 0) : below] += water_in  # row r0 rained with the strip before
+        np.add(b[r0:below], d[r0:below], out=surface[: below - r0])
+        n = m * cols
+        sf, dxf = surface.reshape(-1)[:n], dhx.reshape(-1)[:n]
+        np.subtract(sf[:-1], sf[1:], out=dxf[:-1], casting="same_kind")
+        dxf *= pipe
+        dhx[:m, -1] = -0.0
+        fe_f[lo:hi] += dxf  # fe[:, :-1] += drop
+        dhx[:m, -1] = 0.0
+        fw_f[lo + 1 : hi] -= dxf[:-1]  # fw[:, 1:] -= drop
+        # dhy[i]: the drop from row r0 - 1 + i to the next; row 0's came with the strip before
+        y1 = min(r1, rows - 1)  # rows with a south neighbour
+        if y1 > r0:
+            south = dhy[1 : y1 - r0 + 1]
+            np.subtract(surface[: y1 - r0], surface[1 : y1 - r0 + 1], out=south, casting="same_kind")
+            south *= pipe
+            fs[r0:y1] += south
+        n0 = max(r0, 1)  # rows with a north neighbour
+        if r1 > n0:
+            fn[n0:r1] -= dhy[n0 - r0 : m]
+        if y1 == r1:
+            dhy[0] = dhy[m]
+        if open_edges:  # dry ghost cells at the border cells' terrain height: the drop is the depth
+            fw[r0:r1, 0] += pipe * d[r0:r1, 0]
+            fe[r0:r1, -1] += pipe * d[r0:r1, -1]
+            if r0 == 0:
+                fn[0] += pipe * d[0]
+            if r1 == rows:
+                fs[-1] += pipe * d[-1]
+        f = flux[:, r0:r1]
+        np.maximum(f, zeros[:m], out=f)
+        o, t = o[:m], tmp[:m]
+        np.add(fw[r0:r1], fe[r0:r1], out=o)
+        o += fn[r0:r1]
+        o += fs[r0:r1]
+        # K = min(1, d x cell² / (out x Δt)), written as d / (out x Δt / cell²): where out x Δt / cell² > d
+        # the quotient is below 1; elsewhere at least 1, +inf (d > 0 = out) or NaN (0 / 0): fmin takes 1.
+        np.multiply(o, per_depth, out=t)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            np.divide(d[r0:r1], t, out=t)
+        np.fmin(t, ones[:m], out=t)
+        np.multiply(f, t, out=f)
+        o *= t
+
+    def velocity(r0: int, r1: int, o: F32) -> None:
+        """Rows ``[r0, r1)``'s depth after the flow (``o`` their outflow; the fluxes of the rows beside final)
+        and displacements ``ux``, ``uy`` over the step."""
+        m, lo, hi = r1 - r0, r0 * cols, r1 * cols
+        # The mean depth over the step carries the velocity.
+        t, sp, dm = tmp[:m], spare[:m], d_mean[:m]
+        np.copyto(dm, d[r0:r1])
+        np.multiply(o[:m], -per_depth, out=t)
+        t_f, sp_f = t.reshape(-1), sp.reshape(-1)
+        np.multiply(fe_f[lo:hi], per_depth, out=sp_f)
+        sp[:, -1] = -0.0
+        t_f[1:] += sp_f[:-1]  # t[:, 1:] += fe[:, :-1] x per_depth
+        np.multiply(fw_f[lo:hi], per_depth, out=sp_f)
+        sp[:, 0] = -0.0
+        t_f[:-1] += sp_f[1:]  # t[:, :-1] += fw[:, 1:] x per_depth
+        n0 = max(r0, 1)  # rows with a north neighbour, whose flux to the south arrives here
+        np.multiply(fs[n0 - 1 : r1 - 1], per_depth, out=sp[n0 - r0 :])
+        t[n0 - r0 :] += sp[n0 - r0 :]
+        s1 = min(r1, rows - 1)  # rows with a south neighbour
+        np.multiply(fn[r0 + 1 : s1 + 1], per_depth, out=sp[: s1 - r0])
+        t[: s1 - r0] += sp[: s1 - r0]
+        dr = d[r0:r1]
+        dr += t
+        np.maximum(dr, zeros[:m], out=dr)
+        dm += dr
+        dm *= f32(0.5)
+        # Displacements in cells over the step: ΔW x Δt / (cell² x d_mean), ΔW the mean flux through the cell.
+        x, y = ux[r0:r1], uy[r0:r1]
+        np.subtract(fe[r0:r1], fw[r0:r1], out=x)
+        x_f, e = ux_f[lo:hi], edge[:m]
+        np.copyto(e, x[:, 0])
+        x_f[1:] += fe_f[lo : hi - 1]  # x[:, 1:] += fe[:, :-1]
+        x[:, 0] = e
+        np.copyto(e, x[:, -1])
+        x_f[:-1] -= fw_f[lo + 1 : hi]  # x[:, :-1] -= fw[:, 1:]
+        x[:, -1] = e
+        np.subtract(fs[r0:r1], fn[r0:r1], out=y)
+        uy[n0:r1] += fs[n0 - 1 : r1 - 1]
+        uy[r0:s1] -= fn[r0 + 1 : s1 + 1]
+        np.maximum(dm, dry[:m], out=t)
+        np.divide(f32(0.5) * per_depth, t, out=t)
+        x *= t
+        y *= t
+        for u in (x, y):  # the flux scaling bounds them already; this guards rounding (np.clip's result)
+            np.maximum(u, minus_ones[:m], out=u)
+            np.minimum(u, ones[:m], out=u)
+        if not open_edges:  # nothing is carried over a closed border
+            np.maximum(x[:, 0], 0.0, out=x[:, 0])
+            np.minimum(x[:, -1], 0.0, out=x[:, -1])
+            if r0 == 0:
+                np.maximum(uy[0], 0.0, out=uy[0])
+            if r1 == rows:
+                np.minimum(uy[-1], 0.0, out=uy[-1])
+
+    def erode(r0: int, r1: int, c: F64) -> None:
+        """Rows ``[r0, r1)``'s exchange ``c`` (bounded if asked; the terrain beside them not yet changed), its
+        magnitude in ``work.total`` and the sediment after it; then their evaporation."""
+        m, n = r1 - r0, (r1 - r0) * cols
+        # Central differences (float32) of the terrain, each edge cell's missing neighbour itself.
+        t, sp, x, y = tmp[:m], spare[:m], gx[:m], gy[:m]
+        a0 = max(r0 - 1, 0)  # b32[i]: row a0 + i in float32
+        np.copyto(b32[: min(r1 + 1, rows) - a0], b[a0 : r1 + 1], casting="same_kind")
+        here = b32[r0 - a0 : r1 - a0]
+        b_f = here.reshape(-1)
+        # b[:, j + 1] - b[:, j - 1] along the rows as one run; the first and last columns set after
+        np.subtract(b_f[2:], b_f[:-2], out=x.reshape(-1)[1 : n - 1])
+        np.subtract(here[:, east_of], here[:, 0], out=x[:, 0])
+        np.subtract(here[:, -1], here[:, west_of], out=x[:, -1])
+        i0, i1 = max(r0, 1), min(r1, rows - 1)  # rows with both neighbours
+        if i1 > i0:
+            np.subtract(b32[i0 + 1 - a0 : i1 + 1 - a0], b32[i0 - 1 - a0 : i1 - 1 - a0], out=y[i0 - r0 : i1 - r0])
+        if r0 == 0:
+            np.subtract(b32[min(1, rows - 1)], b32[0], out=y[0])
+        if r1 == rows:
+            np.subtract(b32[rows - 1 - a0], b32[max(rows - 2, 0) - a0], out=y[-1])
+        x *= f32(0.5 / cell)
+        y *= f32(0.5 / cell)
+        x *= x
+        y *= y
+        x += y  # |grad|²
+        # sin(tilt) = |grad| / sqrt(1 + |grad|²) = sqrt(g² / (1 + g²)), at least sin(min_tilt)
+        np.add(x, 1.0, out=t)
+        x /= t
+        np.sqrt(x, out=x)
+        np.maximum(x, least_sine[:m], out=x)
+        # |v| = cell / Δt x |displacement|
+        np.multiply(ux[r0:r1], ux[r0:r1], out=t)
+        np.multiply(uy[r0:r1], uy[r0:r1], out=sp)
+        t += sp
+        np.sqrt(t, out=t)
+        t *= x
+        t *= f32(kc * cell / dt)  # capacity, metres of sediment
+        if depth_scale > 0.0:
+            np.multiply(d[r0:r1], f32(1.0 / depth_scale), out=sp)
+            np.minimum(sp, ones[:m], out=sp)
+            t *= sp
+        c = c[:m]
+        np.copyto(c, t)  # exactly widened (faster than a mixed-type subtraction)
+        c -= s[r0:r1]  # float64: C - s
+        if ks == kd:
+            c *= ks
+        else:
+            c *= np.where(c > 0.0, ks, kd)
+        if bounded:  # never below the lowest edge neighbour, never above the highest
+            work.bound_exchange(c, b, r0, r1)
+        np.abs(c, out=work.total[r0:r1])
+        s[r0:r1] += c
+        d[r0:r1] *= f32(keep)  # 5. Evaporation (the transport does not need the water).
+
     lost = 0.0
     exchanged = 0.0
     done = 0
+    strips = work.flow_bounds
     for step in range(steps):
-        # 1. Rain.
-        d += water_in
-        # 2. Flow: fluxes from the drop in the water surface, scaled so no cell drains below zero. Steps 2 and 3
-        # go through the map in strips of rows (each cell's operations in the whole-map order, so the same bits);
-        # a pass ends where the next needs its neighbours' results.
-        np.add(b, d, out=surface)
-        for r0, r1 in work.flow_bounds:
-            rs = np.s_[r0:r1]
-            lo, hi = r0 * cols, r1 * cols  # the strip in the flat views
-            np.subtract(surface_f[lo : hi - 1], surface_f[lo + 1 : hi], out=dhx_f[lo : hi - 1], casting="same_kind")
-            dhx_f[lo:hi] *= pipe
-            dhx[rs, -1] = -0.0
-            fe_f[lo:hi] += dhx_f[lo:hi]  # fe[:, :-1] += drop
-            dhx[rs, -1] = 0.0
-            fw_f[lo + 1 : hi] -= dhx_f[lo : hi - 1]  # fw[:, 1:] -= drop
-            # the drops to the south from this strip's rows (the row above's came with the strip before)
-            y0, y1 = r0, min(r1, rows - 1)
-            if y1 > y0:
-                np.subtract(surface[y0:y1], surface[y0 + 1 : y1 + 1], out=dhy[y0:y1], casting="same_kind")
-                dhy[y0:y1] *= pipe
-            if min(r1, rows - 1) > r0:
-                fs[r0 : min(r1, rows - 1)] += dhy[r0 : min(r1, rows - 1)]
-            if r1 > max(r0, 1):
-                fn[max(r0, 1) : r1] -= dhy[max(r0, 1) - 1 : r1 - 1]
-            if open_edges:  # dry ghost cells at the border cells' terrain height: the drop is the depth
-                fw[rs, 0] += pipe * d[rs, 0]
-                fe[rs, -1] += pipe * d[rs, -1]
-                if r0 == 0:
-                    fn[0] += pipe * d[0]
-                if r1 == rows:
-                    fs[-1] += pipe * d[-1]
-            z = zeros[rs]
-            for f in (fw[rs], fe[rs], fn[rs], fs[rs]):
-                np.maximum(f, z, out=f)
-            o, t = out[rs], tmp[rs]
-            np.add(fw[rs], fe[rs], out=o)
-            o += fn[rs]
-            o += fs[rs]
-            # K = min(1, d x cell² / (out x Δt)), written as d / (out x Δt / cell²): where out x Δt / cell² > d
-            # the quotient is below 1; elsewhere at least 1, +inf (d > 0 = out) or NaN (0 / 0): fmin takes 1.
-            np.multiply(o, per_depth, out=t)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                np.divide(d[rs], t, out=t)
-            np.fmin(t, ones[rs], out=t)
-            for f in (fw[rs], fe[rs], fn[rs], fs[rs]):
-                f *= t
-            o *= t
-        for r0, r1 in work.flow_bounds:
-            rs = np.s_[r0:r1]
-            # Depth after the flow; the mean depth over the step carries the velocity.
-            t, sp, dm = tmp[rs], spare[rs], d_mean[rs]
-            np.copyto(dm, d[rs])
-            np.multiply(out[rs], -per_depth, out=t)
-            lo, hi = r0 * cols, r1 * cols
-            t_f, sp_f = tmp_f[lo:hi], spare_f[lo:hi]
-            np.multiply(fe_f[lo:hi], per_depth, out=sp_f)
-            sp[:, -1] = -0.0
-            t_f[1:] += sp_f[:-1]  # t[:, 1:] += fe[:, :-1] x per_depth
-            np.multiply(fw_f[lo:hi], per_depth, out=sp_f)
-            sp[:, 0] = -0.0
-            t_f[:-1] += sp_f[1:]  # t[:, :-1] += fw[:, 1:] x per_depth
-            n0 = max(r0, 1)  # rows with a north neighbour, whose flux to the south arrives here
-            np.multiply(fs[n0 - 1 : r1 - 1], per_depth, out=spare[n0:r1])
-            tmp[n0:r1] += spare[n0:r1]
-            s1 = min(r1, rows - 1)  # rows with a south neighbour
-            np.multiply(fn[r0 + 1 : s1 + 1], per_depth, out=spare[r0:s1])
-            tmp[r0:s1] += spare[r0:s1]
-            dr = d[rs]
-            dr += t
-            np.maximum(dr, zeros[rs], out=dr)
-            dm += dr
-            dm *= f32(0.5)
-            # Displacements in cells over the step: ΔW x Δt / (cell² x d_mean), ΔW the mean flux through the cell.
-            x, y = ux[rs], uy[rs]
-            np.subtract(fe[rs], fw[rs], out=x)
-            x_f, e = ux_f[lo:hi], edge[: r1 - r0]
-            np.copyto(e, x[:, 0])
-            x_f[1:] += fe_f[lo : hi - 1]  # x[:, 1:] += fe[:, :-1]
-            x[:, 0] = e
-            np.copyto(e, x[:, -1])
-            x_f[:-1] -= fw_f[lo + 1 : hi]  # x[:, :-1] -= fw[:, 1:]
-            x[:, -1] = e
-            np.subtract(fs[rs], fn[rs], out=y)
-            uy[n0:r1] += fs[n0 - 1 : r1 - 1]
-            uy[r0:s1] -= fn[r0 + 1 : s1 + 1]
-            np.maximum(dm, dry[rs], out=t)
-            np.divide(f32(0.5) * per_depth, t, out=t)
-            x *= t
-            y *= t
-            for u in (x, y):  # the flux scaling bounds them already; this guards rounding (np.clip's result)
-                np.maximum(u, minus_ones[rs], out=u)
-                np.minimum(u, ones[rs], out=u)
-            if not open_edges:  # nothing is carried over a closed border
-                np.maximum(x[:, 0], 0.0, out=x[:, 0])
-                np.minimum(x[:, -1], 0.0, out=x[:, -1])
-                if r0 == 0:
-                    np.maximum(uy[0], 0.0, out=uy[0])
-                if r1 == rows:
-                    np.minimum(uy[-1], 0.0, out=uy[-1])
-        # 3. Erosion and deposition against the capacity Kc x sin(tilt) x |v|.
-        # Central differences (float32) of the terrain, each edge cell's missing neighbour itself.
-        for r0, r1 in work.flow_bounds:
-            rs = np.s_[r0:r1]
-            t, sp, x, y = tmp[rs], spare[rs], gx[rs], gy[rs]
-            lo, hi = r0 * cols, r1 * cols
-            # b[:, j + 1] - b[:, j - 1] along the rows as one run; the first and last columns set after
-            np.subtract(b_f[lo + 2 : hi], b_f[lo : hi - 2], out=gx_f[lo + 1 : hi - 1], dtype=f32, casting="same_kind")
-            np.subtract(b[rs, east_of], b[rs, 0], out=x[:, 0], dtype=f32, casting="same_kind")
-            np.subtract(b[rs, -1], b[rs, west_of], out=x[:, -1], dtype=f32, casting="same_kind")
-            i0, i1 = max(r0, 1), min(r1, rows - 1)  # rows with both neighbours
-            if i1 > i0:
-                np.subtract(b[i0 + 1 : i1 + 1], b[i0 - 1 : i1 - 1], out=gy[i0:i1], dtype=f32, casting="same_kind")
-            if r0 == 0:
-                np.subtract(b[min(1, rows - 1)], b[0], out=gy[0], dtype=f32, casting="same_kind")
-            if r1 == rows:
-                np.subtract(b[-1], b[max(rows - 2, 0)], out=gy[-1], dtype=f32, casting="same_kind")
-            x *= f32(0.5 / cell)
-            y *= f32(0.5 / cell)
-            x *= x
-            y *= y
-            x += y  # |grad|²
-            # sin(tilt) = |grad| / sqrt(1 + |grad|²) = sqrt(g² / (1 + g²)), at least sin(min_tilt)
-            np.add(x, 1.0, out=t)
-            x /= t
-            np.sqrt(x, out=x)
-            np.maximum(x, least_sine[rs], out=x)
-            # |v| = cell / Δt x |displacement|
-            np.multiply(ux[rs], ux[rs], out=t)
-            np.multiply(uy[rs], uy[rs], out=sp)
-            t += sp
-            np.sqrt(t, out=t)
-            t *= x
-            t *= f32(kc * cell / dt)  # capacity, metres of sediment
-            if depth_scale > 0.0:
-                np.multiply(d[rs], f32(1.0 / depth_scale), out=sp)
-                np.minimum(sp, ones[rs], out=sp)
-                t *= sp
-            c = change[rs]
-            np.subtract(t, s[rs], out=c)  # float64: C - s
-            if ks == kd:
-                c *= ks
-            else:
-                c *= np.where(c > 0.0, ks, kd)
-            if bounded:  # never below the lowest edge neighbour, never above the highest
-                work.bound_exchange(change, b, r0, r1)
-        exchanged += float(np.abs(change, out=work.total).sum())
-        b -= change
-        s += change
-        # 4. Transport: forward semi-Lagrangian, each cell's sediment split bilinearly where it lands.
-        moved = work.advect(s, ux, uy)
+        # A step goes through the map in strips of rows, stage by stage, each cell's operations in the order of a
+        # whole-map pass (so the same bits whatever the strips): 1. rain and 2. the flow, fluxes from the drop in
+        # the water surface scaled so no cell drains below zero (strip k), then the depths after the flow and the
+        # velocities (strip k - 1, whose neighbours' fluxes are final); 3. erosion and deposition against the
+        # capacity Kc x sin(tilt) x |v|, and 5. evaporation; 4. the terrain changed and the suspended sediment
+        # moved with the water, forward semi-Lagrangian, each cell's sediment split bilinearly where it lands.
+        # (A stage a pass of its own is faster than the stages of a strip one after the other.)
+        for k in range(len(strips)):
+            flow(*strips[k], outs[k % 2])
+            if k:
+                velocity(*strips[k - 1], outs[(k - 1) % 2])
+        velocity(*strips[-1], outs[(len(strips) - 1) % 2])
+        for k, (r0, r1) in enumerate(strips):
+            erode(r0, r1, changes[k % 2])
+            if k:  # the terrain of the strip before, no longer read
+                b[strips[k - 1][0] : r0] -= changes[(k - 1) % 2][: r0 - strips[k - 1][0]]
+        b[strips[-1][0] :] -= changes[(len(strips) - 1) % 2][: rows - strips[-1][0]]
+        for r0, r1 in work.bounds:
+            work.advect(ux, uy, r0, r1)
+        exchanged += float(work.total.sum())
+        moved = work.moved
         if open_edges:
             lost += float(moved[0].sum() + moved[-1].sum() + moved[1:-1, 0].sum() + moved[1:-1, -1].sum()) * area
-        # 5. Evaporation.
-        d *= f32(keep)
         done = step + 1
         if callback is not None and callback(done, steps) is False:
             break
@@ -577,8 +607,8 @@ def _warn_if_piled(before: F64, after: F64, *, capacity: float, deposit_rate: fl
 
 
 #: Bytes of float64 work arrays per strip of rows the transport works on at once (a few times a processor's L2
-#: cache: fewer calls, and a strip's arrays mostly stay in the caches through all their operations; 2, 4 and
-#: 8 MiB measured 17.2, 12.4 and 11.8 ms a transport at 1025 x 1025 with the parts laid out as wide rows).
+#: cache: fewer calls, and a strip's arrays mostly stay in the caches through all their operations; 2, 4, 8
+#: and 16 MiB measured 30.3, 31.2, 31.7 and 29.7 steps a second at 1025 x 1025, its 9 arrays laid out as wide rows).
 _STRIP_BYTES = 8 << 20
 #: Rows per strip of the flow's and the erosion's float32 passes (fewer, larger strips: more operations each).
 _FLOW_ROWS = 128
@@ -586,8 +616,12 @@ _FLOW_ROWS = 128
 
 class _AdvectWork:
     """The float64 work arrays of :func:`hydraulic_erosion`'s exchange bound and sediment transport, allocated
-    once for a map of ``rows x cols``, and the strips of rows a step works in (``bounds`` the transport's,
-    ``flow_bounds`` those of the flow, the erosion and the exchange bound).
+    once for a map of ``rows x cols``, and the strips of rows a step works in (``flow_bounds``, ``flow_rows``
+    high at most, those of the flow, the erosion and the exchange bound; ``bounds``, ``height`` rows at most,
+    the transport's).
+
+    The transport moves ``sediment`` into the padded map ``moved`` and copies each row back once the strip
+    after it has read the row's old value.
 
     Every cell goes through the same operations in the same order as in one whole-map pass (the transport's
     parts are computed for a strip and the rows beside it, and each cell of the strip adds the parts that reach
@@ -597,41 +631,48 @@ class _AdvectWork:
     def __init__(self, rows: int, cols: int, strip_bytes: int | None = None) -> None:
         strip_bytes = _STRIP_BYTES if strip_bytes is None else strip_bytes
         f64 = np.float64
-        # 16 float64 arrays of a strip and the two rows beside it.
-        height = max(1, min(rows, strip_bytes // (16 * 8 * max(cols, 1)) - 2))
         self.rows, self.cols = rows, cols
-        self.bounds = [(r0, min(rows, r0 + height)) for r0 in range(0, rows, height)]
         flow = max(1, min(rows, _FLOW_ROWS))
+        self.flow_rows = flow
         self.flow_bounds = [(r0, min(rows, r0 + flow)) for r0 in range(0, rows, flow)]
+        # The transport's 9 float64 arrays of a strip and the two rows beside it
+        self.height = height = max(1, min(rows, strip_bytes // (9 * 8 * (cols + 2)) - 2))
+        self.bounds = [(r0, min(rows, r0 + height)) for r0 in range(0, rows, height)]
         bound = (flow, cols)  # the exchange bound runs in the flow's strips
         self.low, self.high, self.scratch = np.empty(bound, f64), np.empty(bound, f64), np.empty(bound, f64)
         self.edge_low, self.edge_high = np.empty(flow, f64), np.empty(flow, f64)
-        # The transport's parts, in rows of cols + 2 (ghost columns 0)
-        self.wide = [np.zeros(min(rows, height + 2) * (cols + 2), f64) for _ in range(14)]
+        # The transport's inputs and parts, in rows of cols + 2 (ghost columns 0)
+        self.wide = [np.zeros(min(rows, height + 2) * (cols + 2), f64) for _ in range(9)]
+        self.mask = np.empty(min(rows, height + 2) * cols, np.bool_)
         self.total = np.empty((rows, cols), f64)
+        self.sediment = np.zeros((rows, cols), f64)
         self.moved = np.zeros((rows + 2, cols + 2), f64)
 
-    def bound_exchange(self, change: F64, b: F64, r0: int, r1: int) -> None:
-        """Clip ``change`` (terrain dissolved, > 0, or deposited, < 0, metres) in place so that ``b - change``
-        stays between the lowest and the highest of each cell's edge neighbours (its own height where that is
-        above or below them all): material is never dissolved below the ground water flows to, nor laid above
-        the ground it comes from. Every new height then lies within the old heights' range, step after step.
-        Rows ``[r0, r1)`` only (at most a strip's rows): ``b`` is read beside them."""
+    def bound_exchange(self, part: F64, b: F64, r0: int, r1: int) -> None:
+        """Clip ``part`` (rows ``[r0, r1)``'s terrain dissolved, > 0, or deposited, < 0, metres; at most a strip's
+        rows) in place so that ``b - part`` stays between the lowest and the highest of each cell's edge
+        neighbours (its own height where that is above or below them all): material is never dissolved below the
+        ground water flows to, nor laid above the ground it comes from. Every new height then lies within the old
+        heights' range, step after step. ``b`` is read beside the rows."""
         rows = self.rows
         m = r1 - r0
         low, high, scratch = self.low[:m], self.high[:m], self.scratch[:m]
         here = b[r0:r1]
-        np.copyto(low, here)
-        np.copyto(high, here)
         i0 = 1 if r0 == 0 else 0  # rows with a north neighbour
         i1 = m - 1 if r1 == rows else m  # rows with a south one
-        # north, west, south, east: the order of a whole-map pass. West and east run on the rows as one flat
-        # run (contiguous, several times faster than the strided 2-D views); the first (west) or last (east)
-        # column, which that compares with the row before or after, is kept aside and put back.
+        # north, west, south, east: the order of a whole-map pass. The first row's low and high are its own
+        # heights where it has no north neighbour.
+        if i0:
+            np.copyto(low[0], here[0])
+            np.copyto(high[0], here[0])
+        np.minimum(here[i0:], b[r0 - 1 + i0 : r1 - 1], out=low[i0:])
+        np.maximum(here[i0:], b[r0 - 1 + i0 : r1 - 1], out=high[i0:])
+        # West and east run on the rows as one flat run (contiguous, several times faster than the strided 2-D
+        # views); the first (west) or last (east) column, which that compares with the row before or after, is
+        # kept aside and put back.
         flat_low, flat_high, flat_here = low.reshape(-1), high.reshape(-1), here.reshape(-1)
         edge_low, edge_high = self.edge_low[:m], self.edge_high[:m]
         for a, n in (
-            (np.s_[i0:], b[r0 - 1 + i0 : r1 - 1]),
             (0, None),
             (np.s_[:i1], b[r0 + 1 : r0 + 1 + i1]),
             (-1, None),
@@ -650,78 +691,99 @@ class _AdvectWork:
             np.maximum(hi, n, out=hi)
             low[:, a] = edge_low
             high[:, a] = edge_high
-        part = change[r0:r1]
         np.minimum(part, np.subtract(here, low, out=scratch), out=part)
         np.maximum(part, np.subtract(here, high, out=scratch), out=part)
 
-    def advect(self, s: F64, ux: F32, uy: F32) -> F64:
-        """Move ``s`` in place by ``(ux, uy)`` cells (each in [-1, 1]), splitting bilinearly; exactly conservative.
+    def advect(self, ux: F32, uy: F32, r0: int, r1: int) -> None:
+        """Move ``sediment`` of rows ``[r0, r1)`` (one of ``bounds``) by ``(ux, uy)`` cells (each in
+        [-1, 1]) through the padded map ``moved``, splitting bilinearly; exactly conservative. Called for every
+        strip of ``bounds`` in order: the first clears the ghost rows, and after the last ``sediment`` holds the
+        moved sediment and ``moved``'s ghost ring what left the map.
 
         A parcel displaced by ``(ax, ay) = (|ux|, |uy|)`` lands across four cells:
         its own with weight ``(1 - ax)(1 - ay)``, the east or west neighbour with
         ``ax (1 - ay)``, the south or north one with ``(1 - ax) ay``, the diagonal
         with ``ax ay``. The part staying is ``s`` minus the parts leaving, so the
-        parts sum to ``s`` to rounding. Returns the map of shape ``(rows + 2, cols +
-        2)`` holding the result, its ghost ring holding what left the map.
+        parts sum to ``s`` to rounding. The other map's ghost ring receives what
+        leaves the map.
 
         The parts are computed in rows as wide as the result's, ghost columns included (0 there), so each
         operation and each part's move runs on contiguous runs of rows, every neighbour a fixed offset; the
         ghost columns' parts are set to -0.0, which added to anything leaves it unchanged.
         """
         rows, w = self.rows, self.cols + 2
-        moved = self.moved
+        moved, s = self.moved, self.sediment
         flat = moved.reshape(-1)
-        moved[0] = 0.0
-        moved[-1] = 0.0
-        for r0, r1 in self.bounds:
-            src0, src1 = max(r0 - 1, 0), min(r1 + 1, rows)  # the strip and the rows beside it
-            m = src1 - src0
-            n = m * w
-            here, ax, ay, east, south, side, diag, vert, inner, to_e, to_s, d_e, to_se, to_sw = (
-                x[:n] for x in self.wide
-            )
-            np.copyto(here.reshape(m, w)[:, 1:-1], s[src0:src1])  # the ghost columns stay 0
-            np.abs(ux[src0:src1], out=ax.reshape(m, w)[:, 1:-1])  # float32 magnitudes, exactly widened
-            np.abs(uy[src0:src1], out=ay.reshape(m, w)[:, 1:-1])
-            np.greater(ux[src0:src1], 0.0, out=east.reshape(m, w)[:, 1:-1])  # 1.0 or 0.0
-            np.greater(uy[src0:src1], 0.0, out=south.reshape(m, w)[:, 1:-1])
-            np.multiply(here, ax, out=side)
-            np.multiply(side, ay, out=diag)  # s ax ay
-            side -= diag  # s ax (1 - ay): east or west
-            np.multiply(here, ay, out=vert)
-            vert -= diag  # s (1 - ax) ay: south or north
-            np.subtract(here, side, out=inner)
-            inner -= vert
-            inner -= diag
-            np.multiply(side, east, out=to_e)
-            side -= to_e  # to the west
-            np.multiply(vert, south, out=to_s)
-            vert -= to_s  # to the north
-            np.multiply(diag, east, out=d_e)
-            diag -= d_e  # the western diagonal parts
-            np.multiply(d_e, south, out=to_se)
-            d_e -= to_se  # north-east
-            np.multiply(diag, south, out=to_sw)
-            diag -= to_sw  # north-west
-            base = (src0 + 1) * w  # where the strip's first row is in the flat result
-            flat[(r0 + 1) * w : (r1 + 1) * w] = inner[(r0 - src0) * w : (r1 - src0) * w]  # ghost columns 0
-            # The padded rows this strip finishes: its own, and the ghost rows beside the map's first and last.
-            top = (r0 + 1 if r0 > 0 else 0) * w
-            bottom = (r1 + 1 if r1 < rows else rows + 2) * w
-            for part, dr, dc in (
-                (to_e, 0, 1),
-                (side, 0, -1),
-                (to_s, 1, 0),
-                (vert, -1, 0),
-                (to_se, 1, 1),
-                (d_e, -1, 1),
-                (to_sw, 1, -1),
-                (diag, -1, -1),
-            ):
-                part.reshape(m, w)[:, :: w - 1] = -0.0  # nothing comes from the ghost columns
-                offset = dr * w + dc
-                q0, q1 = max(top, base + offset), min(bottom, base + n + offset)
-                if q1 > q0:
-                    flat[q0:q1] += part[q0 - offset - base : q1 - offset - base]
-        s[:] = moved[1:-1, 1:-1]
-        return moved
+        if r0 == 0:
+            moved[0] = 0.0
+            moved[-1] = 0.0
+        src0, src1 = max(r0 - 1, 0), min(r1 + 1, rows)  # the strip and the rows beside it
+        m = src1 - src0
+        n = m * w
+        here, ax, ay, east, south, side, diag, vert, spare = (x[:n] for x in self.wide)
+        for x in (here, ax, ay):  # their ghost columns were parts' (-0.0) in the strip before
+            x.reshape(m, w)[:, :: w - 1] = 0.0
+        np.copyto(here.reshape(m, w)[:, 1:-1], s[src0:src1])  # the ghost columns stay 0
+        if r0 > 0:  # the strip before's last row, read now
+            np.copyto(s[r0 - 1], moved[r0, 1:-1])
+        np.abs(ux[src0:src1], out=ax.reshape(m, w)[:, 1:-1])  # float32 magnitudes, exactly widened
+        np.abs(uy[src0:src1], out=ay.reshape(m, w)[:, 1:-1])
+        # 1.0 or 0.0 (through bools: faster than a comparison with float64 results)
+        mask = self.mask[: m * self.cols].reshape(m, self.cols)
+        np.greater(ux[src0:src1], 0.0, out=mask)
+        np.copyto(east.reshape(m, w)[:, 1:-1], mask)
+        np.greater(uy[src0:src1], 0.0, out=mask)
+        np.copyto(south.reshape(m, w)[:, 1:-1], mask)
+        np.multiply(here, ax, out=side)
+        np.multiply(side, ay, out=diag)  # s ax ay
+        side -= diag  # s ax (1 - ay): east or west
+        np.multiply(here, ay, out=vert)
+        vert -= diag  # s (1 - ax) ay: south or north
+        # What stays, straight into the strip's rows of the result (ghost columns 0)
+        own = np.s_[(r0 - src0) * w : (r1 - src0) * w]
+        stay = flat[(r0 + 1) * w : (r1 + 1) * w]
+        np.subtract(here[own], side[own], out=stay)
+        stay -= vert[own]
+        stay -= diag[own]
+        # The padded rows this strip finishes: its own, and the ghost rows beside the map's first and last.
+        top = (r0 + 1 if r0 > 0 else 0) * w
+        bottom = (r1 + 1 if r1 < rows else rows + 2) * w
+        put = partial(_put, flat, m, w, (src0 + 1) * w, top, bottom)
+        # Each split as soon as its parts are known, into arrays done with; the adds in the order of a whole-map
+        # pass: east, west, south, north, south-east, north-east, south-west, north-west.
+        to_e = here
+        np.multiply(side, east, out=to_e)
+        side -= to_e  # to the west
+        put(to_e, 0, 1)
+        put(side, 0, -1)
+        to_s = ax
+        np.multiply(vert, south, out=to_s)
+        vert -= to_s  # to the north
+        put(to_s, 1, 0)
+        put(vert, -1, 0)
+        d_e = ay
+        np.multiply(diag, east, out=d_e)
+        diag -= d_e  # the western diagonal parts
+        to_se = spare
+        np.multiply(d_e, south, out=to_se)
+        d_e -= to_se  # north-east
+        to_sw = east
+        np.multiply(diag, south, out=to_sw)
+        diag -= to_sw  # north-west
+        put(to_se, 1, 1)
+        put(d_e, -1, 1)
+        put(to_sw, 1, -1)
+        put(diag, -1, -1)
+        # The strip's rows are final; the last waits for the next strip to read its old value.
+        last = r1 if r1 == rows else r1 - 1
+        np.copyto(s[r0:last], moved[r0 + 1 : last + 1, 1:-1])
+
+
+def _put(flat: F64, m: int, w: int, base: int, top: int, bottom: int, part: F64, dr: int, dc: int) -> None:
+    """Add ``part`` (``m`` rows of ``w``, the first at ``base`` in ``flat``) to ``flat`` moved ``dr`` rows and
+    ``dc`` columns, within ``[top, bottom)``: :meth:`_AdvectWork.advect`'s move of a part."""
+    part.reshape(m, w)[:, :: w - 1] = -0.0  # nothing comes from the ghost columns
+    offset = dr * w + dc
+    p0, p1 = max(top, base + offset), min(bottom, base + m * w + offset)
+    if p1 > p0:
+        flat[p0:p1] += part[p0 - offset - base : p1 - offset - base]

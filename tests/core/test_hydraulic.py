@@ -315,8 +315,8 @@ def test_strips_of_rows_give_the_same_bits(monkeypatch, edges):
 
     h = (Recipe("diamond_square", 3, (33, 33), version=2).evaluate().astype(np.float64) * 20.0)[:29]
     results = []
-    # 1 row, a few rows (5 and 3), one strip
-    for strip_bytes, flow_rows in ((1, 1), (128 * 33 * 7, 3), (1 << 40, 1 << 20)):
+    # 1 row, a few rows (the transport 5, its 9 float64 arrays 7 rows of 35; the flow 3), one strip
+    for strip_bytes, flow_rows in ((1, 1), (9 * 8 * 35 * 7, 3), (1 << 40, 1 << 20)):
         monkeypatch.setattr(hydraulic, "_STRIP_BYTES", strip_bytes)
         monkeypatch.setattr(hydraulic, "_FLOW_ROWS", flow_rows)
         results.append(hydraulic_erosion(h, 1.0, steps=30, edges=edges, settle=False))
