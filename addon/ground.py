@@ -40,8 +40,9 @@ WET_INDEX = (8.0, 14.0)
 WET_DARKEN = 0.35
 #: Deposit depth (m) over which deposits lighten, and by how much at most (fresh sediment, unweathered and dry).
 DEPOSIT_DEPTH, DEPOSIT_LIGHTEN = (0.2, 3.0), 0.25
-#: Slopes (degrees) over which rock beds appear, from none to full.
-STEEP = (40.0, 55.0)
+#: Slopes (degrees) over which rock beds appear, from none to full: cliffs only (on the 35-50 degree slopes of
+#: a mountain range seen from afar, regular beds read as contour lines).
+STEEP = (50.0, 65.0)
 #: Metre scales of the ground's 3D noise: the fine and coarse bump and the colour patches.
 DETAIL_FINE, DETAIL_COARSE, DETAIL_PATCHES = 2.5, 24.0, 180.0
 
@@ -124,13 +125,13 @@ def ground_stage(b: TreeBuilder, color, color_out: str, ground: tuple[float, flo
             )
             b.link(tilt, "Vector", wave, "Vector")
             # Blender's Z bands are sin(20 z s): a period of 2 pi / (20 s) metres at Scale s
-            for name, value in (("Scale", 2.0 * math.pi / (20.0 * period)), ("Distortion", 4.0), ("Detail", 2.0)):
+            for name, value in (("Scale", 2.0 * math.pi / (20.0 * period)), ("Distortion", 9.0), ("Detail", 3.0)):
                 b.socket(wave.inputs, name).default_value = value
             beds.append(b.math("MULTIPLY", (wave, "Fac"), weight, col + 2, 15 + k))
         bands = b.math("ADD", beds[0], beds[1], col + 3, 15, "Both beds")
         centred = b.math("SUBTRACT", bands, 0.5, col + 4, 15)
         on_steep = b.math("MULTIPLY", centred, steep, col + 5, 15, "Beds on steep slopes")
-        bed_tone = b.math("MULTIPLY_ADD", on_steep, 0.5 * detail, col + 6, 15, "Bed tone")
+        bed_tone = b.math("MULTIPLY_ADD", on_steep, 0.3 * detail, col + 6, 15, "Bed tone")
         b.socket(bed_tone.inputs, "Value_002").default_value = 1.0
         color, color_out = _scale_color(b, color, color_out, bed_tone, col + 7, 0, "Rock bed tone")
         fine = _noise3(b, coords, DETAIL_FINE, col, 18, "Fine bump")

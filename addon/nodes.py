@@ -39,7 +39,7 @@ rivers and lakes darker (the ``drainage_area``, ``orogen_wetness``,
 ``river_width`` and ``lake_depth`` attributes), deposits lighter
 (``deposited``) — and adds detail below the grid from 3D noise on the object's
 coordinates in metres (a bump at 2.5 m and 24 m, colour patches at 180 m, rock
-beds of the strata spacing, tilted and warped, on slopes steeper than 40°), so
+beds of the strata spacing, tilted and warped, on slopes steeper than 50°), so
 nothing stretches on a cliff as a projected texture would; the albedo is kept
 within :data:`.ground.ALBEDO`. A missing map reads 0 and tints nothing. *Unlit* multiplies it by the baked
 ``Lightmap`` colour attribute (slope or hillshade, cast shadows, ambient

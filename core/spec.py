@@ -235,7 +235,7 @@ MATERIAL_PARAMS: tuple[Param, ...] = (
         unit="factor",
         label="Ground Detail",
         description="Lit only: detail below the mesh grid, at metre scale: a bump and colour variation from 3D "
-        "noise (nothing stretches on cliffs) and rock beds on cliffs (slopes steeper than 40 degrees); 0 = smooth",
+        "noise (nothing stretches on cliffs) and rock beds on cliffs (slopes steeper than 50 degrees); 0 = smooth",
         active_when=AllOf(When("enabled", True), When("shading", "lit")),
     ),
     Param(
