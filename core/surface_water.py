@@ -24,7 +24,8 @@ channel at each end, at the water surface.
 The Rivers and Lakes filter (``rivers``) runs :func:`surface_water` on the whole heightmap and gives back the
 carved heights (normalised), with the ``lake_depth``, ``river_width`` and ``river_depth`` maps (metres) and
 the ``drainage_area`` and ``flow_direction`` of its own routing in place of any earlier filter's.
-Invariants: heights and depths in metres; nothing is raised; a heightmap with no depression and no cell past
+Invariants: heights and depths in metres; nothing is raised but puddles shallower than :data:`LAKE_DEPTH`
+(filled: ground, not lake); a heightmap with no depression and no cell past
 ``river_area`` comes back unchanged; same input, same output.
 """
 
@@ -61,7 +62,7 @@ class SurfaceWater:
     Attributes
     ----------
     heights : ndarray of float64
-        The ground with the river beds carved, metres.
+        The ground with the river beds carved (and puddles under :data:`LAKE_DEPTH` filled), metres.
     lake_depth : ndarray of float32
         Depth of standing water over the ground, metres (0: no lake; at least :data:`LAKE_DEPTH` in one); ground
         + depth is the lake's spill level.
@@ -134,7 +135,11 @@ def surface_water(
     c = check_number(depth_coefficient, "depth_coefficient", low=0.0, high=1.0e3)
     filled = drain_depressions(z, cs, mode="fill", open_edges=open_edges, sea_level=sea_level)
     lake = filled - z
-    lake = np.where(lake >= LAKE_DEPTH, lake, 0.0)  # (the filling's float64 steps across a flat are no lake)
+    is_lake = lake >= LAKE_DEPTH
+    lake = np.where(is_lake, lake, 0.0)
+    # Shallower than that (the filling's float64 steps across a flat, a puddle under a millimetre) is ground: the
+    # filled surface, so along every flow path the ground never rises.
+    z = np.where(is_lake, z, filled)
     routing = route_flow(filled, cs, open_edges=open_edges, sea_level=sea_level)
     area = drainage_area(routing)
     q = area * (runoff / SECONDS_PER_YEAR)
@@ -305,7 +310,8 @@ def _rivers(
         sea_level=sea,
     )
     if maps is not None:
-        add_change_maps(maps, deposited=np.zeros(metres.shape), removed=metres - water.heights)
+        change = water.heights - metres
+        add_change_maps(maps, deposited=np.maximum(change, 0.0), removed=np.maximum(-change, 0.0))
         maps["lake_depth"] = water.lake_depth
         maps["river_width"] = water.river_width
         maps["river_depth"] = water.river_depth

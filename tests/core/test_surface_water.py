@@ -3,7 +3,7 @@ without steps, the water mesh over exactly those cells, and the filter's maps.""
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from core import spec as spec_mod
@@ -54,11 +54,12 @@ def test_rivers_begin_at_the_river_area_with_leopold_and_maddock_geometry():
     np.testing.assert_allclose(w.river_width[river], 5.0 * q[river] ** 0.5, rtol=1e-6)
     np.testing.assert_allclose(w.river_depth[river], 0.25 * q[river] ** 0.4, rtol=1e-6)
     assert river.sum() > 20
-    np.testing.assert_allclose(w.heights, z - w.river_depth.astype(np.float64))
-    assert (w.heights <= z).all()
+    np.testing.assert_allclose(w.heights, z - w.river_depth.astype(np.float64), atol=1e-3)
+    assert (w.heights <= z + 1e-3).all()  # (puddles under a millimetre are filled)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=60, deadline=None)
+@example(seed=191, runoff=1.0)  # a puddle under a millimetre once let the surface rise
 @given(seed=st.integers(0, 2**32 - 1), runoff=st.floats(0.1, 5.0))
 def test_the_water_surface_never_rises_downstream_and_the_carving_opens_no_pit(seed, runoff):
     rng = np.random.default_rng(seed)
@@ -71,10 +72,10 @@ def test_the_water_surface_never_rises_downstream_and_the_carving_opens_no_pit(s
     rr, cc = np.nonzero((w.river_width > 0) & (code >= 0))
     off = np.asarray(NEIGHBOR_OFFSETS)[code[rr, cc]]
     down = surface[rr + off[:, 0], cc + off[:, 1]]
-    assert (down <= surface[rr, cc] + 1e-9).all()
+    assert (down <= surface[rr, cc] + 1e-6).all()  # (the depths are float32: a micrometre of rounding)
     bed_down = w.heights[rr + off[:, 0], cc + off[:, 1]]
     is_river_down = w.river_width[rr + off[:, 0], cc + off[:, 1]] > 0
-    assert (bed_down[is_river_down] <= w.heights[rr, cc][is_river_down] + 1e-9).all()  # the bed has no steps
+    assert (bed_down[is_river_down] <= w.heights[rr, cc][is_river_down] + 1e-6).all()  # the bed has no steps
     # carving made no closed depression the uncarved ground did not have
     before = route_flow(z, cell, resolve_depressions=False).depressions
     after = route_flow(w.heights, cell, resolve_depressions=False).depressions
