@@ -7,7 +7,7 @@ import sys
 
 import bpy
 import numpy as np
-from top_view import plain_top_view
+from top_view import blue_marker, plain_top_view
 
 SIZE, WIDTH, HEIGHT = 64, 630.0, 120.0  # 10 m cells
 RIVERS = {"type": "rivers", "river_area": 1.0e4, "runoff": 30.0, "width_coefficient": 15.0}
@@ -72,15 +72,7 @@ def test_the_water_object_holds_cores_water_mesh_of_the_terrains_maps(scene, oro
 def test_a_top_view_shows_water_exactly_over_the_river_and_lake_cells(scene, orogen, tmp_path):
     terrain = add(spec())
     water = water_of(orogen, terrain)
-    marker = bpy.data.materials.new("marker")  # the water, seen plainly: an emission of pure blue
-    if bpy.app.version < (5, 0, 0):
-        marker.use_nodes = True
-    tree = marker.node_tree
-    tree.nodes.clear()
-    emit = tree.nodes.new("ShaderNodeEmission")
-    emit.inputs["Color"].default_value = (0.0, 0.0, 1.0, 1.0)
-    tree.links.new(emit.outputs[0], tree.nodes.new("ShaderNodeOutputMaterial").inputs["Surface"])
-    water.data.materials[0] = marker
+    water.data.materials[0] = blue_marker()  # the water, seen plainly
     terrain.hide_render = True  # the water alone, from above: a pixel is blue where a ray meets it
     rgb = plain_top_view(orogen, scene, terrain, tmp_path / "rivers.exr", SIZE, WIDTH)
     wet = rgb[..., 2] > 0.5

@@ -6,7 +6,7 @@ import sys
 import bpy
 import numpy as np
 import pytest
-from top_view import plain_top_view
+from top_view import blue_marker, plain_top_view
 
 SIZE, WIDTH, HEIGHT, LEVEL = 48, 47.0, 12.0, 4.0  # one metre per cell
 
@@ -146,15 +146,7 @@ def test_top_down_render_has_water_exactly_where_the_ground_is_below_the_level(s
     bpy.ops.orogen.terrain_add(spec=water_spec(shading="unlit"))
     terrain = bpy.context.active_object
     sea = water_module(orogen).water_of(terrain)
-    marker = bpy.data.materials.new("marker")  # the geometry, seen plainly: an emission of pure blue
-    if bpy.app.version < (5, 0, 0):
-        marker.use_nodes = True
-    tree = marker.node_tree
-    tree.nodes.clear()
-    emit = tree.nodes.new("ShaderNodeEmission")
-    emit.inputs["Color"].default_value = (0.0, 0.0, 1.0, 1.0)
-    tree.links.new(emit.outputs[0], tree.nodes.new("ShaderNodeOutputMaterial").inputs["Surface"])
-    sea.data.materials[0] = marker
+    sea.data.materials[0] = blue_marker()  # the geometry, seen plainly
     rgb = plain_top_view(orogen, scene, terrain, tmp_path / "water.exr", SIZE, WIDTH)
     z = positions(terrain)[:, 2].reshape(SIZE, SIZE)
     wet = rgb[..., 2] > 0.99

@@ -1,5 +1,20 @@
 """Plain top-down renders for tests: one pixel centre on every vertex, read back as linear RGB."""
 
+import bpy
+
+
+def blue_marker():
+    """A new material that is an emission of pure blue (1 in blue, 0 in red and green): geometry seen plainly."""
+    marker = bpy.data.materials.new("marker")
+    if bpy.app.version < (5, 0, 0):
+        marker.use_nodes = True
+    tree = marker.node_tree
+    tree.nodes.clear()
+    emit = tree.nodes.new("ShaderNodeEmission")
+    emit.inputs["Color"].default_value = (0.0, 0.0, 1.0, 1.0)
+    tree.links.new(emit.outputs[0], tree.nodes.new("ShaderNodeOutputMaterial").inputs["Surface"])
+    return marker
+
 
 def plain_top_view(orogen, scene, terrain, path, size, width):
     """Render ``terrain`` (``size x size`` vertices, ``width`` metres) from straight above, one pixel centre on
