@@ -151,8 +151,9 @@ WATER_COLOR_DEPTH = 3.0
 #: Index of refraction of water.
 WATER_IOR = 1.33
 #: Scattering coefficient of the water's volume, per metre: clear lake and coastal water scatter about
-#: 0.05-0.5 per metre, the open ocean about 0.03 (Mobley 1994, "Light and Water", chapter 3).
-WATER_SCATTERING = 0.05
+#: 0.05-0.5 per metre, the open ocean about 0.03 (Mobley 1994, "Light and Water", chapter 3); the low end, so that
+#: the red the scattering sends back from the first metre does not outweigh the blue-green of deep water.
+WATER_SCATTERING = 0.02
 #: Material custom property holding the depth colour a water material was built for.
 WATER_KEY = "orogen_water_color"
 
