@@ -14,7 +14,7 @@ import numpy as np
 from .erosion.depressions import drain_depressions
 from .params import Filter, Param, When, register_filter
 
-__all__ = ["add_change_maps", "sea_in_metres", "sea_level_param", "sea_params"]
+__all__ = ["add_change_maps", "add_height_change", "sea_in_metres", "sea_level_param", "sea_params"]
 
 _WHOLE_WORLD = 1 << 30
 
@@ -57,6 +57,15 @@ def add_change_maps(maps: dict[str, Any] | None, *, deposited: Any, removed: Any
         maps[name] = part if maps.get(name) is None else maps[name] + part
 
 
+def add_height_change(maps: dict[str, Any] | None, before: Any, after: Any) -> None:
+    """Add what a filter laid down and cut, ``after - before`` (metres, float64 arrays) split into its positive
+    and negative parts, to ``maps`` as :func:`add_change_maps` does; nothing when ``maps`` is ``None``."""
+    if maps is None:
+        return
+    change = after - before
+    add_change_maps(maps, deposited=np.maximum(change, 0.0), removed=np.maximum(-change, 0.0))
+
+
 def _drain(
     heightmap: Any,
     *,
@@ -73,8 +82,7 @@ def _drain(
     metres = np.asarray(heightmap, dtype=np.float64) * scale
     sea = sea_in_metres(metres, sea_level) if use_sea_level else None
     drained = drain_depressions(metres, cell_size, mode=mode, sea_level=sea)
-    change = drained - metres
-    add_change_maps(maps, deposited=np.maximum(change, 0.0), removed=np.maximum(-change, 0.0))
+    add_height_change(maps, metres, drained)
     return (drained / scale).astype(np.float32)
 
 

@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .drain import add_change_maps, sea_in_metres, sea_params
+from .drain import add_height_change, sea_in_metres, sea_params
 from .erosion.depressions import drain_depressions
 from .erosion.flow import NEIGHBOR_OFFSETS, drainage_area, flow_direction, route_flow
 from .heightmap import as_heightmap, check_number
@@ -309,9 +309,8 @@ def _rivers(
         carve=carve,
         sea_level=sea,
     )
+    add_height_change(maps, metres, water.heights)
     if maps is not None:
-        change = water.heights - metres
-        add_change_maps(maps, deposited=np.maximum(change, 0.0), removed=np.maximum(-change, 0.0))
         maps["lake_depth"] = water.lake_depth
         maps["river_width"] = water.river_width
         maps["river_depth"] = water.river_depth
