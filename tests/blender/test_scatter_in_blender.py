@@ -7,7 +7,7 @@ import sys
 import bpy
 import numpy as np
 import pytest
-from top_view import plain_top_view
+from top_view import emission_material, plain_top_view
 
 SIZE, WIDTH = 65, 256.0  # 4 m cells
 CLIFF_X = 0.0  # west of it gentle ground (5 degrees), east of it a cliff face (60 degrees)
@@ -243,14 +243,7 @@ def test_a_render_shows_the_trees_the_viewport_shows_as_points(scene, orogen, tm
     """Top view, the ground a white emission under a black world: the placeholder trees (lit by nothing) are the
     dark pixels; with Viewport Points on the render still has them."""
     obj = terrain()
-    white = bpy.data.materials.new("white")
-    if bpy.app.version < (5, 0, 0):
-        white.use_nodes = True
-    tree = white.node_tree
-    tree.nodes.clear()
-    emit = tree.nodes.new("ShaderNodeEmission")
-    emit.inputs["Color"].default_value = (1.0, 1.0, 1.0, 1.0)
-    tree.links.new(emit.outputs[0], tree.nodes.new("ShaderNodeOutputMaterial").inputs["Surface"])
+    white = emission_material("white", (1.0, 1.0, 1.0))
     obj.data.materials.clear()
     obj.data.materials.append(white)
     bare = plain_top_view(orogen, scene, obj, tmp_path / "bare.exr", SIZE, WIDTH)

@@ -3,17 +3,22 @@
 import bpy
 
 
-def blue_marker():
-    """A new material that is an emission of pure blue (1 in blue, 0 in red and green): geometry seen plainly."""
-    marker = bpy.data.materials.new("marker")
+def emission_material(name, color):
+    """A new material that is an emission of linear RGB ``color`` alone: geometry seen plainly in a render."""
+    material = bpy.data.materials.new(name)
     if bpy.app.version < (5, 0, 0):
-        marker.use_nodes = True
-    tree = marker.node_tree
+        material.use_nodes = True
+    tree = material.node_tree
     tree.nodes.clear()
     emit = tree.nodes.new("ShaderNodeEmission")
-    emit.inputs["Color"].default_value = (0.0, 0.0, 1.0, 1.0)
+    emit.inputs["Color"].default_value = (*color, 1.0)
     tree.links.new(emit.outputs[0], tree.nodes.new("ShaderNodeOutputMaterial").inputs["Surface"])
-    return marker
+    return material
+
+
+def blue_marker():
+    """An emission of pure blue (1 in blue, 0 in red and green): the marker the water tests look for."""
+    return emission_material("marker", (0.0, 0.0, 1.0))
 
 
 def plain_top_view(orogen, scene, terrain, path, size, width):
