@@ -47,6 +47,7 @@ _FLOAT_UNITS = {
     "m": {"subtype": "DISTANCE", "unit": "LENGTH"},
     "deg": {"subtype": "ANGLE", "unit": "ROTATION"},
     "factor": {"subtype": "FACTOR"},
+    "px": {"subtype": "PIXEL"},
 }
 
 
@@ -58,6 +59,7 @@ def _description(p, params=()) -> str:
         "m": "",
         "deg": "",
         "factor": "",
+        "px": "",
     }.get(p.unit, p.unit)
     when = condition_text(p, params)
     return p.description + (f" ({unit})" if unit else "") + (f". {when}" if when else "")

@@ -11,6 +11,7 @@ import numpy as np
 from mathutils import Vector
 
 from ..core.lighting import sun_vector as core_sun_vector
+from .displacement import use_experimental_cycles
 
 
 def sun_vector(azimuth: float, altitude: float) -> Vector:
@@ -341,6 +342,8 @@ def configure_cycles(scene: bpy.types.Scene, resolution: tuple[int, int], sample
 
 
 def render_still(scene: bpy.types.Scene, filepath: str) -> None:
-    """Render the scene's camera view and write it to ``filepath``."""
+    """Render the scene's camera view and write it to ``filepath`` (on Blender 4.x, with Cycles' Experimental
+    feature set when a terrain carries Orogen's render displacement: :func:`.displacement.use_experimental_cycles`)."""
+    use_experimental_cycles(scene)
     scene.render.filepath = filepath
     bpy.ops.render.render(write_still=True, scene=scene.name)

@@ -85,6 +85,7 @@ UNITS = {
     "m2/yr": "square metres per year",
     "yr": "years",
     "s": "seconds",
+    "px": "pixels of the render",
 }
 
 

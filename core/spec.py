@@ -261,6 +261,28 @@ MATERIAL_PARAMS: tuple[Param, ...] = (
         active_when=AllOf(When("enabled", True), When("shading", "lit")),
     ),
     Param(
+        "displacement",
+        "bool",
+        False,
+        label="Render Displacement",
+        description="Cycles: dice the terrain finer than its grid when rendering (adaptive subdivision) and lay it "
+        "on the smooth spline through its heights (a 32-bit height texture), for close-ups: smooth shorelines "
+        "and silhouettes. The viewport, exports and the scatter keep the grid",
+        active_when=When("enabled", True),
+    ),
+    Param(
+        "dicing_rate",
+        "float",
+        1.0,
+        hard=(0.1, 100.0),
+        soft=(0.5, 8.0),
+        unit="px",
+        label="Dicing Rate",
+        description="Render Displacement: the longest edge Cycles dices the terrain into, in pixels of the "
+        "render (smaller: finer and slower)",
+        active_when=AllOf(When("enabled", True), When("displacement", True)),
+    ),
+    Param(
         "water",
         "bool",
         False,

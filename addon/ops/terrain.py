@@ -15,6 +15,7 @@ from mathutils import Vector
 
 from ...core.progress import Cancelled
 from ...core.spec import MAX_SIDE, MIN_SIDE, WORLD_PARAMS, InactiveSettingWarning, TerrainSpec, apply_settings
+from ..displacement import remove_displacement, sync_displacement
 from ..inputs import INPUTS_PROPERTY, terrain_inputs
 from ..jobs import BackgroundCompute, BackgroundOperator, running
 from ..live import same_heights, suspended
@@ -113,6 +114,8 @@ material"""
             record_terrain(obj, arrays)
             bake_unlit_color(obj, spec)
             sync_water(obj, spec)
+            for note in sync_displacement(obj, spec):
+                self.report({"WARNING"}, note)
             with suspended():
                 write_spec(obj.orogen, spec)
                 obj.orogen.is_terrain = True
@@ -125,6 +128,7 @@ material"""
         except Exception:
             if obj is not None:
                 remove_water(obj)
+                remove_displacement(obj)
                 bpy.data.objects.remove(obj)
             bpy.data.meshes.remove(mesh)
             for material in made_materials:

@@ -17,6 +17,7 @@ from ...core.generators import sources
 from ...core.generators.sources import file_digest
 from ...core.progress import Cancelled
 from ...core.spec import TerrainSpec
+from ..displacement import sync_displacement
 from ..inputs import INPUTS_PROPERTY, terrain_inputs
 from ..jobs import running
 from ..live import suspended
@@ -33,8 +34,9 @@ from .meshes import drop_other_mesh, full_size_mesh, grid_mesh_for
 def set_material(obj: bpy.types.Object, spec: TerrainSpec) -> list[str]:
     """Give ``obj`` a freshly built material in its first slot (or none, when the spec's material is off);
     an Unlit terrain's baked colour and the water surface follow (:func:`bake_unlit_color`,
-    :func:`water.sync_water`). Its Image layers' files are checked first (:func:`checked_files`): a
-    ``ValueError`` leaves the terrain as it was. Returns the water's notes for the user."""
+    :func:`water.sync_water`), then the render displacement (:func:`displacement.sync_displacement`). Its Image
+    layers' files are checked first (:func:`checked_files`): a ``ValueError`` leaves the terrain as it was. Returns
+    the water's and the displacement's notes for the user."""
     if spec.material["enabled"]:
         checked_files(spec)
     bake_unlit_color(obj, spec)
@@ -51,7 +53,7 @@ def set_material(obj: bpy.types.Object, spec: TerrainSpec) -> list[str]:
             obj.data.materials.append(material)
     if old is not None and old.users == 0:
         bpy.data.materials.remove(old)
-    return notes
+    return notes + sync_displacement(obj, spec)
 
 
 def record_terrain(obj: bpy.types.Object, arrays: TerrainArrays, source: str = "", **extra) -> None:
@@ -246,6 +248,7 @@ def apply_arrays(
     notes = write_arrays(obj, arrays)
     bake_unlit_color(obj, spec)
     notes += sync_water(obj, spec)
+    notes += sync_displacement(obj, spec)  # the height texture follows the heights
     scattered = sync_scatter(obj, spec)  # its maps follow the terrain (a preview's notes would repeat each edit)
     notes += [] if preview else scattered
     if spec.material["enabled"]:
@@ -256,8 +259,9 @@ def apply_arrays(
     obj[INPUTS_PROPERTY] = arrays.inputs
     if not preview:
         shared = share_spec(obj)
-        for other in linked_terrains(obj):  # each object on the shared mesh has its own water
+        for other in linked_terrains(obj):  # each object on the shared mesh has its own water and modifier
             notes += sync_water(other, spec)
+            notes += sync_displacement(other, spec)
         if shared:
             notes.append(
                 f"linked duplicates share this mesh and now this spec: {', '.join(shared[:4])}"

@@ -207,7 +207,7 @@ def draw_lighting(layout, light, header: bool = True) -> None:
 def draw_material(layout, data, header: bool = True) -> None:
     """The material's settings (Cavity also greyed out without ambient occlusion to darken by); ``header=False``
     leaves the Material switch to a panel header."""
-    shown = ("enabled", "shading", "cavity", "detail", "strata_spacing", "map_tint")
+    shown = ("enabled", "shading", "cavity", "detail", "strata_spacing", "map_tint", "displacement", "dicing_rate")
     params = [p for p in MATERIAL_PARAMS if p.name in shown]
     greyed = None if bakes_occlusion(read_group(data.lighting, LIGHTING_PARAMS)) else CAVITY_WITHOUT_AO
     inactive = inactive_settings(data.material, MATERIAL_PARAMS, greyed)
