@@ -139,6 +139,8 @@ ADDRESS = re.compile(
 )
 #: Seconds to wait for a dask.distributed scheduler to answer.
 CONNECT_TIMEOUT = 10.0
+# seconds past CONNECT_TIMEOUT before a peer that accepted and never answered is given up on
+HANDSHAKE_GRACE = 5.0
 
 
 def have_exr() -> bool:
@@ -556,7 +558,7 @@ class _SilentPeer(ConnectionError):
 def _connect(client_type: Any, address: str) -> Any:
     """``client_type(address)`` within a hard time limit: distributed's own ``timeout`` bounds the connection but
     not the handshake, so a peer that accepts and then says nothing would hang the build. The attempt runs in a
-    daemon thread; past ``CONNECT_TIMEOUT`` and a few seconds more it is given up (the thread dies with the
+    daemon thread; past ``CONNECT_TIMEOUT`` and ``HANDSHAKE_GRACE`` more it is given up (the thread dies with the
     process) with a :class:`_SilentPeer` naming the address."""
     import threading
 
@@ -570,11 +572,11 @@ def _connect(client_type: Any, address: str) -> Any:
 
     thread = threading.Thread(target=attempt, name="orogen-scheduler-connect", daemon=True)
     thread.start()
-    thread.join(CONNECT_TIMEOUT + 5.0)
+    thread.join(CONNECT_TIMEOUT + HANDSHAKE_GRACE)
     if thread.is_alive():
         raise _SilentPeer(
             f"--scheduler {address!r} accepted the connection but no dask.distributed scheduler answered within "
-            f"{CONNECT_TIMEOUT + 5.0:g} s; give the address of a running dask.distributed scheduler"
+            f"{CONNECT_TIMEOUT + HANDSHAKE_GRACE:g} s; give the address of a running dask.distributed scheduler"
         )
     if "error" in done:
         raise done["error"]
