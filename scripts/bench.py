@@ -66,7 +66,7 @@ from core.spec import TerrainSpec  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "scripts"))
 from bench_scaling import SIZES as SCALING_SIZES  # noqa: E402
-from bench_scaling import bench_scaling, report_scaling  # noqa: E402
+from bench_scaling import bench_scaling, eroding_presets, report_scaling  # noqa: E402
 
 TARGETS = {
     "default_1025_s": 0.25,
@@ -845,25 +845,23 @@ def bench_erosion(n, runs, steps):
     return rows
 
 
-#: The built-in presets whose recipe runs an erosion filter (stream power or thermal).
-ERODING_PRESETS = ("eroded_mountains", "river_valleys", "scree_slopes")
-
-
 def bench_preset_heightmaps(sizes, runs):
-    """Each eroding preset's heightmap (``preset_spec(name).replace(size=n).heightmap()``), minimum of ``runs``."""
+    """Each eroding preset's heightmap (``preset_spec(name).replace(size=n).heightmap()``), minimum of ``runs``
+    at sizes up to 513² and one run above (every preset at 1025² takes minutes)."""
     from core.presets import PRESETS, preset_spec
 
     rows = []
     for n in sizes:
-        for name in ERODING_PRESETS:
-            row = {"case": f"{PRESETS[name]['label']} heightmap", "preset": name, "size": n, "runs": runs}
+        size_runs = runs if n <= 513 else 1
+        for name in eroding_presets():
+            row = {"case": f"{PRESETS[name]['label']} heightmap", "preset": name, "size": n, "runs": size_runs}
             try:
                 spec = preset_spec(name).replace(size=n)
                 spec.recipe().check_work()  # the time it would take, against the user's OROGEN_WORK_LIMIT
             except ValueError as err:  # refused past that limit
                 row["refused"] = str(err)
             else:
-                row["min_seconds"] = min_time(spec.heightmap, runs)
+                row["min_seconds"] = min_time(spec.heightmap, size_runs)
             rows.append(row)
     return rows
 

@@ -22,8 +22,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 SIZES = (257, 1025, 2049, 4097)
-#: The presets whose filters erode (stream power, thermal or hydraulic).
-EROSION_FILTERS = ("erosion", "thermal", "hydraulic")
+#: The filters that erode the whole map over time: a preset with one of them is an eroding preset.
+EROSION_FILTERS = ("erosion", "thermal", "hydraulic", "glacial", "coast")
 
 _CHILD = """
 import dataclasses, json, resource, sys, time
@@ -53,7 +53,7 @@ print("RESULT " + json.dumps({{"seconds": max(seconds, 0.0), "cpu_seconds": max(
 
 
 def eroding_presets() -> list[str]:
-    """Built-in presets with an erosion filter in their stack, in catalogue order."""
+    """Built-in presets with an eroding filter (:data:`EROSION_FILTERS`) in their stack, in catalogue order."""
     sys.path.insert(0, str(ROOT))
     from core.presets import PRESETS, preset_spec
 
