@@ -4,9 +4,11 @@ For each preset (or those named): its width, relief and cell size, the time to b
 of its channel cells (drainage area >= 50 cells) in closed depressions at each size, measured with fastscapelib's
 D8 routing and priority-flood filler (an implementation independent of Orogen's; a sea counts as base level), and
 the correlation of its 257² preview with each larger size brought down to the preview's grid (the mean over the
-cells around each preview vertex). Prints a Markdown table and, with ``--json``, writes the figures;
-``--docs`` rewrites the table on the manual's *Presets* page between its markers. The tests check the same at
-513² (``tests/core/test_preset_landforms.py``); this is the 1025² (and larger) measurement they leave out.
+cells around each preview vertex), and for the presets that erode, the share of the volume their filters remove
+that stays in the map on slopes under 5° at 257² (fans, floodplains, silted-up floors). Prints a Markdown table
+and, with ``--json``, writes the figures; ``--docs`` rewrites the table on the manual's *Presets* page between
+its markers. The tests check the same at 513² (``tests/core/test_preset_landforms.py``); this is the 1025² (and
+larger) measurement they leave out.
 
     .venv/bin/python scripts/check_presets.py [--sizes 513,1025] [--only NAME,...] [--json F] [--docs]
     .venv/bin/python scripts/check_presets.py --from-json A.json,B.json --docs   (the table of earlier runs)
@@ -53,6 +55,18 @@ def closed_share(spec, z):
     return geomorph.depression_share(z, oracles.filled(z, spec.cell_size, base), area, min_area=threshold)
 
 
+def kept_share(spec) -> float | None:
+    """The share of the volume the filters remove (the ``removed`` map) deposited on slopes under 5°
+    (``deposited``), or None for a preset without a stream-power filter."""
+    from core.lighting.derivatives import slope_degrees
+
+    if not any(f.key == "erosion" for f in spec.filters):
+        return None
+    h, maps = spec.recipe().evaluate_with_maps()
+    gentle = slope_degrees(h, spec.cell_size, spec.height) < 5.0
+    return float(maps["deposited"][gentle].sum() / maps["removed"].sum())
+
+
 def measure(name: str, sizes: list[int]) -> dict:
     spec = preset_spec(name)
     row: dict = {"name": name, "label": PRESETS[name]["label"], "width_m": spec.width, "sizes": {}}
@@ -71,19 +85,24 @@ def measure(name: str, sizes: list[int]) -> dict:
             entry["corr_257"] = round(
                 float(np.corrcoef(preview.ravel(), block_mean(h, (size - 1) // 256).ravel())[0, 1]), 4
             )
+        if size == 257:
+            kept = kept_share(s)
+            entry["kept_share"] = None if kept is None else round(kept, 4)
         row["sizes"][size] = entry
         print(f"{name} {size}: {entry}", file=sys.stderr, flush=True)
     return row
 
 
 def table(rows: list[dict], sizes: list[int]) -> str:
-    head = ["preset", "width", "relief", "cell at 257²"]
+    head = ["preset", "width", "relief", "cell at 257²", "kept on < 5°"]
     for size in sizes:
         head += [f"closed at {size}²", f"257² vs {size}²", f"time at {size}²"]
     lines = ["| " + " | ".join(head) + " |", "| " + " | ".join("---" for _ in head) + " |"]
     for r in rows:
         p = r["sizes"][257]
+        kept = p.get("kept_share")
         cells = [r["label"], f"{r['width_m']:g} m", f"{p['relief_m']:g} m", f"{p['cell_m']:.3g} m"]
+        cells.append("—" if kept is None else f"{100 * kept:.1f} %")
         for size in sizes:
             e = r["sizes"][size]
             cells += [f"{100 * e['closed_share']:.1f} %", f"{e.get('corr_257', 1.0):.3f}", f"{e['seconds']:.1f} s"]
