@@ -1400,6 +1400,7 @@ def _stream_power(
     diffusion_scheme: str = "implicit",
     flats: str = "towards_lower",
     deposition: float = 0.0,
+    marine_diffusion: float = 0.0,
     maps: dict[str, Any] | None = None,
     callback: Progress | None = None,
     erodibility_map: Any = None,
@@ -1454,6 +1455,7 @@ def _stream_power(
             callback=callback,
             precipitation=precipitation_map,
             deposition=deposition,
+            marine_diffusion=marine_diffusion,
         )
     if maps is not None:
         maps["drainage_area"] = result.drainage_area.astype(np.float32)
@@ -1610,6 +1612,19 @@ register_filter(
                 "(single-flow routing only)",
             ),
             Param(
+                "marine_diffusion",
+                "float",
+                0.0,
+                hard=(0.0, 1.0e6),
+                soft=(0.0, 10.0),
+                unit="m2/yr",
+                label="Marine Diffusivity",
+                description="Sediment the rivers carry into the sea settles on the sea floor and spreads over it "
+                "by diffusion, building deltas and shelves up to the sea level (spreads about sqrt(D t); 0: it "
+                "leaves the map)",
+                active_when=When("use_sea_level", True),
+            ),
+            Param(
                 "auto_scale",
                 "enum",
                 "map",
@@ -1711,7 +1726,7 @@ register_filter(
         ),
         source="Braun & Willett 2013; Cordonnier, Bovy & Braun 2019; Yanenko 1971; Peaceman & Rachford 1955; "
         "Barnes, Lehman & Mulla 2014; Quinn et al. 1991; Freeman 1991; Holmgren 1994; Yuan et al. 2019; "
-        "Armitage 2019; Yuan, Braun, Guerit, Rouby & Cordonnier 2019 (deposition)",
+        "Armitage 2019; Yuan, Braun, Guerit, Rouby & Cordonnier 2019 (deposition, marine diffusion)",
         margin=lambda _p: _WHOLE_WORLD,
         memory=lambda p: MFD_STEP_BYTES if p.get("routing") == "mfd" else STEP_BYTES,
         passes=lambda p: stream_power_passes(

@@ -27,6 +27,7 @@ __all__ = [
     "box_blur",
     "MAX_SIGMA",
     "gaussian_blur",
+    "gaussian_convolve",
     "gaussian_margin",
     "gaussian_passes",
     "erosion_filter",
@@ -182,6 +183,42 @@ def gaussian_blur(heightmap: npt.ArrayLike, sigma: float) -> npt.NDArray[np.floa
         for _ in range(_BOXES):
             view[:] = _box_sums(view, r, alpha) / _box_sums(ones, r, alpha)
     return h.astype(np.float32)
+
+
+def gaussian_convolve(values: npt.ArrayLike, sigma: float) -> npt.NDArray[np.float64]:
+    """``values`` convolved with :func:`gaussian_blur`'s Gaussian of ``sigma`` cells, zeros outside the map.
+
+    Unlike :func:`gaussian_blur` the weights are not renormalised at the border (a cell near it keeps less
+    than it had; what falls outside is dropped) and the result is float64: the linear, symmetric operator
+    itself, for sums that must add up (a quantity spread and its total, as :mod:`core.erosion.marine` does).
+
+    Parameters
+    ----------
+    values : array_like, shape (rows, cols)
+        Finite values of any unit.
+    sigma : float
+        Standard deviation in cells, ``[0, MAX_SIGMA]``; 0 returns a float64 copy.
+
+    Returns
+    -------
+    ndarray of float64, shape (rows, cols)
+
+    Raises
+    ------
+    TypeError, ValueError
+        For non-finite values or ``sigma`` out of range, naming it.
+    """
+    sig = check_number(sigma, "sigma", low=0.0, high=MAX_SIGMA)
+    out: npt.NDArray[np.float64] = as_heightmap(values, "values", dtype=np.float64).copy()
+    if sig == 0.0:
+        return out
+    r, alpha = _extended_box(sig * sig / _BOXES)
+    total = 2 * r + 1 + 2 * alpha
+    for axis in (0, 1):
+        view = out if axis == 0 else out.T
+        for _ in range(_BOXES):
+            view[:] = _box_sums(view, r, alpha) / total
+    return out
 
 
 def gaussian_margin(sigma: float) -> int:

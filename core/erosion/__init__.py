@@ -6,6 +6,7 @@
   along the receiver stack), with uplift, hillslope diffusion and lakes;
 - :mod:`.diffusion`: linear hillslope diffusion (Peaceman-Rachford ADI);
 - :mod:`.lakes`: sediment filling closed depressions from their floor up;
+- :mod:`.marine`: river sediment laid on the sea floor beside the coast (deltas, shelves);
 - :mod:`.thermal`: talus-angle (thermal) erosion on the grid, and the
   :class:`.thermal.ErosionResult` it shares with hydraulic erosion;
 - :mod:`.hydraulic`: shallow-water hydraulic erosion (virtual pipes);
@@ -74,6 +75,7 @@ from .lakes import (
     deposit_in_lakes,
     fill_lakes,
 )
+from .marine import MAX_SPREAD_CELLS, marine_spread_cells, spread_on_sea
 from .river_network import (
     LogFit,
     concavity,
@@ -120,6 +122,9 @@ from .thermal import (
 )
 
 __all__ = [
+    "MAX_SPREAD_CELLS",
+    "marine_spread_cells",
+    "spread_on_sea",
     "DIFFUSION_SCHEMES",
     "FLAT_ROUTINGS",
     "OUTSIDES",

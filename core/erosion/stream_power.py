@@ -33,7 +33,13 @@ hillslope diffusivity (m²/yr). Each time step, as in fastscapelib's
    no new pits or peaks (spec version 4); ``diffusion_scheme=
    "peaceman_rachford"`` is version 3's alternating-direction implicit scheme,
    which rings once ``D dt / (2 dx²) > 1/2``. Open edges hold their heights
-   (Dirichlet), closed edges pass no flux (Neumann).
+   (Dirichlet), closed edges pass no flux (Neumann);
+5. with ``marine_diffusion`` and a sea level, the marine part of Yuan, Braun, Guerit, Rouby & Cordonnier
+   2019: the sediment the rivers carry into the sea (the net volume each basin gives, accumulated down the D8
+   routing to the sea cell it reaches) spreads over the sea floor by the marine diffusivity's kernel over
+   the step (:mod:`.marine`), so deltas and shelves build out from the coast. The sea floor is raised at most
+   to the sea level: a cell filled to it is land the next step and the river crosses it (the delta
+   progrades); what would rise above it is carried on (leaves the map).
 
 Flats (cells with no lower neighbour beside a draining cell of their height)
 drain towards lower ground and away from higher ground and ties are broken
@@ -83,6 +89,7 @@ from .flow import (
     route_prepared,
 )
 from .lakes import deposit_in_lakes
+from .marine import marine_spread_cells, spread_on_sea
 
 __all__ = [
     "STEP_COST",
@@ -187,6 +194,7 @@ POLL_WORK = 5_000_000
 
 
 _FloatArray = npt.NDArray[np.float64]
+_BoolArray = npt.NDArray[np.bool_]
 
 
 class _Tally:
@@ -622,6 +630,7 @@ class _Params:
     flats: str = "towards_lower"
     precipitation: _FloatArray | None = None
     deposition: float = 0.0
+    marine_diffusion: float = 0.0
 
 
 #: The flow routings of :func:`stream_power_erosion`: single (D8) or multiple flow direction.
@@ -683,7 +692,26 @@ def _step(
             tally.checkpoint(phase)
     out = adi_diffusion(incised, p.cell_size, p.diffusion, dt=p.dt, open_edges=p.open_edges, scheme=p.diffusion_scheme)
     out[base] = z[base]  # base level (edges, sea) holds its height
+    if p.marine_diffusion > 0.0 and p.sea_level is not None:
+        single = routing.single if isinstance(routing, MultipleFlowRouting) else routing
+        out = _marine_deposition(out, uplifted, incised, base, single, p)
     return out, routing, area.reshape(shape), channel
+
+
+def _marine_deposition(
+    out: _FloatArray, uplifted: _FloatArray, incised: _FloatArray, base: _BoolArray, routing: FlowRouting, p: _Params
+) -> _FloatArray:
+    """Step 5 of the module docstring (:mod:`.marine`): the sediment each basin gives the sea, accumulated down
+    the D8 routing to the sea cell it reaches, spread over the sea by one step's diffusion kernel and laid on
+    the sea floor, raised at most to the sea level."""
+    assert p.sea_level is not None
+    given = np.where(base, 0.0, uplifted - incised).ravel()  # metres each land cell gave (< 0: it kept some)
+    accumulate(routing, given)  # at each outlet: what its basin gives
+    sea = base & (uplifted < p.sea_level)
+    supply = np.where(sea, np.maximum(given.reshape(sea.shape), 0.0), 0.0)
+    laid = spread_on_sea(supply, sea, marine_spread_cells(p.marine_diffusion, p.dt, p.cell_size))
+    result: _FloatArray = np.where(sea, np.minimum(out + laid, p.sea_level), out)
+    return result
 
 
 def _map_or_scalar(value: object, name: str, shape: tuple[int, int], low: float, high: float) -> float | _FloatArray:
@@ -787,6 +815,7 @@ def stream_power_step(
     diffusion_scheme: str = "implicit",
     flats: str = "towards_lower",
     deposition: float = 0.0,
+    marine_diffusion: float = 0.0,
 ) -> tuple[_FloatArray, FlowRouting | MultipleFlowRouting, _FloatArray]:
     """One time step of :func:`stream_power_erosion` in float64 (for tests and custom loops).
 
@@ -819,6 +848,7 @@ def stream_power_step(
         diffusion_scheme=diffusion_scheme,
         flats=flats,
         deposition=deposition,
+        marine_diffusion=marine_diffusion,
     )
     out, used, area, _ = _step(z, p)
     return out, used, area
@@ -851,6 +881,7 @@ def _params(
     flats: str = "towards_lower",
     precipitation: object = None,
     deposition: float = 0.0,
+    marine_diffusion: float = 0.0,
 ) -> _Params:
     cs = check_number(cell_size, "cell_size", low=0.0, high=1e6, low_open=True)
     width = check_number(channel_width, "channel_width", low=0.0, high=1e6)
@@ -876,6 +907,7 @@ def _params(
         flats=check_flat_routing(flats),
         precipitation=_precipitation(precipitation, shape),
         deposition=_check_deposition(deposition, routing),
+        marine_diffusion=check_number(marine_diffusion, "marine_diffusion", low=0.0, high=1e6),
     )
 
 
@@ -922,6 +954,7 @@ def stream_power_erosion(
     callback: Progress | None = None,
     precipitation: npt.ArrayLike | None = None,
     deposition: float = 0.0,
+    marine_diffusion: float = 0.0,
 ) -> StreamPowerResult:
     """Erode a heightmap by the stream-power law with uplift and hillslope diffusion.
 
@@ -1027,6 +1060,12 @@ def stream_power_erosion(
         fixed-point sweeps of the flux term a step until no height moves more
         than :data:`DEPOSITION_TOLERANCE` (at most :data:`DEPOSITION_ITERATIONS`).
         D8 only: ``G > 0`` with ``routing="mfd"`` is refused.
+    marine_diffusion : float
+        Marine diffusivity in m²/yr, ``[0, 1e6]``, used with ``sea_level``: the sediment the rivers carry
+        into the sea settles on the sea floor where each river meets it and spreads by diffusion over the
+        sea (step 5 of the module docstring; the marine part of Yuan, Braun, Guerit, Rouby & Cordonnier
+        2019), building deltas and shelves up to the sea level; ``sqrt(D t)`` is about how far it spreads
+        in ``t`` years. ``0`` (default): it leaves the map, the run without it bit for bit.
 
     Returns
     -------
@@ -1081,6 +1120,7 @@ def stream_power_erosion(
         flats=flats,
         precipitation=precipitation,
         deposition=g,
+        marine_diffusion=marine_diffusion,
     )
     base_level_mask(z0, p.open_edges, p.sea_level)  # refuse a map with no outlet before any work
 

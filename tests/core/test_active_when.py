@@ -273,12 +273,13 @@ def test_reasons_in_words() -> None:
         "Acts only when Lightmap is on and (Lighting is Slope or Hillshade or Cast Shadows is on)"
     )
     assert condition_text(light["enabled"], LIGHTING_PARAMS) == ""
-    # Five of the stream-power filter's settings do nothing under its defaults.
+    # Six of the stream-power filter's settings do nothing under its defaults.
     assert sorted(p.name for p in erosion if inactive_reason(p, {}, erosion)) == [
         "channel_width",
         "diffusion",
         "flow_exponent",
         "k",
+        "marine_diffusion",
         "sea_level",
     ]
 
