@@ -106,17 +106,19 @@ def test_a_generator_start_alone_does_not_drain():
     assert closed_share(spec, z) > 0.2
 
 
-@pytest.mark.parametrize(
-    "name",
-    sorted(
-        n
-        for n in PRESETS
-        if any(f.key == "erosion" and f.params.get("deposition", 0.0) > 0.0 for f in preset_spec(n).filters)
-    ),
-)
+def _deposits(name):
+    """Whether a preset's stream-power filter deposits: on land (G > 0) or in the sea (marine diffusion)."""
+    return any(
+        f.key == "erosion" and max(f.params.get("deposition", 0.0), f.params.get("marine_diffusion", 0.0)) > 0.0
+        for f in preset_spec(name).filters
+    )
+
+
+@pytest.mark.parametrize("name", sorted(n for n in PRESETS if _deposits(n)))
 def test_the_depositing_presets_keep_what_they_erode_on_their_floors(name):
     """At least 5 % of the volume the filters remove stays in the map on slopes under 5° (fans, floodplains,
-    silted-up floors), more than without the stream-power filter's deposition (G)."""
+    silted-up floors, deltas), more than without the stream-power filter's deposition (G) and marine
+    deposition."""
     from core.lighting.derivatives import slope_degrees
 
     def kept(spec):
@@ -127,7 +129,9 @@ def test_the_depositing_presets_keep_what_they_erode_on_their_floors(name):
     spec = preset_spec(name)
     without = spec.replace(
         filters=tuple(
-            dataclasses.replace(f, params={**f.params, "deposition": 0.0}) if f.key == "erosion" else f
+            dataclasses.replace(f, params={**f.params, "deposition": 0.0, "marine_diffusion": 0.0})
+            if f.key == "erosion"
+            else f
             for f in spec.filters
         )
     )
