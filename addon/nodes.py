@@ -24,7 +24,10 @@ without the material being rebuilt, and its distance is counted in
 Scale ``1 / noise_size`` and an offset per layer, scaled to the noise field's
 mean 0.5 and standard deviation ``NOISE_STD`` and clamped to [0, 1] (``core.colormap``'s own field
 has the same statistics but another pattern), and shifts the height and
-slope it sees by ``edge_noise`` and ``slope_noise`` times ``2 (U - 0.5)``.
+slope it sees by ``edge_noise`` and ``slope_noise`` times ``2 (U - 0.5)``. A layer with an
+``aspect_shift`` adds it times the north component (+Y) of the Texture Coordinate node's Normal output (the
+shading normal in object space) to the height it sees, as core adds it times Horn's normal: snow lower on
+slopes facing north.
 
 Colours are then mixed in sequence with Mix nodes (RGBA): step ``k`` blends
 the running colour toward layer ``k`` by ``W_k / (W_0 + ... + W_k)``, which
@@ -224,16 +227,20 @@ def build_tree(
             attribute_name=SLOPE_ATTRIBUTE,
             label="Slope (degrees)",
         )
-    coords = metres = None
-    if any(lay.in_metres or lay.uses_noise for lay in layers):
+    coords = metres = north = None
+    if any(lay.in_metres or lay.uses_noise or lay.uses_aspect for lay in layers):
         coords = b.node("ShaderNodeTexCoord", -2, 1, label="Object coordinates (metres)")
     if any(lay.in_metres for lay in layers):
         metres = b.node("ShaderNodeSeparateXYZ", -1, 1, label="Z (metres)")
         b.link(coords, "Object", metres, "Vector")
+    if any(lay.uses_aspect for lay in layers):  # the normal's north component (+Y in object space)
+        north = b.node("ShaderNodeSeparateXYZ", -1, 2, label="Normal north component")
+        b.link(coords, "Normal", north, "Vector")
     sources = {
         "height": (h, "Fac"),
         "slope": None if slope is None else (slope, "Fac"),
         "metres": None if metres is None else (metres, "Z"),
+        "north": None if north is None else (north, "Y"),
         "coords": coords,
     }
     parts = [_presence_and_distance(b, sources, lay, i, i * 4) for i, lay in enumerate(layers)]
@@ -283,6 +290,12 @@ def _presence_and_distance(b: TreeBuilder, sources: dict, lay: Layer, index: int
         b.link(noise[0], noise[1], h[0], "Value")
         h[0].inputs[1].default_value = -lay.edge_noise
         b.link(*(sources["metres"] if lay.in_metres else sources["height"]), h[0], "Value_002")
+    if lay.uses_aspect:  # the height the layer sees plus aspect_shift x the normal's north component
+        seen = h
+        h = b.node("ShaderNodeMath", 1, y + 5, operation="MULTIPLY_ADD", label=f"{lay.name} height by aspect"), "Value"
+        b.link(*sources["north"], h[0], "Value")
+        h[0].inputs[1].default_value = lay.aspect_shift
+        b.link(seen[0], seen[1], h[0], "Value_002")
     if noise is not None and slope is not None and lay.slope_noise > 0.0:
         noisy = b.node("ShaderNodeMath", 1, y + 4, operation="MULTIPLY_ADD", label=f"{lay.name} noisy slope")
         b.link(noise[0], noise[1], noisy, "Value")

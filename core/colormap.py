@@ -53,6 +53,14 @@ standard deviation: the same statistics, not the same pattern (Blender's
 noise hash is not Orogen's), so a noisy layer's edges in a render and in the
 exported colour map are alike but not equal; layers without noise agree
 exactly.
+
+**Aspect.** Snow lies lower on slopes facing away from the sun. A layer with ``aspect_shift`` sees its height
+raised by ``aspect_shift * n_north`` (the layer's height units), where ``n_north`` in ``[-1, 1]`` is the north
+component of the ground's unit normal, ``sin(slope) cos(aspect)``: on a slope facing north the layer's bounds
+come down by up to ``aspect_shift``, on one facing south they go up (the northern hemisphere; a negative shift
+for the southern one). Core computes ``n_north`` from Horn's gradient of the heights in metres
+(:func:`aspect_north`), the material from the mesh's own normal in object space (+Y is north): the same
+quantity, within the difference of the two normals (on a window's border cells the gradient extrapolates).
 """
 
 from __future__ import annotations
@@ -89,6 +97,7 @@ __all__ = [
     "check_layers",
     "layer_presence",
     "layer_weights",
+    "aspect_north",
     "colormap",
 ]
 
@@ -164,6 +173,9 @@ class Layer:
     slope_noise: float = 0.0
     #: Feature size of the layer's noise field in metres (edge noise and the ``noise`` mask).
     noise_size: float = 50.0
+    #: Height (the layer's height units) the layer's bounds come down on a slope facing north: ``aspect_shift``
+    #: times the north component of the ground's unit normal is added to the height it sees (see the module).
+    aspect_shift: float = 0.0
 
     @property
     def mask_map(self) -> str | None:
@@ -179,6 +191,11 @@ class Layer:
     def uses_noise(self) -> bool:
         """True when the layer reads its noise field (edge noise or the ``noise`` mask)."""
         return self.edge_noise > 0.0 or self.slope_noise > 0.0 or self.mask == "noise"
+
+    @property
+    def uses_aspect(self) -> bool:
+        """True when the layer's height follows the ground's aspect."""
+        return self.aspect_shift != 0.0
 
     @property
     def has_slope_range(self) -> bool:
@@ -257,6 +274,7 @@ def check_layers(layers: object) -> tuple[Layer, ...]:
         check_number(layer.edge_noise, f"layers[{i}].edge_noise", low=0.0, high=1e6)
         check_number(layer.slope_noise, f"layers[{i}].slope_noise", low=0.0, high=90.0)
         check_number(layer.noise_size, f"layers[{i}].noise_size", low=1e-3, high=1e6)
+        check_number(layer.aspect_shift, f"layers[{i}].aspect_shift", low=-1e6, high=1e6)
     # The numbers as floats (a Fraction or numpy scalar must not turn the weights into object arrays).
     return tuple(
         replace(
@@ -275,6 +293,7 @@ def check_layers(layers: object) -> tuple[Layer, ...]:
             edge_noise=float(layer.edge_noise),
             slope_noise=float(layer.slope_noise),
             noise_size=float(layer.noise_size),
+            aspect_shift=float(layer.aspect_shift),
         )
         for layer in layers
     )
@@ -473,6 +492,21 @@ def _normalised_bounds(layer: Layer, height: float | None) -> tuple[float, float
     return layer.minimum / scale, layer.maximum / scale
 
 
+def aspect_north(heights_m: npt.ArrayLike, cell_size: float) -> npt.NDArray[np.float64]:
+    """The north component of the ground's unit normal, ``-dz/dy / sqrt(1 + |grad z|²)`` with Horn's gradient
+    (:func:`core.lighting.gradient.horn_gradient`, ``y`` north): ``sin(slope) cos(aspect)``, in ``[-1, 1]``,
+    positive on slopes facing north, 0 on flat ground.
+
+    ``heights_m``: finite heights in metres, ``(rows, cols)``; ``cell_size`` metres ``[1e-9, 1e9]``. Returns
+    float64 ``(rows, cols)``. Raises ``TypeError`` or ``ValueError`` for bad input, naming it.
+    """
+    from .lighting.gradient import horn_gradient
+
+    dx, dy = horn_gradient(heights_m, cell_size)
+    out: npt.NDArray[np.float64] = -dy / np.sqrt(1.0 + dx * dx + dy * dy)
+    return out
+
+
 def layer_weights(
     heightmap: npt.ArrayLike,
     layers: tuple[Layer, ...] = DEFAULT_LAYERS,
@@ -503,7 +537,7 @@ def layer_weights(
         The terrain's height range in metres (metres = ``heightmap * height``
         in float32, the mesh's Z); required when a layer's heights are metres.
     cell_size : float, optional
-        Metres per cell; required when a layer uses its noise field.
+        Metres per cell; required when a layer uses its noise field or its aspect.
     seed : int
         The terrain's seed (the noise fields').
     origin : (int, int)
@@ -517,7 +551,8 @@ def layer_weights(
     Raises
     ------
     TypeError, ValueError
-        For bad input, or a missing ``slope``, ``height`` or ``cell_size`` that a layer needs.
+        For bad input, or a missing ``slope``, ``height`` or ``cell_size`` that a layer needs (a layer with an
+        ``aspect_shift`` needs both ``height`` and ``cell_size``: the ground's normal is of the heights in metres).
     """
     layers = check_layers(layers)
     h: npt.NDArray[np.float64] = as_heightmap(heightmap, dtype=np.float64)
@@ -527,6 +562,11 @@ def layer_weights(
         height = check_number(height, "height", low=0.0, high=1e6)
     if any(lay.uses_noise for lay in layers) and cell_size is None:
         raise ValueError("cell_size (metres) is required: a layer uses its noise field")
+    north = None
+    if any(lay.uses_aspect for lay in layers):
+        if height is None or cell_size is None:
+            raise ValueError("height and cell_size (metres) are required: a layer follows the aspect")
+        north = aspect_north(h * check_number(height, "height", low=0.0, high=1e6), cell_size)
     # Beyond every layer's range the weights no longer change: clipping keeps the arithmetic finite.
     bounds = [_normalised_bounds(lay, height) for lay in layers]
     h = np.clip(h, min(b[0] for b in bounds) - 1.0, max(b[1] for b in bounds) + 1.0)
@@ -556,6 +596,8 @@ def layer_weights(
                 hl = hl - lay.edge_noise * shift
             if sl is not None and lay.slope_noise > 0.0:
                 sl = sl - lay.slope_noise * shift
+        if north is not None and lay.uses_aspect:
+            hl = hl + lay.aspect_shift * north
         d = np.maximum(lay.minimum - hl, 0.0) + np.maximum(hl - lay.maximum, 0.0)
         if lay.in_metres:
             d = d / METRE_DISTANCE

@@ -52,8 +52,11 @@ def _rock_on_steep(color: tuple[float, float, float], slope_min: float, noise_si
 
 
 def _snow(snow_line: float, noise: float, ramp: float, noise_size: float, slope_max: float = 40.0) -> dict[str, Any]:
-    """Snow above ``snow_line`` metres and never below it: its minimum is ``noise`` higher, the most the edge noise
-    lowers it; full cover ``ramp`` metres above the minimum; off slopes steeper than ``slope_max``."""
+    """Snow above ``snow_line`` metres on flat ground and never below it there: its minimum is ``noise`` higher,
+    the most the edge noise lowers it; full cover ``ramp`` metres above the minimum; off slopes steeper than
+    ``slope_max``. On slopes facing north (shaded in the northern hemisphere) it comes down by a fifth of the
+    snow line times the sine of the slope, on those facing south it goes up as much: at 30° the two sides' snow
+    lines are a fifth of the line apart (400 m at 2000 m; the Alps' north and south faces differ by 300-500 m)."""
     return _layer(
         "snow",
         (0.8, 0.82, 0.86),
@@ -64,6 +67,7 @@ def _snow(snow_line: float, noise: float, ramp: float, noise_size: float, slope_
         slope_softness=5.0,
         edge_noise=noise,
         noise_size=noise_size,
+        aspect_shift=0.2 * snow_line,
     )
 
 

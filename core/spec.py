@@ -494,6 +494,16 @@ LAYER_PARAMS: tuple[Param, ...] = (
         description="Feature size of the layer's noise (edge noise and the Noise mask)",
         active_when=AnyOf(When("edge_noise", above=0), When("slope_noise", above=0), When("mask", "noise")),
     ),
+    Param(
+        "aspect_shift",
+        "float",
+        0.0,
+        hard=(-1.0e6, 1.0e6),
+        soft=(-500.0, 500.0),
+        label="Aspect Shift",
+        description="How far the layer's heights come down on a slope facing north, in its height unit (times "
+        "the sine of the slope): snow lower on shaded slopes; negative for the southern hemisphere",
+    ),
 )
 check_conditions(MATERIAL_PARAMS, "material.")
 check_conditions(LAYER_PARAMS, "layers[].")

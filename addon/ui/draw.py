@@ -265,6 +265,7 @@ def draw_layers(layout, data) -> None:
         ("slope_min", "slope_max", "slope_softness"),
         ("mask", "mask_min", "mask_max"),
         ("edge_noise", "slope_noise", "noise_size"),
+        ("aspect_shift",),
     ):
         col = layout.column(align=True)
         for name in group:

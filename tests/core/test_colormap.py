@@ -1,3 +1,5 @@
+import dataclasses
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -188,3 +190,48 @@ def test_splat_maps_refuse_what_is_not_real_weights():
         splat_maps(np.full((2, 2, 2), "0.5"))
     with pytest.raises(TypeError, match="weights must not be a masked array"):
         splat_maps(np.ma.masked_array(np.ones((2, 2, 2)), mask=np.zeros((2, 2, 2), bool)))
+
+
+def _ridge(rows=64, cols=48):
+    """A ridge along the rows' middle, 100 m high on 5 m cells: its north flank faces north, its south flank south,
+    the two alike at mirrored rows (row ``32 - k`` and ``32 + k``)."""
+    y = np.arange(rows, dtype=np.float64)[:, None] * np.ones((1, cols))
+    return 1.0 - np.abs(y - 32.0) / 32.0
+
+
+def test_the_north_component_of_the_normal_is_sin_slope_cos_aspect():
+    from core.colormap import aspect_north
+
+    h = _ridge() * 100.0
+    north = aspect_north(h, 5.0)
+    expected = np.sin(np.arctan(100.0 / 32.0 / 5.0))  # both flanks: rise 100 m over 32 cells of 5 m
+    assert north[10, 20] == pytest.approx(expected, rel=1e-12)  # the north flank faces north
+    assert north[50, 20] == pytest.approx(-expected, rel=1e-12)
+    assert aspect_north(np.zeros((5, 5)), 1.0).tolist() == np.zeros((5, 5)).tolist()
+    tilted = np.ones((9, 9)) * np.arange(9.0)  # rising to the east: facing west, no north component
+    assert float(np.abs(aspect_north(tilted, 1.0)).max()) == 0.0
+
+
+def test_snow_lies_lower_on_the_flank_facing_north():
+    grass = Layer("grass", (0.1, 0.4, 0.1), -1.0, 0.2, 0.7)
+    plain = Layer("snow", (1.0, 1.0, 1.0), 0.6, 0.8, 2.0)
+    shaded = Layer("snow", (1.0, 1.0, 1.0), 0.6, 0.8, 2.0, aspect_shift=0.2)
+    h = _ridge()
+    kw = {"height": 100.0, "cell_size": 5.0}
+    flat = layer_weights(h, (grass, plain), **kw)[..., 1]
+    aspect = layer_weights(h, (grass, shaded), **kw)[..., 1]
+    assert flat[20, 10] == flat[44, 10]  # without it the mirrored flanks are alike
+    # row 20 (h 0.625) faces north: it sees 0.625 + 0.2 x 0.53 and gets snow; row 44 sees 0.52 and gets none
+    assert aspect[20, 10] > flat[20, 10] + 0.3 and aspect[44, 10] < 1e-5
+    unshifted = dataclasses.replace(shaded, aspect_shift=0.0)
+    assert layer_weights(h, (grass, unshifted), **kw).tobytes() == layer_weights(h, (grass, plain), **kw).tobytes()
+
+
+def test_an_aspect_layer_needs_the_height_and_the_cell_size_and_a_bounded_shift():
+    shaded = Layer("snow", (1.0, 1.0, 1.0), 0.6, 0.8, 2.0, aspect_shift=0.2)
+    with pytest.raises(ValueError, match="height and cell_size"):
+        layer_weights(_ridge(), (shaded,), height=100.0)
+    with pytest.raises(ValueError, match=r"layers\[0\].aspect_shift"):
+        layer_weights(
+            _ridge(), (Layer("x", (1.0, 1.0, 1.0), 0.0, 0.5, 1.0, aspect_shift=2e6),), height=1.0, cell_size=1.0
+        )

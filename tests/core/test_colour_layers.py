@@ -151,21 +151,33 @@ def snow_of(spec):
 
 @pytest.mark.parametrize("name", ["alpine_ridges", "eroded_mountains", "alpine_faults", "diamond_square_peaks"])
 def test_snow_only_above_the_snow_line(name):
+    """Never below the snow line less the edge noise and, on a slope facing north, less the aspect shift times
+    the normal's north component; lower on the slopes facing north than on those facing south."""
+    from core.colormap import aspect_north
+
     spec, h, z, slope, w = preset_maps(name)
     (i,) = snow_of(spec)
     snow = spec.layers[i]
-    line = snow.minimum - snow.edge_noise  # the lowest the noise takes the layer's edge
+    assert snow.aspect_shift > 0.0
+    north = aspect_north(z, spec.cell_size)
+    line = snow.minimum - snow.edge_noise - snow.aspect_shift * north  # the lowest the layer's edge comes, per cell
     assert w[..., i][z < line].max(initial=0.0) < 1e-4
     covered = w[..., i] > 0.5
     assert covered.any()  # there is snow, on the high ground
-    assert np.median(z[covered]) > line
+    assert np.median(z[covered]) > snow.minimum - snow.edge_noise
+    band = z > snow.minimum - snow.edge_noise - snow.aspect_shift  # where snow may lie on some aspect
+    facing_north, facing_south = band & (north > 0.2), band & (north < -0.2)
+    assert facing_north.sum() > 20 and facing_south.sum() > 20
+    # the snow's mean weight there twice as high on the slopes facing north (measured 2.3-6.9 times)
+    assert w[..., i][facing_north].mean() > 2.0 * w[..., i][facing_south].mean() + 0.01
     # and it stays there when the terrain is made taller: the line is in metres
     tall = spec.replace(height=spec.height * 1.5)
     zt = (h * np.float32(tall.height)).astype(np.float64)
     wt = layer_weights(
         h, tall.layers, slope_degrees(zt, tall.cell_size), height=tall.height, cell_size=tall.cell_size, seed=tall.seed
     )[..., i]
-    assert wt[zt < line].max(initial=0.0) < 1e-4 and (wt > 0.5).any()
+    line_tall = snow.minimum - snow.edge_noise - snow.aspect_shift * aspect_north(zt, tall.cell_size)
+    assert wt[zt < line_tall].max(initial=0.0) < 1e-4 and (wt > 0.5).any()
 
 
 @pytest.mark.parametrize("name", ["badlands", "canyon_mesas", "dunes", "volcanic_island", "rolling_farmland"])
