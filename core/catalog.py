@@ -1619,9 +1619,9 @@ register_filter(
                 soft=(0.0, 10.0),
                 unit="m2/yr",
                 label="Marine Diffusivity",
-                description="Sediment the rivers carry into the sea settles on the sea floor and spreads over it "
-                "by diffusion, building deltas and shelves up to the sea level (spreads about sqrt(D t); 0: it "
-                "leaves the map)",
+                description="Sediment the rivers carry into the sea settles on the sea floor around their mouths, "
+                "building deltas and shelves up to the sea level; each step's load spreads about sqrt(2 D dt) "
+                "(0: it leaves the map)",
                 active_when=When("use_sea_level", True),
             ),
             Param(

@@ -1062,10 +1062,10 @@ def stream_power_erosion(
         D8 only: ``G > 0`` with ``routing="mfd"`` is refused.
     marine_diffusion : float
         Marine diffusivity in m²/yr, ``[0, 1e6]``, used with ``sea_level``: the sediment the rivers carry
-        into the sea settles on the sea floor where each river meets it and spreads by diffusion over the
-        sea (step 5 of the module docstring; the marine part of Yuan, Braun, Guerit, Rouby & Cordonnier
-        2019), building deltas and shelves up to the sea level; ``sqrt(D t)`` is about how far it spreads
-        in ``t`` years. ``0`` (default): it leaves the map, the run without it bit for bit.
+        into the sea settles on the sea floor around each river's mouth, spread by the kernel of diffusion
+        over the step, a Gaussian of ``sqrt(2 D dt)`` (step 5 of the module docstring; the marine part of
+        Yuan, Braun, Guerit, Rouby & Cordonnier 2019), building deltas and shelves up to the sea level.
+        ``0`` (default): it leaves the map, the run without it bit for bit.
 
     Returns
     -------
