@@ -14,7 +14,17 @@ product of
 - a **colour layer**'s weight (:func:`core.colormap.layer_weights`), baked as the point attribute the Layer
   Attribute input names (:func:`layer_attribute`); 1 when that input is empty or the attribute missing.
 - **dry ground**: 0 in a lake (the :data:`LAKE_ATTRIBUTE` map of the Rivers and Lakes filter, at least a
-  millimetre deep), 1 elsewhere and when the attribute is missing.
+  millimetre deep), 1 elsewhere and when the attribute is missing;
+- **groves** (:data:`core.scatter.CLUMP_OPTIONS`): a Noise Texture of the position in metres divided by Clump
+  Size (offset by the Seed), its value ``g`` turned into 1 inside a grove and ``1 - Clumping`` in a clearing by
+  a smooth step over ``[GROVE_EDGE - GROVE_WIDTH, GROVE_EDGE + GROVE_WIDTH]``: stands and clearings instead of
+  an even spread.
+
+Each instance's scale is ``Scale Min + (Scale Max - Scale Min) * u`` with ``u`` a random number in ``[0, 1]``
+moved Site Scale of the way to the point's *site* value in ``[0, 1]``: how deep inside its grove it stands (the
+same noise, a smooth step from the grove's edge to ``GROVE_EDGE + GROVE_CORE``), averaged with the wetness's
+rank on the terrain (``(w - mean) / (2 std) + 1/2``, clamped) where the wetness is baked. Its width (X and Y)
+is further scaled by a random factor in ``1 +- WIDTH_JITTER``, so no two instances of a variant are clones.
 
 Instances are not realised: each is a reference to a placeholder (or the user's) object. With Viewport Points
 on the viewport shows only the points (far lighter to draw than the instances' meshes); a render shows the
@@ -33,13 +43,13 @@ import numpy as np
 
 from ..core.colormap import check_layers, layer_weights
 from ..core.lighting import cell_size
-from ..core.scatter import wetness_index
+from ..core.scatter import CLUMP_OPTIONS, wetness_index
 from .mesh import EROSION_ATTRIBUTES, HEIGHT_ATTRIBUTE, SLOPE_ATTRIBUTE, TERRAIN_PROPERTY
 
 GROUP_NAME = "Orogen Scatter"
 #: Node group custom property marking Orogen's scatter group; its value is :data:`GROUP_VERSION`.
 GROUP_PROPERTY = "orogen_scatter_group"
-GROUP_VERSION = 2
+GROUP_VERSION = 3
 #: The point attribute of a terrain's lake depth (the Rivers and Lakes filter's map): nothing grows in a lake.
 LAKE_ATTRIBUTE = "lake_depth"
 #: The point attribute holding the topographic wetness index.
@@ -51,6 +61,21 @@ WETNESS_BOUNDS = (-100.0, 100.0)
 WETNESS_MAX_SIDE = 1025
 #: A colour layer's baked weight is the point attribute of this prefix and the layer's name.
 LAYER_PREFIX = "orogen_weight_"
+#: The grove noise (Blender's Noise Texture value, about 0.5 +- 0.1): groves where it is above GROVE_EDGE (about
+#: 60 % of the ground), the density's smooth step GROVE_WIDTH either side of it, the site's GROVE_CORE above it.
+GROVE_EDGE, GROVE_WIDTH, GROVE_CORE = 0.47, 0.025, 0.12
+#: The grove noise's Detail (octaves beyond the first: ragged edges) and Roughness.
+GROVE_DETAIL, GROVE_ROUGHNESS = 2.0, 0.55
+#: Each instance's width is its scale times a random factor within 1 +- this.
+WIDTH_JITTER = 0.15
+_CLUMP = {option.label: option for option in CLUMP_OPTIONS}
+_CLUMP_DEFAULTS = {"Clump Size": 100.0, "Clumping": 0.8, "Site Scale": 0.5}
+
+
+def _clump_input(label: str) -> tuple:
+    option = _CLUMP[label]
+    return (label, "NodeSocketFloat", _CLUMP_DEFAULTS[label], option.low, option.high, option.description)
+
 
 #: The group's inputs after Geometry: (name, socket type, default, min, max, description).
 INPUTS = (
@@ -68,8 +93,11 @@ INPUTS = (
     ("Wetness Max", "NodeSocketFloat", 100.0, -100.0, 100.0, "Topographic wetness index (valley floors 10+)"),
     ("Wetness Softness", "NodeSocketFloat", 1.0, 0.0, 100.0, "Index units over which the wetness factor falls"),
     ("Layer Attribute", "NodeSocketString", "", None, None, "A colour layer's weight attribute (empty: none)"),
+    _clump_input("Clump Size"),
+    _clump_input("Clumping"),
     ("Scale Min", "NodeSocketFloat", 0.5, 0.0, 1.0e3, "Smallest scale of an instance"),
     ("Scale Max", "NodeSocketFloat", 1.5, 0.0, 1.0e3, "Largest scale of an instance"),
+    _clump_input("Site Scale"),
     ("Rotation", "NodeSocketFloat", 180.0, 0.0, 180.0, "Random turn about the vertical, degrees either way"),
     ("Align", "NodeSocketFloat", 0.0, 0.0, 1.0, "Lean to the ground's normal: 0 upright (trees), 1 normal"),
     ("Sink", "NodeSocketFloat", 0.0, -1.0e3, 1.0e3, "Metres each instance is lowered into the ground"),
@@ -222,13 +250,56 @@ def _build(group: bpy.types.NodeTree) -> None:
     wetness_factor = t.unless_missing(WETNESS_ATTRIBUTE, lambda w: t.band(w, *wet, 5, 8), 1, 8)
     layer_factor = t.unless_missing(inp["Layer Attribute"], lambda w: w, 1, 12)
     dry_factor = t.unless_missing(LAKE_ATTRIBUTE, lambda d: t.ramp(d, 0.0, 1.0e-3, (1.0, 0.0), 5, 16), 1, 16)
+    # Groves: a noise of the position in metres over the Clump Size, offset by a vector drawn from the Seed.
+    offset = t.node("FunctionNodeRandomValue", 2, 20, data_type="FLOAT_VECTOR")
+    t.feed(offset, "Min", (-1000.0, -1000.0, -1000.0))
+    t.feed(offset, "Max", (1000.0, 1000.0, 1000.0))
+    zero = t.node("FunctionNodeInputInt", 1, 20, integer=0)  # (an unlinked ID is the index: one offset per point)
+    t.feed(offset, "ID", zero.outputs[0])
+    t.feed(offset, "Seed", t.math("ADD", inp["Seed"], 4.0, 1, 21))
+    where = t.node("ShaderNodeVectorMath", 2, 22, operation="DIVIDE")
+    t.feed(where, "Vector", t.pick(position.outputs, "Position"), 0)
+    size = t.math("MAXIMUM", inp["Clump Size"], 1.0e-3, 1, 23)
+    spread_by = t.node("ShaderNodeCombineXYZ", 1, 24)
+    for axis in "XYZ":
+        t.feed(spread_by, axis, size)
+    t.feed(where, "Vector", spread_by.outputs[0], 1)
+    shifted = t.node("ShaderNodeVectorMath", 3, 22, operation="ADD")
+    t.feed(shifted, "Vector", where.outputs[0], 0)
+    t.feed(shifted, "Vector", t.pick(offset.outputs, "Value"), 1)
+    noise = t.node("ShaderNodeTexNoise", 4, 22, noise_dimensions="3D")
+    t.feed(noise, "Vector", shifted.outputs[0])
+    t.feed(noise, "Scale", 1.0)
+    t.feed(noise, "Detail", GROVE_DETAIL)
+    t.feed(noise, "Roughness", GROVE_ROUGHNESS)
+    g = noise.outputs[0]  # (its Fac, called Factor from Blender 5.0)
+    grove = t.ramp(g, GROVE_EDGE - GROVE_WIDTH, GROVE_EDGE + GROVE_WIDTH, (0.0, 1.0), 5, 22)
+    clearing = t.math("MULTIPLY", inp["Clumping"], t.math("SUBTRACT", 1.0, grove, 6, 23), 7, 22)
+    grove_factor = t.math("SUBTRACT", 1.0, clearing, 8, 22)
     factor = t.math(
         "MULTIPLY",
-        t.math("MULTIPLY", slope_factor, altitude_factor, 10, 2),
+        t.math("MULTIPLY", t.math("MULTIPLY", slope_factor, altitude_factor, 10, 2), grove_factor, 10, 3),
         t.math("MULTIPLY", t.math("MULTIPLY", wetness_factor, layer_factor, 9, 10), dry_factor, 10, 10),
         11,
         6,
     )
+    # The site: deep inside a grove, averaged with the wetness's rank on the terrain where it is baked.
+    core = t.ramp(g, GROVE_EDGE - GROVE_WIDTH, GROVE_EDGE + GROVE_CORE, (0.0, 1.0), 5, 26)
+    wet_field = t.node("GeometryNodeInputNamedAttribute", 1, 28, data_type="FLOAT")
+    t.feed(wet_field, "Name", WETNESS_ATTRIBUTE)
+    stats = t.node("GeometryNodeAttributeStatistic", 2, 29, data_type="FLOAT", domain="POINT")
+    t.feed(stats, "Geometry", inp["Geometry"])
+    t.feed(stats, "Attribute", t.pick(wet_field.outputs, "Attribute"))
+    spread_wet = t.math("MAXIMUM", t.math("MULTIPLY", t.pick(stats.outputs, "Standard Deviation"), 2.0, 3, 29), 1e-3)
+    rank = t.math(
+        "DIVIDE", t.math("SUBTRACT", t.pick(wet_field.outputs, "Attribute"), t.pick(stats.outputs, "Mean")), spread_wet
+    )
+    rank = t.math("MINIMUM", t.math("MAXIMUM", t.math("ADD", rank, 0.5, 5, 28), 0.0, 6, 28), 1.0, 7, 28)
+    site_switch = t.node("GeometryNodeSwitch", 8, 27, input_type="FLOAT")
+    t.feed(site_switch, "Switch", t.pick(wet_field.outputs, "Exists"))
+    t.feed(site_switch, "False", core)
+    t.feed(site_switch, "True", t.math("MULTIPLY", t.math("ADD", core, rank, 8, 28), 0.5, 9, 28))
+    site = site_switch.outputs[0]
     # Points, Poisson disc.
     spread = t.node("GeometryNodeDistributePointsOnFaces", 12, 0, distribute_method="POISSON")
     t.feed(spread, "Mesh", inp["Geometry"])
@@ -251,7 +322,19 @@ def _build(group: bpy.types.NodeTree) -> None:
     t.feed(lean, "Rotation", euler.outputs[0])
     t.feed(lean, "Factor", inp["Align"])
     t.feed(lean, "Vector", t.pick(spread.outputs, "Normal"))
-    scale = t.random("FLOAT", inp["Scale Min"], inp["Scale Max"], inp["Seed"], 2, 12, 6)
+    chance = t.random("FLOAT", 0.0, 1.0, inp["Seed"], 2, 12, 6)
+    share = t.math(
+        "ADD", chance, t.math("MULTIPLY", inp["Site Scale"], t.math("SUBTRACT", site, chance, 10, 27), 11, 27), 12, 27
+    )
+    width = t.math("SUBTRACT", inp["Scale Max"], inp["Scale Min"], 11, 25)
+    scale = t.math("ADD", inp["Scale Min"], t.math("MULTIPLY", width, share, 12, 25), 13, 25)
+    wide = t.math(
+        "MULTIPLY", scale, t.random("FLOAT", 1.0 - WIDTH_JITTER, 1.0 + WIDTH_JITTER, inp["Seed"], 5, 12, 24), 13, 24
+    )
+    stretch = t.node("ShaderNodeCombineXYZ", 14, 24)
+    t.feed(stretch, "X", wide)
+    t.feed(stretch, "Y", wide)
+    t.feed(stretch, "Z", scale)
     pick = t.random("INT", 0, 1 << 20, inp["Seed"], 3, 12, 8)
     objects = t.node("GeometryNodeCollectionInfo", 13, 10, transform_space="ORIGINAL")
     t.feed(objects, "Collection", inp["Collection"])
@@ -263,7 +346,7 @@ def _build(group: bpy.types.NodeTree) -> None:
     t.feed(place, "Pick Instance", True)
     t.feed(place, "Instance Index", pick)
     t.feed(place, "Rotation", lean.outputs[0])
-    t.feed(place, "Scale", scale)
+    t.feed(place, "Scale", stretch.outputs[0])
     # The viewport's points: a metre times the instance's scale.
     dots = t.node("GeometryNodeSetPointRadius", 16, 5)
     t.feed(dots, "Points", sunk.outputs[0])

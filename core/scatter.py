@@ -15,7 +15,16 @@ valleys. On flat ground ``tan b`` is 0 and the index infinite; the slope is floo
 GIS tools floor it) so the index stays finite.
 
 :data:`SCATTER_KINDS` declares the placeholder kinds the add-on builds, with sizes in metres and the default
-density rules of each (declared once here, so that a spec or preset can one day carry them).
+density rules of each (declared once here, so that a spec or preset can one day carry them), and
+:data:`CLUMP_OPTIONS` the settings that gather the instances into stands with clearings between them (their
+bounds, units and descriptions, which the add-on's node group and Add Scatter take from here).
+
+Real forests are not spread evenly: trees stand in groves with gaps (old clearings, windthrow, soil, grazing),
+and grow bigger where the ground is moist. The scatter multiplies its density by a *grove factor* made from a
+low-frequency noise of the position in metres (its features about ``clump_size`` metres across): 1 inside a
+grove, ``1 - clumping`` in a clearing. The same noise, and the wetness when the terrain has it baked, set a
+*site* value in ``[0, 1]`` that ``site_scale`` of each instance's random scale follows (bigger trees inside
+groves and in moist hollows, smaller ones at the edges and on dry ridges).
 """
 
 from __future__ import annotations
@@ -33,7 +42,15 @@ from .heightmap import as_heightmap, check_number
 from .lighting.gradient import horn_gradient
 from .resample import resample_points
 
-__all__ = ["MIN_TAN", "ScatterKind", "SCATTER_KINDS", "wetness_index"]
+__all__ = [
+    "CLUMP_OPTIONS",
+    "MIN_TAN",
+    "ScatterKind",
+    "ScatterOption",
+    "SCATTER_KINDS",
+    "auto_clump_size",
+    "wetness_index",
+]
 
 #: The smallest slope tangent the wetness index uses (about 0.057 degrees): flat cells get a finite index.
 MIN_TAN = 1.0e-3
@@ -111,6 +128,73 @@ def wetness_index(
 
 
 @dataclass(frozen=True)
+class ScatterOption:
+    """One scatter setting declared with its bounds: the node group's input, Add Scatter's property and a
+    :class:`ScatterKind` field (its default per kind) of the same meaning.
+
+    ``name`` is the setting's key (Add Scatter's property, a preset entry's key, the :class:`ScatterKind`
+    field), ``label`` the node group's input and the property's name, ``unit`` ``"m"`` (metres) or ``""``
+    (a factor), ``low`` and ``high`` the bounds (inclusive), ``description`` the tooltip.
+    """
+
+    name: str
+    label: str
+    unit: str
+    low: float
+    high: float
+    description: str
+
+    def check(self, value: float) -> float:
+        """``value`` as a float when it lies in ``[low, high]``; ``ValueError`` (naming the setting) if not."""
+        return check_number(value, self.name, low=self.low, high=self.high)
+
+
+#: The grove settings (see the module): the noise's feature size, how bare its clearings are, and how much
+#: of an instance's scale follows the site. Clump Size 0 asks Add Scatter for :func:`auto_clump_size`.
+CLUMP_OPTIONS: tuple[ScatterOption, ...] = (
+    ScatterOption(
+        "clump_size",
+        "Clump Size",
+        "m",
+        0.0,
+        1.0e5,
+        "Metres across a grove or a clearing (the grove noise's feature size; 0: from the terrain's size)",
+    ),
+    ScatterOption(
+        "clumping",
+        "Clumping",
+        "",
+        0.0,
+        1.0,
+        "How bare the clearings between groves are: 0 even spread, 1 nothing between groves",
+    ),
+    ScatterOption(
+        "site_scale",
+        "Site Scale",
+        "",
+        0.0,
+        1.0,
+        "Share of an instance's scale set by its site (bigger inside groves and in moist hollows), not chance",
+    ),
+)
+
+#: :func:`auto_clump_size`'s bounds in metres and its share of the terrain's longer side.
+AUTO_CLUMP = (30.0, 400.0, 1.0 / 16.0)
+
+
+def auto_clump_size(extent_m: float) -> float:
+    """The grove size Add Scatter gives a terrain ``extent_m`` metres along its longer side when Clump Size is
+    0: a sixteenth of it, at least 30 m and at most 400 m (a 256 m terrain gets 30 m groves, a 4 km one 250 m,
+    a 15 km range 400 m), so every terrain shows several groves and clearings across.
+
+    Raises ``ValueError`` for an extent that is not a finite number in ``[0, 1e7]`` metres.
+    """
+    extent = check_number(extent_m, "extent_m", low=0.0, high=1.0e7)
+    low, high, share = AUTO_CLUMP
+    return float(min(max(extent * share, low), high))
+
+
+@dataclass(frozen=True)
 class ScatterKind:
     """One kind of scattered object: its placeholder's size and its default density rules.
 
@@ -120,7 +204,8 @@ class ScatterKind:
     distance between two instances (metres, Poisson disc), slopes in degrees, wetness in index units
     (:func:`wetness_index`), ``align`` how far instances lean to the ground's normal (0 upright, 1 normal to
     the ground), ``rotation`` the random turn about the vertical in degrees (0 to 180: up to that either
-    way), ``sink`` metres the instances are lowered into the ground (a trunk on a slope reaches it).
+    way), ``sink`` metres the instances are lowered into the ground (a trunk on a slope reaches it);
+    ``clump_size``, ``clumping`` and ``site_scale`` the grove settings (:data:`CLUMP_OPTIONS`).
     """
 
     label: str
@@ -137,6 +222,9 @@ class ScatterKind:
     align: float
     rotation: float
     sink: float
+    clump_size: float = 0.0
+    clumping: float = 0.0
+    site_scale: float = 0.0
     #: How many variants the placeholder collection holds (picked at random per instance).
     variants: int = 3
 
@@ -162,6 +250,9 @@ SCATTER_KINDS: dict[str, ScatterKind] = {
         align=0.0,
         rotation=180.0,
         sink=0.5,
+        clumping=0.85,
+        site_scale=0.5,
+        variants=6,
     ),
     "broadleaf": ScatterKind(
         label="Broadleaf Trees",
@@ -178,6 +269,9 @@ SCATTER_KINDS: dict[str, ScatterKind] = {
         align=0.0,
         rotation=180.0,
         sink=0.5,
+        clumping=0.8,
+        site_scale=0.5,
+        variants=6,
     ),
     "boulders": ScatterKind(
         label="Boulders",
@@ -194,5 +288,8 @@ SCATTER_KINDS: dict[str, ScatterKind] = {
         align=1.0,
         rotation=180.0,
         sink=0.2,
+        clumping=0.6,
+        site_scale=0.0,
+        variants=6,
     ),
 }

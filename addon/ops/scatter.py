@@ -5,7 +5,7 @@ See :mod:`..scatter` for the node group and the maps it reads, :mod:`..placehold
 
 import bpy
 
-from ...core.scatter import SCATTER_KINDS
+from ...core.scatter import CLUMP_OPTIONS, SCATTER_KINDS, ScatterOption, auto_clump_size
 from ..placeholders import placeholder_collection, remove_placeholder_collection
 from ..poll import poll_with, terrain_reason
 from ..scatter import (
@@ -35,6 +35,7 @@ KIND_SETTINGS = (
     "rotation",
     "align",
     "sink",
+    *(option.name for option in CLUMP_OPTIONS),
 )
 
 #: A warning when a scatter may place more instances than this (a render holds each one).
@@ -54,6 +55,23 @@ def _length(name: str, default: float, description: str, low: float = 0.0, high:
     return bpy.props.FloatProperty(
         name=name, default=default, min=low, max=high, unit="LENGTH", subtype="DISTANCE", description=description
     )
+
+
+def _option(option: ScatterOption, default: float):
+    """A property of the scatter setting ``option`` (core's bounds, unit and description)."""
+    if option.unit == "m":
+        return _length(option.label, default, option.description, option.low, option.high)
+    return bpy.props.FloatProperty(
+        name=option.label,
+        default=default,
+        min=option.low,
+        max=option.high,
+        subtype="FACTOR",
+        description=option.description,
+    )
+
+
+_CLUMP = {option.name: option for option in CLUMP_OPTIONS}
 
 
 def _angle(name: str, default: float, description: str, high: float = 90.0):
@@ -122,6 +140,9 @@ the kind's defaults"""
     scale_max: bpy.props.FloatProperty(
         name="Scale Max", default=1.5, min=0.0, max=1.0e3, description="Largest instance, times the placeholder's size"
     )
+    clump_size: _option(_CLUMP["clump_size"], 0.0)
+    clumping: _option(_CLUMP["clumping"], 0.0)
+    site_scale: _option(_CLUMP["site_scale"], 0.0)
     rotation: _angle("Rotation Jitter", 180.0, "Random turn about the vertical, degrees either way", 180.0)
     align: bpy.props.FloatProperty(
         name="Align to Slope",
@@ -165,6 +186,9 @@ the kind's defaults"""
             raise ValueError(f"Slope Min {self.slope_min:g} is above Slope Max {self.slope_max:g}")
         if self.altitude_min > self.altitude_max:
             raise ValueError(f"Altitude Min {self.altitude_min:g} m is above Altitude Max {self.altitude_max:g} m")
+        clump = {option.label: option.check(getattr(self, option.name)) for option in CLUMP_OPTIONS}
+        if clump["Clump Size"] == 0.0:
+            clump["Clump Size"] = auto_clump_size(max(footprint(obj)))
         return {
             "Collection": collection,
             "Seed": self.seed,
@@ -181,6 +205,7 @@ the kind's defaults"""
             "Layer Attribute": layer_attribute(self.layer) if self.layer.strip() else "",
             "Scale Min": self.scale_min,
             "Scale Max": self.scale_max,
+            **clump,
             "Rotation": self.rotation,
             "Align": self.align,
             "Sink": self.sink,
@@ -266,6 +291,7 @@ the kind's defaults"""
         for title, names in (
             ("Where", ("slope_min", "slope_max", "slope_softness", "altitude_min", "altitude_max")),
             ("", ("altitude_softness", "wetness_min", "wetness_softness", "layer")),
+            ("Groves", tuple(option.name for option in CLUMP_OPTIONS)),
             ("Instances", ("scale_min", "scale_max", "rotation", "align", "sink", "viewport_points")),
         ):
             if title:
