@@ -1,16 +1,22 @@
 """Placeholder trees and boulders made from primitives, so a scatter renders out of the box.
 
-Each kind of :data:`core.scatter.SCATTER_KINDS` gets one collection of a few variants (``variants``), built with
-``bmesh`` from a handful of primitives: a conifer is a cylinder trunk under one or two cones, a broadleaf tree a
-trunk under an ico-sphere crown, a boulder an ico-sphere squashed and displaced. Trees are ``size`` metres tall
-with their trunk's foot at the origin; boulders ``size`` across with their centre a quarter of that above it.
+Each kind of :data:`core.scatter.SCATTER_KINDS` gets one collection of ``variants`` genuinely different models,
+built with ``bmesh`` from a handful of primitives and shaped with numpy (``foreach_get``/``foreach_set``, no
+vertex loops): a conifer is a cylinder trunk under one to four stacked cones, narrow and spruce-like or broader
+(:data:`CONIFERS`); a broadleaf tree a trunk of its own height under an irregular crown of overlapping lumpy
+ico-spheres (:data:`BROADLEAF`); a boulder a lumpy ico-sphere scaled to a round stone, a slab or a block
+(:data:`BOULDERS`). A few hundred vertices each at most: a forest holds tens of thousands of instances. Trees
+are ``size`` metres tall with their trunk's foot at the origin; boulders about ``size`` across with their centre
+a quarter of that above it.
 The objects stand at the origin and the collection is linked to no scene (only the scatter shows them): find
 them in the Outliner's Blender File view, or link the collection into a scene to edit them.
 
 Everything is marked as Orogen's (:data:`PLACEHOLDER_PROPERTY` holds the kind, on the collection, its objects,
 meshes and materials): :func:`placeholder_collection` reuses a collection so marked and never takes a user's.
-The shapes are deterministic: the displacement comes from a fixed seed per variant.
+The shapes are deterministic: the displacement comes from a fixed seed per variant (numpy's ``default_rng``).
 """
+
+from dataclasses import dataclass
 
 import bmesh
 import bpy
@@ -64,61 +70,149 @@ def _cylinder(bm: bmesh.types.BMesh, low: float, high: float, depth: float, z: f
     return made["verts"]
 
 
-def _sphere(bm: bmesh.types.BMesh, radius: float, subdivisions: int, part: int):
+@dataclass(frozen=True)
+class _Lump:
+    """An ico-sphere made at the origin (its vertices tagged ``tag`` in the :data:`LUMP_LAYER` layer), to be
+    displaced by :func:`_lumpy`, scaled by ``scale`` and moved by ``offset`` once the mesh is made (numpy on the
+    mesh's coordinates)."""
+
+    tag: int
+    amount: float
+    seed: int
+    scale: tuple[float, float, float]
+    offset: tuple[float, float, float]
+
+
+#: The temporary integer vertex layer telling each lump's vertices (0: none): bmesh may reuse freed slots and
+#: later operations may move vertices in its storage, so a range of indices would not do.
+LUMP_LAYER = "orogen_lump"
+
+
+def _sphere(bm: bmesh.types.BMesh, radius: float, subdivisions: int, part: int) -> int:
+    """An ico-sphere of ``radius`` at the origin, its faces in slot ``part``; returns its tag (its vertices'
+    value in :data:`LUMP_LAYER`, from 1)."""
+    layer = bm.verts.layers.int.get(LUMP_LAYER) or bm.verts.layers.int.new(LUMP_LAYER)
+    tag = 1 + max((v[layer] for v in bm.verts), default=0)
     verts = bmesh.ops.create_icosphere(bm, subdivisions=subdivisions, radius=radius)["verts"]
     _mark(verts, part)
-    return verts
+    for vert in verts:  # (a few hundred at most, once per placeholder)
+        vert[layer] = tag
+    return tag
 
 
-def _jitter(verts, amount: float, seed: int) -> None:
-    """Move each vertex out or in from the origin by a factor within ``1 +- amount`` (deterministic)."""
-    factors = 1.0 + amount * (2.0 * np.random.default_rng(seed).random(len(verts)) - 1.0)
-    for vert, factor in zip(verts, factors, strict=True):
-        vert.co *= float(factor)
+def _lumpy(co: np.ndarray, amount: float, seed: int) -> np.ndarray:
+    """``co`` (n x 3, about the origin) moved out or in along its direction by a smooth factor within
+    ``1 +- amount``: a sum of five random waves of the direction (lumps, not spikes; deterministic in ``seed``)."""
+    rng = np.random.default_rng(seed)
+    axes = rng.normal(size=(5, 3))
+    axes /= np.linalg.norm(axes, axis=1)[:, None]
+    freq, phase = rng.uniform(1.2, 2.6, 5), rng.uniform(0.0, 2.0 * np.pi, 5)
+    unit = co / np.maximum(np.linalg.norm(co, axis=1), 1e-9)[:, None]
+    wave = np.sin(np.pi * freq * (unit @ axes.T) + phase).sum(axis=1) / np.sqrt(5.0)
+    return co * (1.0 + amount * np.clip(wave, -1.0, 1.0))[:, None]
 
 
-def _conifer(bm: bmesh.types.BMesh, size: float, variant: int) -> None:
-    """A conifer ``size`` tall: a trunk (slot 0) and one (variant 0) or two stacked cones (slot 1)."""
-    width = (0.2, 0.24, 0.17)[variant % 3] * size
-    _cylinder(bm, 0.025 * size, 0.02 * size, 0.2 * size, 0.0, 8, 0)
-    if variant % 3 == 0:
-        _cylinder(bm, width, 0.0, 0.88 * size, 0.12 * size, 10, 1)
-    else:
-        _cylinder(bm, width, 0.25 * width, 0.5 * size, 0.12 * size, 10, 1)
-        _cylinder(bm, 0.75 * width, 0.0, 0.5 * size, 0.5 * size, 10, 1)
+#: Conifer variants: (tiers of cones, crown's width at its foot over the height, trunk's height over it);
+#: narrow spruce-like ones, broader pine-like ones, one to four tiers.
+CONIFERS = ((1, 0.14, 0.16), (2, 0.2, 0.2), (3, 0.17, 0.14), (4, 0.13, 0.12), (3, 0.26, 0.24), (2, 0.24, 0.28))
+#: Broadleaf variants: (trunk's height over the tree's, main crown radius over it, lobes: (x, y, z, radius)
+#: of each further ico-sphere relative to the main crown's centre and radius).
+BROADLEAF = (
+    (0.35, 0.36, ((0.55, 0.1, -0.15, 0.7), (-0.45, -0.35, 0.05, 0.6))),
+    (0.45, 0.3, ((0.3, 0.5, 0.1, 0.75), (-0.5, 0.0, -0.2, 0.7), (0.1, -0.55, 0.0, 0.65))),
+    (0.3, 0.4, ((0.6, -0.2, -0.3, 0.55),)),
+    (0.5, 0.26, ((0.0, 0.0, 0.7, 0.8), (0.45, 0.3, -0.25, 0.6))),
+    (0.4, 0.33, ((-0.6, 0.3, -0.1, 0.65), (0.5, 0.4, 0.0, 0.55), (0.2, -0.6, -0.2, 0.6), (0.0, 0.1, 0.5, 0.6))),
+    (0.38, 0.38, ((0.4, -0.4, 0.2, 0.6), (-0.35, 0.45, -0.1, 0.65))),
+)
+#: Boulder variants: (scale in x, y, z of a sphere ``size`` across, lumpiness): round, flat slabs, long blocks.
+BOULDERS = (
+    ((1.0, 1.0, 0.6), 0.2),
+    ((1.2, 0.8, 0.45), 0.15),
+    ((0.9, 0.9, 0.8), 0.28),
+    ((1.3, 0.7, 0.6), 0.22),
+    ((1.0, 0.85, 0.35), 0.12),
+    ((0.8, 0.75, 0.7), 0.32),
+)
 
 
-def _broadleaf(bm: bmesh.types.BMesh, size: float, variant: int) -> None:
-    """A broadleaf tree ``size`` tall: a trunk (slot 0) and an ico-sphere crown (slot 1), a little uneven."""
-    radius = (0.38, 0.42, 0.34)[variant % 3] * size
-    _cylinder(bm, 0.045 * size, 0.03 * size, 0.5 * size, 0.0, 8, 0)
-    crown = _sphere(bm, radius, 2, 1)
-    _jitter(crown, 0.12, 11 + variant)
-    for vert in crown:  # a little flattened, its top at about the tree's height
-        vert.co.z = vert.co.z * 0.9 + (size - 0.9 * radius)
+def _conifer(bm: bmesh.types.BMesh, size: float, variant: int) -> tuple[list[_Lump], tuple | None]:
+    """A conifer ``size`` tall (variant of :data:`CONIFERS`): a trunk (slot 0) under stacked cones (slot 1), each
+    narrower than the one below, the top one's tip at ``size``."""
+    tiers, width, trunk = CONIFERS[variant % len(CONIFERS)]
+    _cylinder(bm, 0.025 * size, 0.02 * size, trunk * size, 0.0, 8, 0)
+    foot = 0.6 * trunk * size
+    step = (size - foot) / (tiers + 0.6)
+    for tier in range(tiers):
+        base = foot + tier * step
+        radius = width * size * (1.0 - 0.5 * tier / max(tiers - 1, 1))
+        if tier == tiers - 1:
+            _cylinder(bm, radius, 0.0, size - base, base, 10, 1)
+        else:
+            _cylinder(bm, radius, 0.45 * radius, 1.6 * step, base, 10, 1)
+    return [], None
 
 
-def _boulder(bm: bmesh.types.BMesh, size: float, variant: int) -> None:
-    """A boulder ``size`` across: an ico-sphere displaced by up to 25 % and squashed to half to 70 % in height."""
-    verts = _sphere(bm, size / 2.0, 2, 0)
-    _jitter(verts, 0.25, 101 + variant)
-    for vert in verts:
-        vert.co.z = vert.co.z * (0.5, 0.6, 0.7)[variant % 3] + size / 4.0
+def _broadleaf(bm: bmesh.types.BMesh, size: float, variant: int) -> tuple[list[_Lump], tuple | None]:
+    """A broadleaf tree ``size`` tall (variant of :data:`BROADLEAF`): a trunk (slot 0) under an irregular crown
+    (slot 1) of a main ico-sphere and lobes, each lumpy and a little flattened, the crown stretched in height
+    from 0.7 of the trunk's height to ``size``."""
+    trunk, main, lobes = BROADLEAF[variant % len(BROADLEAF)]
+    _cylinder(bm, 0.045 * size, 0.03 * size, trunk * size, 0.0, 8, 0)
+    radius = main * size
+    centre = trunk * size + 0.55 * radius
+    made = []
+    for i, (x, y, z, r) in enumerate(((0.0, 0.0, 0.0, 1.0), *lobes)):
+        tag = _sphere(bm, r * radius, 3 if i == 0 else 2, 1)
+        where = (x * radius, y * radius, centre + z * radius)
+        made.append(_Lump(tag, 0.12, 11 + 7 * variant + i, (1.0, 1.0, 0.85), where))
+    return made, (0.7 * trunk * size, size)
+
+
+def _boulder(bm: bmesh.types.BMesh, size: float, variant: int) -> tuple[list[_Lump], tuple | None]:
+    """A boulder about ``size`` across (variant of :data:`BOULDERS`): a lumpy ico-sphere scaled to a round stone,
+    a slab or a block, its centre a quarter of ``size`` above the origin."""
+    scale, amount = BOULDERS[variant % len(BOULDERS)]
+    tag = _sphere(bm, size / 2.0, 3, 0)
+    return [_Lump(tag, amount, 101 + variant, scale, (0.0, 0.0, size / 4.0))], None
 
 
 _BUILDERS = {"conifers": (_conifer, ("bark", "needles")), "broadleaf": (_broadleaf, ("bark", "leaves"))}
 _BUILDERS["boulders"] = (_boulder, ("rock",))
 
 
+def _shape(mesh: bpy.types.Mesh, lumps: list[_Lump], span: tuple | None) -> None:
+    """Displace, scale and move ``lumps`` in ``mesh`` (then drop its :data:`LUMP_LAYER`); with ``span``
+    ``(bottom, top)``, then stretch them all in height to fill it."""
+    if not lumps:
+        return
+    co = np.empty(len(mesh.vertices) * 3, dtype=np.float64)
+    mesh.vertices.foreach_get("co", co)
+    co = co.reshape(-1, 3)
+    tags = np.empty(len(mesh.vertices), dtype=np.int32)
+    mesh.attributes[LUMP_LAYER].data.foreach_get("value", tags)
+    mesh.attributes.remove(mesh.attributes[LUMP_LAYER])
+    for lump in lumps:
+        part = tags == lump.tag
+        co[part] = _lumpy(co[part], lump.amount, lump.seed) * lump.scale + lump.offset
+    if span is not None:
+        parts = tags > 0
+        z = co[parts, 2]
+        co[parts, 2] = span[0] + (z - z.min()) * (span[1] - span[0]) / (z.max() - z.min())
+    mesh.vertices.foreach_set("co", co.astype(np.float32).ravel())
+    mesh.update()
+
+
 def _placeholder_object(name: str, kind: str, spec: ScatterKind, variant: int) -> bpy.types.Object:
     build, parts = _BUILDERS[kind]
     bm = bmesh.new()
     try:
-        build(bm, spec.size, variant)
+        lumps, span = build(bm, spec.size, variant)
         mesh = bpy.data.meshes.new(name)
         bm.to_mesh(mesh)
     finally:
         bm.free()
+    _shape(mesh, lumps, span)
     for part in parts:
         mesh.materials.append(_material(part, kind))
     mesh.polygons.foreach_set("use_smooth", np.full(len(mesh.polygons), kind != "conifers"))
