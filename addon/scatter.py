@@ -73,8 +73,11 @@ _CLUMP_DEFAULTS = {"Clump Size": 100.0, "Clumping": 0.8, "Site Scale": 0.5}
 
 
 def _clump_input(label: str) -> tuple:
+    """The group input of the grove setting ``label``: core's bounds and description. Clump Size's 0 means
+    "from the terrain's size" to Add Scatter only, which passes the size it computes: the group's least is 1 m."""
     option = _CLUMP[label]
-    return (label, "NodeSocketFloat", _CLUMP_DEFAULTS[label], option.low, option.high, option.description)
+    low = max(option.low, 1.0) if option.unit == "m" else option.low
+    return (label, "NodeSocketFloat", _CLUMP_DEFAULTS[label], low, option.high, option.description)
 
 
 #: The group's inputs after Geometry: (name, socket type, default, min, max, description).
