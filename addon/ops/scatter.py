@@ -187,8 +187,9 @@ the kind's defaults"""
         if self.altitude_min > self.altitude_max:
             raise ValueError(f"Altitude Min {self.altitude_min:g} m is above Altitude Max {self.altitude_max:g} m")
         clump = {option.label: option.check(getattr(self, option.name)) for option in CLUMP_OPTIONS}
-        if clump["Clump Size"] == 0.0:
-            clump["Clump Size"] = auto_clump_size(max(footprint(obj)))
+        if clump["Clump Size"] == 0.0:  # (the group reads positions in the object's space: its unscaled extent)
+            x, y = footprint(obj)
+            clump["Clump Size"] = auto_clump_size(max(x / max(abs(obj.scale.x), 1e-6), y / max(abs(obj.scale.y), 1e-6)))
         return {
             "Collection": collection,
             "Seed": self.seed,
