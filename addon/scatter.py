@@ -385,15 +385,19 @@ def _terrain_grid(obj: bpy.types.Object) -> tuple[int, int, float, float] | None
     return (rows, cols, width, height) if len(obj.data.vertices) == rows * cols else None
 
 
-def footprint(obj: bpy.types.Object) -> tuple[float, float]:
-    """``(x, y)`` extent in metres of the terrain's grid (its record's width, times the object's scale); the
-    object's dimensions when it has no record."""
+def footprint(obj: bpy.types.Object, *, scaled: bool = True) -> tuple[float, float]:
+    """``(x, y)`` extent in metres of the terrain's grid (its record's width, times the object's scale unless
+    ``scaled`` is False: the extent in the object's own space, where the node group reads positions); the
+    object's dimensions (its bounding box's, unscaled) when it has no record."""
     grid = _terrain_grid(obj)
+    sx, sy = (abs(obj.scale.x), abs(obj.scale.y)) if scaled else (1.0, 1.0)
     if grid is None:
-        return float(obj.dimensions.x), float(obj.dimensions.y)
+        corners = np.array(obj.bound_box, dtype=np.float64)
+        extent = corners.max(axis=0) - corners.min(axis=0)
+        return float(extent[0]) * sx, float(extent[1]) * sy
     rows, cols, width, _ = grid
     cell = cell_size((rows, cols), width)
-    return (cols - 1) * cell * abs(obj.scale.x), (rows - 1) * cell * abs(obj.scale.y)
+    return (cols - 1) * cell * sx, (rows - 1) * cell * sy
 
 
 def _read(mesh: bpy.types.Mesh, name: str, shape: tuple[int, int]) -> np.ndarray | None:

@@ -188,8 +188,7 @@ the kind's defaults"""
             raise ValueError(f"Altitude Min {self.altitude_min:g} m is above Altitude Max {self.altitude_max:g} m")
         clump = {option.label: option.check(getattr(self, option.name)) for option in CLUMP_OPTIONS}
         if clump["Clump Size"] == 0.0:  # (the group reads positions in the object's space: its unscaled extent)
-            x, y = footprint(obj)
-            clump["Clump Size"] = auto_clump_size(max(x / max(abs(obj.scale.x), 1e-6), y / max(abs(obj.scale.y), 1e-6)))
+            clump["Clump Size"] = auto_clump_size(max(footprint(obj, scaled=False)))
         return {
             "Collection": collection,
             "Seed": self.seed,
