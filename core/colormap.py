@@ -73,6 +73,7 @@ import numpy.typing as npt
 
 from .elementary import exp
 from .heightmap import as_heightmap, as_real_array, check_number
+from .lighting.gradient import horn_gradient
 from .noise.fractal import fractal_noise
 from .rng import check_seed, sub_seed
 from .window import Window
@@ -500,8 +501,6 @@ def aspect_north(heights_m: npt.ArrayLike, cell_size: float) -> npt.NDArray[np.f
     ``heights_m``: finite heights in metres, ``(rows, cols)``; ``cell_size`` metres ``[1e-9, 1e9]``. Returns
     float64 ``(rows, cols)``. Raises ``TypeError`` or ``ValueError`` for bad input, naming it.
     """
-    from .lighting.gradient import horn_gradient
-
     dx, dy = horn_gradient(heights_m, cell_size)
     out: npt.NDArray[np.float64] = -dy / np.sqrt(1.0 + dx * dx + dy * dy)
     return out
