@@ -444,6 +444,110 @@ def _scan_order(
     return rank
 
 
+#: Tie-breaking by pairwise comparison (:func:`_tie_ranks`) handles tie groups of at most this many comparisons
+#: per cell of the grid (and at least 16384 in all); more, and the whole scanning order is computed instead.
+TIE_PAIRS_PER_CELL = 1 / 64
+
+
+def _depths(rec: _IntArray, cells: _IntArray) -> _IntArray:
+    """Steps from each of ``cells`` (padded indices) to the root of its receiver tree (0 at a root)."""
+    depth = np.zeros(cells.size, dtype=np.int64)
+    cur = cells.copy()
+    active = np.flatnonzero(rec[cur] != cur)
+    while active.size:
+        depth[active] += 1
+        cur[active] = rec[cur[active]]
+        active = active[rec[cur[active]] != cur[active]]
+    return depth
+
+
+def _popped_before(rec: _IntArray, a: _IntArray, b: _IntArray) -> _BoolArray:
+    """Whether each ``a`` is taken off the scanning stack before ``b`` (distinct cells of one receiver tree).
+
+    The stack of :func:`_scan_order` takes cells off in depth-first preorder, a cell's donors in descending
+    index order: an ancestor first; otherwise, below the two cells' lowest common ancestor, the branch of the
+    higher index. Found by climbing the receivers, one whole-array step per level, on these cells only.
+    """
+    a, b = a.copy(), b.copy()
+    da, db = _depths(rec, a), _depths(rec, b)
+    out = np.zeros(a.size, dtype=bool)
+    done = np.zeros(a.size, dtype=bool)
+    for x, dx, y, dy, y_first in ((a, da, b, db, False), (b, db, a, da, True)):
+        # the deeper cell climbs to one step below the other's depth; the other may be its ancestor
+        active = np.flatnonzero(dx > dy + 1)
+        while active.size:
+            x[active] = rec[x[active]]
+            dx[active] -= 1
+            active = active[dx[active] > dy[active] + 1]
+        below = np.flatnonzero((dx == dy + 1) & ~done)
+        ancestor = rec[x[below]] == y[below]
+        out[below[ancestor]] = y_first
+        done[below[ancestor]] = True
+        up = below[~ancestor]
+        x[up] = rec[x[up]]
+        dx[up] -= 1
+    active = np.flatnonzero(~done)  # the same depth, neither an ancestor of the other: climb to the fork
+    while active.size:
+        fork = rec[a[active]] == rec[b[active]]
+        out[active[fork]] = a[active[fork]] > b[active[fork]]
+        active = active[~fork]
+        a[active] = rec[a[active]]
+        b[active] = rec[b[active]]
+    return out
+
+
+def _listed_before(rec: _IntArray, u: _IntArray, v: _IntArray) -> _BoolArray:
+    """Whether each cell ``u`` comes before ``v`` in :func:`_scan_order`'s listing of their (one) closed basin.
+
+    A cell is listed when its receiver is taken off the stack (the pit first, donors of one receiver in index
+    order), so the comparison is that of the receivers' turns (:func:`_popped_before`). False where ``u == v``.
+    """
+    out = np.zeros(u.size, dtype=bool)
+    u_root, v_root = rec[u] == u, rec[v] == v
+    out[u_root & ~v_root] = True
+    rest = np.flatnonzero(~u_root & ~v_root & (u != v))
+    pu, pv = rec[u[rest]], rec[v[rest]]
+    siblings = pu == pv
+    out[rest[siblings]] = u[rest[siblings]] < v[rest[siblings]]
+    out[rest[~siblings]] = _popped_before(rec, pu[~siblings], pv[~siblings])
+    return out
+
+
+def _tie_ranks(rec: _IntArray, group: _IntArray, cells: _IntArray, budget: int) -> _IntArray | None:
+    """Per entry, how many distinct cells of its group come before its cell in :func:`_scan_order`'s listing.
+
+    ``group`` (any integers) holds entries whose earlier sort keys are equal; each group's cells lie in one
+    closed basin. Within a group the result sorts as the scanning ranks do, so it can stand in for them in a
+    sort whose earlier keys are the group's. Only groups with two or more distinct cells are compared, pair
+    by pair; ``None`` if that is more than ``budget`` comparisons (the caller computes the whole order).
+    """
+    ranks = np.zeros(group.size, dtype=np.int64)
+    if group.size < 2:
+        return ranks
+    srt = np.lexsort((cells, group))
+    g, c = group[srt], cells[srt]
+    new_group = np.ones(g.size, dtype=bool)
+    new_group[1:] = g[1:] != g[:-1]
+    new_cell = new_group.copy()
+    new_cell[1:] |= c[1:] != c[:-1]
+    gid = np.cumsum(new_group) - 1
+    distinct = np.bincount(gid, weights=new_cell).astype(np.int64)
+    tied = distinct[gid] >= 2
+    if not tied.any():
+        return ranks
+    pos = np.flatnonzero(tied)
+    starts = np.flatnonzero(new_group)
+    sizes = np.diff(np.append(starts, g.size))
+    size = sizes[gid[pos]]
+    if int(size.sum()) > budget:
+        return None
+    i = np.repeat(pos, size)  # every ordered pair (i, j) of one group
+    j = np.repeat(starts[gid[pos]] - np.cumsum(size) + size, size) + np.arange(int(size.sum()))
+    before = _listed_before(rec, c[j], c[i])
+    ranks[srt[pos]] = np.bincount(i, weights=before, minlength=g.size)[pos].astype(np.int64)
+    return ranks
+
+
 def _mst_boruvka(n_nodes: int, eu: _IntArray, ev: _IntArray) -> _BoolArray:
     """Minimum spanning forest of edges already sorted by weight (index = rank), by Borůvka's algorithm.
 
@@ -490,9 +594,13 @@ def _resolve_depressions(
     cell_size: float,
     label: _IntArray,
     is_pit: _BoolArray,
-    scan_rank: _IntArray,
+    levels: list[_IntArray],
 ) -> int:
-    """Reroute closed depressions in place (``rec``, ``dist`` on padded indices): basin graph, MST, carve."""
+    """Reroute closed depressions in place (``rec``, ``dist`` on padded indices): basin graph, MST, carve.
+
+    Equally low passes are taken in :func:`_scan_order`'s order; that order is compared pair by pair for the
+    few tied cells (:func:`_tie_ranks`), and computed whole only when ties are too many for that.
+    """
     rows, cols = z.shape
     w = cols + 2
     n_pad = rec.size
@@ -534,20 +642,31 @@ def _resolve_depressions(
     from_i = (bj == 0) | (bi < bj)
     scan_cell = np.where(from_i, li, lj_cells)
     scan_k = np.where(from_i, lk, 7 - lk)
-    scan_pos = scan_rank[scan_cell]
     # per basin pair the lowest pass (ties: the first in scanning order): only the links as low as their pair's
     # lowest can be first, so those few are sorted (the same links first as sorting all of them)
     _, pair_id = np.unique(pair, return_inverse=True)
     lowest = np.full(int(pair_id.max()) + 1 if pair_id.size else 0, np.inf)
     np.minimum.at(lowest, pair_id, weight)
     low = np.flatnonzero(weight == lowest[pair_id])
-    srt = low[np.lexsort((scan_k[low], scan_pos[low], weight[low], pair[low]))]
+    budget = max(16384, int(rows * cols * TIE_PAIRS_PER_CELL))
+    scan_rank: _IntArray | None = None
+    tie = _tie_ranks(rec, pair[low], scan_cell[low], budget)
+    if tie is None:
+        scan_rank = _scan_order(rec, levels, label, is_pit, offsets)
+        tie = scan_rank[scan_cell[low]]
+    srt = low[np.lexsort((scan_k[low], tie, weight[low], pair[low]))]
     first = np.ones(srt.size, dtype=bool)
     first[1:] = pair[srt[1:]] != pair[srt[:-1]]
     e = srt[first]
     # edges ranked by pass height (ties: the same order), then the spanning tree
     scan_basin = lab_node[scan_cell]
-    e = e[np.lexsort((scan_k[e], scan_pos[e], scan_basin[e], weight[e]))]
+    if scan_rank is None:
+        _, height_id = np.unique(weight[e], return_inverse=True)
+        tie = _tie_ranks(rec, height_id.ravel() * (pits.size + 1) + scan_basin[e], scan_cell[e], budget)
+    if tie is None or scan_rank is not None:
+        scan_rank = _scan_order(rec, levels, label, is_pit, offsets) if scan_rank is None else scan_rank
+        tie = scan_rank[scan_cell[e]]
+    e = e[np.lexsort((scan_k[e], tie, scan_basin[e], weight[e]))]
     eu, ev = lo[e], hi[e]
     tree = e[_mst_boruvka(pits.size + 1, eu, ev)]
     # orient the tree away from node 0: breadth-first over its edges
@@ -659,8 +778,7 @@ def route_prepared(
     n_dep = 0
     if resolve and is_pit.any():
         levels, label = _levels(rec, roots, offsets)
-        scan_rank = _scan_order(rec, levels, label, is_pit, offsets)
-        n_dep = _resolve_depressions(z, rec, dist, base, cs, label, is_pit, scan_rank)
+        n_dep = _resolve_depressions(z, rec, dist, base, cs, label, is_pit, levels)
         roots = np.flatnonzero(rec == idx)
     levels, _ = _levels(rec, roots, offsets)
     order_p = np.concatenate(levels)

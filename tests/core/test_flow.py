@@ -246,3 +246,51 @@ def test_mfd_filled_surface_and_drainage_area_equal_fastscapelib(seed, p):
     assert np.array_equal(r.filled, zf)  # the same one-ulp steps
     assert np.allclose(flow.drainage_area(r), area, rtol=1e-12, atol=0)
     assert not np.allclose(flow.drainage_area(r), flow.drainage_area(r.single), rtol=0.1)  # not D8 in disguise
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.integers(4, 40),
+    st.integers(4, 40),
+    st.integers(0, 2**32 - 1),
+    st.integers(2, 6),
+    st.sampled_from(["nesw", "n", "", "ew"]),
+    st.sampled_from(["towards_lower", "first"]),
+)
+def test_tied_passes_are_ordered_as_the_whole_scanning_order_orders_them(rows, cols, seed, levels, edges, flats):
+    # a few height levels: many passes of equal height, so the order among tied links decides the routing
+    z = np.random.default_rng(seed).integers(0, levels, (rows, cols)).astype(np.float64)
+    if not edges:
+        z[0, 0] = 0.0  # the sea below 0.5 m is the base level
+    kw = {"open_edges": edges, "sea_level": 0.5 if not edges else None, "flats": flats}
+    with pytest.MonkeyPatch.context() as mp:  # equally low passes ordered by the whole scanning order
+        mp.setattr(flow, "_tie_ranks", lambda *args: None)
+        whole = flow.route_flow(z, 10.0, **kw)
+    pairwise = flow.route_flow(z, 10.0, **kw)
+    assert pairwise.depressions == whole.depressions
+    for name in ("receivers", "distances", "order", "level_starts"):
+        assert np.array_equal(getattr(pairwise, name), getattr(whole, name)), name
+
+
+def test_listed_before_agrees_with_the_scanning_ranks_on_a_real_terrain():
+    z = diamond_square((129, 129), seed=4, roughness=1.5).astype(np.float64) * 300.0
+    rows, cols = z.shape
+    base = flow.base_level_mask(z, "nesw", None)
+    rec, _, _ = flow._d8(z, base, 10.0, "towards_lower")
+    offsets = flow._padded_offsets(cols)
+    roots = np.flatnonzero(rec == np.arange(rec.size))
+    base_p = np.zeros(rec.size, dtype=bool)
+    base_p.reshape(rows + 2, cols + 2)[1:-1, 1:-1] = base
+    is_pit = np.zeros(rec.size, dtype=bool)
+    is_pit[roots] = ~base_p[roots]
+    levels, label = flow._levels(rec, roots, offsets)
+    rank = flow._scan_order(rec, levels, label, is_pit, offsets)
+    inner = np.flatnonzero((label >= 0) & is_pit[np.maximum(label, 0)])
+    u = np.random.default_rng(0).choice(inner, 20000)
+    u = u[np.argsort(label[u], kind="stable")]
+    v = np.roll(u, 1)
+    same = label[u] == label[v]  # pairs within one closed basin
+    u, v = u[same], v[same]
+    assert u.size > 10000 and (u != v).sum() > 10000
+    assert np.array_equal(flow._listed_before(rec, u, v), rank[u] < rank[v])
+    assert np.array_equal(flow._listed_before(rec, v, u), rank[v] < rank[u])
