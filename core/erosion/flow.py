@@ -1016,21 +1016,23 @@ def _topological_levels(receives: _BoolArray, shape: tuple[int, int]) -> tuple[_
     rows, cols = shape
     size = rows * cols
     offsets = _flat_offsets(cols)
+    # bit k of gives[c]: the cell whose direction-k neighbour is c drains (in part) to c
+    gives = np.zeros(size, dtype=np.uint8)
+    for k in range(8):
+        off, bit = int(offsets[k]), np.uint8(1 << k)
+        if off > 0:
+            gives[off:] |= receives[k, : size - off].view(np.uint8) * bit
+        else:
+            gives[: size + off] |= receives[k, -off:].view(np.uint8) * bit
     waiting = receives.sum(axis=0).astype(np.int64)
     frontier = np.flatnonzero(waiting == 0)
     levels = [frontier]
     done = frontier.size
     while frontier.size and done < size:
-        found = []
-        for k in range(8):
-            donor = frontier - offsets[k]  # the cell whose direction-k neighbour is the frontier cell
-            ok = (donor >= 0) & (donor < size)
-            d = donor[ok]
-            d = d[receives[k, d]]
-            waiting[d] -= 1  # each donor at most once per direction: no repeated indices
-            found.append(d)
-        cand = np.concatenate(found)
-        frontier = np.unique(cand[waiting[cand] == 0])  # sorted: the same order on every platform
+        kk, jj = np.nonzero(np.unpackbits(gives[frontier][None, :], axis=0, bitorder="little"))
+        donors = frontier[jj] - offsets[kk]
+        np.subtract.at(waiting, donors, 1)
+        frontier = np.unique(donors[waiting[donors] == 0])  # sorted: the same order on every platform
         levels.append(frontier)
         done += frontier.size
     if done != size:  # pragma: no cover - the filled surface has no cycles
