@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import numpy.typing as npt
@@ -111,6 +112,18 @@ class FlowRouting:
     def levels(self) -> list[_IntArray]:
         """The cells of each level (views of :attr:`order`), outlets first."""
         return split_levels(self.order, self.level_starts)
+
+    @cached_property
+    def receiver_positions(self) -> _IntArray:
+        """Per stack position ``i``, the stack position of ``order[i]``'s receiver (int64, ``(rows * cols,)``).
+
+        With values kept in stack order, a level is a slice and its receivers' values a gather from the levels
+        before it: the walks along the stack touch neighbouring memory. Computed once per routing.
+        """
+        position = np.empty(self.order.size, dtype=np.int64)
+        position[self.order] = np.arange(self.order.size, dtype=np.int64)
+        out: _IntArray = position[self.receivers[self.order]]
+        return out
 
 
 def split_levels(order: _IntArray, level_starts: _IntArray) -> list[_IntArray]:
@@ -223,38 +236,37 @@ def _d8(z: _FloatArray, base: _BoolArray, cell_size: float, flats: str = "first"
     dists = _neighbor_distances(cell_size)
     slope = np.empty(z.shape)
     steeper = np.empty(z.shape, dtype=bool)
+    towards = flats == "towards_lower"
+    ties = np.zeros(z.shape, dtype=np.int8)  # the directions as steep as the steepest so far
+    equal = np.empty(z.shape, dtype=bool)
     for k, (dr, dc) in enumerate(NEIGHBOR_OFFSETS):
         np.subtract(z, zp[1 + dr : rows + 1 + dr, 1 + dc : cols + 1 + dc], out=slope)
         slope /= dists[k]
         np.greater(slope, best, out=steeper)
+        if towards:
+            np.equal(slope, best, out=equal)
+            ties += equal
+            np.copyto(ties, 1, where=steeper)
         np.maximum(best, slope, out=best)  # slopes are finite or -inf and best > 0: the steeper one, same bits
         np.copyto(code, k, where=steeper)
     n_flat = 0
-    if flats == "towards_lower":
+    if towards:
         # equally steep neighbours: the one whose (cell, direction) hash is largest, so no direction is favoured;
-        # only cells with two or more equally steep receivers can change (one: it is already the code)
-        has = code >= 0
-        ties = np.zeros(z.shape, dtype=np.int8)
-        tied_k = []
-        for k, (dr, dc) in enumerate(NEIGHBOR_OFFSETS):
-            np.subtract(z, zp[1 + dr : rows + 1 + dr, 1 + dc : cols + 1 + dc], out=slope)
-            slope /= dists[k]
-            tied = has & (slope == best)
-            ties += tied
-            tied_k.append(np.flatnonzero(tied))
-        multi = ties.ravel() >= 2
+        # only cells with two or more equally steep receivers can change (one: it is already the code). Their
+        # slopes are computed again, the same operations on those cells only.
+        multi = (ties.ravel() >= 2) & (code.ravel() >= 0)
         if multi.any():
             flat_code = code.reshape(-1)
             cells = np.flatnonzero(multi)
+            r, c = np.divmod(cells, cols)
+            zc, steepest = z.ravel()[cells], best.ravel()[cells]
             top = np.zeros(cells.size, dtype=np.uint64)
             sub = np.full(cells.size, -1, dtype=np.int64)
-            for k in range(len(NEIGHBOR_OFFSETS)):
-                tk = tied_k[k]
-                tk = tk[multi[tk]]
-                if not tk.size:
+            for k, (dr, dc) in enumerate(NEIGHBOR_OFFSETS):
+                pos = np.flatnonzero((zc - zp[1 + r + dr, 1 + c + dc]) / dists[k] == steepest)
+                if not pos.size:
                     continue
-                pos = np.searchsorted(cells, tk)
-                key = _tie_key(tk, k)
+                key = _tie_key(cells[pos], k)
                 better = key >= top[pos]
                 top[pos[better]] = key[better]
                 sub[pos[better]] = k
@@ -851,11 +863,19 @@ def drainage_area(routing: FlowRouting | MultipleFlowRouting, runoff: npt.ArrayL
 
 
 def accumulate(r: FlowRouting, values: _FloatArray) -> None:
-    """In place: add each cell's value to its receiver's, from the top of the stack down."""
-    s, order, rec = r.level_starts, r.order, r.receivers
+    """In place: add each cell's value to its receiver's, from the top of the stack down (in stack order, so
+    each receiver sums its donors in the same order on every run)."""
+    stacked = values[r.order]
+    accumulate_stacked(r, stacked)
+    values[r.order] = stacked
+
+
+def accumulate_stacked(r: FlowRouting, stacked: _FloatArray) -> None:
+    """:func:`accumulate` on values already in stack order (``values[r.order]``), in place."""
+    s, up = r.level_starts, r.receiver_positions
     for k in range(len(s) - 2, 0, -1):
-        cells = order[s[k] : s[k + 1]]
-        np.add.at(values, rec[cells], values[cells])
+        # the level's values copied first: a view of the array it adds into would make numpy copy all of it
+        np.add.at(stacked, up[s[k] : s[k + 1]], stacked[s[k] : s[k + 1]].copy())
 
 
 def flow_length(routing: FlowRouting) -> _FloatArray:

@@ -79,6 +79,7 @@ from .flow import (
     MultipleFlowRouting,
     accumulate,
     accumulate_multiple,
+    accumulate_stacked,
     base_level_mask,
     check_flat_routing,
     check_flow_exponent,
@@ -123,9 +124,10 @@ STEP_COST = 40
 MFD_STEP_COST = 120
 
 
-#: Bytes per cell a run holds at its peak (tracemalloc, one step of a hills terrain at 129^2 to 513^2: 229
-#: to 237 with D8, 273 to 284 with multiple flow and lakes; ``tests/core/test_memory_estimate.py``), rounded up.
-STEP_BYTES = 240
+#: Bytes per cell a run holds at its peak (tracemalloc, one step of a hills terrain at 129^2 to 513^2: 191
+#: to 201 with D8, 276 to 280 with multiple flow and lakes at 257^2 and 513^2;
+#: ``tests/core/test_memory_estimate.py``), rounded up.
+STEP_BYTES = 205
 MFD_STEP_BYTES = 285
 
 
@@ -328,6 +330,49 @@ def default_channel_width(shape: tuple[int, int], cell_size: float) -> float:
     return float(CHANNEL_WIDTH_SHARE * 0.5 * (min(shape) - 1) * cell_size)
 
 
+#: Drainage areas up to this many cells take ``A^m`` from a table (:func:`_area_power`).
+AREA_TABLE_CELLS = 4096
+
+
+def _area_power(area: _FloatArray, m: float, cell_area: float) -> _FloatArray:
+    """``power(area, m)``, the same bits, faster: most cells drain a few cells, and an area that is exactly a
+    whole number ``c <= AREA_TABLE_CELLS`` of cells (``c * cell_area``, as summed along the stack whenever the
+    cell area is a binary fraction) takes ``power(c * cell_area, m)`` from a table; the others are computed."""
+    if area.size <= 4 * AREA_TABLE_CELLS:
+        small: _FloatArray = power(area, m)
+        return small
+    count = np.minimum(np.rint(area / cell_area), AREA_TABLE_CELLS).astype(np.int64)
+    keys = np.arange(AREA_TABLE_CELLS + 1, dtype=np.float64) * cell_area
+    hit = area == keys[count]
+    out: _FloatArray = power(keys, m)[count]
+    miss = ~hit
+    if miss.any():
+        out[miss] = power(area[miss], m)
+    return out
+
+
+def _incision_factor(
+    routing: FlowRouting,
+    area: _FloatArray,
+    k: _FloatArray | float,
+    m: float,
+    n: float,
+    dt: float,
+    channel_area: float,
+) -> _FloatArray:
+    """``K dt A^m / d^n`` per cell (flat), 0 at outlets and, with ``channel_area``, below the channel-initiation
+    area (hillslope cells: no stream power)."""
+    dist = routing.distances
+    has_rec = dist > 0.0
+    factor = np.zeros(dist.size)
+    kk = k if isinstance(k, float) else k[has_rec]
+    cell_area = routing.cell_size * routing.cell_size
+    factor[has_rec] = kk * dt * _area_power(area, m, cell_area)[has_rec] / power(dist[has_rec], n)
+    if channel_area > 0.0:
+        factor[area < channel_area] = 0.0
+    return factor
+
+
 def _incise(
     routing: FlowRouting,
     z: _FloatArray,
@@ -340,33 +385,31 @@ def _incise(
     tally: _Tally | None = None,
 ) -> _FloatArray:
     """Braun & Willett's implicit stream-power incision along the stack; returns the new flat heights."""
-    rec, dist, order, s = routing.receivers, routing.distances, routing.order, routing.level_starts
-    has_rec = dist > 0.0
-    factor = np.zeros_like(z)
-    kk = k if isinstance(k, float) else k[has_rec]
-    factor[has_rec] = kk * dt * power(area[has_rec], m) / power(dist[has_rec], n)
-    if channel_area > 0.0:  # hillslope cells: no stream power below the channel-initiation area
-        factor[area < channel_area] = 0.0
-    new = z.copy()
+    order, s = routing.order, routing.level_starts
+    factor = _incision_factor(routing, area, k, m, n, dt, channel_area)
     linear = abs(n - 1.0) <= np.finfo(np.float64).eps
+    # in stack order: a level is a slice, its receivers' heights a gather from the levels before it
+    up = routing.receiver_positions
+    zs, fs = z[order], factor[order]
+    new_s = zs.copy()
     for lvl in range(1, len(s) - 1):
-        cells = order[s[lvl] : s[lvl + 1]]
-        r = rec[cells]
-        zc = z[cells]
-        zr = z[r]
-        zr_new = new[r]
+        a, b = int(s[lvl]), int(s[lvl + 1])
+        r = up[a:b]
+        zc, zr, zr_new = zs[a:b], zs[r], new_s[r]
         # incised only above the receiver's new height, and only towards a receiver below it
         ok = (zc > zr_new) & (zr <= zc)
-        if not ok.any():
-            continue
-        c, zc, zr_new = cells[ok], zc[ok], zr_new[ok]
-        f = factor[c]
         if linear:
+            f = fs[a:b]
             updated = (zc + f * zr_new) / (1.0 + f)
         else:
-            updated = zr_new + _newton(zc - zr_new, f, n, tally)
+            if not ok.any():
+                continue
+            updated = zc.copy()
+            updated[ok] = zr_new[ok] + _newton(zc[ok] - zr_new[ok], fs[a:b][ok], n, tally)
         # never below the receiver: no new depressions (fastscapelib counts these as corrections)
-        new[c] = np.maximum(updated, zr_new)
+        new_s[a:b] = np.where(ok, np.maximum(updated, zr_new), zc)
+    new = np.empty_like(z)
+    new[order] = new_s
     return new
 
 
@@ -413,47 +456,49 @@ def _incise_deposit(
     term is implicit, so at steady state under uniform uplift ``K A^m S^n = (1 + G) U`` exactly. Returns the new
     heights.
     """
-    rec, dist, order, s = routing.receivers, routing.distances, routing.order, routing.level_starts
-    has_rec = dist > 0.0
-    factor = np.zeros_like(z)
-    kk = k if isinstance(k, float) else k[has_rec]
-    factor[has_rec] = kk * dt * power(area[has_rec], m) / power(dist[has_rec], n)
-    if channel_area > 0.0:
-        factor[area < channel_area] = 0.0
+    order, s = routing.order, routing.level_starts
+    has_rec = routing.distances > 0.0
+    factor = _incision_factor(routing, area, k, m, n, dt, channel_area)
     own = np.where(has_rec, g * cell_area / area, 0.0)  # the cell's own share of the integral, (G / A) a
     gain = np.where(has_rec, g / area, 0.0)
     linear = abs(n - 1.0) <= np.finfo(np.float64).eps
-    new = _incise(routing, z, area, k, m, n, dt, channel_area, tally)  # the first guess: no deposition
+    first = _incise(routing, z, area, k, m, n, dt, channel_area, tally)  # the first guess: no deposition
+    # in stack order (as in _incise): levels are slices
+    up = routing.receiver_positions
+    zs, fs, own_s, gain_s, new = z[order], factor[order], own[order], gain[order], first[order]
+    c1_s = 1.0 + own_s
     for _ in range(DEPOSITION_ITERATIONS):
-        flux = cell_area * (z - new)  # net volume each cell gives this step (m³; negative where it gains)
+        flux = cell_area * (zs - new)  # net volume each cell gives this step (m³; negative where it gains)
         upstream = flux.copy()
-        accumulate(routing, upstream)
+        accumulate_stacked(routing, upstream)
         upstream -= flux  # from strictly upstream cells
-        b = z * (1.0 + own) + gain * upstream  # right-hand side without incision
+        rhs = zs * (1.0 + own_s) + gain_s * upstream  # right-hand side without incision
         previous = new
-        new = z.copy()
+        new = zs.copy()
         for lvl in range(1, len(s) - 1):
-            cells = order[s[lvl] : s[lvl + 1]]
-            r = rec[cells]
-            c1 = 1.0 + own[cells]
-            h0 = b[cells] / c1  # the height with deposition and no incision
+            a, b = int(s[lvl]), int(s[lvl + 1])
+            r = up[a:b]
+            c1 = c1_s[a:b]
+            h0 = rhs[a:b] / c1  # the height with deposition and no incision
             zr_new = new[r]
-            ok = (h0 > zr_new) & (z[r] <= z[cells])
+            ok = (h0 > zr_new) & (zs[r] <= zs[a:b])
             out = h0
             if ok.any():
-                f = factor[cells[ok]] / c1[ok]
+                f = fs[a:b][ok] / c1[ok]
                 d0 = h0[ok] - zr_new[ok]
                 delta = d0 / (1.0 + f) if linear else _newton(d0, f, n, tally)
                 out = h0.copy()
                 out[ok] = np.maximum(zr_new[ok] + delta, zr_new[ok])
-            new[cells] = out
+            new[a:b] = out
         if tally is not None:
             tally.work += z.size * DEPOSITION_SWEEP_COST
         if tally is not None:
             tally.deposition_sweeps += 1
         if float(np.abs(new - previous).max()) < DEPOSITION_TOLERANCE:
             break
-    return new
+    result = np.empty_like(z)
+    result[order] = new
+    return result
 
 
 def _incise_mfd(
