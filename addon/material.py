@@ -172,21 +172,45 @@ def water_absorption(depth_color, depth: float = WATER_COLOR_DEPTH) -> tuple[tup
     return (tuple(1.0 - s / density for s in sigma), density)  # type: ignore[return-value]
 
 
+def water_volume(
+    depth_color, scattering: float = WATER_SCATTERING, depth: float = WATER_COLOR_DEPTH
+) -> tuple[tuple[float, float, float], float, tuple[float, float, float]]:
+    """The Principled Volume node's ``(colour, density, absorption colour)`` for water that absorbs as
+    :func:`water_absorption` says and scatters ``scattering`` per metre, white and evenly (anisotropy 0).
+
+    The node scatters ``density * colour`` and absorbs ``density * (1 - colour) * (1 - sqrt(absorption
+    colour))`` per metre, per channel (Cycles' ``svm_node_principled_volume``, EEVEE's
+    ``node_volume_principled``). With the density the largest absorption plus the scattering, a grey colour of
+    ``scattering / density`` and each channel's absorption colour the square of the Volume Absorption
+    colour's, both coefficients are those of a Volume Absorption and a Volume Scatter side by side, in one
+    volume closure instead of two (Cycles reserves 32 closures a volume node against its limit of 64).
+    """
+    color, absorption = water_absorption(depth_color, depth)
+    density = absorption + scattering
+    grey = scattering / density
+    return (grey, grey, grey), density, tuple(c * c for c in color)  # type: ignore[return-value]
+
+
 def build_water_material(name: str, depth_color) -> bpy.types.Material:
-    """A water material: a Principled BSDF set up as water over an absorbing volume.
+    """A water material: a Principled BSDF set up as water over an absorbing, scattering volume.
 
     The surface is a Principled BSDF with transmission 1, IOR 1.33 and low
     roughness, with faint ripples (a Noise texture into Bump, in metres);
-    light reaching the sea floor is absorbed with depth by a Volume Absorption
+    light reaching the sea floor is absorbed with depth by a Principled Volume
     in the material's volume output, so light that crosses
     :data:`WATER_COLOR_DEPTH` metres of water takes on ``depth_color``
     (linear RGB). Shadow rays see a Transparent BSDF instead of the refracting
     surface (Light Path ▸ Is Shadow Ray), so the sun lights the sea floor
     through the water, dimmed by the volume; without it, Cycles would leave
     everything under water in the surface's shadow. The volume also scatters
-    (a white Volume Scatter of :data:`WATER_SCATTERING` per metre, the particles
-    of natural water), so light comes back out of deep water tinted by what the
-    absorption leaves: deep water is dark blue-green, not black. The mesh must be
+    (white, :data:`WATER_SCATTERING` per metre, the particles of natural
+    water), so light comes back out of deep water tinted by what the
+    absorption leaves: deep water is dark blue-green, not black. Absorption and
+    scattering are one Principled Volume (:func:`water_volume`), not a Volume
+    Absorption beside a Volume Scatter: Cycles reserves 32 closures for each
+    volume node of a material and warns past 64 ("Maximum number of closures
+    exceeded"), which the two nodes, the Principled BSDF (12) and the
+    Transparent BSDF (1) did at 77; one volume node makes 45. The mesh must be
     closed around the water for the volume, or stand on the opaque terrain
     (``addon/water.py`` makes it so).
     """
@@ -219,20 +243,25 @@ def build_water_material(name: str, depth_color) -> bpy.types.Material:
     tree.links.new(path.outputs["Is Shadow Ray"], mix.inputs[0])
     tree.links.new(surface.outputs[0], mix.inputs[1])
     tree.links.new(clear.outputs[0], mix.inputs[2])
-    color, density = water_absorption(depth_color)
-    absorb = b.node("ShaderNodeVolumeAbsorption", 4, 2, label=f"Depth colour over {WATER_COLOR_DEPTH:g} m")
-    b.socket(absorb.inputs, "Color").default_value = (*color, 1.0)
-    b.socket(absorb.inputs, "Density").default_value = density
-    scatter = b.node("ShaderNodeVolumeScatter", 4, 3, label="Scattering by particles")
-    b.socket(scatter.inputs, "Color").default_value = (1.0, 1.0, 1.0, 1.0)
-    b.socket(scatter.inputs, "Density").default_value = WATER_SCATTERING
-    b.socket(scatter.inputs, "Anisotropy").default_value = 0.0
-    volume = b.node("ShaderNodeAddShader", 5, 2, label="Water volume")
-    tree.links.new(absorb.outputs[0], volume.inputs[0])
-    tree.links.new(scatter.outputs[0], volume.inputs[1])
-    output = b.node("ShaderNodeOutputMaterial", 6, 0, target="ALL")
+    color, density, absorption = water_volume(depth_color)
+    volume = b.node(
+        "ShaderNodeVolumePrincipled",
+        4,
+        2,
+        label=f"Depth colour over {WATER_COLOR_DEPTH:g} m, scattering {WATER_SCATTERING:g} per metre",
+    )
+    for identifier, value in (
+        ("Color", (*color, 1.0)),
+        ("Density", density),
+        ("Anisotropy", 0.0),
+        ("Absorption Color", (*absorption, 1.0)),
+        ("Density Attribute", ""),  # the water mesh has no volume grids: read no attribute
+        ("Temperature Attribute", ""),
+    ):
+        b.socket(volume.inputs, identifier).default_value = value
+    output = b.node("ShaderNodeOutputMaterial", 5, 0, target="ALL")
     b.link(mix, "Shader", output, "Surface")
-    b.link(volume, "Shader", output, "Volume")
+    b.link(volume, "Volume", output, "Volume")
     mat[WATER_KEY] = [float(c) for c in depth_color[:3]]
     return mat
 

@@ -73,7 +73,8 @@ def test_water_object_is_the_terrains_and_follows_the_spec(scene, orogen):
     principled = next(n for n in mat.node_tree.nodes if n.bl_idname == "ShaderNodeBsdfPrincipled")
     assert principled.inputs["IOR"].default_value == pytest.approx(1.33)
     assert principled.inputs["Transmission Weight"].default_value == 1.0
-    assert any(n.bl_idname == "ShaderNodeVolumeAbsorption" for n in mat.node_tree.nodes)
+    (volume,) = [n for n in mat.node_tree.nodes if n.bl_idname.startswith("ShaderNodeVolume")]
+    assert volume.bl_idname == "ShaderNodeVolumePrincipled"  # absorption and scattering in one volume closure
 
     # A new level moves it (a live edit of the water only: the terrain's material stays).
     terrain_material = terrain.active_material
@@ -290,9 +291,14 @@ def test_deep_water_scatters_light_back_blue_green_not_black(scene, orogen, tmp_
     render.render_still(scene, str(tmp_path / "deep.exr"))
     deep = orogen.addon.io.heightmaps.read_image(str(tmp_path / "deep.exr"))[4:-4, 4:-4, :3].mean(axis=(0, 1))
     sea = water_module(orogen).water_of(terrain)
-    scatter = next(n for n in sea.active_material.node_tree.nodes if n.bl_idname == "ShaderNodeVolumeScatter")
-    assert scatter.inputs["Density"].default_value == pytest.approx(0.02)
-    scatter.inputs["Density"].default_value = 0.0
+    volume = next(n for n in sea.active_material.node_tree.nodes if n.bl_idname == "ShaderNodeVolumePrincipled")
+    scattering = volume.inputs["Color"].default_value[0] * volume.inputs["Density"].default_value
+    assert scattering == pytest.approx(0.02)
+    # The same absorption without the scattering.
+    color, density, absorption = orogen.addon.material.water_volume([0.02, 0.09, 0.1], scattering=0.0)
+    volume.inputs["Color"].default_value = (*color, 1.0)
+    volume.inputs["Density"].default_value = density
+    volume.inputs["Absorption Color"].default_value = (*absorption, 1.0)
     render.render_still(scene, str(tmp_path / "clear.exr"))
     clear = orogen.addon.io.heightmaps.read_image(str(tmp_path / "clear.exr"))[4:-4, 4:-4, :3].mean(axis=(0, 1))
     water_module(orogen).remove_water(terrain)
