@@ -156,6 +156,11 @@ WATER_IOR = 1.33
 WATER_SCATTERING = 0.02
 #: Material custom property holding the depth colour a water material was built for.
 WATER_KEY = "orogen_water_color"
+#: Material custom property holding the version of the water's node tree (:data:`WATER_TREE_VERSION`).
+WATER_VERSION_KEY = "orogen_water_version"
+#: Bump when :func:`build_water_material` makes another tree, so a file's water gets it on the next update.
+#: 2: one Principled Volume instead of a Volume Absorption and a Volume Scatter (no material marked is 1).
+WATER_TREE_VERSION = 2
 
 
 def water_absorption(depth_color, depth: float = WATER_COLOR_DEPTH) -> tuple[tuple[float, float, float], float]:
@@ -263,6 +268,7 @@ def build_water_material(name: str, depth_color) -> bpy.types.Material:
     b.link(mix, "Shader", output, "Surface")
     b.link(volume, "Volume", output, "Volume")
     mat[WATER_KEY] = [float(c) for c in depth_color[:3]]
+    mat[WATER_VERSION_KEY] = WATER_TREE_VERSION
     return mat
 
 

@@ -38,7 +38,7 @@ import numpy as np
 
 from ..core.spec import TerrainSpec
 from ..core.surface_water import water_mesh
-from .material import WATER_KEY, build_water_material
+from .material import WATER_KEY, WATER_TREE_VERSION, WATER_VERSION_KEY, build_water_material
 from .mesh import OWNER_PROPERTY, TERRAIN_PROPERTY, grid_edge_ring, write_polygons
 
 #: Object custom property marking Orogen's water objects (its value is True).
@@ -283,7 +283,10 @@ def _sync(owner, spec: TerrainSpec, ring: np.ndarray | None, parent, collections
     mesh = water.data
     color = [float(c) for c in material["water_color"][:3]]
     current = mesh.materials[0] if len(mesh.materials) else None
-    if current is None or (WATER_KEY in current and list(current[WATER_KEY]) != color):  # a user's own stays
+    ours = current is not None and WATER_KEY in current  # a user's own material stays
+    if current is None or (
+        ours and (list(current[WATER_KEY]) != color or current.get(WATER_VERSION_KEY, 1) != WATER_TREE_VERSION)
+    ):
         new = build_water_material(f"{owner.name} Water", color)
         new[OWNER_PROPERTY] = owner
         if len(mesh.materials):
