@@ -391,16 +391,16 @@ def _incise(
     # in stack order: a level is a slice, its receivers' heights a gather from the levels before it
     up = routing.receiver_positions
     zs, fs = z[order], factor[order]
+    down = zs[up] <= zs  # towards a receiver not above the cell (on the uplifted heights)
+    one_f = 1.0 + fs
     new_s = zs.copy()
     for lvl in range(1, len(s) - 1):
         a, b = int(s[lvl]), int(s[lvl + 1])
-        r = up[a:b]
-        zc, zr, zr_new = zs[a:b], zs[r], new_s[r]
+        zc, zr_new = zs[a:b], new_s[up[a:b]]
         # incised only above the receiver's new height, and only towards a receiver below it
-        ok = (zc > zr_new) & (zr <= zc)
+        ok = (zc > zr_new) & down[a:b]
         if linear:
-            f = fs[a:b]
-            updated = (zc + f * zr_new) / (1.0 + f)
+            updated = (zc + fs[a:b] * zr_new) / one_f[a:b]
         else:
             if not ok.any():
                 continue
@@ -467,28 +467,31 @@ def _incise_deposit(
     up = routing.receiver_positions
     zs, fs, own_s, gain_s, new = z[order], factor[order], own[order], gain[order], first[order]
     c1_s = 1.0 + own_s
+    down = zs[up] <= zs  # towards a receiver not above the cell (on the uplifted heights)
+    fc_s = fs / c1_s
+    one_f = 1.0 + fc_s
     for _ in range(DEPOSITION_ITERATIONS):
         flux = cell_area * (zs - new)  # net volume each cell gives this step (m³; negative where it gains)
         upstream = flux.copy()
         accumulate_stacked(routing, upstream)
         upstream -= flux  # from strictly upstream cells
         rhs = zs * (1.0 + own_s) + gain_s * upstream  # right-hand side without incision
+        h0_s = rhs / c1_s  # the heights with deposition and no incision
         previous = new
         new = zs.copy()
         for lvl in range(1, len(s) - 1):
             a, b = int(s[lvl]), int(s[lvl + 1])
-            r = up[a:b]
-            c1 = c1_s[a:b]
-            h0 = rhs[a:b] / c1  # the height with deposition and no incision
-            zr_new = new[r]
-            ok = (h0 > zr_new) & (zs[r] <= zs[a:b])
+            h0, zr_new = h0_s[a:b], new[up[a:b]]
+            ok = (h0 > zr_new) & down[a:b]
+            if linear:
+                delta = (h0 - zr_new) / one_f[a:b]
+                new[a:b] = np.where(ok, np.maximum(zr_new + delta, zr_new), h0)
+                continue
             out = h0
             if ok.any():
-                f = fs[a:b][ok] / c1[ok]
-                d0 = h0[ok] - zr_new[ok]
-                delta = d0 / (1.0 + f) if linear else _newton(d0, f, n, tally)
                 out = h0.copy()
-                out[ok] = np.maximum(zr_new[ok] + delta, zr_new[ok])
+                d0 = h0[ok] - zr_new[ok]
+                out[ok] = np.maximum(zr_new[ok] + _newton(d0, fc_s[a:b][ok], n, tally), zr_new[ok])
             new[a:b] = out
         if tally is not None:
             tally.work += z.size * DEPOSITION_SWEEP_COST
