@@ -125,18 +125,22 @@ def deposit_in_lakes(routing: FlowRouting, z: _FloatArray, sed: _FloatArray) -> 
     level = _level_of(routing)
     uphill = np.flatnonzero(z[rec] > z)  # a flooded cell's path climbs somewhere at or below its level
     if routing.depressions and uphill.size:
-        # the spill surface along the routing (receivers first) and the exit cell of every flooded cell
-        spill_surface = z.copy()
+        # the spill surface along the routing (receivers first) and the exit cell of every flooded cell, in
+        # stack order (a level a slice, its receivers a gather from the levels before it)
+        up = routing.receiver_positions
+        zs = z[order]
+        rec_s = rec[order]
+        spill_s = zs.copy()
+        exit_s = np.full(z.size, -1, dtype=np.int64)
         for lvl in range(int(level[uphill].min()), len(s) - 1):
-            cells = order[s[lvl] : s[lvl + 1]]
-            r = rec[cells]
-            sr = spill_surface[r]
-            low = z[cells] < sr
-            if low.any():
-                c, rl = cells[low], r[low]
-                spill_surface[c] = sr[low]
-                er = exit_of[rl]
-                exit_of[c] = np.where(er >= 0, er, rl)
+            a, b = int(s[lvl]), int(s[lvl + 1])
+            r = up[a:b]
+            sr = spill_s[r]
+            low = zs[a:b] < sr
+            spill_s[a:b] = np.maximum(zs[a:b], sr)  # the receiver's spill surface where it is higher
+            er = exit_s[r]
+            exit_s[a:b] = np.where(low, np.where(er >= 0, er, rec_s[a:b]), -1)
+        exit_of[order] = exit_s
     flooded = np.flatnonzero(exit_of >= 0)
     empty = np.zeros(0)
     if not flooded.size:
@@ -159,12 +163,15 @@ def deposit_in_lakes(routing: FlowRouting, z: _FloatArray, sed: _FloatArray) -> 
     flux = np.maximum(sed, 0.0)
     inflow = np.zeros(n_lakes)
     deposited = np.zeros(n_lakes)
+    up = routing.receiver_positions
+    flux_s = flux[order]  # in stack order, as accumulate_stacked
+    outflow_s, lake_s = outflow[order], lake[order]
     for lvl in range(len(s) - 2, lowest - 1, -1):
-        cells = order[s[lvl] : s[lvl + 1]]
+        a, b = int(s[lvl]), int(s[lvl + 1])
         if lvl in out_levels:
-            oc = cells[outflow[cells]]
-            lk = lake[oc]
-            tot = np.bincount(lk, flux[oc], minlength=n_lakes)
+            oc = a + np.flatnonzero(outflow_s[a:b])
+            lk = lake_s[oc]
+            tot = np.bincount(lk, flux_s[oc], minlength=n_lakes)
             here = np.unique(lk)
             inflow[here] = tot[here]
             deposited[here] = np.minimum(tot[here], capacity[here])
@@ -172,8 +179,9 @@ def deposit_in_lakes(routing: FlowRouting, z: _FloatArray, sed: _FloatArray) -> 
             keep[here] = np.where(
                 tot[here] > 0.0, (tot[here] - deposited[here]) / np.where(tot[here] > 0.0, tot[here], 1.0), 0.0
             )
-            flux[oc] *= keep[lk]
-        np.add.at(flux, rec[cells], flux[cells])
+            flux_s[oc] *= keep[lk]
+        # the level's values copied first: a view of the array it adds into would make numpy copy all of it
+        np.add.at(flux_s, up[a:b], flux_s[a:b].copy())
 
     # fill each lake from its floor up: cells sorted by lake, then height; the level L that holds the deposit
     new = z.copy()
