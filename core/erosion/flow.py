@@ -391,6 +391,21 @@ def _levels(rec: _IntArray, roots: _IntArray, offsets: _IntArray) -> tuple[list[
     return levels, label
 
 
+def _basin_roots(rec: _IntArray) -> _IntArray:
+    """Each cell's root (outlet or pit) on the receiver tree (padded indices; -1 on the padding), by pointer
+    jumping: ``log2`` of the deepest path rounds of one whole-array gather each (the label :func:`_levels` gives,
+    without walking the levels)."""
+    pad = rec < 0
+    label = np.where(pad, np.arange(rec.size, dtype=np.int64), rec)
+    while True:
+        jumped = label[label]
+        if np.array_equal(jumped, label):
+            break
+        label = jumped
+    label[pad] = -1
+    return label
+
+
 def _scan_order(
     rec: _IntArray, levels: list[_IntArray], label: _IntArray, is_pit: _BoolArray, offsets: _IntArray
 ) -> _IntArray:
@@ -606,7 +621,7 @@ def _resolve_depressions(
     cell_size: float,
     label: _IntArray,
     is_pit: _BoolArray,
-    levels: list[_IntArray],
+    roots: _IntArray,
 ) -> int:
     """Reroute closed depressions in place (``rec``, ``dist`` on padded indices): basin graph, MST, carve.
 
@@ -664,7 +679,7 @@ def _resolve_depressions(
     scan_rank: _IntArray | None = None
     tie = _tie_ranks(rec, pair[low], scan_cell[low], budget)
     if tie is None:
-        scan_rank = _scan_order(rec, levels, label, is_pit, offsets)
+        scan_rank = _scan_order(rec, _levels(rec, roots, offsets)[0], label, is_pit, offsets)
         tie = scan_rank[scan_cell[low]]
     srt = low[np.lexsort((scan_k[low], tie, weight[low], pair[low]))]
     first = np.ones(srt.size, dtype=bool)
@@ -676,7 +691,8 @@ def _resolve_depressions(
         _, height_id = np.unique(weight[e], return_inverse=True)
         tie = _tie_ranks(rec, height_id.ravel() * (pits.size + 1) + scan_basin[e], scan_cell[e], budget)
     if tie is None or scan_rank is not None:
-        scan_rank = _scan_order(rec, levels, label, is_pit, offsets) if scan_rank is None else scan_rank
+        if scan_rank is None:
+            scan_rank = _scan_order(rec, _levels(rec, roots, offsets)[0], label, is_pit, offsets)
         tie = scan_rank[scan_cell[e]]
     e = e[np.lexsort((scan_k[e], tie, scan_basin[e], weight[e]))]
     eu, ev = lo[e], hi[e]
@@ -789,8 +805,8 @@ def route_prepared(
     is_pit[roots] = ~base_p[roots]
     n_dep = 0
     if resolve and is_pit.any():
-        levels, label = _levels(rec, roots, offsets)
-        n_dep = _resolve_depressions(z, rec, dist, base, cs, label, is_pit, levels)
+        label = _basin_roots(rec)
+        n_dep = _resolve_depressions(z, rec, dist, base, cs, label, is_pit, roots)
         roots = np.flatnonzero(rec == idx)
     levels, _ = _levels(rec, roots, offsets)
     order_p = np.concatenate(levels)
