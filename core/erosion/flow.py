@@ -223,6 +223,10 @@ def _tie_key(cells: _IntArray, k: int) -> npt.NDArray[np.uint64]:
     return out
 
 
+#: Bytes of one float64 work array of :func:`_d8`'s strips of rows.
+_D8_STRIP_BYTES = 1 << 18
+
+
 def _d8(z: _FloatArray, base: _BoolArray, cell_size: float, flats: str = "first") -> tuple[_IntArray, _FloatArray, int]:
     """Steepest-descent receivers (padded flat indices, -1 on the padding), their distances, and the number of
     flat cells given a receiver (``flats="towards_lower"``; see :data:`FLAT_ROUTINGS`)."""
@@ -234,21 +238,27 @@ def _d8(z: _FloatArray, base: _BoolArray, cell_size: float, flats: str = "first"
     best = np.full(z.shape, tiny)  # a receiver needs a slope above the smallest normal
     code = np.full(z.shape, -1, dtype=np.int64)
     dists = _neighbor_distances(cell_size)
-    slope = np.empty(z.shape)
-    steeper = np.empty(z.shape, dtype=bool)
     towards = flats == "towards_lower"
     ties = np.zeros(z.shape, dtype=np.int8)  # the directions as steep as the steepest so far
-    equal = np.empty(z.shape, dtype=bool)
-    for k, (dr, dc) in enumerate(NEIGHBOR_OFFSETS):
-        np.subtract(z, zp[1 + dr : rows + 1 + dr, 1 + dc : cols + 1 + dc], out=slope)
-        slope /= dists[k]
-        np.greater(slope, best, out=steeper)
-        if towards:
-            np.equal(slope, best, out=equal)
-            ties += equal
-            np.copyto(ties, 1, where=steeper)
-        np.maximum(best, slope, out=best)  # slopes are finite or -inf and best > 0: the steeper one, same bits
-        np.copyto(code, k, where=steeper)
+    # in strips of rows whose work arrays stay in the processor's cache (elementwise: the same bits)
+    strip = max(1, min(rows, _D8_STRIP_BYTES // (8 * cols)))
+    slope_all = np.empty((strip, cols))
+    steeper_all = np.empty((strip, cols), dtype=bool)
+    equal_all = np.empty((strip, cols), dtype=bool)
+    for r0 in range(0, rows, strip):
+        r1 = min(rows, r0 + strip)
+        zs, bs, cs_, ts = z[r0:r1], best[r0:r1], code[r0:r1], ties[r0:r1]
+        slope, steeper, equal = slope_all[: r1 - r0], steeper_all[: r1 - r0], equal_all[: r1 - r0]
+        for k, (dr, dc) in enumerate(NEIGHBOR_OFFSETS):
+            np.subtract(zs, zp[1 + r0 + dr : 1 + r1 + dr, 1 + dc : cols + 1 + dc], out=slope)
+            slope /= dists[k]
+            np.greater(slope, bs, out=steeper)
+            if towards:
+                np.equal(slope, bs, out=equal)
+                ts += equal
+                np.copyto(ts, 1, where=steeper)
+            np.maximum(bs, slope, out=bs)  # slopes are finite or -inf and best > 0: the steeper one, same bits
+            np.copyto(cs_, k, where=steeper)
     n_flat = 0
     if towards:
         # equally steep neighbours: the one whose (cell, direction) hash is largest, so no direction is favoured;
