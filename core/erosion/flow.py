@@ -37,6 +37,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -648,25 +649,26 @@ def _resolve_depressions(
     node_of_root = np.zeros(n_pad, dtype=np.int64)
     node_of_root[pits] = np.arange(1, pits.size + 1)
     lab_node = np.where(label >= 0, node_of_root[np.maximum(label, 0)], -1)
-    idx = np.arange(n_pad, dtype=np.int64).reshape(rows + 2, w)[1:-1, 1:-1].ravel()
     offsets = _padded_offsets(cols)
     dists = _neighbor_distances(cell_size)
     # links across basins, one direction per pair of neighbours (E, SW, S, SE), at least one end inner
     parts_i, parts_j, parts_k = [], [], []
-    lab2 = lab_node.reshape(rows + 2, w)
+    # basins as int32 while scanning (half the memory to read)
+    lab2: npt.NDArray[np.signedinteger[Any]] = lab_node.astype(np.int32 if pits.size < 2**31 - 1 else np.int64)
+    lab2 = lab2.reshape(rows + 2, w)
     lab_c = lab2[1:-1, 1:-1]
-    idx2 = idx.reshape(rows, cols)
     inner_mask = lab_c > 0
+    ok = np.empty((rows, cols), dtype=bool)
     for k in (4, 5, 6, 7):
         dr, dc = NEIGHBOR_OFFSETS[k]
         for sign in (1, -1):
             # the neighbours' basins as a shifted view (row-major, as the cells' indices ascend): no gathers
             lj = lab2[1 + sign * dr : rows + 1 + sign * dr, 1 + sign * dc : cols + 1 + sign * dc]
-            ok = inner_mask & (lj >= 0)
-            ok &= lj != lab_c
-            if sign < 0:
-                ok &= lj == 0  # an inner-inner link is found from its lower-index end only once
-            a = idx2[ok]
+            np.not_equal(lj, lab_c, out=ok)
+            ok &= inner_mask
+            ok &= lj >= 0 if sign > 0 else lj == 0  # an inner-inner link is found from its lower-index end once
+            at = np.flatnonzero(ok)
+            a = at + 2 * (at // cols) + w + 1  # the padded index of each
             parts_i.append(a)
             parts_j.append(a + sign * offsets[k])
             parts_k.append(np.full(a.size, k if sign > 0 else 7 - k, dtype=np.int64))
@@ -681,10 +683,13 @@ def _resolve_depressions(
     scan_k = np.where(from_i, lk, 7 - lk)
     # per basin pair the lowest pass (ties: the first in scanning order): only the links as low as their pair's
     # lowest can be first, so those few are sorted (the same links first as sorting all of them)
-    _, pair_id = np.unique(pair, return_inverse=True)
-    lowest = np.full(int(pair_id.max()) + 1 if pair_id.size else 0, np.inf)
-    np.minimum.at(lowest, pair_id, weight)
-    low = np.flatnonzero(weight == lowest[pair_id])
+    # (the links grouped by pair with a stable sort: they come in cell order, so long runs are sorted already)
+    by_pair = np.argsort(pair, kind="stable")
+    pair_sorted, weight_sorted = pair[by_pair], weight[by_pair]
+    head = np.ones(pair_sorted.size, dtype=bool)
+    head[1:] = pair_sorted[1:] != pair_sorted[:-1]
+    lowest = np.minimum.reduceat(weight_sorted, np.flatnonzero(head)) if head.size else weight_sorted
+    low = by_pair[weight_sorted == lowest[np.cumsum(head) - 1]]
     budget = max(16384, int(rows * cols * TIE_PAIRS_PER_CELL))
     scan_rank: _IntArray | None = None
     tie = _tie_ranks(rec, pair[low], scan_cell[low], budget)
