@@ -39,6 +39,16 @@ CLOSURE_PREFIXES = (
 WARNING = re.compile(r"Maximum number of closures exceeded: (\d+) > (\d+)")
 
 
+def _two_volumes(tree, output):
+    """The water volume of the earlier tree: Volume Absorption plus Volume Scatter (32 closures each)."""
+    absorb = tree.nodes.new("ShaderNodeVolumeAbsorption")
+    scatter = tree.nodes.new("ShaderNodeVolumeScatter")
+    add = tree.nodes.new("ShaderNodeAddShader")
+    tree.links.new(absorb.outputs[0], add.inputs[0])
+    tree.links.new(scatter.outputs[0], add.inputs[1])
+    tree.links.new(add.outputs[0], output.inputs["Volume"])
+
+
 def cycles_output(tree: bpy.types.NodeTree) -> bpy.types.Node | None:
     """The Material Output Cycles renders: one for Cycles if there is any, else one for All (the active one
     of them first), as Blender's ``ntreeShaderOutputNode`` picks it."""
@@ -187,12 +197,7 @@ def test_a_render_of_it_logs_no_closure_overflow(scene, orogen, tmp_path, capfd)
     tree.links.new(principled.outputs[0], mix.inputs[1])
     tree.links.new(clear.outputs[0], mix.inputs[2])
     tree.links.new(mix.outputs[0], output.inputs["Surface"])
-    absorb = tree.nodes.new("ShaderNodeVolumeAbsorption")
-    scatter = tree.nodes.new("ShaderNodeVolumeScatter")
-    add = tree.nodes.new("ShaderNodeAddShader")
-    tree.links.new(absorb.outputs[0], add.inputs[0])
-    tree.links.new(scatter.outputs[0], add.inputs[1])
-    tree.links.new(add.outputs[0], output.inputs["Volume"])
+    _two_volumes(tree, output)
     mesh = bpy.data.meshes.new("Closure Probe")
     mesh.from_pydata([(0, 0, 0), (1, 0, 0), (0, 1, 0)], [], [(0, 1, 2)])
     mesh.materials.append(probe)
@@ -236,12 +241,7 @@ def test_a_files_water_of_the_old_tree_gets_the_new_one_on_the_next_update(scene
     del old[material.WATER_VERSION_KEY]
     tree = old.node_tree
     output = cycles_output(tree)
-    absorb = tree.nodes.new("ShaderNodeVolumeAbsorption")
-    scatter = tree.nodes.new("ShaderNodeVolumeScatter")
-    add = tree.nodes.new("ShaderNodeAddShader")
-    tree.links.new(absorb.outputs[0], add.inputs[0])
-    tree.links.new(scatter.outputs[0], add.inputs[1])
-    tree.links.new(add.outputs[0], output.inputs["Volume"])
+    _two_volumes(tree, output)
     assert closure_count(old)[0] == 77
     old_name = old.name
 
