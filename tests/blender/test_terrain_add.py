@@ -224,8 +224,8 @@ def test_memory_guard_refuses_before_allocating(scene, monkeypatch):
         bpy.ops.orogen.terrain_add(size=1025)
     assert len(bpy.data.objects) == before
     assert bpy.ops.orogen.terrain_add(size=129) == {"FINISHED"}  # 7 MiB fits
-    # multiple-flow erosion holds 16 + 285 bytes a cell while it runs, more than the mesh's 200: 75.5 MiB at 513^2
-    with pytest.raises(RuntimeError, match=r"513 x 513 terrain needs about 75.5 MiB of memory"):
+    # multiple-flow erosion holds 16 + 320 bytes a cell while it runs, more than the mesh's 200: 84.3 MiB at 513^2
+    with pytest.raises(RuntimeError, match=r"513 x 513 terrain needs about 84.3 MiB of memory"):
         spec = {"version": 3, "size": 513, "generator": "hills", "filters": [{"type": "erosion", "routing": "mfd"}]}
         bpy.ops.orogen.terrain_add(spec=json.dumps(spec))
     assert len(bpy.data.objects) == before + 1
