@@ -691,10 +691,14 @@ def _resolve_depressions(
     lowest = np.minimum.reduceat(weight_sorted, np.flatnonzero(head)) if head.size else weight_sorted
     low = by_pair[weight_sorted == lowest[np.cumsum(head) - 1]]
     budget = max(16384, int(rows * cols * TIE_PAIRS_PER_CELL))
+
+    def whole_order() -> _IntArray:  # too many ties to compare pair by pair: every cell's scanning rank
+        return _scan_order(rec, _levels(rec, roots, offsets)[0], label, is_pit, offsets)
+
     scan_rank: _IntArray | None = None
     tie = _tie_ranks(rec, pair[low], scan_cell[low], budget)
     if tie is None:
-        scan_rank = _scan_order(rec, _levels(rec, roots, offsets)[0], label, is_pit, offsets)
+        scan_rank = whole_order()
         tie = scan_rank[scan_cell[low]]
     srt = low[np.lexsort((scan_k[low], tie, weight[low], pair[low]))]
     first = np.ones(srt.size, dtype=bool)
@@ -705,10 +709,11 @@ def _resolve_depressions(
     if scan_rank is None:
         _, height_id = np.unique(weight[e], return_inverse=True)
         tie = _tie_ranks(rec, height_id.ravel() * (pits.size + 1) + scan_basin[e], scan_cell[e], budget)
-    if tie is None or scan_rank is not None:
-        if scan_rank is None:
-            scan_rank = _scan_order(rec, _levels(rec, roots, offsets)[0], label, is_pit, offsets)
+        if tie is None:
+            scan_rank = whole_order()
+    if scan_rank is not None:
         tie = scan_rank[scan_cell[e]]
+    assert tie is not None  # pairwise ranks, or the whole order's
     e = e[np.lexsort((scan_k[e], tie, scan_basin[e], weight[e]))]
     eu, ev = lo[e], hi[e]
     tree = e[_mst_boruvka(pits.size + 1, eu, ev)]

@@ -476,7 +476,7 @@ def _incise_deposit(
         upstream = flux.copy()
         accumulate_stacked(routing, upstream)
         upstream -= flux  # from strictly upstream cells
-        rhs = zs * (1.0 + own_s) + gain_s * upstream  # right-hand side without incision
+        rhs = zs * c1_s + gain_s * upstream  # right-hand side without incision
         h0_s = rhs / c1_s  # the heights with deposition and no incision
         previous = new
         new = zs.copy()
@@ -496,7 +496,6 @@ def _incise_deposit(
             new[a:b] = out
         if tally is not None:
             tally.work += z.size * DEPOSITION_SWEEP_COST
-        if tally is not None:
             tally.deposition_sweeps += 1
         if float(np.abs(new - previous).max()) < DEPOSITION_TOLERANCE:
             break
